@@ -1,0 +1,1 @@
+"""The language server, its protocol converters and the command line."""

@@ -1,0 +1,4 @@
+"""Workspace indexing: scanning, tree-sitter chunks, tags, imports, the file graph and PageRank.
+
+Knows nothing of LSP.
+"""

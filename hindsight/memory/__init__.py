@@ -1,0 +1,1 @@
+"""Memories: the store, the embedder, retrieval and lifecycle. Knows nothing of LSP."""
