@@ -71,7 +71,7 @@ def _secure_sidecars(path_str: str) -> None:
             pass
 
 
-class transaction:  # noqa: N801 - used like a keyword: ``with transaction(conn):``
+class transaction:  # lower-case: reads like a keyword, ``with transaction(conn):``
     """``BEGIN IMMEDIATE`` … ``COMMIT``, rolled back on error. Immediate so writers queue, not deadlock."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:

@@ -1,0 +1,51 @@
+"""The shared foundation: settings parsing, data paths, SQLite opening and migrations."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from hindsight import paths
+from hindsight.config import Settings, parse_settings
+from hindsight.sqlite import Migration, SchemaTooNewError, connect, migrate
+
+
+def test_settings_accept_camel_case_and_keep_defaults_on_bad_values() -> None:
+    settings, problems = parse_settings(
+        {"index": {"maxFileBytes": 5000, "workers": "many"}, "diagnostics": {"maxWarnings": 2}, "nope": 1}
+    )
+    assert settings.index.max_file_bytes == 5000
+    assert settings.index.workers == Settings().index.workers
+    assert settings.diagnostics.max_warnings == 2
+    assert any("workers" in p for p in problems)
+    assert any("unknown setting 'nope'" in p for p in problems)
+
+
+def test_settings_reject_non_object() -> None:
+    settings, problems = parse_settings(["not", "a", "dict"])  # type: ignore[arg-type]
+    assert settings == Settings()
+    assert problems
+
+
+def test_data_dir_is_private_and_overridable(hindsight_home: Path) -> None:
+    assert paths.data_dir() == hindsight_home
+    wdir = paths.workspace_dir(hindsight_home / "some workspace")
+    assert wdir.parent.parent == hindsight_home
+    assert stat.S_IMODE(os.stat(wdir).st_mode) == 0o700
+
+
+def test_database_files_are_private_and_migrations_append_only(tmp_path: Path) -> None:
+    db = tmp_path / "x.db"
+    conn = connect(db)
+    steps = [Migration("m001_create", "CREATE TABLE t (a INTEGER);"), Migration("m002_col", "ALTER TABLE t ADD b;")]
+    assert migrate(conn, steps, what="test database") == ["m001_create", "m002_col"]
+    assert migrate(conn, steps, what="test database") == []
+    assert stat.S_IMODE(os.stat(db).st_mode) == 0o600
+    conn.close()
+
+    older_code = steps[:1]
+    with pytest.raises(SchemaTooNewError, match="newer Hindsight"):
+        migrate(connect(db), older_code, what="test database")
