@@ -1,0 +1,1 @@
+"""Billing: money arithmetic, invoices, and the payment provider client."""
