@@ -8,7 +8,7 @@ INSTALLED := $(VENV)/.installed
 # pytest exits 5 when it collected nothing: that is a failure here, never a silent pass
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: install model demo test lint bench clean
+.PHONY: install model demo test lint bench bench-index clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,8 +34,37 @@ test: model lint
 demo: model
 	$(BIN)/python examples/demo.py
 
-bench: model
+bench: model bench-index
+
+# Hindsight's indexer vs Aider's repo map on the Django sdist (fetched once into bench/.corpora)
+bench-index: install
 	$(BIN)/python bench/index_bench.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+
+# --- editor clients (issue 6): VS Code extension, Neovim plugin, and their real-editor tests ---
+VSCODE_EXT := editor-clients/vscode
+VSIX := $(VSCODE_EXT)/hindsight-0.1.0.vsix
+VSCODE_DRIVER := tests/editors/vscode
+
+.PHONY: setup-editors vsix test-editors
+
+# Debian packages (neovim, chromium, ripgrep, headers), a current Neovim, code-server, npm deps; skips what is there
+setup-editors:
+	editor-clients/scripts/setup-editors.sh
+
+$(VSCODE_EXT)/node_modules/.package-lock.json: $(VSCODE_EXT)/package-lock.json
+	cd $(VSCODE_EXT) && npm ci --no-audit --no-fund
+
+$(VSCODE_DRIVER)/node_modules/.package-lock.json: $(VSCODE_DRIVER)/package-lock.json
+	cd $(VSCODE_DRIVER) && npm ci --no-audit --no-fund
+
+# type-checks (tsc strict), unit-tests, bundles (esbuild) and packages (vsce) the extension
+vsix: $(VSCODE_EXT)/node_modules/.package-lock.json $(VSCODE_DRIVER)/node_modules/.package-lock.json
+	cd $(VSCODE_EXT) && npm test && npm run package
+	cd $(VSCODE_DRIVER) && npm run build
+
+# real Neovim (0.7 and current) and real VS Code (code-server in headless Chromium) against the real server
+test-editors: model setup-editors vsix
+	$(PYTEST) -m editor tests/editors

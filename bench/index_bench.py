@@ -1,0 +1,251 @@
+"""Indexer benchmark on real code: Hindsight's index vs Aider's repo map on the same tree.
+
+Prints: cold index time (fresh HINDSIGHT_HOME), files/s and MB/s; no-op re-index time; one changed
+file re-indexed and re-ranked through the long-lived Indexer (p50/p95 over 50 edits, as the daemon
+does on save); peak RSS of the indexing process and of it with its workers; then Aider's repo map
+(aider-chat in its own venv, cold tags cache) on the same tree, and the ratio.
+
+    python bench/index_bench.py                  # Django 5.2.19 sdist (fetched once)
+    python bench/index_bench.py --corpus mypy    # mypy sdist
+    python bench/index_bench.py --corpus PATH    # any tree
+
+The Hindsight part runs in a child process so its peak RSS is its own. Targets: cold ≥ 3× faster
+than Aider, no-op < 1 s, one-file p95 < 50 ms, peak RSS < 400 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _corpus  # bench/ is not a package
+
+BENCH_DIR = Path(__file__).resolve().parent
+AIDER_VENV = BENCH_DIR / ".venvs" / "aider"
+AIDER_VERSION = "0.86.2"
+EDITS = 50  # one-file changes timed, each on a different file
+RSS_SAMPLE_SECONDS = 0.05  # how often the child samples its own and its workers' memory
+AIDER_MAP_TOKENS = 1024  # Aider's default map size
+TARGET_SPEEDUP, TARGET_NOOP_S, TARGET_EDIT_P95_MS, TARGET_RSS_MB = 3.0, 1.0, 50.0, 400.0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpus", default="django", help="django, mypy, or a path to a source tree")
+    parser.add_argument("--no-aider", action="store_true", help="skip Aider's repo map")
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        return _hindsight_child(args.child)
+    tree = _resolve_corpus(args.corpus)
+    print(f"corpus: {tree}")
+    ours = _run_hindsight(tree)
+    _print_hindsight(ours)
+    if not args.no_aider:
+        aider = _run_aider(tree)
+        _print_aider(aider, ours)
+    return 0
+
+
+def _resolve_corpus(name: str) -> Path:
+    if name == "django":
+        return _corpus.django()
+    if name == "mypy":
+        return _corpus.corpus(*_corpus.MYPY)
+    path = Path(name).expanduser().resolve()
+    if not path.is_dir():
+        raise SystemExit(f"--corpus {name}: not a directory")
+    return path
+
+
+# -- Hindsight ----------------------------------------------------------------------------------
+
+
+def _run_hindsight(tree: Path) -> dict:
+    """Index a private copy (edits must never touch the corpus) in a child with a fresh data dir."""
+    with tempfile.TemporaryDirectory(prefix="hindsight-bench-") as tmp:
+        copy = Path(tmp) / tree.name
+        shutil.copytree(tree, copy, symlinks=True)
+        env = {**os.environ, "HINDSIGHT_HOME": str(Path(tmp) / "home")}
+        done = subprocess.run([sys.executable, __file__, "--child", str(copy)], env=env, check=True,
+                              stdout=subprocess.PIPE, text=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _hindsight_child(tree: Path) -> int:
+    import psutil
+
+    from hindsight.config import Settings
+    from hindsight.indexing.indexer import Indexer
+
+    peak = _PeakRss(psutil.Process())
+    peak.start()
+    started = time.perf_counter()
+    indexer = Indexer(tree, Settings())
+    cold = indexer.index()
+    cold_s = time.perf_counter() - started
+    indexer.graph.rank()  # what a daemon does once after opening a workspace
+    started = time.perf_counter()
+    noop = indexer.index()
+    noop_s = time.perf_counter() - started
+    records = indexer.files()
+    indexed = [rel for rel, rec in records.items() if rec.status != "skipped"]
+    edits = _edit_times(indexer, tree, sorted(r for r in indexed if r.endswith(".py")) or sorted(indexed))
+    counts = indexer.store.counts()
+    indexer.close()
+    peak.stop()
+    print(json.dumps({
+        "files": len(indexed), "bytes": sum(records[r].size for r in indexed), "chunks": counts["chunks"],
+        "definitions": counts["definitions"], "edges": counts["edges"], "skipped": len(cold.skipped),
+        "cold_s": cold_s, "cold_timings": cold.timings, "noop_s": noop_s, "noop_parsed": noop.parsed,
+        "edit_ms": edits, "rss_main_mb": peak.main_mb, "rss_tree_mb": peak.tree_mb,
+    }))
+    return 0
+
+
+def _edit_times(indexer: object, tree: Path, candidates: list[str]) -> list[float]:
+    """Append a definition to EDITS different files, spread over the tree; time save → re-rank."""
+    step = max(1, len(candidates) // EDITS)
+    times = []
+    for i, rel in enumerate(candidates[::step][:EDITS]):
+        path = tree / rel
+        with path.open("a", encoding="utf-8") as fh:
+            fh.write(f"\n\ndef bench_edit_{i}(value):\n    return value\n")
+        started = time.perf_counter()
+        report = indexer.index_files([rel])  # type: ignore[attr-defined]
+        indexer.graph.rank(focus_files=[rel])  # type: ignore[attr-defined]
+        times.append((time.perf_counter() - started) * 1000)
+        assert report.parsed == 1, report
+    return times
+
+
+class _PeakRss(threading.Thread):
+    """Samples the RSS of this process and of it plus its workers (forkserver children are not
+    waited for by us, so ``RUSAGE_CHILDREN`` cannot see them)."""
+
+    def __init__(self, proc: object) -> None:
+        super().__init__(daemon=True)
+        self.proc = proc
+        self.main_mb = self.tree_mb = 0.0
+        self._stop_event = threading.Event()
+
+    def run(self) -> None:
+        while not self._stop_event.wait(RSS_SAMPLE_SECONDS):
+            self._sample()
+
+    def _sample(self) -> None:
+        import psutil
+
+        try:
+            main = self.proc.memory_info().rss  # type: ignore[attr-defined]
+            total = main
+            for child in self.proc.children(recursive=True):  # type: ignore[attr-defined]
+                with contextlib.suppress(psutil.Error):  # a worker may exit between listing and reading
+                    total += child.memory_info().rss
+        except psutil.Error:
+            return
+        self.main_mb = max(self.main_mb, main / 2**20)
+        self.tree_mb = max(self.tree_mb, total / 2**20)
+
+    def stop(self) -> None:
+        self._sample()
+        self._stop_event.set()
+        self.join()
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def _print_hindsight(r: dict) -> None:
+    mb = r["bytes"] / 2**20
+    t = r["cold_timings"]
+    print(f"hindsight: {r['files']} files indexed ({mb:.1f} MB), {r['chunks']} chunks, "
+          f"{r['definitions']} definitions, {r['edges']} import edges, {r['skipped']} skipped")
+    print(f"  cold index:        {r['cold_s']:.2f} s  ({r['files'] / r['cold_s']:.0f} files/s, "
+          f"{mb / r['cold_s']:.2f} MB/s; scan {t.get('scan', 0):.2f} s, parse+write {t.get('parse', 0):.2f} s, "
+          f"resolve {t.get('resolve', 0):.2f} s)")
+    print(f"  no-op re-index:    {r['noop_s'] * 1000:.0f} ms  ({r['noop_parsed']} parsed; target < "
+          f"{TARGET_NOOP_S:.0f} s: {_verdict(r['noop_s'] < TARGET_NOOP_S)})")
+    p50, p95 = _percentile(r["edit_ms"], 0.5), _percentile(r["edit_ms"], 0.95)
+    print(f"  one-file change:   p50 {p50:.1f} ms, p95 {p95:.1f} ms over {len(r['edit_ms'])} edits "
+          f"(re-index + re-rank; target p95 < {TARGET_EDIT_P95_MS:.0f} ms: {_verdict(p95 < TARGET_EDIT_P95_MS)})")
+    print(f"  peak RSS:          {r['rss_main_mb']:.0f} MB indexing process (target < {TARGET_RSS_MB:.0f} MB: "
+          f"{_verdict(r['rss_main_mb'] < TARGET_RSS_MB)}); {r['rss_tree_mb']:.0f} MB with its worker processes")
+
+
+def _verdict(ok: bool) -> str:
+    return "met" if ok else "MISSED"
+
+
+# -- Aider --------------------------------------------------------------------------------------
+
+AIDER_SCRIPT = r"""
+import json, os, resource, sys, time
+from aider.io import InputOutput
+from aider.repomap import RepoMap
+
+class Model:  # RepoMap only asks its model to count tokens
+    def token_count(self, text):
+        return len(text) / 4
+
+root = sys.argv[1]
+files = []
+for dirpath, dirnames, filenames in os.walk(root):
+    dirnames[:] = [d for d in dirnames if not d.startswith(".aider")]
+    files += [os.path.join(dirpath, f) for f in filenames]
+io = InputOutput(yes=True, pretty=False, fancy_input=False)
+start = time.perf_counter()
+rm = RepoMap(map_tokens=int(sys.argv[2]), root=root, main_model=Model(), io=io, verbose=False)
+text = rm.get_repo_map(chat_files=[], other_files=files) or ""
+took = time.perf_counter() - start
+print(json.dumps({"seconds": took, "files": len(files), "map_chars": len(text),
+                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def _aider_python() -> Path:
+    """Aider in its own venv (its dependency pins would fight ours), created once."""
+    python = AIDER_VENV / "bin" / "python"
+    marker = AIDER_VENV / f".aider-{AIDER_VERSION}"
+    if marker.exists():
+        return python
+    print(f"creating {AIDER_VENV} with aider-chat=={AIDER_VERSION} (once)", file=sys.stderr)
+    subprocess.run([sys.executable, "-m", "venv", str(AIDER_VENV)], check=True)
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", f"aider-chat=={AIDER_VERSION}"], check=True)
+    marker.write_text("ok\n", encoding="utf-8")
+    return python
+
+
+def _run_aider(tree: Path) -> dict:
+    python = _aider_python()
+    with tempfile.TemporaryDirectory(prefix="aider-bench-") as tmp:
+        copy = Path(tmp) / tree.name  # a fresh copy: no tags cache from an earlier run (cold), corpus untouched
+        shutil.copytree(tree, copy, symlinks=True)
+        env = {**os.environ, "HOME": tmp, "AIDER_ANALYTICS": "false"}
+        done = subprocess.run([str(python), "-c", AIDER_SCRIPT, str(copy), str(AIDER_MAP_TOKENS)], env=env,
+                              check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=tmp)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _print_aider(aider: dict, ours: dict) -> None:
+    ratio = aider["seconds"] / ours["cold_s"]
+    print(f"aider {AIDER_VERSION} repo map (cold cache, {aider['files']} files given): {aider['seconds']:.2f} s, "
+          f"peak RSS {aider['rss_mb']:.0f} MB")
+    print(f"  cold speed-up, Hindsight vs Aider: {ratio:.1f}x (target ≥ {TARGET_SPEEDUP:.0f}x: "
+          f"{_verdict(ratio >= TARGET_SPEEDUP)})")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

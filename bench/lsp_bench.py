@@ -1,0 +1,273 @@
+"""Language-server latency on real code: didOpen → publishDiagnostics and hover, at 1k/10k/100k memories.
+
+The Django 5.2.19 sdist is indexed once into a private HINDSIGHT_HOME (bench/.corpora/lsp-home);
+memories are written in bulk through the engine's store, anchored to real chunks across its files,
+with real text (each chunk's docstring, else its signature). For each size a fresh
+``hindsight serve`` is driven over stdio by pytest-lsp's client (VS Code's capabilities) from this
+plain asyncio script: opens of distinct files (each file's first open, caches cold), then hovers
+on anchored symbols. Reported: p50/p99 of both, and the server's peak RSS (VmHWM).
+
+    python bench/lsp_bench.py                    # 1k, 10k, 100k memories
+    python bench/lsp_bench.py --sizes 1000 --opens 100
+    python bench/lsp_bench.py --json results.json
+
+The embedder is off in the server: opening a file and hovering never embed (the proactive and
+hover tiers are SQL plus the cached graph), so the model would only add load time and memory.
+Targets: diagnostics p99 ≤ 15 ms and hover p99 ≤ 10 ms at 100k memories; peak RSS ≤ 400 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _corpus  # bench/ is not a package
+
+BENCH_DIR = Path(__file__).resolve().parent
+HOME = BENCH_DIR / ".corpora" / "lsp-home"  # private data dir: the bench never touches the user's memories
+SIZES = (1_000, 10_000, 100_000)
+OPENS = 300  # distinct files opened per size: enough samples for a stable p99
+HOVERS = 300
+WARMUP = 20  # opens before timing: the server builds the file graph on the first one
+SEED = 5  # the same files and memories on every run
+WAIT_S = 120.0  # a stuck server fails the run instead of hanging it
+TYPES = ("gotcha", "gotcha", "decision", "error_pattern", "convention", "dead_end")  # gotchas are most common
+MAX_AGE_DAYS = 730  # memories spread over two years, so ages and decay are realistic
+TARGET_DIAG_P99_MS, TARGET_HOVER_P99_MS, TARGET_RSS_MB = 15.0, 10.0, 400.0
+DOCSTRING_RE = re.compile(r'"""\s*(.+?)\s*(?:"""|\n\s*\n)', re.S)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
+    parser.add_argument("--opens", type=int, default=OPENS)
+    parser.add_argument("--hovers", type=int, default=HOVERS)
+    parser.add_argument("--json", type=Path, default=None, help="also write the results here")
+    args = parser.parse_args()
+    os.environ["HINDSIGHT_HOME"] = str(HOME)  # before importing hindsight: paths read it on use
+    root = _corpus.django()
+    print(f"corpus: {root}", file=sys.stderr)
+    results = []
+    for size in sorted(args.sizes):
+        anchors = prepare(root, size)
+        results.append(asyncio.run(measure(root, size, anchors, args.opens, args.hovers)))
+        print(format_row(results[-1]), flush=True)
+    report(results)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2) + "\n")
+    return 0 if all(r["ok"] for r in results if r["memories"] >= 100_000) else 1
+
+
+# ---------------------------------------------------------------- data: index once, memories in bulk
+
+
+def prepare(root: Path, size: int) -> list[tuple[str, str, int]]:
+    """Index the corpus (incremental after the first run) and top the store up to ``size`` memories."""
+    from hindsight.config import Settings
+    from hindsight.memory.engine import MemoryEngine
+
+    settings = Settings()
+    settings.embedder.enabled = False
+    started = time.perf_counter()
+    with MemoryEngine.open(root, settings, embedder=None) as engine:
+        engine.reindex()
+        indexed = time.perf_counter() - started
+        chunks = [
+            c for rel in sorted(engine.indexer.files()) for c in engine.indexer.chunks_for(rel) if c.kind != "module"
+        ]
+        have = engine.store.count()
+        if have > size:
+            raise SystemExit(f"{HOME} already holds {have} memories (> {size}); delete it to bench smaller sizes")
+        started = time.perf_counter()
+        insert_memories(engine, chunks, have, size)
+        print(
+            f"{size} memories: index {indexed:.1f} s, inserted {size - have} in {time.perf_counter() - started:.1f} s",
+            file=sys.stderr,
+        )
+        # anchors to hover on: (file, symbol, a line inside it)
+        return [(c.rel, c.symbol, (c.start_line + c.end_line) // 2) for c in chunks]
+
+
+def insert_memories(engine: Any, chunks: list[Any], start: int, size: int) -> None:
+    from hindsight.memory import lifecycle
+    from hindsight.memory.store import Anchor, Memory
+    from hindsight.memory.text import new_id, to_iso
+
+    rng = random.Random(SEED + start)
+    now = time.time()
+    batch: list[tuple[Memory, list[Any]]] = []
+    for i in range(start, size):
+        chunk = chunks[(i * 7919) % len(chunks)]  # a prime stride spreads memories over every file
+        created = now - rng.uniform(0, MAX_AGE_DAYS) * 86400
+        at = to_iso(created)
+        text = memory_text(chunk, i)
+        mid = new_id(created)
+        anchor = lifecycle.anchor_from_chunk(chunk.rel, chunk) if i % 5 else Anchor(chunk.rel)  # 1 in 5 file-wide
+        memory = Memory(mid, TYPES[i % len(TYPES)], text, anchor, "user", 1.0, at, at)
+        batch.append((memory, [lifecycle.event(mid, "created", at, source="bench")]))
+        if len(batch) >= 5_000:
+            engine.store.insert_many(batch)
+            batch = []
+    if batch:
+        engine.store.insert_many(batch)
+
+
+def memory_text(chunk: Any, i: int) -> str:
+    found = DOCSTRING_RE.search(chunk.text)
+    lesson = " ".join(found.group(1).split())[:300] if found else chunk.signature.strip()
+    return f"{lesson} (note {i} on {chunk.symbol})"
+
+
+# ---------------------------------------------------------------- the server, through a real client
+
+
+async def measure(
+    root: Path, size: int, anchors: list[tuple[str, str, int]], opens: int, hovers: int
+) -> dict[str, Any]:
+    from lsprotocol import types
+    from pytest_lsp import client_capabilities
+    from pytest_lsp.client import make_test_lsp_client
+
+    client = make_test_lsp_client()
+    await client.start_io(sys.executable, "-m", "hindsight.daemon.cli", "serve", env=dict(os.environ))
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"),
+            root_uri=root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
+            initialization_options={"embedder": {"enabled": False}},
+        )
+    )
+    await indexing_done(client)
+    assert client._server is not None
+    pid = client._server.pid
+
+    rng = random.Random(SEED)
+    files = sorted({rel for rel, _, _ in anchors})
+    rng.shuffle(files)
+    open_ms: list[float] = []
+    counts: list[int] = []
+    for n, rel in enumerate(files[: WARMUP + opens]):
+        elapsed, diags = await open_and_wait(client, root / rel)
+        if n >= WARMUP:
+            open_ms.append(elapsed)
+            counts.append(diags)
+
+    hover_ms: list[float] = []
+    picks = rng.sample(anchors, min(hovers, len(anchors)))
+    for rel, _symbol, line in picks:
+        uri = (root / rel).as_uri()
+        params = types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=line - 1, character=4)
+        )
+        started = time.perf_counter()
+        await asyncio.wait_for(client.text_document_hover_async(params), WAIT_S)
+        hover_ms.append((time.perf_counter() - started) * 1000)
+
+    peak_mb = peak_rss_mb(pid)
+    await client.shutdown_session()
+    await client.stop()
+    diag_p99, hover_p99 = percentile(open_ms, 99), percentile(hover_ms, 99)
+    return {
+        "memories": size,
+        "files_opened": len(open_ms),
+        "diagnostics_per_open": round(statistics.mean(counts), 1) if counts else 0,
+        "diagnostics_p50_ms": round(percentile(open_ms, 50), 2),
+        "diagnostics_p99_ms": round(diag_p99, 2),
+        "hovers": len(hover_ms),
+        "hover_p50_ms": round(percentile(hover_ms, 50), 2),
+        "hover_p99_ms": round(hover_p99, 2),
+        "peak_rss_mb": round(peak_mb, 1),
+        "ok": diag_p99 <= TARGET_DIAG_P99_MS and hover_p99 <= TARGET_HOVER_P99_MS and peak_mb <= TARGET_RSS_MB,
+    }
+
+
+async def indexing_done(client: Any) -> None:
+    from lsprotocol import types
+
+    def done() -> bool:
+        return any(r and isinstance(r[-1], types.WorkDoneProgressEnd) for r in client.progress_reports.values())
+
+    async def loop() -> None:
+        while not done():
+            await client.wait_for_notification(types.PROGRESS)
+
+    await asyncio.wait_for(loop(), WAIT_S * 5)
+
+
+async def open_and_wait(client: Any, path: Path) -> tuple[float, int]:
+    """didOpen → the publishDiagnostics for that file, in ms (the client's own parsing included); then close."""
+    from lsprotocol import types
+
+    uri = path.as_uri()
+    text = path.read_text(encoding="utf-8", errors="replace")
+    item = types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)
+    started = time.perf_counter()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
+    while True:
+        params = await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), WAIT_S)
+        if params.uri == uri:
+            break
+    elapsed = (time.perf_counter() - started) * 1000
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    return elapsed, len(params.diagnostics)
+
+
+def peak_rss_mb(pid: int) -> float:
+    """The process's high-water resident set (VmHWM), falling back to current RSS off Linux."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import psutil
+
+    return float(psutil.Process(pid).memory_info().rss) / (1024 * 1024)
+
+
+def percentile(values: list[float], pct: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    k = (len(ordered) - 1) * pct / 100
+    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+
+
+def format_row(r: dict[str, Any]) -> str:
+    return (
+        f"| {r['memories']:>7,} | {r['diagnostics_p50_ms']:>6.2f} | {r['diagnostics_p99_ms']:>6.2f} "
+        f"| {r['hover_p50_ms']:>6.2f} | {r['hover_p99_ms']:>6.2f} | {r['peak_rss_mb']:>6.1f} "
+        f"| {r['diagnostics_per_open']:>5} | {'yes' if r['ok'] else 'NO'} |"
+    )
+
+
+def report(results: list[dict[str, Any]]) -> None:
+    print()
+    print(
+        "| memories | diag p50 ms | diag p99 ms | hover p50 ms | hover p99 ms | peak RSS MB | diags/open | in target |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for r in results:
+        print(format_row(r))
+    print(
+        f"\ntargets at 100k memories: diagnostics p99 ≤ {TARGET_DIAG_P99_MS} ms, hover p99 ≤ {TARGET_HOVER_P99_MS} ms, "
+        f"peak RSS ≤ {TARGET_RSS_MB} MB"
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

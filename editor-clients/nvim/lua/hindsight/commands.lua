@@ -1,0 +1,280 @@
+-- :Hindsight subcommands, each a Lua function over the server's workspace/executeCommand commands.
+local compat = require("hindsight.compat")
+local hindsight = require("hindsight")
+
+local M = {}
+
+local REQUEST_TIMEOUT_MS = 30000
+local SEARCH_RESULTS = 20
+local REPO_MAP_BUDGET_TOKENS = 2048
+M.MEMORY_TYPES = { "gotcha", "decision", "error_pattern", "dead_end", "convention", "todo" }
+
+local function notify(message, level)
+  vim.notify("Hindsight: " .. message, level or vim.log.levels.INFO)
+end
+
+--- Runs a server command asynchronously; `on_result(result)` is called on success only.
+function M.execute(command, argument, on_result)
+  local client = hindsight.client()
+  if not client then
+    notify("no server is running for this buffer (see :checkhealth hindsight)", vim.log.levels.WARN)
+    return
+  end
+  local params = { command = command, arguments = { argument } }
+  compat.request(client, "workspace/executeCommand", params, function(err, result)
+    if err then
+      notify(command .. " failed: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      return
+    end
+    on_result(result)
+  end, vim.api.nvim_get_current_buf())
+end
+
+local function anchor_text(anchor)
+  if type(anchor) ~= "table" then
+    return "not anchored"
+  end
+  local file = anchor.file or (anchor.uri and vim.fn.fnamemodify(vim.uri_to_fname(anchor.uri), ":~:.")) or "?"
+  local line = type(anchor.range) == "table" and (":" .. (anchor.range.start.line + 1)) or ""
+  local symbol = (type(anchor.symbol) == "string" and anchor.symbol ~= "") and (" " .. anchor.symbol) or ""
+  return file .. line .. symbol
+end
+
+function M.format_memory(memory)
+  local text = tostring(memory.text or ""):gsub("\n.*", "")
+  local age = memory.age and (" · " .. memory.age) or ""
+  return string.format("[%s] %s  (%s%s)", memory.type or "?", text, anchor_text(memory.anchor), age)
+end
+
+local function jump_to(memory)
+  local anchor = memory.anchor
+  if type(anchor) ~= "table" or not (anchor.uri or anchor.file) then
+    notify(M.format_memory(memory))
+    return
+  end
+  local client = hindsight.client()
+  local uri = anchor.uri
+  if not uri then
+    uri = vim.uri_from_fname((client and client.config.root_dir or vim.fn.getcwd()) .. "/" .. anchor.file)
+  end
+  local start = type(anchor.range) == "table" and anchor.range.start or { line = 0, character = 0 }
+  local location = { uri = uri, range = { start = start, ["end"] = start } }
+  compat.jump(location, client and client.offset_encoding or "utf-16")
+end
+
+--- Shows `memories` in vim.ui.select and jumps to the chosen one's anchor.
+function M.pick(memories, prompt)
+  if #memories == 0 then
+    notify("no memories match")
+    return
+  end
+  vim.ui.select(memories, { prompt = prompt, format_item = M.format_memory, kind = "hindsight.memory" }, function(choice)
+    if choice then
+      jump_to(choice)
+    end
+  end)
+end
+
+function M.search(query)
+  local function run(q)
+    if not q or vim.trim(q) == "" then
+      return
+    end
+    M.execute("hindsight.search", { query = q, k = SEARCH_RESULTS }, function(result)
+      M.pick(result and result.memories or {}, "Hindsight: " .. q)
+    end)
+  end
+  if query and query ~= "" then
+    run(query)
+  else
+    vim.ui.input({ prompt = "Hindsight search: " }, run)
+  end
+end
+
+local function buffer_range(opts)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local first, last
+  if opts and opts.range and opts.range > 0 then
+    first, last = opts.line1 - 1, opts.line2 - 1
+  else
+    local line = vim.api.nvim_win_get_cursor(0)[1] - 1
+    first, last = line, line
+  end
+  local last_text = vim.api.nvim_buf_get_lines(bufnr, last, last + 1, false)[1] or ""
+  return { start = { line = first, character = 0 }, ["end"] = { line = last, character = #last_text } }
+end
+
+--- Remembers `text` (asked for when nil) of a type picked by the user, anchored to the range or cursor line.
+function M.remember(text, opts)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local argument = {}
+  if vim.api.nvim_buf_get_name(bufnr) ~= "" and vim.bo[bufnr].buftype == "" then
+    argument.uri = vim.uri_from_bufnr(bufnr)
+    argument.range = buffer_range(opts)
+  end
+  local function send(kind, body)
+    if not kind or not body or vim.trim(body) == "" then
+      return
+    end
+    argument.type, argument.text = kind, vim.trim(body)
+    M.execute("hindsight.remember", argument, function(result)
+      notify((result and result.merged) and "merged with a similar memory" or "remembered")
+    end)
+  end
+  vim.ui.select(M.MEMORY_TYPES, { prompt = "Hindsight: what kind of memory?" }, function(kind)
+    if not kind then
+      return
+    end
+    if text and text ~= "" then
+      send(kind, text)
+    else
+      vim.ui.input({ prompt = "Remember (" .. kind .. "): " }, function(body)
+        send(kind, body)
+      end)
+    end
+  end)
+end
+
+--- A read-only scratch buffer in a split.
+function M.show_scratch(name, lines, filetype)
+  vim.cmd("botright new")
+  local bufnr = vim.api.nvim_get_current_buf()
+  vim.bo[bufnr].buftype = "nofile"
+  vim.bo[bufnr].bufhidden = "wipe"
+  vim.bo[bufnr].swapfile = false
+  pcall(vim.api.nvim_buf_set_name, bufnr, name)
+  vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, lines)
+  vim.bo[bufnr].modifiable = false
+  vim.bo[bufnr].filetype = filetype
+  return bufnr
+end
+
+function M.map()
+  local focus = {}
+  if vim.bo.buftype == "" and vim.api.nvim_buf_get_name(0) ~= "" then
+    focus = { vim.uri_from_bufnr(0) }
+  end
+  M.execute("hindsight.repoMap", { budget = REPO_MAP_BUDGET_TOKENS, focus = focus }, function(result)
+    M.show_scratch("hindsight://repo-map", vim.split((result and result.text) or "", "\n", { plain = true }), "text")
+  end)
+end
+
+--- The stats as Markdown lines: counts, stale memories, important modules without memories.
+function M.stats_lines(stats)
+  local lines = { "# Hindsight: memory health", "" }
+  local overview = { { "total", "Memories" }, { "stale", "Stale" }, { "mode", "Search mode" }, { "reason", "Why" },
+    { "vectors", "Vectors indexed" } }
+  for _, entry in ipairs(overview) do
+    local value = stats[entry[1]]
+    if value ~= nil and value ~= vim.NIL and type(value) ~= "table" then
+      table.insert(lines, string.format("- %s: %s", entry[2], tostring(value)))
+    end
+  end
+  table.insert(lines, "")
+  local function section(title, value, empty)
+    table.insert(lines, "## " .. title)
+    if type(value) ~= "table" or next(value) == nil then
+      table.insert(lines, empty)
+    elseif (vim.islist or vim.tbl_islist)(value) then
+      for _, item in ipairs(value) do
+        if type(item) == "table" and item.text then
+          table.insert(lines, "- " .. M.format_memory(item))
+        elseif type(item) == "table" then
+          local score = item.score and string.format(" (%.3f)", item.score) or ""
+          table.insert(lines, "- " .. tostring(item.file or vim.inspect(item)) .. score)
+        else
+          table.insert(lines, "- " .. tostring(item))
+        end
+      end
+    else
+      local keys = vim.tbl_keys(value)
+      table.sort(keys)
+      for _, key in ipairs(keys) do
+        table.insert(lines, string.format("- %s: %s", key, tostring(value[key])))
+      end
+    end
+    table.insert(lines, "")
+  end
+  section("By type", stats.by_type, "No memories yet.")
+  section("By status", stats.by_status, "No memories yet.")
+  if type(stats.stale) == "table" then
+    section("Stale (the anchored code changed since)", stats.stale, "None.")
+  end
+  section("Most surfaced", stats.most_surfaced, "Nothing surfaced yet.")
+  section("Important modules without memories", stats.important_without_memories, "None.")
+  return lines
+end
+
+--- `{uri}` of the current file buffer: in a multi-root setup the server answers for that file's folder.
+local function current_file()
+  if vim.bo.buftype == "" and vim.api.nvim_buf_get_name(0) ~= "" then
+    return { uri = vim.uri_from_bufnr(0) }
+  end
+  return vim.empty_dict()
+end
+
+function M.stats()
+  M.execute("hindsight.stats", current_file(), function(result)
+    M.show_scratch("hindsight://stats", M.stats_lines(result or {}), "markdown")
+  end)
+end
+
+function M.reindex()
+  notify("reindexing…")
+  M.execute("hindsight.reindex", current_file(), function(result)
+    result = result or {}
+    notify(string.format("indexed %s files (%s changed, %s deleted) in %.1f s", result.files or "?",
+      result.changed or 0, result.deleted or 0, (result.duration_ms or 0) / 1000))
+  end)
+end
+
+M.subcommands = {
+  search = function(args)
+    M.search(table.concat(args, " "))
+  end,
+  remember = function(args, opts)
+    M.remember(table.concat(args, " "), opts)
+  end,
+  map = function()
+    M.map()
+  end,
+  stats = function()
+    M.stats()
+  end,
+  reindex = function()
+    M.reindex()
+  end,
+  restart = function()
+    hindsight.restart()
+  end,
+}
+
+function M.run(opts)
+  local args = vim.deepcopy(opts.fargs)
+  local name = table.remove(args, 1)
+  local subcommand = name and M.subcommands[name]
+  if not subcommand then
+    notify("usage: :Hindsight " .. table.concat(M.names(), "|"), vim.log.levels.WARN)
+    return
+  end
+  subcommand(args, opts)
+end
+
+function M.names()
+  local names = vim.tbl_keys(M.subcommands)
+  table.sort(names)
+  return names
+end
+
+function M.complete(arg_lead, cmd_line)
+  -- only the first argument is a subcommand; the rest is free text
+  local words = vim.split(vim.trim((cmd_line:gsub("^%S*Hindsight!?", ""))), "%s+")
+  if #words > 1 or (#words == 1 and words[1] ~= "" and cmd_line:match("%s$")) then
+    return {}
+  end
+  return vim.tbl_filter(function(name)
+    return name:find(arg_lead, 1, true) == 1
+  end, M.names())
+end
+
+return M

@@ -1,0 +1,211 @@
+// The command-palette commands. Each is a few lines over HindsightServer.command and the VS Code UI.
+import * as vscode from "vscode";
+import { describeAnchor, openAnchor, symbolAt, toLspRange } from "./anchors";
+import { renderHealthHtml } from "./health";
+import {
+  MEMORY_TYPES,
+  type Memory,
+  type ReindexResult,
+  type RememberResult,
+  type RepoMapResult,
+  type SearchResult,
+  ServerCommand,
+  type Stats,
+} from "./protocol";
+import { errorText, type HindsightServer } from "./server";
+
+const SEARCH_DEBOUNCE_MS = 150; // long enough to skip most keystrokes, short enough to feel live
+const SEARCH_RESULTS = 20;
+const REPO_MAP_BUDGET_TOKENS = 2048;
+export const REPO_MAP_SCHEME = "hindsight-map";
+
+/** `{uri}` of the active file: in a multi-root workspace, the server answers for that file's folder. */
+function activeFile(): { uri?: string } {
+  const uri = vscode.window.activeTextEditor?.document.uri;
+  return uri?.scheme === "file" ? { uri: uri.toString() } : {};
+}
+
+interface MemoryItem extends vscode.QuickPickItem {
+  memory: Memory;
+}
+
+const TYPE_ICONS: Record<string, string> = {
+  gotcha: "warning",
+  error_pattern: "bug",
+  decision: "law",
+  dead_end: "circle-slash",
+  convention: "book",
+  todo: "checklist",
+};
+
+function memoryItem(memory: Memory): MemoryItem {
+  const icon = TYPE_ICONS[memory.type] ?? "note";
+  const status = memory.status && memory.status !== "active" ? ` · ${memory.status}` : "";
+  return {
+    label: `$(${icon}) ${memory.text.split("\n")[0]}`,
+    description: `${memory.type}${memory.age ? ` · ${memory.age}` : ""}${status}`,
+    detail: describeAnchor(memory.anchor),
+    memory,
+    alwaysShow: true, // the server ranked these; the QuickPick's own fuzzy filter must not hide them
+  };
+}
+
+export async function searchMemories(server: HindsightServer): Promise<void> {
+  const pick = vscode.window.createQuickPick<MemoryItem>();
+  pick.title = "Hindsight: Search Memories";
+  pick.placeholder = "What did we learn about…";
+  pick.matchOnDescription = false;
+  pick.matchOnDetail = false;
+  let timer: NodeJS.Timeout | undefined;
+  let generation = 0;
+  const run = async (query: string): Promise<void> => {
+    const mine = ++generation;
+    if (!query.trim()) {
+      pick.items = [];
+      pick.busy = false;
+      return;
+    }
+    pick.busy = true;
+    try {
+      const result = await server.command<SearchResult>(ServerCommand.search, { query, k: SEARCH_RESULTS });
+      if (mine !== generation) {
+        return; // a newer query is on its way; do not flash stale results
+      }
+      pick.items = result.memories.map(memoryItem);
+      if (result.memories.length === 0) {
+        pick.items = [{ label: "No memories match", memory: undefined as never, alwaysShow: true }];
+      }
+    } catch (error) {
+      if (mine === generation) {
+        pick.items = [{ label: `$(error) ${errorText(error)}`, memory: undefined as never, alwaysShow: true }];
+      }
+    } finally {
+      if (mine === generation) {
+        pick.busy = false;
+      }
+    }
+  };
+  pick.onDidChangeValue((value) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => void run(value), SEARCH_DEBOUNCE_MS);
+  });
+  pick.onDidAccept(async () => {
+    const memory = pick.selectedItems[0]?.memory;
+    if (!memory) {
+      return;
+    }
+    pick.hide();
+    if (!(await openAnchor(memory.anchor))) {
+      await vscode.window.showInformationMessage(`${memory.type}: ${memory.text}`);
+    }
+  });
+  pick.onDidHide(() => {
+    clearTimeout(timer);
+    pick.dispose();
+  });
+  pick.show();
+}
+
+export async function rememberHere(server: HindsightServer): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  const type = await vscode.window.showQuickPick(
+    MEMORY_TYPES.map((t) => ({ label: t.type, description: t.description })),
+    { title: "Hindsight: what kind of memory?", placeHolder: "gotcha" },
+  );
+  if (!type) {
+    return;
+  }
+  const text = await vscode.window.showInputBox({
+    title: `Hindsight: remember a ${type.label}`,
+    prompt: editor ? `Anchored to ${vscode.workspace.asRelativePath(editor.document.uri)}` : "Not anchored to a file",
+    placeHolder: "e.g. retries here must be idempotent: the payment API double-charges on timeout",
+    validateInput: (value) => (value.trim() ? undefined : "Say what was learned"),
+  });
+  if (!text) {
+    return;
+  }
+  const argument: Record<string, unknown> = { text: text.trim(), type: type.label };
+  if (editor) {
+    argument.uri = editor.document.uri.toString();
+    const selection = editor.selection;
+    if (!selection.isEmpty) {
+      argument.range = toLspRange(selection);
+    } else {
+      const symbol = await symbolAt(editor.document, selection.active);
+      if (symbol) {
+        argument.symbol = symbol.name;
+        argument.range = toLspRange(symbol.range);
+      } else {
+        argument.range = toLspRange(editor.document.lineAt(selection.active.line).range);
+      }
+    }
+  }
+  try {
+    const result = await server.command<RememberResult>(ServerCommand.remember, argument);
+    const merged = result.merged ? " (merged with a similar memory)" : "";
+    await vscode.window.showInformationMessage(`Hindsight remembered it${merged}.`);
+  } catch (error) {
+    await vscode.window.showErrorMessage(`Hindsight could not remember it: ${errorText(error)}`);
+  }
+}
+
+export async function showHealth(server: HindsightServer): Promise<void> {
+  let stats: Stats;
+  try {
+    stats = await server.command<Stats>(ServerCommand.stats, activeFile());
+  } catch (error) {
+    await vscode.window.showErrorMessage(`Hindsight: ${errorText(error)}`);
+    return;
+  }
+  const panel = vscode.window.createWebviewPanel("hindsight.health", "Hindsight: Memory Health", vscode.ViewColumn.Active, {
+    enableScripts: false,
+  });
+  panel.webview.html = renderHealthHtml(stats, vscode.workspace.name ?? "workspace");
+}
+
+/** Read-only documents for the repo map: content lives here, VS Code asks for it by URI. */
+export class RepoMapDocuments implements vscode.TextDocumentContentProvider {
+  private readonly contents = new Map<string, string>();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.contents.get(uri.toString()) ?? "";
+  }
+
+  set(uri: vscode.Uri, text: string): void {
+    this.contents.set(uri.toString(), text);
+    this.changed.fire(uri);
+  }
+}
+
+export async function showRepoMap(server: HindsightServer, documents: RepoMapDocuments): Promise<void> {
+  const active = vscode.window.activeTextEditor?.document.uri;
+  const focus = active?.scheme === "file" ? [active.toString()] : [];
+  let result: RepoMapResult;
+  try {
+    result = await server.command<RepoMapResult>(ServerCommand.repoMap, { budget: REPO_MAP_BUDGET_TOKENS, focus });
+  } catch (error) {
+    await vscode.window.showErrorMessage(`Hindsight: ${errorText(error)}`);
+    return;
+  }
+  const uri = vscode.Uri.from({ scheme: REPO_MAP_SCHEME, path: "/repo-map.txt" });
+  documents.set(uri, result.text);
+  const document = await vscode.workspace.openTextDocument(uri);
+  await vscode.window.showTextDocument(document, { preview: false });
+}
+
+export async function reindexWorkspace(server: HindsightServer): Promise<void> {
+  try {
+    const result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: "Hindsight: reindexing the workspace" },
+      () => server.command<ReindexResult>(ServerCommand.reindex, activeFile()),
+    );
+    const seconds = result.duration_ms === undefined ? "" : ` in ${(result.duration_ms / 1000).toFixed(1)} s`;
+    await vscode.window.showInformationMessage(
+      `Hindsight indexed ${result.files ?? "?"} files (${result.changed ?? 0} changed, ${result.deleted ?? 0} deleted)${seconds}.`,
+    );
+  } catch (error) {
+    await vscode.window.showErrorMessage(`Hindsight: ${errorText(error)}`);
+  }
+}

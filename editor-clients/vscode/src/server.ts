@@ -1,0 +1,168 @@
+// Owns the LanguageClient: starting `hindsight serve`, restarting it, and sending it commands.
+import * as vscode from "vscode";
+import {
+  ExecuteCommandRequest,
+  LanguageClient,
+  type LanguageClientOptions,
+  type ServerOptions,
+  State,
+  TransportKind,
+  WorkDoneProgress,
+  WorkDoneProgressCreateRequest,
+  type WorkDoneProgressBegin,
+  type WorkDoneProgressReport,
+  type WorkDoneProgressEnd,
+} from "vscode-languageclient/node";
+import { pythonExtensionInterpreter } from "./python";
+import { daemonSettings, initializationOptions, resolveServerLaunch, serverEnv, type SettingReader } from "./settings";
+
+export type ServerState =
+  | { kind: "starting" }
+  | { kind: "running" }
+  | { kind: "indexing"; title: string; percentage?: number; message?: string }
+  | { kind: "stopped" }
+  | { kind: "failed"; reason: string };
+
+type ProgressValue = WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd;
+
+export const SETTINGS_SECTION = "hindsight";
+
+export function settingReader(): SettingReader {
+  const configuration = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+  return (key) => configuration.get(key);
+}
+
+export class HindsightServer implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private readonly stateEmitter = new vscode.EventEmitter<ServerState>();
+  readonly onDidChangeState = this.stateEmitter.event;
+  private current: ServerState = { kind: "stopped" };
+  private readonly progressTitles = new Map<string | number, string>();
+
+  constructor(private readonly output: vscode.OutputChannel) {}
+
+  get state(): ServerState {
+    return this.current;
+  }
+
+  private setState(state: ServerState): void {
+    this.current = state;
+    this.stateEmitter.fire(state);
+  }
+
+  async start(): Promise<void> {
+    const read = settingReader();
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const launch = resolveServerLaunch(read, await pythonExtensionInterpreter(folder));
+    this.output.appendLine(`Starting ${[launch.command, ...launch.args].join(" ")} (from ${launch.origin})`);
+    const serverOptions: ServerOptions = {
+      command: launch.command,
+      args: launch.args,
+      transport: TransportKind.stdio,
+      options: { env: serverEnv(read, process.env), cwd: folder?.fsPath },
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [{ scheme: "file" }],
+      initializationOptions: initializationOptions(read),
+      // settings changes restart the server (extension.ts); when it asks for its section, it gets only its own keys
+      middleware: {
+        workspace: {
+          configuration: async (params, token, next) => {
+            const values = await next(params, token);
+            if (!Array.isArray(values)) {
+              return values;
+            }
+            return values.map((value, index) =>
+              params.items[index]?.section === SETTINGS_SECTION ? daemonSettings(value) : value,
+            );
+          },
+        },
+      },
+      outputChannel: this.output,
+      // the status bar says when the server is down; a modal on every crash would be noise
+      revealOutputChannelOn: 4 /* RevealOutputChannelOn.Never */,
+    };
+    const client = new LanguageClient("hindsight", "Hindsight", serverOptions, clientOptions);
+    this.client = client;
+    client.onDidChangeState((event) => {
+      if (event.newState === State.Starting) {
+        this.setState({ kind: "starting" });
+      } else if (event.newState === State.Running) {
+        this.setState({ kind: "running" });
+      } else if (this.current.kind !== "failed") {
+        this.setState({ kind: "stopped" });
+      }
+    });
+    this.setState({ kind: "starting" });
+    try {
+      await client.start();
+    } catch (error) {
+      const reason = `${launch.origin}: ${errorText(error)}`;
+      this.output.appendLine(`Hindsight server did not start: ${reason}`);
+      this.setState({ kind: "failed", reason });
+      return;
+    }
+    this.trackProgress(client);
+  }
+
+  /** Indexing progress goes to the status bar instead of a notification toast. */
+  private trackProgress(client: LanguageClient): void {
+    client.onRequest(WorkDoneProgressCreateRequest.type, ({ token }) => {
+      client.onProgress(WorkDoneProgress.type, token, (value: ProgressValue) => this.onProgress(token, value));
+      return null;
+    });
+  }
+
+  private onProgress(token: string | number, value: ProgressValue): void {
+    if (value.kind === "begin") {
+      this.progressTitles.set(token, value.title);
+      this.setState({ kind: "indexing", title: value.title, percentage: value.percentage, message: value.message });
+    } else if (value.kind === "report") {
+      const title = this.progressTitles.get(token) ?? "Indexing";
+      this.setState({ kind: "indexing", title, percentage: value.percentage, message: value.message });
+    } else {
+      this.progressTitles.delete(token);
+      if (this.progressTitles.size === 0 && this.client?.state === State.Running) {
+        this.setState({ kind: "running" });
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.progressTitles.clear();
+    if (client) {
+      try {
+        await client.stop();
+      } catch (error) {
+        this.output.appendLine(`Stopping the server: ${errorText(error)}`);
+      }
+      await client.dispose();
+    }
+    this.setState({ kind: "stopped" });
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+
+  /** Runs one of the daemon's workspace/executeCommand commands with its single object argument. */
+  async command<T>(command: string, argument: object): Promise<T> {
+    const client = this.client;
+    if (!client || client.state !== State.Running) {
+      throw new Error("the Hindsight server is not running (see Hindsight: Show Server Output)");
+    }
+    return (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [argument] })) as T;
+  }
+
+  async dispose(): Promise<void> {
+    await this.stop();
+    this.stateEmitter.dispose();
+  }
+}
+
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,69 @@
+// Unit tests of the pure parts (no VS Code needed): node --test on the tsc output.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { escapeHtml, renderHealthHtml } from "../health";
+import { daemonSettings, initializationOptions, MODULE_ARGS, resolveServerLaunch, type SettingReader } from "../settings";
+
+function reader(values: Record<string, unknown>): SettingReader {
+  return (key) => values[key];
+}
+
+test("an explicit command wins over every other way of finding the server", () => {
+  const read = reader({ "server.command": ["/opt/hs/bin/hindsight", "serve", "-v"], "server.pythonPath": "/usr/bin/python3" });
+  assert.deepEqual(resolveServerLaunch(read, "/venv/bin/python"), {
+    command: "/opt/hs/bin/hindsight",
+    args: ["serve", "-v"],
+    origin: "setting hindsight.server.command",
+  });
+});
+
+test("then the configured interpreter, then the Python extension's, then hindsight on PATH", () => {
+  assert.deepEqual(resolveServerLaunch(reader({ "server.pythonPath": " /usr/bin/python3 " }), "/venv/bin/python").args, MODULE_ARGS);
+  assert.equal(resolveServerLaunch(reader({ "server.pythonPath": " /usr/bin/python3 " }), undefined).command, "/usr/bin/python3");
+  assert.equal(resolveServerLaunch(reader({ "server.command": [] }), "/venv/bin/python").command, "/venv/bin/python");
+  assert.deepEqual(resolveServerLaunch(reader({}), undefined), { command: "hindsight", args: ["serve"], origin: "`hindsight` on PATH" });
+});
+
+test("initializationOptions carry every daemon section and nothing client-only", () => {
+  const options = initializationOptions(
+    reader({ "embedder.model": "/models/nomic.gguf", "diagnostics.maxWarnings": 2, logLevel: "DEBUG", "server.pythonPath": "/x" }),
+  );
+  assert.deepEqual(options, {
+    index: {},
+    embedder: { model: "/models/nomic.gguf" },
+    diagnostics: { maxWarnings: 2 },
+    logLevel: "DEBUG",
+  });
+});
+
+test("workspace/configuration answers drop server.* and trace", () => {
+  const section = { server: { command: ["x"] }, trace: { server: "verbose" }, index: { workers: 2 }, logLevel: "INFO" };
+  assert.deepEqual(daemonSettings(section), { index: { workers: 2 }, embedder: {}, diagnostics: {}, logLevel: "INFO" });
+});
+
+test("the health page escapes everything the server sends", () => {
+  const html = renderHealthHtml(
+    {
+      by_type: { "<b>gotcha</b>": 3 },
+      stale: [{ type: "gotcha", text: "<img src=x onerror=alert(1)>", anchor: { file: "a&b.py" } }],
+      important_without_memories: [{ file: "core/<script>.py", score: 0.123456 }],
+      future_field: "'quoted'",
+      total: 4,
+      mode: "<lexical>",
+    },
+    "shop <dev>",
+  );
+  assert.ok(!html.includes("<img"));
+  assert.ok(!html.includes("<script>"));
+  assert.ok(!html.includes("<b>gotcha"));
+  assert.ok(html.includes("&lt;img src=x onerror=alert(1)&gt;"));
+  assert.ok(html.includes("a&amp;b.py"));
+  assert.ok(html.includes("core/&lt;script&gt;.py"));
+  assert.ok(html.includes("0.123"));
+  assert.ok(html.includes("&#39;quoted&#39;"));
+  assert.ok(html.includes("<td>Memories</td><td>4</td>"));
+  assert.ok(html.includes("<td>Search mode</td><td>&lt;lexical&gt;</td>"));
+  assert.ok(html.includes("shop &lt;dev&gt;"));
+  assert.ok(html.includes("default-src 'none'"));
+  assert.equal(escapeHtml(`<>&"'`), "&lt;&gt;&amp;&quot;&#39;");
+});

@@ -1,0 +1,308 @@
+"""One workspace folder as the server sees it: a ``MemoryEngine`` and the answers handlers need.
+
+Every method here blocks (SQLite, tree-sitter, embedding) and is called from the server's worker
+threads, never from the event loop. Results are the small records of ``convert.py`` (or plain
+dicts for command results), so handlers only map them to protocol types.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.uris import from_fs_path
+
+from hindsight.config import Settings
+from hindsight.daemon import convert
+from hindsight.daemon.convert import ChunkView, DiagnosticHit, Importance, Span
+from hindsight.memory.store import InvalidMemoryError, Memory, MemoryNotFoundError
+
+log = logging.getLogger(__name__)
+
+PROACTIVE_LIMIT = 20  # memories shown on a file at most: past this nobody reads diagnostics
+MAP_FILES = 100  # ranked files listed beside the repo map text: a palette shows no more
+HOVER_MEMORIES = 10  # memories in one hover: more would not fit the popup
+MENTION_SCAN_LINES = 5_000  # neighbour memories point at the first mention within this many lines
+
+
+class Unavailable(Exception):
+    """The folder has no working engine (unreadable workspace, damaged database…); says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class IndexProgress:
+    done: int
+    total: int
+    message: str
+
+
+class FolderSession:
+    """The engine of one workspace folder plus the caches the daemon keeps beside it."""
+
+    def __init__(self, root: Path, settings: Settings) -> None:
+        self.root = root
+        self.uri = from_fs_path(str(root)) or root.as_uri()
+        self.settings = settings
+        self.engine: Any = None
+        self.problems: list[str] = []
+        self.last_summary: str | None = None
+        self.last_report: dict[str, Any] = {}
+        self._cancel = threading.Event()
+
+    # ------------------------------------------------------------ lifecycle
+
+    def open(self) -> None:
+        if not self.root.is_dir():
+            self.problems.append(f"Hindsight: workspace folder {self.root} does not exist or is not a directory")
+            return
+        try:
+            from hindsight.memory.engine import MemoryEngine
+
+            self.engine = MemoryEngine.open(self.root, self.settings)
+        except Exception as exc:  # keep serving: other folders and the protocol still work
+            log.exception("cannot open the memory engine for %s", self.root)
+            self.problems.append(f"Hindsight: cannot open memories for {self.root}: {exc}")
+            return
+        if self.settings.embedder.enabled and self.engine.embedder_problem:
+            self.problems.append(f"Hindsight: search is lexical-only: {self.engine.embedder_problem}")
+
+    def take_problems(self) -> list[str]:
+        problems, self.problems = self.problems, []
+        return problems
+
+    def apply_settings(self, settings: Settings) -> None:
+        reopen = settings.index != self.settings.index or settings.embedder != self.settings.embedder
+        self.settings = settings
+        if reopen and self.engine is not None:
+            self.close()
+            self.open()
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def close(self) -> None:
+        if self.engine is not None:
+            try:
+                self.engine.close()
+            except Exception:
+                log.exception("closing the engine for %s failed", self.root)
+            self.engine = None
+
+    def _engine(self) -> Any:
+        if self.engine is None:
+            raise Unavailable(f"memories for {self.root} are unavailable (see the earlier message)")
+        return self.engine
+
+    def uri_of(self, rel: str) -> str:
+        return from_fs_path(str(self.root / rel)) or (self.root / rel).as_uri()
+
+    # ------------------------------------------------------------ indexing
+
+    def index(self, rels: list[str] | None, progress: Any = None) -> dict[str, Any]:
+        """Index everything (``rels`` None) or a few files; the engine then re-anchors or stales memories."""
+        engine = self._engine()
+        started = time.perf_counter()
+
+        def on_progress(done: int, total: int) -> None:
+            if progress is not None and not self._cancel.is_set():
+                progress(IndexProgress(done, total, f"{done}/{total} files"))
+
+        result = engine.reindex(rels or None, progress=on_progress)
+        report, reconciled = result.index, result.memories
+        elapsed_ms = round((time.perf_counter() - started) * 1000, 1)
+        files = len(engine.indexer.files())
+        changed = len(report.added) + len(report.changed)
+        self.last_report = {
+            "files": files,
+            "changed": changed,
+            "deleted": len(report.deleted),
+            "renamed": len(report.renamed),
+            "duration_ms": elapsed_ms,
+        }
+        self.last_summary = (
+            f"{files} files; {changed} changed, {len(report.deleted)} deleted in {elapsed_ms / 1000:.1f} s"
+        )
+        log.info("indexed %s: %s; memories: %s", self.root, self.last_summary, reconciled)
+        return self.last_report
+
+    # ------------------------------------------------------------ what a file shows
+
+    def file_hits(self, rel: str, text: str | None, dirty: bool = False) -> list[DiagnosticHit]:
+        """The memories to show on ``rel``, placed on their current spans."""
+        engine = self.engine
+        if engine is None:
+            return []
+        hits = engine.proactive(rel, limit=PROACTIVE_LIMIT)
+        live = _buffer_spans(rel, text) if dirty and text is not None else None
+        lines = text.splitlines()[:MENTION_SCAN_LINES] if text is not None else None
+        out: list[DiagnosticHit] = []
+        for hit in hits:
+            memory: Memory = hit.memory
+            anchor = memory.anchor
+            if hit.relation == "file":
+                out.append(DiagnosticHit(memory, self._span(rel, anchor, live)))
+                continue
+            there = self._span(anchor.file, anchor, None) if anchor else Span(self.uri, "", None, None, None)
+            line = _first_mention(lines, _mention_name(anchor)) if lines is not None and anchor else None
+            here = Span(self.uri_of(rel), rel, None, line, line)
+            out.append(DiagnosticHit(memory, here, neighbour=there))
+        return out
+
+    def _span(self, rel: str, anchor: Any, live: dict[str, tuple[int, int]] | None) -> Span:
+        if anchor is None or anchor.symbol is None:
+            return Span(self.uri_of(rel), rel, None, None, None)
+        if live is not None and anchor.symbol in live:
+            start, end = live[anchor.symbol]
+            return Span(self.uri_of(rel), rel, anchor.symbol, start, end)
+        return Span(self.uri_of(rel), rel, anchor.symbol, anchor.start_line, anchor.end_line)
+
+    # ------------------------------------------------------------ hover and code actions
+
+    def symbol_at(self, rel: str, line: int) -> str | None:
+        if self.engine is None:
+            return None
+        chunk = self.engine.indexer.chunk_at(rel, line)
+        return chunk.symbol if chunk is not None and chunk.kind != "module" else None
+
+    def symbol_info(self, rel: str, line: int) -> tuple[str | None, list[Memory], Importance | None]:
+        """The symbol at ``line``, the memories anchored to it and its file's importance."""
+        if self.engine is None:
+            return None, [], None
+        info = self.engine.for_symbol(rel, line)
+        if info is None:
+            return None, [], None
+        importance = Importance(info.file_rank, info.file_count, info.dependents) if info.file_rank else None
+        symbol = info.symbol if info.kind != "module" else None
+        return symbol, info.memories[:HOVER_MEMORIES], importance
+
+    # ------------------------------------------------------------ commands
+
+    def anchor_span(self, memory: Memory) -> Span | None:
+        anchor = memory.anchor
+        if anchor is None:
+            return None
+        return self._span(anchor.file, anchor, None)
+
+    def resolve_id(self, memory_id: str) -> str | None:
+        """The full id of ``memory_id`` (a full id or a unique prefix) in this folder, or None."""
+        if self.engine is None:
+            return None
+        try:
+            return str(self.engine.get(memory_id).id)
+        except (MemoryNotFoundError, InvalidMemoryError):
+            return None
+
+    def search(self, query: str, k: int, mtype: str | None, rel: str | None) -> dict[str, Any]:
+        result = self._engine().search(query, k, types=(mtype,) if mtype else (), file=rel)
+        return {
+            "memories": [convert.memory_result(s.memory, self.anchor_span(s.memory), s.score) for s in result.memories],
+            "chunks": [convert.chunk_result(self._chunk_view(c)) for c in result.chunks],
+            "mode": result.mode,
+            "reason": result.reason,
+        }
+
+    def _chunk_view(self, hit: Any) -> ChunkView:
+        """A search's chunk hit (the indexer's ``CodeChunk`` and a score) as the daemon shows it."""
+        c = hit.chunk
+        return ChunkView(c.rel, self.uri_of(c.rel), c.symbol, c.kind, c.start_line, c.end_line, c.signature, hit.score)
+
+    def symbols(self, query: str, memories: int, chunks: int) -> list[types.WorkspaceSymbol]:
+        if self.engine is None:
+            return []
+        result = self.engine.search(query, memories, chunks=chunks, record=False)
+        root = Span(self.uri, "", None, None, None)
+        out = [convert.memory_symbol(s.memory, self.anchor_span(s.memory) or root) for s in result.memories]
+        return out + [convert.chunk_symbol(self._chunk_view(c)) for c in result.chunks]
+
+    def remember(
+        self, text: str, mtype: str, rel: str | None, symbol: str | None, line: int | None, tags: list[str]
+    ) -> dict[str, Any]:
+        engine = self._engine()
+        outcome = engine.remember(text, type=mtype, file=rel, symbol=symbol, line=line, tags=tags, source="user")
+        return {
+            "id": outcome.memory.id,
+            "merged": outcome.merged,
+            "memory": convert.memory_result(outcome.memory, self.anchor_span(outcome.memory)),
+            "candidates": [convert.memory_result(m, self.anchor_span(m)) for m in outcome.candidates],
+            "redacted": list(outcome.redacted),
+        }
+
+    def supersede(self, memory_id: str, text: str, mtype: str | None) -> dict[str, Any]:
+        result = self._engine().supersede(memory_id, text, type=mtype)
+        new = result[0] if isinstance(result, tuple) else result  # (new, old) or new: the engine's docs differ
+        return {"id": new.id, "superseded": memory_id, "memory": convert.memory_result(new, self.anchor_span(new))}
+
+    def forget(self, memory_id: str) -> dict[str, Any]:
+        return _status(self._engine().forget(memory_id))
+
+    def confirm(self, memory_id: str) -> dict[str, Any]:
+        return _status(self._engine().confirm(memory_id))
+
+    def mark_outdated(self, memory_id: str) -> dict[str, Any]:
+        return _status(self._engine().mark_stale(memory_id))
+
+    def repo_map(self, budget: int, focus: list[str]) -> dict[str, Any]:
+        rmap = self._engine().indexer.repo_map(budget, focus_files=focus)
+        files = [{"file": rel, "uri": self.uri_of(rel), "score": score} for rel, score in rmap.ranked_files[:MAP_FILES]]
+        return {"text": rmap.text, "tokens": rmap.tokens, "files": files}
+
+    def stats(self) -> dict[str, Any]:
+        data: dict[str, Any] = self._engine().stats().to_dict()
+        for item in data["important_without_memories"]:
+            item["uri"] = self.uri_of(item["file"])
+        return data
+
+
+def _status(memory: Memory) -> dict[str, Any]:
+    return {"id": memory.id, "status": memory.status}
+
+
+# ---------------------------------------------------------------- helpers (pure)
+
+
+def _buffer_spans(rel: str, text: str) -> dict[str, tuple[int, int]] | None:
+    """Current symbol spans of an edited, unsaved buffer, by parsing it (None if unsupported)."""
+    from hindsight.indexing.languages import language_for_path
+    from hindsight.indexing.parse import parse_source
+
+    spec = language_for_path(rel)
+    if spec is None:
+        return None
+    try:
+        parsed = parse_source(rel, text.encode("utf-8", "surrogatepass"), spec)
+    except Exception:  # a half-typed buffer must never break diagnostics
+        log.debug("parsing the buffer of %s failed", rel, exc_info=True)
+        return None
+    spans: dict[str, tuple[int, int]] = {}
+    for chunk in parsed.chunks:
+        if chunk.symbol in spans:
+            start, end = spans[chunk.symbol]
+            spans[chunk.symbol] = (min(start, chunk.start_line), max(end, chunk.end_line))
+        else:
+            spans[chunk.symbol] = (chunk.start_line, chunk.end_line)
+    return spans
+
+
+def _mention_name(anchor: Any) -> str | None:
+    """What a file that depends on the anchor would write: the symbol's last part, or the module name."""
+    if anchor.symbol and anchor.symbol != "<module>":
+        return str(anchor.symbol).rsplit(".", 1)[-1]
+    stem = Path(anchor.file).stem
+    return stem if stem not in ("__init__", "index", "mod", "main") else Path(anchor.file).parent.name or None
+
+
+def _first_mention(lines: list[str], name: str | None) -> int | None:
+    """1-based line of the first whole-word mention of ``name``, or None."""
+    if not name:
+        return None
+    pattern = re.compile(r"(?<![\w$])" + re.escape(name) + r"(?![\w$])")
+    for number, line in enumerate(lines, 1):
+        if name in line and pattern.search(line):
+            return number
+    return None

@@ -1,0 +1,406 @@
+"""Incremental indexing of a workspace by content hash.
+
+A run scans the workspace, trusts ``(size, mtime_ns)`` for files it already knows, hashes the
+others and re-parses only those whose bytes changed. Many files (a cold index) are read and parsed
+in worker processes, in batches, while this process writes each batch in one transaction; a few
+files (a save) are parsed in-process, which is faster than starting a pool. The file graph is kept
+in memory once loaded and updated file by file, so a save re-ranks without reloading anything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import multiprocessing
+import os
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hindsight import paths
+from hindsight.config import IndexSettings, Settings
+from hindsight.indexing.graph import FileGraph
+from hindsight.indexing.languages import language_for_path
+from hindsight.indexing.parse import parse_source
+from hindsight.indexing.records import FileParse, Import
+from hindsight.indexing.repomap import RepoMap, build_repo_map
+from hindsight.indexing.resolve import ImportResolver
+from hindsight.indexing.scanner import IGNORE_FILES, ScannedFile, Scanner, content_skip_reason
+from hindsight.indexing.store import CodeChunk, FileContent, FileRecord, IndexStore, chunk_words
+
+log = logging.getLogger(__name__)
+
+IN_PROCESS_MAX_FILES = 24  # below this, starting worker processes costs more than parsing here
+BATCH_FILES = 48  # files per worker task: large enough to amortise IPC, small enough to balance load
+HASH_DIGEST_BYTES = 16  # 128-bit blake2b: collisions are irrelevant at workspace scale, and it is fast
+SIGNATURE_MAX_CHARS = 200  # a definition line longer than this is not a useful map entry
+
+STATUS_OK = "ok"
+STATUS_ERRORS = "errors"  # parsed, but tree-sitter had to recover from syntax errors
+STATUS_SKIPPED = "skipped"
+SKIP_PARSE_FAILED = "parse-failed"
+
+Progress = Callable[[int, int], None]  # (files done, files to do)
+
+
+@dataclass
+class IndexReport:
+    added: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    renamed: list[tuple[str, str]] = field(default_factory=list)  # (old, new)
+    skipped: dict[str, str] = field(default_factory=dict)  # rel -> reason
+    parsed: int = 0  # files run through the parser in this run
+    unchanged: int = 0
+    unsupported: int = 0  # files no language claims
+    timings: dict[str, float] = field(default_factory=dict)  # phase -> seconds
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "added": self.added, "changed": self.changed, "deleted": self.deleted,
+            "renamed": [list(p) for p in self.renamed], "skipped": self.skipped, "parsed": self.parsed,
+            "unchanged": self.unchanged, "unsupported": self.unsupported,
+            "timings": {k: round(v, 4) for k, v in self.timings.items()},
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class _Limits:
+    max_file_bytes: int
+    max_line_length: int
+
+
+@dataclass(slots=True)
+class _Outcome:
+    """What reading one file found: new content, the same bytes (``record`` has the new stat) or nothing."""
+
+    rel: str
+    content: FileContent | None = None
+    record: FileRecord | None = None
+    unreadable: bool = False
+
+
+class Indexer:
+    """The code index of one workspace; safe to share between threads (calls are serialised)."""
+
+    def __init__(self, root: Path, settings: Settings | IndexSettings, db_path: Path | None = None) -> None:
+        self.root = Path(root).resolve()
+        self.settings = settings.index if isinstance(settings, Settings) else settings
+        self.store = IndexStore(db_path or paths.workspace_dir(self.root) / "index.db")
+        self.scanner = Scanner(self.root, self.settings, want=lambda rel: language_for_path(rel) is not None)
+        self._records = self.store.files()
+        self._graph: FileGraph | None = None
+        self._resolver: ImportResolver | None = None
+        self._lock = threading.RLock()
+
+    def close(self) -> None:
+        with self._lock:
+            self.store.close()
+
+    def __enter__(self) -> Indexer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- indexing ------------------------------------------------------------------------------
+
+    def index(self, progress: Progress | None = None) -> IndexReport:
+        """Bring the index up to date with the whole workspace."""
+        with self._lock:
+            report = IndexReport()
+            started = time.perf_counter()
+            scan = self.scanner.scan()
+            report.timings["scan"] = time.perf_counter() - started
+            report.skipped.update(scan.skipped)
+            report.unsupported = scan.unsupported
+            present = {f.rel: f for f in scan.files}
+            jobs = self._jobs(scan.files, report)
+            gone = [rel for rel in self._records if rel not in present]
+            self._apply(jobs, gone, report, progress)
+            report.timings["total"] = time.perf_counter() - started
+            return report
+
+    def index_files(self, rels: Iterable[str]) -> IndexReport:
+        """Re-index a few files (an editor save); deleted or newly ignored ones leave the index."""
+        rels = [r.replace(os.sep, "/") for r in rels]
+        if any(rel.rsplit("/", 1)[-1] in IGNORE_FILES for rel in rels):
+            return self.index()  # ignore rules changed: only a full scan knows what they now cover
+        with self._lock:
+            report = IndexReport()
+            started = time.perf_counter()
+            found: list[ScannedFile] = []
+            gone: list[str] = []
+            for rel in dict.fromkeys(rels):
+                verdict = self.scanner.check(rel)
+                if isinstance(verdict, ScannedFile):
+                    found.append(verdict)
+                    continue
+                if verdict is not None:
+                    report.skipped[rel] = verdict
+                if rel in self._records:
+                    gone.append(rel)
+            jobs = self._jobs(found, report)
+            self._apply(jobs, gone, report, None)
+            report.timings["total"] = time.perf_counter() - started
+            return report
+
+    def _jobs(self, files: Iterable[ScannedFile], report: IndexReport) -> list[tuple[str, str | None]]:
+        """Files to read: unknown ones, and known ones whose size or mtime moved (with their old hash)."""
+        jobs: list[tuple[str, str | None]] = []
+        for f in files:
+            known = self._records.get(f.rel)
+            if known is not None and known.size == f.size and known.mtime_ns == f.mtime_ns:
+                report.unchanged += 1
+                if known.status == STATUS_SKIPPED and known.reason:
+                    report.skipped[f.rel] = known.reason
+                continue
+            jobs.append((f.rel, known.content_hash if known else None))
+        return jobs
+
+    def _apply(
+        self, jobs: list[tuple[str, str | None]], gone: list[str], report: IndexReport, progress: Progress | None
+    ) -> None:
+        started = time.perf_counter()
+        written: list[FileContent] = []
+        touched: list[FileRecord] = []
+        write_time = 0.0
+        for batch in self._outcomes(jobs, progress):
+            contents = [o.content for o in batch if o.content is not None]
+            touched += [o.record for o in batch if o.record is not None]
+            gone += [o.rel for o in batch if o.unreadable and o.rel in self._records]
+            t = time.perf_counter()
+            self.store.write(contents)
+            write_time += time.perf_counter() - t
+            written += contents
+        if touched:
+            self.store.touch(touched)
+        report.timings["parse"] = time.perf_counter() - started
+        report.timings["write"] = write_time
+        self._classify(written, touched, gone, report)
+        t = time.perf_counter()
+        removed = [rel for rel in gone if rel in self._records]
+        set_changed = bool(report.added or removed) or any(self._status_flips(c.record) for c in written)
+        self.store.delete(removed)
+        self._update_memory(written, touched, removed)
+        self._update_edges(written, removed, file_set_changed=set_changed)
+        report.timings["resolve"] = time.perf_counter() - t
+
+    def _outcomes(self, jobs: list[tuple[str, str | None]], progress: Progress | None) -> Iterator[list[_Outcome]]:
+        limits = _Limits(self.settings.max_file_bytes, self.settings.max_line_length)
+        total, done = len(jobs), 0
+        if progress:
+            progress(0, total)
+        if total <= IN_PROCESS_MAX_FILES:
+            if jobs:
+                yield _process_batch(str(self.root), jobs, limits)
+                if progress:
+                    progress(total, total)
+            return
+        workers = max(1, self.settings.workers or os.cpu_count() or 1)
+        batches = [jobs[i : i + BATCH_FILES] for i in range(0, total, BATCH_FILES)]
+        with ProcessPoolExecutor(max_workers=min(workers, len(batches)), mp_context=_pool_context()) as pool:
+            futures = {pool.submit(_process_batch, str(self.root), batch, limits): len(batch) for batch in batches}
+            for future in as_completed(futures):
+                yield future.result()
+                done += futures[future]
+                if progress:
+                    progress(done, total)
+
+    def _status_flips(self, rec: FileRecord) -> bool:
+        """A known file became skipped, or a skipped one parseable: the set of graph files changes."""
+        known = self._records.get(rec.rel)
+        return known is not None and (known.status == STATUS_SKIPPED) != (rec.status == STATUS_SKIPPED)
+
+    def _classify(
+        self, written: list[FileContent], touched: list[FileRecord], gone: list[str], report: IndexReport
+    ) -> None:
+        """Fill the report: added/changed/deleted, renames (a vanished file's bytes under a new name)."""
+        report.unchanged += len(touched)
+        vanished_by_hash = {self._records[rel].content_hash: rel for rel in gone if rel in self._records}
+        for content in written:
+            rec = content.record
+            if rec.status == STATUS_SKIPPED:
+                report.skipped[rec.rel] = rec.reason or STATUS_SKIPPED
+            else:
+                report.parsed += 1
+            if rec.rel in self._records:
+                report.changed.append(rec.rel)
+            elif (old := vanished_by_hash.pop(rec.content_hash, None)) is not None:
+                report.renamed.append((old, rec.rel))
+            else:
+                report.added.append(rec.rel)
+        renamed_from = {old for old, _ in report.renamed}
+        report.deleted = sorted(rel for rel in gone if rel in self._records and rel not in renamed_from)
+        report.added.sort()
+        report.changed.sort()
+
+    # -- in-memory state: records, graph, resolver ---------------------------------------------
+
+    def _update_memory(self, written: list[FileContent], touched: list[FileRecord], removed: list[str]) -> None:
+        for rec in touched:
+            self._records[rec.rel] = rec
+        for rel in removed:
+            self._records.pop(rel, None)
+            if self._graph is not None:
+                self._graph.remove_file(rel)
+        for content in written:
+            rec = content.record
+            self._records[rec.rel] = rec
+            if self._graph is None:
+                continue
+            if rec.status == STATUS_SKIPPED:
+                self._graph.remove_file(rec.rel)
+            else:
+                self._graph.set_file(rec.rel, (d[0] for d in content.defs), content.refs)
+
+    def _indexed(self) -> list[str]:
+        return [rel for rel, rec in self._records.items() if rec.status != STATUS_SKIPPED]
+
+    def _update_edges(self, written: list[FileContent], removed: list[str], *, file_set_changed: bool) -> None:
+        if not written and not removed:
+            return
+        resolver = self._resolver
+        if resolver is not None:
+            for rel in removed:
+                resolver.remove(rel)
+            for content in written:
+                resolver.remove(content.record.rel)
+                if content.record.status != STATUS_SKIPPED:
+                    resolver.add(content.record.rel)
+        if file_set_changed:
+            imports = self.store.imports()  # a new or vanished file can change what any import means
+        else:
+            imports = {c.record.rel: (c.record.language, c.imports) for c in written}
+        edges = self._resolve(imports)
+        self.store.set_edges(edges, replace_all=file_set_changed)
+        if self._graph is not None:
+            self._graph.set_imports(edges, replace_all=file_set_changed)
+
+    def _resolve(self, imports: dict[str, tuple[str, list[Import]]]) -> dict[str, set[str]]:
+        if self._resolver is None:
+            self._resolver = ImportResolver(self._indexed(), self._read_text)
+        edges: dict[str, set[str]] = {}
+        for rel, (language, imps) in imports.items():
+            targets: set[str] = set()
+            for imp in imps:
+                try:
+                    targets.update(self._resolver.resolve(rel, language, imp))
+                except Exception:  # one odd import must not stop indexing the rest
+                    log.exception("resolving import %r in %s failed", imp.spec, rel)
+            edges[rel] = targets - {rel}
+        return edges
+
+    def _read_text(self, rel: str) -> str | None:
+        try:
+            return (self.root / rel).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+
+    @property
+    def graph(self) -> FileGraph:
+        """The file graph, loaded from the index on first use and kept up to date afterwards."""
+        with self._lock:
+            if self._graph is None:
+                self._graph = FileGraph.build(
+                    self._indexed(), self.store.def_names(), self.store.ref_counts(), self.store.edges()
+                )
+            return self._graph
+
+    # -- queries -------------------------------------------------------------------------------
+
+    def files(self) -> dict[str, FileRecord]:
+        with self._lock:
+            return dict(self._records)
+
+    def chunks_for(self, rel: str) -> list[CodeChunk]:
+        with self._lock:
+            return self.store.chunks_for(rel)
+
+    def chunk_at(self, rel: str, line: int) -> CodeChunk | None:
+        with self._lock:
+            return self.store.chunk_at(rel, line)
+
+    def chunk_by_symbol(self, rel: str, symbol: str) -> CodeChunk | None:
+        with self._lock:
+            return self.store.chunk_by_symbol(rel, symbol)
+
+    def repo_map(self, budget_tokens: int, focus_files: Sequence[str] = (), idents: Sequence[str] = ()) -> RepoMap:
+        with self._lock:
+            return build_repo_map(self.graph, self.store, budget_tokens, focus_files, idents)
+
+
+# -- worker side: everything below runs in worker processes (or in-process for a few files) ----
+
+
+def _pool_context() -> multiprocessing.context.BaseContext:
+    # forkserver: the daemon has threads, and fork() with threads can deadlock the child
+    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    return multiprocessing.get_context(method)
+
+
+def _process_batch(root: str, jobs: list[tuple[str, str | None]], limits: _Limits) -> list[_Outcome]:
+    return [_process_file(root, rel, old_hash, limits) for rel, old_hash in jobs]
+
+
+def _process_file(root: str, rel: str, old_hash: str | None, limits: _Limits) -> _Outcome:
+    try:
+        with open(os.path.join(root, rel), "rb") as fh:
+            st = os.fstat(fh.fileno())
+            data = fh.read(limits.max_file_bytes + 1)
+    except FileNotFoundError:
+        return _Outcome(rel, unreadable=True)
+    except OSError as exc:
+        log.warning("cannot read %s: %s", rel, exc)
+        return _Outcome(rel, unreadable=True)
+    spec = language_for_path(rel)
+    digest = hashlib.blake2b(data, digest_size=HASH_DIGEST_BYTES).hexdigest()
+    language = spec.name if spec else ""
+    record = FileRecord(rel, language, st.st_size, st.st_mtime_ns, digest, STATUS_OK)
+    if digest == old_hash:
+        return _Outcome(rel, record=record)
+    reason = "oversized" if len(data) > limits.max_file_bytes else content_skip_reason(data, limits.max_line_length)
+    if reason is None and spec is None:
+        reason = "unsupported"
+    if reason is not None:
+        log.info("skipping %s: %s", rel, reason)
+        return _Outcome(rel, content=_skipped(record, reason))
+    try:
+        parsed = parse_source(rel, data, spec)
+    except Exception:  # a parser bug on one file must cost that file only
+        log.exception("parsing %s failed", rel)
+        return _Outcome(rel, content=_skipped(record, SKIP_PARSE_FAILED))
+    return _Outcome(rel, content=_content(record, parsed, data))
+
+
+def _skipped(record: FileRecord, reason: str) -> FileContent:
+    rec = FileRecord(record.rel, record.language, record.size, record.mtime_ns, record.content_hash,
+                     STATUS_SKIPPED, reason)
+    return FileContent(rec, [], [], [], {}, [])
+
+
+def _content(record: FileRecord, parsed: FileParse, data: bytes) -> FileContent:
+    status = STATUS_ERRORS if parsed.has_errors else STATUS_OK
+    rec = FileRecord(record.rel, record.language, record.size, record.mtime_ns, record.content_hash, status)
+    signatures = {c.symbol: c.signature for c in parsed.chunks if c.part == 0}
+    lines: list[bytes] | None = None
+    defs = []
+    refs: Counter[str] = Counter()
+    for tag in parsed.tags:
+        if tag.kind == "ref":
+            refs[tag.name] += 1
+            continue
+        signature = signatures.get(tag.symbol)
+        if signature is None:  # a definition without its own chunk: show its line
+            lines = lines if lines is not None else data.splitlines()
+            raw = lines[tag.line - 1] if 0 < tag.line <= len(lines) else b""
+            signature = raw.decode("utf-8", "replace").strip()[:SIGNATURE_MAX_CHARS]
+        defs.append((tag.name, tag.category, tag.line, tag.symbol, signature))
+    memo: dict[str, tuple[str, ...]] = {}
+    words = [chunk_words(c.symbol, c.text, memo) for c in parsed.chunks]
+    return FileContent(rec, list(parsed.chunks), words, defs, dict(refs), list(parsed.imports))

@@ -1,0 +1,425 @@
+"""The index database: files, chunks (with full-text search), definitions, references, imports, edges.
+
+It is a cache of what parsing the workspace yields, so it can always be rebuilt: a corrupt file is
+logged, moved aside and recreated. This module is the one place that holds the index's SQL.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import sqlite3
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from hindsight import sqlite
+from hindsight.indexing.records import Chunk, Import
+
+log = logging.getLogger(__name__)
+
+WHAT = "index database"
+IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+CAMEL_PART_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+QUERY_WORD_RE = re.compile(r"\w+")
+
+MIGRATIONS = [
+    sqlite.Migration(
+        "m001_initial",
+        """
+        CREATE TABLE files (
+            id INTEGER PRIMARY KEY,
+            rel TEXT NOT NULL UNIQUE,
+            language TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            content_hash TEXT NOT NULL,
+            status TEXT NOT NULL,   -- ok | errors (parsed with syntax errors) | skipped
+            reason TEXT             -- why skipped
+        );
+        CREATE TABLE chunks (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: new rows of a batch are the ids above its start
+            file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            symbol TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            start_line INTEGER NOT NULL,
+            end_line INTEGER NOT NULL,
+            start_byte INTEGER NOT NULL,
+            end_byte INTEGER NOT NULL,
+            signature TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            text TEXT NOT NULL,
+            part INTEGER NOT NULL,
+            words TEXT NOT NULL     -- parts of compound identifiers, so "user name" finds getUserName
+        );
+        CREATE INDEX chunks_by_file ON chunks(file_id, symbol);
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(
+            symbol, text, words, content='chunks', content_rowid='id', tokenize="unicode61 tokenchars '_'"
+        );
+        CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
+            INSERT INTO chunks_fts(chunks_fts, rowid, symbol, text, words)
+            VALUES ('delete', old.id, old.symbol, old.text, old.words);
+        END;
+        CREATE TABLE defs (
+            file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            category TEXT NOT NULL,
+            line INTEGER NOT NULL,
+            symbol TEXT NOT NULL,
+            signature TEXT NOT NULL
+        );
+        CREATE INDEX defs_by_file ON defs(file_id);
+        CREATE INDEX defs_by_name ON defs(name);
+        CREATE TABLE refs (
+            file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            count INTEGER NOT NULL
+        );
+        CREATE INDEX refs_by_file ON refs(file_id);
+        CREATE TABLE imports (
+            file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            spec TEXT NOT NULL,
+            line INTEGER NOT NULL,
+            names TEXT NOT NULL     -- JSON list
+        );
+        CREATE INDEX imports_by_file ON imports(file_id);
+        CREATE TABLE edges (
+            src_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            dst_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            PRIMARY KEY (src_id, dst_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX edges_by_dst ON edges(dst_id);
+        """,
+    ),
+]
+
+
+@dataclass(frozen=True, slots=True)
+class FileRecord:
+    """What the index knows about one file; ``status`` is ok, errors or skipped (then ``reason``)."""
+
+    rel: str
+    language: str
+    size: int
+    mtime_ns: int
+    content_hash: str
+    status: str
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CodeChunk:
+    """A stored chunk: the parser's :class:`Chunk` plus its id and file."""
+
+    id: int
+    rel: str
+    symbol: str
+    kind: str
+    start_line: int
+    end_line: int
+    start_byte: int
+    end_byte: int
+    signature: str
+    content_hash: str
+    text: str
+    part: int
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    rel: str
+    name: str
+    category: str
+    line: int
+    symbol: str
+    signature: str
+
+
+@dataclass(slots=True)
+class FileContent:
+    """Everything parsing one file produced, ready to store (built in worker processes)."""
+
+    record: FileRecord
+    chunks: list[Chunk]
+    chunk_words: list[str]
+    defs: list[tuple[str, str, int, str, str]]  # name, category, line, symbol, signature
+    refs: dict[str, int]  # name -> number of references
+    imports: list[Import]
+
+
+def split_identifier(ident: str) -> list[str]:
+    """``getHTTPResponse_code`` -> ``["get", "http", "response", "code"]``."""
+    return [p.lower() for part in ident.split("_") if part for p in CAMEL_PART_RE.findall(part)]
+
+
+def chunk_words(symbol: str, text: str, memo: dict[str, tuple[str, ...]] | None = None) -> str:
+    """The parts of the compound identifiers in a chunk, once each, for the FTS ``words`` column.
+
+    ``memo`` caches splits across the chunks of one file (nested chunks repeat their children's text).
+    """
+    memo = {} if memo is None else memo
+    seen: dict[str, None] = {}
+    for ident in dict.fromkeys(IDENT_RE.findall(symbol + " " + text)):
+        parts = memo.get(ident)
+        if parts is None:
+            compound = "_" in ident.strip("_") or not (ident.islower() or ident.isupper())
+            parts = memo[ident] = tuple(split_identifier(ident)) if compound else ()
+        if len(parts) > 1:
+            seen.update(dict.fromkeys(parts))
+    return " ".join(seen)
+
+
+def fts_query(text: str) -> str:
+    """A safe FTS5 query from free text: each word quoted, any word may match (bm25 ranks)."""
+    words: dict[str, None] = {}
+    for word in QUERY_WORD_RE.findall(text):
+        words[word.lower()] = None
+        for part in split_identifier(word):
+            words[part] = None
+    return " OR ".join(f'"{w}"' for w in words)
+
+
+class IndexStore:
+    """The index database of one workspace. Not thread-safe: the Indexer serialises access."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.conn = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            conn = sqlite.connect(self.path)
+            row = conn.execute("PRAGMA quick_check").fetchone()
+            if row is None or row[0] != "ok":
+                raise sqlite3.DatabaseError(f"quick_check: {row[0] if row else 'no answer'}")
+            sqlite.migrate(conn, MIGRATIONS, what=WHAT)
+            return conn
+        except sqlite.SchemaTooNewError:
+            raise
+        except sqlite3.DatabaseError as exc:
+            aside = self._move_aside()
+            log.warning("the %s %s is corrupt (%s); moved it to %s and rebuilding", WHAT, self.path, exc, aside)
+            conn = sqlite.connect(self.path)
+            sqlite.migrate(conn, MIGRATIONS, what=WHAT)
+            return conn
+
+    def _move_aside(self) -> Path:
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
+        os.replace(self.path, aside)
+        for suffix in ("-wal", "-shm"):
+            side = Path(str(self.path) + suffix)
+            if side.exists():
+                side.unlink()
+        return aside
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- files ---------------------------------------------------------------------------------
+
+    def files(self) -> dict[str, FileRecord]:
+        rows = self.conn.execute(
+            "SELECT rel, language, size, mtime_ns, content_hash, status, reason FROM files ORDER BY rel"
+        )
+        return {r[0]: FileRecord(*r) for r in rows}
+
+    def write(self, contents: Sequence[FileContent]) -> None:
+        """Store parsed files, replacing what was known about them, in one transaction."""
+        with sqlite.transaction(self.conn) as conn:
+            row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'chunks'").fetchone()
+            last_chunk = row[0] if row else 0
+            for content in contents:
+                self._write_one(conn, content)
+            # one statement for the batch: ~3x faster than feeding FTS5 row by row from a trigger
+            conn.execute(
+                """INSERT INTO chunks_fts(rowid, symbol, text, words)
+                   SELECT id, symbol, text, words FROM chunks WHERE id > ?""",
+                (last_chunk,),
+            )
+
+    def _write_one(self, conn: sqlite3.Connection, content: FileContent) -> None:
+        rec = content.record
+        file_id = self._upsert_file(conn, rec)
+        for table in ("chunks", "defs", "refs", "imports"):
+            conn.execute(f"DELETE FROM {table} WHERE file_id = ?", (file_id,))
+        conn.executemany(
+            """INSERT INTO chunks (file_id, symbol, kind, start_line, end_line, start_byte, end_byte,
+                                   signature, content_hash, text, part, words)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            [
+                (file_id, c.symbol, c.kind, c.start_line, c.end_line, c.start_byte, c.end_byte, c.signature,
+                 c.content_hash, c.text, c.part, words)
+                for c, words in zip(content.chunks, content.chunk_words, strict=True)
+            ],
+        )
+        conn.executemany(
+            "INSERT INTO defs (file_id, name, category, line, symbol, signature) VALUES (?, ?, ?, ?, ?, ?)",
+            [(file_id, *d) for d in content.defs],
+        )
+        conn.executemany(
+            "INSERT INTO refs (file_id, name, count) VALUES (?, ?, ?)",
+            [(file_id, name, n) for name, n in content.refs.items()],
+        )
+        conn.executemany(
+            "INSERT INTO imports (file_id, spec, line, names) VALUES (?, ?, ?, ?)",
+            [(file_id, i.spec, i.line, json.dumps(list(i.names))) for i in content.imports],
+        )
+
+    def _upsert_file(self, conn: sqlite3.Connection, rec: FileRecord) -> int:
+        row = conn.execute(
+            """INSERT INTO files (rel, language, size, mtime_ns, content_hash, status, reason)
+               VALUES (?, ?, ?, ?, ?, ?, ?)
+               ON CONFLICT (rel) DO UPDATE SET language = excluded.language, size = excluded.size,
+                   mtime_ns = excluded.mtime_ns, content_hash = excluded.content_hash,
+                   status = excluded.status, reason = excluded.reason
+               RETURNING id""",
+            (rec.rel, rec.language, rec.size, rec.mtime_ns, rec.content_hash, rec.status, rec.reason),
+        ).fetchone()
+        return int(row[0])
+
+    def touch(self, records: Iterable[FileRecord]) -> None:
+        """Record a new size/mtime for files whose bytes did not change."""
+        with sqlite.transaction(self.conn) as conn:
+            conn.executemany(
+                "UPDATE files SET size = ?, mtime_ns = ? WHERE rel = ?",
+                [(r.size, r.mtime_ns, r.rel) for r in records],
+            )
+
+    def delete(self, rels: Iterable[str]) -> None:
+        with sqlite.transaction(self.conn) as conn:
+            conn.executemany("DELETE FROM files WHERE rel = ?", [(rel,) for rel in rels])
+
+    # -- imports and edges ---------------------------------------------------------------------
+
+    def imports(self, rels: Iterable[str] | None = None) -> dict[str, tuple[str, list[Import]]]:
+        """rel -> (language, imports) for ``rels`` (all files when None)."""
+        sql = """SELECT f.rel, f.language, i.spec, i.line, i.names FROM imports i JOIN files f ON f.id = i.file_id"""
+        out: dict[str, tuple[str, list[Import]]] = {}
+        if rels is None:
+            rows: Iterable[sqlite3.Row] = self.conn.execute(sql + " ORDER BY i.rowid")
+        else:
+            rows = [r for rel in rels for r in self.conn.execute(sql + " WHERE f.rel = ? ORDER BY i.rowid", (rel,))]
+        for rel, language, spec, line, names in rows:
+            out.setdefault(rel, (language, []))[1].append(Import(spec, line, tuple(json.loads(names))))
+        return out
+
+    def set_edges(self, edges: dict[str, set[str]], *, replace_all: bool) -> None:
+        """Store resolved import edges for the sources in ``edges`` (for every file when ``replace_all``)."""
+        pairs = [(src, dst) for src, dsts in edges.items() for dst in dsts]
+        with sqlite.transaction(self.conn) as conn:
+            if replace_all:
+                conn.execute("DELETE FROM edges")
+            else:
+                conn.executemany(
+                    "DELETE FROM edges WHERE src_id = (SELECT id FROM files WHERE rel = ?)", [(s,) for s in edges]
+                )
+            conn.executemany(
+                """INSERT OR IGNORE INTO edges (src_id, dst_id)
+                   SELECT s.id, d.id FROM files s, files d WHERE s.rel = ? AND d.rel = ?""",
+                pairs,
+            )
+
+    def edges(self) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        rows = self.conn.execute(
+            "SELECT s.rel, d.rel FROM edges e JOIN files s ON s.id = e.src_id JOIN files d ON d.id = e.dst_id"
+        )
+        for src, dst in rows:
+            out.setdefault(src, set()).add(dst)
+        return out
+
+    # -- what the graph is built from ----------------------------------------------------------
+
+    def def_names(self) -> dict[str, list[str]]:
+        """rel -> names it defines (once each)."""
+        out: dict[str, list[str]] = {}
+        rows = self.conn.execute("SELECT DISTINCT f.rel, d.name FROM defs d JOIN files f ON f.id = d.file_id")
+        for rel, name in rows:
+            out.setdefault(rel, []).append(name)
+        return out
+
+    def ref_counts(self) -> dict[str, dict[str, int]]:
+        out: dict[str, dict[str, int]] = {}
+        rows = self.conn.execute("SELECT f.rel, r.name, r.count FROM refs r JOIN files f ON f.id = r.file_id")
+        for rel, name, count in rows:
+            out.setdefault(rel, {})[name] = count
+        return out
+
+    def definitions_in(self, rel: str) -> list[Definition]:
+        rows = self.conn.execute(
+            """SELECT f.rel, d.name, d.category, d.line, d.symbol, d.signature
+               FROM defs d JOIN files f ON f.id = d.file_id WHERE f.rel = ? ORDER BY d.line""",
+            (rel,),
+        )
+        return [Definition(*r) for r in rows]
+
+    def definitions_named(self, name: str) -> list[Definition]:
+        rows = self.conn.execute(
+            """SELECT f.rel, d.name, d.category, d.line, d.symbol, d.signature
+               FROM defs d JOIN files f ON f.id = d.file_id WHERE d.name = ? ORDER BY f.rel, d.line""",
+            (name,),
+        )
+        return [Definition(*r) for r in rows]
+
+    # -- chunks --------------------------------------------------------------------------------
+
+    _CHUNK_COLUMNS = """c.id, f.rel, c.symbol, c.kind, c.start_line, c.end_line, c.start_byte, c.end_byte,
+                        c.signature, c.content_hash, c.text, c.part"""
+
+    def chunks_for(self, rel: str) -> list[CodeChunk]:
+        rows = self.conn.execute(
+            f"""SELECT {self._CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id
+                WHERE f.rel = ? ORDER BY c.start_line, c.part""",
+            (rel,),
+        )
+        return [CodeChunk(*r) for r in rows]
+
+    def chunk_at(self, rel: str, line: int) -> CodeChunk | None:
+        """The innermost chunk whose span holds ``line`` (1-based)."""
+        row = self.conn.execute(
+            f"""SELECT {self._CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id
+                WHERE f.rel = ? AND c.start_line <= ? AND c.end_line >= ?
+                ORDER BY c.end_line - c.start_line, c.start_line DESC LIMIT 1""",
+            (rel, line, line),
+        ).fetchone()
+        return CodeChunk(*row) if row else None
+
+    def chunk_by_symbol(self, rel: str, symbol: str) -> CodeChunk | None:
+        """The chunk for ``symbol`` in ``rel`` (its first part when the definition was split)."""
+        row = self.conn.execute(
+            f"""SELECT {self._CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id
+                WHERE f.rel = ? AND c.symbol = ? ORDER BY c.part LIMIT 1""",
+            (rel, symbol),
+        ).fetchone()
+        return CodeChunk(*row) if row else None
+
+    def search_chunks(self, text: str, limit: int = 20) -> list[tuple[CodeChunk, float]]:
+        """Chunks matching free text, best first, with their bm25 score (higher is better)."""
+        query = fts_query(text)
+        if not query:
+            return []
+        rows = self.conn.execute(
+            f"""SELECT {self._CHUNK_COLUMNS}, -bm25(chunks_fts) AS score
+                FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id
+                WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts) LIMIT ?""",
+            (query, limit),
+        )
+        return [(CodeChunk(*r[:-1]), float(r[-1])) for r in rows]
+
+    def counts(self) -> dict[str, int]:
+        one = self.conn.execute
+        return {
+            "files": one("SELECT count(*) FROM files WHERE status != 'skipped'").fetchone()[0],
+            "chunks": one("SELECT count(*) FROM chunks").fetchone()[0],
+            "definitions": one("SELECT count(*) FROM defs").fetchone()[0],
+            "edges": one("SELECT count(*) FROM edges").fetchone()[0],
+        }
+
+    def languages(self) -> dict[str, int]:
+        rows = self.conn.execute(
+            "SELECT language, count(*) FROM files WHERE status != 'skipped' GROUP BY language ORDER BY 2 DESC"
+        )
+        return {r[0]: r[1] for r in rows}

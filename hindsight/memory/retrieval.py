@@ -1,0 +1,339 @@
+"""Ranking: hybrid search (BM25 ∪ hnsw → RRF → temporal floor × trust × confidence → dedupe) and
+proactive lookup for a file (anchors and graph neighbours, no embedding).
+
+The scoring functions are pure and take ``now`` explicitly, so ``as_of`` searches are reproducible
+and the benchmark can call exactly what the engine calls.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from hindsight.memory.store import Memory, MemoryFilter, MemoryStore
+from hindsight.memory.text import from_iso, fts_match_expression, normalise_text
+
+if TYPE_CHECKING:
+    from hindsight.memory.vectors import VectorIndex
+
+RRF_K = 60  # standard; flattens rank differences past the first few
+LEXICAL_CANDIDATES = 100  # BM25 list depth fed to fusion: deeper adds noise more than recall
+VECTOR_CANDIDATES = 100  # hnsw list depth fed to fusion
+VECTOR_OVERFETCH = 2  # hnsw holds superseded/archived memories too: fetch extra, filter by status in SQL
+
+# RRF keeps only ranks, so a weak match at rank 2 looks almost as good as a perfect one at rank 1; scaling
+# by how strong the match is (relative to the best candidate) keeps recency from lifting weak matches
+RELEVANCE_FLOOR = 0.5  # a candidate with almost no match strength keeps half its fused score
+
+RECENCY_HALF_LIFE_DAYS = 45.0  # recent memories get a gentle edge for about a quarter
+RECENCY_FLOOR = 0.8  # decay stops here: a perfect two-year-old match still beats weak recent ones
+ACCESS_HALF_LIFE_DAYS = 30.0  # a memory used recently counts as fresh again, fading over a month
+ACCESS_RECENCY_WEIGHT = 0.75  # access freshens less than creation: surfacing is weaker evidence than writing
+ACCESS_GAIN = 0.04  # per log-unit of access count: reinforcement that cannot swamp relevance
+MAX_ACCESS_BOOST = 1.15  # cap: a much-shown memory must not become unbeatable
+
+SOURCE_TRUST: Mapping[str, float] = {
+    "user": 1.0,  # written by a person on purpose
+    "import": 0.9,  # a teammate's memory shared through the repository
+    "commit": 0.85,  # mined from commit messages: real, but terse and sometimes off-topic
+    "agent": 0.7,  # an agent's note: useful, less vetted
+}
+DEFAULT_TRUST = 0.7  # unknown sources are treated like agents
+STATUS_WEIGHT: Mapping[str, float] = {
+    "active": 1.0,
+    "stale": 0.8,  # the code changed since: maybe outdated, still worth seeing
+    "orphaned": 0.6,  # its code is gone; the lesson may still apply elsewhere
+    "superseded": 0.3,  # only reachable when history is asked for explicitly
+    "archived": 0.3,
+}
+DUPLICATE_COSINE = 0.92  # above this two memories say the same thing: keep the better-ranked one
+
+SESSION_BOOST = 0.25  # a file touched this session lifts its memories by up to a quarter
+
+# proactive (file open)
+TYPE_PRIORITY: Mapping[str, float] = {
+    "gotcha": 1.0,  # the reason Hindsight exists: show first
+    "error_pattern": 1.0,
+    "dead_end": 0.9,  # saves someone from a wasted afternoon
+    "decision": 0.8,
+    "convention": 0.7,
+    "todo": 0.6,
+    "preference": 0.5,
+    "note": 0.5,
+}
+NEIGHBOUR_WEIGHT = 0.5  # a dependency's memory matters, but less than the file's own
+NEIGHBOUR_FILE_WIDE_WEIGHT = 0.6  # of that: a dependency's file-wide memory is vaguer than one on a used symbol
+SYMBOL_ANCHOR_WEIGHT = 1.0
+FILE_ANCHOR_WEIGHT = 0.9  # file-wide memories are less specific than symbol ones
+MAX_NEIGHBOUR_FILES = 24  # dependencies considered on open: enough for real files, bounded for latency
+SECONDS_PER_DAY = 86400.0
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredMemory:
+    memory: Memory
+    score: float
+    lexical_rank: int | None = None  # 1-based rank in the BM25 list
+    vector_rank: int | None = None  # 1-based rank in the vector list
+    cosine: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ProactiveHit:
+    memory: Memory
+    score: float
+    relation: str  # "file": anchored to the opened file; "dependency": to a definition the file uses
+    via_file: str | None = None  # the dependency file, for "dependency"
+    already_shown: bool = False  # shown earlier in this session
+
+
+@dataclass(slots=True)
+class SearchTimings:
+    lexical_ms: float = 0.0
+    embed_ms: float = 0.0
+    vector_ms: float = 0.0
+    rank_ms: float = 0.0
+
+
+@dataclass(slots=True)
+class RankedSearch:
+    hits: list[ScoredMemory]
+    timings: SearchTimings = field(default_factory=SearchTimings)
+
+
+# ---------------------------------------------------------------- pure scoring
+
+
+def decay(age_seconds: float, half_life_days: float) -> float:
+    return 0.5 ** (max(0.0, age_seconds) / (half_life_days * SECONDS_PER_DAY))
+
+
+def temporal_factor(memory: Memory, now: float, *, use_access: bool = True) -> float:
+    """Recency that decays to ``RECENCY_FLOOR`` (never to zero), freshened and lifted by access."""
+    fresh = decay(now - from_iso(memory.created_at), RECENCY_HALF_LIFE_DAYS)
+    boost = 1.0
+    if use_access and memory.last_accessed_at:
+        accessed = from_iso(memory.last_accessed_at)
+        if accessed <= now:
+            fresh = max(fresh, ACCESS_RECENCY_WEIGHT * decay(now - accessed, ACCESS_HALF_LIFE_DAYS))
+            boost = min(MAX_ACCESS_BOOST, 1.0 + ACCESS_GAIN * math.log1p(memory.access_count))
+    return (RECENCY_FLOOR + (1.0 - RECENCY_FLOOR) * fresh) * boost
+
+
+def trust(memory: Memory) -> float:
+    return SOURCE_TRUST.get(memory.source, DEFAULT_TRUST) * max(0.0, min(1.0, memory.confidence))
+
+
+def status_weight(memory: Memory, as_of: str | None) -> float:
+    if as_of and memory.status in ("superseded", "archived") and memory.ended_at and memory.ended_at > as_of:
+        return STATUS_WEIGHT["active"]  # it was current at that time
+    return STATUS_WEIGHT.get(memory.status, 0.5)
+
+
+def rrf(ranks: Sequence[int | None]) -> float:
+    return sum(1.0 / (RRF_K + r) for r in ranks if r is not None)
+
+
+def relevance(strengths: Sequence[float | None]) -> float:
+    """``RELEVANCE_FLOOR``…1 from the best of a candidate's per-list strengths (score / best score in that list)."""
+    best = max((min(1.0, max(0.0, s)) for s in strengths if s is not None), default=0.0)
+    return RELEVANCE_FLOOR + (1.0 - RELEVANCE_FLOOR) * best
+
+
+def matches_filter(m: Memory, flt: MemoryFilter) -> bool:
+    """Python twin of ``MemoryStore._filter_sql`` for candidates that come from the vector index."""
+    if flt.types and m.type not in flt.types:
+        return False
+    if flt.file:
+        f = flt.file.rstrip("/")
+        if m.anchor is None or not (m.anchor.file == f or m.anchor.file.startswith(f + "/")):
+            return False
+    if flt.since and m.created_at < flt.since:
+        return False
+    if flt.as_of:
+        if m.created_at > flt.as_of:
+            return False
+        ended_later = m.status in ("superseded", "archived") and bool(m.ended_at) and m.ended_at > flt.as_of  # type: ignore[operator]
+        if flt.statuses and m.status not in flt.statuses and not ended_later:
+            return False
+    elif flt.statuses and m.status not in flt.statuses:
+        return False
+    return not (flt.tags and not set(flt.tags) <= set(m.tags))
+
+
+def dedupe(
+    ranked: Sequence[ScoredMemory],
+    k: int,
+    vectors: Mapping[int, np.ndarray] | None,
+    threshold: float = DUPLICATE_COSINE,
+) -> list[ScoredMemory]:
+    """Keep the best of each group of near-duplicates (cosine > threshold; same text when no vectors)."""
+    kept: list[ScoredMemory] = []
+    kept_vecs: list[np.ndarray] = []
+    seen_text: set[str] = set()
+    for hit in ranked:
+        key = normalise_text(hit.memory.text)
+        if key in seen_text:
+            continue
+        vec = vectors.get(hit.memory.num) if vectors else None
+        if vec is not None and kept_vecs and float(np.max(np.stack(kept_vecs) @ vec)) > threshold:
+            continue
+        kept.append(hit)
+        seen_text.add(key)
+        if vec is not None:
+            kept_vecs.append(vec)
+        if len(kept) >= k:
+            break
+    return kept
+
+
+# ---------------------------------------------------------------- search
+
+
+@dataclass(frozen=True, slots=True)
+class SearchParams:
+    k: int = 10
+    flt: MemoryFilter = field(default_factory=MemoryFilter)
+    now: float = 0.0  # evaluation time (as_of or the clock)
+    use_lexical: bool = True
+    use_vector: bool = True
+    use_temporal: bool = True
+    file_boosts: Mapping[str, float] = field(default_factory=dict)  # session personalization: file → [0, 1]
+
+
+def lexical_candidates(store: MemoryStore, query: str, flt: MemoryFilter, limit: int) -> list[tuple[int, float]]:
+    match = fts_match_expression(query)
+    if match is None:
+        return []
+    return store.fts_candidates(match, flt, limit)
+
+
+def vector_candidates(
+    store: MemoryStore, index: VectorIndex, qvec: np.ndarray, flt: MemoryFilter, limit: int
+) -> tuple[list[tuple[int, float]], dict[int, Memory]]:
+    """(num, cosine) best first, after filtering, and the memories loaded on the way."""
+    raw = index.query(qvec, limit * VECTOR_OVERFETCH)
+    loaded = store.by_nums([n for n, _ in raw])
+    out = [(n, c) for n, c in raw if n in loaded and matches_filter(loaded[n], flt)]
+    return out[:limit], loaded
+
+
+def rank(
+    store: MemoryStore,
+    index: VectorIndex | None,
+    query: str,
+    qvec: np.ndarray | None,
+    params: SearchParams,
+    clock: Callable[[], float],
+) -> RankedSearch:
+    """The search pipeline. ``qvec`` is the already-embedded query (None: lexical only)."""
+    timings = SearchTimings()
+    t0 = clock()
+    lex: list[tuple[int, float]] = []
+    if params.use_lexical:
+        lex = lexical_candidates(store, query, params.flt, LEXICAL_CANDIDATES)
+    t1 = clock()
+    vec: list[tuple[int, float]] = []
+    loaded: dict[int, Memory] = {}
+    if params.use_vector and index is not None and qvec is not None:
+        vec, loaded = vector_candidates(store, index, qvec, params.flt, VECTOR_CANDIDATES)
+    t2 = clock()
+    lex_rank = {n: i + 1 for i, (n, _) in enumerate(lex)}
+    vec_rank = {n: i + 1 for i, (n, _) in enumerate(vec)}
+    cos = dict(vec)
+    best_bm25 = min((s for _, s in lex), default=0.0)  # FTS5 bm25 is negative: lower is better
+    lex_strength = {n: (s / best_bm25 if best_bm25 < 0 else 0.0) for n, s in lex}
+    best_cos = max((c for _, c in vec), default=0.0)
+    vec_strength = {n: (c / best_cos if best_cos > 0 else 0.0) for n, c in vec}
+    missing = [n for n in lex_rank if n not in loaded]
+    if missing:
+        loaded.update(store.by_nums(missing))
+    scored: list[ScoredMemory] = []
+    for num in lex_rank.keys() | vec_rank.keys():
+        m = loaded.get(num)
+        if m is None:
+            continue
+        lr, vr = lex_rank.get(num), vec_rank.get(num)
+        score = rrf((lr, vr)) * relevance((lex_strength.get(num), vec_strength.get(num)))
+        if params.use_temporal:
+            score *= temporal_factor(m, params.now, use_access=params.flt.as_of is None)
+        score *= trust(m) * status_weight(m, params.flt.as_of)
+        if params.file_boosts and m.anchor is not None:
+            score *= 1.0 + SESSION_BOOST * params.file_boosts.get(m.anchor.file, 0.0)
+        scored.append(ScoredMemory(m, score, lr, vr, cos.get(num)))
+    scored.sort(key=lambda h: (-h.score, h.memory.id))
+    head = scored[: params.k * 3]  # near-duplicates can only remove a few; don't fetch vectors for all
+    vectors = index.vectors([h.memory.num for h in head]) if index is not None else None
+    hits = dedupe(head, params.k, vectors)
+    timings.lexical_ms = (t1 - t0) * 1000
+    timings.vector_ms = (t2 - t1) * 1000
+    timings.rank_ms = (clock() - t2) * 1000
+    return RankedSearch(hits, timings)
+
+
+# the baseline the benchmark compares against: a plain weighted sum with exponential decay
+BASELINE_VECTOR_WEIGHT = 0.7
+BASELINE_LEXICAL_WEIGHT = 0.2
+BASELINE_RECENCY_WEIGHT = 0.1
+BASELINE_DECAY_PER_HOUR = 0.001  # λ: the half-life is about 29 days, and there is no floor
+
+
+def baseline_rank(
+    store: MemoryStore, index: VectorIndex, query: str, qvec: np.ndarray, k: int, flt: MemoryFilter, now: float
+) -> list[ScoredMemory]:
+    """0.7·cosine + 0.2·normalised BM25 + 0.1·exp(−λ·age_hours), over the same candidates."""
+    lex = lexical_candidates(store, query, flt, LEXICAL_CANDIDATES)
+    vec, loaded = vector_candidates(store, index, qvec, flt, VECTOR_CANDIDATES)
+    best = max((-s for _, s in lex), default=0.0)
+    lex_norm = {n: (-s / best if best > 0 else 0.0) for n, s in lex}
+    nums = lex_norm.keys() | {n for n, _ in vec}
+    missing = [n for n in nums if n not in loaded]
+    if missing:
+        loaded.update(store.by_nums(missing))
+    vectors = index.vectors(list(nums))
+    out: list[ScoredMemory] = []
+    for n in nums:
+        m = loaded.get(n)
+        v = vectors.get(n)
+        if m is None:
+            continue
+        cosine = float(v @ qvec) if v is not None else 0.0
+        age_h = max(0.0, now - from_iso(m.created_at)) / 3600.0
+        score = (
+            BASELINE_VECTOR_WEIGHT * cosine
+            + BASELINE_LEXICAL_WEIGHT * lex_norm.get(n, 0.0)
+            + BASELINE_RECENCY_WEIGHT * math.exp(-BASELINE_DECAY_PER_HOUR * age_h)
+        )
+        out.append(ScoredMemory(m, score, cosine=cosine))
+    out.sort(key=lambda h: (-h.score, h.memory.id))
+    return out[:k]
+
+
+# ---------------------------------------------------------------- proactive
+
+
+def proactive_rank(
+    own: Sequence[Memory],
+    neighbours: Sequence[tuple[Memory, float, bool]],
+    now: float,
+    shown: set[str],
+    limit: int,
+) -> list[ProactiveHit]:
+    """Rank a file's own memories and its dependencies' (memory, dependency weight in [0,1], symbol used)."""
+    hits: list[ProactiveHit] = []
+    for m in own:
+        anchor_w = SYMBOL_ANCHOR_WEIGHT if m.anchor and m.anchor.symbol else FILE_ANCHOR_WEIGHT
+        score = TYPE_PRIORITY.get(m.type, 0.5) * anchor_w * temporal_factor(m, now) * trust(m)
+        score *= STATUS_WEIGHT.get(m.status, 0.5)
+        hits.append(ProactiveHit(m, score, "file", None, m.id in shown))
+    for m, dep_weight, symbol_used in neighbours:
+        rel_w = NEIGHBOUR_WEIGHT * dep_weight * (1.0 if symbol_used else NEIGHBOUR_FILE_WIDE_WEIGHT)
+        score = TYPE_PRIORITY.get(m.type, 0.5) * rel_w * temporal_factor(m, now) * trust(m)
+        score *= STATUS_WEIGHT.get(m.status, 0.5)
+        hits.append(ProactiveHit(m, score, "dependency", m.anchor.file if m.anchor else None, m.id in shown))
+    hits.sort(key=lambda h: (-h.score, h.memory.id))
+    return hits[:limit]

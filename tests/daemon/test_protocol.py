@@ -1,0 +1,187 @@
+"""The server as a protocol endpoint: initialize, settings, bad input — the server keeps serving."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcMethodNotFound
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from tests.daemon.conftest import (
+    EDITORS,
+    SERVER_COMMAND,
+    accept_registrations,
+    initialize_params,
+    raw_frame,
+    raw_request,
+    wait_until,
+)
+
+COMMANDS = {
+    "hindsight.remember",
+    "hindsight.search",
+    "hindsight.supersede",
+    "hindsight.forget",
+    "hindsight.confirm",
+    "hindsight.markOutdated",
+    "hindsight.repoMap",
+    "hindsight.stats",
+    "hindsight.reindex",
+}
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND), params=EDITORS)
+async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest, workspace: Path):
+    lsp_client.set_configuration({"diagnostics": {"maxWarnings": 2}}, section="hindsight")
+    lsp_client.registrations = accept_registrations(lsp_client)  # type: ignore[attr-defined]
+    result = await lsp_client.initialize_session(initialize_params(request.param, workspace))
+    lsp_client.init_result = result  # type: ignore[attr-defined]
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND))
+async def bad_settings_client(lsp_client: LanguageClient, workspace: Path):
+    options = {"diagnostics": {"maxWarnings": "three"}, "frobnicate": 1}
+    lsp_client.set_configuration({"embedder": {"nGpuLayers": "all"}}, section="hindsight")
+    accept_registrations(lsp_client)
+    await lsp_client.initialize_session(initialize_params("visual-studio-code", workspace, options))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_capabilities_advertise_every_feature(client: LanguageClient) -> None:
+    caps = client.init_result.capabilities  # type: ignore[attr-defined]
+    assert client.init_result.server_info.name == "hindsight"  # type: ignore[attr-defined]
+    assert caps.hover_provider
+    assert caps.workspace_symbol_provider
+    assert caps.code_action_provider
+    assert set(caps.execute_command_provider.commands) == COMMANDS
+    sync = caps.text_document_sync
+    assert sync.open_close and sync.save is not None and sync.change == types.TextDocumentSyncKind.Incremental
+
+
+async def test_invalid_settings_are_reported_and_defaults_used(bad_settings_client: LanguageClient) -> None:
+    client = bad_settings_client
+
+    def settings_message() -> types.ShowMessageParams | None:
+        return next((m for m in client.messages if "settings are invalid" in m.message), None)
+
+    message = await wait_until(client, types.WINDOW_SHOW_MESSAGE, settings_message)
+    assert message.type == types.MessageType.Warning
+    assert "maxWarnings" in message.message and "'three'" in message.message
+    assert "frobnicate" in message.message
+    assert "nGpuLayers" in message.message and "workspace/configuration" in message.message
+
+
+async def test_wrong_parameter_types_get_invalid_params(client: LanguageClient, workspace: Path) -> None:
+    uri = (workspace / "billing" / "models.py").as_uri()
+    bad_hover = {
+        "jsonrpc": "2.0",
+        "id": "bad-hover",
+        "method": "textDocument/hover",
+        "params": {"textDocument": {"uri": uri}, "position": {"line": "ten", "character": 0}},
+    }
+    with pytest.raises(JsonRpcInvalidParams) as info:
+        await raw_request(client, bad_hover, "bad-hover")
+    assert "position" in info.value.message
+
+    missing = {"jsonrpc": "2.0", "id": "no-params", "method": "textDocument/hover", "params": {}}
+    with pytest.raises(JsonRpcInvalidParams):
+        await raw_request(client, missing, "no-params")
+
+    # still serving, and answering properly
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(0, 0))
+    )
+    assert hover is None or isinstance(hover, types.Hover)
+
+
+async def test_unknown_method_and_bad_command_arguments(client: LanguageClient) -> None:
+    with pytest.raises(JsonRpcMethodNotFound):
+        await raw_request(client, {"jsonrpc": "2.0", "id": "nope", "method": "hindsight/nope", "params": {}}, "nope")
+
+    bad_calls = [
+        ("hindsight.search", [42]),
+        ("hindsight.search", [{"query": ""}]),
+        ("hindsight.search", [{"query": "x", "k": "many"}]),
+        ("hindsight.search", [{"query": "x"}, {"query": "y"}]),
+        ("hindsight.remember", [{"type": "gotcha"}]),
+        ("hindsight.remember", [{"text": "x", "type": "rumour"}]),
+        ("hindsight.remember", [{"text": "x" * 100_000}]),
+        ("hindsight.remember", [{"text": "x", "range": {"start": 3}}]),
+        ("hindsight.forget", [{"id": ["not", "a", "string"]}]),
+        ("hindsight.forget", [{"id": "01NOSUCHMEMORY0000000000000"}]),
+        ("hindsight.confirm", [{}]),
+        ("hindsight.repoMap", [{"budget": -5}]),
+        ("hindsight.noSuchCommand", [{}]),
+    ]
+    for command, arguments in bad_calls:
+        with pytest.raises(JsonRpcException) as info:
+            await client.workspace_execute_command_async(
+                types.ExecuteCommandParams(command=command, arguments=arguments)
+            )
+        assert info.value.code == JsonRpcInvalidParams.CODE, (command, arguments, info.value)
+
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="hindsight.stats", arguments=[{}])
+    )
+    assert isinstance(result, dict)
+
+
+async def test_malformed_frames_leave_the_server_serving(client: LanguageClient, workspace: Path) -> None:
+    raw_frame(client, b"{this is not json")
+    raw_frame(client, b"\xff\xfe\x00 not utf-8")
+    raw_frame(client, b"[1, 2, 3]")
+    raw_frame(client, b'"a string"')
+    raw_frame(client, {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": 7}})
+    raw_frame(client, {"jsonrpc": "1.0", "id": 5, "method": "initialize"})
+    raw_frame(client, b"x" * 3_000_000)  # a huge garbage payload
+
+    def errors_reported() -> bool:
+        return sum(m.type == types.MessageType.Error for m in client.messages) >= 3
+
+    await wait_until(client, types.WINDOW_SHOW_MESSAGE, errors_reported)
+    request_id = str(uuid.uuid4())
+    result = await raw_request(
+        client,
+        {"jsonrpc": "2.0", "id": request_id, "method": "workspace/symbol", "params": {"query": ""}},
+        request_id,
+    )
+    assert result == []
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND))
+async def degraded_client(lsp_client: LanguageClient, workspace: Path, tmp_path: Path):
+    accept_registrations(lsp_client)
+    options = {"embedder": {"model": "no-such-model"}}
+    folders = [workspace, tmp_path / "vanished"]
+    await lsp_client.initialize_session(initialize_params("neovim", workspace, options, folders))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_missing_model_and_folder_are_reported_and_serving_goes_on(
+    degraded_client: LanguageClient, workspace: Path
+) -> None:
+    client = degraded_client
+
+    def both_reported() -> bool:
+        text = " | ".join(m.message for m in client.messages)
+        return "lexical-only" in text and "does not exist" in text
+
+    await wait_until(client, types.WINDOW_SHOW_MESSAGE, both_reported)
+    models = (workspace / "billing" / "models.py").as_uri()
+    made = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(
+            command="hindsight.remember", arguments=[{"text": "Lexical still works.", "uri": models}]
+        )
+    )
+    found = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="hindsight.search", arguments=[{"query": "lexical works"}])
+    )
+    assert found["mode"] == "lexical" and found["memories"][0]["id"] == made["id"]

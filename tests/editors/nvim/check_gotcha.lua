@@ -1,0 +1,167 @@
+-- Run inside a real headless Neovim by tests/editors/test_nvim.py:
+--   open the fixture file, wait for the gotcha diagnostic, hover the symbol, run :Hindsight search.
+-- What Neovim saw is written as JSON for pytest to assert on. Waits are vim.wait on a condition.
+local config = vim.fn.json_decode(table.concat(vim.fn.readfile(assert(os.getenv("HINDSIGHT_TEST_CONFIG"))), "\n"))
+local hindsight = require("hindsight")
+local result = { steps = {} }
+
+local function now_ms()
+  return vim.loop.hrtime() / 1e6
+end
+
+local function step(name, action)
+  local started = now_ms()
+  local ok, err = pcall(action)
+  table.insert(result.steps, { name = name, ms = math.floor(now_ms() - started) })
+  if not ok then
+    error(name .. ": " .. tostring(err), 0)
+  end
+end
+
+local function wait_for(what, condition)
+  if not vim.wait(config.timeout_ms, condition, 20) then
+    error("timed out after " .. config.timeout_ms .. " ms waiting for " .. what, 0)
+  end
+end
+
+local function markdown_text(contents)
+  if type(contents) == "string" then
+    return contents
+  end
+  if contents.value then
+    return contents.value
+  end
+  local parts = {}
+  for _, part in ipairs(contents) do
+    table.insert(parts, markdown_text(part))
+  end
+  return table.concat(parts, "\n")
+end
+
+--- Waits for a scratch buffer named `name` (the plugin's :Hindsight map/stats output) and returns its text.
+local function wait_for_scratch(name)
+  local text
+  wait_for("the " .. name .. " buffer", function()
+    for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
+      if vim.api.nvim_buf_get_name(bufnr):find(name, 1, true) then
+        text = table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n")
+        return text ~= ""
+      end
+    end
+    return false
+  end)
+  return text
+end
+
+local function check()
+  local bufnr
+  step("open the file", function()
+    vim.cmd("edit " .. vim.fn.fnameescape(config.root .. "/" .. config.file))
+    bufnr = vim.api.nvim_get_current_buf()
+  end)
+  step("client attached", function()
+    wait_for("the hindsight client to attach", function()
+      return hindsight.client(bufnr) ~= nil
+    end)
+    result.root_dir = hindsight.client(bufnr).config.root_dir
+  end)
+  step("gotcha diagnostic", function()
+    wait_for("a hindsight diagnostic containing '" .. config.expect .. "'", function()
+      for _, diagnostic in ipairs(vim.diagnostic.get(bufnr)) do
+        if diagnostic.source == "hindsight" and diagnostic.message:find(config.expect, 1, true) then
+          result.diagnostic = {
+            message = diagnostic.message,
+            lnum = diagnostic.lnum,
+            severity = diagnostic.severity,
+            code = diagnostic.code or (diagnostic.user_data and diagnostic.user_data.lsp and diagnostic.user_data.lsp.code),
+          }
+          return true
+        end
+      end
+      return false
+    end)
+  end)
+  step("hover", function()
+    local params = {
+      textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+      -- the fixture line is ASCII, so the byte column is the UTF-16 one
+      position = { line = config.line - 1, character = config.column - 1 },
+    }
+    local responses = vim.lsp.buf_request_sync(bufnr, "textDocument/hover", params, config.timeout_ms)
+    local texts = {}
+    for _, response in pairs(responses or {}) do
+      if response.result and response.result.contents then
+        table.insert(texts, markdown_text(response.result.contents))
+      end
+    end
+    result.hover = table.concat(texts, "\n")
+  end)
+  step(":Hindsight search", function()
+    local picked, failure
+    -- the plugin reports a failed request through vim.notify: fail at once instead of at the deadline
+    local notify = vim.notify
+    vim.notify = function(message, level, opts)
+      if level == vim.log.levels.ERROR or level == vim.log.levels.WARN then
+        failure = message
+      end
+      return notify(message, level, opts)
+    end
+    -- vim.ui.select is Neovim's documented hook for pickers (telescope and fzf-lua replace it too)
+    vim.ui.select = function(items, opts, on_choice)
+      picked = { prompt = opts.prompt, items = {} }
+      for _, item in ipairs(items) do
+        table.insert(picked.items, opts.format_item and opts.format_item(item) or tostring(item))
+      end
+      on_choice(items[1])
+    end
+    vim.cmd("Hindsight search " .. config.query)
+    wait_for("search results in vim.ui.select", function()
+      return picked ~= nil or failure ~= nil
+    end)
+    vim.notify = notify
+    if not picked then
+      error(failure, 0)
+    end
+    result.search = picked
+    result.jumped_to = {
+      file = vim.api.nvim_buf_get_name(0),
+      line = vim.api.nvim_win_get_cursor(0)[1],
+    }
+  end)
+  step(":Hindsight remember", function()
+    local notified
+    local notify = vim.notify
+    vim.notify = function(message, level, opts)
+      notified = { message = message, level = level }
+      return notify(message, level, opts)
+    end
+    vim.ui.select = function(items, _, on_choice)
+      on_choice(vim.tbl_contains(items, "decision") and "decision" or nil)
+    end
+    vim.ui.input = function(_, on_confirm)
+      on_confirm(config.remember)
+    end
+    vim.cmd("Hindsight remember")
+    wait_for("the remember notification", function()
+      return notified ~= nil
+    end)
+    vim.notify = notify
+    result.remembered = notified
+  end)
+  step(":Hindsight stats", function()
+    vim.cmd("Hindsight stats")
+    result.stats = wait_for_scratch("hindsight://stats")
+  end)
+  step(":Hindsight map", function()
+    vim.cmd("wincmd p") -- back to the source window, so the map is focused on the file
+    vim.cmd("Hindsight map")
+    result.map = wait_for_scratch("hindsight://repo-map")
+  end)
+end
+
+local ok, err = pcall(check)
+result.ok = ok
+result.error = (not ok) and tostring(err) or nil
+result.nvim = tostring(vim.version().major) .. "." .. tostring(vim.version().minor) .. "." .. tostring(vim.version().patch)
+vim.fn.writefile({ vim.fn.json_encode(result) }, config.result)
+vim.cmd("qa!")

@@ -1,0 +1,131 @@
+"""The Neovim plugin in a real headless Neovim: Debian's 0.7.2 and a current one from PyPI.
+
+Each run loads editor-clients/nvim with a minimal init (``--clean -u``), which starts the real
+``hindsight serve``; the Lua script ``nvim/check_gotcha.lua`` waits (``vim.wait`` on a condition)
+for the gotcha diagnostic, requests a hover and runs ``:Hindsight search``, then writes what it saw.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.editors.conftest import EDITOR_RUN_S, EDITOR_WAIT_S, REPO, TOOLS, Gotcha, run_hindsight
+
+pytestmark = pytest.mark.editor
+
+HERE = Path(__file__).parent
+MINIMAL_INIT = HERE / "nvim" / "minimal_init.lua"
+CHECK_GOTCHA = HERE / "nvim" / "check_gotcha.lua"
+SETUP_HINT = "run `make setup-editors`"
+DECISION = "We chose exponential backoff over a fixed delay because the gateway rate-limits bursts"
+
+NEOVIMS = [
+    pytest.param(Path("/usr/bin/nvim"), "0.7.", id="debian-0.7"),
+    pytest.param(TOOLS / "nvim-venv" / "bin" / "nvim", "0.1", id="pypi-current"),
+]
+
+
+def nvim_or_skip(nvim: Path, version_prefix: str) -> str:
+    if not nvim.exists():
+        pytest.skip(f"{nvim} is not installed: {SETUP_HINT}")
+    version = subprocess.run([nvim, "--version"], capture_output=True, text=True, check=True).stdout.split()[1]
+    if not version.lstrip("v").startswith(version_prefix):
+        pytest.skip(f"{nvim} is Neovim {version}, not the {version_prefix}x this case is about")
+    return version
+
+
+def run_nvim(
+    nvim: Path, cwd: Path, *commands: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    args = [str(nvim), "--headless", "--clean", "-u", str(MINIMAL_INIT)]
+    for command in commands:
+        args += ["-c", command]
+    # HINDSIGHT_HOME and HINDSIGHT_MODELS come from tests/conftest.py through os.environ
+    full_env = {**os.environ, "HINDSIGHT_REPO": str(REPO), "HINDSIGHT_PYTHON": sys.executable, **(env or {})}
+    return subprocess.run(args, cwd=cwd, env=full_env, capture_output=True, text=True, timeout=EDITOR_RUN_S)
+
+
+@pytest.mark.parametrize(("nvim", "version_prefix"), NEOVIMS)
+def test_plugin_loads_completes_and_checks_health(nvim: Path, version_prefix: str, tmp_path: Path) -> None:
+    nvim_or_skip(nvim, version_prefix)
+    out = tmp_path / "out.txt"
+    script = tmp_path / "probe.lua"
+    script.write_text(
+        f"""
+local lines = {{}}
+table.insert(lines, "complete:" .. table.concat(vim.fn.getcompletion("Hindsight ", "cmdline"), ","))
+table.insert(lines, "complete-re:" .. table.concat(vim.fn.getcompletion("Hindsight re", "cmdline"), ","))
+vim.cmd("checkhealth hindsight")
+vim.list_extend(lines, vim.api.nvim_buf_get_lines(0, 0, -1, false))
+vim.fn.writefile(lines, {json.dumps(str(out))})
+vim.cmd("qa!")
+"""
+    )
+    done = run_nvim(nvim, tmp_path, f"luafile {script}")
+    assert done.returncode == 0, done.stderr
+    text = out.read_text()
+    assert "complete:map,reindex,remember,restart,search,stats" in text
+    assert "complete-re:reindex,remember,restart" in text
+    assert "hindsight" in text and "setup() has run" in text
+    assert "ERROR" not in text, text
+
+
+@pytest.mark.parametrize(("nvim", "version_prefix"), NEOVIMS)
+def test_gotcha_diagnostic_hover_and_search(
+    nvim: Path, version_prefix: str, gotcha_workspace: Gotcha, tmp_path: Path, artifacts: Path
+) -> None:
+    version = nvim_or_skip(nvim, version_prefix)
+    result_path = tmp_path / "result.json"
+    config = {
+        "root": str(gotcha_workspace.root),
+        "file": gotcha_workspace.file,
+        "line": gotcha_workspace.line,
+        "column": gotcha_workspace.column,
+        "expect": gotcha_workspace.marker,
+        "query": gotcha_workspace.query,
+        "remember": DECISION,
+        "timeout_ms": EDITOR_WAIT_S * 1000,
+        "result": str(result_path),
+    }
+    config_path = tmp_path / "config.json"
+    config_path.write_text(json.dumps(config))
+    started = time.monotonic()
+    done = run_nvim(
+        nvim, gotcha_workspace.root, f"luafile {CHECK_GOTCHA}", env={"HINDSIGHT_TEST_CONFIG": str(config_path)}
+    )
+    elapsed = time.monotonic() - started
+    assert result_path.exists(), f"Neovim {version} wrote no result (exit {done.returncode}):\n{done.stderr}"
+    result = json.loads(result_path.read_text())
+    shutil.copy(result_path, artifacts / f"nvim-{version}-result.json")
+    assert result["ok"], f"Neovim {version}: {result['error']}\nsteps: {result['steps']}\nstderr: {done.stderr}"
+
+    diagnostic = result["diagnostic"]
+    assert gotcha_workspace.marker in diagnostic["message"]
+    assert diagnostic["lnum"] == gotcha_workspace.line - 1  # the anchored symbol's span starts at its def
+    assert diagnostic["severity"] == 2  # vim.diagnostic.severity.WARN: gotchas warn
+    assert diagnostic["code"], "the diagnostic's code is the memory id"
+    assert gotcha_workspace.marker in result["hover"]
+    assert gotcha_workspace.symbol in result["hover"]
+
+    picked = result["search"]
+    assert any(gotcha_workspace.marker in item for item in picked["items"]), picked
+    assert Path(result["jumped_to"]["file"]) == gotcha_workspace.root / gotcha_workspace.file
+    assert result["jumped_to"]["line"] == gotcha_workspace.line
+
+    assert result["remembered"]["message"] == "Hindsight: remembered", result["remembered"]
+    listed = run_hindsight("memory", "list", "--workspace", str(gotcha_workspace.root), "--type", "decision", "--json")
+    assert listed.returncode == 0, listed.stderr
+    [stored] = json.loads(listed.stdout)
+    assert stored["text"] == DECISION
+    assert stored["anchor"]["file"] == gotcha_workspace.file  # anchored at the cursor, where the search jumped
+    assert "gotcha: 1" in result["stats"] and "decision: 1" in result["stats"]
+    assert gotcha_workspace.file in result["map"] and "def charge_card" in result["map"]
+    print(f"Neovim {version}: {elapsed:.1f} s; steps {result['steps']}")

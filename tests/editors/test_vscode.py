@@ -1,0 +1,208 @@
+"""The VS Code extension in a real VS Code: code-server on loopback, driven in Debian's headless Chromium.
+
+The built .vsix is installed with ``code-server --install-extension`` into a fresh extensions dir;
+code-server starts with a fresh user-data dir and the test's ``HINDSIGHT_HOME``; the playwright-core
+driver (``vscode/src/drive.ts``) opens the workspace, the file, the Problems view and the hover,
+and reports what VS Code rendered.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.editors.conftest import EDITOR_RUN_S, EDITOR_WAIT_S, REPO, TOOLS, Gotcha, run_hindsight
+
+pytestmark = pytest.mark.editor
+
+CODE_SERVER_VERSION = "4.100.3"
+CODE_SERVER = TOOLS / "code-server" / "node_modules" / ".bin" / "code-server"
+CODE_SERVER_STAMP = TOOLS / "code-server" / f".installed-{CODE_SERVER_VERSION}"
+CHROMIUM = Path("/usr/bin/chromium")
+DRIVER = Path(__file__).parent / "vscode" / "out" / "drive.js"
+VSIX = REPO / "editor-clients" / "vscode" / "hindsight-0.1.0.vsix"
+SCREENSHOT = REPO / "docs" / "images" / "vscode-gotcha.png"
+START_S = 60  # code-server serves in about 2 s here; generous for a loaded CI machine
+
+USER_SETTINGS = {
+    "workbench.startupEditor": "none",
+    "security.workspace.trust.enabled": False,
+    "telemetry.telemetryLevel": "off",
+    "extensions.autoCheckUpdates": False,
+    "extensions.autoUpdate": False,
+    "workbench.enableExperiments": False,
+    "workbench.tips.enabled": False,
+    "update.mode": "none",
+    # the Python interpreter running the tests has Hindsight installed (editable)
+    "hindsight.server.pythonPath": sys.executable,
+}
+
+
+def missing_tools_reason() -> str | None:
+    needs = [
+        (CODE_SERVER_STAMP, f"code-server {CODE_SERVER_VERSION} is not installed in {CODE_SERVER.parents[2]}"),
+        (CHROMIUM, "Debian's chromium is not installed"),
+        (DRIVER, "the playwright-core driver is not built (tests/editors/vscode)"),
+        (VSIX, "the extension is not packaged (editor-clients/vscode/hindsight-0.1.0.vsix)"),
+    ]
+    for path, why in needs:
+        if not path.exists():
+            return f"{why}: run `make setup-editors vsix`"
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_until_serving(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
+    # code-server announces nothing a client can await; poll its health endpoint with a deadline
+    deadline = time.monotonic() + START_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"code-server exited with {process.returncode}:\n{log.read_text()}")
+        try:
+            with urllib.request.urlopen(f"{url}/healthz", timeout=2):
+                return
+        except (urllib.error.URLError, ConnectionError):
+            time.sleep(0.1)
+    raise AssertionError(f"code-server did not serve {url} within {START_S} s:\n{log.read_text()}")
+
+
+@pytest.fixture
+def code_server(tmp_path: Path, artifacts: Path) -> Iterator[Callable[[], str]]:
+    """Starts code-server with the built extension installed; returns a function that gives its URL."""
+    reason = missing_tools_reason()
+    if reason:
+        pytest.skip(reason)
+    user_data = tmp_path / "vscode-user"
+    extensions = tmp_path / "vscode-extensions"
+    (user_data / "User").mkdir(parents=True)
+    (user_data / "User" / "settings.json").write_text(json.dumps(USER_SETTINGS, indent=2))
+    dirs = ["--user-data-dir", str(user_data), "--extensions-dir", str(extensions)]
+    installed = subprocess.run(
+        [CODE_SERVER, *dirs, "--install-extension", str(VSIX)], capture_output=True, text=True, timeout=120
+    )
+    assert installed.returncode == 0 and "successfully installed" in installed.stdout, (
+        installed.stdout + installed.stderr
+    )
+    processes: list[subprocess.Popen[bytes]] = []
+
+    def start() -> str:
+        port = free_port()
+        url = f"http://127.0.0.1:{port}"
+        log = artifacts / "code-server.log"
+        with log.open("wb") as out:
+            # the extension host, hence `hindsight serve`, inherits HINDSIGHT_HOME/HINDSIGHT_MODELS from here
+            process = subprocess.Popen(
+                [CODE_SERVER, "--auth", "none", "--bind-addr", f"127.0.0.1:{port}", "--disable-telemetry",
+                 "--disable-update-check", "--disable-workspace-trust", *dirs],
+                stdout=out, stderr=subprocess.STDOUT, env=dict(os.environ),
+            )  # fmt: skip
+        processes.append(process)
+        wait_until_serving(url, process, log)
+        return url
+
+    yield start
+    for process in processes:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def drive(url: str, workspace: Path, tmp_path: Path, artifacts: Path, **check: Any) -> dict[str, Any]:
+    result_path = tmp_path / "driver-result.json"
+    config = {
+        "url": url,
+        "workspace": str(workspace),
+        "chromium": str(CHROMIUM),
+        "artifactsDir": str(artifacts),
+        "resultPath": str(result_path),
+        "timeoutMs": EDITOR_WAIT_S * 1000,
+        **check,
+    }
+    config_path = tmp_path / "driver-config.json"
+    config_path.write_text(json.dumps(config))
+    done = subprocess.run(["node", DRIVER, config_path], capture_output=True, text=True, timeout=EDITOR_RUN_S)
+    assert result_path.exists(), f"the driver wrote no result (exit {done.returncode}):\n{done.stdout}\n{done.stderr}"
+    result: dict[str, Any] = json.loads(result_path.read_text())
+    shutil.copy(result_path, artifacts / f"vscode-{check['mode']}-result.json")
+    assert result["ok"], f"{result.get('error')}\nsteps: {result['steps']}\nstatus bar: {result.get('statusBar')}\n" + (
+        f"problems: {result.get('problems')}\nscreenshot: {result.get('screenshot')}"
+    )
+    return result
+
+
+def test_workbench_loads_and_extension_activates(
+    code_server: Callable[[], str], tmp_path: Path, artifacts: Path
+) -> None:
+    workspace = tmp_path / "empty-workspace"
+    workspace.mkdir()
+    (workspace / "notes.txt").write_text("nothing remembered here yet\n")
+    result = drive(code_server(), workspace, tmp_path, artifacts, mode="activate")
+    assert "Hindsight" in result["statusBar"]
+
+
+def test_gotcha_in_problems_view_and_hover(
+    code_server: Callable[[], str], gotcha_workspace: Gotcha, tmp_path: Path, artifacts: Path
+) -> None:
+    result = drive(
+        code_server(),
+        gotcha_workspace.root,
+        tmp_path,
+        artifacts,
+        mode="gotcha",
+        file=gotcha_workspace.file,
+        line=gotcha_workspace.line,
+        column=gotcha_workspace.column,
+        expect=gotcha_workspace.marker,
+    )
+    assert gotcha_workspace.marker in result["problems"]
+    assert gotcha_workspace.marker in result["hover"]
+    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(result["screenshot"], SCREENSHOT)
+    print(f"VS Code steps: {result['steps']}")
+
+
+def test_palette_commands_search_remember_health_and_repo_map(
+    code_server: Callable[[], str], gotcha_workspace: Gotcha, tmp_path: Path, artifacts: Path
+) -> None:
+    decision = "We chose exponential backoff over a fixed delay because the gateway rate-limits bursts"
+    result = drive(
+        code_server(),
+        gotcha_workspace.root,
+        tmp_path,
+        artifacts,
+        mode="commands",
+        file=gotcha_workspace.file,
+        line=gotcha_workspace.line,
+        column=gotcha_workspace.column,
+        expect=gotcha_workspace.marker,
+        query=gotcha_workspace.query,
+        remember=decision,
+    )
+    assert "gotcha" in result["health"]
+    assert gotcha_workspace.file in result["repoMap"]
+    listed = run_hindsight("memory", "list", "--workspace", str(gotcha_workspace.root), "--type", "decision", "--json")
+    assert listed.returncode == 0, listed.stderr
+    [stored] = json.loads(listed.stdout)
+    assert stored["text"] == decision
+    assert stored["anchor"]["file"] == gotcha_workspace.file  # anchored where the search had jumped to
+    print(f"VS Code steps: {result['steps']}")

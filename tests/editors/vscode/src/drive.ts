@@ -1,0 +1,230 @@
+// Drives a real VS Code (code-server) in Debian's headless Chromium with playwright-core.
+//
+//   node out/drive.js <config.json>
+//
+// The config names the code-server URL, the workspace and what to check; the result (what the
+// Problems view and the hover showed, step timings, screenshots) is written as JSON to
+// config.resultPath. Every wait is on something VS Code renders, with a deadline; nothing sleeps.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+
+interface Config {
+  url: string;
+  workspace: string;
+  chromium: string;
+  artifactsDir: string;
+  resultPath: string;
+  timeoutMs: number;
+  /**
+   * "activate": the workbench loads and the extension's status item appears.
+   * "gotcha": the gotcha shows in the Problems view and in the hover.
+   * "commands": the palette commands (search, remember, health, repo map) against the real server.
+   */
+  mode: "activate" | "gotcha" | "commands";
+  file?: string;
+  line?: number;
+  column?: number;
+  expect?: string;
+  query?: string;
+  remember?: string;
+}
+
+interface Result {
+  ok: boolean;
+  error?: string;
+  steps: { name: string; ms: number }[];
+  statusBar?: string;
+  problems?: string;
+  hover?: string;
+  health?: string;
+  repoMap?: string;
+  screenshot?: string;
+}
+
+// The flags this machine needs (FACTS.md): no sandbox or GPU in the container, nothing phoning home.
+const CHROMIUM_FLAGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--no-first-run",
+  "--disable-sync",
+  "--disable-dev-shm-usage",
+];
+
+async function main(): Promise<number> {
+  const config = JSON.parse(readFileSync(process.argv[2], "utf8")) as Config;
+  const result: Result = { ok: false, steps: [] };
+  const profile = mkdtempSync(join(tmpdir(), "hindsight-chromium-"));
+  let context: BrowserContext | undefined;
+  let page: Page | undefined;
+  const step = async <T>(name: string, action: () => Promise<T>): Promise<T> => {
+    const started = Date.now();
+    try {
+      return await action();
+    } finally {
+      result.steps.push({ name, ms: Date.now() - started });
+    }
+  };
+  try {
+    context = await step("launch chromium", () =>
+      chromium.launchPersistentContext(profile, {
+        executablePath: config.chromium,
+        headless: true,
+        args: CHROMIUM_FLAGS,
+        viewport: { width: 1280, height: 800 },
+      }),
+    );
+    context.setDefaultTimeout(config.timeoutMs);
+    page = context.pages()[0] ?? (await context.newPage());
+    await check(page, config, result, step);
+    result.ok = true;
+  } catch (error) {
+    result.error = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    if (page) {
+      const failure = join(config.artifactsDir, `vscode-${config.mode}-failure.png`);
+      await page.screenshot({ path: failure }).catch(() => undefined);
+      result.screenshot = failure;
+      result.statusBar ??= await page.locator(".statusbar").innerText().catch(() => undefined);
+      result.problems ??= await page.locator(".markers-panel").innerText({ timeout: 1000 }).catch(() => undefined);
+    }
+  } finally {
+    await context?.close().catch(() => undefined);
+    rmSync(profile, { recursive: true, force: true });
+    writeFileSync(config.resultPath, JSON.stringify(result, null, 2));
+  }
+  return result.ok ? 0 : 1;
+}
+
+type Step = <T>(name: string, action: () => Promise<T>) => Promise<T>;
+
+async function check(page: Page, config: Config, result: Result, step: Step): Promise<void> {
+  const folder = `${config.url}/?folder=${encodeURIComponent(config.workspace)}`;
+  await step("workbench loads", async () => {
+    await page.goto(folder);
+    await page.locator(".monaco-workbench .part.statusbar").waitFor();
+  });
+  const status = page.locator(".statusbar-item", { hasText: "Hindsight" });
+  await step("extension activates (status bar item)", () => status.first().waitFor());
+  result.statusBar = await status.first().getAttribute("aria-label").then((label) => label ?? "");
+  if (config.mode === "activate") {
+    result.screenshot = join(config.artifactsDir, "vscode-activate.png");
+    await page.screenshot({ path: result.screenshot });
+    return;
+  }
+  const { file, line, column, expect } = config;
+  if (!file || !line || !column || !expect) {
+    throw new Error(`mode '${config.mode}' needs file, line, column and expect`);
+  }
+  await step("server ready (status bar)", () =>
+    page.locator(".statusbar-item", { hasText: "Hindsight" }).locator(".codicon-history").first().waitFor(),
+  );
+  if (config.mode === "commands") {
+    await commands(page, config, result, step);
+    return;
+  }
+  await step("open the file (Quick Open)", async () => {
+    await page.locator(".monaco-workbench").click({ position: { x: 640, y: 400 } });
+    await page.keyboard.press("Control+P");
+    const input = page.locator(".quick-input-widget input");
+    await input.waitFor();
+    await input.fill(file);
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: basename(file) }).first().waitFor();
+    await page.keyboard.press("Enter");
+    await page.locator(".tab.active", { hasText: basename(file) }).waitFor();
+    await page.locator(".monaco-editor .view-lines").first().waitFor();
+  });
+  await step("gotcha in the Problems view", async () => {
+    await page.keyboard.press("Control+Shift+M");
+    const row = page.locator(".markers-panel .monaco-list-row", { hasText: expect });
+    await row.first().waitFor();
+    result.problems = await page.locator(".markers-panel").innerText();
+  });
+  await step("gotcha in the hover", async () => {
+    await page.locator(".monaco-editor .view-lines").first().click();
+    await page.keyboard.press("Control+G");
+    const input = page.locator(".quick-input-widget input");
+    await input.waitFor();
+    await input.fill(`:${line}:${column}`); // Ctrl+G opens Quick Open in its ":" (go to line) mode
+    await page.keyboard.press("Enter");
+    await page.locator(".quick-input-widget").waitFor({ state: "hidden" });
+    await page.keyboard.press("Control+K");
+    await page.keyboard.press("Control+I");
+    // the language server's own hover, not just the diagnostic's marker hover
+    const hover = page.locator(".monaco-hover .markdown-hover", { hasText: expect });
+    await hover.first().waitFor();
+    result.hover = await hover
+      .first()
+      .evaluate((element) => (element.closest(".monaco-hover") as HTMLElement | null)?.innerText ?? "");
+  });
+  result.screenshot = join(config.artifactsDir, "vscode-gotcha.png");
+  await page.screenshot({ path: result.screenshot });
+}
+
+function basename(path: string): string {
+  return path.split("/").pop() ?? path;
+}
+
+/** Runs a command by its palette title, as a user would (F1, type, Enter). */
+async function runCommand(page: Page, title: string): Promise<void> {
+  await page.keyboard.press("F1");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor();
+  await input.fill(`>${title}`);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().waitFor();
+  await page.keyboard.press("Enter");
+}
+
+async function commands(page: Page, config: Config, result: Result, step: Step): Promise<void> {
+  const { file, line, expect, query, remember } = config;
+  if (!file || !line || !expect || !query || !remember) {
+    throw new Error("mode 'commands' needs file, line, expect, query and remember");
+  }
+  const input = page.locator(".quick-input-widget input");
+  await page.locator(".monaco-workbench").click({ position: { x: 640, y: 400 } });
+  await step("Search Memories: results as you type, Enter opens the anchor", async () => {
+    await runCommand(page, "Hindsight: Search Memories");
+    await page.locator(".quick-input-widget", { hasText: "Search Memories" }).waitFor();
+    await input.fill(query);
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: expect }).first().waitFor();
+    await page.keyboard.press("Enter");
+    await page.locator(".tab.active", { hasText: basename(file) }).waitFor();
+    await page.locator(".statusbar-item", { hasText: `Ln ${line},` }).waitFor();
+  });
+  await step("Remember Gotcha Here: type picker, input, stored", async () => {
+    await runCommand(page, "Hindsight: Remember Gotcha Here");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "decision" }).first().waitFor();
+    await input.fill("decision");
+    await page.keyboard.press("Enter");
+    await page.locator(".quick-input-widget", { hasText: "remember a decision" }).waitFor();
+    await input.fill(remember);
+    await page.keyboard.press("Enter");
+    await page.locator(".notifications-toasts", { hasText: "Hindsight remembered it" }).waitFor();
+  });
+  await step("Show Memory Health: a readable panel", async () => {
+    await runCommand(page, "Hindsight: Show Memory Health");
+    await page.locator(".tab.active", { hasText: "Memory Health" }).waitFor();
+    const body = page.frameLocator("iframe.webview.ready").frameLocator("iframe#active-frame").locator("body");
+    await body.getByText("Memories by type").waitFor();
+    result.health = await body.innerText();
+  });
+  await step("Show Repo Map: a read-only document", async () => {
+    await runCommand(page, "Hindsight: Show Repo Map");
+    await page.locator(".tab.active", { hasText: "repo-map.txt" }).waitFor();
+    const text = page.locator(".editor-group-container.active .monaco-editor .view-lines").first();
+    await text.getByText(basename(file)).first().waitFor();
+    result.repoMap = await text.innerText();
+  });
+  result.screenshot = join(config.artifactsDir, "vscode-commands.png");
+  await page.screenshot({ path: result.screenshot });
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(2);
+  },
+);

@@ -1,0 +1,104 @@
+"""The file graph: weights, personalized PageRank, dependencies, incremental updates."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from hindsight.config import Settings
+from hindsight.indexing import graph as g
+from hindsight.indexing.graph import FileGraph, ident_weight, pagerank
+from hindsight.indexing.indexer import Indexer
+
+WORKSPACE = Path(__file__).parent / "workspaces" / "shop"
+
+
+def small_graph() -> FileGraph:
+    """core is used by three files, util by one, script by nobody."""
+    return FileGraph.build(
+        ["core.py", "util.py", "a.py", "b.py", "c.py", "script.py"],
+        defs={"core.py": ["connect_database"], "util.py": ["format_money"], "a.py": ["handler_a"],
+              "script.py": ["main_entry"]},
+        refs={"a.py": {"connect_database": 3, "format_money": 1}, "b.py": {"connect_database": 1},
+              "c.py": {"connect_database": 2, "handler_a": 1}, "script.py": {"print": 1}},
+        imports={"a.py": {"core.py"}, "b.py": {"core.py"}},
+    )
+
+
+def test_ident_weights_follow_the_named_constants() -> None:
+    assert ident_weight("connect_database") == g.DESCRIPTIVE_IDENT_BOOST
+    assert ident_weight("fetchJsonData") == g.DESCRIPTIVE_IDENT_BOOST
+    assert ident_weight("get") == 1.0
+    assert ident_weight("_private_helper") == g.DESCRIPTIVE_IDENT_BOOST * g.PRIVATE_IDENT_DAMP
+    assert ident_weight("__init__") == 1.0
+
+
+def test_pagerank_sums_to_one_and_follows_links() -> None:
+    graph = sp.csr_matrix(np.array([[0, 1, 0], [0, 0, 1], [0, 1, 0]], dtype=float))
+    scores = pagerank(graph, np.full(3, 1 / 3))
+    assert abs(scores.sum() - 1) < 1e-9
+    assert scores[1] > scores[0] and scores[2] > scores[0]
+
+
+def test_widely_used_module_outranks_leaf_script() -> None:
+    ranks = small_graph().rank()
+    assert max(ranks, key=ranks.get) == "core.py"
+    assert ranks["core.py"] > ranks["util.py"] > ranks["script.py"]
+    assert abs(sum(ranks.values()) - 1) < 1e-9
+
+
+def test_focus_files_and_identifiers_personalize() -> None:
+    graph = small_graph()
+    plain = graph.rank()
+    assert graph.rank(focus_files=["script.py"])["script.py"] > plain["script.py"]
+    assert graph.rank(idents=["format_money"])["util.py"] > plain["util.py"]
+    unknown = graph.rank(idents=["not_defined_anywhere"])
+    assert unknown.keys() == plain.keys() and all(abs(unknown[k] - plain[k]) < 1e-6 for k in plain)
+
+
+def test_dependencies_and_dependents() -> None:
+    graph = small_graph()
+    deps = graph.dependencies("a.py")
+    assert list(deps) == ["core.py", "util.py"]  # the imported file weighs more than a bare name match
+    assert set(graph.dependents("core.py")) == {"a.py", "b.py", "c.py"}
+    assert graph.dependents("script.py") == {}
+    assert graph.dependencies("missing.py") == {}
+
+
+def test_name_defined_in_many_files_is_damped() -> None:
+    files = [f"m{i}.py" for i in range(g.MANY_DEFINERS + 1)]
+    graph = FileGraph.build(
+        [*files, "user.py", "target.py"],
+        defs={**{f: ["save"] for f in files}, "target.py": ["unique_name"]},
+        refs={"user.py": {"save": 1, "unique_name": 1}},
+        imports={},
+    )
+    deps = graph.dependencies("user.py")
+    assert deps["target.py"] > deps["m0.py"] * len(files)
+
+
+def test_remove_and_update_files() -> None:
+    graph = small_graph()
+    graph.remove_file("core.py")
+    assert "core.py" not in graph.rank()
+    assert graph.dependencies("a.py").keys() == {"util.py"}
+    graph.set_file("core2.py", ["connect_database"], {})
+    assert "core2.py" in graph.dependencies("b.py")
+    file_ranks, defs = graph.definition_scores()
+    assert defs[0][:2] == ("core2.py", "connect_database")
+    assert set(file_ranks) == {"core2.py", "util.py", "a.py", "b.py", "c.py", "script.py"}
+
+
+def test_ranking_on_real_multi_language_workspace(tmp_path: Path) -> None:
+    root = tmp_path / "shop"
+    shutil.copytree(WORKSPACE, root)
+    with Indexer(root, Settings()) as ix:
+        ix.index()
+        ranks = ix.graph.rank()
+    assert max(ranks, key=ranks.get) == "app/core/db.py"
+    assert ranks["app/core/db.py"] > ranks["scripts/cleanup_tmp.py"]
+    assert ranks["web/src/api.ts"] > ranks["web/scripts/oneoff.ts"]
+    assert ranks["goapp/store/store.go"] > ranks["goapp/cmd/server/main.go"]

@@ -1,0 +1,163 @@
+"""Incremental indexing on a small real multi-language workspace."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from hindsight import paths
+from hindsight.config import Settings
+from hindsight.indexing import indexer as indexer_module
+from hindsight.indexing.graph import FileGraph
+from hindsight.indexing.indexer import Indexer
+
+WORKSPACE = Path(__file__).parent / "workspaces" / "shop"
+FILES = sorted(
+    p.relative_to(WORKSPACE).as_posix() for p in WORKSPACE.rglob("*") if p.suffix in {".py", ".ts", ".go"}
+)
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "shop"
+    shutil.copytree(WORKSPACE, root)
+    return root
+
+
+@pytest.fixture
+def ix(ws: Path) -> Indexer:
+    indexer = Indexer(ws, Settings())
+    yield indexer
+    indexer.close()
+
+
+def bump(path: Path, text: str) -> None:
+    """Write new content and move mtime forward so the stat fast path cannot miss it."""
+    path.write_text(text, encoding="utf-8")
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+
+
+def test_cold_index_then_noop(ix: Indexer) -> None:
+    report = ix.index()
+    assert report.added == FILES
+    assert report.parsed == len(FILES)
+    assert report.changed == report.deleted == report.renamed == []
+    assert set(ix.files()) == set(FILES)
+    assert "Database.fetch_rows" in [c.symbol for c in ix.chunks_for("app/core/db.py")]
+    again = ix.index()
+    assert again.parsed == 0 and again.unchanged == len(FILES)
+    assert again.added == again.changed == again.deleted == []
+
+
+def test_only_changed_files_are_reparsed(ix: Indexer, ws: Path) -> None:
+    ix.index()
+    bump(ws / "app/reports.py", "def sales_report():\n    return []\n\n\ndef refund_report():\n    return []\n")
+    report = ix.index()
+    assert report.parsed == 1 and report.changed == ["app/reports.py"]
+    assert [c.symbol for c in ix.chunks_for("app/reports.py")] == ["sales_report", "refund_report"]
+    # same bytes, new mtime: hashed, not parsed
+    path = ws / "app/models.py"
+    bump(path, path.read_text(encoding="utf-8"))
+    report = ix.index()
+    assert report.parsed == 0 and report.changed == [] and report.unchanged == len(FILES)
+    assert ix.index().unchanged == len(FILES)  # the new mtime was recorded
+
+
+def test_delete_and_rename(ix: Indexer, ws: Path) -> None:
+    ix.index()
+    (ws / "scripts/cleanup_tmp.py").unlink()
+    (ws / "app/reports.py").rename(ws / "app/sales_reports.py")
+    report = ix.index()
+    assert report.deleted == ["scripts/cleanup_tmp.py"]
+    assert report.renamed == [("app/reports.py", "app/sales_reports.py")]
+    assert report.added == []
+    assert "app/reports.py" not in ix.files() and "app/sales_reports.py" in ix.files()
+    assert ix.chunks_for("app/reports.py") == []
+    assert ix.chunk_by_symbol("app/sales_reports.py", "sales_report") is not None
+
+
+def test_binary_minified_and_oversized_are_skipped_with_reasons(ws: Path) -> None:
+    (ws / "app/blob.py").write_bytes(b"x = 1\0\1\2")
+    (ws / "web/src/bundle.js").write_text("var a=1;" * 200, encoding="utf-8")
+    (ws / "app/huge.py").write_text("x = 1\n" * 400, encoding="utf-8")
+    settings = Settings()
+    settings.index.max_file_bytes = 2000
+    with Indexer(ws, settings) as ix:
+        report = ix.index()
+        assert report.skipped == {"app/blob.py": "binary", "web/src/bundle.js": "minified", "app/huge.py": "oversized"}
+        assert ix.chunks_for("app/blob.py") == []
+        again = ix.index()  # content verdicts are remembered, not re-read
+        assert again.parsed == 0 and again.skipped == report.skipped
+
+
+def test_index_files_for_saves_and_deletes(ix: Indexer, ws: Path) -> None:
+    ix.index()
+    bump(ws / "app/views.py", "def product_page():\n    return ''\n")
+    report = ix.index_files(["app/views.py"])
+    assert report.parsed == 1 and report.changed == ["app/views.py"]
+    assert [c.symbol for c in ix.chunks_for("app/views.py")] == ["product_page"]
+    (ws / "app/views.py").unlink()
+    report = ix.index_files(["app/views.py"])
+    assert report.deleted == ["app/views.py"] and report.parsed == 0
+    (ws / "new.py").write_text("def fresh():\n    pass\n", encoding="utf-8")
+    assert ix.index_files(["new.py"]).added == ["new.py"]
+
+
+def test_saving_an_ignore_file_rescans(ix: Indexer, ws: Path) -> None:
+    ix.index()
+    (ws / ".gitignore").write_text("/scripts/\n", encoding="utf-8")
+    report = ix.index_files([".gitignore"])
+    assert report.deleted == ["scripts/cleanup_tmp.py"]
+
+
+def test_imports_become_edges(ix: Indexer) -> None:
+    ix.index()
+    deps = ix.graph.dependencies("app/views.py")
+    assert {"app/models.py", "app/services.py", "app/core/__init__.py"} <= set(deps)
+    assert "app/views.py" in ix.graph.dependents("app/services.py")
+    assert "web/src/api.ts" in ix.graph.dependencies("web/src/cart.ts")
+    assert "goapp/store/store.go" in ix.graph.dependencies("goapp/cmd/server/main.go")
+
+
+def test_graph_kept_in_memory_matches_a_fresh_load(ix: Indexer, ws: Path) -> None:
+    ix.index()
+    before = ix.graph.rank()
+    bump(ws / "scripts/cleanup_tmp.py", "from app.core.db import connect_database\n\nconnect_database()\n")
+    (ws / "app/reports.py").unlink()
+    (ws / "web/src/extra.ts").write_text("import { fetchJson } from './api';\nfetchJson('/x');\n", encoding="utf-8")
+    ix.index()
+    updated = ix.graph.rank()
+    assert updated != before
+    store = ix.store
+    files = [rel for rel, rec in store.files().items() if rec.status != "skipped"]
+    fresh = FileGraph.build(files, store.def_names(), store.ref_counts(), store.edges()).rank()
+    assert updated.keys() == fresh.keys()
+    assert all(abs(updated[k] - fresh[k]) < 1e-6 for k in fresh)  # within PageRank's tolerance
+
+
+def test_worker_processes_give_the_same_index(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with Indexer(ws, Settings(), db_path=ws.parent / "inproc.db") as ix:
+        ix.index()
+        expected = {rel: [c.content_hash for c in ix.chunks_for(rel)] for rel in FILES}
+    monkeypatch.setattr(indexer_module, "IN_PROCESS_MAX_FILES", 0)
+    monkeypatch.setattr(indexer_module, "BATCH_FILES", 4)
+    settings = Settings()
+    settings.index.workers = 2
+    with Indexer(ws, settings, db_path=ws.parent / "pool.db") as ix:
+        ticks: list[tuple[int, int]] = []
+        report = ix.index(progress=lambda done, total: ticks.append((done, total)))
+        assert report.parsed == len(FILES)
+        assert {rel: [c.content_hash for c in ix.chunks_for(rel)] for rel in FILES} == expected
+    assert ticks[0] == (0, len(FILES)) and ticks[-1] == (len(FILES), len(FILES))
+
+
+def test_corrupt_index_db_is_rebuilt(ws: Path) -> None:
+    db = paths.workspace_dir(ws) / "index.db"
+    db.write_bytes(b"\0garbage" * 512)
+    with Indexer(ws, Settings()) as ix:
+        assert ix.index().parsed == len(FILES)
+    assert list(db.parent.glob("index.db.corrupt-*"))

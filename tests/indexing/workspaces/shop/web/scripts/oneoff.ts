@@ -1,0 +1,5 @@
+function printBanner(message: string): void {
+  console.log(`*** ${message} ***`);
+}
+
+printBanner("maintenance");

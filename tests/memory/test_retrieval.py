@@ -1,0 +1,174 @@
+"""Ranking: decay to a floor, access reinforcement, trust, as-of reproducibility, dedupe, proactive neighbours."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hindsight.memory import retrieval
+from hindsight.memory.engine import MemoryEngine
+from hindsight.memory.retrieval import ScoredMemory, SearchParams, dedupe, temporal_factor
+from hindsight.memory.store import Anchor, Memory, MemoryFilter, MemoryStore
+from hindsight.memory.text import new_id, to_iso
+
+NOW = 1_800_000_000.0
+DAY = 86400.0
+
+
+def make(text: str, age_days: float, **kw: object) -> Memory:
+    at = NOW - age_days * DAY
+    fields: dict[str, object] = {"type": "gotcha", "source": "user", "confidence": 1.0, "anchor": None}
+    fields.update(kw)
+    return Memory(id=new_id(at), text=text, created_at=to_iso(at), updated_at=to_iso(at), **fields)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> MemoryStore:
+    s = MemoryStore(tmp_path / "memory.db")
+    yield s
+    s.close()
+
+
+def ranked(store: MemoryStore, query: str, now: float = NOW, **flt: object) -> list[str]:
+    params = SearchParams(k=10, flt=MemoryFilter(**flt), now=now)  # type: ignore[arg-type]
+    return [h.memory.text for h in retrieval.rank(store, None, query, None, params, time.perf_counter).hits]
+
+
+def test_temporal_factor_decays_to_a_floor_not_to_zero() -> None:
+    ages = [0, 1, 30, 90, 365, 730, 3650]
+    factors = [temporal_factor(make("x", a), NOW) for a in ages]
+    assert factors == sorted(factors, reverse=True)
+    assert factors[0] == pytest.approx(1.0)
+    assert factors[-1] >= retrieval.RECENCY_FLOOR
+    assert factors[-2] == pytest.approx(retrieval.RECENCY_FLOOR, abs=0.01)
+
+
+def test_access_freshens_and_reinforces_within_a_cap() -> None:
+    old = make("x", 400)
+    used = replace(old, last_accessed_at=to_iso(NOW - DAY), access_count=5)
+    assert temporal_factor(used, NOW) > temporal_factor(old, NOW)
+    heavy = replace(used, access_count=10_000)
+    assert temporal_factor(heavy, NOW) <= retrieval.MAX_ACCESS_BOOST
+    # access that happened after "now" (an as-of search) does not count
+    assert temporal_factor(used, NOW - 2 * DAY, use_access=True) == temporal_factor(old, NOW - 2 * DAY)
+
+
+def test_perfect_old_match_beats_weak_recent_ones(store: MemoryStore) -> None:
+    store.insert(make("postgres advisory lock deadlocks when migrations run in parallel", 730))
+    for i, text in enumerate(
+        [
+            "postgres is our main database",
+            "the lock file must be committed",
+            "parallel tests share a temp dir",
+            "migrations are squashed each release",
+            "deadlocks in the UI thread come from the event bus",
+        ]
+    ):
+        store.insert(make(text, i + 1))
+    results = ranked(store, "postgres advisory lock deadlock parallel migrations")
+    assert results[0] == "postgres advisory lock deadlocks when migrations run in parallel"
+
+
+def test_recency_and_trust_break_ties(store: MemoryStore) -> None:
+    store.insert(make("cache keys include the tenant id", 400))
+    store.insert(make("cache keys include the tenant id.", 2))
+    assert ranked(store, "cache keys tenant") == [
+        "cache keys include the tenant id.",
+        "cache keys include the tenant id",
+    ]
+    store.insert(make("retries use exponential backoff", 10, source="agent"))
+    store.insert(make("retries use exponential backoff!", 10, source="user"))
+    assert ranked(store, "retries backoff")[0] == "retries use exponential backoff!"
+
+
+def test_as_of_is_reproducible(store: MemoryStore) -> None:
+    store.insert(make("feature flags live in flags.yaml", 100))
+    store.insert(make("feature flags moved to the admin UI", 50))
+    as_of = to_iso(NOW - 75 * DAY)
+    first = ranked(store, "feature flags", now=NOW - 75 * DAY, as_of=as_of)
+    assert first == ["feature flags live in flags.yaml"]
+    # later writes and accesses change nothing as of that time
+    store.insert(make("feature flags are evaluated per request", 1))
+    mem = store.list(MemoryFilter(), limit=10)[-1]
+    store.record_access([mem.id], to_iso(NOW))
+    assert ranked(store, "feature flags", now=NOW - 75 * DAY, as_of=as_of) == first
+
+
+def test_status_filters_exclude_superseded_and_archived(store: MemoryStore) -> None:
+    store.insert(make("builds run on arm64 runners", 30, status="superseded", ended_at=to_iso(NOW - 5 * DAY)))
+    store.insert(make("builds run on x86 runners", 5))
+    store.insert(make("builds are cached for a week", 5, status="archived", ended_at=to_iso(NOW - DAY)))
+    assert ranked(store, "builds runners") == ["builds run on x86 runners"]
+    assert ranked(store, "builds", statuses=("superseded",)) == ["builds run on arm64 runners"]
+
+
+def test_dedupe_keeps_the_better_of_near_duplicates() -> None:
+    a, b, c = (make(t, 1) for t in ("alpha", "Alpha ", "gamma"))
+    a, b, c = replace(a, num=1), replace(b, num=2), replace(c, num=3)
+    hits = [ScoredMemory(m, 1.0 - i / 10) for i, m in enumerate((a, b, c))]
+    assert [h.memory.num for h in dedupe(hits, 10, None)] == [1, 3]  # same text, case and spaces aside
+    v = np.eye(3, dtype=np.float32)
+    near = (v[0] + 0.1 * v[1]) / np.linalg.norm(v[0] + 0.1 * v[1])
+    d, e = replace(make("delta", 1), num=4), replace(make("epsilon", 1), num=5)
+    vectors = {4: v[0], 5: near, 3: v[2]}
+    out = dedupe([ScoredMemory(d, 0.9), ScoredMemory(e, 0.8), ScoredMemory(c, 0.7)], 10, vectors)
+    assert [h.memory.num for h in out] == [4, 3]
+    assert float(v[0] @ near) > retrieval.DUPLICATE_COSINE
+
+
+def test_proactive_shows_own_then_used_definitions_and_marks_shown(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg/db.py").write_text(
+        "def connect_pool(url):\n    return url\n\n\ndef unused_helper():\n    return 2\n", encoding="utf-8"
+    )
+    (root / "pkg/api.py").write_text(
+        "from pkg.db import connect_pool\n\n\ndef handler():\n    return connect_pool('x')\n", encoding="utf-8"
+    )
+    with MemoryEngine.open(root, embedder=None) as engine:
+        engine.reindex()
+        own = engine.remember("handler must stay idempotent", type="gotcha", file="pkg/api.py", symbol="handler")
+        used = engine.remember("connect_pool leaks on timeout", type="gotcha", file="pkg/db.py", symbol="connect_pool")
+        engine.remember("unused_helper is slow", type="gotcha", file="pkg/db.py", symbol="unused_helper")
+        wide = engine.remember("db module is generated", type="convention", file="pkg/db.py")
+        hits = engine.proactive("pkg/api.py")
+        assert [(h.memory.id, h.relation) for h in hits] == [
+            (own.memory.id, "file"),
+            (used.memory.id, "dependency"),
+            (wide.memory.id, "dependency"),
+        ]
+        assert hits[1].via_file == "pkg/db.py"
+        assert not any(h.already_shown for h in hits)
+        assert all(h.already_shown for h in engine.proactive("pkg/api.py"))
+        info = engine.for_symbol("pkg/db.py", 2)
+        assert info is not None and info.symbol == "connect_pool"
+        assert [m.id for m in info.memories] == [used.memory.id]
+        assert info.file_rank == 1 and info.file_count == 2 and info.dependents == 1
+        stats = engine.stats()
+        assert stats.by_type == {"gotcha": 3, "convention": 1}
+        assert stats.most_surfaced[0].surfaced_count == 1  # shown once: the second open marked it already shown
+        assert stats.important_without_memories == []
+
+
+def test_search_filters_by_type_file_and_rejects_bad_input(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    (root / "a").mkdir(parents=True)
+    (root / "a/x.py").write_text("def f():\n    return 1\n", encoding="utf-8")
+    with MemoryEngine.open(root, embedder=None) as engine:
+        g = engine.remember("timeouts are in seconds", type="gotcha", file="a/x.py").memory
+        engine.remember("timeouts are configured centrally", type="decision")
+        assert [h.memory.id for h in engine.search("timeouts", types=["gotcha"]).memories] == [g.id]
+        assert [h.memory.id for h in engine.search("timeouts", file="a").memories] == [g.id]
+        result = engine.search("timeouts")
+        assert result.mode == "lexical" and result.reason
+        assert len(result.memories) == 2
+        for bad in ({"as_of": "yesterday"}, {"types": ["nope"]}, {"k": 0}, {"statuses": ["gone"]}):
+            with pytest.raises(ValueError):
+                engine.search("timeouts", **bad)  # type: ignore[arg-type]
+        assert engine.search("").memories == []
+        assert engine.search('"NEAR(( AND *').memories == []
+        assert g.anchor == Anchor("a/x.py")

@@ -1,0 +1,191 @@
+"""The memory database: schema, FTS5 sync, safe queries, filters, corruption and version handling."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hindsight.memory.retrieval import matches_filter
+from hindsight.memory.store import (
+    Anchor,
+    Memory,
+    MemoryDatabaseCorruptError,
+    MemoryFilter,
+    MemoryNotFoundError,
+    MemoryStore,
+)
+from hindsight.memory.text import fts_match_expression, new_id, to_iso
+from hindsight.sqlite import SchemaTooNewError
+
+T0 = 1_700_000_000.0
+
+
+def make(text: str, *, at: float = T0, anchor: Anchor | None = None, **kw: object) -> Memory:
+    iso = to_iso(at)
+    fields: dict[str, object] = {"type": "gotcha", "source": "user", "confidence": 1.0}
+    fields.update(kw)
+    return Memory(id=new_id(at), text=text, anchor=anchor, created_at=iso, updated_at=iso, **fields)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> MemoryStore:
+    s = MemoryStore(tmp_path / "memory.db")
+    yield s
+    s.close()
+
+
+def search(store: MemoryStore, query: str, flt: MemoryFilter = MemoryFilter()) -> list[str]:  # noqa: B008
+    match = fts_match_expression(query)
+    if match is None:
+        return []
+    found = store.fts_candidates(match, flt, 20)
+    by_num = store.by_nums([n for n, _ in found])
+    return [by_num[n].text for n, _ in found]
+
+
+def test_database_file_is_private(store: MemoryStore) -> None:
+    assert stat.S_IMODE(os.stat(store.path).st_mode) == 0o600
+
+
+def test_insert_get_and_prefix_resolution(store: MemoryStore) -> None:
+    m = store.insert(
+        make("Retry the upload at most twice", anchor=Anchor("a/b.py", "Up.send", 3, 9, "h1"), tags=("io",))
+    )
+    assert m.num > 0
+    got = store.get(m.id)
+    assert got == m
+    assert store.resolve(m.id[:20].lower()) == m
+    with pytest.raises(MemoryNotFoundError):
+        store.resolve("ZZZZZZZZ")
+    with pytest.raises(MemoryNotFoundError, match="not a memory id"):
+        store.resolve("no such thing!")
+
+
+def test_compound_identifiers_match_their_words(store: MemoryStore) -> None:
+    store.insert(make("useTerminalStore drops the last line on resize"))
+    store.insert(make("unrelated note about the database pool"))
+    store.insert(make("snake_case_handler swallows errors", anchor=Anchor("src/TerminalView.ts", "renderAll")))
+    # any word may match (OR), BM25 puts the memory matching both first
+    assert search(store, "terminal store")[0] == "useTerminalStore drops the last line on resize"
+    assert search(store, "useTerminalStore")[0] == "useTerminalStore drops the last line on resize"
+    assert search(store, "case handler") == ["snake_case_handler swallows errors"]
+    assert search(store, "render all") == ["snake_case_handler swallows errors"]  # the anchored symbol, split
+    assert search(store, "terminal view")[0] == "snake_case_handler swallows errors"  # the anchored path, split
+    assert search(store, "database") == ["unrelated note about the database pool"]
+
+
+def test_fts_follows_anchor_and_text_changes(store: MemoryStore) -> None:
+    m = store.insert(make("cache invalidation order matters", anchor=Anchor("old_module.py")))
+    assert search(store, "old_module")
+    store.update_anchor(m.id, Anchor("fresh/place.py"), at=to_iso(T0 + 1), event=None)
+    assert search(store, "old_module") == []
+    assert search(store, "fresh place") == ["cache invalidation order matters"]
+    store.replace_memory(Memory(**{**_fields(store.get(m.id)), "text": "eviction order matters"}))  # type: ignore[arg-type]
+    assert search(store, "invalidation") == []
+    assert search(store, "eviction") == ["eviction order matters"]
+    assert store.conn.execute("INSERT INTO memory_fts(memory_fts) VALUES ('integrity-check')") is not None
+
+
+def _fields(m: Memory | None) -> dict[str, object]:
+    assert m is not None
+    return {f: getattr(m, f) for f in m.__dataclass_fields__}
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(query=st.text(max_size=300) | st.sampled_from(['"', "NEAR(a b)", "a AND", "*", "col:x", "(", "a OR", "^x", "-"]))
+def test_any_text_is_a_valid_search(store: MemoryStore, query: str) -> None:
+    if not store.count():
+        store.insert(make("a memory with words AND operators NEAR it"))
+    search(store, query)  # must not raise
+
+
+def test_filters_in_sql_and_python_agree(store: MemoryStore) -> None:
+    rows = [
+        make("one", at=T0, type="gotcha", anchor=Anchor("pkg/a.py"), tags=("x",)),
+        make("two", at=T0 + 100, type="decision", anchor=Anchor("pkg/sub/b.py")),
+        make("three", at=T0 + 200, type="gotcha", anchor=Anchor("pkga.py")),
+        make("four", at=T0 + 300, type="todo", status="superseded", ended_at=to_iso(T0 + 400)),
+        make("five", at=T0 + 400, type="gotcha", status="archived", ended_at=to_iso(T0 + 450), tags=("x", "y")),
+    ]
+    store.insert_many([(m, []) for m in rows])
+    filters = [
+        MemoryFilter(),
+        MemoryFilter(types=("gotcha",)),
+        MemoryFilter(file="pkg"),
+        MemoryFilter(file="pkg/"),
+        MemoryFilter(file="pkg/a.py"),
+        MemoryFilter(since=to_iso(T0 + 150)),
+        MemoryFilter(as_of=to_iso(T0 + 350)),
+        MemoryFilter(as_of=to_iso(T0 + 420), statuses=("active",)),
+        MemoryFilter(tags=("x",), statuses=()),
+        MemoryFilter(statuses=("superseded", "archived")),
+    ]
+    all_rows = list(store.iter_all())
+    for flt in filters:
+        in_sql = {m.text for m in store.list(flt, limit=100)}
+        in_python = {m.text for m in all_rows if matches_filter(m, flt)}
+        assert in_sql == in_python, flt
+    assert {m.text for m in store.list(MemoryFilter(file="pkg"), limit=100)} == {"one", "two"}
+    # as of T0+350 "four" was still current (superseded only at T0+400)
+    assert {m.text for m in store.list(MemoryFilter(as_of=to_iso(T0 + 350)), limit=100)} == {
+        "one",
+        "two",
+        "three",
+        "four",
+    }
+
+
+def test_vectors_round_trip_and_state(store: MemoryStore) -> None:
+    a = store.insert(make("alpha"))
+    b = store.insert(make("beta"))
+    va = np.arange(4, dtype=np.float32)
+    store.put_vectors("m1", [(a.num, va), (b.num, va + 1)])
+    assert store.vector_state("m1") == (2, 2)
+    store.put_vectors("m1", [(a.num, va * 2)])  # replacing keeps one row per memory, with a new vec_id
+    count, last = store.vector_state("m1")
+    assert (count, last) == (2, 3)
+    assert np.array_equal(store.vectors_for("m1", [a.num])[a.num], va * 2)
+    assert store.nums_without_vector("m2") == [(a.num, "alpha"), (b.num, "beta")]
+    batches = list(store.iter_vectors("m1", after_vec_id=2))
+    assert [nums for nums, _, _ in batches] == [[a.num]]
+
+
+def test_corrupt_database_is_reported_and_left_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "memory.db"
+    path.write_bytes(b"this is not sqlite, but it is somebody's data" * 100)
+    before = path.read_bytes()
+    with pytest.raises(MemoryDatabaseCorruptError) as info:
+        MemoryStore(path)
+    assert str(path) in str(info.value)
+    assert info.value.path == path
+    assert path.read_bytes() == before
+
+
+def test_newer_schema_is_refused_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "memory.db"
+    MemoryStore(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute("INSERT INTO _migrations VALUES ('m999_from_the_future', 'now')")
+    conn.commit()
+    conn.close()
+    before = path.read_bytes()
+    with pytest.raises(SchemaTooNewError, match="newer Hindsight"):
+        MemoryStore(path)
+    assert path.read_bytes() == before
+
+
+def test_reopening_keeps_every_memory(tmp_path: Path) -> None:
+    path = tmp_path / "memory.db"
+    s = MemoryStore(path)
+    ids = [s.insert(make(f"memory {i}")).id for i in range(30)]
+    s.close()
+    s = MemoryStore(path)
+    assert sorted(m.id for m in s.iter_all()) == sorted(ids)
+    s.close()

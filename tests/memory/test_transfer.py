@@ -1,0 +1,127 @@
+"""Export/import JSONL: lossless round trip, merge by id (newer wins, nothing lost), bad files refused whole."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hindsight.memory.engine import MemoryEngine
+from hindsight.memory.transfer import TransferError, read_jsonl
+
+
+class Clock:
+    def __init__(self, now: float = 1_800_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def workspace(tmp_path: Path, name: str) -> Path:
+    root = tmp_path / name
+    (root / "lib").mkdir(parents=True)
+    (root / "lib/io.py").write_text("def read_all(path):\n    return open(path).read()\n", encoding="utf-8")
+    return root
+
+
+def everything(engine: MemoryEngine) -> list[dict[str, object]]:
+    out = []
+    for m in sorted(engine.store.iter_all(), key=lambda m: m.id):
+        d = m.to_dict()
+        d["events"] = [e.to_dict() for e in engine.store.events(m.id)]
+        out.append(d)
+    return out
+
+
+def test_round_trip_is_lossless(tmp_path: Path) -> None:
+    clock = Clock()
+    with MemoryEngine.open(workspace(tmp_path, "a"), embedder=None, clock=clock) as src:
+        src.reindex()
+        m1 = src.remember(
+            "read_all leaks a file handle", type="gotcha", file="lib/io.py", symbol="read_all", tags=["io"]
+        )
+        clock.now += 10
+        src.supersede(m1.memory.id, "read_all leaks a file handle on error only")
+        m2 = src.remember("prefer pathlib", type="convention", source="agent").memory
+        src.forget(m2.id)
+        src.search("file handle")  # access counts and surfacing are part of the record too
+        exported = src.export()
+        assert exported.exported == 3
+        assert exported.path == src.root / ".hindsight" / "memories.jsonl"
+        before = everything(src)
+    with MemoryEngine.open(workspace(tmp_path, "b"), embedder=None) as dst:
+        report = dst.import_(exported.path)
+        assert (report.added, report.updated, report.unchanged) == (3, 0, 0)
+        after = everything(dst)
+        assert after == before
+        again = dst.import_(exported.path)  # idempotent
+        assert (again.added, again.updated, again.unchanged, again.events_added) == (0, 0, 3, 0)
+        assert [h.memory.text for h in dst.search("file handle").memories] == [
+            "read_all leaks a file handle on error only"
+        ]
+
+
+def test_merge_by_id_newer_wins_and_histories_unite(tmp_path: Path) -> None:
+    clock = Clock()
+    with MemoryEngine.open(workspace(tmp_path, "a"), embedder=None, clock=clock) as a:
+        m = a.remember("the importer skips hidden files", type="gotcha").memory
+        shared = a.export(tmp_path / "shared.jsonl").path
+        with MemoryEngine.open(workspace(tmp_path, "b"), embedder=None, clock=clock) as b:
+            b.import_(shared)
+            clock.now += 100
+            b.mark_stale(m.id, "importer rewritten")  # b's copy is now newer
+            newer = b.export(tmp_path / "from_b.jsonl").path
+        clock.now += 100
+        a.confirm(m.id)  # ...and then a's copy is newer still, with a different history
+        report = a.import_(newer)
+        assert (report.updated, report.kept_local) == (0, 1)
+        assert report.events_added == 1  # b's marked_stale event joins a's history
+        kinds = [e.kind for e in a.store.events(m.id)]
+        assert kinds == ["created", "marked_stale", "confirmed"]
+        assert a.get(m.id).status == "active"  # a's newer state stands
+        with MemoryEngine.open(workspace(tmp_path, "c"), embedder=None, clock=clock) as c:
+            c.import_(newer)
+            c_report = c.import_(a.export(tmp_path / "from_a.jsonl").path)
+            assert c_report.updated == 1
+            assert c.get(m.id).status == "active"
+            assert [e.kind for e in c.store.events(m.id)] == ["created", "marked_stale", "confirmed"]
+
+
+def test_bad_file_is_refused_whole_with_line_numbers(tmp_path: Path) -> None:
+    with MemoryEngine.open(workspace(tmp_path, "a"), embedder=None) as a:
+        a.remember("one", type="gotcha")
+        a.remember("two", type="gotcha")
+        path = a.export().path
+    lines = path.read_text(encoding="utf-8").splitlines()
+    broken = json.loads(lines[2])
+    broken["type"] = "rumour"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join([lines[0], lines[1], json.dumps(broken), "{not json", ""]), encoding="utf-8")
+    with MemoryEngine.open(workspace(tmp_path, "b"), embedder=None) as b:
+        with pytest.raises(
+            TransferError, match=r"2 bad line\(s\); nothing was imported: line 3: 'type'.*line 4: not JSON"
+        ):
+            b.import_(bad)
+        assert b.store.count() == 0
+        with pytest.raises(TransferError, match="does not exist"):
+            b.import_(tmp_path / "missing.jsonl")
+
+
+def test_imported_secrets_and_escaping_paths_are_handled(tmp_path: Path) -> None:
+    with MemoryEngine.open(workspace(tmp_path, "a"), embedder=None) as a:
+        a.remember("plain", type="note")
+        path = a.export().path
+    record = json.loads(path.read_text(encoding="utf-8").splitlines()[1])
+    record["text"] = "old key AKIAIOSFODNN7EXAMPLE in the runbook"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    (memory,) = (m for m, _ in read_jsonl(path))
+    with MemoryEngine.open(workspace(tmp_path, "b"), embedder=None) as b:
+        report = b.import_(path)
+        assert report.redacted == 1
+        assert b.get(memory.id).text == "old key [REDACTED:aws-access-key] in the runbook"
+    record["anchor"] = {"file": "../../etc/passwd"}
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    with pytest.raises(TransferError, match="inside the workspace"):
+        read_jsonl(path)
