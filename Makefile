@@ -8,7 +8,7 @@ INSTALLED := $(VENV)/.installed
 # pytest exits 5 when it collected nothing: that is a failure here, never a silent pass
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: install model demo test lint bench bench-index clean
+.PHONY: install model demo test lint bench bench-index bench-recall bench-lsp clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,11 +34,19 @@ test: model lint
 demo: model
 	$(BIN)/python examples/demo.py
 
-bench: model bench-index
+bench: model bench-index bench-recall bench-lsp
 
 # Hindsight's indexer vs Aider's repo map on the Django sdist (fetched once into bench/.corpora)
 bench-index: install
 	$(BIN)/python bench/index_bench.py
+
+# memory retrieval: recall (recent vs legacy, 4 rankers), supersession chains, latency at 100k memories
+bench-recall: model
+	$(BIN)/python bench/recall_bench.py
+
+# the language server through a real LSP client: didOpen → diagnostics and hover latency at 1k/10k/100k memories
+bench-lsp: install
+	$(BIN)/python bench/lsp_bench.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

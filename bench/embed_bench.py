@@ -17,7 +17,6 @@ import argparse
 import ast
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -248,10 +247,11 @@ def main() -> int:
 
     p50, p95 = query_latency(embedder.embed_query)
     verdict = "meets" if p95 <= QUERY_P95_TARGET_MS else "misses"
-    print(f"\nsingle short query, llama.cpp: p50 {p50:.1f} ms, p95 {p95:.1f} ms ({verdict} the ≤ {QUERY_P95_TARGET_MS:.0f} "
-          f"ms p95 target)")
+    print(f"\nsingle short query, llama.cpp: p50 {p50:.1f} ms, p95 {p95:.1f} ms "
+          f"({verdict} the ≤ {QUERY_P95_TARGET_MS:.0f} ms p95 target)")
     if st_info.get("query_ms"):
-        print(f"single short query, torch:     p50 {st_info['query_ms'][0]:.1f} ms, p95 {st_info['query_ms'][1]:.1f} ms")
+        t50, t95 = st_info["query_ms"]
+        print(f"single short query, torch:     p50 {t50:.1f} ms, p95 {t95:.1f} ms")
     if st_info:
         ours = embedder.embed_documents(texts[:16])
         theirs = np.asarray(st_info["vectors"], dtype=np.float32)
@@ -315,7 +315,8 @@ def gpu_figures(texts: Sequence[str], tokens: int) -> None:
     for i in range(0, len(many), 256):
         emb.embed_documents(many[i : i + 256])
     took = time.perf_counter() - start
-    print(f"  ~{CHUNK_MAX_TOKENS}-token chunks: {len(many) / took:.0f} chunks/s ({len(many)} chunks, target ≥ 2000 on an H100)")
+    print(f"  ~{CHUNK_MAX_TOKENS}-token chunks: {len(many) / took:.0f} chunks/s ({len(many)} chunks; "
+          f"target ≥ 2000 on an H100)")
     p50, p95 = query_latency(emb.embed_query)
     print(f"  single short query: p50 {p50:.1f} ms, p95 {p95:.1f} ms")
     emb.close()

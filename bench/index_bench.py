@@ -90,43 +90,51 @@ def _hindsight_child(tree: Path) -> int:
 
     peak = _PeakRss(psutil.Process())
     peak.start()
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     indexer = Indexer(tree, Settings())
     cold = indexer.index()
     cold_s = time.perf_counter() - started
+    # this process's CPU plus the workers' (their parse CPU; in-process parsing is already in ours)
+    worker_cpu = cold.timings.get("parse_cpu", 0.0) if cold.workers else 0.0
+    cold_cpu = time.process_time() - cpu_started + worker_cpu
     indexer.graph.rank()  # what a daemon does once after opening a workspace
     started = time.perf_counter()
     noop = indexer.index()
     noop_s = time.perf_counter() - started
     records = indexer.files()
     indexed = [rel for rel, rec in records.items() if rec.status != "skipped"]
-    edits = _edit_times(indexer, tree, sorted(r for r in indexed if r.endswith(".py")) or sorted(indexed))
+    edits, edits_cpu = _edit_times(indexer, tree, sorted(r for r in indexed if r.endswith(".py")) or sorted(indexed))
     counts = indexer.store.counts()
     indexer.close()
     peak.stop()
     print(json.dumps({
         "files": len(indexed), "bytes": sum(records[r].size for r in indexed), "chunks": counts["chunks"],
         "definitions": counts["definitions"], "edges": counts["edges"], "skipped": len(cold.skipped),
-        "cold_s": cold_s, "cold_timings": cold.timings, "noop_s": noop_s, "noop_parsed": noop.parsed,
-        "edit_ms": edits, "rss_main_mb": peak.main_mb, "rss_tree_mb": peak.tree_mb,
+        "cold_s": cold_s, "cold_cpu_s": cold_cpu, "cold_timings": cold.timings, "workers": cold.workers,
+        "noop_s": noop_s, "noop_parsed": noop.parsed,
+        "edit_ms": edits, "edit_cpu_ms": edits_cpu, "rss_main_mb": peak.main_mb, "rss_tree_mb": peak.tree_mb,
     }))
     return 0
 
 
-def _edit_times(indexer: object, tree: Path, candidates: list[str]) -> list[float]:
-    """Append a definition to EDITS different files, spread over the tree; time save → re-rank."""
+def _edit_times(indexer: object, tree: Path, candidates: list[str]) -> tuple[list[float], list[float]]:
+    """Append a definition to EDITS different files, spread over the tree; time save → re-rank.
+
+    Returns wall-clock and CPU milliseconds per edit (CPU is what a quiet machine would show).
+    """
     step = max(1, len(candidates) // EDITS)
-    times = []
+    wall, cpu = [], []
     for i, rel in enumerate(candidates[::step][:EDITS]):
         path = tree / rel
         with path.open("a", encoding="utf-8") as fh:
             fh.write(f"\n\ndef bench_edit_{i}(value):\n    return value\n")
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         report = indexer.index_files([rel])  # type: ignore[attr-defined]
         indexer.graph.rank(focus_files=[rel])  # type: ignore[attr-defined]
-        times.append((time.perf_counter() - started) * 1000)
+        wall.append((time.perf_counter() - started) * 1000)
+        cpu.append((time.process_time() - cpu_started) * 1000)
         assert report.parsed == 1, report
-    return times
+    return wall, cpu
 
 
 class _PeakRss(threading.Thread):
@@ -173,14 +181,16 @@ def _print_hindsight(r: dict) -> None:
     t = r["cold_timings"]
     print(f"hindsight: {r['files']} files indexed ({mb:.1f} MB), {r['chunks']} chunks, "
           f"{r['definitions']} definitions, {r['edges']} import edges, {r['skipped']} skipped")
-    print(f"  cold index:        {r['cold_s']:.2f} s  ({r['files'] / r['cold_s']:.0f} files/s, "
-          f"{mb / r['cold_s']:.2f} MB/s; scan {t.get('scan', 0):.2f} s, parse+write {t.get('parse', 0):.2f} s, "
-          f"resolve {t.get('resolve', 0):.2f} s)")
+    print(f"  cold index:        {r['cold_s']:.2f} s wall, {r['cold_cpu_s']:.2f} s CPU  "
+          f"({r['files'] / r['cold_s']:.0f} files/s, {mb / r['cold_s']:.2f} MB/s; {r['workers']} parser processes; "
+          f"scan {t.get('scan', 0):.2f} s, parse+write {t.get('parse', 0):.2f} s, resolve {t.get('resolve', 0):.2f} s)")
     print(f"  no-op re-index:    {r['noop_s'] * 1000:.0f} ms  ({r['noop_parsed']} parsed; target < "
           f"{TARGET_NOOP_S:.0f} s: {_verdict(r['noop_s'] < TARGET_NOOP_S)})")
     p50, p95 = _percentile(r["edit_ms"], 0.5), _percentile(r["edit_ms"], 0.95)
-    print(f"  one-file change:   p50 {p50:.1f} ms, p95 {p95:.1f} ms over {len(r['edit_ms'])} edits "
-          f"(re-index + re-rank; target p95 < {TARGET_EDIT_P95_MS:.0f} ms: {_verdict(p95 < TARGET_EDIT_P95_MS)})")
+    c50, c95 = _percentile(r["edit_cpu_ms"], 0.5), _percentile(r["edit_cpu_ms"], 0.95)
+    print(f"  one-file change:   p50 {p50:.1f} ms, p95 {p95:.1f} ms wall over {len(r['edit_ms'])} edits "
+          f"(re-index + re-rank; target p95 < {TARGET_EDIT_P95_MS:.0f} ms: {_verdict(p95 < TARGET_EDIT_P95_MS)}); "
+          f"CPU p50 {c50:.1f} ms, p95 {c95:.1f} ms")
     print(f"  peak RSS:          {r['rss_main_mb']:.0f} MB indexing process (target < {TARGET_RSS_MB:.0f} MB: "
           f"{_verdict(r['rss_main_mb'] < TARGET_RSS_MB)}); {r['rss_tree_mb']:.0f} MB with its worker processes")
 
@@ -210,8 +220,9 @@ start = time.perf_counter()
 rm = RepoMap(map_tokens=int(sys.argv[2]), root=root, main_model=Model(), io=io, verbose=False)
 text = rm.get_repo_map(chat_files=[], other_files=files) or ""
 took = time.perf_counter() - start
-print(json.dumps({"seconds": took, "files": len(files), "map_chars": len(text),
-                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+usage = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({"seconds": took, "cpu_s": usage.ru_utime + usage.ru_stime, "files": len(files),
+                  "map_chars": len(text), "rss_mb": usage.ru_maxrss / 1024}))
 """
 
 
@@ -241,10 +252,11 @@ def _run_aider(tree: Path) -> dict:
 
 def _print_aider(aider: dict, ours: dict) -> None:
     ratio = aider["seconds"] / ours["cold_s"]
-    print(f"aider {AIDER_VERSION} repo map (cold cache, {aider['files']} files given): {aider['seconds']:.2f} s, "
-          f"peak RSS {aider['rss_mb']:.0f} MB")
-    print(f"  cold speed-up, Hindsight vs Aider: {ratio:.1f}x (target ≥ {TARGET_SPEEDUP:.0f}x: "
-          f"{_verdict(ratio >= TARGET_SPEEDUP)})")
+    cpu_ratio = aider["cpu_s"] / ours["cold_cpu_s"]
+    print(f"aider {AIDER_VERSION} repo map (cold cache, {aider['files']} files given, {aider['map_chars']} chars "
+          f"of map): {aider['seconds']:.2f} s wall, {aider['cpu_s']:.2f} s CPU, peak RSS {aider['rss_mb']:.0f} MB")
+    print(f"  cold speed-up, Hindsight vs Aider: {ratio:.1f}x wall-clock (target ≥ {TARGET_SPEEDUP:.0f}x: "
+          f"{_verdict(ratio >= TARGET_SPEEDUP)}), {cpu_ratio:.1f}x in CPU time (load-independent)")
 
 
 if __name__ == "__main__":

@@ -65,7 +65,10 @@ def _index(indexer: Indexer, *, show_progress: bool) -> IndexReport:
             advance(done - last, total=total)
             last = done
 
-        return indexer.index(progress=on_progress)
+        try:
+            return indexer.index(progress=on_progress)
+        except OSError as exc:
+            raise CliError(f"cannot index {indexer.root}: {exc}") from exc
 
 
 def run_index(args: argparse.Namespace) -> int:

@@ -54,7 +54,7 @@ def run_install(args: argparse.Namespace) -> int:
 
     def status(message: str) -> None:
         if not args.json:
-            cliutil.stderr_console.print(f"[dim]{message}[/dim]")
+            cliutil.stderr_console.print(f"[dim]{message}[/dim]", soft_wrap=True, highlight=False)
 
     try:
         result = model_install.install_default_model(
@@ -119,7 +119,8 @@ def _print_info(report: dict[str, Any]) -> None:
     if report["available"]:
         print(f"id:          {report['model_id']}")
         print(f"path:        {report['path']}")
-        print(f"dimensions:  {report['dim']}" + (f" (of {report['n_embd']})" if report["dim"] != report["n_embd"] else ""))
+        of = f" (of {report['n_embd']})" if report["dim"] != report["n_embd"] else ""
+        print(f"dimensions:  {report['dim']}{of}")
         print(f"context:     {report['n_ctx']} tokens (longer texts are embedded as overlapping windows)")
         print(f"pooling:     {report['pooling']}")
         where = report["device"].upper()

@@ -43,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
         if not 0 <= args.port <= 65535:
             raise CliError(f"--port {args.port} is not a TCP port")
         server = create_server()
+        server.log_level_from_cli = args.verbose > 0
         try:
             serve_tcp(server, args.host, args.port)
         except OSError as exc:
@@ -50,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
         return _exit(server.finish())
     protocol_out = claim_stdout()
     server = create_server()
+    server.log_level_from_cli = args.verbose > 0
     server.start_io(sys.stdin.buffer, protocol_out)
     return _exit(server.finish())
 

@@ -11,15 +11,18 @@ import asyncio
 import contextlib
 import logging
 import os
+import sys
 import threading
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
+from urllib.parse import unquote
 
 import cattrs
 from lsprotocol import types
+from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.io_ import StdinAsyncReader, StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
@@ -108,11 +111,13 @@ class HindsightServer(LanguageServer):
         super().__init__(SERVER_NAME, __version__, protocol_cls=HindsightProtocol)
         self.sessions: dict[str, FolderSession] = {}  # by folder root path
         self.init_options: Any = None
+        self.log_level_from_cli = False  # ``-v`` on the command line wins over the log_level setting
         self.reads = ThreadPoolExecutor(READ_THREADS, thread_name_prefix="hindsight-read")
         # one writer thread: indexing and memory writes are serialized, never concurrent
         self.writes = ThreadPoolExecutor(1, thread_name_prefix="hindsight-write")
         self._debounce: dict[str, asyncio.TimerHandle] = {}
         self._generation: dict[str, int] = {}
+        self.open_uris: set[str] = set()  # as the client spelled them: diagnostics go back under the same URI
         self._dirty: set[str] = set()  # open documents with unsaved edits
         self._watch_pending: set[str] = set()
         self._watch_timer: asyncio.TimerHandle | None = None
@@ -123,8 +128,6 @@ class HindsightServer(LanguageServer):
     # ------------------------------------------------------------ plumbing
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
-        import sys
-
         self._stop_event = threading.Event()
         reader = _GuardedReader(stdin or sys.stdin.buffer, self.thread_pool)
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
@@ -136,6 +139,13 @@ class HindsightServer(LanguageServer):
             pass
         finally:
             self.shutdown()
+
+    def shutdown(self) -> None:
+        """Stop reading; unlike pygls, never wait for the stdin reader thread, which may block forever."""
+        if self._stop_event is not None:
+            self._stop_event.set()
+        if self._thread_pool is not None:
+            self._thread_pool.shutdown(wait=False, cancel_futures=True)
 
     def finish(self) -> int:
         """Stop background work and close sessions; returns the process exit code."""
@@ -179,8 +189,6 @@ class HindsightServer(LanguageServer):
         self.window_show_message(types.ShowMessageParams(type=kind, message=message))
 
     def capability(self, path: str, default: Any = None) -> Any:
-        from pygls.capabilities import get_capability
-
         return get_capability(self.client_capabilities, path, default)
 
     # ------------------------------------------------------------ folders and documents
@@ -190,11 +198,14 @@ class HindsightServer(LanguageServer):
         path = to_fs_path(uri) if uri.startswith("file:") else None
         if path is None:
             return None
-        resolved = Path(os.path.abspath(path))
+        # folder roots are resolved; try the path as given first (cheap), then with links resolved
+        return self._locate(Path(os.path.abspath(path))) or self._locate(Path(os.path.realpath(path)))
+
+    def _locate(self, path: Path) -> tuple[FolderSession, str] | None:
         best: tuple[FolderSession, str] | None = None
         for session in self.sessions.values():
             try:
-                rel = resolved.relative_to(session.root)
+                rel = path.relative_to(session.root)
             except ValueError:
                 continue
             if best is None or len(session.root.parts) > len(best[0].root.parts):
@@ -244,10 +255,11 @@ class HindsightServer(LanguageServer):
         settings, problems = await self.settings_for(folder_uri, root)
         if problems:
             self.tell(lsp_settings.problems_message(problems))
+        self.apply_log_level(settings)
         session = FolderSession(root, settings)
         self.sessions[str(root)] = session
         await self.write(session.open)
-        for message in session.problems:
+        for message in session.take_problems():
             self.tell(message)
         return session
 
@@ -269,10 +281,18 @@ class HindsightServer(LanguageServer):
                 settings, problems = lsp_settings.folder_settings(session.root, self.init_options, _section_of(pushed))
             if problems:
                 self.tell(lsp_settings.problems_message(problems))
+            self.apply_log_level(settings)
             await self.write(session.apply_settings, settings)
             for message in session.take_problems():
                 self.tell(message)
         self.republish_all()
+
+    def apply_log_level(self, settings: Settings) -> None:
+        level = logging.getLevelName(settings.log_level.upper())
+        if isinstance(level, int) and not self.log_level_from_cli:
+            logging.getLogger("hindsight").setLevel(level)
+        elif not isinstance(level, int):
+            self.tell(f"Hindsight: log_level {settings.log_level!r} is not a logging level; kept the current one")
 
     async def watch_files(self) -> None:
         if not self.capability("workspace.did_change_watched_files.dynamic_registration", False):
@@ -293,6 +313,8 @@ class HindsightServer(LanguageServer):
 
     async def index(self, session: FolderSession, rels: list[str] | None = None) -> Any:
         """Index (all, or ``rels``) with ``$/progress`` when the client shows it; then republish."""
+        if session.engine is None:
+            return None  # its open failed, and the user was told why
         progress = await self.begin_progress(f"Hindsight: indexing {session.root.name}")
         try:
             report = await self.write(session.index, rels, progress)
@@ -339,7 +361,7 @@ class HindsightServer(LanguageServer):
     # ------------------------------------------------------------ diagnostics
 
     def republish_all(self) -> None:
-        for uri in list(self.workspace.text_documents):
+        for uri in list(self.open_uris):
             self.spawn(self.publish(uri, from_buffer=uri in self._dirty))
 
     def debounce_change(self, uri: str) -> None:
@@ -350,7 +372,12 @@ class HindsightServer(LanguageServer):
             CHANGE_DEBOUNCE_S, lambda: self.spawn(self.publish(uri, from_buffer=True))
         )
 
+    def opened(self, uri: str) -> None:
+        self.open_uris.add(uri)
+        self.spawn(self.publish(uri))
+
     def forget_document(self, uri: str) -> None:
+        self.open_uris.discard(uri)
         self._dirty.discard(uri)
         if (handle := self._debounce.pop(uri, None)) is not None:
             handle.cancel()
@@ -368,12 +395,12 @@ class HindsightServer(LanguageServer):
             if session.settings.diagnostics.enabled:
                 hits = await self.read(session.file_hits, rel, self.buffer_text(uri), from_buffer)
                 diags = convert.diagnostics(hits, max_warnings=session.settings.diagnostics.max_warnings)
-        if self._generation.get(uri) != generation or uri not in self.workspace.text_documents:
+        if self._generation.get(uri) != generation or uri not in self.open_uris:
             return
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diags))
 
     def buffer_text(self, uri: str) -> str | None:
-        doc = self.workspace.text_documents.get(uri)
+        doc = self.workspace.text_documents.get(unquote(uri))  # pygls keys documents by unquoted URI
         return doc.source if doc is not None else None
 
 
@@ -476,7 +503,7 @@ def _register_features(server: HindsightServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: HindsightServer, params: types.DidOpenTextDocumentParams) -> None:
-        ls.spawn(ls.publish(params.text_document.uri))
+        ls.opened(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: HindsightServer, params: types.DidChangeTextDocumentParams) -> None:

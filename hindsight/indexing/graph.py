@@ -10,11 +10,16 @@ C by scipy, which is what keeps a re-rank after one saved file within a few mill
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import functools
+import threading
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 import scipy.sparse as sp
+
+T = TypeVar("T")
 
 # -- edge weights: how much one reference to a name says about the defining file ---------------
 MENTIONED_IDENT_BOOST = 10.0  # the user named this identifier: edges through it matter most
@@ -61,10 +66,22 @@ class _Matrices:
     graph: sp.csr_matrix  # files × files: the weighted file graph
 
 
+def _locked(method: Callable[..., T]) -> Callable[..., T]:
+    """Serialise a FileGraph method: the daemon re-indexes in one thread while another ranks."""
+
+    @functools.wraps(method)
+    def wrapper(self: FileGraph, *args: Any, **kwargs: Any) -> T:
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return wrapper
+
+
 class FileGraph:
-    """Files linked by references and imports; ranks files and their definitions."""
+    """Files linked by references and imports; ranks files and their definitions. Thread-safe."""
 
     def __init__(self) -> None:
+        self._lock = threading.RLock()
         self._slot: dict[str, int] = {}  # rel -> row
         self._rels: list[str | None] = []  # row -> rel (None: a free row)
         self._free: list[int] = []
@@ -91,6 +108,7 @@ class FileGraph:
 
     # -- updates -------------------------------------------------------------------------------
 
+    @_locked
     def set_file(self, rel: str, defined: Iterable[str], referenced: Mapping[str, int]) -> None:
         row = self._row(rel)
         self._defs.set(row, np.unique(np.fromiter((self._intern(n) for n in defined), dtype=np.int64)))
@@ -100,6 +118,7 @@ class FileGraph:
         self._refs.set(row, ids[order], weights[order])
         self._cache = None
 
+    @_locked
     def remove_file(self, rel: str) -> None:
         row = self._slot.pop(rel, None)
         if row is None:
@@ -111,6 +130,7 @@ class FileGraph:
         self._free.append(row)
         self._cache = None
 
+    @_locked
     def set_imports(self, edges: Mapping[str, set[str]], *, replace_all: bool = True) -> None:
         """Resolved import edges by source file (all sources when ``replace_all``)."""
         if replace_all:
@@ -199,9 +219,11 @@ class FileGraph:
 
     # -- queries -------------------------------------------------------------------------------
 
+    @_locked
     def files(self) -> list[str]:
         return sorted(self._slot)
 
+    @_locked
     def rank(self, focus_files: Iterable[str] = (), idents: Iterable[str] = ()) -> dict[str, float]:
         """Personalized PageRank of every file; scores sum to 1."""
         scores = self._rank_vector(focus_files, tuple(idents))[0]
@@ -241,6 +263,7 @@ class FileGraph:
             return uniform
         return (1 - BACKGROUND_WEIGHT) * personal / personal.sum() + BACKGROUND_WEIGHT * uniform
 
+    @_locked
     def dependencies(self, rel: str) -> dict[str, float]:
         """Files whose definitions ``rel`` uses (or imports), with edge weights."""
         row = self._slot.get(rel)
@@ -250,6 +273,7 @@ class FileGraph:
         start, end = graph.indptr[row], graph.indptr[row + 1]
         return self._named(graph.indices[start:end], graph.data[start:end])
 
+    @_locked
     def dependents(self, rel: str) -> dict[str, float]:
         """Files that use ``rel``'s definitions (or import it), with edge weights."""
         row = self._slot.get(rel)
@@ -262,6 +286,7 @@ class FileGraph:
         pairs = ((self._rels[r], float(w)) for r, w in zip(rows, weights, strict=True))
         return dict(sorted(((rel, w) for rel, w in pairs if rel is not None), key=lambda p: -p[1]))
 
+    @_locked
     def definition_scores(
         self, focus_files: Iterable[str] = (), idents: Iterable[str] = ()
     ) -> tuple[dict[str, float], list[tuple[str, str, float]]]:

@@ -25,13 +25,13 @@ from typing import Any
 from hindsight import paths
 from hindsight.config import IndexSettings, Settings
 from hindsight.indexing.graph import FileGraph
-from hindsight.indexing.languages import language_for_path
+from hindsight.indexing.languages import all_languages, language_for_path
 from hindsight.indexing.parse import parse_source
 from hindsight.indexing.records import FileParse, Import
 from hindsight.indexing.repomap import RepoMap, build_repo_map
 from hindsight.indexing.resolve import ImportResolver
 from hindsight.indexing.scanner import IGNORE_FILES, ScannedFile, Scanner, content_skip_reason
-from hindsight.indexing.store import CodeChunk, FileContent, FileRecord, IndexStore, chunk_words
+from hindsight.indexing.store import CodeChunk, Definition, FileContent, FileRecord, IndexStore, file_chunk_words
 
 log = logging.getLogger(__name__)
 
@@ -58,13 +58,14 @@ class IndexReport:
     parsed: int = 0  # files run through the parser in this run
     unchanged: int = 0
     unsupported: int = 0  # files no language claims
+    workers: int = 0  # parser processes started (0: parsed in this process)
     timings: dict[str, float] = field(default_factory=dict)  # phase -> seconds
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "added": self.added, "changed": self.changed, "deleted": self.deleted,
             "renamed": [list(p) for p in self.renamed], "skipped": self.skipped, "parsed": self.parsed,
-            "unchanged": self.unchanged, "unsupported": self.unsupported,
+            "unchanged": self.unchanged, "unsupported": self.unsupported, "workers": self.workers,
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
         }
 
@@ -92,7 +93,12 @@ class Indexer:
         self.root = Path(root).resolve()
         self.settings = settings.index if isinstance(settings, Settings) else settings
         self.store = IndexStore(db_path or paths.workspace_dir(self.root) / "index.db")
-        self.scanner = Scanner(self.root, self.settings, want=lambda rel: language_for_path(rel) is not None)
+        extensions = frozenset(ext for spec in all_languages() for ext in spec.extensions)
+
+        def wanted(rel: str) -> bool:  # as language_for_path decides, without a path object per file
+            return os.path.splitext(rel)[1].lower() in extensions
+
+        self.scanner = Scanner(self.root, self.settings, want=wanted)
         self._records = self.store.files()
         self._graph: FileGraph | None = None
         self._resolver: ImportResolver | None = None
@@ -169,8 +175,10 @@ class Indexer:
         started = time.perf_counter()
         written: list[FileContent] = []
         touched: list[FileRecord] = []
-        write_time = 0.0
-        for batch in self._outcomes(jobs, progress):
+        write_time = parse_cpu = 0.0
+        report.workers = self._worker_count(len(jobs))
+        for batch, cpu in self._outcomes(jobs, progress):
+            parse_cpu += cpu
             contents = [o.content for o in batch if o.content is not None]
             touched += [o.record for o in batch if o.record is not None]
             gone += [o.rel for o in batch if o.unreadable and o.rel in self._records]
@@ -182,6 +190,7 @@ class Indexer:
             self.store.touch(touched)
         report.timings["parse"] = time.perf_counter() - started
         report.timings["write"] = write_time
+        report.timings["parse_cpu"] = parse_cpu  # CPU seconds reading and parsing, summed over workers
         self._classify(written, touched, gone, report)
         t = time.perf_counter()
         removed = [rel for rel in gone if rel in self._records]
@@ -191,26 +200,35 @@ class Indexer:
         self._update_edges(written, removed, file_set_changed=set_changed)
         report.timings["resolve"] = time.perf_counter() - t
 
-    def _outcomes(self, jobs: list[tuple[str, str | None]], progress: Progress | None) -> Iterator[list[_Outcome]]:
+    def _outcomes(
+        self, jobs: list[tuple[str, str | None]], progress: Progress | None
+    ) -> Iterator[tuple[list[_Outcome], float]]:
         limits = _Limits(self.settings.max_file_bytes, self.settings.max_line_length)
         total, done = len(jobs), 0
         if progress:
             progress(0, total)
-        if total <= IN_PROCESS_MAX_FILES:
+        workers = self._worker_count(total)
+        if not workers:
             if jobs:
                 yield _process_batch(str(self.root), jobs, limits)
                 if progress:
                     progress(total, total)
             return
-        workers = max(1, self.settings.workers or os.cpu_count() or 1)
         batches = [jobs[i : i + BATCH_FILES] for i in range(0, total, BATCH_FILES)]
-        with ProcessPoolExecutor(max_workers=min(workers, len(batches)), mp_context=_pool_context()) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context()) as pool:
             futures = {pool.submit(_process_batch, str(self.root), batch, limits): len(batch) for batch in batches}
             for future in as_completed(futures):
                 yield future.result()
                 done += futures[future]
                 if progress:
                     progress(done, total)
+
+    def _worker_count(self, files: int) -> int:
+        """Parser processes for this many files; 0 means parse here."""
+        if files <= IN_PROCESS_MAX_FILES:
+            return 0
+        batches = -(-files // BATCH_FILES)
+        return min(batches, max(1, self.settings.workers or os.cpu_count() or 1))
 
     def _status_flips(self, rec: FileRecord) -> bool:
         """A known file became skipped, or a skipped one parseable: the set of graph files changes."""
@@ -330,6 +348,15 @@ class Indexer:
         with self._lock:
             return self.store.chunk_by_symbol(rel, symbol)
 
+    def search_chunks(self, text: str, limit: int = 20) -> list[tuple[CodeChunk, float]]:
+        """Code chunks matching free text by BM25 (higher is better), best first."""
+        with self._lock:
+            return self.store.search_chunks(text, limit)
+
+    def definitions_named(self, name: str) -> list[Definition]:
+        with self._lock:
+            return self.store.definitions_named(name)
+
     def repo_map(self, budget_tokens: int, focus_files: Sequence[str] = (), idents: Sequence[str] = ()) -> RepoMap:
         with self._lock:
             return build_repo_map(self.graph, self.store, budget_tokens, focus_files, idents)
@@ -344,8 +371,13 @@ def _pool_context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context(method)
 
 
-def _process_batch(root: str, jobs: list[tuple[str, str | None]], limits: _Limits) -> list[_Outcome]:
-    return [_process_file(root, rel, old_hash, limits) for rel, old_hash in jobs]
+def _process_batch(
+    root: str, jobs: list[tuple[str, str | None]], limits: _Limits
+) -> tuple[list[_Outcome], float]:
+    """Outcomes of a batch of files, and the CPU seconds they took."""
+    started = time.process_time()
+    outcomes = [_process_file(root, rel, old_hash, limits) for rel, old_hash in jobs]
+    return outcomes, time.process_time() - started
 
 
 def _process_file(root: str, rel: str, old_hash: str | None, limits: _Limits) -> _Outcome:
@@ -401,6 +433,5 @@ def _content(record: FileRecord, parsed: FileParse, data: bytes) -> FileContent:
             raw = lines[tag.line - 1] if 0 < tag.line <= len(lines) else b""
             signature = raw.decode("utf-8", "replace").strip()[:SIGNATURE_MAX_CHARS]
         defs.append((tag.name, tag.category, tag.line, tag.symbol, signature))
-    memo: dict[str, tuple[str, ...]] = {}
-    words = [chunk_words(c.symbol, c.text, memo) for c in parsed.chunks]
+    words = file_chunk_words(data, [(c.start_byte, c.end_byte) for c in parsed.chunks])
     return FileContent(rec, list(parsed.chunks), words, defs, dict(refs), list(parsed.imports))

@@ -110,6 +110,7 @@ class Scanner:
         self.want = want or (lambda rel: True)
 
     def scan(self) -> ScanResult:
+        """Every file to index under the root; raises OSError when the root itself cannot be read."""
         result = ScanResult()
         visited = {self.real_root}
         root_chain = _IgnoreChain(()).extended("", self._root_spec())
@@ -144,8 +145,10 @@ class Scanner:
             with os.scandir(path) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
+            if not rel_dir:  # an unreadable root must not read as "every file was deleted"
+                raise
             log.warning("cannot read directory %s: %s", display_name(path), exc)
-            result.skipped[display_name(rel_dir) or "./"] = SKIP_UNREADABLE
+            result.skipped[display_name(rel_dir)] = SKIP_UNREADABLE
             return
         if any(e.name == VENV_MARKER for e in entries) and rel_dir:
             log.info("skipping virtualenv %s", display_name(rel_dir))
@@ -171,6 +174,7 @@ class Scanner:
             log.warning("skipping %s: its name is not valid UTF-8", display_name(entry.path))
             result.skipped[display_name(rel) + ("/" if is_dir else "")] = SKIP_BAD_NAME
             return
+        real = ""
         if is_link:
             real = os.path.realpath(entry.path)
             if not os.path.exists(real):
@@ -180,9 +184,8 @@ class Scanner:
                 log.info("not following %s: it leads out of the workspace to %s", rel, real)
                 result.skipped[rel] = SKIP_SYMLINK_OUTSIDE
                 return
-        else:
-            real = os.path.join(real_dir, entry.name)
         if is_dir:
+            real = real or real_dir + os.sep + entry.name
             if real in visited:  # a link back to a directory already walked: a loop or a duplicate
                 result.skipped[rel + "/"] = SKIP_SYMLINK_LOOP
                 return

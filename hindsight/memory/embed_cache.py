@@ -7,6 +7,7 @@ mixing vector spaces. The cache is rebuildable: a corrupt file is logged, delete
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import sqlite3
@@ -19,6 +20,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from hindsight import paths
+from hindsight.config import EmbedderSettings
+from hindsight.memory.embedder import open_embedder
 from hindsight.sqlite import Migration, SchemaTooNewError, connect, migrate, transaction
 
 log = logging.getLogger(__name__)
@@ -103,10 +106,8 @@ class EmbeddingCache:
         log.warning("embedding cache %s is unreadable (%s); rebuilding it", self.path, error)
         self.stats.rebuilds += 1
         if self._conn is not None:
-            try:
+            with contextlib.suppress(sqlite3.Error):
                 self._conn.close()
-            except sqlite3.Error:
-                pass
             self._conn = None
         for suffix in ("", "-wal", "-shm"):
             Path(str(self.path) + suffix).unlink(missing_ok=True)
@@ -178,6 +179,11 @@ class EmbeddingCache:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+
+
+def open_cached_embedder(settings: EmbedderSettings, cache_path: Path | None = None) -> CachedEmbedder:
+    """``open_embedder`` behind the SQLite cache; raises ``EmbedderUnavailable`` like it."""
+    return CachedEmbedder(open_embedder(settings), EmbeddingCache(cache_path))
 
 
 class CachedEmbedder:

@@ -16,6 +16,7 @@ costs one graph evaluation; the batch size was tuned on a 2-core CPU (see bench/
 from __future__ import annotations
 
 import collections
+import contextlib
 import ctypes
 import json
 import logging
@@ -349,6 +350,12 @@ class Embedder:
             n = self._ll.llama_tokenize(self._vocab, data, len(data), buf, capacity, add_special, False)
         return list(buf[:n])
 
+    def tokenize(self, text: str) -> list[int]:
+        """Token ids of ``text`` as the model sees it, special tokens included."""
+        with self._lock:
+            self._check_open()
+            return self._tokenize(text, add_special=True)
+
     def count_tokens(self, text: str) -> int:
         """Tokens ``text`` takes as model input, special tokens included (prefixes are the caller's)."""
         with self._lock:
@@ -504,10 +511,8 @@ class Embedder:
         self.close()
 
     def __del__(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # interpreter shutdown: llama_cpp may already be gone
             self.close()
-        except Exception:  # interpreter shutdown: llama_cpp may already be gone
-            pass
 
 
 def _special_layout(full: list[int], content: list[int], n_special: int) -> tuple[int, int]:

@@ -714,19 +714,32 @@ class MemoryEngine:
         top = list(deps.items())[: retrieval.MAX_NEIGHBOUR_FILES]
         peak = max((w for _, w in top), default=0.0)
         dep_w = {d: w / peak for d, w in top if peak > 0}
-        rows = self.store.anchored_to_files([rel, *dep_w])
-        own = [m for m in rows if m.anchor is not None and m.anchor.file == rel]
-        neighbours: list[tuple[Memory, float, bool]] = []
-        if dep_w:
-            used = self._idents_used(rel)
-            for m in rows:
-                if m.anchor is None or m.anchor.file == rel:
-                    continue
-                if m.anchor.symbol is None:
-                    neighbours.append((m, dep_w[m.anchor.file], False))
-                elif any(part in used for part in m.anchor.symbol.split(".")):
-                    neighbours.append((m, dep_w[m.anchor.file], True))
-        hits = retrieval.proactive_rank(own, neighbours, now, self.session.shown(), limit)
+        refs = self.store.anchored_refs([rel, *dep_w])
+        candidates: list[retrieval.ProactiveCandidate] = []
+        used: frozenset[str] | None = None
+        for r in refs:
+            if r.file == rel:
+                candidates.append(retrieval.ProactiveCandidate(r, "file"))
+            elif r.symbol is None:
+                candidates.append(retrieval.ProactiveCandidate(r, "dependency", dep_w[r.file], False))
+            else:
+                used = self._idents_used(rel) if used is None else used
+                if any(part in used for part in r.symbol.split(".")):
+                    candidates.append(retrieval.ProactiveCandidate(r, "dependency", dep_w[r.file], True))
+        top = retrieval.proactive_rank(candidates, now, limit)
+        full = self.store.by_nums([c.ref.num for c, _ in top])
+        shown = self.session.shown()
+        hits = [
+            ProactiveHit(
+                full[c.ref.num],
+                score,
+                c.relation,
+                c.ref.file if c.relation == "dependency" else None,
+                c.ref.id in shown,
+            )
+            for c, score in top
+            if c.ref.num in full
+        ]
         if record:
             self.session.observe("file", rel)
             ids = [h.memory.id for h in hits]

@@ -10,11 +10,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from hindsight.memory.store import Memory, MemoryFilter, MemoryStore
+from hindsight.memory.store import AnchoredRef, Memory, MemoryFilter, MemoryStore
 from hindsight.memory.text import from_iso, fts_match_expression, normalise_text
 
 if TYPE_CHECKING:
@@ -112,7 +112,22 @@ def decay(age_seconds: float, half_life_days: float) -> float:
     return 0.5 ** (max(0.0, age_seconds) / (half_life_days * SECONDS_PER_DAY))
 
 
-def temporal_factor(memory: Memory, now: float, *, use_access: bool = True) -> float:
+class Scorable(Protocol):
+    """What scoring reads: a ``Memory`` or an ``AnchoredRef``."""
+
+    @property
+    def created_at(self) -> str: ...
+    @property
+    def last_accessed_at(self) -> str | None: ...
+    @property
+    def access_count(self) -> int: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def confidence(self) -> float: ...
+
+
+def temporal_factor(memory: Scorable, now: float, *, use_access: bool = True) -> float:
     """Recency that decays to ``RECENCY_FLOOR`` (never to zero), freshened and lifted by access."""
     fresh = decay(now - from_iso(memory.created_at), RECENCY_HALF_LIFE_DAYS)
     boost = 1.0
@@ -124,7 +139,7 @@ def temporal_factor(memory: Memory, now: float, *, use_access: bool = True) -> f
     return (RECENCY_FLOOR + (1.0 - RECENCY_FLOOR) * fresh) * boost
 
 
-def trust(memory: Memory) -> float:
+def trust(memory: Scorable) -> float:
     return SOURCE_TRUST.get(memory.source, DEFAULT_TRUST) * max(0.0, min(1.0, memory.confidence))
 
 
@@ -316,24 +331,28 @@ def baseline_rank(
 # ---------------------------------------------------------------- proactive
 
 
+@dataclass(frozen=True, slots=True)
+class ProactiveCandidate:
+    ref: AnchoredRef
+    relation: str  # "file" | "dependency"
+    dep_weight: float = 1.0  # dependency edge weight relative to the file's strongest, in [0, 1]
+    symbol_used: bool = False  # the dependency memory sits on a definition the file uses
+
+
+def proactive_score(c: ProactiveCandidate, now: float) -> float:
+    r = c.ref
+    if c.relation == "file":
+        rel_w = SYMBOL_ANCHOR_WEIGHT if r.symbol else FILE_ANCHOR_WEIGHT
+    else:
+        rel_w = NEIGHBOUR_WEIGHT * c.dep_weight * (1.0 if c.symbol_used else NEIGHBOUR_FILE_WIDE_WEIGHT)
+    status_w = STATUS_WEIGHT.get(r.status, 0.5)
+    return TYPE_PRIORITY.get(r.type, 0.5) * rel_w * temporal_factor(r, now) * trust(r) * status_w
+
+
 def proactive_rank(
-    own: Sequence[Memory],
-    neighbours: Sequence[tuple[Memory, float, bool]],
-    now: float,
-    shown: set[str],
-    limit: int,
-) -> list[ProactiveHit]:
-    """Rank a file's own memories and its dependencies' (memory, dependency weight in [0,1], symbol used)."""
-    hits: list[ProactiveHit] = []
-    for m in own:
-        anchor_w = SYMBOL_ANCHOR_WEIGHT if m.anchor and m.anchor.symbol else FILE_ANCHOR_WEIGHT
-        score = TYPE_PRIORITY.get(m.type, 0.5) * anchor_w * temporal_factor(m, now) * trust(m)
-        score *= STATUS_WEIGHT.get(m.status, 0.5)
-        hits.append(ProactiveHit(m, score, "file", None, m.id in shown))
-    for m, dep_weight, symbol_used in neighbours:
-        rel_w = NEIGHBOUR_WEIGHT * dep_weight * (1.0 if symbol_used else NEIGHBOUR_FILE_WIDE_WEIGHT)
-        score = TYPE_PRIORITY.get(m.type, 0.5) * rel_w * temporal_factor(m, now) * trust(m)
-        score *= STATUS_WEIGHT.get(m.status, 0.5)
-        hits.append(ProactiveHit(m, score, "dependency", m.anchor.file if m.anchor else None, m.id in shown))
-    hits.sort(key=lambda h: (-h.score, h.memory.id))
-    return hits[:limit]
+    candidates: Sequence[ProactiveCandidate], now: float, limit: int
+) -> list[tuple[ProactiveCandidate, float]]:
+    """The ``limit`` best candidates with their scores, best first (ties: older id first, stable)."""
+    scored = [(c, proactive_score(c, now)) for c in candidates]
+    scored.sort(key=lambda cs: (-cs[1], cs[0].ref.id))
+    return scored[:limit]

@@ -150,6 +150,23 @@ class MemoryEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class AnchoredRef:
+    """The few fields ranking a file's memories needs; full rows are loaded only for what is shown."""
+
+    num: int
+    id: str
+    type: str
+    file: str
+    symbol: str | None
+    source: str
+    confidence: float
+    status: str
+    created_at: str
+    last_accessed_at: str | None
+    access_count: int
+
+
+@dataclass(frozen=True, slots=True)
 class MemoryFilter:
     """Optional filters, each ANDed. ``file`` matches the file itself or everything under a folder."""
 
@@ -453,6 +470,25 @@ class MemoryStore:
                     _row_to_memory(r)
                     for r in self.conn.execute(
                         f"""SELECT {_COLUMNS} FROM memories WHERE file IN ({_placeholders(len(part))})
+                              AND status IN ({_placeholders(len(statuses))})""",
+                        (*part, *statuses),
+                    )
+                ]
+        return out
+
+    def anchored_refs(self, files: Sequence[str], statuses: Sequence[str] = ANCHORED_STATUSES) -> list[AnchoredRef]:
+        """Light rows of the memories anchored to ``files`` (the file-open path: no text, no tags)."""
+        if not files:
+            return []
+        out: list[AnchoredRef] = []
+        with self._lock:
+            for part in _chunks(list(files)):
+                out += [
+                    AnchoredRef(*r)
+                    for r in self.conn.execute(
+                        f"""SELECT num, id, type, file, symbol, source, confidence, status, created_at,
+                              last_accessed_at, access_count
+                            FROM memories WHERE file IN ({_placeholders(len(part))})
                               AND status IN ({_placeholders(len(statuses))})""",
                         (*part, *statuses),
                     )

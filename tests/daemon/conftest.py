@@ -112,18 +112,47 @@ def initialize_params(
     )
 
 
-async def wait_until(client: LanguageClient, method: str, ready: Callable[[], Any], timeout: float = WAIT_S) -> Any:
-    """Await notifications of ``method`` until ``ready()`` is truthy; returns its value.
+def _condition(client: LanguageClient) -> asyncio.Condition:
+    """A condition notified after every notification the client has handled (state already updated).
 
-    ``ready`` is checked before each wait, so a notification that arrived earlier is not missed.
+    ``wait_for_notification`` alone can miss one that lands between two waits; this cannot.
     """
+    cond: asyncio.Condition | None = getattr(client, "_hindsight_condition", None)
+    if cond is None:
+        cond = asyncio.Condition()
+        original = client.protocol._handle_notification
+        pending: set[asyncio.Task[None]] = set()  # strong references until each wake-up has run
 
-    async def loop() -> Any:
-        while not (value := ready()):
-            await client.wait_for_notification(method)
-        return value
+        def handle(method: str, params: Any) -> None:
+            original(method, params)
 
-    return await asyncio.wait_for(loop(), timeout)
+            async def wake() -> None:
+                async with cond:
+                    cond.notify_all()
+
+            task = asyncio.ensure_future(wake())
+            pending.add(task)
+            task.add_done_callback(pending.discard)
+
+        client.protocol._handle_notification = handle  # type: ignore[method-assign]
+        client._hindsight_condition = cond  # type: ignore[attr-defined]
+    return cond
+
+
+async def wait_until(client: LanguageClient, method: str, ready: Callable[[], Any], timeout: float = WAIT_S) -> Any:
+    """Await notifications (``method`` names what is expected) until ``ready()`` is truthy; returns its value."""
+    cond = _condition(client)
+    box: list[Any] = []
+
+    def check() -> bool:
+        value = ready()
+        if value:
+            box.append(value)
+        return bool(value)
+
+    async with cond:
+        await asyncio.wait_for(cond.wait_for(check), timeout)
+    return box[-1]
 
 
 async def diagnostics_for(

@@ -271,3 +271,39 @@ async def test_warnings_are_capped_and_settings_reload(client: LanguageClient, w
     client.set_configuration({"diagnostics": {"enabled": False}}, section="hindsight")
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={}))
     await diagnostics_for(client, uri, lambda ds: ds == [])
+
+
+async def test_watched_file_changes_reindex(client: LanguageClient, workspace: Path) -> None:
+    models = workspace / "billing" / "models.py"
+    gotcha = await run(
+        client, "hindsight.remember", text="parse_amount trusts its input.", type="gotcha", uri=models.as_uri(),
+        symbol="parse_amount",
+    )  # fmt: skip
+    uri = open_document(client, models)
+    await diagnostics_for(client, uri, lambda ds: ours(ds, gotcha["id"]) is not None)
+    # changed outside the editor (a git checkout): the client's file watcher reports it
+    models.write_text(
+        models.read_text().replace("return decimal.Decimal(text)", "return decimal.Decimal(text.strip())")
+    )
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=uri, type=types.FileChangeType.Changed)])
+    )
+    stale = await diagnostics_for(
+        client,
+        uri,
+        lambda ds: (d := ours(ds, gotcha["id"])) is not None and d.severity == types.DiagnosticSeverity.Hint,
+    )
+    assert "stale" in ours(stale, gotcha["id"]).message  # type: ignore[union-attr]
+
+
+async def test_percent_encoded_uris_round_trip(client: LanguageClient, workspace: Path) -> None:
+    odd = workspace / "billing" / "tax rules #2.py"
+    odd.write_text("def vat(amount):\n    return amount * 0.2\n")
+    uri = odd.as_uri()
+    assert "%20" in uri and "%23" in uri
+    made = await run(client, "hindsight.remember", text="VAT is 20% only in some countries.", uri=uri, symbol="vat")
+    open_document(client, odd)
+    diags = await diagnostics_for(client, uri, lambda ds: ours(ds, made["id"]) is not None)
+    assert ours(diags, made["id"]).range.start.line == 0  # type: ignore[union-attr]
+    found = await run(client, "hindsight.search", query="VAT countries")
+    assert found["memories"][0]["anchor"]["uri"] == uri

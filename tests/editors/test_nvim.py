@@ -8,7 +8,10 @@ for the gotcha diagnostic, requests a hover and runs ``:Hindsight search``, then
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -18,12 +21,20 @@ from pathlib import Path
 import pytest
 
 from tests.editors.conftest import EDITOR_RUN_S, EDITOR_WAIT_S, REPO, TOOLS, Gotcha, run_hindsight
+from tests.editors.terminal import capture_to_html
 
 pytestmark = pytest.mark.editor
 
 HERE = Path(__file__).parent
 MINIMAL_INIT = HERE / "nvim" / "minimal_init.lua"
 CHECK_GOTCHA = HERE / "nvim" / "check_gotcha.lua"
+SCREEN = HERE / "nvim" / "screen.lua"
+CHROMIUM = Path("/usr/bin/chromium")
+SCREENSHOT = REPO / "docs" / "images" / "nvim-gotcha.png"
+COLUMNS, ROWS = 110, 26
+CHAR_W, LINE_H, PAD = 8.43, 17, 8  # DejaVu Sans Mono at 14px on 17px lines (terminal.py)
+SCREEN_SETTLE_S = 5
+ANSI = re.compile(r"\x1b\[[0-9;:]*m")
 SETUP_HINT = "run `make setup-editors`"
 DECISION = "We chose exponential backoff over a fixed delay because the gateway rate-limits bursts"
 
@@ -129,3 +140,71 @@ def test_gotcha_diagnostic_hover_and_search(
     assert "gotcha: 1" in result["stats"] and "decision: 1" in result["stats"]
     assert gotcha_workspace.file in result["map"] and "def charge_card" in result["map"]
     print(f"Neovim {version}: {elapsed:.1f} s; steps {result['steps']}")
+
+
+def test_gotcha_on_a_real_terminal_screen(gotcha_workspace: Gotcha, tmp_path: Path, artifacts: Path) -> None:
+    """Current Neovim in a tmux pane, as a user sees it: the virtual text and the hover float; saved as a PNG."""
+    nvim = TOOLS / "nvim-venv" / "bin" / "nvim"
+    nvim_or_skip(nvim, "0.1")
+    if not shutil.which("tmux"):
+        pytest.skip("tmux is not installed (Debian package tmux)")
+    if not CHROMIUM.exists():
+        pytest.skip(f"Debian's chromium is not installed: {SETUP_HINT}")
+    socket_name, channel = f"hindsight-test-{os.getpid()}", "hindsight-screen-done"
+    config = {
+        "root": str(gotcha_workspace.root),
+        "file": gotcha_workspace.file,
+        "line": gotcha_workspace.line,
+        "column": gotcha_workspace.column,
+        "expect": gotcha_workspace.marker,
+        "timeout_ms": EDITOR_WAIT_S * 1000,
+        "tmux_socket": socket_name,
+        "channel": channel,
+        "hover_width": COLUMNS - 24,
+    }
+    config_path = tmp_path / "screen.json"
+    config_path.write_text(json.dumps(config))
+    env = {"HINDSIGHT_REPO": str(REPO), "HINDSIGHT_PYTHON": sys.executable, "HINDSIGHT_TEST_CONFIG": str(config_path)}
+    env_args = [f"{key}={value}" for key, value in env.items()]
+    editor = ["env", *env_args, str(nvim), "--clean", "-u", str(MINIMAL_INIT), "-c", f"luafile {SCREEN}"]
+    tmux = ["tmux", "-L", socket_name, "-f", "/dev/null"]
+    try:
+        subprocess.run(
+            [*tmux, "new-session", "-d", "-x", str(COLUMNS), "-y", str(ROWS), "-c", str(gotcha_workspace.root),
+             shlex.join(editor)],
+            check=True, env={**os.environ, "TERM": "xterm-256color", "COLORTERM": "truecolor"},
+        )  # fmt: skip
+        # screen.lua signals this channel once the hover is open (or its waits ran out)
+        subprocess.run([*tmux, "wait-for", channel], check=True, timeout=EDITOR_RUN_S)
+        # tmux parses the pane's output on its own schedule, so the final redraw may land just after the
+        # signal; nothing announces it: re-capture for a few seconds until the hover is on the screen
+        deadline = time.monotonic() + SCREEN_SETTLE_S
+        while True:
+            capture = subprocess.run([*tmux, "capture-pane", "-e", "-p"], check=True, capture_output=True, text=True)
+            if "Importance" in capture.stdout or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        capture = capture.stdout
+    finally:
+        subprocess.run([*tmux, "kill-server"], check=False, capture_output=True)
+    plain = ANSI.sub("", capture)
+    (artifacts / "nvim-screen.txt").write_text(plain)
+    flat = " ".join(plain.replace("│", " ").split())  # the hover float wraps long lines
+    assert "■ gotcha: Retrying" in plain, f"no diagnostic virtual text on screen:\n{plain}"
+    # the hover float wraps and shows the server's Markdown escapes as they are, so assert on plain words
+    assert f"Hindsight · {gotcha_workspace.symbol}" in flat and "Importance" in flat, f"no hover on screen:\n{plain}"
+    assert "idempotency key" in flat, f"the gotcha is not in the hover:\n{plain}"
+
+    page = tmp_path / "screen.html"
+    page.write_text(capture_to_html(capture, "Hindsight in Neovim"))
+    png = artifacts / "nvim-gotcha.png"
+    width, height = math.ceil(COLUMNS * CHAR_W) + 2 * PAD, math.ceil(ROWS * LINE_H) + 2 * PAD
+    shot = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--no-first-run", "--disable-sync", "--hide-scrollbars",
+         f"--user-data-dir={tmp_path / 'chromium'}", f"--window-size={width},{height}", f"--screenshot={png}",
+         page.as_uri()],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert shot.returncode == 0 and png.exists(), shot.stderr
+    shutil.copy(png, SCREENSHOT)

@@ -48,6 +48,9 @@ def test_cold_index_then_noop(ix: Indexer) -> None:
     assert report.changed == report.deleted == report.renamed == []
     assert set(ix.files()) == set(FILES)
     assert "Database.fetch_rows" in [c.symbol for c in ix.chunks_for("app/core/db.py")]
+    assert ix.search_chunks("fetch rows")[0][0].symbol == "Database.fetch_rows"
+    assert [d.rel for d in ix.definitions_named("connect_database")] == ["app/core/db.py"]
+    assert ix.chunk_at("app/core/db.py", 12).symbol == "Database.fetch_rows"
     again = ix.index()
     assert again.parsed == 0 and again.unchanged == len(FILES)
     assert again.added == again.changed == again.deleted == []

