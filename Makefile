@@ -8,7 +8,7 @@ INSTALLED := $(VENV)/.installed
 # pytest exits 5 when it collected nothing: that is a failure here, never a silent pass
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: install model demo test lint bench bench-index bench-recall bench-lsp clean
+.PHONY: install model demo test lint bench bench-index bench-recall bench-lsp bench-embed clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,7 +34,11 @@ test: model lint
 demo: model
 	$(BIN)/python examples/demo.py
 
-bench: model bench-index bench-recall bench-lsp
+bench: model bench-index bench-recall bench-lsp bench-embed
+
+# llama.cpp embedder vs sentence-transformers/torch on Django code chunks (bench venv in bench/.venvs/st, once)
+bench-embed: model
+	$(BIN)/python bench/embed_bench.py
 
 # Hindsight's indexer vs Aider's repo map on the Django sdist (fetched once into bench/.corpora)
 bench-index: install
@@ -56,7 +60,7 @@ VSCODE_EXT := editor-clients/vscode
 VSIX := $(VSCODE_EXT)/hindsight-0.1.0.vsix
 VSCODE_DRIVER := tests/editors/vscode
 
-.PHONY: setup-editors vsix test-editors
+.PHONY: setup-editors vsix test-editors screenshots
 
 # Debian packages (neovim, chromium, ripgrep, headers), a current Neovim, code-server, npm deps; skips what is there
 setup-editors:
@@ -76,3 +80,7 @@ vsix: $(VSCODE_EXT)/node_modules/.package-lock.json $(VSCODE_DRIVER)/node_module
 # real Neovim (0.7 and current) and real VS Code (code-server in headless Chromium) against the real server
 test-editors: model setup-editors vsix
 	$(PYTEST) -m editor tests/editors
+
+# re-takes the README's screenshots (docs/images/*-gotcha.png) from the real-editor tests
+screenshots: model setup-editors vsix
+	HINDSIGHT_UPDATE_SCREENSHOTS=1 $(PYTEST) -m editor tests/editors -k "problems_view_and_hover or terminal_screen"

@@ -39,8 +39,8 @@ class EmbedderSettings:
     pooling: str = "model"  # model | mean | cls | last
     dimensions: int = 0  # 0 = the model's; smaller truncates (Matryoshka models)
     n_gpu_layers: int = 0  # -1 = offload everything when llama.cpp is built with CUDA
-    n_threads: int = 0  # 0 = one per core
-    n_batch: int = 0  # 0 = n_ctx
+    n_threads: int = 0  # 0 = half the cores, at least one (leaves room for the editor; see embedder.py)
+    n_batch: int = 0  # tokens per llama.cpp batch; 0 = tuned default (never below the context)
     query_prefix: str = ""  # e.g. "search_query: " for nomic-embed-text
     document_prefix: str = ""
 

@@ -404,3 +404,12 @@ def code_actions(
                 )
             )
     return actions
+
+
+def bare_commands(actions: Sequence[types.CodeAction]) -> list[types.Command]:
+    """The same actions for clients without CodeAction literal support: their commands, titled."""
+    return [
+        types.Command(title=action.title, command=action.command.command, arguments=action.command.arguments)
+        for action in actions
+        if action.command is not None
+    ]

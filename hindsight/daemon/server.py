@@ -42,6 +42,7 @@ CHANGE_DEBOUNCE_S = 0.3  # re-anchor after typing pauses, not on every keystroke
 WATCH_BATCH_S = 0.2  # a branch switch fires hundreds of file events: index them as one batch
 PROGRESS_INTERVAL_S = 0.1  # more frequent $/progress reports only cost the client redraws
 EXIT_GRACE_S = 5.0  # how long exit waits for running work before leaving anyway (SQLite is crash-safe)
+EXTERNAL_CHECK_S = 2.0  # how soon memories written by the CLI or another editor window show up
 READ_THREADS = 2  # opens and hovers run concurrently with each other, never behind indexing
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024  # a larger frame is discarded: no real LSP message is that big
 WATCH_REGISTRATION_ID = "hindsight-watch"
@@ -272,6 +273,20 @@ class HindsightServer(LanguageServer):
         for session in opened:
             self.spawn(self.index(session))
         await self.watch_files()
+        self.spawn(self.follow_external_writes())
+
+    async def follow_external_writes(self) -> None:
+        """Republish open documents when another process changed the memories (no notification exists)."""
+        seen: dict[str, int | None] = {}
+        while not self._stopping.is_set():
+            await asyncio.sleep(EXTERNAL_CHECK_S)
+            changed = False
+            for key, session in list(self.sessions.items()):
+                version = await self.read(session.memory_version)
+                changed |= key in seen and seen[key] != version
+                seen[key] = version
+            if changed:
+                self.republish_all()
 
     async def reload_settings(self, pushed: Any) -> None:
         for session in list(self.sessions.values()):
@@ -536,13 +551,18 @@ def _register_features(server: HindsightServer) -> None:
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix])
     )
-    async def code_action(ls: HindsightServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+    async def code_action(
+        ls: HindsightServer, params: types.CodeActionParams
+    ) -> list[types.CodeAction] | list[types.Command] | None:
         await ls.ready.wait()
         if (found := ls.locate(params.text_document.uri)) is None:
             return None
         session, rel = found
         symbol = await ls.read(session.symbol_at, rel, params.range.start.line + 1)
-        return convert.code_actions(params.text_document.uri, params.range, symbol, params.context.diagnostics)
+        actions = convert.code_actions(params.text_document.uri, params.range, symbol, params.context.diagnostics)
+        if ls.capability("text_document.code_action.code_action_literal_support") is None:
+            return convert.bare_commands(actions)  # an old client that only understands Commands
+        return actions
 
     @server.feature(types.WORKSPACE_SYMBOL)
     async def workspace_symbol(ls: HindsightServer, params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:

@@ -10,9 +10,10 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
@@ -21,6 +22,9 @@ from hindsight.config import Settings
 from hindsight.daemon import convert
 from hindsight.daemon.convert import ChunkView, DiagnosticHit, Importance, Span
 from hindsight.memory.store import InvalidMemoryError, Memory, MemoryNotFoundError
+
+if TYPE_CHECKING:
+    from hindsight.memory.engine import MemoryEngine
 
 log = logging.getLogger(__name__)
 
@@ -48,12 +52,13 @@ class FolderSession:
         self.root = root
         self.uri = from_fs_path(str(root)) or root.as_uri()
         self.settings = settings
-        self.engine: Any = None
+        self.engine: MemoryEngine | None = None
         self.problems: list[str] = []
         self.last_summary: str | None = None
         self.last_report: dict[str, Any] = {}
         self._cancel = threading.Event()
         self._uris: dict[str, str] = {}
+        self.full_index_running = threading.Event()  # the indexer's lock is held for the whole run
 
     # ------------------------------------------------------------ lifecycle
 
@@ -62,6 +67,7 @@ class FolderSession:
             self.problems.append(f"Hindsight: workspace folder {self.root} does not exist or is not a directory")
             return
         try:
+            # imported here: an engine that cannot even load becomes a message, not a dead server
             from hindsight.memory.engine import MemoryEngine
 
             self.engine = MemoryEngine.open(self.root, self.settings)
@@ -94,7 +100,7 @@ class FolderSession:
                 log.exception("closing the engine for %s failed", self.root)
             self.engine = None
 
-    def _engine(self) -> Any:
+    def _engine(self) -> MemoryEngine:
         if self.engine is None:
             raise Unavailable(f"memories for {self.root} are unavailable (see the earlier message)")
         return self.engine
@@ -108,7 +114,7 @@ class FolderSession:
 
     # ------------------------------------------------------------ indexing
 
-    def index(self, rels: list[str] | None, progress: Any = None) -> dict[str, Any]:
+    def index(self, rels: list[str] | None, progress: Callable[[IndexProgress], None] | None = None) -> dict[str, Any]:
         """Index everything (``rels`` None) or a few files; the engine then re-anchors or stales memories."""
         engine = self._engine()
         started = time.perf_counter()
@@ -117,7 +123,12 @@ class FolderSession:
             if progress is not None and not self._cancel.is_set():
                 progress(IndexProgress(done, total, f"{done}/{total} files"))
 
-        result = engine.reindex(rels or None, progress=on_progress)
+        if not rels:
+            self.full_index_running.set()
+        try:
+            result = engine.reindex(rels or None, progress=on_progress)
+        finally:
+            self.full_index_running.clear()
         report, reconciled = result.index, result.memories
         elapsed_ms = round((time.perf_counter() - started) * 1000, 1)
         files = len(engine.indexer.files())
@@ -142,7 +153,10 @@ class FolderSession:
         engine = self.engine
         if engine is None:
             return []
-        hits = engine.proactive(rel, limit=PROACTIVE_LIMIT)
+        if self.full_index_running.is_set():
+            hits = self._own_memories(rel)  # the graph waits for the index; the file's own lessons need not
+        else:
+            hits = engine.proactive(rel, limit=PROACTIVE_LIMIT)
         live = _buffer_spans(rel, text) if dirty and text is not None else None
         out: list[DiagnosticHit] = []
         for hit in hits:
@@ -156,6 +170,26 @@ class FolderSession:
             here = Span(self.uri_of(rel), rel, None, line, line)
             out.append(DiagnosticHit(memory, here, neighbour=there))
         return out
+
+    def memory_version(self) -> int | None:
+        """Changes whenever another process (the CLI, a second editor) commits to the memory database.
+
+        Bridge until ``MemoryStore.data_version() -> int`` exists: SQLite's ``PRAGMA data_version``.
+        """
+        store = self.engine.store if self.engine is not None else None
+        if store is None:
+            return None
+        with store._lock:
+            return int(store.conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def _own_memories(self, rel: str) -> list[Any]:
+        """The file's own memories, straight from the memory store, most important types first."""
+        from hindsight.memory.retrieval import TYPE_PRIORITY, ProactiveHit
+
+        own = self._engine().store.anchored_to_files([rel])
+        own.sort(key=lambda m: m.created_at, reverse=True)
+        own.sort(key=lambda m: (-TYPE_PRIORITY.get(m.type, 0.0), m.status != "active"))
+        return [ProactiveHit(m, 0.0, "file") for m in own[:PROACTIVE_LIMIT]]
 
     def _span(self, rel: str, anchor: Any, live: dict[str, tuple[int, int]] | None) -> Span:
         if anchor is None or anchor.symbol is None:

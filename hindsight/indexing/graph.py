@@ -3,9 +3,10 @@
 A file that references a name points at the files that define it (Aider's idea), weighted by how
 telling the name is; a resolved import adds an edge of its own. The weights live in three sparse
 matrices: ``R`` (files × identifiers, reference strength), ``D`` (files × identifiers, who defines
-what) and ``I`` (files × files, imports), so the file graph is ``R·diag(w)·Dᵀ + I``. Each file owns
-one row of ``R``, ``D`` and ``I``: changing a file replaces its rows and the product is rebuilt in
-C by scipy, which is what keeps a re-rank after one saved file within a few milliseconds.
+what) and ``I`` (files × files, imports), so the file graph is ``R·diag(w)·Dᵀ + I``, with name
+matches between files that no import links damped. Each file owns one row of ``R``, ``D`` and
+``I``: changing a file patches its rows and the products are rebuilt in C by scipy, which keeps a
+re-rank after one saved file within a few milliseconds (never a networkx graph: the slow path).
 """
 
 from __future__ import annotations
@@ -30,11 +31,11 @@ MANY_DEFINERS = 5  # a name defined in more files than this is generic (save, ge
 MANY_DEFINERS_DAMP = 0.1  # …so a reference to it says little about which file is meant
 AMBIGUOUS_DEFINERS = 100  # beyond this a name links nearly everything to everything: ignore it
 IMPORT_EDGE_WEIGHT = 5.0  # a resolved import names its target exactly, unlike a name match
-UNIMPORTED_REF_DAMP = 0.2  # a name match with no import path behind it is often a builtin, local or library name
+UNIMPORTED_REF_DAMP = 0.05  # a name match with no import path behind it is often a builtin, local or library name
 
 # -- PageRank -----------------------------------------------------------------------------------
 DAMPING = 0.85  # the usual random-surfer damping; lower spreads rank more evenly
-TOLERANCE = 1e-7  # L1 change per iteration below which the ranks are stable (orders of magnitude below any gap)
+TOLERANCE = 1e-6  # L1 change per iteration at which ranks stop moving in any way a ranking could show
 MAX_ITERATIONS = 100  # power iteration converges in 20–50 steps on code graphs
 FOCUS_FILE_WEIGHT = 1.0  # personalization mass per focus file (open, recent, named by the user)
 IDENT_DEFINER_WEIGHT = 1.0  # personalization mass shared by the files defining a mentioned identifier
@@ -204,9 +205,10 @@ class FileGraph:
         by_name = (refs @ sp.diags(ident_w) @ defs.T).tocsr()
         backed = by_name.multiply(linked)
         graph = (by_name * UNIMPORTED_REF_DAMP + backed * (1 - UNIMPORTED_REF_DAMP) + imports).tocsr()
-        graph = graph - sp.diags(graph.diagonal())  # a file using its own names says nothing of its importance
+        rows = np.repeat(np.arange(graph.shape[0]), np.diff(graph.indptr))
+        graph.data[graph.indices == rows] = 0.0  # a file using its own names says nothing of its importance
         graph.eliminate_zeros()
-        return graph.tocsr()
+        return graph
 
     def _weighted(self, idents: Iterable[str]) -> tuple[sp.csr_matrix, np.ndarray]:
         mats = self._matrices()
@@ -297,16 +299,7 @@ class FileGraph:
         """
         idents = tuple(idents)
         ranks, graph, ident_w = self._rank_vector(focus_files, idents)
-        mats = self._matrices()
-        out_weight = np.asarray(graph.sum(axis=1)).ravel()
-        flow = np.divide(ranks, out_weight, out=np.zeros_like(ranks), where=out_weight > 0)
-        inflow = (mats.refs.T @ flow) * ident_w
-        peak = inflow.max() if inflow.size else 0.0
-        inflow += UNREFERENCED_DEF_SHARE * peak if peak > 0 else 1.0
-        shares = mats.defs.multiply(inflow[np.newaxis, :]).tocsr()
-        totals = np.asarray(shares.sum(axis=1)).ravel()
-        scale = np.divide(ranks, totals, out=np.zeros_like(ranks), where=totals > 0)
-        scored = sp.diags(scale) @ shares
+        scored = self._split_rank(ranks, graph, ident_w)
         coo = scored.tocoo()
         order = np.argsort(-coo.data, kind="stable")
         defs = [
@@ -316,6 +309,27 @@ class FileGraph:
         ]
         file_ranks = {rel: float(ranks[row]) for rel, row in self._slot.items()}
         return file_ranks, defs
+
+
+    def _split_rank(self, ranks: np.ndarray, graph: sp.csr_matrix, ident_w: np.ndarray) -> sp.csr_matrix:
+        """files × idents: each file's rank shared over its definitions by the rank flowing in through each.
+
+        The flow through a name is weighted as the graph weighs it, unimported name matches damped,
+        so a builtin-like name (``super``, ``format``) cannot claim its file's rank.
+        """
+        mats = self._matrices()
+        out_weight = np.asarray(graph.sum(axis=1)).ravel()
+        flow = np.divide(ranks, out_weight, out=np.zeros_like(ranks), where=out_weight > 0)
+        weighted_refs = sp.diags(flow) @ mats.refs @ sp.diags(ident_w)  # files × idents
+        any_ref = np.asarray(weighted_refs.sum(axis=0)).ravel()  # per ident, from every referencing file
+        backed = (weighted_refs.T @ mats.linked).T.tocsr()  # files × idents, from files importing the definer
+        inflow = mats.defs.multiply(any_ref[np.newaxis, :]) * UNIMPORTED_REF_DAMP
+        inflow = inflow + mats.defs.multiply(backed) * (1 - UNIMPORTED_REF_DAMP)
+        peak = inflow.max() if inflow.nnz else 0.0
+        shares = (inflow + mats.defs * (UNREFERENCED_DEF_SHARE * peak if peak > 0 else 1.0)).tocsr()
+        totals = np.asarray(shares.sum(axis=1)).ravel()
+        scale = np.divide(ranks, totals, out=np.zeros_like(ranks), where=totals > 0)
+        return (sp.diags(scale) @ shares).tocsr()
 
 
 _EMPTY_IDS = np.zeros(0, dtype=np.int64)

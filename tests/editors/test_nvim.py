@@ -20,7 +20,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.editors.conftest import EDITOR_RUN_S, EDITOR_WAIT_S, REPO, TOOLS, Gotcha, run_hindsight
+from tests.editors.conftest import (
+    EDITOR_RUN_S,
+    EDITOR_WAIT_S,
+    REPO,
+    TOOLS,
+    Gotcha,
+    publish_screenshot,
+    run_hindsight,
+)
 from tests.editors.terminal import capture_to_html
 
 pytestmark = pytest.mark.editor
@@ -30,7 +38,6 @@ MINIMAL_INIT = HERE / "nvim" / "minimal_init.lua"
 CHECK_GOTCHA = HERE / "nvim" / "check_gotcha.lua"
 SCREEN = HERE / "nvim" / "screen.lua"
 CHROMIUM = Path("/usr/bin/chromium")
-SCREENSHOT = REPO / "docs" / "images" / "nvim-gotcha.png"
 COLUMNS, ROWS = 110, 26
 CHAR_W, LINE_H, PAD = 8.43, 17, 8  # DejaVu Sans Mono at 14px on 17px lines (terminal.py)
 SCREEN_SETTLE_S = 5
@@ -139,6 +146,8 @@ def test_gotcha_diagnostic_hover_and_search(
     assert stored["anchor"]["file"] == gotcha_workspace.file  # anchored at the cursor, where the search jumped
     assert "gotcha: 1" in result["stats"] and "decision: 1" in result["stats"]
     assert gotcha_workspace.file in result["map"] and "def charge_card" in result["map"]
+    assert result["reindexed"].startswith("Hindsight: indexed 2 files"), result["reindexed"]
+    assert result["restarted"]["after"] != result["restarted"]["before"]
     print(f"Neovim {version}: {elapsed:.1f} s; steps {result['steps']}")
 
 
@@ -207,4 +216,4 @@ def test_gotcha_on_a_real_terminal_screen(gotcha_workspace: Gotcha, tmp_path: Pa
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert shot.returncode == 0 and png.exists(), shot.stderr
-    shutil.copy(png, SCREENSHOT)
+    publish_screenshot(png, "nvim-gotcha.png")

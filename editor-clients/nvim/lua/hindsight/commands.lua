@@ -143,15 +143,14 @@ end
 
 --- A read-only scratch buffer in a split.
 function M.show_scratch(name, lines, filetype)
-  vim.cmd("botright new")
-  local bufnr = vim.api.nvim_get_current_buf()
-  vim.bo[bufnr].buftype = "nofile"
-  vim.bo[bufnr].bufhidden = "wipe"
-  vim.bo[bufnr].swapfile = false
-  pcall(vim.api.nvim_buf_set_name, bufnr, name)
+  local bufnr = vim.api.nvim_create_buf(false, true) -- unlisted, buftype=nofile
   vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, lines)
+  vim.bo[bufnr].bufhidden = "wipe"
   vim.bo[bufnr].modifiable = false
   vim.bo[bufnr].filetype = filetype
+  pcall(vim.api.nvim_buf_set_name, bufnr, name) -- a second one while the first is open keeps no name
+  vim.cmd("botright split") -- nvim_open_win can only split from 0.10 on
+  vim.api.nvim_win_set_buf(0, bufnr)
   return bufnr
 end
 

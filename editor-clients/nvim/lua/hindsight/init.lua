@@ -11,8 +11,9 @@ local defaults = {
   python = nil,
   -- the nearest ancestor holding one of these is the workspace root
   root_markers = { ".hindsight", ".git", "pyproject.toml", "package.json", "go.mod", "Cargo.toml", "pom.xml", "build.gradle", "Gemfile", "Makefile" },
-  -- without a marker, the file's own directory is the root (nil: do not attach such files)
-  single_file_root = true,
+  -- a file outside any project is left alone by default, so opening ~/notes.txt never indexes your home
+  -- directory; true makes the file's own directory its root
+  single_file_root = false,
   -- filetypes to attach to; nil = every file buffer (memories are about any file)
   filetypes = nil,
   -- the daemon's settings tree (hindsight/config.py), sent as initializationOptions and settings:

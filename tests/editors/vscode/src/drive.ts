@@ -36,10 +36,12 @@ interface Result {
   error?: string;
   steps: { name: string; ms: number }[];
   statusBar?: string;
+  statusLabels?: string[];
   problems?: string;
   hover?: string;
   health?: string;
   repoMap?: string;
+  reindexed?: string;
   screenshot?: string;
 }
 
@@ -106,10 +108,19 @@ async function check(page: Page, config: Config, result: Result, step: Step): Pr
     await page.goto(folder);
     await page.locator(".monaco-workbench .part.statusbar").waitFor();
   });
+  await recordStatusLabels(page);
   const status = page.locator(".statusbar-item", { hasText: "Hindsight" });
   await step("extension activates (status bar item)", () => status.first().waitFor());
   result.statusBar = await status.first().getAttribute("aria-label").then((label) => label ?? "");
   if (config.mode === "activate") {
+    await step("indexing progress, then ready (status bar)", async () => {
+      await page.waitForFunction(() => {
+        const labels = (window as unknown as StatusWindow).hindsightStatusLabels;
+        const indexed = labels.findIndex((label) => /indexing.*\d+%|\d+%.*indexing/.test(label));
+        return indexed >= 0 && labels.slice(indexed).some((label) => label.includes("ready"));
+      });
+    });
+    result.statusLabels = await page.evaluate(() => (window as unknown as StatusWindow).hindsightStatusLabels);
     result.screenshot = join(config.artifactsDir, "vscode-activate.png");
     await page.screenshot({ path: result.screenshot });
     return;
@@ -161,6 +172,32 @@ async function check(page: Page, config: Config, result: Result, step: Step): Pr
   });
   result.screenshot = join(config.artifactsDir, "vscode-gotcha.png");
   await page.screenshot({ path: result.screenshot });
+}
+
+interface StatusWindow {
+  hindsightStatusLabels: string[];
+}
+
+/** Records every label the Hindsight status item shows, as VS Code renders it (a MutationObserver, no polling). */
+async function recordStatusLabels(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const labels: string[] = [];
+    (window as unknown as StatusWindow).hindsightStatusLabels = labels;
+    const statusbar = document.querySelector(".part.statusbar");
+    if (!statusbar) {
+      throw new Error("no status bar");
+    }
+    const record = (): void => {
+      for (const item of Array.from(statusbar.querySelectorAll(".statusbar-item"))) {
+        const label = item.querySelector("a")?.getAttribute("aria-label") ?? item.getAttribute("aria-label") ?? "";
+        if (label.includes("Hindsight") && labels[labels.length - 1] !== label) {
+          labels.push(label);
+        }
+      }
+    };
+    new MutationObserver(record).observe(statusbar, { subtree: true, childList: true, attributes: true, characterData: true });
+    record();
+  });
 }
 
 function basename(path: string): string {
@@ -216,6 +253,12 @@ async function commands(page: Page, config: Config, result: Result, step: Step):
     const text = page.locator(".editor-group-container.active .monaco-editor .view-lines").first();
     await text.getByText(basename(file)).first().waitFor();
     result.repoMap = await text.innerText();
+  });
+  await step("Reindex Workspace: a report", async () => {
+    await runCommand(page, "Hindsight: Reindex Workspace");
+    const toast = page.locator(".notifications-toasts .notification-list-item", { hasText: "Hindsight indexed" });
+    await toast.first().waitFor();
+    result.reindexed = await toast.first().innerText();
   });
   result.screenshot = join(config.artifactsDir, "vscode-commands.png");
   await page.screenshot({ path: result.screenshot });

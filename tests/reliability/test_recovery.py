@@ -1,0 +1,116 @@
+"""A damaged memory database: refused untouched by the store, then moved aside and salvaged by recovery."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from hindsight.memory.recovery import integrity_ok, recover_memory_db
+from hindsight.memory.store import Anchor, Memory, MemoryDatabaseCorruptError, MemoryStore
+from hindsight.memory.text import new_id, to_iso
+
+MEMORIES = 600  # enough rows to fill many pages, so damage to one page loses only a few of them
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def build(path: Path, n: int = MEMORIES) -> list[str]:
+    store = MemoryStore(path)
+    ids = []
+    batch = []
+    for i in range(n):
+        at = to_iso(1_700_000_000 + i)
+        mid = new_id(1_700_000_000 + i)
+        text = f"lesson {i}: the invoice rounding must use banker's rounding " + "detail " * 20
+        batch.append((Memory(mid, "gotcha", text, Anchor(f"src/m{i % 7}.py"), "user", 1.0, at, at), []))
+        ids.append(mid)
+    store.insert_many(batch)
+    store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # pages in the main file, where the damage goes
+    store.close()
+    return ids
+
+
+def page_of_table(path: Path, table: str) -> tuple[int, int]:
+    """(page size, a leaf page number in the middle of ``table``'s b-tree) via dbstat-free arithmetic."""
+    conn = sqlite3.connect(str(path))
+    try:
+        page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    finally:
+        conn.close()
+    return page_size, pages // 3
+
+
+def damage(path: Path, page: int, page_size: int) -> None:
+    with open(path, "r+b") as f:
+        f.seek((page - 1) * page_size)
+        f.write(b"\xa5" * page_size)
+
+
+def test_healthy_database_is_left_untouched(tmp_path: Path) -> None:
+    db = tmp_path / "memory.db"
+    build(db, 20)
+    before = sha(db)
+    report = recover_memory_db(db)
+    assert not report.corrupt
+    assert sha(db) == before
+    assert list(tmp_path.glob("memory.db.corrupt-*")) == []
+
+
+def test_damaged_pages_are_moved_aside_and_rows_salvaged(tmp_path: Path) -> None:
+    db = tmp_path / "memory.db"
+    ids = build(db)
+    page_size, page = page_of_table(db, "memories")
+    for p in (page, page + 1):
+        damage(db, p, page_size)
+    damaged = sha(db)
+    assert not integrity_ok(db)
+
+    report = recover_memory_db(db)
+
+    assert report.corrupt
+    assert report.moved_to is not None and sha(report.moved_to) == damaged  # the original, byte for byte
+    assert integrity_ok(db)
+    store = MemoryStore(db)  # the recovered database opens with the current schema, FTS included
+    try:
+        kept = {r[0] for r in store.conn.execute("SELECT id FROM memories")}
+        assert kept <= set(ids)
+        assert len(kept) == report.memories
+        assert len(kept) >= MEMORIES * 0.8, report.message()
+        hits = store.conn.execute("SELECT count(*) FROM memory_fts WHERE memory_fts MATCH 'banker'").fetchone()[0]
+        assert hits == len(kept)
+    finally:
+        store.close()
+    assert str(report.moved_to) in report.message()
+    assert f"{report.memories} memories were recovered" in report.message()
+
+
+def test_store_refuses_a_damaged_database_without_changing_it(tmp_path: Path) -> None:
+    db = tmp_path / "memory.db"
+    build(db, 50)
+    with open(db, "r+b") as f:
+        f.write(b"this is not a database header")
+    before = sha(db)
+    with pytest.raises(MemoryDatabaseCorruptError) as info:
+        MemoryStore(db)
+    assert str(db) in str(info.value)
+    assert sha(db) == before
+
+
+def test_destroyed_header_keeps_the_original_and_says_nothing_came_back(tmp_path: Path) -> None:
+    db = tmp_path / "memory.db"
+    build(db, 200)
+    with open(db, "r+b") as f:
+        f.write(b"\x00" * 100)  # the 100-byte header: SQLite no longer recognises the file at all
+    damaged = sha(db)
+    report = recover_memory_db(db)
+    assert report.corrupt and report.moved_to is not None
+    assert sha(report.moved_to) == damaged  # kept for a specialist tool; never deleted
+    assert integrity_ok(db)
+    message = report.message()
+    assert str(report.moved_to) in message and f"{report.memories} memories were recovered" in message
