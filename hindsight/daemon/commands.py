@@ -121,24 +121,17 @@ async def _search(ls: HindsightServer, args: Args) -> dict[str, Any]:
     query = args.str("query", required=True, limit=MAX_QUERY_CHARS) or ""
     k = args.int("k", DEFAULT_K, 1, MAX_K)
     mtype = args.choice("type", MEMORY_TYPES)
-    file_uri = args.str("file")
-    session = ls.session_for(file_uri)
-    rel = ls.locate(file_uri)[1] if file_uri and ls.locate(file_uri) else None
+    session, rel = ls.target(args.str("file"))
     return await ls.read(session.search, query, k, mtype, rel)
 
 
 async def _remember(ls: HindsightServer, args: Args) -> dict[str, Any]:
     text = args.str("text", required=True) or ""
     mtype = args.choice("type", MEMORY_TYPES, "gotcha") or "gotcha"
-    uri = args.str("uri")
     rng = args.range("range")
     symbol = args.str("symbol", limit=1_000)
     tags = args.strs("tags")
-    session = ls.session_for(uri)
-    rel = None
-    if uri is not None:
-        found = ls.locate(uri)
-        rel = found[1] if found else None
+    session, rel = ls.target(args.str("uri"))
     line = convert.selection_lines(rng)[0] if rng else None
     return await ls.write(session.remember, text, mtype, rel, symbol, line, tags)
 

@@ -13,6 +13,7 @@ import logging
 import os
 import sys
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -215,14 +216,18 @@ class HindsightServer(LanguageServer):
 
     def session_for(self, uri: str | None) -> FolderSession:
         """The folder a command applies to: ``uri``'s, else the only (or first) folder."""
+        return self.target(uri)[0]
+
+    def target(self, uri: str | None) -> tuple[FolderSession, str | None]:
+        """The folder and relative path a command's ``uri`` names (no uri: the first folder, no path)."""
         if uri:
             found = self.locate(uri)
             if found is None:
                 raise JsonRpcInvalidParams(f"{uri} is not inside a workspace folder")
-            return found[0]
+            return found
         if not self.sessions:
             raise JsonRpcInvalidParams("no workspace folder is open")
-        return next(iter(self.sessions.values()))
+        return next(iter(self.sessions.values())), None
 
     async def session_owning(self, memory_id: str) -> tuple[FolderSession, str]:
         """The folder whose database holds ``memory_id`` (or a unique prefix), and the full id."""
@@ -402,6 +407,7 @@ class HindsightServer(LanguageServer):
     async def publish(self, uri: str, *, from_buffer: bool = False) -> None:
         """Compute and push one document's diagnostics; a newer call for the same URI wins."""
         generation = self._generation[uri] = self._generation.get(uri, 0) + 1
+        started = time.perf_counter()
         await self.ready.wait()
         found = self.locate(uri)
         diags: list[types.Diagnostic] = []
@@ -413,6 +419,7 @@ class HindsightServer(LanguageServer):
         if self._generation.get(uri) != generation or uri not in self.open_uris:
             return
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diags))
+        log.debug("published %d diagnostics for %s in %.1f ms", len(diags), uri, (time.perf_counter() - started) * 1e3)
 
     def buffer_text(self, uri: str) -> str | None:
         doc = self.workspace.text_documents.get(unquote(uri))  # pygls keys documents by unquoted URI

@@ -22,7 +22,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,14 @@ from hindsight.indexing.parse import parse_source
 from hindsight.indexing.records import FileParse, Import
 from hindsight.indexing.repomap import RepoMap, build_repo_map
 from hindsight.indexing.resolve import ImportResolver
-from hindsight.indexing.scanner import IGNORE_FILES, ScannedFile, Scanner, content_skip_reason
+from hindsight.indexing.scanner import (
+    IGNORE_FILES,
+    SKIP_OVERSIZED,
+    SKIP_UNREADABLE,
+    ScannedFile,
+    Scanner,
+    content_skip_reason,
+)
 from hindsight.indexing.store import CodeChunk, Definition, FileContent, FileRecord, IndexStore, file_chunk_words
 
 log = logging.getLogger(__name__)
@@ -48,6 +55,8 @@ STATUS_OK = "ok"
 STATUS_ERRORS = "errors"  # parsed, but tree-sitter had to recover from syntax errors
 STATUS_SKIPPED = "skipped"
 SKIP_PARSE_FAILED = "parse-failed"
+SKIP_UNSUPPORTED = "unsupported"
+VANISHED = "vanished"  # deleted between the scan and the read: simply gone
 
 Progress = Callable[[int, int], None]  # (files done, files to do)
 
@@ -87,7 +96,7 @@ class _Outcome:
     rel: str
     content: FileContent | None = None
     record: FileRecord | None = None
-    unreadable: bool = False
+    missing: str | None = None  # why nothing could be read: "vanished" (deleted meanwhile) or "unreadable"
 
 
 class Indexer:
@@ -185,7 +194,8 @@ class Indexer:
             parse_cpu += cpu
             contents = [o.content for o in batch if o.content is not None]
             touched += [o.record for o in batch if o.record is not None]
-            gone += [o.rel for o in batch if o.unreadable and o.rel in self._records]
+            gone += [o.rel for o in batch if o.missing and o.rel in self._records]
+            report.skipped.update({o.rel: o.missing for o in batch if o.missing == SKIP_UNREADABLE})
             t = time.perf_counter()
             self.store.write(contents)
             write_time += time.perf_counter() - t
@@ -242,23 +252,29 @@ class Indexer:
     def _classify(
         self, written: list[FileContent], touched: list[FileRecord], gone: list[str], report: IndexReport
     ) -> None:
-        """Fill the report: added/changed/deleted, renames (a vanished file's bytes under a new name)."""
+        """Fill the report in terms of indexed code: a file that turns binary is deleted (its chunks are
+        gone), a skipped one that becomes parseable is added, and a vanished file's bytes reappearing
+        under a new name are a rename."""
         report.unchanged += len(touched)
-        vanished_by_hash = {self._records[rel].content_hash: rel for rel in gone if rel in self._records}
+        indexed_before = {rel for rel, rec in self._records.items() if rec.status != STATUS_SKIPPED}
+        vanished_by_hash = {self._records[rel].content_hash: rel for rel in gone if rel in indexed_before}
+        deleted = [rel for rel in gone if rel in indexed_before]
         for content in written:
             rec = content.record
             if rec.status == STATUS_SKIPPED:
                 report.skipped[rec.rel] = rec.reason or STATUS_SKIPPED
-            else:
-                report.parsed += 1
-            if rec.rel in self._records:
+                if rec.rel in indexed_before:
+                    deleted.append(rec.rel)
+                continue
+            report.parsed += 1
+            if rec.rel in indexed_before:
                 report.changed.append(rec.rel)
             elif (old := vanished_by_hash.pop(rec.content_hash, None)) is not None:
                 report.renamed.append((old, rec.rel))
             else:
                 report.added.append(rec.rel)
         renamed_from = {old for old, _ in report.renamed}
-        report.deleted = sorted(rel for rel in gone if rel in self._records and rel not in renamed_from)
+        report.deleted = sorted(rel for rel in deleted if rel not in renamed_from)
         report.added.sort()
         report.changed.sort()
 
@@ -390,19 +406,20 @@ def _process_file(root: str, rel: str, old_hash: str | None, limits: _Limits) ->
             st = os.fstat(fh.fileno())
             data = fh.read(limits.max_file_bytes + 1)
     except FileNotFoundError:
-        return _Outcome(rel, unreadable=True)
+        return _Outcome(rel, missing=VANISHED)
     except OSError as exc:
         log.warning("cannot read %s: %s", rel, exc)
-        return _Outcome(rel, unreadable=True)
+        return _Outcome(rel, missing=SKIP_UNREADABLE)
     spec = language_for_path(rel)
     digest = hashlib.blake2b(data, digest_size=HASH_DIGEST_BYTES).hexdigest()
     language = spec.name if spec else ""
     record = FileRecord(rel, language, st.st_size, st.st_mtime_ns, digest, STATUS_OK)
     if digest == old_hash:
         return _Outcome(rel, record=record)
-    reason = "oversized" if len(data) > limits.max_file_bytes else content_skip_reason(data, limits.max_line_length)
-    if reason is None and spec is None:
-        reason = "unsupported"
+    too_big = len(data) > limits.max_file_bytes
+    reason = SKIP_OVERSIZED if too_big else content_skip_reason(data, limits.max_line_length)
+    if reason is None and spec is None:  # the scanner only passes claimed names; a registry change could not
+        reason = SKIP_UNSUPPORTED
     if reason is not None:
         log.info("skipping %s: %s", rel, reason)
         return _Outcome(rel, content=_skipped(record, reason))
@@ -415,14 +432,11 @@ def _process_file(root: str, rel: str, old_hash: str | None, limits: _Limits) ->
 
 
 def _skipped(record: FileRecord, reason: str) -> FileContent:
-    rec = FileRecord(record.rel, record.language, record.size, record.mtime_ns, record.content_hash,
-                     STATUS_SKIPPED, reason)
-    return FileContent(rec, [], [], [], {}, [])
+    return FileContent(replace(record, status=STATUS_SKIPPED, reason=reason), [], [], [], {}, [])
 
 
 def _content(record: FileRecord, parsed: FileParse, data: bytes) -> FileContent:
-    status = STATUS_ERRORS if parsed.has_errors else STATUS_OK
-    rec = FileRecord(record.rel, record.language, record.size, record.mtime_ns, record.content_hash, status)
+    rec = replace(record, status=STATUS_ERRORS if parsed.has_errors else STATUS_OK)
     signatures = {c.symbol: c.signature for c in parsed.chunks if c.part == 0}
     lines: list[bytes] | None = None
     defs = []

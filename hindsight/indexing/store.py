@@ -242,46 +242,46 @@ class IndexStore:
         return {r[0]: FileRecord(*r) for r in rows}
 
     def write(self, contents: Sequence[FileContent]) -> None:
-        """Store parsed files, replacing what was known about them, in one transaction."""
+        """Store parsed files, replacing what was known about them, in one transaction.
+
+        Rows of all the batch's files go in one ``executemany`` per table, and the batch's chunks
+        into FTS5 in one statement (~3x faster than feeding FTS5 row by row from a trigger).
+        """
         with sqlite.transaction(self.conn) as conn:
             row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'chunks'").fetchone()
             last_chunk = row[0] if row else 0
-            for content in contents:
-                self._write_one(conn, content)
-            # one statement for the batch: ~3x faster than feeding FTS5 row by row from a trigger
+            ids = [self._upsert_file(conn, content.record) for content in contents]
+            for table in ("chunks", "defs", "refs", "imports"):
+                conn.executemany(f"DELETE FROM {table} WHERE file_id = ?", [(i,) for i in ids])
+            pairs = list(zip(ids, contents, strict=True))
+            conn.executemany(
+                """INSERT INTO chunks (file_id, symbol, kind, start_line, end_line, start_byte, end_byte,
+                                       signature, content_hash, text, part, words)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                [
+                    (i, c.symbol, c.kind, c.start_line, c.end_line, c.start_byte, c.end_byte, c.signature,
+                     c.content_hash, c.text, c.part, words)
+                    for i, content in pairs
+                    for c, words in zip(content.chunks, content.chunk_words, strict=True)
+                ],
+            )
+            conn.executemany(
+                "INSERT INTO defs (file_id, name, category, line, symbol, signature) VALUES (?, ?, ?, ?, ?, ?)",
+                [(i, *d) for i, content in pairs for d in content.defs],
+            )
+            conn.executemany(
+                "INSERT INTO refs (file_id, name, count) VALUES (?, ?, ?)",
+                [(i, name, n) for i, content in pairs for name, n in content.refs.items()],
+            )
+            conn.executemany(
+                "INSERT INTO imports (file_id, spec, line, names) VALUES (?, ?, ?, ?)",
+                [(i, m.spec, m.line, NAMES_SEPARATOR.join(m.names)) for i, content in pairs for m in content.imports],
+            )
             conn.execute(
                 """INSERT INTO chunks_fts(rowid, symbol, text, words)
                    SELECT id, symbol, text, words FROM chunks WHERE id > ?""",
                 (last_chunk,),
             )
-
-    def _write_one(self, conn: sqlite3.Connection, content: FileContent) -> None:
-        rec = content.record
-        file_id = self._upsert_file(conn, rec)
-        for table in ("chunks", "defs", "refs", "imports"):
-            conn.execute(f"DELETE FROM {table} WHERE file_id = ?", (file_id,))
-        conn.executemany(
-            """INSERT INTO chunks (file_id, symbol, kind, start_line, end_line, start_byte, end_byte,
-                                   signature, content_hash, text, part, words)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            [
-                (file_id, c.symbol, c.kind, c.start_line, c.end_line, c.start_byte, c.end_byte, c.signature,
-                 c.content_hash, c.text, c.part, words)
-                for c, words in zip(content.chunks, content.chunk_words, strict=True)
-            ],
-        )
-        conn.executemany(
-            "INSERT INTO defs (file_id, name, category, line, symbol, signature) VALUES (?, ?, ?, ?, ?, ?)",
-            [(file_id, *d) for d in content.defs],
-        )
-        conn.executemany(
-            "INSERT INTO refs (file_id, name, count) VALUES (?, ?, ?)",
-            [(file_id, name, n) for name, n in content.refs.items()],
-        )
-        conn.executemany(
-            "INSERT INTO imports (file_id, spec, line, names) VALUES (?, ?, ?, ?)",
-            [(file_id, i.spec, i.line, NAMES_SEPARATOR.join(i.names)) for i in content.imports],
-        )
 
     def _upsert_file(self, conn: sqlite3.Connection, rec: FileRecord) -> int:
         row = conn.execute(

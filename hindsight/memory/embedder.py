@@ -37,9 +37,9 @@ from hindsight.memory import model_install
 log = logging.getLogger(__name__)
 llama_log = logging.getLogger("hindsight.llama_cpp")  # llama.cpp's own chatter, at DEBUG unless it is a problem
 
-# tokens per llama.cpp batch: packing several short texts per graph evaluation pays for the Python and graph
-# set-up; beyond ~1k tokens the non-causal attention over the whole packed batch grows quadratically (bench)
-DEFAULT_BATCH_TOKENS = 1024
+# tokens per llama.cpp batch: packing short texts into one graph evaluation pays for its set-up, but a
+# non-causal encoder attends across the whole packed batch, quadratic in it: 512 beat 1024 and 256 here
+DEFAULT_BATCH_TOKENS = 512
 # a long-context model (Qwen3-Embedding: 32k) would reserve gigabytes of KV cache at its full context;
 # longer texts are windowed anyway, so default windows stop here
 MAX_DEFAULT_WINDOW = 4096

@@ -97,6 +97,20 @@ def test_binary_minified_and_oversized_are_skipped_with_reasons(ws: Path) -> Non
         assert again.parsed == 0 and again.skipped == report.skipped
 
 
+def test_file_turning_binary_leaves_the_index_and_comes_back(ix: Indexer, ws: Path) -> None:
+    ix.index()
+    path = ws / "app/reports.py"
+    text = path.read_text(encoding="utf-8")
+    path.write_bytes(b"\0binary now")
+    report = ix.index_files(["app/reports.py"])
+    assert report.deleted == ["app/reports.py"] and report.skipped == {"app/reports.py": "binary"}
+    assert ix.chunks_for("app/reports.py") == [] and "app/reports.py" not in ix.graph.rank()
+    bump(path, text)
+    report = ix.index_files(["app/reports.py"])
+    assert report.added == ["app/reports.py"] and report.skipped == {}
+    assert "app/reports.py" in ix.graph.dependents("app/core/db.py")
+
+
 def test_index_files_for_saves_and_deletes(ix: Indexer, ws: Path) -> None:
     ix.index()
     bump(ws / "app/views.py", "def product_page():\n    return ''\n")

@@ -1,0 +1,180 @@
+"""Bad input fuzzed with hypothesis against the engine the CLI and the daemon share.
+
+Each input either works or raises the engine's user-facing ``InvalidMemoryError`` with a message;
+never a raw ``sqlite3`` error, never a crash, never a memory stored outside the workspace. Cases
+tried are counted into ``FUZZ_COUNTS`` (printed by ``bench/fuzz_report``-style runs with ``-s``).
+``HINDSIGHT_FUZZ_EXAMPLES`` raises the number of examples per test (default 60).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hindsight.memory.engine import MemoryEngine
+from hindsight.memory.store import InvalidMemoryError, MemoryNotFoundError
+from tests.reliability import crash
+
+EXAMPLES = int(os.environ.get("HINDSIGHT_FUZZ_EXAMPLES", "60"))
+FUZZ = settings(
+    max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+FUZZ_COUNTS: Counter[str] = Counter()
+
+# any code point, surrogates included: JSON "\ud800" and non-UTF-8 argv both produce them
+ANY_CHAR = st.characters(codec=None, categories=None)
+FTS_SYNTAX = st.sampled_from(
+    ['"', '""', "(", ")", "*", "^", ":", "-", "+", "NEAR", "NEAR(", "AND", "OR", "NOT", "{", "}", "text:", "col:x",
+     "NEAR(a b, 3)", '"unterminated', "a*", "'", ";", "--", "/*", "\\", "\x00", "%", "_"]
+)  # fmt: skip
+QUERIES = st.one_of(
+    st.text(ANY_CHAR, max_size=200),
+    st.lists(st.one_of(FTS_SYNTAX, st.text(ANY_CHAR, max_size=8)), max_size=30).map(" ".join),
+    st.lists(FTS_SYNTAX, max_size=40).map("".join),
+    st.just(""),
+    st.integers(1, 3).map(lambda mb: ("invoice rounding NEAR( \"x " * 40_000)[: mb * 1_000_000]),
+)
+MEMORY_TEXTS = st.one_of(
+    st.text(ANY_CHAR, max_size=300),
+    st.text(st.characters(max_codepoint=0x1F), max_size=50),  # control characters only
+    st.just(""),
+    st.integers(19_990, 20_010).map(lambda n: "x" * n),  # around the length limit
+    st.just("y" * 2_000_000),
+)
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MemoryEngine]:
+    home = tmp_path_factory.mktemp("fuzz-home")
+    old = os.environ.get("HINDSIGHT_HOME")
+    os.environ["HINDSIGHT_HOME"] = str(home)  # module-scoped: the per-test home fixture would be too late
+    root = crash.make_workspace(tmp_path_factory.mktemp("fuzz") / "ws", files=20)
+    outside = root.parent / "outside.py"
+    outside.write_text("def secret():\n    return 1\n")
+    (root / "link_out.py").symlink_to(outside)
+    (root / "loop").symlink_to(root / "loop")
+    os.mkdir(os.path.join(os.fsencode(root), b"bad-\xff-name"))
+    with open(os.path.join(os.fsencode(root), b"bad-\xff-name", b"m\xfe.py"), "wb") as f:
+        f.write(b"def f():\n    return 2\n")
+    eng = MemoryEngine.open(root, embedder=None)
+    eng.reindex()
+    eng.remember("invoice rounding uses banker's rounding", type="gotcha")
+    yield eng
+    eng.close()
+    if old is None:
+        os.environ.pop("HINDSIGHT_HOME", None)
+    else:
+        os.environ["HINDSIGHT_HOME"] = old
+
+
+@FUZZ
+@given(query=QUERIES)
+def test_any_search_text_is_a_valid_search(engine: MemoryEngine, query: str) -> None:
+    FUZZ_COUNTS["search text"] += 1
+    result = engine.search(query, k=5)
+    assert result.mode == "lexical"
+    for hit in result.memories:
+        assert hit.memory.status in ("active", "stale", "orphaned")
+
+
+@FUZZ
+@given(text=MEMORY_TEXTS)
+def test_any_memory_text_is_stored_faithfully_or_refused_clearly(engine: MemoryEngine, text: str) -> None:
+    FUZZ_COUNTS["memory text"] += 1
+    try:
+        stored = engine.remember(text, type="note").memory
+    except InvalidMemoryError as exc:
+        assert str(exc)  # says why
+        return
+    again = engine.get(stored.id)
+    assert again.text == stored.text
+    assert again.text.strip() and len(again.text) <= 20_000
+    assert not any(ord(c) < 0x20 and c not in "\n\t" for c in again.text)
+
+
+PATHS = st.one_of(
+    st.sampled_from(
+        ["../outside.py", "../../etc/passwd", "/etc/passwd", "pkg0/../../outside.py", "link_out.py", "loop",
+         "loop/loop/x.py", ".", "", "pkg0", "pkg0/mod0.py", "./pkg0/mod0.py", "pkg0//mod0.py", "nonexistent.py",
+         "bad-\udcff-name/m\udcfe.py", "\x00", "pkg0/mod0.py\x00.txt", "~/x.py", "/" * 300]
+    ),
+    st.text(ANY_CHAR, max_size=60),
+    st.lists(st.sampled_from(["..", ".", "pkg0", "mod0.py", "link_out.py", "loop", ""]), max_size=8).map("/".join),
+)  # fmt: skip
+
+
+@FUZZ
+@given(path=PATHS)
+def test_any_anchor_path_stays_inside_the_workspace(engine: MemoryEngine, path: str) -> None:
+    FUZZ_COUNTS["anchor paths"] += 1
+    try:
+        stored = engine.remember(f"about {path!r}", type="note", file=path).memory
+    except InvalidMemoryError as exc:
+        assert str(exc)
+        return
+    assert stored.anchor is not None
+    full = (engine.root / stored.anchor.file).resolve()
+    assert full.is_relative_to(engine.root) and full.is_file()
+
+
+@FUZZ
+@given(path=PATHS)
+def test_any_filter_path_is_checked(engine: MemoryEngine, path: str) -> None:
+    FUZZ_COUNTS["filter paths"] += 1
+    try:
+        engine.search("rounding", k=3, file=path or None)
+        engine.list(file=path or None)
+    except InvalidMemoryError as exc:
+        assert str(exc)
+
+
+@FUZZ
+@given(mid=st.text(ANY_CHAR, max_size=40))
+def test_any_memory_id_is_found_or_refused(engine: MemoryEngine, mid: str) -> None:
+    FUZZ_COUNTS["memory ids"] += 1
+    for op in (engine.get, engine.confirm, engine.forget, engine.history):
+        try:
+            op(mid)
+        except (InvalidMemoryError, MemoryNotFoundError) as exc:
+            assert str(exc)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [b"remember", b"caf\xff\xfe broken utf-8"],
+        [b"search", b"\xff\xfe"],
+        [b"remember", b"x", b"--file", b"../../etc/passwd"],
+        [b"remember", b"x", b"--file", b"/etc/passwd"],
+        [b"search", b'NEAR("a" b) AND ( OR *'],
+        [b"memory", b"show", b"\xff"],
+        [b"memory", b"export", b"/proc/self/mem"],
+    ],
+)
+def test_cli_answers_bad_arguments_with_a_message_not_a_traceback(tmp_path: Path, argv: list[bytes]) -> None:
+    FUZZ_COUNTS["cli arguments"] += 1
+    root = crash.make_workspace(tmp_path / "ws", files=4)
+    done = subprocess.run(
+        [os.fsencode(a) for a in crash.CLI] + argv + [b"-w", os.fsencode(root)], capture_output=True, timeout=120
+    )
+    assert b"Traceback" not in done.stderr, done.stderr.decode("utf-8", "replace")[-2000:]
+    if done.returncode != 0:
+        assert done.stderr.startswith(b"hindsight:") or b"\nhindsight:" in done.stderr, done.stderr[-500:]
+    assert not Path("/etc/passwd").read_text().startswith("x\n")
+
+
+def test_zz_report_counts() -> None:
+    """Last in the module: prints how many cases each fuzz target tried (seen with ``pytest -s``)."""
+    total = sum(FUZZ_COUNTS.values())
+    print(f"\nfuzz cases tried (engine and CLI): {total} {dict(FUZZ_COUNTS)}")
+    report = os.environ.get("HINDSIGHT_FUZZ_REPORT")
+    if report:
+        with open(report, "a", encoding="utf-8") as f:
+            f.write(f"engine {total} {dict(FUZZ_COUNTS)}\n")
