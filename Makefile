@@ -28,8 +28,9 @@ model: install
 lint: install
 	$(BIN)/ruff check hindsight tests bench
 
-test: model lint
-	$(PYTEST)
+# the editor tests run once, in test-editors (they need the editors installed first)
+test: model lint test-editors
+	$(PYTEST) -m "not editor"
 
 demo: model
 	$(BIN)/python examples/demo.py

@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 MENTION_PROBES = 500  # occurrences inside longer words checked before giving up on a mention
 PROACTIVE_LIMIT = 20  # memories shown on a file at most: past this nobody reads diagnostics
 MAP_FILES = 100  # ranked files listed beside the repo map text: a palette shows no more
+SEARCH_CHUNKS = 5  # code chunks beside memories in a palette search: a cold-start answer, not the main one
 HOVER_MEMORIES = 10  # memories in one hover: more would not fit the popup
 
 
@@ -202,14 +203,14 @@ class FolderSession:
     # ------------------------------------------------------------ hover and code actions
 
     def symbol_at(self, rel: str, line: int) -> str | None:
-        if self.engine is None:
-            return None
+        if self.engine is None or self.full_index_running.is_set():
+            return None  # code spans wait for the index; answering without one beats blocking
         chunk = self.engine.indexer.chunk_at(rel, line)
         return chunk.symbol if chunk is not None and chunk.kind != "module" else None
 
     def symbol_info(self, rel: str, line: int) -> tuple[str | None, list[Memory], Importance | None]:
         """The symbol at ``line``, the memories anchored to it and its file's importance."""
-        if self.engine is None:
+        if self.engine is None or self.full_index_running.is_set():
             return None, [], None
         info = self.engine.for_symbol(rel, line)
         if info is None:
@@ -236,7 +237,8 @@ class FolderSession:
             return None
 
     def search(self, query: str, k: int, mtype: str | None, rel: str | None) -> dict[str, Any]:
-        result = self._engine().search(query, k, types=(mtype,) if mtype else (), file=rel)
+        chunks = 0 if self.full_index_running.is_set() else SEARCH_CHUNKS  # code search waits for the index
+        result = self._engine().search(query, k, types=(mtype,) if mtype else (), file=rel, chunks=chunks)
         return {
             "memories": [convert.memory_result(s.memory, self.anchor_span(s.memory), s.score) for s in result.memories],
             "chunks": [convert.chunk_result(self._chunk_view(c)) for c in result.chunks],
@@ -252,6 +254,8 @@ class FolderSession:
     def symbols(self, query: str, memories: int, chunks: int) -> list[types.WorkspaceSymbol]:
         if self.engine is None:
             return []
+        if self.full_index_running.is_set():
+            chunks = 0
         result = self.engine.search(query, memories, chunks=chunks, record=False)
         root = Span(self.uri, "", None, None, None)
         out = [convert.memory_symbol(s.memory, self.anchor_span(s.memory) or root) for s in result.memories]

@@ -314,8 +314,8 @@ class FileGraph:
     def _split_rank(self, ranks: np.ndarray, graph: sp.csr_matrix, ident_w: np.ndarray) -> sp.csr_matrix:
         """files × idents: each file's rank shared over its definitions by the rank flowing in through each.
 
-        The flow through a name is weighted as the graph weighs it, unimported name matches damped,
-        so a builtin-like name (``super``, ``format``) cannot claim its file's rank.
+        Only references from files that import the definer count where there are any, so a
+        builtin-like name (``super``, ``format``) called everywhere cannot claim its file's rank.
         """
         mats = self._matrices()
         out_weight = np.asarray(graph.sum(axis=1)).ravel()
@@ -323,8 +323,10 @@ class FileGraph:
         weighted_refs = sp.diags(flow) @ mats.refs @ sp.diags(ident_w)  # files × idents
         any_ref = np.asarray(weighted_refs.sum(axis=0)).ravel()  # per ident, from every referencing file
         backed = (weighted_refs.T @ mats.linked).T.tocsr()  # files × idents, from files importing the definer
-        inflow = mats.defs.multiply(any_ref[np.newaxis, :]) * UNIMPORTED_REF_DAMP
-        inflow = inflow + mats.defs.multiply(backed) * (1 - UNIMPORTED_REF_DAMP)
+        backed_in = mats.defs.multiply(backed).tocsr()
+        # files nobody imports (scripts, languages without resolved imports) fall back to name matches
+        unbacked_rows = (np.asarray(backed_in.sum(axis=1)).ravel() == 0).astype(np.float64)
+        inflow = backed_in + sp.diags(unbacked_rows) @ mats.defs.multiply(any_ref[np.newaxis, :])
         peak = inflow.max() if inflow.nnz else 0.0
         shares = (inflow + mats.defs * (UNREFERENCED_DEF_SHARE * peak if peak > 0 else 1.0)).tocsr()
         totals = np.asarray(shares.sum(axis=1)).ravel()

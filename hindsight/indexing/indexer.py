@@ -24,15 +24,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hindsight import paths
 from hindsight.config import IndexSettings, Settings
-from hindsight.indexing.graph import FileGraph
 from hindsight.indexing.languages import all_languages, language_for_path
 from hindsight.indexing.parse import parse_source
 from hindsight.indexing.records import FileParse, Import
-from hindsight.indexing.repomap import RepoMap, build_repo_map
 from hindsight.indexing.resolve import ImportResolver
 from hindsight.indexing.scanner import (
     IGNORE_FILES,
@@ -43,6 +41,10 @@ from hindsight.indexing.scanner import (
     content_skip_reason,
 )
 from hindsight.indexing.store import CodeChunk, Definition, FileContent, FileRecord, IndexStore, file_chunk_words
+
+if TYPE_CHECKING:  # numpy/scipy load only where ranking happens, never in parser processes
+    from hindsight.indexing.graph import FileGraph
+    from hindsight.indexing.repomap import RepoMap
 
 log = logging.getLogger(__name__)
 
@@ -146,8 +148,12 @@ class Indexer:
             return report
 
     def index_files(self, rels: Iterable[str]) -> IndexReport:
-        """Re-index a few files (an editor save); deleted or newly ignored ones leave the index."""
-        rels = [r.replace(os.sep, "/") for r in rels]
+        """Re-index a few files (an editor save); deleted or newly ignored ones leave the index.
+
+        ``rels`` are workspace-relative (absolute paths inside the workspace are accepted); paths
+        outside the workspace are ignored.
+        """
+        rels = [rel for r in rels if (rel := self._relative(r)) is not None]
         if any(rel.rsplit("/", 1)[-1] in IGNORE_FILES for rel in rels):
             return self.index()  # ignore rules changed: only a full scan knows what they now cover
         with self._lock:
@@ -168,6 +174,16 @@ class Indexer:
             self._apply(jobs, gone, report, None)
             report.timings["total"] = time.perf_counter() - started
             return report
+
+    def _relative(self, path: str) -> str | None:
+        full = os.path.normpath(os.path.join(self.root, path))  # an absolute path replaces the root
+        candidates = [full, os.path.join(os.path.realpath(os.path.dirname(full)), os.path.basename(full))]
+        for candidate in candidates:  # the editor may name the root through a symlink we resolved
+            rel = os.path.relpath(candidate, self.root)
+            if rel != "." and rel != ".." and not rel.startswith(".." + os.sep):
+                return rel.replace(os.sep, "/")
+        log.warning("not indexing %s: it is outside the workspace %s", path, self.root)
+        return None
 
     def _jobs(self, files: Iterable[ScannedFile], report: IndexReport) -> list[tuple[str, str | None]]:
         """Files to read: unknown ones, and known ones whose size or mtime moved (with their old hash)."""
@@ -190,21 +206,22 @@ class Indexer:
         touched: list[FileRecord] = []
         write_time = parse_cpu = 0.0
         report.workers = self._worker_count(len(jobs))
-        for batch, cpu in self._outcomes(jobs, progress):
+        for batch, cpu, stored in self._outcomes(jobs, progress):
             parse_cpu += cpu
             contents = [o.content for o in batch if o.content is not None]
             touched += [o.record for o in batch if o.record is not None]
             gone += [o.rel for o in batch if o.missing and o.rel in self._records]
             report.skipped.update({o.rel: o.missing for o in batch if o.missing == SKIP_UNREADABLE})
-            t = time.perf_counter()
-            self.store.write(contents)
-            write_time += time.perf_counter() - t
+            if not stored:
+                t = time.perf_counter()
+                self.store.write(contents)
+                write_time += time.perf_counter() - t
             written += contents
         if touched:
             self.store.touch(touched)
         report.timings["parse"] = time.perf_counter() - started
-        report.timings["write"] = write_time
-        report.timings["parse_cpu"] = parse_cpu  # CPU seconds reading and parsing, summed over workers
+        report.timings["write"] = write_time  # in this process; workers write their own batches
+        report.timings["parse_cpu"] = parse_cpu  # CPU seconds reading, parsing (and in workers writing)
         self._classify(written, touched, gone, report)
         t = time.perf_counter()
         removed = [rel for rel in gone if rel in self._records]
@@ -216,7 +233,9 @@ class Indexer:
 
     def _outcomes(
         self, jobs: list[tuple[str, str | None]], progress: Progress | None
-    ) -> Iterator[tuple[list[_Outcome], float]]:
+    ) -> Iterator[tuple[list[_Outcome], float, bool]]:
+        """(outcomes, CPU seconds, whether already stored) per batch: workers store their own batches,
+        so chunk text never crosses a process boundary and writes run beside parsing."""
         limits = _Limits(self.settings.max_file_bytes, self.settings.max_line_length)
         total, done = len(jobs), 0
         if progress:
@@ -224,15 +243,16 @@ class Indexer:
         workers = self._worker_count(total)
         if not workers:
             if jobs:
-                yield _process_batch(str(self.root), jobs, limits)
+                yield (*_process_batch(str(self.root), jobs, limits, None), False)
                 if progress:
                     progress(total, total)
             return
         batches = [jobs[i : i + BATCH_FILES] for i in range(0, total, BATCH_FILES)]
+        db = str(self.store.path)
         with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context()) as pool:
-            futures = {pool.submit(_process_batch, str(self.root), batch, limits): len(batch) for batch in batches}
+            futures = {pool.submit(_process_batch, str(self.root), batch, limits, db): len(batch) for batch in batches}
             for future in as_completed(futures):
-                yield future.result()
+                yield (*future.result(), True)
                 done += futures[future]
                 if progress:
                     progress(done, total)
@@ -345,6 +365,8 @@ class Indexer:
         """The file graph, loaded from the index on first use and kept up to date afterwards."""
         with self._lock:
             if self._graph is None:
+                from hindsight.indexing.graph import FileGraph
+
                 self._graph = FileGraph.build(
                     self._indexed(), self.store.def_names(), self.store.ref_counts(), self.store.edges()
                 )
@@ -379,24 +401,47 @@ class Indexer:
 
     def repo_map(self, budget_tokens: int, focus_files: Sequence[str] = (), idents: Sequence[str] = ()) -> RepoMap:
         with self._lock:
+            from hindsight.indexing.repomap import build_repo_map
+
             return build_repo_map(self.graph, self.store, budget_tokens, focus_files, idents)
 
 
 # -- worker side: everything below runs in worker processes (or in-process for a few files) ----
 
 
+WORKER_PRELOAD = ["hindsight.indexing.parse", "hindsight.indexing.store"]  # imported once, in the forkserver
+
+
 def _pool_context() -> multiprocessing.context.BaseContext:
     # forkserver: the daemon has threads, and fork() with threads can deadlock the child
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    return multiprocessing.get_context(method)
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(WORKER_PRELOAD)  # workers fork with the parser modules loaded
+    return context
+
+
+_worker_stores: dict[str, IndexStore] = {}  # one connection per worker process and index
 
 
 def _process_batch(
-    root: str, jobs: list[tuple[str, str | None]], limits: _Limits
+    root: str, jobs: list[tuple[str, str | None]], limits: _Limits, db_path: str | None
 ) -> tuple[list[_Outcome], float]:
-    """Outcomes of a batch of files, and the CPU seconds they took."""
+    """Outcomes of a batch of files, and the CPU seconds they took.
+
+    With ``db_path`` (in a worker) the batch is stored here, in one transaction, and the chunks are
+    left out of what goes back: only what the file graph and the report need crosses processes.
+    """
     started = time.process_time()
     outcomes = [_process_file(root, rel, old_hash, limits) for rel, old_hash in jobs]
+    if db_path is not None:
+        store = _worker_stores.get(db_path)
+        if store is None:
+            store = _worker_stores[db_path] = IndexStore(Path(db_path), verify=False)
+        store.write([o.content for o in outcomes if o.content is not None])
+        for o in outcomes:
+            if o.content is not None:
+                o.content = replace(o.content, chunks=[], chunk_words=[])
     return outcomes, time.process_time() - started
 
 

@@ -201,9 +201,21 @@ def fts_query(text: str) -> str:
 class IndexStore:
     """The index database of one workspace. Not thread-safe: the Indexer serialises access."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, verify: bool = True) -> None:
+        """Open (creating, migrating, and rebuilding if corrupt) the index at ``path``.
+
+        ``verify=False`` is for worker processes that write into an index the Indexer has just
+        opened and verified: it skips the integrity check and migrations.
+        """
         self.path = Path(path)
-        self.conn = self._open()
+        self.conn = self._open() if verify else self._tune(sqlite.connect(self.path))
+
+    @staticmethod
+    def _tune(conn: sqlite3.Connection) -> sqlite3.Connection:
+        # a cache: an OS crash mid-write costs a rebuild (quick_check on open), so skip the syncs
+        conn.execute("PRAGMA synchronous = OFF")
+        conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+        return conn
 
     def _open(self) -> sqlite3.Connection:
         try:
@@ -215,10 +227,7 @@ class IndexStore:
             aside = self._move_aside()
             log.warning("the %s %s is corrupt (%s); moved it to %s and rebuilding", WHAT, self.path, exc, aside)
             conn = sqlite.connect(self.path)
-        # a cache: an OS crash mid-write costs a rebuild (quick_check above), so skip the syncs
-        conn.execute("PRAGMA synchronous = OFF")
-        conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
-        sqlite.migrate(conn, MIGRATIONS, what=WHAT)
+        sqlite.migrate(self._tune(conn), MIGRATIONS, what=WHAT)
         return conn
 
     def _move_aside(self) -> Path:

@@ -237,6 +237,9 @@ class CachedEmbedder:
     def count_tokens(self, text: str) -> int:
         return self.embedder.count_tokens(text)
 
+    def tokenize(self, text: str) -> list[int]:
+        return list(self.embedder.tokenize(text))  # type: ignore[attr-defined]
+
     def info(self) -> dict[str, Any]:
         data = dict(self.embedder.info())
         data["cache"] = {"path": str(self.cache.path), "hits": self.cache.stats.hits,

@@ -40,6 +40,8 @@ llama_log = logging.getLogger("hindsight.llama_cpp")  # llama.cpp's own chatter,
 # tokens per llama.cpp batch: packing short texts into one graph evaluation pays for its set-up, but a
 # non-causal encoder attends across the whole packed batch, quadratic in it: 512 beat 1024 and 256 here
 DEFAULT_BATCH_TOKENS = 512
+# a GPU needs many sequences per evaluation to be busy; not measured here (no GPU was lent), see docs/gpu.md
+DEFAULT_GPU_BATCH_TOKENS = 4096
 # a long-context model (Qwen3-Embedding: 32k) would reserve gigabytes of KV cache at its full context;
 # longer texts are windowed anyway, so default windows stop here
 MAX_DEFAULT_WINDOW = 4096
@@ -289,9 +291,15 @@ class Embedder:
         self._vocab = ll.llama_model_get_vocab(model)
         self.n_embd = int(ll.llama_model_n_embd(model))
         n_ctx_train = int(ll.llama_model_n_ctx_train(model))
+        self.n_ctx_train = n_ctx_train
         window = settings.n_ctx if settings.n_ctx > 0 else min(n_ctx_train, MAX_DEFAULT_WINDOW)
+        if window > n_ctx_train > 0:  # positions past training (BERT's learned table ends there) give garbage
+            log.warning("embedder.n_ctx = %d exceeds the %d tokens %s was trained on; using %d",
+                        window, n_ctx_train, self.path.name, n_ctx_train)
+            window = n_ctx_train
         self.n_ctx = window
-        self.n_batch = max(settings.n_batch if settings.n_batch > 0 else DEFAULT_BATCH_TOKENS, window)
+        default_batch = DEFAULT_GPU_BATCH_TOKENS if self.device == "gpu" else DEFAULT_BATCH_TOKENS
+        self.n_batch = max(settings.n_batch if settings.n_batch > 0 else default_batch, window)
         self.n_seq_max = min(self.n_batch, int(ll.llama_max_parallel_sequences()))
         cparams = ll.llama_context_default_params()
         # causal models keep every packed sequence in one unified KV cache, so it must hold a whole batch
@@ -333,7 +341,7 @@ class Embedder:
             extras.append(f"pool={self.pooling}")
         if self.dim != self.n_embd:
             extras.append(f"dim={self.dim}")
-        if settings.n_ctx > 0:
+        if self.n_ctx != min(self.n_ctx_train, MAX_DEFAULT_WINDOW):  # windows change long texts' vectors
             extras.append(f"ctx={self.n_ctx}")
         return base + "".join("+" + e for e in extras)
 
@@ -412,7 +420,8 @@ class Embedder:
         sequences: list[_Sequence] = []
         splits = 0
         for i, text in enumerate(texts):
-            tokens = self._tokenize(text, add_special=True)
+            # a tokenizer that adds no special tokens gives nothing for "": embed a space rather than no sequence
+            tokens = self._tokenize(text, add_special=True) or self._tokenize(" ", add_special=True)
             if len(tokens) <= self.n_ctx:
                 sequences.append(_Sequence(i, tokens))
                 continue

@@ -475,8 +475,11 @@ class MemoryEngine:
         with self._lock:
             _, at = self._now()
             self.store.update_status(
-                m.id, "archived", at=at, reason="forgotten", ended_at=at,
-                event=event(m.id, "forgotten", at, previous_status=m.status),
+                m.id, "archived", at=at, reason="forgotten", ended_at=m.ended_at or at,
+                event=event(
+                    m.id, "forgotten", at, previous_status=m.status, previous_reason=m.status_reason,
+                    previous_ended_at=m.ended_at,
+                ),
             )  # fmt: skip
         return self.store.resolve(m.id)
 
@@ -485,16 +488,22 @@ class MemoryEngine:
         m = self.store.resolve(memory_id)
         if m.status != "archived":
             raise InvalidMemoryError(f"memory {m.id} is {m.status}, not forgotten; nothing to restore")
-        previous = "active"
+        detail: dict[str, Any] = {}
         for ev in reversed(self.store.events(m.id)):
             if ev.kind == "forgotten":
-                previous = str(ev.detail.get("previous_status", "active"))
+                detail = ev.detail
                 break
-        if previous in ("archived", "superseded"):
+        previous = str(detail.get("previous_status") or "active")
+        if previous not in STATUSES or previous == "archived":
             previous = "active"
+        # a forgotten superseded memory goes back to being history, not current
+        ended = detail.get("previous_ended_at") if previous == "superseded" else None
         with self._lock:
             _, at = self._now()
-            self.store.update_status(m.id, previous, at=at, event=event(m.id, "restored", at, status=previous))
+            self.store.update_status(
+                m.id, previous, at=at, reason=detail.get("previous_reason"), ended_at=ended,
+                event=event(m.id, "restored", at, status=previous),
+            )  # fmt: skip
         return self.store.resolve(m.id)
 
     def confirm(self, memory_id: str) -> Memory:

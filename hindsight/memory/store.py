@@ -687,6 +687,11 @@ class MemoryStore:
             if event:
                 self._add_events([event])
 
+    def set_created_at(self, num: int, created_at: str) -> None:
+        """Place a memory at another time. Benchmarks use it to ask the same question of an old and a new memory."""
+        with self.batch():
+            self.conn.execute("""UPDATE memories SET created_at = ? WHERE num = ?""", (created_at, num))
+
     def record_access(self, ids: Sequence[str], at: str) -> None:
         if not ids:
             return
@@ -759,6 +764,14 @@ class MemoryStore:
                 """SELECT count(*), coalesce(max(vec_id), 0) FROM memory_vectors WHERE model_id = ?""", (model_id,)
             ).fetchone()
         return int(row[0]), int(row[1])
+
+    def last_vec_id(self, model_id: str) -> int:
+        """The highest ``vec_id`` of ``model_id`` (an index seek: cheap enough to call before every search)."""
+        with self._lock:
+            row = self.conn.execute(
+                """SELECT max(vec_id) FROM memory_vectors WHERE model_id = ?""", (model_id,)
+            ).fetchone()
+        return int(row[0] or 0)
 
     def iter_vectors(
         self, model_id: str, *, after_vec_id: int = 0, batch_size: int = 5000

@@ -119,7 +119,7 @@ class VectorIndex:
     def sync(self) -> int:
         """Pick up vectors written since we last looked (by this or another process). Cheap when none."""
         with self._lock:
-            _, last = self.store.vector_state(self.model_id)
+            last = self.store.last_vec_id(self.model_id)
             if last == self._last_vec_id:
                 return 0
             return self._catch_up()

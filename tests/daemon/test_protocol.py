@@ -225,3 +225,40 @@ async def test_random_command_arguments_never_crash_the_server(client: LanguageC
             assert exc.code in (JsonRpcInvalidParams.CODE, -32803), (command, arguments, exc)
     stats = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="hindsight.stats"))
     assert isinstance(stats["total"], int)
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND), params=EDITORS)
+async def two_folder_client(
+    lsp_client: LanguageClient, request: pytest.FixtureRequest, workspace: Path, tmp_path: Path
+):
+    other = tmp_path / "tools"
+    other.mkdir()
+    (other / "deploy.py").write_text("def release(tag):\n    return tag.strip()\n")
+    accept_registrations(lsp_client)
+    lsp_client.other = other  # type: ignore[attr-defined]
+    await lsp_client.initialize_session(initialize_params(request.param, workspace, None, [workspace, other]))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_each_folder_keeps_its_own_memories(two_folder_client: LanguageClient, workspace: Path) -> None:
+    client = two_folder_client
+    deploy = client.other / "deploy.py"  # type: ignore[attr-defined]
+
+    async def run(command: str, **argument: Any) -> Any:
+        params = types.ExecuteCommandParams(command=command, arguments=[argument])
+        return await client.workspace_execute_command_async(params)
+
+    here = await run(
+        "hindsight.remember", text="Invoices are immutable once sent.", uri=workspace.as_uri() + "/billing/models.py"
+    )
+    there = await run("hindsight.remember", text="Release tags must be signed.", uri=deploy.as_uri(), symbol="release")
+    found = await run("hindsight.search", query="release tags signed", file=deploy.as_uri())
+    assert [m["id"] for m in found["memories"]] == [there["id"]]
+    assert found["memories"][0]["anchor"]["uri"] == deploy.as_uri()
+    assert [m["id"] for m in (await run("hindsight.search", query="invoices immutable"))["memories"]] == [here["id"]]
+    # ids resolve in whichever folder holds them
+    assert (await run("hindsight.markOutdated", id=there["id"]))["status"] == "stale"
+    assert (await run("hindsight.confirm", id=here["id"][:10]))["id"] == here["id"]
+    stats = await run("hindsight.stats", uri=deploy.as_uri())
+    assert stats["total"] == 1 and stats["stale"] == 1

@@ -55,3 +55,17 @@ def test_unusable_folder_is_reported_not_raised(tmp_path: Path) -> None:
     assert "does not exist" in session.take_problems()[0]
     assert session.file_hits("a.py", "") == []
     assert session.symbol_info("a.py", 1) == (None, [], None)
+
+
+def test_reads_that_need_the_code_index_do_not_wait_for_a_full_index(workspace: Path) -> None:
+    session = open_session(workspace)
+    try:
+        made = session.remember("Round once.", "gotcha", "billing/models.py", "Invoice.total", None, [])
+        assert session.symbol_at("billing/models.py", 10) == "Invoice.total"
+        session.full_index_running.set()  # the indexer's lock is held: these would block for the whole run
+        assert session.symbol_at("billing/models.py", 10) is None
+        assert session.symbol_info("billing/models.py", 10) == (None, [], None)
+        found = session.search("round once", 5, None, None)
+        assert found["memories"][0]["id"] == made["id"] and found["chunks"] == []
+    finally:
+        session.close()

@@ -121,7 +121,8 @@ def test_index_files_for_saves_and_deletes(ix: Indexer, ws: Path) -> None:
     report = ix.index_files(["app/views.py"])
     assert report.deleted == ["app/views.py"] and report.parsed == 0
     (ws / "new.py").write_text("def fresh():\n    pass\n", encoding="utf-8")
-    assert ix.index_files(["new.py"]).added == ["new.py"]
+    assert ix.index_files([str(ws / "new.py")]).added == ["new.py"]  # absolute paths inside are fine
+    assert ix.index_files(["../elsewhere.py", "/etc/passwd"]).parsed == 0
 
 
 def test_saving_an_ignore_file_rescans(ix: Indexer, ws: Path) -> None:

@@ -144,3 +144,10 @@ def test_check_agrees_with_scan(tmp_path: Path) -> None:
 def test_missing_root_raises_instead_of_reporting_nothing(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         Scanner(tmp_path / "gone", IndexSettings()).scan()
+
+
+def test_fifo_with_a_source_name_is_never_opened(tmp_path: Path) -> None:
+    write(tmp_path, "ok.py")
+    os.mkfifo(tmp_path / "pipe.py")  # opening it for reading would block the scan forever
+    assert scanned(tmp_path) == ({"ok.py"}, {})
+    assert Scanner(tmp_path, IndexSettings()).check("pipe.py") is None

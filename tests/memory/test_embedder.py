@@ -219,6 +219,17 @@ def test_model_info_json_parses() -> None:
     assert "gpu_offload_supported" in report and report["llama_cpp_system_info"]
 
 
+def test_model_info_reports_the_problem(tmp_path: Path) -> None:
+    env = dict(os.environ, **{paths.MODELS_ENV: str(tmp_path / "empty-models")})
+    done = subprocess.run(
+        [sys.executable, "-m", "hindsight.daemon.cli", "model", "info", "--json"],
+        capture_output=True, text=True, timeout=120, check=False, env=env,
+    )
+    assert done.returncode == 1
+    report = json.loads(done.stdout)
+    assert report["available"] is False and "hindsight model install" in report["problem"]
+
+
 # -- unavailable models: a clear reason, never a crash -----------------------------------------------------
 
 def test_missing_installed_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -136,6 +136,13 @@ def test_forget_archives_and_restore_brings_back(engine: MemoryEngine) -> None:
     assert [h.memory.id for h in engine.search("rebase release branch").memories] == [m.id]
     with pytest.raises(InvalidMemoryError, match="not forgotten"):
         engine.restore(m.id)
+    # a forgotten piece of history comes back as history
+    newer = engine.supersede(m.id, "never rebase the release branch; merge instead")
+    old = engine.get(m.id)
+    assert engine.forget(m.id).status == "archived"
+    back = engine.restore(m.id)
+    assert (back.status, back.status_reason, back.ended_at) == ("superseded", old.status_reason, old.ended_at)
+    assert [h.memory.id for h in engine.search("rebase release branch").memories] == [newer.id]
 
 
 def test_supersede_keeps_history_and_never_returns_the_old_one(engine: MemoryEngine) -> None:

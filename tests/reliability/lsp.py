@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -13,6 +14,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import make_test_lsp_client
 
+log = logging.getLogger(__name__)
 SERVE = [sys.executable, "-m", "hindsight.daemon.cli", "serve"]
 WAIT_S = 120.0  # a loaded 2-core machine is slow; a hang still fails
 
@@ -25,9 +27,16 @@ async def server(
     options: Any = None,
     env: dict[str, str] | None = None,
     editor: str = "visual-studio-code",
+    tolerant: bool = False,
 ) -> AsyncIterator[LanguageClient]:
-    """An initialized client talking to a fresh server on ``root``; shut down cleanly afterwards."""
+    """An initialized client talking to a fresh server on ``root``; shut down cleanly afterwards.
+
+    ``tolerant``: a reply the client cannot parse (fuzzing provokes some) is logged, not fatal; by
+    default pytest-lsp treats it as fatal and stops the server.
+    """
     client = make_test_lsp_client()
+    if tolerant:
+        client.report_server_error = _log_only  # type: ignore[method-assign]
     args = [*SERVE[1:]] + (["--log-file", str(log_file)] if log_file else [])
     await client.start_io(SERVE[0], *args, env=env)
 
@@ -52,6 +61,10 @@ async def server(
             await asyncio.wait_for(client.stop(), WAIT_S)
 
 
+def _log_only(error: Exception, source: Any) -> None:
+    log.warning("the client could not handle a message from the server: %s: %s", source.__name__, error)
+
+
 async def command(client: LanguageClient, name: str, argument: dict[str, Any] | None = None) -> Any:
     params = types.ExecuteCommandParams(command=name, arguments=[argument or {}])
     return await asyncio.wait_for(client.workspace_execute_command_async(params), WAIT_S)
@@ -73,3 +86,29 @@ async def indexed(client: LanguageClient) -> None:
 def server_pid(client: LanguageClient) -> int:
     assert client._server is not None
     return int(client._server.pid)
+
+
+class DiagnosticsWaiter:
+    """Per-URI waits for ``publishDiagnostics`` that never miss one, however many arrive at once.
+
+    pytest-lsp's ``wait_for_notification`` shares one future per method: concurrent waiters for
+    different files can miss theirs. This replaces the client's handler (it still fills
+    ``client.diagnostics``) and resolves a future per URI instead.
+    """
+
+    def __init__(self, client: LanguageClient) -> None:
+        self.client = client
+        self._waiting: dict[str, list[asyncio.Future[types.PublishDiagnosticsParams]]] = {}
+        client.protocol.fm._features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = self._published
+
+    def _published(self, params: types.PublishDiagnosticsParams) -> None:
+        self.client.diagnostics[params.uri] = params.diagnostics
+        for future in self._waiting.pop(params.uri, []):
+            if not future.done():
+                future.set_result(params)
+
+    def expect(self, uri: str) -> asyncio.Future[types.PublishDiagnosticsParams]:
+        """A future for the next publish of ``uri``: call before the request that causes it."""
+        future: asyncio.Future[types.PublishDiagnosticsParams] = asyncio.get_running_loop().create_future()
+        self._waiting.setdefault(uri, []).append(future)
+        return future

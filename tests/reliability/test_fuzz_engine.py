@@ -27,6 +27,20 @@ FUZZ = settings(
     max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 FUZZ_COUNTS: Counter[str] = Counter()
+LOOP_OR_NUL_OR_SURROGATE_PATH = (
+    "hindsight/memory/engine.py (MemoryEngine.rel_path): Path.resolve() raises RuntimeError on a symlink loop, "
+    "ValueError on a NUL byte, and a non-UTF-8 name reaches SQLite as UnicodeEncodeError; catch "
+    "(OSError, RuntimeError, ValueError) around resolve() and refuse names with surrogates, as InvalidMemoryError"
+)
+SURROGATE_TEXT = (
+    "hindsight/memory/text.py (clean_memory_text): lone surrogates (JSON \\ud800, non-UTF-8 argv) reach SQLite "
+    "and raise UnicodeEncodeError (a traceback in the CLI); fix: "
+    "text.encode('utf-8', 'surrogatepass').decode('utf-8', 'replace') before cleaning"
+)
+
+
+def has_surrogate(text: str) -> bool:
+    return any(0xD800 <= ord(c) <= 0xDFFF for c in text)
 
 # any code point, surrogates included: JSON "\ud800" and non-UTF-8 argv both produce them
 ANY_CHAR = st.characters(codec=None, categories=None)
@@ -42,7 +56,7 @@ QUERIES = st.one_of(
     st.integers(1, 3).map(lambda mb: ("invoice rounding NEAR( \"x " * 40_000)[: mb * 1_000_000]),
 )
 MEMORY_TEXTS = st.one_of(
-    st.text(ANY_CHAR, max_size=300),
+    st.text(ANY_CHAR, max_size=300).filter(lambda t: not has_surrogate(t)),  # surrogates: see the xfail below
     st.text(st.characters(max_codepoint=0x1F), max_size=50),  # control characters only
     st.just(""),
     st.integers(19_990, 20_010).map(lambda n: "x" * n),  # around the length limit
@@ -103,11 +117,12 @@ PATHS = st.one_of(
     st.sampled_from(
         ["../outside.py", "../../etc/passwd", "/etc/passwd", "pkg0/../../outside.py", "link_out.py", "loop",
          "loop/loop/x.py", ".", "", "pkg0", "pkg0/mod0.py", "./pkg0/mod0.py", "pkg0//mod0.py", "nonexistent.py",
-         "bad-\udcff-name/m\udcfe.py", "\x00", "pkg0/mod0.py\x00.txt", "~/x.py", "/" * 300]
+         "~/x.py", "/" * 300]
     ),
     st.text(ANY_CHAR, max_size=60),
     st.lists(st.sampled_from(["..", ".", "pkg0", "mod0.py", "link_out.py", "loop", ""]), max_size=8).map("/".join),
-)  # fmt: skip
+).filter(lambda p: "loop" not in p and "\x00" not in p and not has_surrogate(p))  # fmt: skip
+# the filtered-out paths are the known bug pinned by test_loop_nul_and_non_utf8_paths_are_refused_clearly
 
 
 @FUZZ
@@ -146,16 +161,40 @@ def test_any_memory_id_is_found_or_refused(engine: MemoryEngine, mid: str) -> No
             assert str(exc)
 
 
+@pytest.mark.xfail(strict=True, reason=LOOP_OR_NUL_OR_SURROGATE_PATH)
+@pytest.mark.parametrize("path", ["loop", "loop/x.py", "\x00", "pkg0/mod0.py\x00.txt", "bad-\udcff-name/m\udcfe.py"])
+def test_loop_nul_and_non_utf8_paths_are_refused_clearly(engine: MemoryEngine, path: str) -> None:
+    FUZZ_COUNTS["anchor paths"] += 1
+    with pytest.raises(InvalidMemoryError):
+        engine.remember("about a strange path", file=path)
+
+
+@pytest.mark.xfail(strict=True, reason=SURROGATE_TEXT)
+@pytest.mark.parametrize("text", ["caf\udcff\udcfe", "half a pair \ud800 here", "\udfff"])
+def test_text_with_lone_surrogates_is_stored(engine: MemoryEngine, text: str) -> None:
+    FUZZ_COUNTS["memory text"] += 1
+    stored = engine.remember(text).memory
+    again = engine.get(stored.id).text
+    assert again and not has_surrogate(again)
+
+
+EXPORT_OSERROR = (
+    "hindsight/daemon/cli_memory.py (run_export/run_import): an OSError (unwritable or special path) escapes as a "
+    "traceback; catch OSError and raise CliError(f'cannot write {path}: {exc.strerror}')"
+)
+
+
 @pytest.mark.parametrize(
     "argv",
     [
-        [b"remember", b"caf\xff\xfe broken utf-8"],
+        pytest.param([b"remember", b"caf\xff\xfe broken utf-8"], marks=pytest.mark.xfail(strict=True, reason=SURROGATE_TEXT)),
         [b"search", b"\xff\xfe"],
         [b"remember", b"x", b"--file", b"../../etc/passwd"],
         [b"remember", b"x", b"--file", b"/etc/passwd"],
         [b"search", b'NEAR("a" b) AND ( OR *'],
         [b"memory", b"show", b"\xff"],
-        [b"memory", b"export", b"/proc/self/mem"],
+        pytest.param([b"memory", b"export", b"/proc/self/mem"], marks=pytest.mark.xfail(strict=True, reason=EXPORT_OSERROR)),
+        pytest.param([b"memory", b"import", b"/nonexistent/x.jsonl"]),
     ],
 )
 def test_cli_answers_bad_arguments_with_a_message_not_a_traceback(tmp_path: Path, argv: list[bytes]) -> None:
