@@ -85,3 +85,23 @@ test-editors: model setup-editors vsix
 # re-takes the README's screenshots (docs/images/*-gotcha.png) from the real-editor tests
 screenshots: model setup-editors vsix
 	HINDSIGHT_UPDATE_SCREENSHOTS=1 $(PYTEST) -m editor tests/editors -k "problems_view_and_hover or terminal_screen"
+
+# --- reliability (issue 7): kill -9, concurrency, fuzzing, hazards, migrations, security, soak ---
+.PHONY: test-reliability crash-suite soak fuzz
+
+# the reliability tests at their default (small) sizes: 9 kills, 60 examples per fuzz target
+test-reliability: model
+	$(PYTEST) tests/reliability
+
+# 120 SIGKILLs of `hindsight remember`, `hindsight index` and `hindsight serve` at random points; prints the figures
+crash-suite: model
+	$(BIN)/python bench/crash_suite.py $(CRASH_ARGS)
+
+# a 60 s mixed load through a real LSP client; e.g. SOAK_ARGS="--seconds 600 --users 8"
+soak: model
+	$(BIN)/python bench/soak.py $(SOAK_ARGS)
+
+# every fuzz target with 1000 examples; prints the number of cases tried
+fuzz: model
+	HINDSIGHT_FUZZ_EXAMPLES=1000 $(PYTEST) -s tests/reliability/test_fuzz_engine.py tests/reliability/test_fuzz_lsp.py
+	HINDSIGHT_FUZZ_EXAMPLES=1000 $(PYTEST) -s tests/reliability/test_security.py -k inert_for_any

@@ -410,14 +410,19 @@ def run_latency(args: argparse.Namespace, embedder: object, docs: list[Doc]) -> 
     for q in queries:  # embed once (cached), so the timed loop measures retrieval only
         embedder.embed_query(q)  # type: ignore[attr-defined]
     search_ms: list[float] = []
+    with_chunks_ms: list[float] = []
     parts = {"lexical": [], "vector": [], "rank": []}  # type: ignore[var-annotated]
     for q in queries:
         t = time.perf_counter()
-        result = engine.search(q, k=K, record=False)
+        result = engine.search(q, k=K, chunks=0, record=False)
         search_ms.append((time.perf_counter() - t) * 1000 - result.timings.embed_ms)
         parts["lexical"].append(result.timings.lexical_ms)
         parts["vector"].append(result.timings.vector_ms)
         parts["rank"].append(result.timings.rank_ms)
+    for q in queries:  # the same, with the code chunks the palette shows beside memories (the indexer's FTS)
+        t = time.perf_counter()
+        result = engine.search(q, k=K, record=False)
+        with_chunks_ms.append((time.perf_counter() - t) * 1000 - result.timings.embed_ms)
     open_files = rng.sample(files, min(args.proactive_files, len(files)))
     proactive_ms: list[float] = []
     hover_ms: list[float] = []
@@ -443,7 +448,11 @@ def run_latency(args: argparse.Namespace, embedder: object, docs: list[Doc]) -> 
     print(
         f"  search    p50 {out['search_p50']:.1f} ms  p95 {out['search_p95']:.1f} ms  over {len(queries)} queries "
         f"(p95 parts: lexical {percentile(parts['lexical'], 95):.1f}, vector {percentile(parts['vector'], 95):.1f}, "
-        f"rank {percentile(parts['rank'], 95):.1f} ms; code chunks included in the total)"
+        f"rank {percentile(parts['rank'], 95):.1f} ms)"
+    )
+    print(
+        f"  search with 5 code chunks (the indexer's chunk FTS added): p50 {statistics.median(with_chunks_ms):.1f} ms  "
+        f"p95 {percentile(with_chunks_ms, 95):.1f} ms"
     )
     print(
         f"  proactive p50 {out['proactive_p50']:.2f} ms  p99 {out['proactive_p99']:.2f} ms  over {len(open_files)} "

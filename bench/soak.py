@@ -32,7 +32,7 @@ import psutil
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the LSP helpers live with the reliability tests
 
-WAIT_S = 60.0  # one answer slower than this counts as an error, and the run goes on
+WAIT_S = 30.0  # no answer in this long: the server is hung (counted as an error; the run stops)
 RSS_SAMPLE_S = 1.0  # how often the server's memory is sampled for the peak
 
 
@@ -44,6 +44,8 @@ class Soak:
         self.latency: dict[str, list[float]] = {}
         self.errors: dict[str, int] = {}
         self.rng = random.Random(seed)
+        self.hung_after: float | None = None  # seconds into the run when a request went unanswered
+        self.started = time.monotonic()
         from tests.reliability.lsp import DiagnosticsWaiter
 
         self.published = DiagnosticsWaiter(client)
@@ -53,6 +55,8 @@ class Soak:
         try:
             result = await asyncio.wait_for(coro, WAIT_S)
         except Exception as exc:
+            if isinstance(exc, TimeoutError) and self.hung_after is None:
+                self.hung_after = time.monotonic() - self.started  # a hung server answers nothing more: stop
             self.errors[kind] = self.errors.get(kind, 0) + 1
             print(f"error in {kind}: {type(exc).__name__}: {str(exc)[:200]}", file=sys.stderr)
             return None
@@ -64,7 +68,7 @@ class Soak:
 
         rng = random.Random(n)
         version = 0
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and self.hung_after is None:
             path = rng.choice(self.files)
             uri = path.as_uri()
             text = path.read_text()
@@ -114,9 +118,10 @@ class Soak:
 
 
 WORDS = (
-    "cache invoice retry timeout pool leak rounding tax refund webhook queue lock schema index cursor "
-    "token session replica shard backoff deadline encoding locale currency ledger batch worker"
-).split()
+    "cache", "invoice", "retry", "timeout", "pool", "leak", "rounding", "tax", "refund", "webhook", "queue", "lock",
+    "schema", "index", "cursor", "token", "session", "replica", "shard", "backoff", "deadline", "encoding", "locale",
+    "currency", "ledger", "batch", "worker",
+)  # fmt: skip
 
 
 def percentile(values: list[float], pct: float) -> float:
@@ -140,6 +145,7 @@ async def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         await soak.user(0, time.monotonic() + 5)  # warm-up: graph, caches, model; not counted
         soak.latency.clear()
         soak.errors.clear()
+        soak.started = time.monotonic()
         rss_start = server.memory_info().rss
         peak = rss_start
         started = time.monotonic()
@@ -147,14 +153,18 @@ async def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
 
         async def sample() -> None:
             nonlocal peak
-            while time.monotonic() < deadline:
+            while time.monotonic() < deadline and soak.hung_after is None:
                 peak = max(peak, server.memory_info().rss)
                 await asyncio.sleep(RSS_SAMPLE_S)  # a sampling interval, not a wait for an event
 
         await asyncio.gather(sample(), *(soak.user(n + 1, deadline) for n in range(args.users)))
         elapsed = time.monotonic() - started
         rss_end = server.memory_info().rss
-        memories = (await lsp.command(client, "hindsight.stats"))["total"]
+        if soak.hung_after is None:
+            memories = (await lsp.command(client, "hindsight.stats"))["total"]
+        else:
+            memories = -1
+            server.kill()  # deadlocked: it would not answer shutdown either
     all_ms = [v for values in soak.latency.values() for v in values]
     requests = len(all_ms) + sum(soak.errors.values())
     mb = 1024 * 1024
@@ -182,6 +192,7 @@ async def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         "rss_peak_mb": round(peak / mb, 1),
         "rss_growth_mb": round((rss_end - rss_start) / mb, 1),
         "memories_at_end": memories,
+        "hung_after_s": None if soak.hung_after is None else round(soak.hung_after, 1),
     }
 
 
@@ -212,9 +223,11 @@ def main() -> int:
         f"(growth {result['rss_growth_mb']} MB), peak {result['rss_peak_mb']} MB"
     )
     print(f"memories:      {result['memories_at_end']} at the end")
+    if result["hung_after_s"] is not None:
+        print(f"HUNG:          the server stopped answering {result['hung_after_s']} s into the run")
     if args.json:
         args.json.write_text(json.dumps(result, indent=2) + "\n")
-    return 0 if result["errors"] == 0 else 1
+    return 0 if result["errors"] == 0 and result["hung_after_s"] is None else 1
 
 
 if __name__ == "__main__":

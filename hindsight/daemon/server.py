@@ -24,7 +24,7 @@ from urllib.parse import unquote
 import cattrs
 from lsprotocol import types
 from pygls.capabilities import get_capability
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest
 from pygls.io_ import StdinAsyncReader, StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
@@ -46,6 +46,7 @@ EXIT_GRACE_S = 5.0  # how long exit waits for running work before leaving anyway
 EXTERNAL_CHECK_S = 2.0  # how soon memories written by the CLI or another editor window show up
 READ_THREADS = 2  # opens and hovers run concurrently with each other, never behind indexing
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024  # a larger frame is discarded: no real LSP message is that big
+INVALID_REQUEST = JsonRpcInvalidRequest.CODE  # JSON-RPC's answer to a request it cannot even identify
 WATCH_REGISTRATION_ID = "hindsight-watch"
 WATCH_GLOB = "**/*"  # the indexer filters by language and ignore files; the client just reports
 
@@ -71,9 +72,16 @@ class HindsightProtocol(LanguageServerProtocol):
         except JsonRpcException as exc:
             if not (isinstance(data, dict) and "jsonrpc" in data and "id" in data and "method" in data):
                 raise
+            msg_id = data["id"]
+            if isinstance(msg_id, bool) or not isinstance(msg_id, int | str):
+                # JSON-RPC ids are strings or numbers; an unusable one is answered with a null id
+                message = f"request id {msg_id!r} is not a string or number"[:500]
+                # written by hand: lsprotocol would drop a None id, and JSON-RPC wants an explicit null
+                self._send_data({"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": message}})
+                return ANSWERED
             detail = _structure_problem(exc.__cause__)
             error = JsonRpcInvalidParams(f"Invalid params for {data.get('method')!r}: {detail}")
-            self._send_response(data["id"], error=error.to_response_error())
+            self._send_response(msg_id, error=error.to_response_error())
             return ANSWERED
 
     def handle_message(self, message: Any) -> None:
@@ -150,7 +158,7 @@ class HindsightServer(LanguageServer):
             self._thread_pool.shutdown(wait=False, cancel_futures=True)
 
     def finish(self) -> int:
-        """Stop background work and close sessions; returns the process exit code."""
+        """Stop background work and close sessions; returns the exit code (LSP: 1 unless shut down first)."""
         self._stopping.set()
         for session in list(self.sessions.values()):
             session.cancel()
@@ -159,8 +167,7 @@ class HindsightServer(LanguageServer):
         closer.join(EXIT_GRACE_S)
         if closer.is_alive():
             log.warning("background work did not stop within %.0f s; exiting anyway", EXIT_GRACE_S)
-            os._exit(0)
-        return 0
+        return 0 if self.protocol._shutdown else 1
 
     def _close_all(self) -> None:
         self.writes.shutdown(wait=True, cancel_futures=True)
@@ -282,15 +289,10 @@ class HindsightServer(LanguageServer):
 
     async def follow_external_writes(self) -> None:
         """Republish open documents when another process changed the memories (no notification exists)."""
-        seen: dict[str, int | None] = {}
         while not self._stopping.is_set():
             await asyncio.sleep(EXTERNAL_CHECK_S)
-            changed = False
-            for key, session in list(self.sessions.items()):
-                version = await self.read(session.memory_version)
-                changed |= key in seen and seen[key] != version
-                seen[key] = version
-            if changed:
+            changed = [await self.read(s.memories_changed_elsewhere) for s in list(self.sessions.values())]
+            if any(changed):
                 self.republish_all()
 
     async def reload_settings(self, pushed: Any) -> None:

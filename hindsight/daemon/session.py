@@ -59,6 +59,7 @@ class FolderSession:
         self.last_report: dict[str, Any] = {}
         self._cancel = threading.Event()
         self._uris: dict[str, str] = {}
+        self._data_version: int | None = None
         self.full_index_running = threading.Event()  # the indexer's lock is held for the whole run
 
     # ------------------------------------------------------------ lifecycle
@@ -76,6 +77,7 @@ class FolderSession:
             log.exception("cannot open the memory engine for %s", self.root)
             self.problems.append(f"Hindsight: cannot open memories for {self.root}: {exc}")
             return
+        self.memories_changed_elsewhere()  # the baseline: later commits by others count as changes
         if self.settings.embedder.enabled and self.engine.embedder_problem:
             self.problems.append(f"Hindsight: search is lexical-only: {self.engine.embedder_problem}")
 
@@ -172,16 +174,20 @@ class FolderSession:
             out.append(DiagnosticHit(memory, here, neighbour=there))
         return out
 
-    def memory_version(self) -> int | None:
-        """Changes whenever another process (the CLI, a second editor) commits to the memory database.
+    def memories_changed_elsewhere(self) -> bool:
+        """True once after another process (the CLI, a second editor) committed to the memory database.
 
-        Bridge until ``MemoryStore.data_version() -> int`` exists: SQLite's ``PRAGMA data_version``.
+        Bridge until ``MemoryStore.data_version() -> int`` exists: SQLite's ``PRAGMA data_version``,
+        which moves only for other connections' commits.
         """
         store = self.engine.store if self.engine is not None else None
         if store is None:
-            return None
+            return False
         with store._lock:
-            return int(store.conn.execute("PRAGMA data_version").fetchone()[0])
+            version = int(store.conn.execute("PRAGMA data_version").fetchone()[0])
+        changed = self._data_version is not None and version != self._data_version
+        self._data_version = version
+        return changed
 
     def _own_memories(self, rel: str) -> list[Any]:
         """The file's own memories, straight from the memory store, most important types first."""

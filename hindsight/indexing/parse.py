@@ -16,6 +16,10 @@ Chunk rules (what memories anchor to):
 - Code outside every definition forms ``<module>`` chunks: one per run of top-level statements
   between definitions (comments and the language's trivia never start a run), named ``<module>``,
   ``<module>#2``… in file order. Imports at the top are thus always ``<module>``.
+
+:func:`parse_file` is the same parse before references become :class:`Tag` records: the indexer stores
+only their names (a Django cold index makes ~200k of them), so it skips building a record and finding
+the enclosing symbol of each one; :func:`parse_source` is ``parse_file(...).file_parse()``.
 """
 
 from __future__ import annotations
@@ -26,8 +30,9 @@ import math
 import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
+from itertools import accumulate
 
-from tree_sitter import Node, Parser, Query, QueryCursor
+from tree_sitter import Node, Parser, QueryCursor
 
 from hindsight.indexing.languages import LanguageSpec, compiled
 from hindsight.indexing.records import Chunk, FileParse, Import, Tag
@@ -46,7 +51,7 @@ QUALIFIER_SPLIT = re.compile(r"::|\.")
 TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
 QUOTES = "\"'`"
 
-_parsers: dict[str, tuple[Parser, Query]] = {}  # per process, by language name
+_parsers: dict[str, tuple[Parser, QueryCursor]] = {}  # per process, by language name; a cursor resets per run
 _roles: dict[str, dict[int, tuple[str, str]]] = {}  # language → pattern index → what it captures
 
 
@@ -68,16 +73,91 @@ class _Def:
     parent: _Def | None = field(default=None, repr=False)
 
 
+class _Source:
+    """One file's bytes with cheap text slices: an ASCII file (most code) is decoded once, not per node."""
+
+    __slots__ = ("data", "view", "ascii", "_line_ends")
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.view = memoryview(data)  # hashing a slice of it copies nothing
+        self.ascii = data.decode("ascii") if data.isascii() else None  # byte offsets are str offsets
+        self._line_ends: list[int] | None = None
+
+    def text(self, start: int, end: int) -> str:
+        if self.ascii is not None:
+            return self.ascii[start:end]
+        return self.data[start:end].decode("utf-8", "replace")
+
+    def line_bounds(self, start: int, end: int) -> list[int]:
+        """Where the lines of ``[start, end)`` begin, then ``end``: lines split at ``\\n`` only, as
+        tree-sitter counts them; the first starts at ``start`` even mid-line."""
+        if self._line_ends is None:  # once per file, and only for files with an oversized chunk
+            self._line_ends = list(accumulate(len(line) + 1 for line in self.data.split(b"\n")))[:-1]
+        ends = self._line_ends  # the offset just past each newline
+        bounds = [start, *ends[bisect_right(ends, start) : bisect_right(ends, end)]]
+        if bounds[-1] != end:
+            bounds.append(end)
+        return bounds
+
+
+@dataclass(slots=True)
+class ParsedFile:
+    """One file's chunks, definitions, references and imports before references become records."""
+
+    language: str
+    has_errors: bool  # tree-sitter recovered from syntax errors; results are best effort
+    chunks: list[Chunk]
+    defs: list[tuple[str, str, int, str]]  # (name, category, line, symbol) in file order
+    refs: list[tuple[int, str, Node, str]]  # (start byte, name, name node, category) in file order
+    imports: list[Import]
+    ordered: list[_Def] = field(repr=False)  # every definition, outer before inner, for enclosing symbols
+
+    def ref_line(self, ref: tuple[int, str, Node, str]) -> int:
+        return ref[2].start_point.row + 1
+
+    def tags(self) -> list[Tag]:
+        """Definition tags, then reference tags with the symbol that encloses each one."""
+        tags = [Tag(name=name, kind="def", category=category, line=line, symbol=symbol)
+                for name, category, line, symbol in self.defs]
+        # sweep references in file order against the definition stack to find each one's enclosing symbol
+        ordered = self.ordered
+        stack: list[_Def] = []
+        i = 0
+        for start, name, node, category in self.refs:
+            while i < len(ordered) and ordered[i].start <= start:
+                while stack and stack[-1].end <= ordered[i].start:
+                    stack.pop()
+                stack.append(ordered[i])
+                i += 1
+            while stack and stack[-1].end <= start:
+                stack.pop()
+            enclosing = stack[-1].symbol if stack else ""
+            tags.append(Tag(name=name, kind="ref", category=category, line=node.start_point.row + 1,
+                            symbol=enclosing))
+        return tags
+
+    def file_parse(self) -> FileParse:
+        return FileParse(language=self.language, chunks=self.chunks, tags=self.tags(), imports=self.imports,
+                         has_errors=self.has_errors)
+
+
 def parse_source(rel_path: str, source: bytes, spec: LanguageSpec) -> FileParse:
     """Chunks, tags and imports of one file. Never raises on bad code: tree-sitter recovers."""
-    parser, query = _tools(spec)
+    return parse_file(source, spec).file_parse()
+
+
+def parse_file(source: bytes, spec: LanguageSpec) -> ParsedFile:
+    """:func:`parse_source`'s findings, with references left as (start, name, node, category)."""
+    parser, cursor = _tools(spec)
     tree = parser.parse(source)
     root = tree.root_node
+    src = _Source(source)
     defs: dict[int, _Def] = {}
     refs: dict[int, tuple[Node, str]] = {}
     imports: dict[tuple[int, str], tuple[int, list[str]]] = {}
     roles = _roles.setdefault(spec.name, {})
-    for pattern, caps in QueryCursor(query).matches(root):
+    for pattern, caps in cursor.matches(root):
         role = roles.get(pattern)
         if role is None:
             role = roles[pattern] = _role(caps)
@@ -86,35 +166,38 @@ def parse_source(rel_path: str, source: bytes, spec: LanguageSpec) -> FileParse:
             for name in caps.get("name", ()):
                 refs.setdefault(name.start_byte, (name, kind))
         elif what == "def":
-            _add_def(pattern, kind, caps, source, defs)
+            _add_def(pattern, kind, caps, src, defs)
         elif what == "import":
-            _add_import(caps, source, imports)
+            _add_import(caps, src, imports)
 
     ordered = sorted(defs.values(), key=lambda d: (d.start, -d.end, d.pattern))
     _nest(ordered)
-    result = FileParse(language=spec.name, has_errors=root.has_error)
+    chunks: list[Chunk] = []
     for d in ordered:
-        result.chunks.extend(_definition_chunks(d, source))
-    result.chunks.extend(_module_chunks(root, ordered, source, frozenset(spec.trivia)))
-    result.chunks.sort(key=lambda c: (c.start_byte, -c.end_byte, c.part))
-    result.tags = _tags(ordered, refs, source)
-    result.imports = [
-        Import(spec=spec_text, line=line, names=tuple(dict.fromkeys(names)))
-        for (_, spec_text), (line, names) in imports.items()
-    ]
-    return result
+        chunks.extend(_definition_chunks(d, src))
+    chunks.extend(_module_chunks(root, ordered, src, frozenset(spec.trivia)))
+    chunks.sort(key=lambda c: (c.start_byte, -c.end_byte, c.part))
+    named = [d for d in ordered if d.label is None]
+    return ParsedFile(
+        language=spec.name,
+        has_errors=root.has_error,
+        chunks=chunks,
+        defs=[(d.name, d.kind, d.name_line, d.symbol) for d in named],
+        refs=_references(refs, named, src),
+        imports=[
+            Import(spec=spec_text, line=line, names=tuple(dict.fromkeys(names)))
+            for (_, spec_text), (line, names) in imports.items()
+        ],
+        ordered=ordered,
+    )
 
 
-def _tools(spec: LanguageSpec) -> tuple[Parser, Query]:
+def _tools(spec: LanguageSpec) -> tuple[Parser, QueryCursor]:
     tools = _parsers.get(spec.name)
     if tools is None:
         language, query = compiled(spec)
-        tools = _parsers[spec.name] = (Parser(language), query)
+        tools = _parsers[spec.name] = (Parser(language), QueryCursor(query))
     return tools
-
-
-def _text(source: bytes, node: Node) -> str:
-    return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
 def _role(caps: dict[str, list[Node]]) -> tuple[str, str]:
@@ -129,27 +212,29 @@ def _role(caps: dict[str, list[Node]]) -> tuple[str, str]:
     return "", ""
 
 
-def _add_def(pattern: int, kind: str, caps: dict[str, list[Node]], source: bytes, defs: dict[int, _Def]) -> None:
+def _add_def(pattern: int, kind: str, caps: dict[str, list[Node]], src: _Source, defs: dict[int, _Def]) -> None:
     names = caps.get("name")
     if not names:
         return
     node, name_node = caps["definition." + kind][0], names[0]
-    known = defs.get(name_node.start_byte)
-    if known is not None and (known.end - known.start > node.end_byte - node.start_byte or
-                              (known.end - known.start == node.end_byte - node.start_byte
-                               and known.pattern <= pattern)):
+    start, end = node.start_byte, node.end_byte
+    name_start = name_node.start_byte
+    known = defs.get(name_start)
+    if known is not None and (known.end - known.start > end - start or
+                              (known.end - known.start == end - start and known.pattern <= pattern)):
         return
-    raw_name = _text(source, name_node).strip()
+    name_end = name_node.end_byte
+    raw_name = src.text(name_start, name_end).strip()
     parts = _qualified_parts(raw_name) or [raw_name]
-    scope = [p for node in caps.get("scope", ()) for p in _qualified_parts(_text(source, node))] + parts[:-1]
+    scope = [p for n in caps.get("scope", ()) for p in _qualified_parts(src.text(n.start_byte, n.end_byte))]
+    scope += parts[:-1]
     label_nodes = caps.get("label")
     label = None
     if label_nodes:  # a container named by its header: "impl Point", "impl fmt::Display for Point"
-        header = source[label_nodes[0].start_byte : name_node.end_byte].decode("utf-8", "replace")
-        label = " ".join((kind, *header.split()))
-    defs[name_node.start_byte] = _Def(
-        node=node, start=node.start_byte, end=node.end_byte, kind=kind, name=parts[-1],
-        name_start=name_node.start_byte, name_end=name_node.end_byte, name_line=name_node.start_point.row + 1,
+        label = " ".join((kind, *src.text(label_nodes[0].start_byte, name_end).split()))
+    defs[name_start] = _Def(
+        node=node, start=start, end=end, kind=kind, name=parts[-1],
+        name_start=name_start, name_end=name_end, name_line=name_node.start_point.row + 1,
         pattern=pattern, scope=tuple(scope), label=label,
     )
 
@@ -166,13 +251,13 @@ def _qualified_parts(text: str) -> list[str]:
 
 
 def _add_import(
-    caps: dict[str, list[Node]], source: bytes, imports: dict[tuple[int, str], tuple[int, list[str]]],
+    caps: dict[str, list[Node]], src: _Source, imports: dict[tuple[int, str], tuple[int, list[str]]],
 ) -> None:
     node = caps["import"][0]
-    names = [_text(source, n).strip() for n in caps.get("import.name", ())]
+    names = [src.text(n.start_byte, n.end_byte).strip() for n in caps.get("import.name", ())]
     for cap, relative in (("import.source", False), ("import.source.relative", True)):
-        for src in caps.get(cap, ()):
-            spec = _text(source, src).strip()
+        for source_node in caps.get(cap, ()):
+            spec = src.text(source_node.start_byte, source_node.end_byte).strip()
             if len(spec) >= 2 and spec[0] in QUOTES and spec[-1] == spec[0]:
                 spec = spec[1:-1]
             if relative and not spec.startswith("."):
@@ -181,6 +266,27 @@ def _add_import(
                 continue
             entry = imports.setdefault((node.start_byte, spec), (node.start_point.row + 1, []))
             entry[1].extend(names)
+
+
+def _references(
+    refs: dict[int, tuple[Node, str]], named: list[_Def], src: _Source
+) -> list[tuple[int, str, Node, str]]:
+    """References in file order, without the names definitions declare (a broad reference pattern,
+    such as every type identifier, also sees those)."""
+    spans = sorted((d.name_start, d.name_end) for d in named)
+    span_starts = [span[0] for span in spans]
+    text = src.ascii
+    data = src.data
+    out = []
+    for start in sorted(refs):
+        k = bisect_right(span_starts, start) - 1
+        if k >= 0 and start < spans[k][1]:
+            continue
+        node, category = refs[start]
+        end = node.end_byte
+        name = text[start:end] if text is not None else data[start:end].decode("utf-8", "replace")
+        out.append((start, name, node, category))
+    return out
 
 
 def _nest(ordered: list[_Def]) -> None:
@@ -212,17 +318,17 @@ def _line_span(node_start: Node, node_end: Node) -> tuple[int, int]:
     return start, end
 
 
-def _hash(data: bytes) -> str:
+def _hash(data: bytes | memoryview) -> str:
     return hashlib.blake2b(data, digest_size=HASH_DIGEST_BYTES).hexdigest()
 
 
-def _signature(source: bytes, node: Node) -> str:
+def _signature(src: _Source, node: Node, start: int, end: int) -> str:
     body = _body(node, depth=3)
-    end = body.start_byte if body is not None and body.start_byte > node.start_byte else None
-    if end is None:
-        newline = source.find(b"\n", node.start_byte, node.end_byte)
-        end = newline if newline != -1 else node.end_byte
-    sig = " ".join(source[node.start_byte : end].decode("utf-8", "replace").split())
+    stop = body.start_byte if body is not None else -1
+    if stop <= start:
+        newline = src.data.find(b"\n", start, end)
+        stop = newline if newline != -1 else end
+    sig = " ".join(src.text(start, stop).split())
     return sig if len(sig) <= SIGNATURE_MAX_CHARS else sig[: SIGNATURE_MAX_CHARS - 1] + "…"
 
 
@@ -238,72 +344,74 @@ def _body(node: Node, depth: int) -> Node | None:
     return None
 
 
-def _definition_chunks(d: _Def, source: bytes) -> list[Chunk]:
+def _definition_chunks(d: _Def, src: _Source) -> list[Chunk]:
     start_line, end_line = _line_span(d.node, d.node)
-    return _chunks_for_span(d.symbol, d.kind, d.start, d.end, start_line, end_line, _signature(source, d.node), source)
+    signature = _signature(src, d.node, d.start, d.end)
+    return _chunks_for_span(d.symbol, d.kind, d.start, d.end, start_line, end_line, signature, src)
 
 
 def _chunks_for_span(
-    symbol: str, kind: str, start: int, end: int, start_line: int, end_line: int, signature: str, source: bytes,
+    symbol: str, kind: str, start: int, end: int, start_line: int, end_line: int, signature: str, src: _Source,
 ) -> list[Chunk]:
-    data = source[start:end]
     whole = Chunk(
         symbol=symbol, kind=kind, start_line=start_line, end_line=end_line, start_byte=start, end_byte=end,
-        signature=signature, content_hash=_hash(data), text=data.decode("utf-8", "replace"),
+        signature=signature, content_hash=_hash(src.view[start:end]), text=src.text(start, end),
     )
     line_count = end_line - start_line + 1
-    if line_count <= MAX_CHUNK_LINES and len(data) <= MAX_CHUNK_BYTES:
+    if line_count <= MAX_CHUNK_LINES and end - start <= MAX_CHUNK_BYTES:
         return [whole]
-    return [whole, *_split(whole, data, line_count)]
+    return [whole, *_split(whole, src, line_count)]
 
 
-def _split(whole: Chunk, data: bytes, line_count: int) -> list[Chunk]:
-    """Contiguous line ranges of balanced size within the chunk limits, cut where a statement starts."""
-    n_parts = max(math.ceil(line_count / MAX_CHUNK_LINES), math.ceil(len(data) / MAX_CHUNK_BYTES))
+def _split(whole: Chunk, src: _Source, line_count: int) -> list[Chunk]:
+    """Contiguous line ranges of balanced size within the chunk limits, cut where a statement starts.
+
+    Linear in the chunk's lines: line boundaries come from the file's newline offsets, and a part's
+    end is found by bisecting them rather than by summing line lengths.
+    """
+    start, end = whole.start_byte, whole.end_byte
+    n_parts = max(math.ceil(line_count / MAX_CHUNK_LINES), math.ceil((end - start) / MAX_CHUNK_BYTES))
     target_lines = math.ceil(line_count / n_parts)
-    lines = data.split(b"\n")  # tree-sitter counts lines by \n only; so must the parts
-    lines = [line + b"\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
+    bounds = src.line_bounds(start, end)  # bounds[k]: where line k of the chunk starts; bounds[-1] == end
+    n = len(bounds) - 1
     parts: list[Chunk] = []
-    offset = 0
     i = 0
-    while i < len(lines):
-        j, size = i, 0
-        while j < len(lines) and j - i < target_lines and (j == i or size + len(lines[j]) <= MAX_CHUNK_BYTES):
-            size += len(lines[j])
-            j += 1
-        if j < len(lines):
-            j = _cut_point(lines, i + max(1, (j - i) // 2), j)
-        piece = b"".join(lines[i:j])
+    while i < n:
+        # as many whole lines as fit the byte limit (at least one), at most target_lines
+        fit = bisect_right(bounds, bounds[i] + MAX_CHUNK_BYTES, i) - 1
+        j = max(i + 1, min(fit, i + target_lines, n))
+        if j < n:
+            j = _cut_point(src.data, bounds, i + max(1, (j - i) // 2), j)
+        lo, hi = bounds[i], bounds[j]
         parts.append(Chunk(
             symbol=whole.symbol, kind=whole.kind, start_line=whole.start_line + i, end_line=whole.start_line + j - 1,
-            start_byte=whole.start_byte + offset, end_byte=whole.start_byte + offset + len(piece),
-            signature=whole.signature, content_hash=_hash(piece), text=piece.decode("utf-8", "replace"),
-            part=len(parts) + 1,
+            start_byte=lo, end_byte=hi, signature=whole.signature, content_hash=_hash(src.view[lo:hi]),
+            text=src.text(lo, hi), part=len(parts) + 1,
         ))
-        offset += len(piece)
         i = j
     return parts
 
 
-def _cut_point(lines: list[bytes], low: int, high: int) -> int:
+def _cut_point(data: bytes, bounds: list[int], low: int, high: int) -> int:
     """The line in [low, high] to start the next part at: the least indented one after a blank line, latest first.
 
     Members of a class or statements of a body sit at the shallowest indentation, so parts end between
     them rather than inside one.
     """
-    best, best_key = high, None
+    best, best_key = high, -1
+    below = data[bounds[high] : bounds[high + 1]].lstrip()  # line k without its indentation ("" when blank)
     for k in range(high, low - 1, -1):
-        text = lines[k].rstrip()
-        if not text:
-            continue
-        indent = len(text) - len(text.lstrip())
-        key = (indent, bool(lines[k - 1].strip()))
-        if best_key is None or key < best_key:
-            best, best_key = k, key
+        above = data[bounds[k - 1] : bounds[k]].lstrip()
+        if below:
+            # (indentation, previous line not blank) as one int: lower is a better place to cut
+            key = 2 * (bounds[k + 1] - bounds[k] - len(below)) + (1 if above else 0)
+            if best_key < 0 or key < best_key:
+                best, best_key = k, key
+        below = above
     return best
 
 
-def _module_chunks(root: Node, ordered: list[_Def], source: bytes, trivia: frozenset[str]) -> list[Chunk]:
+def _module_chunks(root: Node, ordered: list[_Def], src: _Source, trivia: frozenset[str]) -> list[Chunk]:
     outer = [d for d in ordered if d.parent is None]
     starts = [d.start for d in outer]
     ends = {(d.start, d.end) for d in outer}
@@ -327,36 +435,9 @@ def _module_chunks(root: Node, ordered: list[_Def], source: bytes, trivia: froze
     for number, run in enumerate((r for r in runs if r), start=1):
         symbol = MODULE_SYMBOL if number == 1 else f"{MODULE_SYMBOL}#{number}"
         start_line, end_line = _line_span(run[0], run[-1])
-        first_line_end = source.find(b"\n", run[0].start_byte, run[-1].end_byte)
-        header = source[run[0].start_byte : first_line_end if first_line_end != -1 else run[-1].end_byte]
-        signature = " ".join(header.decode("utf-8", "replace").split())[:SIGNATURE_MAX_CHARS]
-        chunks.extend(_chunks_for_span(symbol, "module", run[0].start_byte, run[-1].end_byte, start_line, end_line,
-                                       signature, source))
+        start, end = run[0].start_byte, run[-1].end_byte
+        first_line_end = src.data.find(b"\n", start, end)
+        signature = " ".join(src.text(start, first_line_end if first_line_end != -1 else end).split())
+        chunks.extend(_chunks_for_span(symbol, "module", start, end, start_line, end_line,
+                                       signature[:SIGNATURE_MAX_CHARS], src))
     return chunks
-
-
-def _tags(ordered: list[_Def], refs: dict[int, tuple[Node, str]], source: bytes) -> list[Tag]:
-    tags = [Tag(name=d.name, kind="def", category=d.kind, line=d.name_line, symbol=d.symbol)
-            for d in ordered if d.label is None]
-    # sweep references in file order against the definition stack to find each one's enclosing symbol
-    stack: list[_Def] = []
-    i = 0
-    # a broad reference pattern (every type identifier) also sees the names definitions declare: skip those
-    name_spans = sorted((d.name_start, d.name_end) for d in ordered if d.label is None)
-    name_starts = [span[0] for span in name_spans]
-    for start in sorted(refs):
-        k = bisect_right(name_starts, start) - 1
-        if k >= 0 and start < name_spans[k][1]:
-            continue
-        node, category = refs[start]
-        while i < len(ordered) and ordered[i].start <= start:
-            while stack and stack[-1].end <= ordered[i].start:
-                stack.pop()
-            stack.append(ordered[i])
-            i += 1
-        while stack and stack[-1].end <= start:
-            stack.pop()
-        enclosing = stack[-1].symbol if stack else ""
-        name = source[start : node.end_byte].decode("utf-8", "replace")
-        tags.append(Tag(name=name, kind="ref", category=category, line=node.start_point.row + 1, symbol=enclosing))
-    return tags

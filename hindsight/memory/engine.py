@@ -12,6 +12,8 @@ each vector query.
 from __future__ import annotations
 
 import logging
+import os
+import posixpath
 import re
 import threading
 import time
@@ -42,7 +44,7 @@ from hindsight.memory.store import (
     MemoryNotFoundError,
     MemoryStore,
 )
-from hindsight.memory.text import age_text, clean_memory_text, from_iso, new_id, to_iso
+from hindsight.memory.text import age_text, clean_memory_text, from_iso, new_id, query_terms, to_iso
 
 if TYPE_CHECKING:
     from hindsight.memory.vectors import VectorIndex
@@ -70,6 +72,7 @@ class IndexerLike(Protocol):
     def chunk_at(self, rel: str, line: int) -> Any: ...
     def chunk_by_symbol(self, rel: str, symbol: str) -> Any: ...
     def chunks_for(self, rel: str) -> list[Any]: ...
+    def search_chunks(self, text: str, limit: int) -> list[tuple[Any, float]]: ...
     def close(self) -> None: ...
 
     @property
@@ -175,6 +178,7 @@ class MemoryEngine:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.root = Path(root).resolve()
+        self._root_str = str(self.root).rstrip(os.sep) + os.sep
         self.settings = settings
         self.indexer = indexer
         self.store = store
@@ -262,6 +266,23 @@ class MemoryEngine:
         if str(rel) == ".":
             raise InvalidMemoryError(f"{file} is the workspace itself, not a file in it")
         return rel.as_posix()
+
+    def lookup_path(self, file: str | Path) -> str:
+        """``rel_path`` without touching the disk, for read-only lookups on hot paths (file open, hover).
+
+        Memories are looked up by this string only; nothing is read from it, so symlinks do not matter
+        here. Anything unusual (``..``, a path not under the root as given) takes the resolving route.
+        """
+        text = os.fspath(file)
+        root = self._root_str
+        if os.path.isabs(text):
+            if not text.startswith(root):
+                return self.rel_path(file)
+            text = text[len(root) :]
+        norm = posixpath.normpath(text.replace(os.sep, "/")).lstrip("/")
+        if norm in ("", ".") or norm == ".." or norm.startswith("../"):
+            return self.rel_path(file)
+        return norm
 
     def _ensure_indexed(self, rel: str) -> None:
         if rel not in self.indexer.files():
@@ -559,7 +580,7 @@ class MemoryEngine:
         for s in statuses:
             if s not in STATUSES:
                 raise InvalidMemoryError(f"unknown status '{s}'; use one of {', '.join(STATUSES)}")
-        rel = self.rel_path(file) if file else None
+        rel = self.lookup_path(file) if file else None
         flt = MemoryFilter(types=tuple(types), file=rel, statuses=tuple(statuses), tags=tuple(tags))
         return self.store.list(flt, limit=limit, offset=offset)
 
@@ -622,7 +643,7 @@ class MemoryEngine:
             since_iso = to_iso(from_iso(since)) if since else None
         except ValueError as exc:
             raise InvalidMemoryError(str(exc)) from None
-        rel = self.rel_path(file) if file else None
+        rel = self.lookup_path(file) if file else None
         flt = MemoryFilter(
             types=tuple(types), file=rel, statuses=tuple(statuses), since=since_iso, as_of=as_of_iso, tags=tuple(tags)
         )
@@ -643,10 +664,9 @@ class MemoryEngine:
         ranked.timings.embed_ms = embed_ms
         code = self._search_chunks(query, chunks) if chunks > 0 else []
         if record and as_of_iso is None and ranked.hits:
-            _, at = self._now()
-            ids = [h.memory.id for h in ranked.hits]
-            self.store.record_surfaced(ids)
-            self.store.record_access(ids, at)
+            # shown, not yet used: access (which reinforces ranking) comes from accept/confirm, so results
+            # do not feed on their own visibility
+            self.store.record_surfaced([h.memory.id for h in ranked.hits])
         if record and query.strip():
             self.session.observe("search", query.strip()[:200])
         mode = "hybrid" if qvec is not None else "lexical"
@@ -659,17 +679,11 @@ class MemoryEngine:
         return SearchResult(ranked.hits, code, mode, reason, ranked.timings)
 
     def _search_chunks(self, query: str, limit: int) -> list[ChunkHit]:
-        search = getattr(self.indexer, "search_chunks", None)
-        if search is None:
-            store = getattr(self.indexer, "store", None)
-            lock = getattr(self.indexer, "_lock", None)
-            if store is None or lock is None or not hasattr(store, "search_chunks"):
-                return []
-            with lock:  # IndexStore is not thread-safe; the Indexer's lock serialises it
-                found = store.search_chunks(query, limit)
-        else:
-            found = search(query, limit)
-        return [ChunkHit(c, float(s)) for c, s in found]
+        # stop words match nearly every chunk and only cost time: the indexer sees the content words
+        words = " ".join(query_terms(query))
+        if not words:
+            return []
+        return [ChunkHit(c, float(s)) for c, s in self.indexer.search_chunks(words, limit)]
 
     def _session_file_boosts(self) -> dict[str, float]:
         touched = self.session.weights("file")
@@ -717,7 +731,7 @@ class MemoryEngine:
 
     def proactive(self, file: str | Path, *, limit: int = PROACTIVE_LIMIT, record: bool = True) -> list[ProactiveHit]:
         """Memories to show when ``file`` opens: its own, then those on definitions it uses. No embedding."""
-        rel = self.rel_path(file)
+        rel = self.lookup_path(file)
         now = self.clock()
         deps = self._dependencies(rel) if self.settings.diagnostics.include_neighbours else {}
         top = list(deps.items())[: retrieval.MAX_NEIGHBOUR_FILES]
@@ -759,7 +773,7 @@ class MemoryEngine:
 
     def for_symbol(self, file: str | Path, line: int) -> SymbolInfo | None:
         """The chunk at ``line`` (1-based), the memories anchored to it, and its importance."""
-        rel = self.rel_path(file)
+        rel = self.lookup_path(file)
         chunk = self.indexer.chunk_at(rel, line)
         if chunk is None:
             return None

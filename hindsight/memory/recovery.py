@@ -258,9 +258,7 @@ def _write_new_database(path: Path, rows: Rows, report: RecoveryReport) -> None:
                 target_cols = [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
                 keep = [i for i, c in enumerate(source_cols) if c in target_cols]
                 names = [source_cols[i] for i in keep]
-                sql = (
-                    f"INSERT OR IGNORE INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"
-                )
+                sql = f"INSERT OR IGNORE INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"
                 copied = 0
                 for row in data:
                     values = tuple(row[i] for i in keep)

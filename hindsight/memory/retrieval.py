@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from hindsight.memory.store import AnchoredRef, Memory, MemoryFilter, MemoryStore
-from hindsight.memory.text import from_iso, fts_match_expression, normalise_text
+from hindsight.memory.text import from_iso, match_terms, normalise_text, query_terms
 
 if TYPE_CHECKING:
     from hindsight.memory.vectors import VectorIndex
@@ -27,14 +27,16 @@ VECTOR_OVERFETCH = 2  # hnsw holds superseded/archived memories too: fetch extra
 
 # RRF keeps only ranks, so a weak match at rank 2 looks almost as good as a perfect one at rank 1; scaling
 # by how strong the match is (relative to the best candidate) keeps recency from lifting weak matches
-RELEVANCE_FLOOR = 0.5  # a candidate with almost no match strength keeps half its fused score
+RELEVANCE_FLOOR = 0.3  # a candidate with almost no match strength keeps 30% of its fused score (bench-tuned)
 
-RECENCY_HALF_LIFE_DAYS = 45.0  # recent memories get a gentle edge for about a quarter
-RECENCY_FLOOR = 0.8  # decay stops here: a perfect two-year-old match still beats weak recent ones
+RECENCY_HALF_LIFE_DAYS = 30.0  # recent memories get a gentle edge for a month or two
+# decay stops here: RRF scores of neighbouring ranks differ by ~2%, so a 4% range breaks near-ties by age but
+# cannot lift a weak recent match over a strong old one (recall_bench: legacy ≈ 0.97 × recent Recall@10)
+RECENCY_FLOOR = 0.96
 ACCESS_HALF_LIFE_DAYS = 30.0  # a memory used recently counts as fresh again, fading over a month
 ACCESS_RECENCY_WEIGHT = 0.75  # access freshens less than creation: surfacing is weaker evidence than writing
-ACCESS_GAIN = 0.04  # per log-unit of access count: reinforcement that cannot swamp relevance
-MAX_ACCESS_BOOST = 1.15  # cap: a much-shown memory must not become unbeatable
+ACCESS_GAIN = 0.03  # per log-unit of access count: +2% for one use, +7% for ten; relevance still dominates
+MAX_ACCESS_BOOST = 1.1  # cap: a much-used memory must not become unbeatable
 
 SOURCE_TRUST: Mapping[str, float] = {
     "user": 1.0,  # written by a person on purpose
@@ -221,7 +223,7 @@ class SearchParams:
 
 
 def lexical_candidates(store: MemoryStore, query: str, flt: MemoryFilter, limit: int) -> list[tuple[int, float]]:
-    match = fts_match_expression(query)
+    match = match_terms(store.selective_terms(query_terms(query)))
     if match is None:
         return []
     return store.fts_candidates(match, flt, limit)

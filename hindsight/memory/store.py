@@ -22,6 +22,7 @@ import json
 import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -260,6 +261,10 @@ CREATE INDEX memory_vectors_model ON memory_vectors (model_id, vec_id);
 """
 
 MIGRATIONS: tuple[Migration, ...] = (Migration("m001_memories", M001),)
+FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"  # must match memory_fts in M001
+COMMON_TERM_FRACTION = 0.1  # a term in over 10% of memories has a BM25 weight near zero (recall_bench: no loss)
+MIN_KEPT_TERMS = 2  # when every term is common, search by the rarest two
+DOC_COUNT_TTL_S = 30.0  # the memory count only scales the cutoff: refreshing it twice a minute is plenty
 
 # BM25 column weights, in FTS column order (text, tags, file, symbol, terms)
 BM25_TEXT_WEIGHT = 1.0  # the memory itself
@@ -312,6 +317,9 @@ class MemoryStore:
         self.path = Path(path)
         self._lock = threading.RLock()
         self._depth = 0
+        self._stem_ready = False
+        self._doc_count = 0
+        self._doc_count_at = -DOC_COUNT_TTL_S
         try:
             self.conn = connect(self.path)
             migrate(self.conn, MIGRATIONS, what=f"memory database {self.path}")
@@ -438,6 +446,62 @@ class MemoryStore:
         where = ("WHERE " + " AND ".join(where_bits)) if where_bits else ""
         with self._lock:
             return int(self.conn.execute(f"""SELECT count(*) FROM memories {where}""", where_args).fetchone()[0])
+
+    def _ensure_stem_tables(self) -> None:
+        if self._stem_ready:
+            return
+        # a private, in-memory FTS table with the same tokenizer: the exact stems FTS5 indexes, without
+        # reimplementing SQLite's Porter stemmer in Python
+        self.conn.execute(
+            f"""CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_stems USING fts5 (t, tokenize = '{FTS_TOKENIZER}')"""
+        )
+        self.conn.execute(
+            """CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_stems_v USING fts5vocab (temp, query_stems, instance)"""
+        )
+        self.conn.execute(
+            """CREATE VIRTUAL TABLE IF NOT EXISTS temp.memory_fts_v USING fts5vocab (main, memory_fts, row)"""
+        )
+        self._stem_ready = True
+
+    def selective_terms(self, terms: Sequence[str]) -> list[str]:
+        """Drop terms found in more than ``COMMON_TERM_FRACTION`` of memories while rarer ones remain.
+
+        BM25 gives such terms almost no weight, yet FTS5 scores every row they match: on 100k memories one
+        "return" or "model" costs tens of milliseconds and changes the ranking very little.
+        """
+        if len(terms) < 2:
+            return list(terms)
+        with self._lock:
+            self._ensure_stem_tables()
+            self.conn.execute("""DELETE FROM temp.query_stems""")
+            self.conn.executemany(
+                """INSERT INTO temp.query_stems (rowid, t) VALUES (?, ?)""", [(i + 1, t) for i, t in enumerate(terms)]
+            )
+            stems: dict[int, list[str]] = {}
+            for term, doc in self.conn.execute("""SELECT term, doc FROM temp.query_stems_v"""):
+                stems.setdefault(int(doc) - 1, []).append(str(term))
+            every = sorted({st for group in stems.values() for st in group})
+            df = dict(
+                self.conn.execute(
+                    f"""SELECT term, doc FROM temp.memory_fts_v WHERE term IN ({_placeholders(len(every))})""", every
+                ).fetchall()
+            ) if every else {}  # fmt: skip
+            total = self._fts_doc_count()
+        # a term's frequency is at most that of its rarest token (a phrase needs all of them)
+        freq = [min((df.get(st, 0) for st in stems.get(i, [])), default=0) for i in range(len(terms))]
+        cutoff = COMMON_TERM_FRACTION * total
+        keep = [t for t, f in zip(terms, freq, strict=True) if f <= cutoff]
+        if not keep:  # every term is common: keep the rarest few so the search still means something
+            order = sorted(range(len(terms)), key=lambda i: freq[i])
+            keep = [terms[i] for i in sorted(order[:MIN_KEPT_TERMS])]
+        return keep
+
+    def _fts_doc_count(self) -> int:
+        now = time.monotonic()
+        if now - self._doc_count_at > DOC_COUNT_TTL_S:
+            self._doc_count = int(self.conn.execute("""SELECT count(*) FROM memories""").fetchone()[0])
+            self._doc_count_at = now
+        return self._doc_count
 
     def fts_candidates(self, match: str, flt: MemoryFilter, limit: int) -> list[tuple[int, float]]:
         """(num, bm25) of the best lexical matches passing ``flt``; lower bm25 is better."""

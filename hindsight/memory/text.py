@@ -166,7 +166,11 @@ def fts_match_expression(text: str) -> str | None:
 
     None when the text has no searchable word (empty, only punctuation).
     """
-    terms = query_terms(text)
+    return match_terms(query_terms(text))
+
+
+def match_terms(terms: list[str]) -> str | None:
+    """Quoted, OR-ed terms (None for none): the only shape of FTS5 query Hindsight builds."""
     if not terms:
         return None
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)

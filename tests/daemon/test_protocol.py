@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 import uuid
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from tests.daemon.conftest import (
     EDITORS,
     SERVER_COMMAND,
+    WAIT_S,
     accept_registrations,
     initialize_params,
     raw_frame,
@@ -101,6 +104,16 @@ async def test_wrong_parameter_types_get_invalid_params(client: LanguageClient, 
         types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(0, 0))
     )
     assert hover is None or isinstance(hover, types.Hover)
+
+
+async def test_a_request_with_an_unusable_id_is_answered_with_a_null_id(client: LanguageClient) -> None:
+    future: Future[Any] = Future()
+    client.protocol._request_futures[None] = future  # type: ignore[index]  # where a null-id answer lands
+    raw_frame(client, {"jsonrpc": "2.0", "id": {"a": 1}, "method": "hindsight/x"})
+    with pytest.raises(JsonRpcException) as info:
+        await asyncio.wait_for(asyncio.wrap_future(future), WAIT_S)
+    assert info.value.code == -32600 and "not a string or number" in info.value.message
+    assert await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="")) == []
 
 
 async def test_unknown_method_and_bad_command_arguments(client: LanguageClient) -> None:

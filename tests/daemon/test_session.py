@@ -69,3 +69,22 @@ def test_reads_that_need_the_code_index_do_not_wait_for_a_full_index(workspace: 
         assert found["memories"][0]["id"] == made["id"] and found["chunks"] == []
     finally:
         session.close()
+
+
+def test_commits_by_another_process_are_noticed_once(workspace: Path) -> None:
+    from hindsight.memory.engine import MemoryEngine
+
+    session = open_session(workspace)
+    try:
+        assert session.memories_changed_elsewhere() is False
+        session.remember("Ours does not count.", "note", None, None, None, [])
+        assert session.memories_changed_elsewhere() is False
+        other = MemoryEngine.open(workspace, session.settings, embedder=None)  # a second window, the CLI
+        try:
+            other.remember("Theirs does.", type="gotcha", file="billing/models.py")
+        finally:
+            other.close()
+        assert session.memories_changed_elsewhere() is True
+        assert session.memories_changed_elsewhere() is False
+    finally:
+        session.close()

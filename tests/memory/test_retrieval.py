@@ -172,3 +172,31 @@ def test_search_filters_by_type_file_and_rejects_bad_input(tmp_path: Path) -> No
         assert engine.search("").memories == []
         assert engine.search('"NEAR(( AND *').memories == []
         assert g.anchor == Anchor("a/x.py")
+
+
+def test_accepting_a_memory_reinforces_it(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    with MemoryEngine.open(root, embedder=None) as engine:
+        a = engine.remember("worker pool size: read from env").memory
+        b = engine.remember("worker pool size: read from ini").memory  # equally good matches
+        first = [h.memory.id for h in engine.search("worker pool size").memories]
+        assert set(first) == {a.id, b.id}
+        engine.search("worker pool size")  # being shown is not being used: order unchanged
+        assert [h.memory.id for h in engine.search("worker pool size").memories] == first
+        engine.accept(first[1])
+        assert [h.memory.id for h in engine.search("worker pool size").memories] == [first[1], first[0]]
+        assert engine.get(first[1]).access_count == 1 and engine.get(first[0]).surfaced_count == 4
+
+
+def test_lookup_paths_normalise_without_escaping(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    (root / "a").mkdir(parents=True)
+    with MemoryEngine.open(root, embedder=None) as engine:
+        assert engine.lookup_path("a/b.py") == "a/b.py"
+        assert engine.lookup_path("./a//b.py") == "a/b.py"
+        assert engine.lookup_path(root / "a" / "b.py") == "a/b.py"
+        assert engine.lookup_path("a/../a/b.py") == "a/b.py"
+        for outside in ("../x.py", "a/../../x.py", str(tmp_path / "x.py"), "/etc/passwd", "."):
+            with pytest.raises(ValueError, match="outside the workspace|the workspace itself"):
+                engine.lookup_path(outside)

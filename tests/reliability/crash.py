@@ -36,9 +36,10 @@ from typing import Any
 
 CLI = [sys.executable, "-m", "hindsight.daemon.cli"]
 WORDS = (
-    "cache invoice retry timeout pool leak rounding tax refund webhook queue lock schema index cursor "
-    "token session replica shard backoff deadline encoding locale currency ledger batch worker"
-).split()
+    "cache", "invoice", "retry", "timeout", "pool", "leak", "rounding", "tax", "refund", "webhook", "queue", "lock",
+    "schema", "index", "cursor", "token", "session", "replica", "shard", "backoff", "deadline", "encoding", "locale",
+    "currency", "ledger", "batch", "worker",
+)  # fmt: skip
 WORKSPACE_FILES = 120  # enough that indexing takes long enough for kills to land inside it
 MUTATIONS = 15  # files rewritten / added / deleted between index iterations
 REQUEST_WAIT_S = 120.0  # a hung server fails the iteration instead of blocking the suite
@@ -129,8 +130,9 @@ def write_module(root: Path, i: int, rng: random.Random) -> None:
         deps = sorted({rng.randrange(max(i, 1)) for _ in range(3)} - {i})
         body = "".join(f"from pkg{d % 5}.mod{d} import f{d}\n" for d in deps if d % 4 != 3) + "\n\n"
         for k in range(rng.randint(2, 8)):
-            body += f"def f{i}_{k}(x):\n    \"\"\"{' '.join(rng.choices(WORDS, k=6))}.\"\"\"\n    return x + {k}\n\n\n"
-        body += f"class C{i}:\n    def run(self, x):\n        return f{i}_0(x)\n\n\ndef f{i}(x):\n    return C{i}().run(x)\n"
+            body += f'def f{i}_{k}(x):\n    """{" ".join(rng.choices(WORDS, k=6))}."""\n    return x + {k}\n\n\n'
+        body += f"class C{i}:\n    def run(self, x):\n        return f{i}_0(x)\n\n\n"
+        body += f"def f{i}(x):\n    return C{i}().run(x)\n"
         (path.parent / "__init__.py").parent.mkdir(parents=True, exist_ok=True)
         (path.parent / "__init__.py").touch()
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -15,6 +15,7 @@ import sqlite3
 import subprocess
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -104,3 +105,37 @@ async def test_two_daemons_and_the_cli_write_at_once(tmp_path: Path) -> None:
     assert set(acked) <= present
     assert sizes == [vectors, vectors]
     assert crash.check(root, acked) == []
+
+
+LOCK_ORDER_DEADLOCK = (
+    "hindsight/memory/engine.py (remember/supersede) + hindsight/memory/vectors.py (VectorIndex.sync): lock-order "
+    "inversion. The writer holds MemoryStore._lock (store.batch) and then takes VectorIndex._lock (vectors.add -> "
+    "sync); a search holds VectorIndex._lock (sync) and then takes MemoryStore._lock (store.last_vec_id): both wait "
+    "forever and the daemon stops answering. Fix: in remember/supersede call store.put_vectors inside the batch and "
+    "vectors.sync() after it commits; in sync(), read last_vec_id/iter_vectors before taking self._lock"
+)
+HOLD_S = 2.0  # how long each step gets to reach its blocking point: ordering across processes cannot be awaited
+
+
+@pytest.mark.xfail(strict=True, reason=LOCK_ORDER_DEADLOCK)
+async def test_search_during_a_remember_that_waits_for_the_database(tmp_path: Path) -> None:
+    """Another process holds memory.db's write lock (the CLI mid-write): a remember waits for it, a search arrives."""
+    root = crash.make_workspace(tmp_path / "ws", files=6)
+    async with lsp.server(root) as client:
+        await lsp.indexed(client)  # the first index run is over: the writer thread is free
+        await lsp.command(client, "hindsight.remember", {"text": "a first lesson so the vector index exists"})
+        other = sqlite3.connect(str(crash.workspace_data(root) / "memory.db"), isolation_level=None)
+        try:
+            other.execute("BEGIN IMMEDIATE")
+            remember = asyncio.ensure_future(lsp.command(client, "hindsight.remember", {"text": "a second lesson"}))
+            await asyncio.sleep(HOLD_S)  # the remember reaches BEGIN IMMEDIATE and waits there (busy timeout)
+            search = asyncio.ensure_future(lsp.command(client, "hindsight.search", {"query": "lesson"}))
+            await asyncio.sleep(HOLD_S)  # the search reaches the vector index sync
+        finally:
+            other.execute("COMMIT")
+            other.close()
+        _, pending = await asyncio.wait({remember, search}, timeout=30)
+        for task in pending:
+            task.cancel()
+        assert not pending, "the daemon stopped answering: remember and search wait for each other's lock"
+        assert (await remember)["id"] and (await search)["memories"]

@@ -105,7 +105,7 @@ def test_damaged_index_database_is_rebuilt(workspace: Path, damage: str) -> None
     if damage == "garbage":
         db.write_bytes(os.urandom(db.stat().st_size))
     else:
-        db.write_bytes(db.read_bytes()[:4096 + 100])
+        db.write_bytes(db.read_bytes()[: 4096 + 100])
     done = subprocess.run([*crash.CLI, "index", str(workspace)], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
     assert crash.integrity(db) == "ok"

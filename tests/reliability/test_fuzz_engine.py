@@ -23,9 +23,7 @@ from hindsight.memory.store import InvalidMemoryError, MemoryNotFoundError
 from tests.reliability import crash
 
 EXAMPLES = int(os.environ.get("HINDSIGHT_FUZZ_EXAMPLES", "60"))
-FUZZ = settings(
-    max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 FUZZ_COUNTS: Counter[str] = Counter()
 LOOP_OR_NUL_OR_SURROGATE_PATH = (
     "hindsight/memory/engine.py (MemoryEngine.rel_path): Path.resolve() raises RuntimeError on a symlink loop, "
@@ -42,6 +40,7 @@ SURROGATE_TEXT = (
 def has_surrogate(text: str) -> bool:
     return any(0xD800 <= ord(c) <= 0xDFFF for c in text)
 
+
 # any code point, surrogates included: JSON "\ud800" and non-UTF-8 argv both produce them
 ANY_CHAR = st.characters(codec=None, categories=None)
 FTS_SYNTAX = st.sampled_from(
@@ -53,7 +52,7 @@ QUERIES = st.one_of(
     st.lists(st.one_of(FTS_SYNTAX, st.text(ANY_CHAR, max_size=8)), max_size=30).map(" ".join),
     st.lists(FTS_SYNTAX, max_size=40).map("".join),
     st.just(""),
-    st.integers(1, 3).map(lambda mb: ("invoice rounding NEAR( \"x " * 40_000)[: mb * 1_000_000]),
+    st.integers(1, 3).map(lambda mb: ('invoice rounding NEAR( "x ' * 40_000)[: mb * 1_000_000]),
 )
 MEMORY_TEXTS = st.one_of(
     st.text(ANY_CHAR, max_size=300).filter(lambda t: not has_surrogate(t)),  # surrogates: see the xfail below
@@ -187,13 +186,17 @@ EXPORT_OSERROR = (
 @pytest.mark.parametrize(
     "argv",
     [
-        pytest.param([b"remember", b"caf\xff\xfe broken utf-8"], marks=pytest.mark.xfail(strict=True, reason=SURROGATE_TEXT)),
+        pytest.param(
+            [b"remember", b"caf\xff\xfe broken utf-8"], marks=pytest.mark.xfail(strict=True, reason=SURROGATE_TEXT)
+        ),
         [b"search", b"\xff\xfe"],
         [b"remember", b"x", b"--file", b"../../etc/passwd"],
         [b"remember", b"x", b"--file", b"/etc/passwd"],
         [b"search", b'NEAR("a" b) AND ( OR *'],
         [b"memory", b"show", b"\xff"],
-        pytest.param([b"memory", b"export", b"/proc/self/mem"], marks=pytest.mark.xfail(strict=True, reason=EXPORT_OSERROR)),
+        pytest.param(
+            [b"memory", b"export", b"/proc/self/mem"], marks=pytest.mark.xfail(strict=True, reason=EXPORT_OSERROR)
+        ),
         pytest.param([b"memory", b"import", b"/nonexistent/x.jsonl"]),
     ],
 )

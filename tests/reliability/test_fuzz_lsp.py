@@ -175,7 +175,8 @@ def test_every_command_with_any_argument_list(served: Served, name: str, argumen
 @FUZZ
 @given(method=st.one_of(
     st.sampled_from([types.TEXT_DOCUMENT_HOVER, types.TEXT_DOCUMENT_CODE_ACTION, types.WORKSPACE_SYMBOL,
-                     types.WORKSPACE_EXECUTE_COMMAND, "textDocument/definition", "hindsight/unknown", "$/cancelRequest"]),
+                     types.WORKSPACE_EXECUTE_COMMAND, "textDocument/definition", "hindsight/unknown",
+                     "$/cancelRequest"]),
     st.text(max_size=30)), params=JSON)  # fmt: skip
 def test_requests_with_wrong_parameter_types_are_answered(served: Served, method: str, params: Any) -> None:
     FUZZ_COUNTS["requests with wrong params"] += 1
@@ -190,7 +191,8 @@ def test_requests_with_wrong_parameter_types_are_answered(served: Served, method
     st.text(max_size=100).map(str.encode),
     JSON.map(lambda v: json.dumps(v).encode()),
     st.sampled_from([b"{", b'{"jsonrpc": "2.0"', b"null", b"[]", b'{"jsonrpc":"2.0","method":5}',
-                     b'{"jsonrpc":"2.0","id":{},"method":"x"}', b'{"jsonrpc":"1.0","id":1}', b"\xff\xfe\x00"])))  # fmt: skip
+                     b'{"jsonrpc":"2.0","id":{},"method":"x"}', b'{"jsonrpc":"1.0","id":1}',
+                     b"\xff\xfe\x00"])))  # fmt: skip
 def test_frames_that_are_not_messages_leave_the_server_serving(served: Served, body: bytes) -> None:
     FUZZ_COUNTS["malformed frames"] += 1
     served.request(body)
@@ -231,7 +233,9 @@ def test_open_a_file_with_hostile_text_and_hover(served: Served) -> None:
     served.request({"jsonrpc": "2.0", "method": types.TEXT_DOCUMENT_DID_OPEN, "params": {"textDocument": item}})
     msg_id = str(uuid.uuid4())
     hover = {"textDocument": {"uri": uri}, "position": {"line": 2**31 - 1, "character": 2**31 - 1}}
-    answered(served.request({"jsonrpc": "2.0", "id": msg_id, "method": types.TEXT_DOCUMENT_HOVER, "params": hover}, msg_id))
+    answered(
+        served.request({"jsonrpc": "2.0", "id": msg_id, "method": types.TEXT_DOCUMENT_HOVER, "params": hover}, msg_id)
+    )
     served.assert_alive()
 
 

@@ -48,7 +48,8 @@ def hazards(tmp_path: Path) -> Path:
             written += f.write(line % (i, i))
             i += 1
     (root / "web" / "bundle.min.js").write_text(
-        "".join(f"function a{i}(b){{return b*{i}}};" for i in range(20_000)), encoding="utf-8"  # under the size limit
+        "".join(f"function a{i}(b){{return b*{i}}};" for i in range(20_000)),
+        encoding="utf-8",  # under the size limit
     )
     (root / "loop").symlink_to(root)  # a link to the workspace itself
     (root / "pkg0" / "self").symlink_to(root / "pkg0" / "self")  # a link to itself
@@ -62,7 +63,9 @@ def hazards(tmp_path: Path) -> Path:
     os.mkdir(bad)
     with open(bad + b"/m\xf6d.py", "wb") as f:
         f.write(b"def g():\n    return 3\n")
-    (root / "latin1.py").write_bytes("def prix():\n    # coût en €uros\n    return 'été'\n".encode("latin-1", "replace"))
+    (root / "latin1.py").write_bytes(
+        "def prix():\n    # coût en €uros\n    return 'été'\n".encode("latin-1", "replace")
+    )
     (root / "mixed.py").write_bytes(b"def ok():\n    return '\xff\xfe'\n\ndef also_ok():\n    return 2\n")
     return root
 

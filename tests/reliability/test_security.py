@@ -10,7 +10,6 @@ import re
 import socket
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import psutil
@@ -117,7 +116,9 @@ def used_home(tmp_path: Path, hindsight_home: Path) -> Path:
 def test_database_files_are_private(used_home: Path) -> None:
     dbs = [p for p in used_home.rglob("*") if p.name.endswith((".db", ".db-wal", ".db-shm", ".hnsw", "vectors.json"))]
     assert any(p.name == "memory.db" for p in dbs) and any(p.name == "index.db" for p in dbs)
-    assert {str(p.relative_to(used_home)): oct(stat.S_IMODE(p.stat().st_mode)) for p in dbs if p.stat().st_mode & 0o077} == {}
+    assert {
+        str(p.relative_to(used_home)): oct(stat.S_IMODE(p.stat().st_mode)) for p in dbs if p.stat().st_mode & 0o077
+    } == {}
     wdir = next(p.parent for p in dbs if p.name == "memory.db")
     assert stat.S_IMODE(wdir.stat().st_mode) == 0o700
     assert stat.S_IMODE(used_home.stat().st_mode) == 0o700
@@ -167,12 +168,17 @@ def test_import_refuses_anchors_that_escape_the_workspace(tmp_path: Path) -> Non
 async def test_server_refuses_documents_and_anchors_outside_its_folders(tmp_path: Path) -> None:
     root = crash.make_workspace(tmp_path / "ws", files=4)
     async with lsp.server(root, options={"embedder": {"enabled": False}}) as client:
-        for uri in ("file:///etc/passwd", (root.parent / "elsewhere.py").as_uri(), "file:///" + "../" * 8 + "etc/shadow"):
+        for uri in (
+            "file:///etc/passwd",
+            (root.parent / "elsewhere.py").as_uri(),
+            "file:///" + "../" * 8 + "etc/shadow",
+        ):
             params = types.ExecuteCommandParams(command="hindsight.remember", arguments=[{"text": "x", "uri": uri}])
-            with pytest.raises(Exception, match="not inside a workspace folder|outside"):
+            with pytest.raises(Exception, match=r"not inside a workspace folder|outside"):
                 await asyncio.wait_for(client.workspace_execute_command_async(params), lsp.WAIT_S)
         hover = types.HoverParams(
-            text_document=types.TextDocumentIdentifier(uri="file:///etc/passwd"), position=types.Position(line=0, character=0)
+            text_document=types.TextDocumentIdentifier(uri="file:///etc/passwd"),
+            position=types.Position(line=0, character=0),
         )
         assert await asyncio.wait_for(client.text_document_hover_async(hover), lsp.WAIT_S) is None
         with pytest.raises(Exception, match="not inside a workspace folder"):
@@ -210,7 +216,9 @@ async def test_memory_text_is_never_executed(tmp_path: Path) -> None:
                                                      text=(root / "pkg0" / "mod0.py").read_text())
             )
         )  # fmt: skip
-        hover = types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=4, character=4))
+        hover = types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=4, character=4)
+        )
         await asyncio.wait_for(client.text_document_hover_async(hover), lsp.WAIT_S)
     for argv in (["search", "touch"], ["memory", "list"], ["memory", "export"]):
         subprocess.run([*crash.CLI, *argv, "-w", str(root)], check=True, capture_output=True)
@@ -287,9 +295,17 @@ SECRETS = {
     "github-pat": "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345",
     "slack-token": "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
     "slack-webhook": "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
-    "rsa-private-key": "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7bq8d1yZ3kYQ+ZJmPQx0\nq9w==\n-----END RSA PRIVATE KEY-----",
-    "openssh-private-key": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----",
-    "jwt": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+    "rsa-private-key": (
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7bq8d1yZ3kYQ+ZJmPQx0\nq9w==\n-----END RSA PRIVATE KEY-----"
+    ),
+    "openssh-private-key": (
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n"
+        "-----END OPENSSH PRIVATE KEY-----"
+    ),
+    "jwt": (
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ."
+        "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+    ),
     "env-assignment": 'STRIPE_API_KEY="q8Zr2LmX0vT7pK4nW9sB3eY6"',
     "json-assignment": '{"client_secret": "Zx9Lq2Vt7Rk4Wm8Np3Bs6Yd1"}',
     "yaml-assignment": "db_password: T7#kq2!Lm9@xZ",
@@ -324,7 +340,7 @@ def test_secret_is_redacted_before_storage(tmp_path: Path, kind: str) -> None:
     with MemoryEngine.open(root, embedder=None) as engine:
         stored = engine.remember(text).memory
         assert value not in stored.text and "[REDACTED:" in stored.text
-        db = (paths.workspace_dir(root) / "memory.db")
+        db = paths.workspace_dir(root) / "memory.db"
         engine.store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     assert value.encode() not in db.read_bytes()  # not in the file either (FTS included)
 
@@ -348,5 +364,3 @@ def test_secret_in_an_import_is_redacted(tmp_path: Path) -> None:
         engine.import_(path, embed=False)
         texts = [m.text for m in engine.store.iter_all()]
     assert not any(SECRETS["github-token"] in t for t in texts)
-
-
