@@ -17,11 +17,13 @@ import hashlib
 import logging
 import multiprocessing
 import os
+import stat
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,8 +31,8 @@ from typing import TYPE_CHECKING, Any
 from hindsight import paths
 from hindsight.config import IndexSettings, Settings
 from hindsight.indexing.languages import all_languages, language_for_path
-from hindsight.indexing.parse import parse_source
-from hindsight.indexing.records import FileParse, Import
+from hindsight.indexing.parse import ParsedFile, parse_file
+from hindsight.indexing.records import Import
 from hindsight.indexing.resolve import ImportResolver
 from hindsight.indexing.scanner import (
     IGNORE_FILES,
@@ -40,7 +42,15 @@ from hindsight.indexing.scanner import (
     Scanner,
     content_skip_reason,
 )
-from hindsight.indexing.store import CodeChunk, Definition, FileContent, FileRecord, IndexStore, file_chunk_words
+from hindsight.indexing.store import (
+    CodeChunk,
+    Definition,
+    FileContent,
+    FileRecord,
+    IndexStore,
+    camel_parts,
+    file_chunk_words,
+)
 
 if TYPE_CHECKING:  # numpy/scipy load only where ranking happens, never in parser processes
     from hindsight.indexing.graph import FileGraph
@@ -50,6 +60,7 @@ log = logging.getLogger(__name__)
 
 IN_PROCESS_MAX_FILES = 300  # ~1 s of parsing here: about what starting workers (forkserver, grammars) costs
 BATCH_FILES = 48  # files per worker task: large enough to amortise IPC, small enough to balance load
+POOL_ATTEMPTS = 2  # pools tried before suspecting a file: a second death means a file kills its worker
 HASH_DIGEST_BYTES = 16  # 128-bit blake2b: collisions are irrelevant at workspace scale, and it is fast
 SIGNATURE_MAX_CHARS = 200  # a definition line longer than this is not a useful map entry
 
@@ -248,14 +259,24 @@ class Indexer:
                     progress(total, total)
             return
         batches = [jobs[i : i + BATCH_FILES] for i in range(0, total, BATCH_FILES)]
-        db = str(self.store.path)
-        with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context()) as pool:
-            futures = {pool.submit(_process_batch, str(self.root), batch, limits, db): len(batch) for batch in batches}
-            for future in as_completed(futures):
-                yield (*future.result(), True)
-                done += futures[future]
+        root, db = str(self.root), str(self.store.path)
+        for attempt in range(POOL_ATTEMPTS):  # a worker killed once (the OOM killer) costs one more pool
+            unfinished: list[list[tuple[str, str | None]]] = []
+            for batch, result in _pool_round(root, batches, limits, db, workers, unfinished):
+                yield result
+                done += len(batch)
                 if progress:
                     progress(done, total)
+            if not unfinished:
+                return
+            log.warning("a parser process died (pool %d of %d); %d files left to parse",
+                        attempt + 1, POOL_ATTEMPTS, sum(len(b) for b in unfinished))
+            batches = unfinished
+        for batch in batches:  # it died again: a file kills its process; find it in processes of its own
+            yield from _isolated(root, batch, limits, db)
+            done += len(batch)
+            if progress:
+                progress(done, total)
 
     def _worker_count(self, files: int) -> int:
         """Parser processes for this many files; 0 means parse here."""
@@ -433,7 +454,7 @@ def _process_batch(
     left out of what goes back: only what the file graph and the report need crosses processes.
     """
     started = time.process_time()
-    outcomes = [_process_file(root, rel, old_hash, limits) for rel, old_hash in jobs]
+    outcomes = [_guarded_file(root, rel, old_hash, limits) for rel, old_hash in jobs]
     if db_path is not None:
         store = _worker_stores.get(db_path)
         if store is None:
@@ -445,10 +466,82 @@ def _process_batch(
     return outcomes, time.process_time() - started
 
 
+def _pool_round(
+    root: str, batches: list[list[tuple[str, str | None]]], limits: _Limits, db_path: str, workers: int,
+    unfinished: list[list[tuple[str, str | None]]],
+) -> Iterator[tuple[list[tuple[str, str | None]], tuple[list[_Outcome], float, bool]]]:
+    """(batch, outcome as ``_outcomes`` yields it) for each batch parsed in one pool; batches left
+    when a worker dies (every pending one fails then) go to ``unfinished``."""
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context()) as pool:
+        futures = {pool.submit(_process_batch, root, batch, limits, db_path): batch for batch in batches}
+        for future in as_completed(futures):
+            batch = futures[future]
+            try:
+                outcomes, cpu = future.result()
+            except BrokenProcessPool:  # a worker died (a grammar crashed, the OOM killer)
+                unfinished.append(batch)
+            except Exception:  # the batch's write failed in the worker: parse it here, file by file
+                log.exception("a parser process failed on %d files; parsing them here", len(batch))
+                yield batch, (*_process_batch(root, batch, limits, None), False)
+            else:
+                yield batch, (outcomes, cpu, True)
+
+
+def _isolated(
+    root: str, jobs: list[tuple[str, str | None]], limits: _Limits, db_path: str
+) -> Iterator[tuple[list[_Outcome], float, bool]]:
+    """A batch whose worker died, again in a fresh process; if that one dies too, each file in its own,
+    so only the file that kills its process is skipped ("parse-failed"). Yields as ``_outcomes`` does."""
+    try:
+        yield (*_in_fresh_process(root, jobs, limits, db_path), True)
+        return
+    except BrokenProcessPool:
+        pass
+    for rel, old_hash in jobs:
+        try:
+            yield (*_in_fresh_process(root, [(rel, old_hash)], limits, db_path), True)
+        except BrokenProcessPool:
+            log.error("parsing %s crashed its process; skipped", rel)
+            yield [_failed(root, rel)], 0.0, False
+
+
+def _in_fresh_process(
+    root: str, jobs: list[tuple[str, str | None]], limits: _Limits, db_path: str
+) -> tuple[list[_Outcome], float]:
+    with ProcessPoolExecutor(max_workers=1, mp_context=_pool_context()) as pool:
+        return pool.submit(_process_batch, root, jobs, limits, db_path).result()
+
+
+def _guarded_file(root: str, rel: str, old_hash: str | None, limits: _Limits) -> _Outcome:
+    try:
+        return _process_file(root, rel, old_hash, limits)
+    except Exception:  # whatever one file does must cost that file only
+        log.exception("indexing %s failed", rel)
+        return _failed(root, rel)
+
+
+def _failed(root: str, rel: str) -> _Outcome:
+    """A file that could not be parsed, recorded as skipped: it is tried again once its bytes change."""
+    path = os.path.join(root, rel)
+    try:
+        st = os.stat(path)
+        with open(path, "rb") as fh:
+            digest = hashlib.blake2b(fh.read(), digest_size=HASH_DIGEST_BYTES).hexdigest()
+    except OSError:
+        return _Outcome(rel, missing=VANISHED)
+    spec = language_for_path(rel)
+    record = FileRecord(rel, spec.name if spec else "", st.st_size, st.st_mtime_ns, digest, STATUS_OK)
+    return _Outcome(rel, content=_skipped(record, SKIP_PARSE_FAILED))
+
+
 def _process_file(root: str, rel: str, old_hash: str | None, limits: _Limits) -> _Outcome:
     try:
-        with open(os.path.join(root, rel), "rb") as fh:
-            st = os.fstat(fh.fileno())
+        # non-blocking: a file swapped for a FIFO since the scan must not hang the worker on open()
+        fd = os.open(os.path.join(root, rel), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with open(fd, "rb") as fh:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):  # replaced by a directory, FIFO or device since the scan
+                raise OSError(f"not a regular file (mode {st.st_mode:o})")
             data = fh.read(limits.max_file_bytes + 1)
     except FileNotFoundError:
         return _Outcome(rel, missing=VANISHED)
@@ -469,7 +562,7 @@ def _process_file(root: str, rel: str, old_hash: str | None, limits: _Limits) ->
         log.info("skipping %s: %s", rel, reason)
         return _Outcome(rel, content=_skipped(record, reason))
     try:
-        parsed = parse_source(rel, data, spec)
+        parsed = parse_file(data, spec)
     except Exception:  # a parser bug on one file must cost that file only
         log.exception("parsing %s failed", rel)
         return _Outcome(rel, content=_skipped(record, SKIP_PARSE_FAILED))
@@ -480,22 +573,24 @@ def _skipped(record: FileRecord, reason: str) -> FileContent:
     return FileContent(replace(record, status=STATUS_SKIPPED, reason=reason), [], [], [], {}, [])
 
 
-def _content(record: FileRecord, parsed: FileParse, data: bytes) -> FileContent:
+def _content(record: FileRecord, parsed: ParsedFile, data: bytes) -> FileContent:
     rec = replace(record, status=STATUS_ERRORS if parsed.has_errors else STATUS_OK)
     signatures = {c.symbol: c.signature for c in parsed.chunks if c.part == 0}
     lines: list[bytes] | None = None
     defs = []
-    refs: Counter[str] = Counter()
-    for tag in parsed.tags:
-        if tag.kind == "ref":
-            refs[tag.name] += 1
-            continue
-        signature = signatures.get(tag.symbol)
+    for name, category, line, symbol in parsed.defs:
+        signature = signatures.get(symbol)
         if signature is None:  # a definition without its own chunk: show its line
             lines = lines if lines is not None else data.splitlines()
-            raw = lines[tag.line - 1] if 0 < tag.line <= len(lines) else b""
+            raw = lines[line - 1] if 0 < line <= len(lines) else b""
             signature = raw.decode("utf-8", "replace").strip()[:SIGNATURE_MAX_CHARS]
-        defs.append((tag.name, tag.category, tag.line, tag.symbol, signature))
-    names_by_line = sorted((tag.line, tag.name) for tag in parsed.tags)
+        defs.append((name, category, line, symbol, signature))
+    refs = Counter(ref[1] for ref in parsed.refs)  # first-seen order, as the rows go in
+    # only camelCase names give chunk words, so only theirs need a line (most names are not)
+    camel = {name for name in (*refs, *(d[0] for d in parsed.defs)) if camel_parts(name)}
+    names_by_line = sorted(
+        [(line, name) for name, _, line, _ in parsed.defs if name in camel]
+        + [(parsed.ref_line(ref), ref[1]) for ref in parsed.refs if ref[1] in camel]
+    )
     words = file_chunk_words(names_by_line, [(c.start_line, c.end_line) for c in parsed.chunks])
-    return FileContent(rec, list(parsed.chunks), words, defs, dict(refs), list(parsed.imports))
+    return FileContent(rec, parsed.chunks, words, defs, dict(refs), parsed.imports)

@@ -76,7 +76,7 @@ class _Def:
 class _Source:
     """One file's bytes with cheap text slices: an ASCII file (most code) is decoded once, not per node."""
 
-    __slots__ = ("data", "view", "ascii", "_line_ends")
+    __slots__ = ("_line_ends", "ascii", "data", "view")
 
     def __init__(self, data: bytes) -> None:
         self.data = data

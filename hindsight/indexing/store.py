@@ -26,6 +26,7 @@ NAMES_SEPARATOR = "\t"  # between the names of one import; cheaper to split than
 CACHE_KIB = 32_768  # page cache for FTS merges during a cold index; well inside the RSS budget
 CAMEL_PART_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 QUERY_WORD_RE = re.compile(r"\w+")
+CAMEL_CACHE_MAX = 200_000  # distinct identifiers remembered per process (a few MB); names recur across files
 
 MIGRATIONS = [
     sqlite.Migration(
@@ -159,11 +160,23 @@ def split_identifier(ident: str) -> list[str]:
 
 def chunk_words(names: Iterable[str]) -> str:
     """The ``words`` column for a chunk using these identifiers: the parts of the camelCase ones."""
-    return " ".join(dict.fromkeys(part for name in dict.fromkeys(names) for part in _camel_parts(name)))
+    return " ".join(dict.fromkeys(part for name in dict.fromkeys(names) for part in camel_parts(name)))
+
+
+def camel_parts(name: str) -> list[str]:
+    """The parts of a camelCase name (getUserName, HTTPResponse); [] for any other name. Do not mutate."""
+    parts = _camel_cache.get(name)
+    if parts is None:
+        parts = _camel_parts(name)
+        if len(_camel_cache) < CAMEL_CACHE_MAX:
+            _camel_cache[name] = parts
+    return parts
+
+
+_camel_cache: dict[str, list[str]] = {}
 
 
 def _camel_parts(name: str) -> list[str]:
-    """The parts of a camelCase name (getUserName, HTTPResponse); [] for any other name."""
     if name.islower() or name.isupper():  # string methods in C: most names stop here
         return []
     parts = split_identifier(name)
@@ -178,12 +191,18 @@ def file_chunk_words(names_by_line: Sequence[tuple[int, str]], spans: Iterable[t
     line), not a scan of the text: nested chunks repeat their children's text, and a regex pass over
     every chunk cost a fifth of all parsing time.
     """
-    parts = {name: split for name in {n for _, n in names_by_line} if (split := _camel_parts(name))}
+    parts = {name: split for name in {n for _, n in names_by_line} if (split := camel_parts(name))}
     camel = [(line, name) for line, name in names_by_line if name in parts]  # usually a small minority
+    if not camel:
+        return ["" for _ in spans]
     lines = [line for line, _ in camel]
     out = []
     for start, end in spans:
-        inside = dict.fromkeys(name for _, name in camel[bisect_left(lines, start) : bisect_right(lines, end)])
+        lo, hi = bisect_left(lines, start), bisect_right(lines, end)
+        if lo == hi:  # most chunks: no camelCase name inside
+            out.append("")
+            continue
+        inside = dict.fromkeys(name for _, name in camel[lo:hi])
         out.append(" ".join(dict.fromkeys(part for name in inside for part in parts[name])))
     return out
 

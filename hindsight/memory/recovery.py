@@ -211,7 +211,7 @@ def _probe_range(conn: sqlite3.Connection, table: str) -> Iterator[int]:
 
 
 def _salvage_with_cli(db: Path, tmp: Path, report: RecoveryReport) -> Rows:
-    """``sqlite3 db .recover`` reads raw pages even when the schema is gone; None of it is trusted blindly."""
+    """``sqlite3 db .recover`` reads raw pages when SQLite cannot; its rows pass the same copy checks."""
     cli = shutil.which("sqlite3")
     if cli is None:
         report.problems.append("the sqlite3 shell is not installed, so raw-page recovery was not tried")
@@ -226,15 +226,12 @@ def _salvage_with_cli(db: Path, tmp: Path, report: RecoveryReport) -> Rows:
     rebuilt = tmp / "recovered.db"
     conn = sqlite3.connect(str(rebuilt))
     try:
-        try:
-            conn.executescript(dump)
-        except sqlite3.DatabaseError as exc:  # partial output still loads what came before the error
-            report.problems.append(f"sqlite3 .recover output did not load fully: {exc}")
-        partial = RecoveryReport(db, corrupt=True)
-        conn.close()
-        rows = _salvage_with_sqlite(rebuilt, partial)
+        conn.executescript(dump)
+    except sqlite3.DatabaseError as exc:  # partial output still holds what loaded before the error
+        report.problems.append(f"sqlite3 .recover output did not load fully: {exc}")
     finally:
         conn.close()
+    rows = _salvage_with_sqlite(rebuilt, RecoveryReport(db, corrupt=True))
     if rows.get("memories", ([], []))[1]:
         report.method = "sqlite3 .recover"
     return rows

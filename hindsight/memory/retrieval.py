@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from hindsight.memory.store import AnchoredRef, Memory, MemoryFilter, MemoryStore
+from hindsight.memory.store import AnchoredRef, Memory, MemoryFilter, MemoryStore, SearchRow
 from hindsight.memory.text import from_iso, match_terms, normalise_text, query_terms
 
 if TYPE_CHECKING:
@@ -53,6 +53,7 @@ STATUS_WEIGHT: Mapping[str, float] = {
     "archived": 0.3,
 }
 DUPLICATE_COSINE = 0.92  # above this two memories say the same thing: keep the better-ranked one
+DEDUPE_HEAD = 3  # candidates per wanted result loaded in full and checked for near-duplicates
 
 SESSION_BOOST = 0.25  # a file touched this session lifts its memories by up to a quarter
 
@@ -145,7 +146,7 @@ def trust(memory: Scorable) -> float:
     return SOURCE_TRUST.get(memory.source, DEFAULT_TRUST) * max(0.0, min(1.0, memory.confidence))
 
 
-def status_weight(memory: Memory, as_of: str | None) -> float:
+def status_weight(memory: Memory | SearchRow, as_of: str | None) -> float:
     if as_of and memory.status in ("superseded", "archived") and memory.ended_at and memory.ended_at > as_of:
         return STATUS_WEIGHT["active"]  # it was current at that time
     return STATUS_WEIGHT.get(memory.status, 0.5)
@@ -161,13 +162,13 @@ def relevance(strengths: Sequence[float | None]) -> float:
     return RELEVANCE_FLOOR + (1.0 - RELEVANCE_FLOOR) * best
 
 
-def matches_filter(m: Memory, flt: MemoryFilter) -> bool:
+def matches_filter(m: Memory | SearchRow, flt: MemoryFilter) -> bool:
     """Python twin of ``MemoryStore._filter_sql`` for candidates that come from the vector index."""
     if flt.types and m.type not in flt.types:
         return False
     if flt.file:
         f = flt.file.rstrip("/")
-        if m.anchor is None or not (m.anchor.file == f or m.anchor.file.startswith(f + "/")):
+        if m.file is None or not (m.file == f or m.file.startswith(f + "/")):
             return False
     if flt.since and m.created_at < flt.since:
         return False
@@ -231,12 +232,12 @@ def lexical_candidates(store: MemoryStore, query: str, flt: MemoryFilter, limit:
 
 def vector_candidates(
     store: MemoryStore, index: VectorIndex, qvec: np.ndarray, flt: MemoryFilter, limit: int
-) -> tuple[list[tuple[int, float]], dict[int, Memory]]:
-    """(num, cosine) best first, after filtering, and the memories loaded on the way."""
+) -> tuple[list[tuple[int, float]], dict[int, SearchRow]]:
+    """(num, cosine) best first, after filtering, and the rows loaded on the way."""
     raw = index.query(qvec, limit * VECTOR_OVERFETCH)
-    loaded = store.by_nums([n for n, _ in raw])
-    out = [(n, c) for n, c in raw if n in loaded and matches_filter(loaded[n], flt)]
-    return out[:limit], loaded
+    rows = store.search_rows([n for n, _ in raw])
+    out = [(n, c) for n, c in raw if n in rows and matches_filter(rows[n], flt)]
+    return out[:limit], rows
 
 
 def rank(
@@ -255,9 +256,9 @@ def rank(
         lex = lexical_candidates(store, query, params.flt, LEXICAL_CANDIDATES)
     t1 = clock()
     vec: list[tuple[int, float]] = []
-    loaded: dict[int, Memory] = {}
+    rows: dict[int, SearchRow] = {}
     if params.use_vector and index is not None and qvec is not None:
-        vec, loaded = vector_candidates(store, index, qvec, params.flt, VECTOR_CANDIDATES)
+        vec, rows = vector_candidates(store, index, qvec, params.flt, VECTOR_CANDIDATES)
     t2 = clock()
     lex_rank = {n: i + 1 for i, (n, _) in enumerate(lex)}
     vec_rank = {n: i + 1 for i, (n, _) in enumerate(vec)}
@@ -266,26 +267,32 @@ def rank(
     lex_strength = {n: (s / best_bm25 if best_bm25 < 0 else 0.0) for n, s in lex}
     best_cos = max((c for _, c in vec), default=0.0)
     vec_strength = {n: (c / best_cos if best_cos > 0 else 0.0) for n, c in vec}
-    missing = [n for n in lex_rank if n not in loaded]
+    missing = [n for n in lex_rank if n not in rows]
     if missing:
-        loaded.update(store.by_nums(missing))
-    scored: list[ScoredMemory] = []
+        rows.update(store.search_rows(missing))
+    scored: list[tuple[float, str, int]] = []
     for num in lex_rank.keys() | vec_rank.keys():
-        m = loaded.get(num)
-        if m is None:
+        r = rows.get(num)
+        if r is None:
             continue
-        lr, vr = lex_rank.get(num), vec_rank.get(num)
-        score = rrf((lr, vr)) * relevance((lex_strength.get(num), vec_strength.get(num)))
+        score = rrf((lex_rank.get(num), vec_rank.get(num)))
+        score *= relevance((lex_strength.get(num), vec_strength.get(num)))
         if params.use_temporal:
-            score *= temporal_factor(m, params.now, use_access=params.flt.as_of is None)
-        score *= trust(m) * status_weight(m, params.flt.as_of)
-        if params.file_boosts and m.anchor is not None:
-            score *= 1.0 + SESSION_BOOST * params.file_boosts.get(m.anchor.file, 0.0)
-        scored.append(ScoredMemory(m, score, lr, vr, cos.get(num)))
-    scored.sort(key=lambda h: (-h.score, h.memory.id))
-    head = scored[: params.k * 3]  # near-duplicates can only remove a few; don't fetch vectors for all
-    vectors = index.vectors([h.memory.num for h in head]) if index is not None else None
-    hits = dedupe(head, params.k, vectors)
+            score *= temporal_factor(r, params.now, use_access=params.flt.as_of is None)
+        score *= trust(r) * status_weight(r, params.flt.as_of)
+        if params.file_boosts and r.file is not None:
+            score *= 1.0 + SESSION_BOOST * params.file_boosts.get(r.file, 0.0)
+        scored.append((score, r.id, num))
+    scored.sort(key=lambda t: (-t[0], t[1]))
+    head = scored[: params.k * DEDUPE_HEAD]  # near-duplicates remove only a few: load and compare the head only
+    full = store.by_nums([num for _, _, num in head])
+    ranked = [
+        ScoredMemory(full[num], score, lex_rank.get(num), vec_rank.get(num), cos.get(num))
+        for score, _, num in head
+        if num in full
+    ]
+    vectors = index.vectors([h.memory.num for h in ranked]) if index is not None else None
+    hits = dedupe(ranked, params.k, vectors)
     timings.lexical_ms = (t1 - t0) * 1000
     timings.vector_ms = (t2 - t1) * 1000
     timings.rank_ms = (clock() - t2) * 1000
@@ -304,13 +311,11 @@ def baseline_rank(
 ) -> list[ScoredMemory]:
     """0.7·cosine + 0.2·normalised BM25 + 0.1·exp(−λ·age_hours), over the same candidates."""
     lex = lexical_candidates(store, query, flt, LEXICAL_CANDIDATES)
-    vec, loaded = vector_candidates(store, index, qvec, flt, VECTOR_CANDIDATES)
+    vec, _ = vector_candidates(store, index, qvec, flt, VECTOR_CANDIDATES)
     best = max((-s for _, s in lex), default=0.0)
     lex_norm = {n: (-s / best if best > 0 else 0.0) for n, s in lex}
     nums = lex_norm.keys() | {n for n, _ in vec}
-    missing = [n for n in nums if n not in loaded]
-    if missing:
-        loaded.update(store.by_nums(missing))
+    loaded = store.by_nums(list(nums))
     vectors = index.vectors(list(nums))
     out: list[ScoredMemory] = []
     for n in nums:

@@ -42,6 +42,7 @@ CURRENT_STATUSES = ("active", "stale", "orphaned")  # what search returns unless
 ANCHORED_STATUSES = ("active", "stale")  # what shows on a file: orphaned memories have lost their code
 SOURCES = ("user", "agent", "commit", "import")
 SQL_VARIABLE_CHUNK = 500  # stays far below SQLite's bound-parameter limit
+STATUS_OVERFETCH = 2  # lexical hits fetched per wanted one when statuses are checked after ranking
 
 EventKind = str
 
@@ -115,6 +116,11 @@ class Memory:
     tags: tuple[str, ...] = ()
     num: int = 0  # integer key shared with FTS and the vector index; 0 before insertion
 
+    @property
+    def file(self) -> str | None:
+        """The anchored file (None: workspace-wide)."""
+        return self.anchor.file if self.anchor else None
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
@@ -165,6 +171,24 @@ class AnchoredRef:
     created_at: str
     last_accessed_at: str | None
     access_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRow:
+    """What filtering and ranking search candidates reads; full rows are loaded for the best few only."""
+
+    num: int
+    id: str
+    type: str
+    file: str | None
+    source: str
+    confidence: float
+    status: str
+    created_at: str
+    last_accessed_at: str | None
+    access_count: int
+    ended_at: str | None
+    tags: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,7 +287,8 @@ CREATE INDEX memory_vectors_model ON memory_vectors (model_id, vec_id);
 MIGRATIONS: tuple[Migration, ...] = (Migration("m001_memories", M001),)
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"  # must match memory_fts in M001
 COMMON_TERM_FRACTION = 0.1  # a term in over 10% of memories has a BM25 weight near zero (recall_bench: no loss)
-MIN_KEPT_TERMS = 2  # when every term is common, search by the rarest two
+MIN_KEPT_TERMS = 2  # however common, the two rarest terms are always searched
+MATCH_ROW_BUDGET = 3000  # rows FTS5 may score per query: ~5 ms of BM25 on 2 cores (search budget: 50 ms)
 DOC_COUNT_TTL_S = 30.0  # the memory count only scales the cutoff: refreshing it twice a minute is plenty
 
 # BM25 column weights, in FTS column order (text, tags, file, symbol, terms)
@@ -464,10 +489,13 @@ class MemoryStore:
         self._stem_ready = True
 
     def selective_terms(self, terms: Sequence[str]) -> list[str]:
-        """Drop terms found in more than ``COMMON_TERM_FRACTION`` of memories while rarer ones remain.
+        """The query terms worth searching: rarest first, within a budget of rows for FTS5 to score.
 
-        BM25 gives such terms almost no weight, yet FTS5 scores every row they match: on 100k memories one
-        "return" or "model" costs tens of milliseconds and changes the ranking very little.
+        BM25 gives a term found in many memories almost no weight, yet FTS5 scores every row each term
+        matches: on 100k memories "return" or "model" costs tens of milliseconds and barely moves the
+        ranking. Terms in more than ``COMMON_TERM_FRACTION`` of memories are left out, then the rarest are
+        kept while their summed document frequency stays within ``MATCH_ROW_BUDGET`` (never fewer than
+        ``MIN_KEPT_TERMS``). On small stores nothing is left out; large ones trade common words for speed.
         """
         if len(terms) < 2:
             return list(terms)
@@ -490,11 +518,14 @@ class MemoryStore:
         # a term's frequency is at most that of its rarest token (a phrase needs all of them)
         freq = [min((df.get(st, 0) for st in stems.get(i, [])), default=0) for i in range(len(terms))]
         cutoff = COMMON_TERM_FRACTION * total
-        keep = [t for t, f in zip(terms, freq, strict=True) if f <= cutoff]
-        if not keep:  # every term is common: keep the rarest few so the search still means something
-            order = sorted(range(len(terms)), key=lambda i: freq[i])
-            keep = [terms[i] for i in sorted(order[:MIN_KEPT_TERMS])]
-        return keep
+        kept: set[int] = set()
+        spent = 0
+        for i in sorted(range(len(terms)), key=lambda i: freq[i]):
+            if len(kept) >= MIN_KEPT_TERMS and (freq[i] > cutoff or spent + freq[i] > MATCH_ROW_BUDGET):
+                break
+            kept.add(i)
+            spent += freq[i]
+        return [terms[i] for i in sorted(kept)]
 
     def _fts_doc_count(self) -> int:
         now = time.monotonic()
@@ -504,24 +535,36 @@ class MemoryStore:
         return self._doc_count
 
     def fts_candidates(self, match: str, flt: MemoryFilter, limit: int) -> list[tuple[int, float]]:
-        """(num, bm25) of the best lexical matches passing ``flt``; lower bm25 is better."""
+        """(num, bm25) of the best lexical matches passing ``flt``; lower bm25 is better.
+
+        With only a status filter (the usual search) the FTS index is ranked alone and statuses are checked
+        on the few rows returned: joining every match to ``memories`` first doubles the cost. Other filters,
+        or too many filtered out, take the joined query.
+        """
         where_bits, where_args = self._filter_sql(flt, "m")
-        extra = (" AND " + " AND ".join(where_bits)) if where_bits else ""
         weights = (BM25_TEXT_WEIGHT, BM25_TAGS_WEIGHT, BM25_FILE_WEIGHT, BM25_SYMBOL_WEIGHT, BM25_TERMS_WEIGHT)
+        status_only = flt == MemoryFilter(statuses=flt.statuses)
         with self._lock:
-            if not where_bits:
+            if not where_bits or status_only:
+                fetch = limit * STATUS_OVERFETCH if where_bits else limit
                 rows = self.conn.execute(
                     """SELECT rowid, bm25(memory_fts, ?, ?, ?, ?, ?) AS score FROM memory_fts
                        WHERE memory_fts MATCH ? ORDER BY score LIMIT ?""",
-                    (*weights, match, limit),
+                    (*weights, match, fetch),
                 ).fetchall()
-            else:
-                rows = self.conn.execute(
-                    f"""SELECT f.rowid, bm25(memory_fts, ?, ?, ?, ?, ?) AS score
-                        FROM memory_fts AS f JOIN memories AS m ON m.num = f.rowid
-                        WHERE memory_fts MATCH ?{extra} ORDER BY score LIMIT ?""",
-                    (*weights, match, *where_args, limit),
-                ).fetchall()
+                if not where_bits:
+                    return [(int(r[0]), float(r[1])) for r in rows]
+                status = self.status_of_nums([int(r[0]) for r in rows])
+                passed = [(int(r[0]), float(r[1])) for r in rows if status.get(int(r[0])) in flt.statuses]
+                if len(passed) >= limit or len(rows) < fetch:
+                    return passed[:limit]
+            extra = " AND " + " AND ".join(where_bits)
+            rows = self.conn.execute(
+                f"""SELECT f.rowid, bm25(memory_fts, ?, ?, ?, ?, ?) AS score
+                    FROM memory_fts AS f JOIN memories AS m ON m.num = f.rowid
+                    WHERE memory_fts MATCH ?{extra} ORDER BY score LIMIT ?""",
+                (*weights, match, *where_args, limit),
+            ).fetchall()
         return [(int(r[0]), float(r[1])) for r in rows]
 
     def anchored_to_files(self, files: Sequence[str], statuses: Sequence[str] = ANCHORED_STATUSES) -> list[Memory]:
@@ -866,6 +909,20 @@ class MemoryStore:
                 (model_id, limit),
             ).fetchall()
         return [(int(r[0]), str(r[1])) for r in rows]
+
+    def search_rows(self, nums: Sequence[int]) -> dict[int, SearchRow]:
+        out: dict[int, SearchRow] = {}
+        with self._lock:
+            for part in _chunks(list(nums)):
+                for r in self.conn.execute(
+                    f"""SELECT num, id, type, file, source, confidence, status, created_at, last_accessed_at,
+                          access_count, ended_at, tags
+                        FROM memories WHERE num IN ({_placeholders(len(part))})""",
+                    tuple(part),
+                ):
+                    tags = () if r[11] == "[]" else tuple(json.loads(r[11]))
+                    out[int(r[0])] = SearchRow(*tuple(r)[:11], tags)  # type: ignore[arg-type]
+        return out
 
     def status_of_nums(self, nums: Sequence[int]) -> dict[int, str]:
         out: dict[int, str] = {}

@@ -6,6 +6,7 @@ import os
 import shutil
 from pathlib import Path
 
+import psutil
 import pytest
 
 from hindsight import paths
@@ -179,3 +180,61 @@ def test_corrupt_index_db_is_rebuilt(ws: Path) -> None:
     with Indexer(ws, Settings()) as ix:
         assert ix.index().parsed == len(FILES)
     assert list(db.parent.glob("index.db.corrupt-*"))
+
+
+def many_files(ws: Path, count: int) -> list[str]:
+    """``count`` small real Python files, enough that a pool still has batches pending after its first."""
+    source = (ws / "app/reports.py").read_text(encoding="utf-8")
+    for i in range(count):
+        (ws / f"gen/mod_{i:03}.py").parent.mkdir(exist_ok=True)
+        (ws / f"gen/mod_{i:03}.py").write_text(source.replace("def ", f"def v{i}_"), encoding="utf-8")
+    return [f"gen/mod_{i:03}.py" for i in range(count)]
+
+
+def test_a_worker_killed_mid_run_costs_no_file(
+    ws: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    many_files(ws, 200)
+    with Indexer(ws, Settings(), db_path=ws.parent / "inproc.db") as ix:
+        ix.index()
+        expected = {rel: [c.content_hash for c in ix.chunks_for(rel)] for rel in ix.files()}
+    monkeypatch.setattr(indexer_module, "IN_PROCESS_MAX_FILES", 0)
+    monkeypatch.setattr(indexer_module, "BATCH_FILES", 10)
+    settings = Settings()
+    settings.index.workers = 2
+    me = psutil.Process()
+    killed: list[int] = []
+
+    def kill_a_worker(done: int, total: int) -> None:
+        if done and not killed:  # as the OOM killer would: SIGKILL, no chance to clean up
+            workers = [p for p in me.children(recursive=True) if p.ppid() != me.pid]  # forkserver's children
+            workers[0].kill()
+            killed.append(workers[0].pid)
+
+    with Indexer(ws, settings, db_path=ws.parent / "pool.db") as ix:
+        report = ix.index(progress=kill_a_worker)
+        assert killed and "a parser process died" in caplog.text
+        assert report.skipped == {} and report.parsed == len(expected)
+        assert {rel: [c.content_hash for c in ix.chunks_for(rel)] for rel in ix.files()} == expected
+
+
+def test_files_swapped_between_scan_and_read_cost_only_themselves(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    generated = many_files(ws, 40)
+    monkeypatch.setattr(indexer_module, "IN_PROCESS_MAX_FILES", 0)
+    monkeypatch.setattr(indexer_module, "BATCH_FILES", 8)
+    settings = Settings()
+    settings.index.workers = 2
+
+    def swap(done: int, total: int) -> None:
+        if done == 0:  # after the scan, before any read
+            (ws / generated[0]).unlink()
+            (ws / generated[1]).unlink()
+            os.mkfifo(ws / generated[1])  # opening it blocking would hang the worker forever
+            (ws / generated[2]).unlink()
+            (ws / generated[2]).mkdir()
+
+    with Indexer(ws, settings) as ix:
+        report = ix.index(progress=swap)
+        assert report.skipped == {generated[1]: "unreadable", generated[2]: "unreadable"}
+        assert report.parsed == len(FILES) + len(generated) - 3
+        assert generated[0] not in ix.files() and ix.chunks_for(generated[3])

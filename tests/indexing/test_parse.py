@@ -6,8 +6,11 @@ so adding a language adds a folder and these tests cover it.
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import itertools
 import json
+import math
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from functools import cache
@@ -15,10 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from hindsight.indexing import parse as parse_module
 from hindsight.indexing.languages import language_for_path
 from hindsight.indexing.parse import MAX_CHUNK_BYTES, MAX_CHUNK_LINES, parse_source
-from hindsight.indexing.records import FileParse
+from hindsight.indexing.records import Chunk, FileParse
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FIXTURE_NAMES = sorted(p.name for p in FIXTURES.iterdir() if (p / "expected.json").is_file())
@@ -186,3 +192,92 @@ def test_oversized_class_is_cut_between_its_methods() -> None:
     assert len(parts) >= 2
     assert all(p.text.startswith("    def ") for p in parts[1:]), [p.text[:20] for p in parts]
     assert {c.symbol for c in chunks if c.part == 0} == {"Big"} | {f"Big.m{i}" for i in range(90)}
+
+
+def reference_split(
+    whole: Chunk, data: bytes, line_count: int, max_lines: int = MAX_CHUNK_LINES, max_bytes: int = MAX_CHUNK_BYTES
+) -> list[Chunk]:
+    """The splitter as first written (quadratic: re-measures lines per part); the fast one must agree."""
+    n_parts = max(math.ceil(line_count / max_lines), math.ceil(len(data) / max_bytes))
+    target_lines = math.ceil(line_count / n_parts)
+    lines = data.split(b"\n")
+    lines = [line + b"\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
+    parts: list[Chunk] = []
+    offset = i = 0
+    while i < len(lines):
+        j, size = i, 0
+        while j < len(lines) and j - i < target_lines and (j == i or size + len(lines[j]) <= max_bytes):
+            size += len(lines[j])
+            j += 1
+        if j < len(lines):
+            best, best_key = j, None
+            for k in range(j, i + max(1, (j - i) // 2) - 1, -1):
+                text = lines[k].rstrip()
+                if not text:
+                    continue
+                key = (len(text) - len(text.lstrip()), bool(lines[k - 1].strip()))
+                if best_key is None or key < best_key:
+                    best, best_key = k, key
+            j = best
+        piece = b"".join(lines[i:j])
+        parts.append(dataclasses.replace(
+            whole, start_line=whole.start_line + i, end_line=whole.start_line + j - 1,
+            start_byte=whole.start_byte + offset, end_byte=whole.start_byte + offset + len(piece),
+            content_hash=hashlib.blake2b(piece, digest_size=16).hexdigest(), text=piece.decode("utf-8", "replace"),
+            part=len(parts) + 1,
+        ))
+        offset += len(piece)
+        i = j
+    return parts
+
+
+def assert_split_matches_reference(prefix: bytes, body: bytes, start_line: int) -> None:
+    source = prefix + body
+    start, end = len(prefix), len(source)
+    line_count = body.count(b"\n") + (0 if body.endswith(b"\n") else 1)  # as tree-sitter's points give it
+    whole = Chunk(symbol="f", kind="function", start_line=start_line, end_line=start_line + line_count - 1,
+                  start_byte=start, end_byte=end, signature="def f", content_hash="", text="")
+    fast = parse_module._split(whole, parse_module._Source(source), line_count)
+    assert fast == reference_split(whole, body, line_count)
+
+
+LINE = st.tuples(
+    st.sampled_from(["", " ", "    ", "        ", "\t", " \t", "\x0c"]),  # indentation, as bytes.strip sees it
+    st.text(alphabet="ab(): =#é→\r\x0b", max_size=90),
+    st.sampled_from([0, 0, 0, 400, 3000]),  # now and then a very long line, to hit the byte limit
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(lines=st.lists(LINE, min_size=1, max_size=900), prefix=st.sampled_from([b"", b"x = 1\n", b"class A:\n    "]),
+       final_newline=st.booleans())
+def test_fast_splitter_yields_the_parts_of_the_reference_splitter(
+    lines: list[tuple[str, str, int]], prefix: bytes, final_newline: bool
+) -> None:
+    body = "\n".join(indent + text + "y" * extra for indent, text, extra in lines) + ("\n" if final_newline else "")
+    assert_split_matches_reference(prefix, body.encode(), start_line=prefix.count(b"\n") + 1)
+
+
+SMALL_LINES, SMALL_BYTES = 7, 260  # limits small enough that fixture definitions split several times
+
+
+def test_fast_splitter_agrees_on_real_code_of_every_fixture(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parse_module, "MAX_CHUNK_LINES", SMALL_LINES)
+    monkeypatch.setattr(parse_module, "MAX_CHUNK_BYTES", SMALL_BYTES)
+    checked = 0
+    for name in FIXTURE_NAMES:
+        for rel, data in fixture_files(name).items():
+            if not language_for_path(rel):
+                continue
+            chunks = parse(rel, data).chunks
+            for chunk in chunks:
+                if chunk.part:
+                    continue
+                body = data[chunk.start_byte : chunk.end_byte]
+                line_count = chunk.end_line - chunk.start_line + 1
+                split = [c for c in chunks if c.symbol == chunk.symbol and c.part]
+                expected_parts = (reference_split(chunk, body, line_count, SMALL_LINES, SMALL_BYTES)
+                                  if line_count > SMALL_LINES or len(body) > SMALL_BYTES else [])
+                assert split == expected_parts, (rel, chunk.symbol)
+                checked += len(split)
+    assert checked > 40  # parts compared across the languages' fixtures

@@ -198,5 +198,5 @@ def test_lookup_paths_normalise_without_escaping(tmp_path: Path) -> None:
         assert engine.lookup_path(root / "a" / "b.py") == "a/b.py"
         assert engine.lookup_path("a/../a/b.py") == "a/b.py"
         for outside in ("../x.py", "a/../../x.py", str(tmp_path / "x.py"), "/etc/passwd", "."):
-            with pytest.raises(ValueError, match="outside the workspace|the workspace itself"):
+            with pytest.raises(ValueError, match=r"outside the workspace|the workspace itself"):
                 engine.lookup_path(outside)

@@ -42,6 +42,7 @@ WORDS = (
 )  # fmt: skip
 WORKSPACE_FILES = 120  # enough that indexing takes long enough for kills to land inside it
 MUTATIONS = 15  # files rewritten / added / deleted between index iterations
+ORPHAN_GRACE_S = 3.0  # a child still alive this long after its parent died is an orphan, not a straggler
 REQUEST_WAIT_S = 120.0  # a hung server fails the iteration instead of blocking the suite
 
 
@@ -203,9 +204,15 @@ def group_members(pgid: int) -> list[int]:
     return members
 
 
-def reap_group(pgid: int) -> int:
-    """Count what is left of the group we started, then SIGKILL it. Returns the count."""
-    left = group_members(pgid)
+def reap_group(pgid: int, grace_s: float = ORPHAN_GRACE_S) -> int:
+    """Count what is left of the group we started once ``grace_s`` has passed, then SIGKILL it.
+
+    Workers of a process that exited normally leave by themselves within moments; only those still
+    there after the grace period are orphans. Returns their count.
+    """
+    deadline = time.monotonic() + grace_s
+    while (left := group_members(pgid)) and time.monotonic() < deadline:
+        time.sleep(0.05)  # processes leaving cannot be awaited from outside their family
     if left:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(pgid, signal.SIGKILL)

@@ -19,7 +19,7 @@ import pytest
 
 from hindsight.memory.engine import MemoryEngine
 from hindsight.memory.store import MemoryDatabaseCorruptError
-from tests.reliability import crash
+from tests.reliability import crash, lsp
 
 ITERATIONS = int(os.environ.get("HINDSIGHT_CRASH_ITERATIONS", "9"))
 ORPHAN_GRACE_S = 5.0  # how long workers get to notice their parent died before they count as leaked
@@ -127,3 +127,17 @@ def test_damaged_memory_database_is_refused_untouched_by_cli_and_engine(workspac
     assert str(db) in done.stderr and "untouched" in done.stderr
     assert sha(db) == before
     assert sorted(p.name for p in db.parent.iterdir() if p.name.startswith("memory.db")) == ["memory.db"]
+
+
+async def test_damaged_memory_database_is_reported_by_the_server_untouched(workspace: Path) -> None:
+    _engine_with_memories(workspace, 2)
+    db = crash.workspace_data(workspace) / "memory.db"
+    with open(db, "r+b") as f:
+        f.write(b"garbage where the SQLite header was")
+    before = sha(db)
+    async with lsp.server(workspace, options={"embedder": {"enabled": False}}) as client:
+        with pytest.raises(Exception, match="unavailable"):
+            await lsp.command(client, "hindsight.search", {"query": "lesson"})
+        shown = " ".join(m.message for m in client.messages)
+    assert str(db) in shown and "untouched" in shown
+    assert sha(db) == before
