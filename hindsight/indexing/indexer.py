@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from hindsight import paths
 from hindsight.config import IndexSettings, Settings
-from hindsight.indexing.languages import all_languages, language_for_path
+from hindsight.indexing.languages import language_for_path
 from hindsight.indexing.parse import ParsedFile, parse_file
 from hindsight.indexing.records import Import
 from hindsight.indexing.resolve import ImportResolver
@@ -119,10 +119,14 @@ class Indexer:
         self.root = Path(root).resolve()
         self.settings = settings.index if isinstance(settings, Settings) else settings
         self.store = IndexStore(db_path or paths.workspace_dir(self.root) / "index.db")
-        extensions = frozenset(ext for spec in all_languages() for ext in spec.extensions)
+        claimed: dict[str, bool] = {}  # extension -> a language with a working grammar claims it
 
         def wanted(rel: str) -> bool:  # as language_for_path decides, without a path object per file
-            return os.path.splitext(rel)[1].lower() in extensions
+            ext = os.path.splitext(rel)[1].lower()
+            known = claimed.get(ext)
+            if known is None:  # checks (and compiles) only the languages the workspace has: ~0.25 s for all
+                known = claimed[ext] = language_for_path("x" + ext) is not None if ext else False
+            return known
 
         self.scanner = Scanner(self.root, self.settings, want=wanted)
         self._records = self.store.files()

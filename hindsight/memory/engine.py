@@ -737,18 +737,22 @@ class MemoryEngine:
         top = list(deps.items())[: retrieval.MAX_NEIGHBOUR_FILES]
         peak = max((w for _, w in top), default=0.0)
         dep_w = {d: w / peak for d, w in top if peak > 0}
-        refs = self.store.anchored_refs([rel, *dep_w])
+        verdict: dict[str, bool] = {}  # symbol -> does the file use it (many memories share a symbol)
+
+        def keep(file: str, symbol: str | None) -> bool:
+            if file == rel or symbol is None:
+                return True
+            if symbol not in verdict:
+                used = self._idents_used(rel)
+                verdict[symbol] = any(part in used for part in symbol.split("."))
+            return verdict[symbol]
+
         candidates: list[retrieval.ProactiveCandidate] = []
-        used: frozenset[str] | None = None
-        for r in refs:
+        for r in self.store.anchored_refs([rel, *dep_w], keep=keep):
             if r.file == rel:
                 candidates.append(retrieval.ProactiveCandidate(r, "file"))
-            elif r.symbol is None:
-                candidates.append(retrieval.ProactiveCandidate(r, "dependency", dep_w[r.file], False))
             else:
-                used = self._idents_used(rel) if used is None else used
-                if any(part in used for part in r.symbol.split(".")):
-                    candidates.append(retrieval.ProactiveCandidate(r, "dependency", dep_w[r.file], True))
+                candidates.append(retrieval.ProactiveCandidate(r, "dependency", dep_w[r.file], r.symbol is not None))
         top = retrieval.proactive_rank(candidates, now, limit)
         full = self.store.by_nums([c.ref.num for c, _ in top])
         shown = self.session.shown()

@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 RRF_K = 60  # standard; flattens rank differences past the first few
 LEXICAL_CANDIDATES = 100  # BM25 list depth fed to fusion: deeper adds noise more than recall
 VECTOR_CANDIDATES = 100  # hnsw list depth fed to fusion
-VECTOR_OVERFETCH = 2  # hnsw holds superseded/archived memories too: fetch extra, filter by status in SQL
+VECTOR_OVERFETCH = 2  # hnsw holds superseded/archived memories too: fetch extra, filter by status after
+LEXICAL_OVERFETCH = 2  # likewise for BM25 hits ranked without a join
 
 # RRF keeps only ranks, so a weak match at rank 2 looks almost as good as a perfect one at rank 1; scaling
 # by how strong the match is (relative to the best candidate) keeps recency from lifting weak matches
@@ -72,7 +73,7 @@ NEIGHBOUR_WEIGHT = 0.5  # a dependency's memory matters, but less than the file'
 NEIGHBOUR_FILE_WIDE_WEIGHT = 0.6  # of that: a dependency's file-wide memory is vaguer than one on a used symbol
 SYMBOL_ANCHOR_WEIGHT = 1.0
 FILE_ANCHOR_WEIGHT = 0.9  # file-wide memories are less specific than symbol ones
-MAX_NEIGHBOUR_FILES = 24  # dependencies considered on open: enough for real files, bounded for latency
+MAX_NEIGHBOUR_FILES = 16  # strongest dependencies considered on open: the rest add noise and latency
 SECONDS_PER_DAY = 86400.0
 
 
@@ -223,11 +224,26 @@ class SearchParams:
     file_boosts: Mapping[str, float] = field(default_factory=dict)  # session personalization: file → [0, 1]
 
 
-def lexical_candidates(store: MemoryStore, query: str, flt: MemoryFilter, limit: int) -> list[tuple[int, float]]:
+def lexical_candidates(
+    store: MemoryStore, query: str, flt: MemoryFilter, limit: int
+) -> tuple[list[tuple[int, float]], dict[int, SearchRow]]:
+    """(num, bm25) best first, after filtering, and the rows loaded on the way.
+
+    With only a status filter (the usual search) FTS5 ranks alone and statuses are checked on the rows
+    returned: joining every match to ``memories`` first doubles the cost. Other filters, or too many
+    rows filtered out, take the joined query.
+    """
     match = match_terms(store.selective_terms(query_terms(query)))
     if match is None:
-        return []
-    return store.fts_candidates(match, flt, limit)
+        return [], {}
+    if flt == MemoryFilter(statuses=flt.statuses):
+        fetch = limit * LEXICAL_OVERFETCH
+        ranked = store.fts_ranked(match, fetch)
+        rows = store.search_rows([n for n, _ in ranked])
+        passed = [(n, s) for n, s in ranked if n in rows and matches_filter(rows[n], flt)]
+        if len(passed) >= limit or len(ranked) < fetch:
+            return passed[:limit], rows
+    return store.fts_candidates(match, flt, limit), {}
 
 
 def vector_candidates(
@@ -252,13 +268,14 @@ def rank(
     timings = SearchTimings()
     t0 = clock()
     lex: list[tuple[int, float]] = []
+    rows: dict[int, SearchRow] = {}
     if params.use_lexical:
-        lex = lexical_candidates(store, query, params.flt, LEXICAL_CANDIDATES)
+        lex, rows = lexical_candidates(store, query, params.flt, LEXICAL_CANDIDATES)
     t1 = clock()
     vec: list[tuple[int, float]] = []
-    rows: dict[int, SearchRow] = {}
     if params.use_vector and index is not None and qvec is not None:
-        vec, rows = vector_candidates(store, index, qvec, params.flt, VECTOR_CANDIDATES)
+        vec, vec_rows = vector_candidates(store, index, qvec, params.flt, VECTOR_CANDIDATES)
+        rows.update(vec_rows)
     t2 = clock()
     lex_rank = {n: i + 1 for i, (n, _) in enumerate(lex)}
     vec_rank = {n: i + 1 for i, (n, _) in enumerate(vec)}
@@ -310,7 +327,7 @@ def baseline_rank(
     store: MemoryStore, index: VectorIndex, query: str, qvec: np.ndarray, k: int, flt: MemoryFilter, now: float
 ) -> list[ScoredMemory]:
     """0.7·cosine + 0.2·normalised BM25 + 0.1·exp(−λ·age_hours), over the same candidates."""
-    lex = lexical_candidates(store, query, flt, LEXICAL_CANDIDATES)
+    lex, _ = lexical_candidates(store, query, flt, LEXICAL_CANDIDATES)
     vec, _ = vector_candidates(store, index, qvec, flt, VECTOR_CANDIDATES)
     best = max((-s for _, s in lex), default=0.0)
     lex_norm = {n: (-s / best if best > 0 else 0.0) for n, s in lex}

@@ -23,7 +23,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -42,7 +42,7 @@ CURRENT_STATUSES = ("active", "stale", "orphaned")  # what search returns unless
 ANCHORED_STATUSES = ("active", "stale")  # what shows on a file: orphaned memories have lost their code
 SOURCES = ("user", "agent", "commit", "import")
 SQL_VARIABLE_CHUNK = 500  # stays far below SQLite's bound-parameter limit
-STATUS_OVERFETCH = 2  # lexical hits fetched per wanted one when statuses are checked after ranking
+CACHE_KIB = 32_768  # page cache per connection: keeps the indexes of ~100k memories in memory (default is 2 MB)
 
 EventKind = str
 
@@ -284,12 +284,23 @@ CREATE TABLE memory_vectors (
 CREATE INDEX memory_vectors_model ON memory_vectors (model_id, vec_id);
 """
 
-MIGRATIONS: tuple[Migration, ...] = (Migration("m001_memories", M001),)
+# the file-open lookup reads only these columns: a covering index answers it without touching the table
+M002 = """
+CREATE INDEX memories_anchor_cover ON memories (
+  file, status, symbol, type, source, confidence, created_at, last_accessed_at, access_count, num, id
+);
+"""
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration("m001_memories", M001),
+    Migration("m002_anchor_covering_index", M002),
+)
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"  # must match memory_fts in M001
 COMMON_TERM_FRACTION = 0.1  # a term in over 10% of memories has a BM25 weight near zero (recall_bench: no loss)
 MIN_KEPT_TERMS = 2  # however common, the two rarest terms are always searched
 MATCH_ROW_BUDGET = 3000  # rows FTS5 may score per query: ~5 ms of BM25 on 2 cores (search budget: 50 ms)
-DOC_COUNT_TTL_S = 30.0  # the memory count only scales the cutoff: refreshing it twice a minute is plenty
+DOC_COUNT_TTL_S = 30.0  # counts only steer pruning: refreshing them twice a minute is plenty
+STEM_CACHE_SIZE = 50_000  # distinct query words remembered (a few MB at most); cleared when full
 
 # BM25 column weights, in FTS column order (text, tags, file, symbol, terms)
 BM25_TEXT_WEIGHT = 1.0  # the memory itself
@@ -343,10 +354,14 @@ class MemoryStore:
         self._lock = threading.RLock()
         self._depth = 0
         self._stem_ready = False
+        self._stem_cache: dict[str, list[str]] = {}
+        self._df_cache: dict[str, int] = {}
+        self._df_at = -DOC_COUNT_TTL_S
         self._doc_count = 0
         self._doc_count_at = -DOC_COUNT_TTL_S
         try:
             self.conn = connect(self.path)
+            self.conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
             migrate(self.conn, MIGRATIONS, what=f"memory database {self.path}")
             self.conn.execute("SELECT count(*) FROM memories").fetchone()
         except sqlite3.DatabaseError as exc:
@@ -500,23 +515,12 @@ class MemoryStore:
         if len(terms) < 2:
             return list(terms)
         with self._lock:
-            self._ensure_stem_tables()
-            self.conn.execute("""DELETE FROM temp.query_stems""")
-            self.conn.executemany(
-                """INSERT INTO temp.query_stems (rowid, t) VALUES (?, ?)""", [(i + 1, t) for i, t in enumerate(terms)]
-            )
-            stems: dict[int, list[str]] = {}
-            for term, doc in self.conn.execute("""SELECT term, doc FROM temp.query_stems_v"""):
-                stems.setdefault(int(doc) - 1, []).append(str(term))
-            every = sorted({st for group in stems.values() for st in group})
-            df = dict(
-                self.conn.execute(
-                    f"""SELECT term, doc FROM temp.memory_fts_v WHERE term IN ({_placeholders(len(every))})""", every
-                ).fetchall()
-            ) if every else {}  # fmt: skip
+            stems = self._stems(terms)
+            every = sorted({st for group in stems for st in group})
+            df = self._doc_freqs(every)
             total = self._fts_doc_count()
         # a term's frequency is at most that of its rarest token (a phrase needs all of them)
-        freq = [min((df.get(st, 0) for st in stems.get(i, [])), default=0) for i in range(len(terms))]
+        freq = [min((df.get(st, 0) for st in stems[i]), default=0) for i in range(len(terms))]
         cutoff = COMMON_TERM_FRACTION * total
         kept: set[int] = set()
         spent = 0
@@ -527,6 +531,42 @@ class MemoryStore:
             spent += freq[i]
         return [terms[i] for i in sorted(kept)]
 
+    def _stems(self, terms: Sequence[str]) -> list[list[str]]:
+        """The FTS tokens of each term (cached: a word always stems the same way). Caller holds the lock."""
+        todo = [t for t in dict.fromkeys(terms) if t not in self._stem_cache]
+        if todo:
+            self._ensure_stem_tables()
+            self.conn.execute("""DELETE FROM temp.query_stems""")
+            self.conn.executemany(
+                """INSERT INTO temp.query_stems (rowid, t) VALUES (?, ?)""", [(i + 1, t) for i, t in enumerate(todo)]
+            )
+            found: dict[int, list[str]] = {}
+            for term, doc in self.conn.execute("""SELECT term, doc FROM temp.query_stems_v ORDER BY doc, offset"""):
+                found.setdefault(int(doc) - 1, []).append(str(term))
+            if len(self._stem_cache) > STEM_CACHE_SIZE:
+                self._stem_cache.clear()
+            for i, t in enumerate(todo):
+                self._stem_cache[t] = found.get(i, [])
+        return [self._stem_cache[t] for t in terms]
+
+    def _doc_freqs(self, stems: Sequence[str]) -> dict[str, int]:
+        """Memories holding each stem; cached for ``DOC_COUNT_TTL_S`` (only pruning reads it). Caller holds the lock."""
+        now = time.monotonic()
+        if now - self._df_at > DOC_COUNT_TTL_S or len(self._df_cache) > STEM_CACHE_SIZE:
+            self._df_cache.clear()
+            self._df_at = now
+        todo = [st for st in stems if st not in self._df_cache]
+        if todo:
+            self._ensure_stem_tables()
+            rows = dict(
+                self.conn.execute(
+                    f"""SELECT term, doc FROM temp.memory_fts_v WHERE term IN ({_placeholders(len(todo))})""", todo
+                ).fetchall()
+            )
+            for st in todo:
+                self._df_cache[st] = int(rows.get(st, 0))
+        return {st: self._df_cache[st] for st in stems}
+
     def _fts_doc_count(self) -> int:
         now = time.monotonic()
         if now - self._doc_count_at > DOC_COUNT_TTL_S:
@@ -534,35 +574,28 @@ class MemoryStore:
             self._doc_count_at = now
         return self._doc_count
 
-    def fts_candidates(self, match: str, flt: MemoryFilter, limit: int) -> list[tuple[int, float]]:
-        """(num, bm25) of the best lexical matches passing ``flt``; lower bm25 is better.
-
-        With only a status filter (the usual search) the FTS index is ranked alone and statuses are checked
-        on the few rows returned: joining every match to ``memories`` first doubles the cost. Other filters,
-        or too many filtered out, take the joined query.
-        """
-        where_bits, where_args = self._filter_sql(flt, "m")
+    def fts_ranked(self, match: str, limit: int) -> list[tuple[int, float]]:
+        """(num, bm25) of the best lexical matches, no filter (callers check statuses on these few rows)."""
         weights = (BM25_TEXT_WEIGHT, BM25_TAGS_WEIGHT, BM25_FILE_WEIGHT, BM25_SYMBOL_WEIGHT, BM25_TERMS_WEIGHT)
-        status_only = flt == MemoryFilter(statuses=flt.statuses)
         with self._lock:
-            if not where_bits or status_only:
-                fetch = limit * STATUS_OVERFETCH if where_bits else limit
-                rows = self.conn.execute(
-                    """SELECT rowid, bm25(memory_fts, ?, ?, ?, ?, ?) AS score FROM memory_fts
-                       WHERE memory_fts MATCH ? ORDER BY score LIMIT ?""",
-                    (*weights, match, fetch),
-                ).fetchall()
-                if not where_bits:
-                    return [(int(r[0]), float(r[1])) for r in rows]
-                status = self.status_of_nums([int(r[0]) for r in rows])
-                passed = [(int(r[0]), float(r[1])) for r in rows if status.get(int(r[0])) in flt.statuses]
-                if len(passed) >= limit or len(rows) < fetch:
-                    return passed[:limit]
-            extra = " AND " + " AND ".join(where_bits)
+            rows = self.conn.execute(
+                """SELECT rowid, bm25(memory_fts, ?, ?, ?, ?, ?) AS score FROM memory_fts
+                   WHERE memory_fts MATCH ? ORDER BY score LIMIT ?""",
+                (*weights, match, limit),
+            ).fetchall()
+        return [(int(r[0]), float(r[1])) for r in rows]
+
+    def fts_candidates(self, match: str, flt: MemoryFilter, limit: int) -> list[tuple[int, float]]:
+        """(num, bm25) of the best lexical matches passing ``flt`` (joined in SQL); lower bm25 is better."""
+        where_bits, where_args = self._filter_sql(flt, "m")
+        if not where_bits:
+            return self.fts_ranked(match, limit)
+        weights = (BM25_TEXT_WEIGHT, BM25_TAGS_WEIGHT, BM25_FILE_WEIGHT, BM25_SYMBOL_WEIGHT, BM25_TERMS_WEIGHT)
+        with self._lock:
             rows = self.conn.execute(
                 f"""SELECT f.rowid, bm25(memory_fts, ?, ?, ?, ?, ?) AS score
                     FROM memory_fts AS f JOIN memories AS m ON m.num = f.rowid
-                    WHERE memory_fts MATCH ?{extra} ORDER BY score LIMIT ?""",
+                    WHERE memory_fts MATCH ? AND {" AND ".join(where_bits)} ORDER BY score LIMIT ?""",
                 (*weights, match, *where_args, limit),
             ).fetchall()
         return [(int(r[0]), float(r[1])) for r in rows]
@@ -583,23 +616,31 @@ class MemoryStore:
                 ]
         return out
 
-    def anchored_refs(self, files: Sequence[str], statuses: Sequence[str] = ANCHORED_STATUSES) -> list[AnchoredRef]:
-        """Light rows of the memories anchored to ``files`` (the file-open path: no text, no tags)."""
+    def anchored_refs(
+        self,
+        files: Sequence[str],
+        statuses: Sequence[str] = ANCHORED_STATUSES,
+        *,
+        keep: Callable[[str, str | None], bool] | None = None,
+    ) -> list[AnchoredRef]:
+        """Light rows of the memories anchored to ``files`` (the file-open path: no text, no tags).
+
+        ``keep(file, symbol)`` drops rows before they become objects (most neighbour rows are dropped).
+        """
         if not files:
             return []
         out: list[AnchoredRef] = []
         with self._lock:
             for part in _chunks(list(files)):
-                out += [
-                    AnchoredRef(*r)
-                    for r in self.conn.execute(
-                        f"""SELECT num, id, type, file, symbol, source, confidence, status, created_at,
-                              last_accessed_at, access_count
-                            FROM memories WHERE file IN ({_placeholders(len(part))})
-                              AND status IN ({_placeholders(len(statuses))})""",
-                        (*part, *statuses),
-                    )
-                ]
+                cur = self.conn.execute(
+                    f"""SELECT num, id, type, file, symbol, source, confidence, status, created_at,
+                          last_accessed_at, access_count
+                        FROM memories WHERE file IN ({_placeholders(len(part))})
+                          AND status IN ({_placeholders(len(statuses))})""",
+                    (*part, *statuses),
+                )
+                cur.row_factory = None  # plain tuples: this loop runs over hundreds of rows per file open
+                out += [AnchoredRef(*r) for r in cur if keep is None or keep(r[3], r[4])]
         return out
 
     def workspace_wide(self, statuses: Sequence[str] = CURRENT_STATUSES, *, limit: int = 1000) -> list[Memory]:

@@ -7,6 +7,7 @@ SQLite.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import threading
@@ -59,6 +60,7 @@ def to_iso(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+@functools.lru_cache(maxsize=262_144)  # ranking parses the same timestamps on every search: parse each once
 def from_iso(text: str) -> float:
     """Epoch seconds from an ISO-8601 date or date-time; naive values are taken as UTC.
 

@@ -189,3 +189,27 @@ def test_reopening_keeps_every_memory(tmp_path: Path) -> None:
     s = MemoryStore(path)
     assert sorted(m.id for m in s.iter_all()) == sorted(ids)
     s.close()
+
+
+def test_an_older_database_is_upgraded_keeping_its_memories(tmp_path: Path) -> None:
+    from hindsight.memory.store import MIGRATIONS
+    from hindsight.sqlite import connect, migrate
+
+    path = tmp_path / "memory.db"
+    conn = connect(path)
+    migrate(conn, MIGRATIONS[:1], what="memory database")  # as the first release left it
+    conn.execute(
+        """INSERT INTO memories (id, type, text, file, source, confidence, created_at, updated_at, status)
+           VALUES (?, 'gotcha', 'written by an older Hindsight', 'a.py', 'user', 1.0, ?, ?, 'active')""",
+        (new_id(T0), to_iso(T0), to_iso(T0)),
+    )
+    conn.close()
+    s = MemoryStore(path)
+    try:
+        names = [r[0] for r in s.conn.execute("SELECT name FROM _migrations ORDER BY rowid")]
+        assert names == [m.name for m in MIGRATIONS]
+        assert [m.text for m in s.iter_all()] == ["written by an older Hindsight"]
+        assert search(s, "older") == ["written by an older Hindsight"]
+        assert [r.file for r in s.anchored_refs(["a.py"])] == ["a.py"]
+    finally:
+        s.close()
