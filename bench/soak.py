@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))  # the LSP helpers live with the reliability tests
 
 WAIT_S = 30.0  # no answer in this long: the server is hung (counted as an error; the run stops)
 RSS_SAMPLE_S = 1.0  # how often the server's memory is sampled for the peak
+RSS_TIMELINE_S = 10.0  # how often a sample is kept for the growth curve
 
 
 class Soak:
@@ -151,10 +152,17 @@ async def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         started = time.monotonic()
         deadline = started + args.seconds
 
+        timeline: list[float] = []  # RSS every RSS_TIMELINE_S: a plateau is a cache, a slope is a leak
+
         async def sample() -> None:
             nonlocal peak
+            n = 0
             while time.monotonic() < deadline and soak.hung_after is None:
-                peak = max(peak, server.memory_info().rss)
+                rss = server.memory_info().rss
+                peak = max(peak, rss)
+                if n % int(RSS_TIMELINE_S / RSS_SAMPLE_S) == 0:
+                    timeline.append(round(rss / (1024 * 1024), 1))
+                n += 1
                 await asyncio.sleep(RSS_SAMPLE_S)  # a sampling interval, not a wait for an event
 
         await asyncio.gather(sample(), *(soak.user(n + 1, deadline) for n in range(args.users)))
@@ -191,6 +199,7 @@ async def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         "rss_end_mb": round(rss_end / mb, 1),
         "rss_peak_mb": round(peak / mb, 1),
         "rss_growth_mb": round((rss_end - rss_start) / mb, 1),
+        "rss_timeline_mb": timeline,
         "memories_at_end": memories,
         "hung_after_s": None if soak.hung_after is None else round(soak.hung_after, 1),
     }
@@ -222,6 +231,7 @@ def main() -> int:
         f"server RSS:    {result['rss_start_mb']} MB at start, {result['rss_end_mb']} MB at end "
         f"(growth {result['rss_growth_mb']} MB), peak {result['rss_peak_mb']} MB"
     )
+    print(f"RSS every {RSS_TIMELINE_S:.0f} s: {result['rss_timeline_mb']}")
     print(f"memories:      {result['memories_at_end']} at the end")
     if result["hung_after_s"] is not None:
         print(f"HUNG:          the server stopped answering {result['hung_after_s']} s into the run")

@@ -62,18 +62,23 @@ PROVENANCE = {  # how a memory's source reads in a message
 # ---------------------------------------------------------------- text safety
 
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
-_MD_PUNCT_RE = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
+# the characters that can open Markdown constructs: links and images ([ ] !), autolinks and HTML (< >),
+# entities (&), code (`), emphasis (* _ ~), headings (#), tables (|), and the escape itself; escaping
+# only these keeps prose readable in editors that show Markdown source (Neovim's hover float)
+MARKDOWN_ACTIVE = "\\`*_[]<>&#|~!"
+_MD_ACTIVE_RE = re.compile("([" + re.escape(MARKDOWN_ACTIVE) + "])")
 
 
 def escape_markdown(text: str) -> str:
     """Memory text as inert Markdown: no links (``command:`` or other), images, HTML, entities or code.
 
     CommonMark lets any ASCII punctuation be backslash-escaped, and an escaped character is always
-    literal: so ``[x](command:...)``, ``<img>``, ``&#x3c;`` and autolinks all render as plain text.
+    literal: with brackets, angles and ampersands escaped, ``[x](command:...)``, ``<img>``, ``&#x3c;``
+    and ``<command:...>`` autolinks cannot form and render as plain text.
     Control and bidi-override characters are dropped so text cannot hide or reorder what it shows.
     """
     cleaned = _CONTROL_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
-    escaped = _MD_PUNCT_RE.sub(r"\\\1", cleaned)
+    escaped = _MD_ACTIVE_RE.sub(r"\\\1", cleaned)
     return escaped.replace("\n", "  \n")  # a hard break: newlines the author wrote stay newlines
 
 
@@ -238,7 +243,7 @@ def hover_markdown(
     if importance is not None:
         lines.append(
             f"Importance: its file ranks {importance.rank} of {importance.files} by PageRank; "
-            f"{importance.dependents} file{'s' if importance.dependents != 1 else ''} depend on that file."
+            f"{importance.dependents} {'file depends' if importance.dependents == 1 else 'files depend'} on that file."
         )
     for memory in memories:
         text = memory.text if len(memory.text) <= HOVER_TEXT_MAX_CHARS else memory.text[:HOVER_TEXT_MAX_CHARS] + "…"

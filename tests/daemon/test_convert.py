@@ -29,16 +29,16 @@ def span(line: int | None = 3, end: int | None = 5, file: str = "a.py") -> Span:
 
 
 def all_escaped(markdown: str) -> bool:
-    """Every ASCII punctuation character is part of a backslash escape pair."""
+    """Every character that can open a Markdown construct is part of a backslash escape pair."""
     i = 0
     while i < len(markdown):
         ch = markdown[i]
         if ch == "\\":
-            if i + 1 >= len(markdown) or markdown[i + 1] not in PUNCT:
+            if i + 1 >= len(markdown) or markdown[i + 1] not in PUNCT:  # escapes only ever precede punctuation
                 return False
             i += 2
             continue
-        if ch in PUNCT:
+        if ch in convert.MARKDOWN_ACTIVE:
             return False
         i += 1
     return True
@@ -54,8 +54,12 @@ def test_escaped_markdown_is_inert_and_lossless(text: str) -> None:
 
 def test_escape_defuses_links_html_and_bidi() -> None:
     out = convert.escape_markdown("[x](command:rm) <script>&amp; ![i](http://e) \u202egnp.exe")
-    assert "](" not in out and "<script" not in out.replace("\\<", "") and "\u202e" not in out
-    assert out.startswith("\\[x\\]\\(command\\:rm\\)")
+    assert re.search(r"(?<!\\)\]\(", out) is None  # no unescaped "](": no link can form
+    assert "<script" not in out.replace("\\<", "") and "\u202e" not in out
+    assert out.startswith("\\[x\\](command:rm)")
+    assert convert.escape_markdown("Use Money.from_decimal (not float), please.") == (
+        "Use Money.from\\_decimal (not float), please."
+    )
 
 
 def test_severity_by_type_status_and_relation() -> None:
