@@ -45,6 +45,7 @@ class Soak:
         self.latency: dict[str, list[float]] = {}
         self.errors: dict[str, int] = {}
         self.rng = random.Random(seed)
+        self.edits = True  # didChange + didSave (a re-index) in every loop
         self.hung_after: float | None = None  # seconds into the run when a request went unanswered
         self.started = time.monotonic()
         from tests.reliability.lsp import DiagnosticsWaiter
@@ -97,6 +98,9 @@ class Soak:
             await self.timed(
                 "remember", self._command("hindsight.remember", {"text": lesson, "uri": uri, "range": rng_range})
             )
+            if not self.edits:
+                self.client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=doc))
+                continue
             version += 1
             edit = types.TextDocumentContentChangeWholeDocument(text=text + f"\n# soak edit {version}\n")
             self.client.text_document_did_change(
@@ -143,6 +147,7 @@ async def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         await lsp.indexed(client)
         server = psutil.Process(lsp.server_pid(client))
         soak = Soak(client, root, args.seed)
+        soak.edits = not args.no_edits
         await soak.user(0, time.monotonic() + 5)  # warm-up: graph, caches, model; not counted
         soak.latency.clear()
         soak.errors.clear()
@@ -212,6 +217,7 @@ def main() -> int:
     parser.add_argument("--files", type=int, default=200, help="files in the generated workspace")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--lexical", action="store_true", help="run the server without the embedding model")
+    parser.add_argument("--no-edits", action="store_true", help="leave out didChange/didSave (bisecting)")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     from hindsight import paths

@@ -37,8 +37,8 @@ from hindsight.memory import model_install
 log = logging.getLogger(__name__)
 llama_log = logging.getLogger("hindsight.llama_cpp")  # llama.cpp's own chatter, at DEBUG unless it is a problem
 
-# tokens per llama.cpp batch: packing short texts into one graph evaluation pays for its set-up, but a
-# non-causal encoder attends across the whole packed batch, quadratic in it: 512 beat 1024 and 256 here
+# tokens per llama.cpp batch (and the most a window may hold, so never below the context): a non-causal
+# encoder attends across the whole packed batch; 2048 cost 45% more CPU per token than 512 (bench sweep)
 DEFAULT_BATCH_TOKENS = 512
 # a GPU needs many sequences per evaluation to be busy; not measured here (no GPU was lent), see docs/gpu.md
 DEFAULT_GPU_BATCH_TOKENS = 4096

@@ -706,12 +706,15 @@ class MemoryEngine:
         return self._graph_cache[key]  # type: ignore[no-any-return]
 
     def _idents_used(self, rel: str) -> frozenset[str]:
+        """Identifiers written in ``rel`` (read once from disk: one pass over the bytes beats loading its chunks)."""
         key = "idents:" + rel
         if key not in self._graph_cache:
-            words: set[str] = set()
-            for c in self.indexer.chunks_for(rel):
-                words.update(_IDENT_RE.findall(c.text))
-            self._graph_cache[key] = frozenset(words)
+            try:
+                with open(self.root / rel, "rb") as fh:
+                    data = fh.read(self.settings.index.max_file_bytes)
+            except OSError:
+                data = b""
+            self._graph_cache[key] = frozenset(w.decode("ascii") for w in set(_IDENT_BYTES_RE.findall(data)))
         return self._graph_cache[key]  # type: ignore[no-any-return]
 
     def _file_ranks(self) -> tuple[dict[str, float], dict[str, int]]:
@@ -854,7 +857,7 @@ class MemoryEngine:
         return report
 
 
-_IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_IDENT_BYTES_RE = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _open_embedder(settings: Settings) -> tuple[Any | None, str | None]:

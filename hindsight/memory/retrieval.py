@@ -73,7 +73,7 @@ NEIGHBOUR_WEIGHT = 0.5  # a dependency's memory matters, but less than the file'
 NEIGHBOUR_FILE_WIDE_WEIGHT = 0.6  # of that: a dependency's file-wide memory is vaguer than one on a used symbol
 SYMBOL_ANCHOR_WEIGHT = 1.0
 FILE_ANCHOR_WEIGHT = 0.9  # file-wide memories are less specific than symbol ones
-MAX_NEIGHBOUR_FILES = 16  # strongest dependencies considered on open: the rest add noise and latency
+MAX_NEIGHBOUR_FILES = 10  # strongest dependencies considered on open: the rest add noise and latency
 SECONDS_PER_DAY = 86400.0
 
 

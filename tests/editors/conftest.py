@@ -8,12 +8,14 @@ editors then start the real ``hindsight serve``, which inherits that environment
 from __future__ import annotations
 
 import functools
+import json
 import os
 import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -56,6 +58,14 @@ GOTCHA = {
 
 def run_hindsight(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*HINDSIGHT, *args], capture_output=True, text=True, timeout=timeout, check=False)
+
+
+def memories(root: Path, *args: str) -> list[dict[str, Any]]:
+    """``hindsight memory list --json`` for the workspace, as the CLI sees the store the editor wrote to."""
+    listed = run_hindsight("memory", "list", "--workspace", str(root), "--json", *args)
+    assert listed.returncode == 0, listed.stderr
+    found: list[dict[str, Any]] = json.loads(listed.stdout)
+    return found
 
 
 @functools.cache

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,6 +27,7 @@ from tests.editors.conftest import (
     REPO,
     TOOLS,
     Gotcha,
+    memories,
     publish_screenshot,
     run_hindsight,
 )
@@ -44,6 +46,8 @@ SCREEN_SETTLE_S = 5
 ANSI = re.compile(r"\x1b\[[0-9;:]*m")
 SETUP_HINT = "run `make setup-editors`"
 DECISION = "We chose exponential backoff over a fixed delay because the gateway rate-limits bursts"
+CODE_ACTION_GOTCHA = "charge_card must not run inside a database transaction: the gateway call holds locks for seconds"
+SUPERSEDING = "Retrying charge_card is safe since the gateway client sends an idempotency key on every attempt"
 
 NEOVIMS = [
     pytest.param(Path("/usr/bin/nvim"), "0.7.", id="debian-0.7"),
@@ -110,6 +114,8 @@ def test_gotcha_diagnostic_hover_and_search(
         "expect": gotcha_workspace.marker,
         "query": gotcha_workspace.query,
         "remember": DECISION,
+        "code_action_text": CODE_ACTION_GOTCHA,
+        "superseding_text": SUPERSEDING,
         "timeout_ms": EDITOR_WAIT_S * 1000,
         "result": str(result_path),
     }
@@ -148,7 +154,29 @@ def test_gotcha_diagnostic_hover_and_search(
     assert gotcha_workspace.file in result["map"] and "def charge_card" in result["map"]
     assert result["reindexed"].startswith("Hindsight: indexed 2 files"), result["reindexed"]
     assert result["restarted"]["after"] != result["restarted"]["before"]
+    assert_code_actions(result, gotcha_workspace, diagnostic["code"])
     print(f"Neovim {version}: {elapsed:.1f} s; steps {result['steps']}")
+
+
+def assert_code_actions(result: dict[str, Any], workspace: Gotcha, gotcha_id: str) -> None:
+    """The server's code actions ran through the plugin's vim.lsp.commands handlers: prompts, then the commands."""
+    remember = result["code_action_remember"]
+    assert any("remember a gotcha for charge_card" in title for title in remember["titles"]), remember
+    [types, text] = remember["prompts"]
+    assert types["items"][0] == "gotcha", types  # the type the server suggested comes first
+    assert "Remember (gotcha)" in text["prompt"], text
+    by_text = {memory["text"]: memory for memory in memories(workspace.root, "--all")}
+    remembered = by_text[CODE_ACTION_GOTCHA]
+    assert remembered["type"] == "gotcha" and remembered["status"] == "active", remembered
+    assert remembered["anchor"]["file"] == workspace.file and remembered["anchor"]["symbol"] == workspace.symbol
+    assert [prompt["prompt"] for prompt in result["code_action_supersede"]["prompts"]] == [
+        "Supersede with (what is true now): "
+    ]
+    old = next(memory for memory in by_text.values() if memory["id"] == gotcha_id)
+    assert old["status"] == "superseded", old
+    assert by_text[SUPERSEDING]["status"] == "active", by_text[SUPERSEDING]
+    [outdated] = memories(workspace.root, "--status", "stale")
+    assert outdated["id"] == result["marked_outdated"] and outdated["text"] == DECISION
 
 
 def test_gotcha_on_a_real_terminal_screen(gotcha_workspace: Gotcha, tmp_path: Path, artifacts: Path) -> None:

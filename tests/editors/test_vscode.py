@@ -29,6 +29,7 @@ from tests.editors.conftest import (
     REPO,
     TOOLS,
     Gotcha,
+    memories,
     publish_screenshot,
     run_hindsight,
 )
@@ -198,6 +199,9 @@ def test_palette_commands_search_remember_health_and_repo_map(
     code_server: Callable[[], str], gotcha_workspace: Gotcha, tmp_path: Path, artifacts: Path
 ) -> None:
     decision = "We chose exponential backoff over a fixed delay because the gateway rate-limits bursts"
+    quick_fix_gotcha = "charge_card must not run inside a database transaction: the gateway call holds locks"
+    superseding = "Retrying charge_card is safe since the gateway client sends an idempotency key on every attempt"
+    [gotcha] = memories(gotcha_workspace.root, "--type", "gotcha")
     result = drive(
         code_server(),
         gotcha_workspace.root,
@@ -210,6 +214,9 @@ def test_palette_commands_search_remember_health_and_repo_map(
         expect=gotcha_workspace.marker,
         query=gotcha_workspace.query,
         remember=decision,
+        quickFixRemember=quick_fix_gotcha,
+        supersedeId=gotcha["id"],
+        supersedeText=superseding,
     )
     assert "gotcha" in result["health"]
     assert gotcha_workspace.file in result["repoMap"]
@@ -219,4 +226,10 @@ def test_palette_commands_search_remember_health_and_repo_map(
     [stored] = json.loads(listed.stdout)
     assert stored["text"] == decision
     assert stored["anchor"]["file"] == gotcha_workspace.file  # anchored where the search had jumped to
+    # the Quick Fixes: the client asked for the text the server's code actions leave open, then sent them
+    by_text = {memory["text"]: memory for memory in memories(gotcha_workspace.root, "--all")}
+    assert by_text[quick_fix_gotcha]["type"] == "gotcha" and by_text[quick_fix_gotcha]["status"] == "active"
+    assert by_text[quick_fix_gotcha]["anchor"]["symbol"] == gotcha_workspace.symbol
+    assert by_text[gotcha_workspace.text]["status"] == "superseded"
+    assert by_text[superseding]["status"] == "active"
     print(f"VS Code steps: {result['steps']}")

@@ -3,6 +3,7 @@ import * as vscode from "vscode";
 import { describeAnchor, openAnchor, symbolAt, toLspRange } from "./anchors";
 import { renderHealthHtml } from "./health";
 import {
+  isRecord,
   MEMORY_TYPES,
   type Memory,
   type ReindexResult,
@@ -106,25 +107,58 @@ export async function searchMemories(server: HindsightServer): Promise<void> {
   pick.show();
 }
 
-export async function rememberHere(server: HindsightServer): Promise<void> {
-  const editor = vscode.window.activeTextEditor;
-  const type = await vscode.window.showQuickPick(
-    MEMORY_TYPES.map((t) => ({ label: t.type, description: t.description })),
-    { title: "Hindsight: what kind of memory?", placeHolder: "gotcha" },
-  );
-  if (!type) {
-    return;
-  }
+/** The memory types for a QuickPick, `suggested` first so that Enter takes it. */
+function typeItems(suggested: string | undefined): vscode.QuickPickItem[] {
+  const items = MEMORY_TYPES.map((t) => ({ label: t.type as string, description: t.description }));
+  const first = items.findIndex((item) => item.label === suggested);
+  return first > 0 ? [items[first], ...items.slice(0, first), ...items.slice(first + 1)] : items;
+}
+
+/** An InputBox for a memory's text; undefined when cancelled (empty text cannot be accepted). */
+async function askText(title: string, prompt: string): Promise<string | undefined> {
   const text = await vscode.window.showInputBox({
-    title: `Hindsight: remember a ${type.label}`,
-    prompt: editor ? `Anchored to ${vscode.workspace.asRelativePath(editor.document.uri)}` : "Not anchored to a file",
+    title,
+    prompt,
     placeHolder: "e.g. retries here must be idempotent: the payment API double-charges on timeout",
     validateInput: (value) => (value.trim() ? undefined : "Say what was learned"),
   });
-  if (!text) {
+  return text?.trim() || undefined;
+}
+
+/** The type QuickPick, then the text InputBox; undefined when the user cancels either. */
+async function askMemory(where: string, suggestedType?: string): Promise<{ type: string; text: string } | undefined> {
+  const type = await vscode.window.showQuickPick(typeItems(suggestedType), {
+    title: "Hindsight: what kind of memory?",
+    placeHolder: suggestedType ?? "gotcha",
+  });
+  if (!type) {
+    return undefined;
+  }
+  const text = await askText(`Hindsight: remember a ${type.label}`, where);
+  return text ? { type: type.label, text } : undefined;
+}
+
+async function reportRemembered(send: () => Promise<RememberResult>): Promise<RememberResult | undefined> {
+  try {
+    const result = await send();
+    const merged = result.merged ? " (merged with a similar memory)" : "";
+    await vscode.window.showInformationMessage(`Hindsight remembered it${merged}.`);
+    return result;
+  } catch (error) {
+    await vscode.window.showErrorMessage(`Hindsight could not remember it: ${errorText(error)}`);
+    return undefined;
+  }
+}
+
+export async function rememberHere(server: HindsightServer): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  const answer = await askMemory(
+    editor ? `Anchored to ${vscode.workspace.asRelativePath(editor.document.uri)}` : "Not anchored to a file",
+  );
+  if (!answer) {
     return;
   }
-  const argument: Record<string, unknown> = { text: text.trim(), type: type.label };
+  const argument: Record<string, unknown> = { ...answer };
   if (editor) {
     argument.uri = editor.document.uri.toString();
     const selection = editor.selection;
@@ -140,13 +174,48 @@ export async function rememberHere(server: HindsightServer): Promise<void> {
       }
     }
   }
-  try {
-    const result = await server.command<RememberResult>(ServerCommand.remember, argument);
-    const merged = result.merged ? " (merged with a similar memory)" : "";
-    await vscode.window.showInformationMessage(`Hindsight remembered it${merged}.`);
-  } catch (error) {
-    await vscode.window.showErrorMessage(`Hindsight could not remember it: ${errorText(error)}`);
+  await reportRemembered(() => server.command<RememberResult>(ServerCommand.remember, argument));
+}
+
+/**
+ * The server's code actions "remember a gotcha" and "supersede" carry `text: null`: the editor asks for
+ * the text (and, to remember, the type) and then sends the command. Cancelling sends nothing. Every
+ * other command goes to the server as it is. Used as vscode-languageclient's `executeCommand` middleware.
+ */
+export async function executeCodeActionCommand(
+  command: string,
+  args: unknown[],
+  send: (args: unknown[]) => Promise<unknown>,
+): Promise<unknown> {
+  const [argument, ...rest] = args;
+  if (!isRecord(argument) || argument.text !== null) {
+    return send(args);
   }
+  if (command === ServerCommand.remember) {
+    const uri = typeof argument.uri === "string" ? vscode.Uri.parse(argument.uri) : undefined;
+    const symbol = typeof argument.symbol === "string" ? ` · ${argument.symbol}` : "";
+    const where = uri ? `Anchored to ${vscode.workspace.asRelativePath(uri)}${symbol}` : "Not anchored to a file";
+    const answer = await askMemory(where, typeof argument.type === "string" ? argument.type : undefined);
+    if (!answer) {
+      return undefined;
+    }
+    return reportRemembered(() => send([{ ...argument, ...answer }, ...rest]) as Promise<RememberResult>);
+  }
+  if (command === ServerCommand.supersede) {
+    const text = await askText("Hindsight: supersede this memory", "What is true now (the old memory is kept as superseded)");
+    if (!text) {
+      return undefined;
+    }
+    try {
+      const result = await send([{ ...argument, text }, ...rest]);
+      await vscode.window.showInformationMessage("Hindsight superseded the memory.");
+      return result;
+    } catch (error) {
+      await vscode.window.showErrorMessage(`Hindsight could not supersede it: ${errorText(error)}`);
+      return undefined;
+    }
+  }
+  return send(args);
 }
 
 export async function showHealth(server: HindsightServer): Promise<void> {

@@ -1,6 +1,7 @@
 // Entry point: wires the server, the status bar and the commands together; restarts on setting changes.
 import * as vscode from "vscode";
 import {
+  executeCodeActionCommand,
   RepoMapDocuments,
   REPO_MAP_SCHEME,
   reindexWorkspace,
@@ -18,7 +19,7 @@ let server: HindsightServer | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const output = vscode.window.createOutputChannel("Hindsight");
-  const hindsight = new HindsightServer(output);
+  const hindsight = new HindsightServer(output, executeCodeActionCommand);
   server = hindsight;
   const status = createStatusItem();
   const repoMaps = new RepoMapDocuments();

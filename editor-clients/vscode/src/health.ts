@@ -1,5 +1,5 @@
 // "Show Memory Health": renders hindsight.stats as a static, escaped HTML page (no scripts).
-import type { Stats } from "./protocol";
+import { isRecord, type Stats } from "./protocol";
 
 export function escapeHtml(value: unknown): string {
   return String(value)
@@ -21,10 +21,6 @@ const SECTIONS: { key: string; title: string; empty: string }[] = [
     empty: "Every important module has at least one memory.",
   },
 ];
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function renderCounts(counts: Record<string, unknown>): string {
   const rows = Object.entries(counts)

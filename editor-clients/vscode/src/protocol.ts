@@ -66,6 +66,10 @@ export interface ReindexResult {
 
 export type Stats = Record<string, unknown>;
 
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
 export const MEMORY_TYPES = [
   { type: "gotcha", description: "Something that bites: a trap in this code" },
   { type: "decision", description: "Why it is this way, and what was decided against" },
@@ -79,6 +83,7 @@ export const MEMORY_TYPES = [
 export const ServerCommand = {
   search: "hindsight.search",
   remember: "hindsight.remember",
+  supersede: "hindsight.supersede",
   repoMap: "hindsight.repoMap",
   stats: "hindsight.stats",
   reindex: "hindsight.reindex",

@@ -32,6 +32,16 @@ export function settingReader(): SettingReader {
   return (key) => configuration.get(key);
 }
 
+/**
+ * Runs a server command that VS Code invokes (a code action's command) and may first complete its
+ * arguments in the UI; `send` forwards them to the server. Resolves to undefined when nothing was sent.
+ */
+export type CommandInterceptor = (
+  command: string,
+  args: unknown[],
+  send: (args: unknown[]) => Promise<unknown>,
+) => Promise<unknown>;
+
 export class HindsightServer implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private readonly stateEmitter = new vscode.EventEmitter<ServerState>();
@@ -39,7 +49,10 @@ export class HindsightServer implements vscode.Disposable {
   private current: ServerState = { kind: "stopped" };
   private readonly progressTitles = new Map<string | number, string>();
 
-  constructor(private readonly output: vscode.OutputChannel) {}
+  constructor(
+    private readonly output: vscode.OutputChannel,
+    private readonly interceptCommand: CommandInterceptor = (_command, args, send) => send(args),
+  ) {}
 
   get state(): ServerState {
     return this.current;
@@ -66,6 +79,9 @@ export class HindsightServer implements vscode.Disposable {
       initializationOptions: initializationOptions(read),
       // settings changes restart the server (extension.ts); when it asks for its section, it gets only its own keys
       middleware: {
+        // code actions whose argument says `text: null` need the user's text before they reach the server
+        executeCommand: (command, args, next) =>
+          this.interceptCommand(command, args, async (filled) => next(command, filled)),
         workspace: {
           configuration: async (params, token, next) => {
             const values = await next(params, token);

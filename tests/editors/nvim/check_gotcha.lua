@@ -53,6 +53,58 @@ local function wait_for_scratch(name)
   return text
 end
 
+--- Runs the code action at the cursor whose title contains `title`, as a user does: vim.lsp.buf.code_action
+--- asks the server (textDocument/codeAction) and offers its actions through vim.ui.select. The prompts the
+--- action then opens are answered from `answers` ({type = ..., text = ...}); `done()` says when it is over.
+local function run_code_action(title, answers, done)
+  local seen = { titles = {}, prompts = {} }
+  local failure
+  local notify = vim.notify
+  vim.notify = function(message, level, opts)
+    if level == vim.log.levels.ERROR or level == vim.log.levels.WARN then
+      failure = message
+    end
+    return notify(message, level, opts)
+  end
+  vim.ui.select = function(items, opts, on_choice)
+    if opts.kind == "codeaction" then
+      local chosen
+      for _, item in ipairs(items) do
+        local label = opts.format_item(item)
+        table.insert(seen.titles, label)
+        chosen = chosen or (label:find(title, 1, true) and item or nil)
+      end
+      on_choice(chosen)
+      return
+    end
+    table.insert(seen.prompts, { prompt = opts.prompt, items = items })
+    on_choice(answers.type or items[1])
+  end
+  vim.ui.input = function(opts, on_confirm)
+    table.insert(seen.prompts, { prompt = opts.prompt })
+    on_confirm(answers.text)
+  end
+  vim.lsp.buf.code_action()
+  wait_for("the code action '" .. title .. "' to finish", function()
+    return failure ~= nil or done()
+  end)
+  vim.notify = notify
+  if failure then
+    error(failure, 0)
+  end
+  return seen
+end
+
+--- The hindsight diagnostics on the buffer's line `lnum` (0-based), newest client's only.
+local function memory_diagnostics(bufnr, lnum)
+  local namespace = vim.lsp.diagnostic.get_namespace(hindsight.client(bufnr).id)
+  return vim.diagnostic.get(bufnr, { namespace = namespace, lnum = lnum })
+end
+
+local function diagnostic_code(diagnostic)
+  return diagnostic.code or (diagnostic.user_data and diagnostic.user_data.lsp and diagnostic.user_data.lsp.code)
+end
+
 local function check()
   local bufnr
   step("open the file", function()
@@ -191,6 +243,55 @@ local function check()
       return false
     end)
     result.restarted = { before = before, after = hindsight.client(bufnr).id }
+  end)
+  -- the code actions; the cursor goes back to the gotcha, whose diagnostic is in the action's context
+  vim.api.nvim_set_current_buf(bufnr)
+  vim.api.nvim_win_set_cursor(0, { config.line, config.column - 1 })
+  step("code action: remember a gotcha (prompts, then the command)", function()
+    local remembered = false
+    local notify = vim.notify
+    vim.notify = function(message, level, opts)
+      remembered = remembered or message == "Hindsight: remembered"
+      return notify(message, level, opts)
+    end
+    result.code_action_remember = run_code_action("remember a gotcha", { text = config.code_action_text }, function()
+      return remembered
+    end)
+    vim.notify = notify
+  end)
+  step("code action: supersede (prompt, then the command)", function()
+    local superseded = false
+    local notify = vim.notify
+    vim.notify = function(message, level, opts)
+      superseded = superseded or message == "Hindsight: superseded"
+      return notify(message, level, opts)
+    end
+    local short = tostring(result.diagnostic.code):sub(-6)
+    result.code_action_supersede = run_code_action("supersede with new text (" .. short .. ")",
+      { text = config.superseding_text }, function()
+        return superseded
+      end)
+    vim.notify = notify
+  end)
+  step("code action: mark outdated (no prompt; the diagnostic becomes a hint)", function()
+    local decision
+    wait_for("the decision's diagnostic on the cursor line", function()
+      for _, diagnostic in ipairs(memory_diagnostics(bufnr, config.line - 1)) do
+        if diagnostic.message:find(config.remember, 1, true) then
+          decision = diagnostic_code(diagnostic)
+        end
+      end
+      return decision ~= nil
+    end)
+    run_code_action("mark outdated (" .. tostring(decision):sub(-6) .. ")", {}, function()
+      for _, diagnostic in ipairs(memory_diagnostics(bufnr, config.line - 1)) do
+        if diagnostic_code(diagnostic) == decision and diagnostic.severity == vim.diagnostic.severity.HINT then
+          return true
+        end
+      end
+      return false
+    end)
+    result.marked_outdated = decision
   end)
 end
 

@@ -13,13 +13,15 @@ local function notify(message, level)
   vim.notify("Hindsight: " .. message, level or vim.log.levels.INFO)
 end
 
---- Runs a server command asynchronously; `on_result(result)` is called on success only.
-function M.execute(command, argument, on_result)
-  local client = hindsight.client()
+--- Runs a server command asynchronously; `on_result(result)` is called on success only. `ctx` (optional,
+--- as Neovim passes to vim.lsp.commands handlers) names the client and buffer; default: the current buffer's.
+function M.execute(command, argument, on_result, ctx)
+  local client = ctx and ctx.client_id and vim.lsp.get_client_by_id(ctx.client_id) or hindsight.client()
   if not client then
     notify("no server is running for this buffer (see :checkhealth hindsight)", vim.log.levels.WARN)
     return
   end
+  local bufnr = ctx and ctx.bufnr or vim.api.nvim_get_current_buf()
   local params = { command = command, arguments = { argument } }
   compat.request(client, "workspace/executeCommand", params, function(err, result)
     if err then
@@ -27,7 +29,7 @@ function M.execute(command, argument, on_result)
       return
     end
     on_result(result)
-  end, vim.api.nvim_get_current_buf())
+  end, bufnr)
 end
 
 local function anchor_text(anchor)
@@ -110,6 +112,41 @@ local function buffer_range(opts)
   return { start = { line = first, character = 0 }, ["end"] = { line = last, character = #last_text } }
 end
 
+local function ask_text(prompt, on_text)
+  vim.ui.input({ prompt = prompt }, function(body)
+    if body and vim.trim(body) ~= "" then
+      on_text(vim.trim(body))
+    end
+  end)
+end
+
+--- Asks for a memory type (`suggested` first) and, unless `text` is given, its text; then calls
+--- `on_answer(type, text)`. Cancelling either prompt calls nothing.
+function M.ask_memory(text, suggested, on_answer)
+  local types = vim.tbl_filter(function(t)
+    return t ~= suggested
+  end, M.MEMORY_TYPES)
+  if vim.tbl_contains(M.MEMORY_TYPES, suggested) then
+    table.insert(types, 1, suggested)
+  end
+  vim.ui.select(types, { prompt = "Hindsight: what kind of memory?" }, function(kind)
+    if not kind then
+      return
+    end
+    if text and vim.trim(text) ~= "" then
+      on_answer(kind, vim.trim(text))
+    else
+      ask_text("Remember (" .. kind .. "): ", function(body)
+        on_answer(kind, body)
+      end)
+    end
+  end)
+end
+
+local function report_remembered(result)
+  notify((result and result.merged) and "merged with a similar memory" or "remembered")
+end
+
 --- Remembers `text` (asked for when nil) of a type picked by the user, anchored to the range or cursor line.
 function M.remember(text, opts)
   local bufnr = vim.api.nvim_get_current_buf()
@@ -118,28 +155,48 @@ function M.remember(text, opts)
     argument.uri = vim.uri_from_bufnr(bufnr)
     argument.range = buffer_range(opts)
   end
-  local function send(kind, body)
-    if not kind or not body or vim.trim(body) == "" then
-      return
-    end
-    argument.type, argument.text = kind, vim.trim(body)
-    M.execute("hindsight.remember", argument, function(result)
-      notify((result and result.merged) and "merged with a similar memory" or "remembered")
-    end)
-  end
-  vim.ui.select(M.MEMORY_TYPES, { prompt = "Hindsight: what kind of memory?" }, function(kind)
-    if not kind then
-      return
-    end
-    if text and text ~= "" then
-      send(kind, text)
-    else
-      vim.ui.input({ prompt = "Remember (" .. kind .. "): " }, function(body)
-        send(kind, body)
-      end)
-    end
+  M.ask_memory(text, nil, function(kind, body)
+    argument.type, argument.text = kind, body
+    M.execute("hindsight.remember", argument, report_remembered)
   end)
 end
+
+-- not vim.deepcopy: on 0.7 it cannot copy the vim.NIL (JSON null) these arguments hold
+local function shallow_copy(argument)
+  return vim.tbl_extend("force", {}, type(argument) == "table" and argument or {})
+end
+
+--- vim.lsp.commands handlers for the server's code actions whose argument carries `text: null`
+--- ("remember a gotcha here", "supersede"): ask for the text, then send the command to that client.
+--- A filled-in argument goes through unchanged.
+M.code_action_commands = {
+  ["hindsight.remember"] = function(command, ctx)
+    local argument = shallow_copy((command.arguments or {})[1])
+    local function send(kind, body)
+      argument.type, argument.text = kind, body
+      M.execute(command.command, argument, report_remembered, ctx)
+    end
+    if type(argument.text) == "string" then
+      send(argument.type, argument.text)
+    else
+      M.ask_memory(nil, type(argument.type) == "string" and argument.type or nil, send)
+    end
+  end,
+  ["hindsight.supersede"] = function(command, ctx)
+    local argument = shallow_copy((command.arguments or {})[1])
+    local function send(body)
+      argument.text = body
+      M.execute(command.command, argument, function()
+        notify("superseded")
+      end, ctx)
+    end
+    if type(argument.text) == "string" then
+      send(argument.text)
+    else
+      ask_text("Supersede with (what is true now): ", send)
+    end
+  end,
+}
 
 --- A read-only scratch buffer in a split.
 function M.show_scratch(name, lines, filetype)

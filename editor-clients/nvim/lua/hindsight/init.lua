@@ -126,6 +126,10 @@ end
 
 function M.setup(opts)
   M.config = vim.tbl_deep_extend("force", vim.deepcopy(defaults), opts or {})
+  -- the server's "remember"/"supersede" code actions leave the text to the editor to ask for
+  for command, handler in pairs(require("hindsight.commands").code_action_commands) do
+    vim.lsp.commands[command] = handler
+  end
   local group = vim.api.nvim_create_augroup("hindsight", { clear = true })
   vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile", "FileType" }, {
     group = group,

@@ -29,6 +29,11 @@ interface Config {
   expect?: string;
   query?: string;
   remember?: string;
+  /** mode "commands": the text typed into the Quick Fix "remember a gotcha" action's input box */
+  quickFixRemember?: string;
+  /** mode "commands": the id of the memory to supersede through its Quick Fix, and the new text */
+  supersedeId?: string;
+  supersedeText?: string;
 }
 
 interface Result {
@@ -214,10 +219,43 @@ async function runCommand(page: Page, title: string): Promise<void> {
   await page.keyboard.press("Enter");
 }
 
+/** Puts the cursor at line:column (Ctrl+G), opens the Quick Fix menu (Ctrl+.) and picks the action titled `title`. */
+async function quickFix(page: Page, line: number, column: number, title: string): Promise<void> {
+  await page.locator(".editor-group-container.active .monaco-editor .view-lines").first().click();
+  await page.keyboard.press("Control+G");
+  await page.locator(".quick-input-widget input").fill(`:${line}:${column}`);
+  await page.keyboard.press("Enter");
+  await page.locator(".quick-input-widget").waitFor({ state: "hidden" });
+  const action = page.locator(".action-widget .monaco-list-row", { hasText: title }).first();
+  const none = page.locator(".monaco-editor-overlaymessage", { hasText: "No code actions available" });
+  // a diagnostics republish (after every memory command) re-triggers VS Code's code-action model while
+  // the menu is on its way, and the manual request then shows "No code actions available": ask again
+  for (;;) {
+    await page.keyboard.press("Control+.");
+    await action.or(none).first().waitFor();
+    if (await action.isVisible()) {
+      break;
+    }
+    await page.keyboard.press("Escape");
+    await none.waitFor({ state: "hidden" });
+  }
+  // the menu lays a pointer block over the page until the mouse moves, as a user's hand would
+  await action.hover({ force: true });
+  await action.click();
+}
+
+/** Dismisses every notification, so that a later wait for a toast cannot match an earlier one. */
+async function clearNotifications(page: Page): Promise<void> {
+  await runCommand(page, "Notifications: Clear All Notifications");
+  await page.locator(".notifications-toasts .notification-list-item").first().waitFor({ state: "hidden" });
+}
+
 async function commands(page: Page, config: Config, result: Result, step: Step): Promise<void> {
-  const { file, line, expect, query, remember } = config;
-  if (!file || !line || !expect || !query || !remember) {
-    throw new Error("mode 'commands' needs file, line, expect, query and remember");
+  const { file, line, column, expect, query, remember, quickFixRemember, supersedeId, supersedeText } = config;
+  if (!file || !line || !column || !expect || !query || !remember || !quickFixRemember || !supersedeId || !supersedeText) {
+    throw new Error(
+      "mode 'commands' needs file, line, column, expect, query, remember, quickFixRemember, supersedeId and supersedeText",
+    );
   }
   const input = page.locator(".quick-input-widget input");
   await page.locator(".monaco-workbench").click({ position: { x: 640, y: 400 } });
@@ -239,6 +277,25 @@ async function commands(page: Page, config: Config, result: Result, step: Step):
     await input.fill(remember);
     await page.keyboard.press("Enter");
     await page.locator(".notifications-toasts", { hasText: "Hindsight remembered it" }).waitFor();
+  });
+  await step("Quick Fix (Ctrl+.): remember a gotcha, type picker, input, stored", async () => {
+    await clearNotifications(page);
+    await quickFix(page, line, column, "remember a gotcha");
+    await page.locator(".quick-input-widget", { hasText: "what kind of memory" }).waitFor();
+    // the type the server suggested is first, so Enter takes it
+    await page.locator(".quick-input-list .monaco-list-row").first().filter({ hasText: "gotcha" }).waitFor();
+    await page.keyboard.press("Enter");
+    await page.locator(".quick-input-widget", { hasText: "remember a gotcha" }).waitFor();
+    await input.fill(quickFixRemember);
+    await page.keyboard.press("Enter");
+    await page.locator(".notifications-toasts", { hasText: "Hindsight remembered it" }).waitFor();
+  });
+  await step("Quick Fix (Ctrl+.): supersede the gotcha, input, stored", async () => {
+    await quickFix(page, line, column, `supersede with new text (${supersedeId.slice(-6)})`);
+    await page.locator(".quick-input-widget", { hasText: "supersede this memory" }).waitFor();
+    await input.fill(supersedeText);
+    await page.keyboard.press("Enter");
+    await page.locator(".notifications-toasts", { hasText: "Hindsight superseded the memory" }).waitFor();
   });
   await step("Show Memory Health: a readable panel", async () => {
     await runCommand(page, "Hindsight: Show Memory Health");
