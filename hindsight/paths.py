@@ -7,6 +7,7 @@ who want it elsewhere.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -18,6 +19,7 @@ import platformdirs
 HOME_ENV = "HINDSIGHT_HOME"
 MODELS_ENV = "HINDSIGHT_MODELS"  # models are large and shared: tests point HOME elsewhere but keep these
 DIR_MODE = 0o700  # memories may contain what a team considers private
+FILE_MODE = 0o600
 
 
 def data_dir() -> Path:
@@ -28,7 +30,18 @@ def data_dir() -> Path:
 
 
 def ensure_private_dir(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+    """Create ``path`` and any missing parents as 0700 (``mkdir(parents=True)`` would leave them 0755)."""
+    missing = []
+    probe = path
+    while not probe.exists():
+        missing.append(probe)
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    for folder in reversed(missing):
+        with contextlib.suppress(FileExistsError):  # another process made it first: fine
+            folder.mkdir(mode=DIR_MODE)
+        os.chmod(folder, DIR_MODE)  # mkdir's mode is masked by the umask
     return path
 
 
@@ -55,5 +68,7 @@ def workspace_dir(root: Path) -> Path:
     wdir = ensure_private_dir(data_dir() / "workspaces" / workspace_id(root))
     marker = wdir / "workspace.json"
     if not marker.exists():
-        marker.write_text(json.dumps({"root": str(Path(root).resolve())}) + "\n", encoding="utf-8")
+        fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(json.dumps({"root": str(Path(root).resolve())}) + "\n")
     return wdir

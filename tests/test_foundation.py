@@ -35,6 +35,8 @@ def test_data_dir_is_private_and_overridable(hindsight_home: Path) -> None:
     wdir = paths.workspace_dir(hindsight_home / "some workspace")
     assert wdir.parent.parent == hindsight_home
     assert stat.S_IMODE(os.stat(wdir).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(wdir.parent).st_mode) == 0o700  # "workspaces/" lists which projects exist
+    assert stat.S_IMODE(os.stat(wdir / "workspace.json").st_mode) == 0o600
 
 
 def test_database_files_are_private_and_migrations_append_only(tmp_path: Path) -> None:

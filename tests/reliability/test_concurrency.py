@@ -134,7 +134,7 @@ async def test_search_during_a_remember_that_waits_for_the_database(tmp_path: Pa
         finally:
             other.execute("COMMIT")
             other.close()
-        _, pending = await asyncio.wait({remember, search}, timeout=30)
+        _, pending = await asyncio.wait({remember, search}, timeout=15)
         for task in pending:
             task.cancel()
         assert not pending, "the daemon stopped answering: remember and search wait for each other's lock"

@@ -139,14 +139,17 @@ local function check()
       -- the fixture line is ASCII, so the byte column is the UTF-16 one
       position = { line = config.line - 1, character = config.column - 1 },
     }
-    local responses = vim.lsp.buf_request_sync(bufnr, "textDocument/hover", params, config.timeout_ms)
-    local texts = {}
-    for _, response in pairs(responses or {}) do
-      if response.result and response.result.contents then
-        table.insert(texts, markdown_text(response.result.contents))
+    -- while the server's first index run holds its lock, hovers answer null: ask until one has contents
+    wait_for("a hover with contents", function()
+      local texts = {}
+      for _, response in pairs(vim.lsp.buf_request_sync(bufnr, "textDocument/hover", params, config.timeout_ms) or {}) do
+        if response.result and response.result.contents then
+          table.insert(texts, markdown_text(response.result.contents))
+        end
       end
-    end
-    result.hover = table.concat(texts, "\n")
+      result.hover = table.concat(texts, "\n")
+      return result.hover ~= ""
+    end)
   end)
   step(":Hindsight search", function()
     local picked, failure

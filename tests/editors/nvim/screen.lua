@@ -34,23 +34,28 @@ vim.schedule(function()
   end, 20) then
     vim.api.nvim_win_set_cursor(0, { config.line, config.column - 1 })
     -- the server's real hover, shown with Neovim's own markdown float as `K` does; without close
-    -- events, since background indexing may republish diagnostics and redraw while we capture
+    -- events, since the cursor set above would close it with a CursorMoved once this callback returns
     local params = {
       textDocument = { uri = vim.uri_from_bufnr(bufnr) },
       position = { line = config.line - 1, character = config.column - 1 },
     }
-    for _, response in pairs(vim.lsp.buf_request_sync(bufnr, "textDocument/hover", params, config.timeout_ms) or {}) do
-      if response.result and response.result.contents then
-        local lines = vim.lsp.util.convert_input_to_markdown_lines(response.result.contents)
-        -- a long memory would make the float wider than the screen; cap it as users do in their configs
-        vim.lsp.util.open_floating_preview(lines, "markdown", {
-          max_width = config.hover_width,
-          border = "rounded",
-          close_events = {},
-          focus = false,
-        })
-        break
+    -- while the server's first index run holds its lock, hovers answer null: ask until one has contents
+    local contents
+    vim.wait(config.timeout_ms, function()
+      for _, response in pairs(vim.lsp.buf_request_sync(bufnr, "textDocument/hover", params, config.timeout_ms) or {}) do
+        contents = contents or (response.result and response.result.contents)
       end
+      return contents ~= nil
+    end, 20)
+    if contents then
+      local lines = vim.lsp.util.convert_input_to_markdown_lines(contents)
+      -- a long memory would make the float wider than the screen; cap it as users do in their configs
+      vim.lsp.util.open_floating_preview(lines, "markdown", {
+        max_width = config.hover_width,
+        border = "rounded",
+        close_events = {},
+        focus = false,
+      })
     end
   end
   vim.cmd("redraw!")
