@@ -162,6 +162,11 @@ async def _mark_outdated(ls: HindsightServer, args: Args) -> dict[str, Any]:
     return await ls.write(session.mark_outdated, mid)
 
 
+async def _accept(ls: HindsightServer, args: Args) -> dict[str, Any]:
+    session, mid = await ls.session_owning(_id(args))
+    return await ls.write(session.accept, mid)
+
+
 async def _repo_map(ls: HindsightServer, args: Args) -> dict[str, Any]:
     budget = args.int("budget", DEFAULT_MAP_TOKENS, 64, MAX_MAP_TOKENS)
     focus = args.strs("focus")
@@ -190,6 +195,7 @@ COMMANDS = (
     Command(convert.CMD_REPO_MAP, _repo_map, writes=False),
     Command(convert.CMD_STATS, _stats, writes=False),
     Command(convert.CMD_REINDEX, _reindex, writes=False),  # indexing republishes by itself
+    Command(convert.CMD_ACCEPT, _accept, writes=False),  # reinforcement changes no diagnostic
 )
 
 
@@ -210,6 +216,7 @@ def _register_one(server: HindsightServer, command: Command) -> None:
             raise JsonRpcException(f"{command.name}: {exc}", code=REQUEST_FAILED) from exc
         if command.writes:
             ls.republish_all()
+            ls.flush_when_idle()
         return result
 
     handler.__name__ = command.name.replace(".", "_")

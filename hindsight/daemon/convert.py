@@ -355,6 +355,7 @@ CMD_MARK_OUTDATED = "hindsight.markOutdated"
 CMD_REPO_MAP = "hindsight.repoMap"
 CMD_STATS = "hindsight.stats"
 CMD_REINDEX = "hindsight.reindex"
+CMD_ACCEPT = "hindsight.accept"  # the client opened a memory from search (or applied it): reinforce it
 
 
 def memory_id_of(diagnostic: types.Diagnostic) -> str | None:

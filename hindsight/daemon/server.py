@@ -47,6 +47,8 @@ EXTERNAL_CHECK_S = 2.0  # how soon memories written by the CLI or another editor
 READ_THREADS = 2  # opens and hovers run concurrently with each other, never behind indexing
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024  # a larger frame is discarded: no real LSP message is that big
 INVALID_REQUEST = JsonRpcInvalidRequest.CODE  # JSON-RPC's answer to a request it cannot even identify
+BACKFILL_BATCH = 32  # memories embedded per writer job: a remember queued behind backfill waits for one batch only
+IDLE_FLUSH_S = 10.0  # the vector index is saved once writes pause this long (and on shutdown)
 WATCH_REGISTRATION_ID = "hindsight-watch"
 WATCH_GLOB = "**/*"  # the indexer filters by language and ignore files; the client just reports
 
@@ -132,6 +134,8 @@ class HindsightServer(LanguageServer):
         self._watch_pending: set[str] = set()
         self._watch_timer: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._backfilling: set[str] = set()  # folders whose vectors are being filled in
+        self._flush_timer: asyncio.TimerHandle | None = None
         self._stopping = threading.Event()
         self.ready = asyncio.Event()  # set once every folder has been opened (or failed to open)
 
@@ -307,6 +311,7 @@ class HindsightServer(LanguageServer):
             await self.write(session.apply_settings, settings)
             for message in session.take_problems():
                 self.tell(message)
+            self.spawn(self.backfill(session))  # a new model has no vectors yet: search falls back until filled
         self.republish_all()
 
     def apply_log_level(self, settings: Settings) -> None:
@@ -347,7 +352,46 @@ class HindsightServer(LanguageServer):
         finally:
             progress.end(session.last_summary)
         self.republish_all()
+        if report is not None:
+            await self.write(session.warm)
+            if rels is None:
+                self.spawn(self.backfill(session))
         return report
+
+    async def backfill(self, session: FolderSession) -> int:
+        """Embed the memories that lack vectors, one small batch per writer job (opens never wait for it)."""
+        key = str(session.root)
+        if key in self._backfilling or session.engine is None:
+            return 0
+        self._backfilling.add(key)
+        total = 0
+        try:
+            while not self._stopping.is_set():
+                try:
+                    done = await self.write(session.backfill, BACKFILL_BATCH)
+                except RuntimeError:  # the writer was shut down: the server is exiting
+                    break
+                if done == 0:
+                    break
+                total += done
+        finally:
+            self._backfilling.discard(key)
+        if total:
+            log.info("embedded %d memories of %s that had no vector", total, session.root)
+            self.flush_when_idle()
+        return total
+
+    def flush_when_idle(self) -> None:
+        """Save the vector indexes once writes pause for ``IDLE_FLUSH_S`` (each new write postpones it)."""
+        if self._flush_timer is not None:
+            self._flush_timer.cancel()
+        self._flush_timer = asyncio.get_running_loop().call_later(IDLE_FLUSH_S, lambda: self.spawn(self._flush()))
+
+    async def _flush(self) -> None:
+        self._flush_timer = None
+        for session in list(self.sessions.values()):
+            if not self._stopping.is_set():
+                await self.write(session.flush)
 
     async def begin_progress(self, title: str) -> _Progress:
         token: str | None = None

@@ -72,7 +72,8 @@ class FolderSession:
             # imported here: an engine that cannot even load becomes a message, not a dead server
             from hindsight.memory.engine import MemoryEngine
 
-            self.engine = MemoryEngine.open(self.root, self.settings)
+            # vectors missing for this model are embedded by ``backfill`` batches after indexing, not here
+            self.engine = MemoryEngine.open(self.root, self.settings, backfill_on_open=False)
         except Exception as exc:  # keep serving: other folders and the protocol still work
             log.exception("cannot open the memory engine for %s", self.root)
             self.problems.append(f"Hindsight: cannot open memories for {self.root}: {exc}")
@@ -98,7 +99,7 @@ class FolderSession:
     def close(self) -> None:
         if self.engine is not None:
             try:
-                self.engine.close()
+                self.engine.close()  # saves the vector index
             except Exception:
                 log.exception("closing the engine for %s failed", self.root)
             self.engine = None
@@ -148,6 +149,28 @@ class FolderSession:
         )
         log.info("indexed %s: %s; memories: %s", self.root, self.last_summary, reconciled)
         return self.last_report
+
+    def warm(self) -> None:
+        """After an index run: compute the ranks and references that opens and hovers read."""
+        if self.engine is not None:
+            self.engine.warm()
+
+    def backfill(self, batch: int) -> int:
+        """Embed up to ``batch`` memories that lack a vector for the current model; how many were embedded."""
+        if self.engine is None:
+            return 0
+        return self.engine.backfill_vectors(batch=batch, limit=batch)
+
+    def flush(self) -> None:
+        """Persist the vector index (idle time, shutdown)."""
+        if self.engine is not None:
+            self.engine.flush()
+
+    def accept(self, memory_id: str) -> dict[str, Any]:
+        """The user acted on a memory (opened it from search, applied it): reinforce it."""
+        engine = self._engine()
+        engine.accept(memory_id)
+        return {"id": engine.get(memory_id).id}
 
     # ------------------------------------------------------------ what a file shows
 
@@ -281,15 +304,20 @@ class FolderSession:
         }
 
     def supersede(self, memory_id: str, text: str, mtype: str | None) -> dict[str, Any]:
-        result = self._engine().supersede(memory_id, text, type=mtype)
+        engine = self._engine()
+        result = engine.supersede(memory_id, text, type=mtype)
         new = result[0] if isinstance(result, tuple) else result  # (new, old) or new: the engine's docs differ
+        engine.accept(new.id)  # the user acted on this lesson: the replacement carries it on
         return {"id": new.id, "superseded": memory_id, "memory": convert.memory_result(new, self.anchor_span(new))}
 
     def forget(self, memory_id: str) -> dict[str, Any]:
         return _status(self._engine().forget(memory_id))
 
     def confirm(self, memory_id: str) -> dict[str, Any]:
-        return _status(self._engine().confirm(memory_id))
+        engine = self._engine()
+        memory = engine.confirm(memory_id)
+        engine.accept(memory.id)
+        return _status(memory)
 
     def mark_outdated(self, memory_id: str) -> dict[str, Any]:
         return _status(self._engine().mark_stale(memory_id))

@@ -11,6 +11,7 @@ each vector query.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import posixpath
@@ -18,6 +19,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -56,6 +58,7 @@ MAX_TAGS = 20
 TAG_RE = re.compile(r"^[\w.\-/:]{1,64}$", re.UNICODE)
 MERGE_NEIGHBOURS = 10  # nearest memories checked for merge/supersession on remember
 SEARCH_CHUNKS = 5  # code chunks shown beside memories: a cold-start answer, not the main result
+CHUNK_QUERY_TERMS = 6  # words sent to the code-chunk FTS: each OR-ed common word makes BM25 score thousands more chunks
 SESSION_NEIGHBOUR_SHARE = 0.5  # a touched file's dependencies get half its session weight
 SESSION_NEIGHBOURS = 8  # dependencies per touched file that inherit session weight
 PROACTIVE_LIMIT = 10
@@ -176,6 +179,8 @@ class MemoryEngine:
         embedder: Any | None,
         reason: str | None,
         clock: Callable[[], float] = time.time,
+        *,
+        backfill_on_open: bool = True,
     ) -> None:
         self.root = Path(root).resolve()
         self._root_str = str(self.root).rstrip(os.sep) + os.sep
@@ -188,12 +193,14 @@ class MemoryEngine:
         self.session = SessionMemory(clock)
         self._lock = threading.RLock()
         self._graph_cache: dict[str, Any] = {}
+        self._chunk_pool = ThreadPoolExecutor(1, thread_name_prefix="hindsight-chunks")
         self.vectors: VectorIndex | None = None
         if embedder is not None:
             from hindsight.memory.vectors import VectorIndex  # hnswlib: only needed with an embedder
 
             self.vectors = VectorIndex(store.path.parent, store, embedder.model_id, embedder.dim)
-            self.backfill_vectors(limit=SYNC_BACKFILL_MAX)
+            if backfill_on_open:  # the daemon backfills in its worker instead, in batches
+                self.backfill_vectors(limit=SYNC_BACKFILL_MAX)
 
     @classmethod
     def open(
@@ -204,6 +211,7 @@ class MemoryEngine:
         embedder: Any | str | None = "auto",
         clock: Callable[[], float] = time.time,
         indexer: IndexerLike | None = None,
+        backfill_on_open: bool = True,
     ) -> MemoryEngine:
         """Open the workspace's memories and index. ``embedder``: "auto" (from settings), an embedder, or None."""
         from hindsight.indexing.indexer import Indexer
@@ -220,9 +228,10 @@ class MemoryEngine:
             emb = embedder
             reason = None if emb is not None else "the embedder was not requested"
         idx = indexer if indexer is not None else Indexer(root, settings)
-        return cls(root, settings, idx, store, emb, reason, clock)
+        return cls(root, settings, idx, store, emb, reason, clock, backfill_on_open=backfill_on_open)
 
     def close(self) -> None:
+        self._chunk_pool.shutdown(wait=True)
         with self._lock:
             if self.vectors is not None:
                 self.vectors.close()
@@ -658,11 +667,13 @@ class MemoryEngine:
                 log.exception("embedding the query failed; searching lexically")
             embed_ms = (time.perf_counter() - t) * 1000
             self.vectors.sync()
+        # the code chunks come from the indexer's own database: searched on a second thread meanwhile
+        chunk_job = self._chunk_pool.submit(self._search_chunks, query, chunks) if chunks > 0 else None
         boosts = self._session_file_boosts() if as_of_iso is None else {}
         params = SearchParams(k=k, flt=flt, now=now, file_boosts=boosts)
         ranked = retrieval.rank(self.store, self.vectors, query, qvec, params, time.perf_counter)
         ranked.timings.embed_ms = embed_ms
-        code = self._search_chunks(query, chunks) if chunks > 0 else []
+        code = chunk_job.result() if chunk_job is not None else []
         if record and as_of_iso is None and ranked.hits:
             # shown, not yet used: access (which reinforces ranking) comes from accept/confirm, so results
             # do not feed on their own visibility
@@ -679,8 +690,13 @@ class MemoryEngine:
         return SearchResult(ranked.hits, code, mode, reason, ranked.timings)
 
     def _search_chunks(self, query: str, limit: int) -> list[ChunkHit]:
-        # stop words match nearly every chunk and only cost time: the indexer sees the content words
-        words = " ".join(query_terms(query))
+        # stop words match nearly every chunk and only cost time: the indexer sees the content words, and of
+        # those the rarest few (the memories' vocabulary stands in for the code's: the same project's words)
+        terms = query_terms(query)
+        if len(terms) > CHUNK_QUERY_TERMS:
+            kept = set(self.store.selective_terms(terms)[:CHUNK_QUERY_TERMS])
+            terms = [t for t in terms if t in kept] or terms[:CHUNK_QUERY_TERMS]
+        words = " ".join(terms)
         if not words:
             return []
         return [ChunkHit(c, float(s)) for c, s in self.indexer.search_chunks(words, limit)]
@@ -706,16 +722,41 @@ class MemoryEngine:
         return self._graph_cache[key]  # type: ignore[no-any-return]
 
     def _idents_used(self, rel: str) -> frozenset[str]:
-        """Identifiers written in ``rel`` (read once from disk: one pass over the bytes beats loading its chunks)."""
-        key = "idents:" + rel
-        if key not in self._graph_cache:
-            try:
-                with open(self.root / rel, "rb") as fh:
-                    data = fh.read(self.settings.index.max_file_bytes)
-            except OSError:
-                data = b""
-            self._graph_cache[key] = frozenset(w.decode("ascii") for w in set(_IDENT_BYTES_RE.findall(data)))
-        return self._graph_cache[key]  # type: ignore[no-any-return]
+        """Names ``rel`` references, from the index's ref tags (read for all files once per index run)."""
+        refs = self._graph_cache.get("refs")
+        if refs is None:
+            refs = self._graph_cache["refs"] = self._ref_names()
+        names = refs.get(rel)
+        if names is None:  # not indexed (yet): one pass over its bytes
+            key = "idents:" + rel
+            if key not in self._graph_cache:
+                self._graph_cache[key] = self._scan_idents(rel)
+            names = self._graph_cache[key]
+        return names  # type: ignore[no-any-return]
+
+    def _ref_names(self) -> dict[str, frozenset[str]]:
+        store = getattr(self.indexer, "store", None)
+        if store is None or not hasattr(store, "ref_counts"):
+            return {}
+        try:
+            with self._indexer_lock():
+                counts = store.ref_counts()
+        except Exception:
+            log.exception("reading the index's references failed; scanning files instead")
+            return {}
+        return {rel: frozenset(names) for rel, names in counts.items()}
+
+    def _indexer_lock(self) -> Any:
+        lock = getattr(self.indexer, "_lock", None)  # IndexStore is not thread-safe: the Indexer serialises it
+        return lock if lock is not None else contextlib.nullcontext()
+
+    def _scan_idents(self, rel: str) -> frozenset[str]:
+        try:
+            with open(self.root / rel, "rb") as fh:
+                data = fh.read(self.settings.index.max_file_bytes)
+        except OSError:
+            data = b""
+        return frozenset(w.decode("ascii") for w in set(_IDENT_BYTES_RE.findall(data)))
 
     def _file_ranks(self) -> tuple[dict[str, float], dict[str, int]]:
         if "ranks" not in self._graph_cache:
@@ -723,6 +764,12 @@ class MemoryEngine:
             order = sorted(scores, key=lambda r: (-scores[r], r))
             self._graph_cache["ranks"] = (scores, {r: i + 1 for i, r in enumerate(order)})
         return self._graph_cache["ranks"]  # type: ignore[no-any-return]
+
+    def warm(self) -> None:
+        """Compute what file opens and hovers read once per index run (ranks, references) ahead of them."""
+        self._file_ranks()
+        if "refs" not in self._graph_cache:
+            self._graph_cache["refs"] = self._ref_names()
 
     def _dependents_count(self, rel: str) -> int:
         key = "dependents:" + rel
@@ -740,22 +787,19 @@ class MemoryEngine:
         top = list(deps.items())[: retrieval.MAX_NEIGHBOUR_FILES]
         peak = max((w for _, w in top), default=0.0)
         dep_w = {d: w / peak for d, w in top if peak > 0}
-        verdict: dict[str, bool] = {}  # symbol -> does the file use it (many memories share a symbol)
-
-        def keep(file: str, symbol: str | None) -> bool:
-            if file == rel or symbol is None:
-                return True
-            if symbol not in verdict:
-                used = self._idents_used(rel)
-                verdict[symbol] = any(part in used for part in symbol.split("."))
-            return verdict[symbol]
-
-        candidates: list[retrieval.ProactiveCandidate] = []
-        for r in self.store.anchored_refs([rel, *dep_w], keep=keep):
-            if r.file == rel:
-                candidates.append(retrieval.ProactiveCandidate(r, "file"))
-            else:
-                candidates.append(retrieval.ProactiveCandidate(r, "dependency", dep_w[r.file], r.symbol is not None))
+        candidates = [retrieval.ProactiveCandidate(r, "file") for r in self.store.anchored_refs([rel])]
+        if dep_w:
+            used = self._idents_used(rel)
+            kept: dict[str, list[str | None]] = {}
+            for dep, symbols in self.store.symbols_in([d for d in dep_w if d != rel]).items():
+                # a neighbour's memory matters here when it sits on a definition this file uses (or file-wide)
+                keep = [s for s in symbols if s is None or any(part in used for part in s.split("."))]
+                if keep:
+                    kept[dep] = keep
+            candidates += [
+                retrieval.ProactiveCandidate(r, "dependency", dep_w[r.file], r.symbol is not None)
+                for r in self.store.neighbour_refs(kept)
+            ]
         top = retrieval.proactive_rank(candidates, now, limit)
         full = self.store.by_nums([c.ref.num for c, _ in top])
         shown = self.session.shown()

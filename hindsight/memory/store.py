@@ -41,6 +41,9 @@ STATUSES = ("active", "stale", "superseded", "archived", "orphaned")
 CURRENT_STATUSES = ("active", "stale", "orphaned")  # what search returns unless asked otherwise
 ANCHORED_STATUSES = ("active", "stale")  # what shows on a file: orphaned memories have lost their code
 SOURCES = ("user", "agent", "commit", "import")
+# a neighbour's memories can only add context: at most this many per file (newest first, after the symbol
+# filter) are ranked on open; 10 are shown in all, and a hot file's 500th memory cannot outrank its newest
+NEIGHBOUR_ROWS_PER_FILE = 40
 SQL_VARIABLE_CHUNK = 500  # stays far below SQLite's bound-parameter limit
 CACHE_KIB = 32_768  # page cache per connection: keeps the indexes of ~100k memories in memory (default is 2 MB)
 
@@ -291,9 +294,18 @@ CREATE INDEX memories_anchor_cover ON memories (
 );
 """
 
+# a neighbour file's memories newest first, covering the file-open columns: the per-file row cap
+# (``NEIGHBOUR_ROWS_PER_FILE``) then reads only that many index entries and never sorts
+M003 = """
+CREATE INDEX memories_file_recent ON memories (
+  file, created_at, status, symbol, type, source, confidence, last_accessed_at, access_count, num, id
+);
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("m001_memories", M001),
     Migration("m002_anchor_covering_index", M002),
+    Migration("m003_file_recent_index", M003),
 )
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"  # must match memory_fts in M001
 COMMON_TERM_FRACTION = 0.1  # a term in over 10% of memories has a BM25 weight near zero (recall_bench: no loss)
@@ -641,6 +653,51 @@ class MemoryStore:
                 )
                 cur.row_factory = None  # plain tuples: this loop runs over hundreds of rows per file open
                 out += [AnchoredRef(*r) for r in cur if keep is None or keep(r[3], r[4])]
+        return out
+
+    def symbols_in(
+        self, files: Sequence[str], statuses: Sequence[str] = ANCHORED_STATUSES
+    ) -> dict[str, list[str | None]]:
+        """The distinct anchor symbols (None: file-wide) of each file's memories, read from an index only."""
+        out: dict[str, list[str | None]] = {}
+        if not files:
+            return out
+        with self._lock:
+            for part in _chunks(list(files)):
+                cur = self.conn.execute(
+                    f"""SELECT DISTINCT file, symbol FROM memories INDEXED BY memories_anchor_cover
+                        WHERE file IN ({_placeholders(len(part))}) AND status IN ({_placeholders(len(statuses))})""",
+                    (*part, *statuses),
+                )
+                cur.row_factory = None
+                for file, symbol in cur:
+                    out.setdefault(file, []).append(symbol)
+        return out
+
+    def neighbour_refs(
+        self,
+        symbols_by_file: dict[str, list[str | None]],
+        statuses: Sequence[str] = ANCHORED_STATUSES,
+        *,
+        per_file: int = NEIGHBOUR_ROWS_PER_FILE,
+    ) -> list[AnchoredRef]:
+        """Light rows anchored to these symbols (None: file-wide) of each file, at most ``per_file`` newest each."""
+        out: list[AnchoredRef] = []
+        with self._lock:
+            for file, symbols in symbols_by_file.items():
+                named = [s for s in symbols if s is not None][:SQL_VARIABLE_CHUNK]
+                wide = len(named) < len(symbols)
+                cur = self.conn.execute(
+                    f"""SELECT num, id, type, file, symbol, source, confidence, status, created_at,
+                          last_accessed_at, access_count
+                        FROM memories INDEXED BY memories_file_recent
+                        WHERE file = ? AND status IN ({_placeholders(len(statuses))})
+                          AND (symbol IN ({_placeholders(len(named))}) OR (? AND symbol IS NULL))
+                        ORDER BY created_at DESC LIMIT ?""",
+                    (file, *statuses, *named, wide, per_file),
+                )
+                cur.row_factory = None
+                out += [AnchoredRef(*r) for r in cur]
         return out
 
     def workspace_wide(self, statuses: Sequence[str] = CURRENT_STATUSES, *, limit: int = 1000) -> list[Memory]:

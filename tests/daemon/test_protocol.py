@@ -36,6 +36,7 @@ COMMANDS = {
     "hindsight.repoMap",
     "hindsight.stats",
     "hindsight.reindex",
+    "hindsight.accept",
 }
 
 

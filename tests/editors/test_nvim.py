@@ -160,6 +160,8 @@ def test_gotcha_diagnostic_hover_and_search(
 
 def assert_code_actions(result: dict[str, Any], workspace: Gotcha, gotcha_id: str) -> None:
     """The server's code actions ran through the plugin's vim.lsp.commands handlers: prompts, then the commands."""
+    cancelled = result["code_action_cancelled"]["prompts"]
+    assert [prompt["prompt"] for prompt in cancelled] == ["Hindsight: what kind of memory?", "Remember (gotcha): "]
     remember = result["code_action_remember"]
     assert any("remember a gotcha for charge_card" in title for title in remember["titles"]), remember
     [types, text] = remember["prompts"]
@@ -175,7 +177,7 @@ def assert_code_actions(result: dict[str, Any], workspace: Gotcha, gotcha_id: st
     old = next(memory for memory in by_text.values() if memory["id"] == gotcha_id)
     assert old["status"] == "superseded", old
     assert by_text[SUPERSEDING]["status"] == "active", by_text[SUPERSEDING]
-    [outdated] = memories(workspace.root, "--status", "stale")
+    [outdated] = [memory for memory in by_text.values() if memory["status"] == "stale"]
     assert outdated["id"] == result["marked_outdated"] and outdated["text"] == DECISION
 
 

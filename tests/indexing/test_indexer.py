@@ -207,9 +207,9 @@ def test_a_worker_killed_mid_run_costs_no_file(
 
     def kill_a_worker(done: int, total: int) -> None:
         if done and not killed:  # as the OOM killer would: SIGKILL, no chance to clean up
-            workers = [p for p in me.children(recursive=True) if p.ppid() != me.pid]  # forkserver's children
-            workers[0].kill()
-            killed.append(workers[0].pid)
+            forkserver_children = [p for p in me.children(recursive=True) if p not in me.children()]
+            forkserver_children[0].kill()  # a pool worker: the forkserver and resource tracker are our children
+            killed.append(forkserver_children[0].pid)
 
     with Indexer(ws, settings, db_path=ws.parent / "pool.db") as ix:
         report = ix.index(progress=kill_a_worker)

@@ -55,7 +55,8 @@ end
 
 --- Runs the code action at the cursor whose title contains `title`, as a user does: vim.lsp.buf.code_action
 --- asks the server (textDocument/codeAction) and offers its actions through vim.ui.select. The prompts the
---- action then opens are answered from `answers` ({type = ..., text = ...}); `done()` says when it is over.
+--- action then opens are answered from `answers` ({type = ..., text = ...}; nil text = cancel);
+--- `done(seen)` says when it is over.
 local function run_code_action(title, answers, done)
   local seen = { titles = {}, prompts = {} }
   local failure
@@ -86,7 +87,7 @@ local function run_code_action(title, answers, done)
   end
   vim.lsp.buf.code_action()
   wait_for("the code action '" .. title .. "' to finish", function()
-    return failure ~= nil or done()
+    return failure ~= nil or done(seen)
   end)
   vim.notify = notify
   if failure then
@@ -250,6 +251,12 @@ local function check()
   -- the code actions; the cursor goes back to the gotcha, whose diagnostic is in the action's context
   vim.api.nvim_set_current_buf(bufnr)
   vim.api.nvim_win_set_cursor(0, { config.line, config.column - 1 })
+  step("code action: remember, cancelled at the text prompt (sends nothing)", function()
+    -- a command sent anyway would carry text = null: the server's error would fail the next step's notify watch
+    result.code_action_cancelled = run_code_action("remember a gotcha", {}, function(seen)
+      return #seen.prompts == 2 -- the type picker, then the text prompt, answered with nil
+    end)
+  end)
   step("code action: remember a gotcha (prompts, then the command)", function()
     local remembered = false
     local notify = vim.notify
