@@ -352,10 +352,8 @@ class HindsightServer(LanguageServer):
         finally:
             progress.end(session.last_summary)
         self.republish_all()
-        if report is not None:
-            await self.write(session.warm)
-            if rels is None:
-                self.spawn(self.backfill(session))
+        if report is not None and rels is None:
+            self.spawn(self.backfill(session))
         return report
 
     async def backfill(self, session: FolderSession) -> int:

@@ -131,6 +131,8 @@ class FolderSession:
             self.full_index_running.set()
         try:
             result = engine.reindex(rels or None, progress=on_progress)
+            if not rels:
+                engine.warm()  # ranks and references for every file, before opens stop waiting for the index
         finally:
             self.full_index_running.clear()
         report, reconciled = result.index, result.memories
@@ -149,11 +151,6 @@ class FolderSession:
         )
         log.info("indexed %s: %s; memories: %s", self.root, self.last_summary, reconciled)
         return self.last_report
-
-    def warm(self) -> None:
-        """After an index run: compute the ranks and references that opens and hovers read."""
-        if self.engine is not None:
-            self.engine.warm()
 
     def backfill(self, batch: int) -> int:
         """Embed up to ``batch`` memories that lack a vector for the current model; how many were embedded."""

@@ -58,7 +58,7 @@ MAX_TAGS = 20
 TAG_RE = re.compile(r"^[\w.\-/:]{1,64}$", re.UNICODE)
 MERGE_NEIGHBOURS = 10  # nearest memories checked for merge/supersession on remember
 SEARCH_CHUNKS = 5  # code chunks shown beside memories: a cold-start answer, not the main result
-CHUNK_QUERY_TERMS = 6  # words sent to the code-chunk FTS: each OR-ed common word makes BM25 score thousands more chunks
+CHUNK_QUERY_TERMS = 3  # words sent to the code-chunk FTS: each OR-ed common word makes BM25 score thousands more chunks
 SESSION_NEIGHBOUR_SHARE = 0.5  # a touched file's dependencies get half its session weight
 SESSION_NEIGHBOURS = 8  # dependencies per touched file that inherit session weight
 PROACTIVE_LIMIT = 10
@@ -841,7 +841,11 @@ class MemoryEngine:
         """Re-index (all files, or ``rels``) and bring memory anchors in line with the code."""
         report = self.indexer.index(progress) if rels is None else self.indexer.index_files(rels)
         with self._lock:
+            refs = self._graph_cache.get("refs") if rels is not None else None
             self._graph_cache.clear()
+            if refs is not None:  # a few files changed: theirs are scanned again, everyone else's still hold
+                touched = {*report.changed, *report.added, *report.deleted, *(old for old, _ in report.renamed)}
+                self._graph_cache["refs"] = {r: names for r, names in refs.items() if r not in touched}
             _, at = self._now()
             changed = [*report.changed, *report.added]
             rec = lifecycle.reconcile(

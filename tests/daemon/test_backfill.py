@@ -64,7 +64,7 @@ async def test_server_backfills_vectors_and_search_finds_a_paraphrase(
 
 
 async def test_accept_reinforces_the_memory(client: LanguageClient, workspace: Path, seeded: list[str]) -> None:
-    accepted = await run(client, "hindsight.accept", id=seeded[0][:12])
+    accepted = await run(client, "hindsight.accept", id=seeded[0])
     assert accepted == {"id": seeded[0]}
     with MemoryEngine.open(workspace, Settings(), embedder=None) as engine:
         assert engine.get(seeded[0]).access_count == 1

@@ -5,10 +5,12 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
+from hindsight.memory import engine as engine_module
 from hindsight.memory import retrieval
 from hindsight.memory.engine import MemoryEngine
 from hindsight.memory.retrieval import ScoredMemory, SearchParams, dedupe, temporal_factor
@@ -200,3 +202,43 @@ def test_lookup_paths_normalise_without_escaping(tmp_path: Path) -> None:
         for outside in ("../x.py", "a/../../x.py", str(tmp_path / "x.py"), "/etc/passwd", "."):
             with pytest.raises(ValueError, match=r"outside the workspace|the workspace itself"):
                 engine.lookup_path(outside)
+
+
+def test_a_saved_file_that_starts_using_a_definition_shows_its_memory(tmp_path: Path) -> None:
+    """Names used come from the index's references, kept per index run; a re-indexed file is read again."""
+    root = tmp_path / "ws"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg/db.py").write_text("def connect_pool(url):\n    return url\n\n\ndef close_pool(p):\n    return p\n")
+    api = root / "pkg/api.py"
+    api.write_text("from pkg.db import connect_pool\n\n\ndef handler():\n    return connect_pool('x')\n")
+    with MemoryEngine.open(root, embedder=None) as engine:
+        engine.reindex()
+        engine.remember("close_pool must run in finally", type="gotcha", file="pkg/db.py", symbol="close_pool")
+        engine.warm()
+        assert engine.proactive("pkg/api.py", record=False) == []
+        api.write_text(
+            "from pkg.db import close_pool, connect_pool\n\n\n"
+            "def handler():\n    return close_pool(connect_pool('x'))\n"
+        )
+        engine.reindex(["pkg/api.py"])
+        hits = engine.proactive("pkg/api.py", record=False)
+        assert [(h.memory.text, h.relation) for h in hits] == [("close_pool must run in finally", "dependency")]
+
+
+def test_search_sends_only_the_rarest_few_words_to_the_code_index(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    (root / "a").mkdir(parents=True)
+    (root / "a/x.py").write_text("def reconcile_ledger(entries):\n    return entries\n", encoding="utf-8")
+    seen: list[str] = []
+    with MemoryEngine.open(root, embedder=None) as engine:
+        engine.reindex()
+        real = engine.indexer.search_chunks
+
+        def spy(text: str, limit: int) -> Any:
+            seen.append(text)
+            return real(text, limit)
+
+        engine.indexer.search_chunks = spy  # type: ignore[method-assign]
+        result = engine.search("why does reconcile ledger drift when entries arrive late at night", k=5)
+    assert [h.chunk.symbol for h in result.chunks] == ["reconcile_ledger"]
+    assert len(seen) == 1 and len(seen[0].split()) == engine_module.CHUNK_QUERY_TERMS

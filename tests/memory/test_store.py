@@ -213,3 +213,29 @@ def test_an_older_database_is_upgraded_keeping_its_memories(tmp_path: Path) -> N
         assert [r.file for r in s.anchored_refs(["a.py"])] == ["a.py"]
     finally:
         s.close()
+
+
+def test_neighbour_rows_are_filtered_by_symbol_and_capped_newest_first(store: MemoryStore) -> None:
+    def on(symbol: str | None, k: int) -> Memory:
+        return make(f"note {symbol} {k}", at=T0 + k, anchor=Anchor("db.py", symbol))
+
+    store.insert_many([(on("connect", k), []) for k in range(6)] + [(on("unused", k), []) for k in range(3)])
+    store.insert(on(None, 99))
+    store.insert(make("elsewhere", anchor=Anchor("other.py", "connect")))
+    assert sorted(store.symbols_in(["db.py"])["db.py"], key=str) == sorted(["connect", "unused", None], key=str)
+    rows = store.neighbour_refs({"db.py": ["connect", None]}, per_file=4)
+    assert [(r.symbol, r.created_at) for r in rows] == [
+        (None, to_iso(T0 + 99)), *[("connect", to_iso(T0 + k)) for k in (5, 4, 3)]
+    ]
+    assert [r.symbol for r in store.neighbour_refs({"db.py": ["unused"]})] == ["unused"] * 3
+    assert store.neighbour_refs({"db.py": []}) == []
+
+
+def test_capped_neighbour_query_walks_an_index_without_sorting(store: MemoryStore) -> None:
+    statements: list[str] = []
+    store.conn.set_trace_callback(statements.append)  # the statement as run, bound values filled in
+    store.neighbour_refs({"db.py": ["connect", None]})
+    store.conn.set_trace_callback(None)
+    query = next(q for q in statements if "memories_file_recent" in q)
+    plan = " ".join(str(r[-1]) for r in store.conn.execute("EXPLAIN QUERY PLAN " + query))
+    assert "COVERING INDEX memories_file_recent" in plan and "TEMP B-TREE" not in plan
