@@ -386,7 +386,10 @@ def run_supersede(args: argparse.Namespace) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     with _engine(args, embedder=False) as engine:
-        report = engine.export(args.path)
+        try:
+            report = engine.export(args.path)
+        except OSError as exc:
+            raise CliError(f"cannot write {exc.filename or args.path}: {exc.strerror or exc}") from exc
     if args.json:
         cliutil.print_json(report.to_dict())
     else:
@@ -396,7 +399,10 @@ def run_export(args: argparse.Namespace) -> int:
 
 def run_import(args: argparse.Namespace) -> int:
     with _engine(args, embedder=True) as engine:
-        report = engine.import_(args.path)
+        try:
+            report = engine.import_(args.path)
+        except OSError as exc:
+            raise CliError(f"cannot read {exc.filename or args.path}: {exc.strerror or exc}") from exc
     if args.json:
         cliutil.print_json(report.to_dict())
     else:

@@ -190,5 +190,10 @@ _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def clean_memory_text(text: str) -> str:
-    """Memory text as stored: control characters (other than newline/tab) removed, ends trimmed."""
+    """Memory text as stored: control characters (other than newline/tab) removed, ends trimmed.
+
+    Lone surrogates (undecodable command-line bytes, ``\\ud800`` in JSON) cannot be stored as UTF-8:
+    they become U+FFFD, so the rest of the text is kept instead of the write failing.
+    """
+    text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
     return _CONTROL_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n")).strip()
