@@ -2,7 +2,8 @@
 
 Prints: cold index time (fresh HINDSIGHT_HOME), files/s and MB/s; no-op re-index time; one changed
 file re-indexed and re-ranked through the long-lived Indexer (p50/p95 over 50 edits, as the daemon
-does on save); peak RSS of the indexing process and of it with its workers; then Aider's repo map
+does on save); peak RSS of the indexing process and of it with its workers; chunk search p50/p95 over 50
+docstring queries; then Aider's repo map
 (aider-chat in its own venv, cold tags cache) on the same tree, and the ratio.
 
     python bench/index_bench.py                  # Django 5.2.19 sdist (fetched once)
@@ -19,6 +20,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -37,6 +39,10 @@ EDITS = 50  # one-file changes timed, each on a different file
 REPEAT = 2  # best of N alternating runs: a shared machine's load swings both tools' wall clock 2x
 RSS_SAMPLE_SECONDS = 0.05  # how often the child samples its own and its workers' memory
 AIDER_MAP_TOKENS = 1024  # Aider's default map size
+SEARCH_QUERIES = 50  # natural-language chunk searches timed: docstring summary lines, as a user would ask
+SEARCH_LIMIT = 20  # hits per search, as the daemon asks
+DOCSTRING_SUMMARY_RE = re.compile(r'"""\s*([^\n"]{15,})')  # a docstring's first line, if it says something
+TARGET_SEARCH_P95_MS = 20.0
 TARGET_SPEEDUP, TARGET_NOOP_S, TARGET_EDIT_P95_MS, TARGET_RSS_MB = 3.0, 1.0, 50.0, 400.0
 
 
@@ -113,6 +119,7 @@ def _hindsight_child(tree: Path) -> int:
     records = indexer.files()
     indexed = [rel for rel, rec in records.items() if rec.status != "skipped"]
     edits, edits_cpu = _edit_times(indexer, tree, sorted(r for r in indexed if r.endswith(".py")) or sorted(indexed))
+    searches = _search_times(indexer)
     counts = indexer.store.counts()
     indexer.close()
     peak.stop()
@@ -122,6 +129,7 @@ def _hindsight_child(tree: Path) -> int:
         "cold_s": cold_s, "cold_cpu_s": cold_cpu, "cold_timings": cold.timings, "workers": cold.workers,
         "noop_s": noop_s, "noop_parsed": noop.parsed,
         "edit_ms": edits, "edit_cpu_ms": edits_cpu, "rss_main_mb": peak.main_mb, "rss_tree_mb": peak.tree_mb,
+        "search_ms": searches,
     }))
     return 0
 
@@ -144,6 +152,21 @@ def _edit_times(indexer: object, tree: Path, candidates: list[str]) -> tuple[lis
         cpu.append((time.process_time() - cpu_started) * 1000)
         assert report.parsed == 1, report
     return wall, cpu
+
+
+def _search_times(indexer: object) -> list[float]:
+    """Milliseconds per ``search_chunks`` for SEARCH_QUERIES docstring summaries spread over the tree."""
+    rows = indexer.store.conn.execute(  # type: ignore[attr-defined]
+        "SELECT text FROM chunks WHERE kind IN ('function', 'method') AND part = 0 ORDER BY id"
+    )
+    queries = [m.group(1).strip() for (text,) in rows if (m := DOCSTRING_SUMMARY_RE.search(text))]
+    queries = queries[:: max(1, len(queries) // SEARCH_QUERIES)][:SEARCH_QUERIES]
+    times = []
+    for query in queries:
+        started = time.perf_counter()
+        indexer.search_chunks(query, SEARCH_LIMIT)  # type: ignore[attr-defined]
+        times.append((time.perf_counter() - started) * 1000)
+    return times
 
 
 class _PeakRss(threading.Thread):
@@ -200,6 +223,10 @@ def _print_hindsight(r: dict) -> None:
     print(f"  one-file change:   p50 {p50:.1f} ms, p95 {p95:.1f} ms wall over {len(r['edit_ms'])} edits "
           f"(re-index + re-rank; target p95 < {TARGET_EDIT_P95_MS:.0f} ms: {_verdict(p95 < TARGET_EDIT_P95_MS)}); "
           f"CPU p50 {c50:.1f} ms, p95 {c95:.1f} ms")
+    if r.get("search_ms"):
+        s50, s95 = _percentile(r["search_ms"], 0.5), _percentile(r["search_ms"], 0.95)
+        print(f"  chunk search:      p50 {s50:.1f} ms, p95 {s95:.1f} ms over {len(r['search_ms'])} docstring queries "
+              f"(target p95 < {TARGET_SEARCH_P95_MS:.0f} ms: {_verdict(s95 < TARGET_SEARCH_P95_MS)})")
     print(f"  peak RSS:          {r['rss_main_mb']:.0f} MB indexing process (target < {TARGET_RSS_MB:.0f} MB: "
           f"{_verdict(r['rss_main_mb'] < TARGET_RSS_MB)}); {r['rss_tree_mb']:.0f} MB with its worker processes")
 

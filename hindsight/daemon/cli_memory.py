@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from hindsight import paths
 from hindsight.config import load_settings
 from hindsight.daemon import cliutil
 from hindsight.daemon.cliutil import CliError
@@ -113,6 +114,35 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("path", nargs="?", type=Path)
     _common(p, json_flag=True)
     p.set_defaults(handler=run_import)
+
+    p = msub.add_parser(
+        "recover", help="salvage a damaged memory database (the original is moved aside and kept, never deleted)"
+    )
+    _common(p, json_flag=True)
+    p.set_defaults(handler=run_recover)
+
+
+def run_recover(args: argparse.Namespace) -> int:
+    from hindsight.memory.recovery import recover_memory_db
+
+    root = cliutil.workspace_root(args)
+    report = recover_memory_db(paths.workspace_dir(root) / "memory.db")
+    if args.json:
+        cliutil.print_json(
+            {
+                "path": str(report.path),
+                "corrupt": report.corrupt,
+                "moved_to": str(report.moved_to) if report.moved_to else None,
+                "recovered": report.recovered,
+                "unreadable": report.unreadable,
+                "method": report.method,
+                "problems": report.problems,
+                "message": report.message(),
+            }
+        )
+    else:
+        print(report.message())
+    return 1 if report.corrupt and not report.memories else 0
 
 
 def _common(p: argparse.ArgumentParser, *, json_flag: bool) -> None:

@@ -463,6 +463,7 @@ class HindsightServer(LanguageServer):
         if self._generation.get(uri) != generation or uri not in self.open_uris:
             return
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diags))
+        self.flush_when_idle()  # what opens showed is counted on the writer once things go quiet
         log.debug("published %d diagnostics for %s in %.1f ms", len(diags), uri, (time.perf_counter() - started) * 1e3)
 
     def buffer_text(self, uri: str) -> str | None:

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from hindsight import paths
 from hindsight.config import IndexSettings, Settings
 from hindsight.indexing.languages import language_for_path
+from hindsight.indexing.orphans import die_with_parent, expect_children
 from hindsight.indexing.parse import ParsedFile, parse_file
 from hindsight.indexing.records import Import
 from hindsight.indexing.resolve import ImportResolver
@@ -436,11 +437,13 @@ class Indexer:
 # -- worker side: everything below runs in worker processes (or in-process for a few files) ----
 
 
-WORKER_PRELOAD = ["hindsight.indexing.parse", "hindsight.indexing.store"]  # imported once, in the forkserver
+# imported once, in the forkserver; the guard, first, makes the forkserver die with the indexer
+WORKER_PRELOAD = ["hindsight.indexing.forkserver_guard", "hindsight.indexing.parse", "hindsight.indexing.store"]
 
 
 def _pool_context() -> multiprocessing.context.BaseContext:
     # forkserver: the daemon has threads, and fork() with threads can deadlock the child
+    expect_children()
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
@@ -449,8 +452,9 @@ def _pool_context() -> multiprocessing.context.BaseContext:
 
 
 def _worker_started() -> None:
-    """A parser worker keeps nothing alive between files: collect garbage less often, and never scan
-    the modules the forkserver preloaded."""
+    """A parser worker dies with its parent (the forkserver, or the indexer under spawn); it keeps nothing
+    alive between files: collect garbage less often, and never scan the modules the forkserver preloaded."""
+    die_with_parent()
     gc.freeze()
     gc.set_threshold(WORKER_GC_THRESHOLD, *gc.get_threshold()[1:])
 

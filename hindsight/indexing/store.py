@@ -26,6 +26,10 @@ NAMES_SEPARATOR = "\t"  # between the names of one import; cheaper to split than
 CACHE_KIB = 32_768  # page cache for FTS merges during a cold index; well inside the RSS budget
 CAMEL_PART_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 QUERY_WORD_RE = re.compile(r"\w+")
+# search matches the rarest query terms first and stops adding terms past this many candidate chunks:
+# bm25 must score every chunk that matches, and "the", "return", "self" match a fifth of Django
+SEARCH_CANDIDATES_MAX = 3_000
+SEARCH_TERMS_MAX = 8  # rarest terms kept from a long query; more add candidates, rarely better hits
 CAMEL_CACHE_MAX = 200_000  # distinct identifiers remembered per process (a few MB); names recur across files
 
 MIGRATIONS = [
@@ -95,6 +99,24 @@ MIGRATIONS = [
             PRIMARY KEY (src_id, dst_id)
         ) WITHOUT ROWID;
         CREATE INDEX edges_by_dst ON edges(dst_id);
+        """,
+    ),
+    # FTS holds each chunk's own text (m001 indexed a class's methods again inside it, and a split
+    # definition twice): a regular FTS5 table, since its rows no longer equal the chunks' columns and an
+    # external-content 'delete' must be given the exact indexed values. The index is a cache: emptying
+    # it makes the next run a cold index that fills the new table.
+    sqlite.Migration(
+        "m002_fts_own_text",
+        """
+        DROP TRIGGER chunks_fts_delete;
+        DROP TABLE chunks_fts;
+        DELETE FROM files;
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(symbol, text, words, tokenize='unicode61');
+        CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
+            DELETE FROM chunks_fts WHERE rowid = old.id;
+        END;
+        -- how many chunks hold each term: search drops the common ones before matching
+        CREATE VIRTUAL TABLE chunks_fts_terms USING fts5vocab(chunks_fts, 'row');
         """,
     ),
 ]
@@ -207,14 +229,82 @@ def file_chunk_words(names_by_line: Sequence[tuple[int, str]], spans: Iterable[t
     return out
 
 
-def fts_query(text: str) -> str:
-    """A safe FTS5 query from free text: each word quoted, any word may match (bm25 ranks)."""
+def fts_texts(chunks: Sequence[Chunk]) -> list[str | None]:
+    """What full-text search indexes for each chunk of one file: its own text, None for none.
+
+    Nested chunks are indexed themselves, so a chunk's row replaces each chunk directly inside it with
+    that chunk's signature (a class keeps its header, fields and method signatures, not method bodies).
+    A split definition's whole ``part=0`` chunk gets no row: its parts carry the text. Offsets are
+    bytes; a chunk whose text does not re-encode to its byte span (undecodable bytes) is kept whole.
+    """
+    split = {c.symbol for c in chunks if c.part > 0}
+    wholes = sorted((c for c in chunks if c.part == 0), key=lambda c: (c.start_byte, -c.end_byte))
+    children: dict[str, list[Chunk]] = {}  # symbol of a definition -> the chunks directly inside it
+    stack: list[Chunk] = []
+    for c in wholes:
+        while stack and stack[-1].end_byte <= c.start_byte:
+            stack.pop()
+        parent = stack[-1] if stack else None
+        if parent is not None and c.end_byte <= parent.end_byte and (c.start_byte, c.end_byte) != (
+            parent.start_byte, parent.end_byte):
+            children.setdefault(parent.symbol, []).append(c)
+        stack.append(c)
+    out: list[str | None] = []
+    for c in chunks:
+        if c.part == 0 and c.symbol in split:
+            out.append(None)
+            continue
+        inner = [d for d in children.get(c.symbol, ()) if d.start_byte < c.end_byte and d.end_byte > c.start_byte]
+        out.append(_own_text(c, inner) if inner else c.text)
+    return out
+
+
+def _own_text(c: Chunk, inner: list[Chunk]) -> str:
+    ascii_text = c.text.isascii()
+    data = c.text.encode("ascii" if ascii_text else "utf-8")
+    if len(data) != c.end_byte - c.start_byte:
+        return c.text
+    pieces: list[bytes] = []
+    at = 0
+    for d in inner:  # in file order, disjoint
+        lo, hi = max(d.start_byte - c.start_byte, 0), min(d.end_byte - c.start_byte, len(data))
+        pieces.append(data[at:lo])
+        if d.start_byte >= c.start_byte:  # the signature goes where the nested definition begins
+            pieces.append(d.signature.encode())
+        at = hi
+    pieces.append(data[at:])
+    return b"".join(pieces).decode("utf-8", "replace")
+
+
+def query_terms(text: str) -> list[str]:
+    """The distinct search terms of free text: its words, lowercased, and their identifier parts."""
     words: dict[str, None] = {}
     for word in QUERY_WORD_RE.findall(text):
         words[word.lower()] = None
         for part in split_identifier(word):
             words[part] = None
-    return " OR ".join(f'"{w}"' for w in words)
+    return list(words)
+
+
+def fts_query(text: str | Sequence[str]) -> str:
+    """A safe FTS5 query from free text (or its terms): each term quoted, any may match (bm25 ranks)."""
+    terms = query_terms(text) if isinstance(text, str) else text
+    return " OR ".join(f'"{w}"' for w in terms)
+
+
+def selective_terms(doc_freqs: dict[str, int]) -> list[str]:
+    """The terms worth matching: rarest first while their chunks fit SEARCH_CANDIDATES_MAX (the rarest
+    always), at most SEARCH_TERMS_MAX; terms no chunk holds are dropped."""
+    kept: list[str] = []
+    candidates = 0
+    for term, df in sorted(doc_freqs.items(), key=lambda item: item[1]):
+        if df == 0:
+            continue
+        if kept and (candidates + df > SEARCH_CANDIDATES_MAX or len(kept) == SEARCH_TERMS_MAX):
+            break
+        kept.append(term)
+        candidates += df
+    return kept
 
 
 class IndexStore:
@@ -272,8 +362,8 @@ class IndexStore:
     def write(self, contents: Sequence[FileContent]) -> None:
         """Store parsed files, replacing what was known about them, in one transaction.
 
-        Rows of all the batch's files go in one ``executemany`` per table, and the batch's chunks
-        into FTS5 in one statement (~3x faster than feeding FTS5 row by row from a trigger).
+        Rows of all the batch's files go in one ``executemany`` per table, FTS5 included (its rows hold
+        each chunk's own text, :func:`fts_texts`, so the batch's chunk text is tokenized once).
         """
         with sqlite.transaction(self.conn) as conn:
             row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'chunks'").fetchone()
@@ -282,16 +372,20 @@ class IndexStore:
             for table in ("chunks", "defs", "refs", "imports"):
                 conn.executemany(f"DELETE FROM {table} WHERE file_id = ?", [(i,) for i in ids])
             pairs = list(zip(ids, contents, strict=True))
+            rows = []
+            fts_rows: list[tuple[int, str, str | None, str]] = []
+            for i, content in pairs:
+                for c, words, fts_text in zip(content.chunks, content.chunk_words, fts_texts(content.chunks),
+                                              strict=True):
+                    last_chunk += 1
+                    rows.append((last_chunk, i, c.symbol, c.kind, c.start_line, c.end_line, c.start_byte,
+                                 c.end_byte, c.signature, c.content_hash, c.text, c.part, words))
+                    fts_rows.append((last_chunk, c.symbol, fts_text, words))
             conn.executemany(
-                """INSERT INTO chunks (file_id, symbol, kind, start_line, end_line, start_byte, end_byte,
+                """INSERT INTO chunks (id, file_id, symbol, kind, start_line, end_line, start_byte, end_byte,
                                        signature, content_hash, text, part, words)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                [
-                    (i, c.symbol, c.kind, c.start_line, c.end_line, c.start_byte, c.end_byte, c.signature,
-                     c.content_hash, c.text, c.part, words)
-                    for i, content in pairs
-                    for c, words in zip(content.chunks, content.chunk_words, strict=True)
-                ],
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                rows,
             )
             conn.executemany(
                 "INSERT INTO defs (file_id, name, category, line, symbol, signature) VALUES (?, ?, ?, ?, ?, ?)",
@@ -305,10 +399,10 @@ class IndexStore:
                 "INSERT INTO imports (file_id, spec, line, names) VALUES (?, ?, ?, ?)",
                 [(i, m.spec, m.line, NAMES_SEPARATOR.join(m.names)) for i, content in pairs for m in content.imports],
             )
-            conn.execute(
-                """INSERT INTO chunks_fts(rowid, symbol, text, words)
-                   SELECT id, symbol, text, words FROM chunks WHERE id > ?""",
-                (last_chunk,),
+            # ids are given, not assigned, so each FTS row can name its chunk
+            conn.executemany(
+                "INSERT INTO chunks_fts(rowid, symbol, text, words) VALUES (?, ?, ?, ?)",
+                [row for row in fts_rows if row[2] is not None],
             )
 
     def _upsert_file(self, conn: sqlite3.Connection, rec: FileRecord) -> int:
@@ -441,17 +535,33 @@ class IndexStore:
         return CodeChunk(*row) if row else None
 
     def search_chunks(self, text: str, limit: int = 20) -> list[tuple[CodeChunk, float]]:
-        """Chunks matching free text, best first, with their bm25 score (higher is better)."""
-        query = fts_query(text)
+        """Chunks matching free text, best first, with their bm25 score (higher is better).
+
+        Only the query's rarer terms are matched (:func:`selective_terms`): a common word adds
+        thousands of chunks to score and next to nothing to the ranking (bm25 weighs it near zero).
+        """
+        terms = query_terms(text)
+        if not terms:
+            return []
+        doc_freqs = {term: self._doc_freq(term) for term in terms}
+        query = fts_query(selective_terms(doc_freqs))
         if not query:
             return []
         rows = self.conn.execute(
-            f"""SELECT {self._CHUNK_COLUMNS}, -bm25(chunks_fts) AS score
-                FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id
-                WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts) LIMIT ?""",
+            f"""SELECT {self._CHUNK_COLUMNS}, -hit.rank AS score
+                FROM (SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) hit
+                JOIN chunks c ON c.id = hit.rowid JOIN files f ON f.id = c.file_id
+                ORDER BY hit.rank""",
             (query, limit),
         )
         return [(CodeChunk(*r[:-1]), float(r[-1])) for r in rows]
+
+    def _doc_freq(self, term: str) -> int:
+        """How many chunks hold ``term``; a term the tokenizer would fold (diacritics) counts as rare."""
+        if not term.isascii():
+            return 1
+        row = self.conn.execute("SELECT doc FROM chunks_fts_terms WHERE term = ?", (term,)).fetchone()
+        return int(row[0]) if row else 0
 
     def counts(self) -> dict[str, int]:
         one = self.conn.execute

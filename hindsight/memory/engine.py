@@ -194,6 +194,8 @@ class MemoryEngine:
         self._lock = threading.RLock()
         self._graph_cache: dict[str, Any] = {}
         self._chunk_pool = ThreadPoolExecutor(1, thread_name_prefix="hindsight-chunks")
+        self._surfaced: list[str] = []  # memories shown on file opens, not yet counted in the store
+        self._surfaced_lock = threading.Lock()
         self.vectors: VectorIndex | None = None
         if embedder is not None:
             from hindsight.memory.vectors import VectorIndex  # hnswlib: only needed with an embedder
@@ -232,6 +234,7 @@ class MemoryEngine:
 
     def close(self) -> None:
         self._chunk_pool.shutdown(wait=True)
+        self._write_surfaced()
         with self._lock:
             if self.vectors is not None:
                 self.vectors.close()
@@ -245,7 +248,8 @@ class MemoryEngine:
         self.close()
 
     def flush(self) -> None:
-        """Persist the vector index now (the daemon calls this when idle)."""
+        """Persist the vector index and the surfaced counts now (the daemon calls this when idle)."""
+        self._write_surfaced()
         if self.vectors is not None:
             self.vectors.save()
 
@@ -819,7 +823,8 @@ class MemoryEngine:
             ids = [h.memory.id for h in hits]
             self.session.mark_shown(ids)
             new_ids = [h.memory.id for h in hits if not h.already_shown]
-            self.store.record_surfaced(new_ids)
+            with self._surfaced_lock:  # written later (flush, stats): a write here would put commits and
+                self._surfaced += new_ids  # WAL checkpoints on the file-open path
         return hits
 
     def for_symbol(self, file: str | Path, line: int) -> SymbolInfo | None:
@@ -872,7 +877,14 @@ class MemoryEngine:
 
     # ------------------------------------------------------------ stats, transfer
 
+    def _write_surfaced(self) -> None:
+        with self._surfaced_lock:
+            ids, self._surfaced = self._surfaced, []
+        if ids:
+            self.store.record_surfaced(ids)
+
     def stats(self, *, top: int = 10) -> EngineStats:
+        self._write_surfaced()
         s = self.store.stats(top=top)
         important: list[tuple[str, float]] = []
         try:

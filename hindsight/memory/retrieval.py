@@ -7,6 +7,7 @@ and the benchmark can call exactly what the engine calls.
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -363,20 +364,46 @@ class ProactiveCandidate:
     symbol_used: bool = False  # the dependency memory sits on a definition the file uses
 
 
-def proactive_score(c: ProactiveCandidate, now: float) -> float:
+def _static_weight(c: ProactiveCandidate) -> float:
+    """Everything in a proactive score but time: type, relation, trust, status."""
     r = c.ref
     if c.relation == "file":
         rel_w = SYMBOL_ANCHOR_WEIGHT if r.symbol else FILE_ANCHOR_WEIGHT
     else:
         rel_w = NEIGHBOUR_WEIGHT * c.dep_weight * (1.0 if c.symbol_used else NEIGHBOUR_FILE_WIDE_WEIGHT)
-    status_w = STATUS_WEIGHT.get(r.status, 0.5)
-    return TYPE_PRIORITY.get(r.type, 0.5) * rel_w * temporal_factor(r, now) * trust(r) * status_w
+    return TYPE_PRIORITY.get(r.type, 0.5) * rel_w * trust(r) * STATUS_WEIGHT.get(r.status, 0.5)
+
+
+def proactive_score(c: ProactiveCandidate, now: float) -> float:
+    return _static_weight(c) * temporal_factor(c.ref, now)
+
+
+# temporal_factor never exceeds (floor + (1 - floor) x 1) x the access boost; the margin absorbs rounding
+TEMPORAL_CEILING = MAX_ACCESS_BOOST * (1.0 + 1e-9)
 
 
 def proactive_rank(
     candidates: Sequence[ProactiveCandidate], now: float, limit: int
 ) -> list[tuple[ProactiveCandidate, float]]:
-    """The ``limit`` best candidates with their scores, best first (ties: older id first, stable)."""
-    scored = [(c, proactive_score(c, now)) for c in candidates]
+    """The ``limit`` best candidates with their scores, best first (ties: older id first, stable).
+
+    Exact, but lazy: candidates are visited by their best possible score, and the time factor (the costly
+    part) is computed only while that bound can still reach the ``limit`` best found so far. A file with a
+    thousand memories scores the few dozen that could show.
+    """
+    if limit <= 0:
+        return []
+    bounded = sorted(((_static_weight(c), c) for c in candidates), key=lambda wc: -wc[0])
+    kept: list[float] = []  # min-heap of the best ``limit`` scores so far
+    scored: list[tuple[ProactiveCandidate, float]] = []
+    for weight, c in bounded:
+        if len(kept) == limit and weight * TEMPORAL_CEILING < kept[0]:
+            break  # sorted by bound: nothing after this one can place either
+        score = weight * temporal_factor(c.ref, now)
+        scored.append((c, score))
+        if len(kept) < limit:
+            heapq.heappush(kept, score)
+        elif score > kept[0]:
+            heapq.heapreplace(kept, score)
     scored.sort(key=lambda cs: (-cs[1], cs[0].ref.id))
     return scored[:limit]

@@ -15,6 +15,8 @@ from hindsight.indexing.store import (
     chunk_words,
     file_chunk_words,
     fts_query,
+    fts_texts,
+    selective_terms,
     split_identifier,
 )
 
@@ -62,6 +64,33 @@ def test_split_identifier() -> None:
 def test_fts_query_is_safe_for_any_text() -> None:
     assert fts_query('a "b" OR c*') == '"a" OR "b" OR "or" OR "c"'
     assert fts_query("!!!") == ""
+    assert fts_query(["x", "y"]) == '"x" OR "y"'
+
+
+def test_selective_terms_keeps_the_rarest_within_the_candidate_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hindsight.indexing import store as store_module
+
+    monkeypatch.setattr(store_module, "SEARCH_CANDIDATES_MAX", 100)
+    assert selective_terms({"the": 900, "invoice": 3, "ghost": 0, "refund": 40}) == ["invoice", "refund"]
+    assert selective_terms({"the": 900, "self": 500}) == ["self"]  # the rarest always, however common
+    assert selective_terms({"ghost": 0}) == []
+
+
+def test_search_drops_common_words_and_quotes_user_syntax(tmp_path: Path) -> None:
+    s = IndexStore(tmp_path / "index.db")
+    try:
+        filler = [chunk(f"f{i}", "function", i, i, f"def f{i}(): return the value\n") for i in range(1, 40)]
+        rare = chunk("refund_invoice", "function", 50, 50, "def refund_invoice(): return the money\n")
+        s.write([content("a.py", [*filler, rare])])
+        from hindsight.indexing import store as store_module
+
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(store_module, "SEARCH_CANDIDATES_MAX", 10)  # "the" (40 chunks) no longer fits
+            assert [c.symbol for c, _ in s.search_chunks("refund the value", limit=50)] == ["refund_invoice"]
+        assert len(s.search_chunks("refund the value", limit=50)) == 40  # within budget, every match counts
+        assert s.search_chunks('refund* OR "NEAR(')[0][0].symbol == "refund_invoice"
+    finally:
+        s.close()
 
 
 def test_chunk_lookups(store: IndexStore) -> None:
@@ -113,3 +142,35 @@ def test_corrupt_database_is_moved_aside_and_rebuilt(tmp_path: Path) -> None:
         store.close()
     aside = list(tmp_path.glob("index.db.corrupt-*"))
     assert len(aside) == 1 and aside[0].read_bytes().startswith(b"this is not a database")
+
+
+def test_fts_holds_each_chunks_own_text_once(tmp_path: Path) -> None:
+    from hindsight.indexing.languages import language_for_path
+    from hindsight.indexing.parse import MAX_CHUNK_LINES, parse_source
+
+    body = "".join(f"    step_{i} = 'é'\n" for i in range(MAX_CHUNK_LINES + 5))  # non-ASCII: byte offsets differ
+    source = (
+        "class Basket:\n    LIMIT = 3\n\n    @property\n    def total_price(self):\n        return zebra_sum(self)\n\n"
+        f"def huge():\n{body}"
+    ).encode()
+    spec = language_for_path("shop.py")
+    assert spec is not None
+    chunks = parse_source("shop.py", source, spec).chunks
+    texts = dict(zip([(c.symbol, c.part) for c in chunks], fts_texts(chunks), strict=True))
+    own = texts[("Basket", 0)]
+    assert own is not None and "LIMIT = 3" in own and "total_price" in own and "zebra_sum" not in own
+    assert "zebra_sum" in (texts[("Basket.total_price", 0)] or "")
+    assert texts[("huge", 0)] is None  # its parts carry the text
+    parts = [t for (symbol, part), t in texts.items() if symbol == "huge" and part > 0]
+    assert len(parts) >= 2 and sum(t.count("step_") for t in parts if t) == MAX_CHUNK_LINES + 5
+
+    store = IndexStore(tmp_path / "index.db")
+    try:
+        store.write([FileContent(FileRecord("shop.py", "python", len(source), 1, "h", "ok"), chunks,
+                                 [""] * len(chunks), [], {}, [])])
+        assert [c.symbol for c, _ in store.search_chunks("zebra_sum")] == ["Basket.total_price"]
+        found = [(c.symbol, c.part) for c, _ in store.search_chunks("step_3")]
+        assert found[0] == ("huge", 1) and ("huge", 0) not in found
+        assert len(store.chunks_for("shop.py")) == len(chunks)  # the chunks table keeps every chunk whole
+    finally:
+        store.close()

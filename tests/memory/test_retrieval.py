@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -14,7 +15,7 @@ from hindsight.memory import engine as engine_module
 from hindsight.memory import retrieval
 from hindsight.memory.engine import MemoryEngine
 from hindsight.memory.retrieval import ScoredMemory, SearchParams, dedupe, temporal_factor
-from hindsight.memory.store import Anchor, Memory, MemoryFilter, MemoryStore
+from hindsight.memory.store import Anchor, AnchoredRef, Memory, MemoryFilter, MemoryStore
 from hindsight.memory.text import new_id, to_iso
 
 NOW = 1_800_000_000.0
@@ -242,3 +243,38 @@ def test_search_sends_only_the_rarest_few_words_to_the_code_index(tmp_path: Path
         result = engine.search("why does reconcile ledger drift when entries arrive late at night", k=5)
     assert [h.chunk.symbol for h in result.chunks] == ["reconcile_ledger"]
     assert len(seen) == 1 and len(seen[0].split()) == engine_module.CHUNK_QUERY_TERMS
+
+
+def test_lazy_proactive_rank_equals_scoring_every_candidate() -> None:
+    rng = random.Random(3)
+    types = list(retrieval.TYPE_PRIORITY)
+    candidates = []
+    for num in range(1500):
+        created = NOW - rng.uniform(0, 900) * DAY
+        accessed = to_iso(NOW - rng.uniform(0, 30) * DAY) if rng.random() < 0.2 else None
+        ref = AnchoredRef(
+            num, f"id{num:05d}", rng.choice(types), rng.choice(["a.py", "b.py"]), rng.choice(["f", None]),
+            rng.choice(["user", "agent", "commit"]), rng.choice([1.0, 0.7]), rng.choice(["active", "stale"]),
+            to_iso(created), accessed, rng.randint(0, 9) if accessed else 0,
+        )  # fmt: skip
+        if num % 3:
+            candidates.append(retrieval.ProactiveCandidate(ref, "file"))
+        else:
+            candidates.append(retrieval.ProactiveCandidate(ref, "dependency", rng.random(), rng.random() < 0.5))
+    for limit in (1, 10, 20, 2000):
+        every = sorted(
+            ((c, retrieval.proactive_score(c, NOW)) for c in candidates), key=lambda cs: (-cs[1], cs[0].ref.id)
+        )
+        assert retrieval.proactive_rank(candidates, NOW, limit) == every[:limit]
+
+
+def test_file_opens_count_what_they_showed_when_flushed_not_on_the_open_path(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    (root / "a").mkdir(parents=True)
+    (root / "a/x.py").write_text("def f():\n    return 1\n", encoding="utf-8")
+    with MemoryEngine.open(root, embedder=None) as engine:
+        mid = engine.remember("f returns one on purpose", type="gotcha", file="a/x.py", symbol="f").memory.id
+        assert [h.memory.id for h in engine.proactive("a/x.py")] == [mid]
+        assert engine.store.get(mid).surfaced_count == 0  # type: ignore[union-attr]
+        engine.flush()
+        assert engine.store.get(mid).surfaced_count == 1  # type: ignore[union-attr]

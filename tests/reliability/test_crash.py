@@ -42,12 +42,6 @@ def test_kill9_at_random_points_loses_nothing(workspace: Path) -> None:
     assert crash.count_memories(workspace) >= totals.acknowledged
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hindsight/indexing/indexer.py (_outcomes): ProcessPoolExecutor workers and the forkserver outlive a "
-    "SIGKILLed parent forever (they inherit the forkserver's alive pipe); fix: an initializer thread that exits "
-    "when the parent pid is gone",
-)
 def test_parser_workers_die_with_a_killed_indexer(tmp_path: Path) -> None:
     root = crash.make_workspace(tmp_path / "big", files=420)  # past IN_PROCESS_MAX_FILES: parser processes start
     proc = subprocess.Popen(

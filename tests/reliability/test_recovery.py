@@ -114,3 +114,36 @@ def test_destroyed_header_keeps_the_original_and_says_nothing_came_back(tmp_path
     assert integrity_ok(db)
     message = report.message()
     assert str(report.moved_to) in message and f"{report.memories} memories were recovered" in message
+
+
+def test_cli_refuses_then_recovers_on_request(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    from hindsight import paths
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    db = paths.workspace_dir(root) / "memory.db"
+    build(db)
+    page_size, page = page_of_table(db, "memories")
+    damage(db, page, page_size)
+    cli = [sys.executable, "-m", "hindsight.daemon.cli"]
+
+    refused = subprocess.run([*cli, "memory", "list", "-w", str(root)], capture_output=True, text=True, timeout=120)
+    assert refused.returncode != 0 and "hindsight memory recover" in refused.stderr
+    assert "Traceback" not in refused.stderr
+
+    done = subprocess.run(
+        [*cli, "memory", "recover", "--json", "-w", str(root)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["corrupt"] and Path(report["moved_to"]).exists()
+    assert report["recovered"]["memories"] >= MEMORIES * 0.8
+
+    listed = subprocess.run(
+        [*cli, "memory", "list", "--json", "-w", str(root)], capture_output=True, text=True, timeout=120
+    )
+    assert listed.returncode == 0, listed.stderr
