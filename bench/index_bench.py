@@ -3,8 +3,8 @@
 Prints: cold index time (fresh HINDSIGHT_HOME), files/s and MB/s; no-op re-index time; one changed
 file re-indexed and re-ranked through the long-lived Indexer (p50/p95 over 50 edits, as the daemon
 does on save); peak RSS of the indexing process and of it with its workers; chunk search p50/p95 over 50
-docstring queries; then Aider's repo map
-(aider-chat in its own venv, cold tags cache) on the same tree, and the ratio.
+docstring summary queries; then Aider's repo map (aider-chat in its own venv, cold tags cache) on the
+same tree, and the ratio.
 
     python bench/index_bench.py                  # Django 5.2.19 sdist (fetched once)
     python bench/index_bench.py --corpus mypy    # mypy sdist

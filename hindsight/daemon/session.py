@@ -131,10 +131,10 @@ class FolderSession:
             self.full_index_running.set()
         try:
             result = engine.reindex(rels or None, progress=on_progress)
-            if not rels:
-                engine.warm()  # ranks and references for every file, before opens stop waiting for the index
         finally:
             self.full_index_running.clear()
+        if not rels:
+            engine.warm()  # ranks and references of every file, computed here rather than by the first opens
         report, reconciled = result.index, result.memories
         elapsed_ms = round((time.perf_counter() - started) * 1000, 1)
         files = len(engine.indexer.files())

@@ -6,6 +6,12 @@ in worker processes, in batches, while this process writes each batch in one tra
 files (a save) are parsed in-process, which is faster than starting a pool. The file graph is kept
 in memory once loaded and updated file by file, so a save re-ranks without reloading anything.
 
+Readers are not held up by a run. Runs queue on their own lock; queries about chunks, search and
+definitions go through a second connection (WAL: reads never wait for writes) and see each batch as
+soon as its transaction commits. The in-memory records and graph (``files()``, ``graph``,
+``repo_map``) stay the previous generation until the run's end swaps the new one in, under a state
+lock held only for that swap and for this process's own writes, never across a batch's parsing.
+
 Workers start by ``forkserver`` (``fork`` is unsafe in the threaded daemon), so like any
 multiprocessing user, a script that indexes a large tree must guard its entry point with
 ``if __name__ == "__main__":``.
@@ -135,10 +141,14 @@ class Indexer:
         self._records = self.store.files()
         self._graph: FileGraph | None = None
         self._resolver: ImportResolver | None = None
-        self._lock = threading.RLock()
+        self._run_lock = threading.RLock()  # one index run at a time; readers never take it
+        self._lock = threading.RLock()  # the in-memory state and ``store``'s connection, held briefly
+        self._reader = IndexStore(self.store.path, verify=False)  # queries, beside a run's writes
+        self._read_lock = threading.Lock()  # a connection serves one thread at a time
 
     def close(self) -> None:
-        with self._lock:
+        with self._run_lock, self._lock, self._read_lock:
+            self._reader.close()
             self.store.close()
 
     def __enter__(self) -> Indexer:
@@ -151,7 +161,7 @@ class Indexer:
 
     def index(self, progress: Progress | None = None) -> IndexReport:
         """Bring the index up to date with the whole workspace."""
-        with self._lock:
+        with self._run_lock:
             report = IndexReport()
             started = time.perf_counter()
             scan = self.scanner.scan()
@@ -174,7 +184,7 @@ class Indexer:
         rels = [rel for r in rels if (rel := self._relative(r)) is not None]
         if any(rel.rsplit("/", 1)[-1] in IGNORE_FILES for rel in rels):
             return self.index()  # ignore rules changed: only a full scan knows what they now cover
-        with self._lock:
+        with self._run_lock:
             report = IndexReport()
             started = time.perf_counter()
             found: list[ScannedFile] = []
@@ -232,9 +242,17 @@ class Indexer:
             report.skipped.update({o.rel: o.missing for o in batch if o.missing == SKIP_UNREADABLE})
             if not stored:
                 t = time.perf_counter()
-                self.store.write(contents)
+                with self._lock:
+                    self.store.write(contents)
                 write_time += time.perf_counter() - t
             written += contents
+        with self._lock:  # the swap: readers see the previous generation or this one, never half
+            self._finish(written, touched, gone, report, started, write_time, parse_cpu)
+
+    def _finish(
+        self, written: list[FileContent], touched: list[FileRecord], gone: list[str], report: IndexReport,
+        started: float, write_time: float, parse_cpu: float,
+    ) -> None:
         if touched:
             self.store.touch(touched)
         report.timings["parse"] = time.perf_counter() - started
@@ -407,25 +425,25 @@ class Indexer:
             return dict(self._records)
 
     def chunks_for(self, rel: str) -> list[CodeChunk]:
-        with self._lock:
-            return self.store.chunks_for(rel)
+        with self._read_lock:
+            return self._reader.chunks_for(rel)
 
     def chunk_at(self, rel: str, line: int) -> CodeChunk | None:
-        with self._lock:
-            return self.store.chunk_at(rel, line)
+        with self._read_lock:
+            return self._reader.chunk_at(rel, line)
 
     def chunk_by_symbol(self, rel: str, symbol: str) -> CodeChunk | None:
-        with self._lock:
-            return self.store.chunk_by_symbol(rel, symbol)
+        with self._read_lock:
+            return self._reader.chunk_by_symbol(rel, symbol)
 
     def search_chunks(self, text: str, limit: int = 20) -> list[tuple[CodeChunk, float]]:
         """Code chunks matching free text by BM25 (higher is better), best first."""
-        with self._lock:
-            return self.store.search_chunks(text, limit)
+        with self._read_lock:
+            return self._reader.search_chunks(text, limit)
 
     def definitions_named(self, name: str) -> list[Definition]:
-        with self._lock:
-            return self.store.definitions_named(name)
+        with self._read_lock:
+            return self._reader.definitions_named(name)
 
     def repo_map(self, budget_tokens: int, focus_files: Sequence[str] = (), idents: Sequence[str] = ()) -> RepoMap:
         with self._lock:

@@ -102,19 +102,16 @@ MIGRATIONS = [
         """,
     ),
     # FTS holds each chunk's own text (m001 indexed a class's methods again inside it, and a split
-    # definition twice): a regular FTS5 table, since its rows no longer equal the chunks' columns and an
-    # external-content 'delete' must be given the exact indexed values. The index is a cache: emptying
-    # it makes the next run a cold index that fills the new table.
+    # definition twice). Contentless: the text is in chunks already, and a row is deleted by giving FTS5
+    # the values it indexed, which fts_texts recomputes from the chunk rows (no trigger can). The index
+    # is a cache: emptying it makes the next run a cold index that fills the new table.
     sqlite.Migration(
         "m002_fts_own_text",
         """
         DROP TRIGGER chunks_fts_delete;
         DROP TABLE chunks_fts;
         DELETE FROM files;
-        CREATE VIRTUAL TABLE chunks_fts USING fts5(symbol, text, words, tokenize='unicode61');
-        CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
-            DELETE FROM chunks_fts WHERE rowid = old.id;
-        END;
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(symbol, text, words, content='', tokenize='unicode61');
         -- how many chunks hold each term: search drops the common ones before matching
         CREATE VIRTUAL TABLE chunks_fts_terms USING fts5vocab(chunks_fts, 'row');
         """,
@@ -369,6 +366,7 @@ class IndexStore:
             row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'chunks'").fetchone()
             last_chunk = row[0] if row else 0
             ids = [self._upsert_file(conn, content.record) for content in contents]
+            self._forget_fts(conn, ids)
             for table in ("chunks", "defs", "refs", "imports"):
                 conn.executemany(f"DELETE FROM {table} WHERE file_id = ?", [(i,) for i in ids])
             pairs = list(zip(ids, contents, strict=True))
@@ -405,6 +403,23 @@ class IndexStore:
                 [row for row in fts_rows if row[2] is not None],
             )
 
+    def _forget_fts(self, conn: sqlite3.Connection, file_ids: Iterable[int]) -> None:
+        """Delete these files' chunks from FTS (before the chunks go): a contentless table must be told
+        the values it indexed, recomputed here from the stored chunks."""
+        for file_id in file_ids:
+            rows = conn.execute(
+                """SELECT id, symbol, kind, start_line, end_line, start_byte, end_byte, signature, content_hash,
+                          text, part, words FROM chunks WHERE file_id = ? ORDER BY id""",
+                (file_id,),
+            ).fetchall()
+            if not rows:
+                continue
+            chunks = [Chunk(*r[1:11]) for r in rows]
+            conn.executemany(
+                "INSERT INTO chunks_fts(chunks_fts, rowid, symbol, text, words) VALUES ('delete', ?, ?, ?, ?)",
+                [(r[0], r[1], own, r[11]) for r, own in zip(rows, fts_texts(chunks), strict=True) if own is not None],
+            )
+
     def _upsert_file(self, conn: sqlite3.Connection, rec: FileRecord) -> int:
         row = conn.execute(
             """INSERT INTO files (rel, language, size, mtime_ns, content_hash, status, reason)
@@ -427,6 +442,9 @@ class IndexStore:
 
     def delete(self, rels: Iterable[str]) -> None:
         with sqlite.transaction(self.conn) as conn:
+            rels = list(rels)
+            ids = [row[0] for rel in rels for row in conn.execute("SELECT id FROM files WHERE rel = ?", (rel,))]
+            self._forget_fts(conn, ids)
             conn.executemany("DELETE FROM files WHERE rel = ?", [(rel,) for rel in rels])
 
     # -- imports and edges ---------------------------------------------------------------------

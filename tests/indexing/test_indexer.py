@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 from pathlib import Path
 
 import psutil
@@ -238,3 +239,72 @@ def test_files_swapped_between_scan_and_read_cost_only_themselves(ws: Path, monk
         assert report.skipped == {generated[1]: "unreadable", generated[2]: "unreadable"}
         assert report.parsed == len(FILES) + len(generated) - 3
         assert generated[0] not in ix.files() and ix.chunks_for(generated[3])
+
+
+READER_WAIT_S = 30.0  # generous: a reader blocked by the run never answers, so any finite wait fails it
+
+
+def test_readers_get_answers_while_an_index_run_is_between_batches(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real reader thread queries mid-run (synchronised by the progress callback, no sleeps): chunk
+    queries see batches already committed; files() stays the previous generation until the run ends."""
+    monkeypatch.setattr(indexer_module, "IN_PROCESS_MAX_FILES", 0)
+    monkeypatch.setattr(indexer_module, "BATCH_FILES", 1)  # one batch per file: many points between batches
+    settings = Settings()
+    settings.index.workers = 1
+    with Indexer(ws, settings) as ix:
+        ix.index()
+        changed = sorted({"app/core/db.py", *[rel for rel in FILES if rel.endswith(".py")][:2]})
+        for rel in changed:
+            bump(ws / rel, (ws / rel).read_text(encoding="utf-8") + "\n\ndef zeta_probe():\n    pass\n")
+        before = ix.files()
+        answers: list[tuple[int, dict[str, object]]] = []
+
+        def read(done: int) -> None:
+            answers.append((done, {
+                "chunk": ix.chunk_at("app/core/db.py", 12),
+                "symbol": ix.chunk_by_symbol("app/core/db.py", "Database.fetch_rows"),
+                "search": [c.symbol for c, _ in ix.search_chunks("zeta probe")],
+                "files": ix.files(),
+            }))
+
+        def on_progress(done: int, total: int) -> None:
+            if done >= total:
+                return
+            reader = threading.Thread(target=read, args=(done,))
+            reader.start()
+            reader.join(READER_WAIT_S)  # the run waits here; an indexer holding its lock would deadlock
+            assert not reader.is_alive(), "a reader was blocked by the index run"
+
+        report = ix.index(progress=on_progress)
+        after = ix.search_chunks("zeta probe")
+    assert report.changed == sorted(changed) and [done for done, _ in answers] == list(range(len(changed)))
+    for _, got in answers:
+        assert got["chunk"].symbol == "Database.fetch_rows" and got["symbol"] is not None
+        assert got["files"] == before  # the in-memory generation swaps only at the end
+    assert answers[0][1]["search"] == []  # nothing written before the first batch
+    assert len(answers[-1][1]["search"]) >= len(changed) - 1  # batches land while the run goes on
+    assert len(after) == len(changed)
+
+
+def test_a_reader_gets_answers_during_a_cold_index(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cold index in the pool: between batches the chunks already stored are searchable, files() is empty."""
+    monkeypatch.setattr(indexer_module, "IN_PROCESS_MAX_FILES", 0)
+    monkeypatch.setattr(indexer_module, "BATCH_FILES", 1)
+    seen: list[tuple[int, int, int]] = []  # (files done, chunks of done files found, files known)
+    with Indexer(ws, Settings()) as ix:
+
+        def on_progress(done: int, total: int) -> None:
+            if 0 < done < total:
+                result: list[tuple[int, int, int]] = []
+                reader = threading.Thread(target=lambda: result.append(
+                    (done, sum(len(ix.chunks_for(rel)) > 0 for rel in FILES), len(ix.files()))))
+                reader.start()
+                reader.join(READER_WAIT_S)
+                assert result, "a reader was blocked by the index run"
+                seen.extend(result)
+
+        ix.index(progress=on_progress)
+        assert len(ix.files()) == len(FILES)
+    assert seen and all(found >= done and known == 0 for done, found, known in seen)
