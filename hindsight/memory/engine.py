@@ -430,7 +430,8 @@ class MemoryEngine:
                     memory, [event(memory.id, "created", at, source=source, redacted=kinds or None)]
                 )
                 if vec is not None and self.vectors is not None:
-                    self.vectors.add([stored.num], vec.reshape(1, -1))
+                    self.vectors.put([stored.num], vec.reshape(1, -1))
+            self._sync_vectors()
             self.session.observe("memory", stored.id)
             return RememberResult(stored, False, candidates, kinds)
 
@@ -498,7 +499,8 @@ class MemoryEngine:
                     event=event(old.id, "superseded", at, by=new.id),
                 )  # fmt: skip
                 if vec is not None and self.vectors is not None:
-                    self.vectors.add([stored.num], vec.reshape(1, -1))
+                    self.vectors.put([stored.num], vec.reshape(1, -1))
+            self._sync_vectors()
             return stored
 
     def forget(self, memory_id: str) -> Memory:
@@ -859,6 +861,15 @@ class MemoryEngine:
         return ReindexReport(report, rec)
 
     # ------------------------------------------------------------ vectors
+
+    def _sync_vectors(self) -> None:
+        """Bring the hnsw index up to SQLite, after a write's transaction committed.
+
+        Never inside ``store.batch()``: the vector index takes its own lock and then the store's, so
+        taking them the other way round (store, then vectors) could deadlock against a search.
+        """
+        if self.vectors is not None:
+            self.vectors.sync()
 
     def backfill_vectors(self, *, batch: int = 64, limit: int | None = None) -> int:
         """Embed memories that have no vector for the current model (lexical-mode writes, imports)."""

@@ -117,7 +117,11 @@ class VectorIndex:
         return added
 
     def sync(self) -> int:
-        """Pick up vectors written since we last looked (by this or another process). Cheap when none."""
+        """Pick up vectors written since we last looked (by this or another process). Cheap when none.
+
+        Lock order is always this index's lock, then the store's; callers must not hold the store's
+        lock (be inside ``store.batch()``) when they call this.
+        """
         with self._lock:
             last = self.store.last_vec_id(self.model_id)
             if last == self._last_vec_id:
@@ -155,11 +159,14 @@ class VectorIndex:
             self._index.resize_index(int(needed * GROWTH) + 1)
         self._index.add_items(np.ascontiguousarray(mat, dtype=np.float32), np.asarray(nums, dtype=np.int64))
 
+    def put(self, nums: list[int], mat: np.ndarray) -> None:
+        """Store vectors in SQLite (the truth) only, inside the caller's transaction; ``sync()`` after it commits."""
+        if nums:
+            self.store.put_vectors(self.model_id, list(zip(nums, mat, strict=True)))
+
     def add(self, nums: list[int], mat: np.ndarray) -> None:
-        """Store vectors in SQLite (the truth) and add them to the index."""
-        if not nums:
-            return
-        self.store.put_vectors(self.model_id, list(zip(nums, mat, strict=True)))
+        """Store vectors in SQLite and add them to the index (outside any ``store.batch()``)."""
+        self.put(nums, mat)
         self.sync()
 
     def __len__(self) -> int:

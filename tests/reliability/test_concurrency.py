@@ -15,7 +15,6 @@ import sqlite3
 import subprocess
 from pathlib import Path
 
-import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -107,17 +106,9 @@ async def test_two_daemons_and_the_cli_write_at_once(tmp_path: Path) -> None:
     assert crash.check(root, acked) == []
 
 
-LOCK_ORDER_DEADLOCK = (
-    "hindsight/memory/engine.py (remember/supersede) + hindsight/memory/vectors.py (VectorIndex.sync): lock-order "
-    "inversion. The writer holds MemoryStore._lock (store.batch) and then takes VectorIndex._lock (vectors.add -> "
-    "sync); a search holds VectorIndex._lock (sync) and then takes MemoryStore._lock (store.last_vec_id): both wait "
-    "forever and the daemon stops answering. Fix: in remember/supersede call store.put_vectors inside the batch and "
-    "vectors.sync() after it commits; in sync(), read last_vec_id/iter_vectors before taking self._lock"
-)
 HOLD_S = 2.0  # how long each step gets to reach its blocking point: ordering across processes cannot be awaited
 
 
-@pytest.mark.xfail(strict=True, reason=LOCK_ORDER_DEADLOCK)
 async def test_search_during_a_remember_that_waits_for_the_database(tmp_path: Path) -> None:
     """Another process holds memory.db's write lock (the CLI mid-write): a remember waits for it, a search arrives."""
     root = crash.make_workspace(tmp_path / "ws", files=6)
