@@ -270,8 +270,19 @@ class MemoryEngine:
 
     def rel_path(self, file: str | Path) -> str:
         """A workspace-relative POSIX path; clear errors for paths outside the workspace."""
-        p = Path(file)
-        full = (p if p.is_absolute() else self.root / p).resolve()
+        text = os.fspath(file)
+        if "\x00" in text:
+            raise InvalidMemoryError(f"{text!r} is not a usable path (it contains a NUL byte)")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            # undecodable file-name bytes: anchors are stored as UTF-8 text and would not round-trip
+            raise InvalidMemoryError(f"{text!r} is not a UTF-8 path; rename the file to anchor to it") from None
+        p = Path(text)
+        try:
+            full = (p if p.is_absolute() else self.root / p).resolve()
+        except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop on Python 3.11
+            raise InvalidMemoryError(f"{text} cannot be resolved ({exc})") from None
         try:
             rel = full.relative_to(self.root)
         except ValueError:

@@ -57,13 +57,14 @@ class MemoryError_(Exception):
 class MemoryDatabaseCorruptError(MemoryError_):
     """``memory.db`` cannot be read. It is left in place, untouched: memories are user data.
 
-    ``path`` names the file; the reliability layer catches this to move it aside and recover.
+    ``path`` names the file; ``hindsight memory recover`` (hindsight.memory.recovery) moves it aside and
+    salvages what SQLite can read, when the user asks.
     """
 
     def __init__(self, path: Path, cause: BaseException) -> None:
         super().__init__(
             f"The memory database {path} cannot be read ({cause}). It was left untouched; "
-            f"move it aside and run `sqlite3 {path} .recover` to salvage memories."
+            f"run `hindsight memory recover` to salvage its memories (the original is kept)."
         )
         self.path = path
         self.cause = cause

@@ -25,11 +25,6 @@ from tests.reliability import crash
 EXAMPLES = int(os.environ.get("HINDSIGHT_FUZZ_EXAMPLES", "60"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 FUZZ_COUNTS: Counter[str] = Counter()
-LOOP_OR_NUL_OR_SURROGATE_PATH = (
-    "hindsight/memory/engine.py (MemoryEngine.rel_path): Path.resolve() raises RuntimeError on a symlink loop, "
-    "ValueError on a NUL byte, and a non-UTF-8 name reaches SQLite as UnicodeEncodeError; catch "
-    "(OSError, RuntimeError, ValueError) around resolve() and refuse names with surrogates, as InvalidMemoryError"
-)
 
 
 def has_surrogate(text: str) -> bool:
@@ -155,7 +150,6 @@ def test_any_memory_id_is_found_or_refused(engine: MemoryEngine, mid: str) -> No
             assert str(exc)
 
 
-@pytest.mark.xfail(strict=True, reason=LOOP_OR_NUL_OR_SURROGATE_PATH)
 @pytest.mark.parametrize("path", ["loop", "loop/x.py", "\x00", "pkg0/mod0.py\x00.txt", "bad-\udcff-name/m\udcfe.py"])
 def test_loop_nul_and_non_utf8_paths_are_refused_clearly(engine: MemoryEngine, path: str) -> None:
     FUZZ_COUNTS["anchor paths"] += 1
