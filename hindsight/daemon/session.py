@@ -236,14 +236,32 @@ class FolderSession:
 
     def symbol_info(self, rel: str, line: int) -> tuple[str | None, list[Memory], Importance | None]:
         """The symbol at ``line``, the memories anchored to it and its file's importance."""
-        if self.engine is None or self.full_index_running.is_set():
+        if self.engine is None:
             return None, [], None
+        if self.full_index_running.is_set():
+            return self._symbol_info_from_anchors(rel, line)
         info = self.engine.for_symbol(rel, line)
         if info is None:
             return None, [], None
         importance = Importance(info.file_rank, info.file_count, info.dependents) if info.file_rank else None
         symbol = info.symbol if info.kind != "module" else None
         return symbol, info.memories[:HOVER_MEMORIES], importance
+
+    def _symbol_info_from_anchors(self, rel: str, line: int) -> tuple[str | None, list[Memory], Importance | None]:
+        """While the first index runs the code index is busy: answer from the spans stored with the
+        memories (the innermost one holding ``line``), without importance, rather than not at all."""
+        holding = [
+            m
+            for m in self._engine().store.anchored_to_files([rel])
+            if m.anchor is not None and m.anchor.symbol and m.anchor.start_line is not None
+            and m.anchor.start_line <= line <= (m.anchor.end_line or m.anchor.start_line)
+        ]
+        if not holding:
+            return None, [], None
+        innermost = min(holding, key=lambda m: (m.anchor.end_line or 0) - (m.anchor.start_line or 0))
+        symbol = innermost.anchor.symbol
+        same = [m for m in holding if m.anchor.symbol == symbol and m.status in ("active", "stale")]
+        return symbol, same[:HOVER_MEMORIES], None
 
     # ------------------------------------------------------------ commands
 

@@ -64,7 +64,10 @@ def test_reads_that_need_the_code_index_do_not_wait_for_a_full_index(workspace: 
         assert session.symbol_at("billing/models.py", 10) == "Invoice.total"
         session.full_index_running.set()  # the indexer's lock is held: these would block for the whole run
         assert session.symbol_at("billing/models.py", 10) is None
-        assert session.symbol_info("billing/models.py", 10) == (None, [], None)
+        symbol, memories, importance = session.symbol_info("billing/models.py", 10)
+        assert symbol == "Invoice.total" and [m.id for m in memories] == [made["id"]]  # from the stored span
+        assert importance is None  # the ranks wait for the index
+        assert session.symbol_info("billing/models.py", 2) == (None, [], None)  # no memory holds line 2
         found = session.search("round once", 5, None, None)
         assert found["memories"][0]["id"] == made["id"] and found["chunks"] == []
     finally:
