@@ -96,6 +96,8 @@ export async function searchMemories(server: HindsightServer): Promise<void> {
       return;
     }
     pick.hide();
+    // the user acted on this memory: the server reinforces it (a failure here must not block opening it)
+    void server.command(ServerCommand.accept, { id: memory.id }).catch(() => undefined);
     if (!(await openAnchor(memory.anchor))) {
       await vscode.window.showInformationMessage(`${memory.type}: ${memory.text}`);
     }

@@ -82,6 +82,7 @@ export const MEMORY_TYPES = [
 /** The server-side commands, named once. */
 export const ServerCommand = {
   search: "hindsight.search",
+  accept: "hindsight.accept",
   remember: "hindsight.remember",
   supersede: "hindsight.supersede",
   repoMap: "hindsight.repoMap",

@@ -79,6 +79,9 @@ function M.pick(memories, prompt)
   vim.ui.select(memories, { prompt = prompt, format_item = M.format_memory, kind = "hindsight.memory" }, function(choice)
     if choice then
       jump_to(choice)
+      if choice.id then
+        M.execute("hindsight.accept", { id = choice.id }, function() end) -- the user acted on it: reinforce
+      end
     end
   end)
 end
