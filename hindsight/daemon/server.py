@@ -17,7 +17,6 @@ import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from functools import partial
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 from urllib.parse import unquote
@@ -102,15 +101,12 @@ class HindsightProtocol(LanguageServerProtocol):
     ) -> None:
         """pygls 2.1.1 files every handler's future under its id but only removes those of client requests:
         the steps of its built-in generator handlers (every didOpen, hover, command…) stay forever, a few KB
-        each. Drop each future once it is done, unless something else has replaced it under that id."""
+        each. Finished ones are dropped here, on the event loop, before each new handler (never from a
+        future's callback: those run on worker threads, and during pygls's own iteration at shutdown)."""
+        finished = [key for key, future in self._request_futures.items() if future.done()]
+        for key in finished:
+            del self._request_futures[key]
         super()._execute_handler(msg_id, handler, callback, args, kwargs)
-        future = self._request_futures.get(msg_id)
-        if future is not None:
-            future.add_done_callback(partial(self._forget_future, msg_id))
-
-    def _forget_future(self, msg_id: Any, future: Any) -> None:
-        if self._request_futures.get(msg_id) is future:
-            del self._request_futures[msg_id]
 
 
 def _structure_problem(exc: BaseException | None) -> str:

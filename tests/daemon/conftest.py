@@ -155,6 +155,16 @@ async def wait_until(client: LanguageClient, method: str, ready: Callable[[], An
     return box[-1]
 
 
+async def indexing_done(client: LanguageClient, count: int = 1) -> list[list[Any]]:
+    """Wait for ``count`` finished ``$/progress`` runs; returns every run's reports."""
+
+    def finished() -> list[list[Any]] | None:
+        runs = [r for r in client.progress_reports.values() if r and isinstance(r[-1], types.WorkDoneProgressEnd)]
+        return runs if len(runs) >= count else None
+
+    return await wait_until(client, types.PROGRESS, finished)
+
+
 async def diagnostics_for(
     client: LanguageClient, uri: str, accept: Callable[[list[types.Diagnostic]], bool], timeout: float = WAIT_S
 ) -> list[types.Diagnostic]:

@@ -19,10 +19,10 @@ from tests.daemon.conftest import (
     SERVER_COMMAND,
     accept_registrations,
     diagnostics_for,
+    indexing_done,
     initialize_params,
     open_document,
     raw_request,
-    wait_until,
 )
 
 TOTAL_GOTCHA = "Invoice.total must quantize after summing, never per line: rounding per line loses cents."
@@ -38,16 +38,6 @@ async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest, wor
     await indexing_done(lsp_client)
     yield
     await lsp_client.shutdown_session()
-
-
-async def indexing_done(client: LanguageClient, count: int = 1) -> list[list[Any]]:
-    """Wait for ``count`` finished ``$/progress`` runs; returns every run's reports."""
-
-    def finished() -> list[list[Any]] | None:
-        runs = [r for r in client.progress_reports.values() if r and isinstance(r[-1], types.WorkDoneProgressEnd)]
-        return runs if len(runs) >= count else None
-
-    return await wait_until(client, types.PROGRESS, finished)
 
 
 async def run(client: LanguageClient, command: str, **argument: Any) -> Any:

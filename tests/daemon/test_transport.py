@@ -15,7 +15,7 @@ from lsprotocol import types
 from pytest_lsp import client_capabilities
 from pytest_lsp.client import make_test_lsp_client
 
-from tests.daemon.conftest import SERVER_COMMAND, WAIT_S
+from tests.daemon.conftest import SERVER_COMMAND, WAIT_S, indexing_done
 
 HEADER_RE = re.compile(rb"Content-Length: (\d+)\r\n(?:Content-Type: [^\r\n]*\r\n)?\r\n")
 
@@ -118,6 +118,7 @@ async def test_tcp_listens_on_loopback_and_serves(workspace: Path) -> None:
     await client.initialize_session(
         types.InitializeParams(capabilities=client_capabilities("neovim"), root_uri=workspace.as_uri())
     )
+    await indexing_done(client)  # code chunks are searched once the first index is done
     found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="Invoice"))
     assert found is not None and any(s.name == "Invoice" for s in found)
     await client.shutdown_async(None)
