@@ -122,6 +122,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(handler=run_recover)
 
 
+@contextmanager
+def _path_errors(verb: str, path: Path | None) -> Iterator[None]:
+    """An unusable export/import path is a one-line error, not a traceback."""
+    try:
+        yield
+    except OSError as exc:
+        raise CliError(f"cannot {verb} {exc.filename or path}: {exc.strerror or exc}") from exc
+
+
 def run_recover(args: argparse.Namespace) -> int:
     from hindsight.memory.recovery import recover_memory_db
 
@@ -415,11 +424,8 @@ def run_supersede(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    with _engine(args, embedder=False) as engine:
-        try:
-            report = engine.export(args.path)
-        except OSError as exc:
-            raise CliError(f"cannot write {exc.filename or args.path}: {exc.strerror or exc}") from exc
+    with _engine(args, embedder=False) as engine, _path_errors("write", args.path):
+        report = engine.export(args.path)
     if args.json:
         cliutil.print_json(report.to_dict())
     else:
@@ -428,11 +434,8 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    with _engine(args, embedder=True) as engine:
-        try:
-            report = engine.import_(args.path)
-        except OSError as exc:
-            raise CliError(f"cannot read {exc.filename or args.path}: {exc.strerror or exc}") from exc
+    with _engine(args, embedder=True) as engine, _path_errors("read", args.path):
+        report = engine.import_(args.path)
     if args.json:
         cliutil.print_json(report.to_dict())
     else:

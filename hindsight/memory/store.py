@@ -430,25 +430,20 @@ class MemoryStore:
         return _row_to_memory(rows[0])
 
     def get_many(self, ids: Sequence[str]) -> dict[str, Memory]:
-        out: dict[str, Memory] = {}
-        with self._lock:
-            for part in _chunks(list(ids)):
-                for row in self.conn.execute(
-                    f"""SELECT {_COLUMNS} FROM memories WHERE id IN ({_placeholders(len(part))})""", tuple(part)
-                ):
-                    m = _row_to_memory(row)
-                    out[m.id] = m
-        return out
+        return {m.id: m for m in self._where_in("id", ids)}
 
     def by_nums(self, nums: Sequence[int]) -> dict[int, Memory]:
-        out: dict[int, Memory] = {}
+        return {m.num: m for m in self._where_in("num", nums)}
+
+    def _where_in(self, column: str, values: Sequence[Any]) -> list[Memory]:
+        """Memories whose ``column`` (a fixed name, never user input) is one of ``values``, in bounded batches."""
+        out: list[Memory] = []
         with self._lock:
-            for part in _chunks(list(nums)):
-                for row in self.conn.execute(
-                    f"""SELECT {_COLUMNS} FROM memories WHERE num IN ({_placeholders(len(part))})""", tuple(part)
-                ):
-                    m = _row_to_memory(row)
-                    out[m.num] = m
+            for part in _chunks(list(values)):
+                rows = self.conn.execute(
+                    f"""SELECT {_COLUMNS} FROM memories WHERE {column} IN ({_placeholders(len(part))})""", tuple(part)
+                )
+                out.extend(_row_to_memory(row) for row in rows)
         return out
 
     @staticmethod
