@@ -31,6 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _corpus  # bench/ is not a package
+from _stats import percentile
 
 BENCH_DIR = Path(__file__).resolve().parent
 AIDER_VENV = BENCH_DIR / ".venvs" / "aider"
@@ -203,11 +204,6 @@ class _PeakRss(threading.Thread):
         self.join()
 
 
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
 def _print_hindsight(r: dict) -> None:
     mb = r["bytes"] / 2**20
     t = r["cold_timings"]
@@ -218,13 +214,13 @@ def _print_hindsight(r: dict) -> None:
           f"scan {t.get('scan', 0):.2f} s, parse+write {t.get('parse', 0):.2f} s, resolve {t.get('resolve', 0):.2f} s)")
     print(f"  no-op re-index:    {r['noop_s'] * 1000:.0f} ms  ({r['noop_parsed']} parsed; target < "
           f"{TARGET_NOOP_S:.0f} s: {_verdict(r['noop_s'] < TARGET_NOOP_S)})")
-    p50, p95 = _percentile(r["edit_ms"], 0.5), _percentile(r["edit_ms"], 0.95)
-    c50, c95 = _percentile(r["edit_cpu_ms"], 0.5), _percentile(r["edit_cpu_ms"], 0.95)
+    p50, p95 = percentile(r["edit_ms"], 50), percentile(r["edit_ms"], 95)
+    c50, c95 = percentile(r["edit_cpu_ms"], 50), percentile(r["edit_cpu_ms"], 95)
     print(f"  one-file change:   p50 {p50:.1f} ms, p95 {p95:.1f} ms wall over {len(r['edit_ms'])} edits "
           f"(re-index + re-rank; target p95 < {TARGET_EDIT_P95_MS:.0f} ms: {_verdict(p95 < TARGET_EDIT_P95_MS)}); "
           f"CPU p50 {c50:.1f} ms, p95 {c95:.1f} ms")
     if r.get("search_ms"):
-        s50, s95 = _percentile(r["search_ms"], 0.5), _percentile(r["search_ms"], 0.95)
+        s50, s95 = percentile(r["search_ms"], 50), percentile(r["search_ms"], 95)
         print(f"  chunk search:      p50 {s50:.1f} ms, p95 {s95:.1f} ms over {len(r['search_ms'])} docstring queries "
               f"(target p95 < {TARGET_SEARCH_P95_MS:.0f} ms: {_verdict(s95 < TARGET_SEARCH_P95_MS)})")
     print(f"  peak RSS:          {r['rss_main_mb']:.0f} MB indexing process (target < {TARGET_RSS_MB:.0f} MB: "

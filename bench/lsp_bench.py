@@ -33,6 +33,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _corpus  # bench/ is not a package
+from _stats import percentile
 
 BENCH_DIR = Path(__file__).resolve().parent
 HOME = BENCH_DIR / ".corpora" / "lsp-bench"  # private data dirs: the bench never touches the user's memories
@@ -270,15 +271,6 @@ def peak_rss_mb(pid: int) -> float:
     import psutil
 
     return float(psutil.Process(pid).memory_info().rss) / (1024 * 1024)
-
-
-def percentile(values: list[float], pct: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    k = (len(ordered) - 1) * pct / 100
-    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
 
 
 def format_row(r: dict[str, Any]) -> str:

@@ -43,6 +43,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _corpus  # bench/ is not a package
+from _stats import percentile
 
 BENCH_DIR = Path(__file__).resolve().parent
 WORK_DIR = BENCH_DIR / ".corpora" / "recall"
@@ -147,12 +148,6 @@ def load_corpus() -> list[Doc]:
 
 
 # ---------------------------------------------------------------- helpers
-
-
-def percentile(values: Sequence[float], p: float) -> float:
-    ordered = sorted(values)
-    idx = min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))
-    return ordered[idx]
 
 
 def embed_all(embedder: object, texts: Sequence[str], what: str) -> np.ndarray:

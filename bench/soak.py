@@ -31,6 +31,8 @@ import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the LSP helpers live with the reliability tests
+sys.path.insert(0, str(ROOT / "bench"))
+from _stats import percentile  # noqa: E402 - bench/ is not a package
 
 WAIT_S = 30.0  # no answer in this long: the server is hung (counted as an error; the run stops)
 RSS_SAMPLE_S = 1.0  # how often the server's memory is sampled for the peak
@@ -127,15 +129,6 @@ WORDS = (
     "schema", "index", "cursor", "token", "session", "replica", "shard", "backoff", "deadline", "encoding", "locale",
     "currency", "ledger", "batch", "worker",
 )  # fmt: skip
-
-
-def percentile(values: list[float], pct: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    k = (len(ordered) - 1) * pct / 100
-    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
 
 
 async def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:

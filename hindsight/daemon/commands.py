@@ -147,24 +147,14 @@ async def _supersede(ls: HindsightServer, args: Args) -> dict[str, Any]:
     return await ls.write(session.supersede, mid, text, mtype)
 
 
-async def _forget(ls: HindsightServer, args: Args) -> dict[str, Any]:
-    session, mid = await ls.session_owning(_id(args))
-    return await ls.write(session.forget, mid)
+def _on_memory(action: str) -> Callable[[HindsightServer, Args], Any]:
+    """A command whose one argument is a memory id: ``session.<action>(id)`` on the writer thread."""
 
+    async def run(ls: HindsightServer, args: Args) -> dict[str, Any]:
+        session, mid = await ls.session_owning(_id(args))
+        return await ls.write(getattr(session, action), mid)
 
-async def _confirm(ls: HindsightServer, args: Args) -> dict[str, Any]:
-    session, mid = await ls.session_owning(_id(args))
-    return await ls.write(session.confirm, mid)
-
-
-async def _mark_outdated(ls: HindsightServer, args: Args) -> dict[str, Any]:
-    session, mid = await ls.session_owning(_id(args))
-    return await ls.write(session.mark_outdated, mid)
-
-
-async def _accept(ls: HindsightServer, args: Args) -> dict[str, Any]:
-    session, mid = await ls.session_owning(_id(args))
-    return await ls.write(session.accept, mid)
+    return run
 
 
 async def _repo_map(ls: HindsightServer, args: Args) -> dict[str, Any]:
@@ -189,13 +179,13 @@ COMMANDS = (
     Command(convert.CMD_SEARCH, _search, writes=False),
     Command(convert.CMD_REMEMBER, _remember, writes=True),
     Command(convert.CMD_SUPERSEDE, _supersede, writes=True),
-    Command(convert.CMD_FORGET, _forget, writes=True),
-    Command(convert.CMD_CONFIRM, _confirm, writes=True),
-    Command(convert.CMD_MARK_OUTDATED, _mark_outdated, writes=True),
+    Command(convert.CMD_FORGET, _on_memory("forget"), writes=True),
+    Command(convert.CMD_CONFIRM, _on_memory("confirm"), writes=True),
+    Command(convert.CMD_MARK_OUTDATED, _on_memory("mark_outdated"), writes=True),
     Command(convert.CMD_REPO_MAP, _repo_map, writes=False),
     Command(convert.CMD_STATS, _stats, writes=False),
     Command(convert.CMD_REINDEX, _reindex, writes=False),  # indexing republishes by itself
-    Command(convert.CMD_ACCEPT, _accept, writes=False),  # reinforcement changes no diagnostic
+    Command(convert.CMD_ACCEPT, _on_memory("accept"), writes=False),  # reinforcement changes no diagnostic
 )
 
 
