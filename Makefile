@@ -14,8 +14,13 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip wheel
 
-$(INSTALLED): pyproject.toml | $(BIN)/python
-	@echo "Installing Hindsight and its dependencies (llama-cpp-python compiles once, ~9 min on 2 cores; pip caches it)"
+# llama-cpp-python is built from its PyPI sdist with our ggml CPU-kernel patch (third_party/llama-cpp-python):
+# ~4 min on 2 cores the first time on a machine, then the wheel comes from ~/.cache/hindsight/wheels
+LLAMA_BUILD := third_party/llama-cpp-python
+
+$(INSTALLED): pyproject.toml $(LLAMA_BUILD)/ggml-cpu-kernels.patch $(LLAMA_BUILD)/build-wheel.sh | $(BIN)/python
+	@echo "Installing Hindsight and its dependencies (llama-cpp-python compiles once per machine, ~4 min on 2 cores)"
+	wheel=$$($(LLAMA_BUILD)/build-wheel.sh $(BIN)/python) && $(BIN)/pip install --quiet "$$wheel"
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@
 

@@ -35,7 +35,7 @@ import _corpus  # noqa: E402  (bench-local module, found through the path set ab
 
 from hindsight.config import EmbedderSettings  # noqa: E402
 from hindsight.memory import model_install  # noqa: E402
-from hindsight.memory.embedder import Embedder, open_embedder  # noqa: E402
+from hindsight.memory.embedder import Embedder, llama_cpp_build, open_embedder  # noqa: E402
 
 ST_VENV = BENCH_DIR / ".venvs" / "st"
 TORCH_REQUIREMENT = "torch==2.13.0"  # the CPU wheel on this machine's find-links; installed first so ST keeps it
@@ -205,7 +205,8 @@ def main() -> int:
     parser.add_argument("--chunks", type=int, default=DEFAULT_CHUNKS)
     parser.add_argument("--sweep", action="store_true", help="also time weight types and batch sizes (tuning)")
     parser.add_argument("--no-torch", action="store_true", help="skip sentence-transformers")
-    parser.add_argument("--threads", type=int, default=0, help="threads for both engines (0 = one per core)")
+    parser.add_argument("--threads", type=int, default=0,
+                        help="threads for both engines (0 = the embedder default: half the cores)")
     args = parser.parse_args()
 
     model_install.install_default_model()
@@ -216,7 +217,8 @@ def main() -> int:
     tokens = sum(embedder.count_tokens(t) for t in texts)
     print(f"corpus: {len(texts)} code chunks from Django 5.2.19 (≤ {CHUNK_MAX_TOKENS} tokens each), "
           f"{tokens} tokens, mean {tokens / len(texts):.0f}")
-    print(f"llama.cpp: {embedder.model_id}, {embedder.device}, {threads} threads, batch {embedder.n_batch} tokens")
+    print(f"llama.cpp: {embedder.model_id}, {embedder.device}, {threads} threads, batch {embedder.n_batch} tokens; "
+          f"llama-cpp-python {llama_cpp_build()}")
     embedder.embed_documents(texts[:8])  # warm-up
 
     llama_s: dict[int, list[tuple[float, float]]] = {bs: [] for bs in BATCH_SIZES}

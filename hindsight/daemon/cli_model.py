@@ -91,6 +91,7 @@ def model_report(workspace: Path | None = None) -> dict[str, Any]:
         "models_dir": str(paths.models_dir()),
         "gpu_offload_supported": emb.gpu_offload_supported(),
         "llama_cpp_system_info": emb.llama_system_info(),
+        "llama_cpp_build": emb.llama_cpp_build(),
         "available": False,
         "problem": None,
     }
@@ -135,4 +136,5 @@ def _print_info(report: dict[str, Any]) -> None:
         print(f"problem:     {report['problem']}")
         print("             search falls back to lexical (full-text) retrieval until this is fixed")
     print(f"models dir:  {report['models_dir']}")
-    print(f"llama.cpp:   {report['llama_cpp_system_info']}")
+    print(f"llama.cpp:   {report['llama_cpp_build']}")
+    print(f"             {report['llama_cpp_system_info']}")

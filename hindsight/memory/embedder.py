@@ -142,6 +142,17 @@ def gpu_offload_supported() -> bool:
         return False
 
 
+def llama_cpp_build() -> str:
+    """llama-cpp-python's version, and whether it carries Hindsight's CPU-kernel patch (a ``+hindsight`` build)."""
+    try:
+        version = str(getattr(_llama(), "__version__", "unknown"))
+    except EmbedderUnavailable as exc:
+        return exc.reason
+    if "+hindsight" in version:
+        return f"{version} (with Hindsight's CPU-kernel patch, third_party/llama-cpp-python)"
+    return f"{version} (stock build: `make install` builds the patched one, faster on CPU)"
+
+
 def llama_system_info() -> str:
     try:
         return _llama().llama_print_system_info().decode("utf-8", "replace").strip()

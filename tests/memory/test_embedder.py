@@ -217,6 +217,8 @@ def test_model_info_json_parses() -> None:
     assert report["dim"] == 384 and report["device"] in ("cpu", "gpu")
     assert report["model_id"].startswith("all-MiniLM-L6-v2@")
     assert "gpu_offload_supported" in report and report["llama_cpp_system_info"]
+    # `make install` builds llama-cpp-python with third_party/llama-cpp-python's kernel patch
+    assert "+hindsight." in report["llama_cpp_build"], report["llama_cpp_build"]
 
 
 def test_model_info_reports_the_problem(tmp_path: Path) -> None:
