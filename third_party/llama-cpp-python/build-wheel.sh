@@ -33,6 +33,9 @@ if ((${#cached[@]})); then
     exit 0
 fi
 
+for tool in patch cc c++; do  # cmake itself comes from PyPI if missing (scikit-build-core)
+    command -v "$tool" >/dev/null || { echo "build-wheel.sh needs \`$tool\` (on Debian: apt install patch build-essential)" >&2; exit 1; }
+done
 echo "building llama-cpp-python $local_version with Hindsight's CPU-kernel patch (once; ~4 min on 2 cores)" >&2
 mkdir -p "$cache"
 work=$(mktemp -d)
