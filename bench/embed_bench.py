@@ -235,30 +235,11 @@ def main() -> int:
 
     print()
     print("wall clock (best of alternating runs):")
-    print(f"{'batch':>5} | {'llama.cpp chunks/s':>18} {'tokens/s':>9} | {'torch chunks/s':>14} {'tokens/s':>9} | ratio")
-    ratios = []
-    for bs in BATCH_SIZES:
-        best = min(w for w, _ in llama_s[bs])
-        line = f"{bs:>5} | {len(texts) / best:>18.1f} {tokens / best:>9.0f} |"
-        if torch_s[bs]:
-            best_t = min(w for w, _ in torch_s[bs])
-            ratio = best_t / best
-            ratios.append(ratio)
-            line += f" {len(texts) / best_t:>14.1f} {tokens / best_t:>9.0f} | {ratio:.2f}x"
-        print(line)
+    ratios = throughput_table(llama_s, torch_s, 0, "chunks/s", "tokens/s", len(texts), tokens)
     spread = max(max(w for w, _ in v) / min(w for w, _ in v) for v in llama_s.values())
     print(f"(best of {REPEATS} alternating runs; llama.cpp run-to-run spread up to {spread:.2f}x on this shared CPU)")
     print("per CPU-second of the embedding process (robust to other load on a shared machine):")
-    print(f"{'batch':>5} | {'llama.cpp chunks':>16} {'tokens':>9} | {'torch chunks':>12} {'tokens':>9} | ratio")
-    cpu_ratios = []
-    for bs in BATCH_SIZES:
-        best = min(c for _, c in llama_s[bs])
-        line = f"{bs:>5} | {len(texts) / best:>16.1f} {tokens / best:>9.0f} |"
-        if torch_s[bs]:
-            best_t = min(c for _, c in torch_s[bs])
-            cpu_ratios.append(best_t / best)
-            line += f" {len(texts) / best_t:>12.1f} {tokens / best_t:>9.0f} | {best_t / best:.2f}x"
-        print(line)
+    cpu_ratios = throughput_table(llama_s, torch_s, 1, "chunks", "tokens", len(texts), tokens)
 
     p50, p95 = query_latency(embedder.embed_query)
     verdict = "meets" if p95 <= QUERY_P95_TARGET_MS else "misses"
@@ -284,6 +265,23 @@ def main() -> int:
     gpu_figures(texts, tokens)
     embedder.close()
     return 0
+
+
+def throughput_table(llama_s: dict[int, list[tuple[float, float]]], torch_s: dict[int, list[tuple[float, float]]],
+                     which: int, chunk_unit: str, token_unit: str, chunks: int, tokens: int) -> list[float]:
+    """Print one table (``which``: 0 = wall seconds, 1 = CPU seconds) and return torch/llama.cpp ratios."""
+    llama_head, torch_head = f"llama.cpp {chunk_unit}", f"torch {chunk_unit}"
+    print(f"{'batch':>5} | {llama_head:>18} {token_unit:>9} | {torch_head:>14} {token_unit:>9} | ratio")
+    ratios = []
+    for bs in BATCH_SIZES:
+        best = min(run[which] for run in llama_s[bs])
+        line = f"{bs:>5} | {chunks / best:>18.1f} {tokens / best:>9.0f} |"
+        if torch_s[bs]:
+            best_t = min(run[which] for run in torch_s[bs])
+            ratios.append(best_t / best)
+            line += f" {chunks / best_t:>14.1f} {tokens / best_t:>9.0f} | {best_t / best:.2f}x"
+        print(line)
+    return ratios
 
 
 def sweep(all_texts: Sequence[str], threads: int) -> None:

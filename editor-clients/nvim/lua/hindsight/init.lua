@@ -102,6 +102,15 @@ function M.attach(bufnr)
 end
 
 --- The Hindsight client attached to `bufnr` (current buffer by default), or any running one.
+-- every loaded buffer that belongs to a project gets its server (after setup and after a restart)
+local function attach_loaded_buffers()
+  for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(bufnr) then
+      M.attach(bufnr)
+    end
+  end
+end
+
 function M.client(bufnr)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
   return compat.clients(M.name, bufnr)[1] or compat.clients(M.name)[1]
@@ -117,11 +126,7 @@ function M.restart()
   vim.wait(5000, function()
     return #compat.clients(M.name) == 0
   end, 50)
-  for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.api.nvim_buf_is_loaded(bufnr) then
-      M.attach(bufnr)
-    end
-  end
+  attach_loaded_buffers()
 end
 
 function M.setup(opts)
@@ -138,11 +143,7 @@ function M.setup(opts)
     end,
     desc = "Hindsight: attach the buffer to its project's server",
   })
-  for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.api.nvim_buf_is_loaded(bufnr) then
-      M.attach(bufnr)
-    end
-  end
+  attach_loaded_buffers()
 end
 
 return M
