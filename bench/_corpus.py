@@ -45,8 +45,19 @@ def django() -> Path:
 
 def _download(downloads: Path, package: str, version: str) -> Path:
     log.info("downloading %s==%s source distribution", package, version)
-    cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
-           "--dest", str(downloads), f"{package}=={version}"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--quiet",
+        "--no-deps",
+        "--no-binary",
+        ":all:",
+        "--dest",
+        str(downloads),
+        f"{package}=={version}",
+    ]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     archive = _find_archive(downloads, package, version)
     if archive is None:

@@ -1,7 +1,7 @@
-"""Crash suite: SIGKILL real ``hindsight`` processes at random points, 120 times by default.
+"""Crash suite: SIGKILL real ``forewarn`` processes at random points, 120 times by default.
 
-Rotates through three workloads (``hindsight remember`` from the CLI, ``hindsight index`` on a
-workspace that changes between runs, ``hindsight serve`` answering remember commands from a real
+Rotates through three workloads (``forewarn remember`` from the CLI, ``forewarn index`` on a
+workspace that changes between runs, ``forewarn serve`` answering remember commands from a real
 LSP client over stdio), kills each at a uniformly random moment, then checks ``PRAGMA
 integrity_check`` on memory.db and index.db, that every acknowledged memory is present, and that
 the vector index holds exactly SQLite's vectors. The harness is ``tests/reliability/crash.py``.
@@ -9,7 +9,7 @@ the vector index holds exactly SQLite's vectors. The harness is ``tests/reliabil
     python bench/crash_suite.py                   # 120 iterations
     python bench/crash_suite.py --iterations 300 --seed 3 --json crash.json
 
-Runs in a private HINDSIGHT_HOME (a temporary directory); the embedding model is shared.
+Runs in a private FOREWARN_HOME (a temporary directory); the embedding model is shared.
 Exit status 0 only when no memory was lost and every check passed.
 """
 
@@ -35,10 +35,10 @@ def main() -> int:
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args()
 
-    from hindsight import paths
+    from forewarn import paths
 
     models = paths.models_dir()  # the user's installed models, before HOME moves to a temporary dir
-    with tempfile.TemporaryDirectory(prefix="hindsight-crash-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="forewarn-crash-") as tmp:
         os.environ[paths.HOME_ENV] = str(Path(tmp) / "home")
         os.environ[paths.MODELS_ENV] = str(models)
         from tests.reliability import crash

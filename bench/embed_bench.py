@@ -1,4 +1,4 @@
-"""Embedder benchmark: Hindsight's llama.cpp embedder against sentence-transformers on torch, same model and texts.
+"""Embedder benchmark: Forewarn's llama.cpp embedder against sentence-transformers on torch, same model and texts.
 
 Texts are real code: function and class bodies from the Django 5.2.19 source distribution, cut to
 at most CHUNK_MAX_TOKENS tokens (the size of a retrieval chunk, and sentence-transformers' own limit for
@@ -33,9 +33,9 @@ sys.path.insert(0, str(BENCH_DIR))
 
 import _corpus  # noqa: E402  (bench-local module, found through the path set above)
 
-from hindsight.config import EmbedderSettings  # noqa: E402
-from hindsight.memory import model_install  # noqa: E402
-from hindsight.memory.embedder import Embedder, llama_cpp_build, open_embedder  # noqa: E402
+from forewarn.config import EmbedderSettings  # noqa: E402
+from forewarn.memory import model_install  # noqa: E402
+from forewarn.memory.embedder import Embedder, llama_cpp_build, open_embedder  # noqa: E402
 
 ST_VENV = BENCH_DIR / ".venvs" / "st"
 TORCH_REQUIREMENT = "torch==2.13.0"  # the CPU wheel on this machine's find-links; installed first so ST keeps it
@@ -121,7 +121,7 @@ def query_latency(embed: Callable[[str], Any]) -> tuple[float, float]:
 
 # -- sentence-transformers in its own venv ----------------------------------------------------------------
 
-ST_WORKER = r'''
+ST_WORKER = r"""
 import json, os, sys, time
 import numpy as np
 import torch
@@ -146,7 +146,7 @@ if req.get("queries"):
     out["query_ms"] = [float(np.percentile(lat, 50)), float(np.percentile(lat, 95))]
 out["vectors"] = model.encode(req["check_texts"], normalize_embeddings=True).tolist()
 json.dump(out, open(sys.argv[2], "w"))
-'''
+"""
 
 
 def ensure_st_venv() -> Path:
@@ -180,33 +180,50 @@ def ensure_model_files() -> Path:
     return MODEL_FILES_DIR / "model"
 
 
-def st_run(texts: Sequence[str], batch_sizes: Sequence[int], threads: int, check_texts: Sequence[str],
-           with_queries: bool) -> dict[str, Any]:
+def st_run(
+    texts: Sequence[str], batch_sizes: Sequence[int], threads: int, check_texts: Sequence[str], with_queries: bool
+) -> dict[str, Any]:
     python = ensure_st_venv()
     model_dir = ensure_model_files()
     with tempfile.TemporaryDirectory() as tmp:
         req, res, worker = Path(tmp) / "req.json", Path(tmp) / "res.json", Path(tmp) / "worker.py"
         worker.write_text(ST_WORKER, encoding="utf-8")
-        req.write_text(json.dumps({
-            "model_dir": str(model_dir), "texts": list(texts), "batch_sizes": list(batch_sizes),
-            "threads": threads, "check_texts": list(check_texts),
-            "queries": list(QUERIES) if with_queries else [], "query_runs": QUERY_RUNS,
-        }), encoding="utf-8")
-        env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false",
-                   OMP_NUM_THREADS=str(threads))
+        req.write_text(
+            json.dumps(
+                {
+                    "model_dir": str(model_dir),
+                    "texts": list(texts),
+                    "batch_sizes": list(batch_sizes),
+                    "threads": threads,
+                    "check_texts": list(check_texts),
+                    "queries": list(QUERIES) if with_queries else [],
+                    "query_runs": QUERY_RUNS,
+                }
+            ),
+            encoding="utf-8",
+        )
+        env = dict(
+            os.environ,
+            HF_HUB_OFFLINE="1",
+            TRANSFORMERS_OFFLINE="1",
+            TOKENIZERS_PARALLELISM="false",
+            OMP_NUM_THREADS=str(threads),
+        )
         subprocess.run([str(python), str(worker), str(req), str(res)], check=True, env=env)
         return dict(json.loads(res.read_text(encoding="utf-8")))
 
 
 # -- report -------------------------------------------------------------------------------------------------
 
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--chunks", type=int, default=DEFAULT_CHUNKS)
     parser.add_argument("--sweep", action="store_true", help="also time weight types and batch sizes (tuning)")
     parser.add_argument("--no-torch", action="store_true", help="skip sentence-transformers")
-    parser.add_argument("--threads", type=int, default=0,
-                        help="threads for both engines (0 = the embedder default: half the cores)")
+    parser.add_argument(
+        "--threads", type=int, default=0, help="threads for both engines (0 = the embedder default: half the cores)"
+    )
     args = parser.parse_args()
 
     model_install.install_default_model()
@@ -215,10 +232,14 @@ def main() -> int:
     threads = embedder.n_threads
     texts = django_chunks(args.chunks, embedder)
     tokens = sum(embedder.count_tokens(t) for t in texts)
-    print(f"corpus: {len(texts)} code chunks from Django 5.2.19 (≤ {CHUNK_MAX_TOKENS} tokens each), "
-          f"{tokens} tokens, mean {tokens / len(texts):.0f}")
-    print(f"llama.cpp: {embedder.model_id}, {embedder.device}, {threads} threads, batch {embedder.n_batch} tokens; "
-          f"llama-cpp-python {llama_cpp_build()}")
+    print(
+        f"corpus: {len(texts)} code chunks from Django 5.2.19 (≤ {CHUNK_MAX_TOKENS} tokens each), "
+        f"{tokens} tokens, mean {tokens / len(texts):.0f}"
+    )
+    print(
+        f"llama.cpp: {embedder.model_id}, {embedder.device}, {threads} threads, batch {embedder.n_batch} tokens; "
+        f"llama-cpp-python {llama_cpp_build()}"
+    )
     embedder.embed_documents(texts[:8])  # warm-up
 
     llama_s: dict[int, list[tuple[float, float]]] = {bs: [] for bs in BATCH_SIZES}
@@ -243,8 +264,10 @@ def main() -> int:
 
     p50, p95 = query_latency(embedder.embed_query)
     verdict = "meets" if p95 <= QUERY_P95_TARGET_MS else "misses"
-    print(f"\nsingle short query, llama.cpp: p50 {p50:.1f} ms, p95 {p95:.1f} ms "
-          f"({verdict} the ≤ {QUERY_P95_TARGET_MS:.0f} ms p95 target)")
+    print(
+        f"\nsingle short query, llama.cpp: p50 {p50:.1f} ms, p95 {p95:.1f} ms "
+        f"({verdict} the ≤ {QUERY_P95_TARGET_MS:.0f} ms p95 target)"
+    )
     if st_info.get("query_ms"):
         t50, t95 = st_info["query_ms"]
         print(f"single short query, torch:     p50 {t50:.1f} ms, p95 {t95:.1f} ms")
@@ -252,13 +275,17 @@ def main() -> int:
         ours = embedder.embed_documents(texts[:16])
         theirs = np.asarray(st_info["vectors"], dtype=np.float32)
         cos = (ours * theirs).sum(axis=1)
-        print(f"agreement with sentence-transformers on 16 chunks: min cosine {cos.min():.5f}, "
-              f"mean {cos.mean():.5f} (torch {st_info['torch']}, max_seq_length {st_info['max_seq_length']})")
+        print(
+            f"agreement with sentence-transformers on 16 chunks: min cosine {cos.min():.5f}, "
+            f"mean {cos.mean():.5f} (torch {st_info['torch']}, max_seq_length {st_info['max_seq_length']})"
+        )
     for label, rs in (("wall clock", ratios), ("CPU time", cpu_ratios)):
         if rs:
-            print(f"throughput vs torch ({label}): {', '.join(f'{r:.2f}x' for r in rs)} at batch sizes "
-                  f"{', '.join(map(str, BATCH_SIZES))}; target ≥ {THROUGHPUT_TARGET}x: "
-                  f"{'met' if min(rs) >= THROUGHPUT_TARGET else 'not met at every size'}")
+            print(
+                f"throughput vs torch ({label}): {', '.join(f'{r:.2f}x' for r in rs)} at batch sizes "
+                f"{', '.join(map(str, BATCH_SIZES))}; target ≥ {THROUGHPUT_TARGET}x: "
+                f"{'met' if min(rs) >= THROUGHPUT_TARGET else 'not met at every size'}"
+            )
 
     if args.sweep:
         sweep(texts, threads)
@@ -267,8 +294,15 @@ def main() -> int:
     return 0
 
 
-def throughput_table(llama_s: dict[int, list[tuple[float, float]]], torch_s: dict[int, list[tuple[float, float]]],
-                     which: int, chunk_unit: str, token_unit: str, chunks: int, tokens: int) -> list[float]:
+def throughput_table(
+    llama_s: dict[int, list[tuple[float, float]]],
+    torch_s: dict[int, list[tuple[float, float]]],
+    which: int,
+    chunk_unit: str,
+    token_unit: str,
+    chunks: int,
+    tokens: int,
+) -> list[float]:
     """Print one table (``which``: 0 = wall seconds, 1 = CPU seconds) and return torch/llama.cpp ratios."""
     llama_head, torch_head = f"llama.cpp {chunk_unit}", f"torch {chunk_unit}"
     print(f"{'batch':>5} | {llama_head:>18} {token_unit:>9} | {torch_head:>14} {token_unit:>9} | ratio")
@@ -291,8 +325,10 @@ def sweep(all_texts: Sequence[str], threads: int) -> None:
     tokens = sum(probe.count_tokens(t) for t in texts)
     probe.close()
     print(f"\nsweep ({len(texts)} chunks, 32 per call; best of 2 runs; CPU-s counts every thread's time):")
-    print(f"{'weights':>7} {'batch tok':>9} {'threads':>7} | {'chunks/s':>8} {'tokens/s':>8} {'tokens/CPU-s':>12} "
-          f"| query p50 ms")
+    print(
+        f"{'weights':>7} {'batch tok':>9} {'threads':>7} | {'chunks/s':>8} {'tokens/s':>8} {'tokens/CPU-s':>12} "
+        f"| query p50 ms"
+    )
     source = ensure_model_files()
     for weight_type in [w for w in model_install.WEIGHT_TYPES if w != "auto"]:
         path = VARIANTS_DIR / f"{weight_type}.gguf"
@@ -308,8 +344,10 @@ def sweep(all_texts: Sequence[str], threads: int) -> None:
                 runs = [llama_throughput(emb, texts, 32) for _ in range(2)]
                 best, best_cpu = min(w for w, _ in runs), min(c for _, c in runs)
                 p50, _ = query_latency(emb.embed_query)
-                print(f"{weight_type:>7} {n_batch:>9} {n_threads:>7} | {len(texts) / best:>8.1f} {tokens / best:>8.0f} "
-                      f"{tokens / best_cpu:>12.0f} | {p50:.1f}")
+                print(
+                    f"{weight_type:>7} {n_batch:>9} {n_threads:>7} | {len(texts) / best:>8.1f} {tokens / best:>8.0f} "
+                    f"{tokens / best_cpu:>12.0f} | {p50:.1f}"
+                )
                 emb.close()
 
 
@@ -334,8 +372,10 @@ def gpu_figures(texts: Sequence[str], tokens: int) -> None:
     for i in range(0, len(many), 256):
         emb.embed_documents(many[i : i + 256])
     took = time.perf_counter() - start
-    print(f"  ~{CHUNK_MAX_TOKENS}-token chunks: {len(many) / took:.0f} chunks/s ({len(many)} chunks; "
-          f"target ≥ 2000 on an H100)")
+    print(
+        f"  ~{CHUNK_MAX_TOKENS}-token chunks: {len(many) / took:.0f} chunks/s ({len(many)} chunks; "
+        f"target ≥ 2000 on an H100)"
+    )
     p50, p95 = query_latency(emb.embed_query)
     print(f"  single short query: p50 {p50:.1f} ms, p95 {p95:.1f} ms")
     emb.close()

@@ -1,6 +1,6 @@
-"""Indexer benchmark on real code: Hindsight's index vs Aider's repo map on the same tree.
+"""Indexer benchmark on real code: Forewarn's index vs Aider's repo map on the same tree.
 
-Prints: cold index time (fresh HINDSIGHT_HOME), files/s and MB/s; no-op re-index time; one changed
+Prints: cold index time (fresh FOREWARN_HOME), files/s and MB/s; no-op re-index time; one changed
 file re-indexed and re-ranked through the long-lived Indexer (p50/p95 over 50 edits, as the daemon
 does on save); peak RSS of the indexing process and of it with its workers; chunk search p50/p95 over 50
 docstring summary queries; then Aider's repo map (aider-chat in its own venv, cold tags cache) on the
@@ -10,7 +10,7 @@ same tree, and the ratio.
     python bench/index_bench.py --corpus mypy    # mypy sdist
     python bench/index_bench.py --corpus PATH    # any tree
 
-The Hindsight part runs in a child process so its peak RSS is its own. Targets: cold ≥ 3× faster
+The Forewarn part runs in a child process so its peak RSS is its own. Targets: cold ≥ 3× faster
 than Aider, no-op < 1 s, one-file p95 < 50 ms, peak RSS < 400 MB.
 """
 
@@ -55,19 +55,21 @@ def main() -> int:
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        return _hindsight_child(args.child)
+        return _forewarn_child(args.child)
     tree = _resolve_corpus(args.corpus)
     print(f"corpus: {tree}")
     ours_runs, aider_runs = [], []
     for _ in range(max(1, args.repeat)):  # alternating, so both see the same spells of machine load
-        ours_runs.append(_run_hindsight(tree))
+        ours_runs.append(_run_forewarn(tree))
         if not args.no_aider:
             aider_runs.append(_run_aider(tree))
     ours = min(ours_runs, key=lambda r: r["cold_s"])
-    print(f"best of {len(ours_runs)} runs each (cold: Hindsight "
-          + ", ".join(f"{r['cold_s']:.1f}" for r in ours_runs)
-          + (" s; Aider " + ", ".join(f"{r['seconds']:.1f}" for r in aider_runs) + " s)" if aider_runs else " s)"))
-    _print_hindsight(ours)
+    print(
+        f"best of {len(ours_runs)} runs each (cold: Forewarn "
+        + ", ".join(f"{r['cold_s']:.1f}" for r in ours_runs)
+        + (" s; Aider " + ", ".join(f"{r['seconds']:.1f}" for r in aider_runs) + " s)" if aider_runs else " s)")
+    )
+    _print_forewarn(ours)
     if aider_runs:
         _print_aider(min(aider_runs, key=lambda r: r["seconds"]), ours)
     return 0
@@ -84,25 +86,26 @@ def _resolve_corpus(name: str) -> Path:
     return path
 
 
-# -- Hindsight ----------------------------------------------------------------------------------
+# -- Forewarn ----------------------------------------------------------------------------------
 
 
-def _run_hindsight(tree: Path) -> dict:
+def _run_forewarn(tree: Path) -> dict:
     """Index a private copy (edits must never touch the corpus) in a child with a fresh data dir."""
-    with tempfile.TemporaryDirectory(prefix="hindsight-bench-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="forewarn-bench-") as tmp:
         copy = Path(tmp) / tree.name
         shutil.copytree(tree, copy, symlinks=True)
-        env = {**os.environ, "HINDSIGHT_HOME": str(Path(tmp) / "home")}
-        done = subprocess.run([sys.executable, __file__, "--child", str(copy)], env=env, check=True,
-                              stdout=subprocess.PIPE, text=True)
+        env = {**os.environ, "FOREWARN_HOME": str(Path(tmp) / "home")}
+        done = subprocess.run(
+            [sys.executable, __file__, "--child", str(copy)], env=env, check=True, stdout=subprocess.PIPE, text=True
+        )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _hindsight_child(tree: Path) -> int:
+def _forewarn_child(tree: Path) -> int:
     import psutil
 
-    from hindsight.config import Settings
-    from hindsight.indexing.indexer import Indexer
+    from forewarn.config import Settings
+    from forewarn.indexing.indexer import Indexer
 
     peak = _PeakRss(psutil.Process())
     peak.start()
@@ -124,14 +127,29 @@ def _hindsight_child(tree: Path) -> int:
     counts = indexer.store.counts()
     indexer.close()
     peak.stop()
-    print(json.dumps({
-        "files": len(indexed), "bytes": sum(records[r].size for r in indexed), "chunks": counts["chunks"],
-        "definitions": counts["definitions"], "edges": counts["edges"], "skipped": len(cold.skipped),
-        "cold_s": cold_s, "cold_cpu_s": cold_cpu, "cold_timings": cold.timings, "workers": cold.workers,
-        "noop_s": noop_s, "noop_parsed": noop.parsed,
-        "edit_ms": edits, "edit_cpu_ms": edits_cpu, "rss_main_mb": peak.main_mb, "rss_tree_mb": peak.tree_mb,
-        "search_ms": searches,
-    }))
+    print(
+        json.dumps(
+            {
+                "files": len(indexed),
+                "bytes": sum(records[r].size for r in indexed),
+                "chunks": counts["chunks"],
+                "definitions": counts["definitions"],
+                "edges": counts["edges"],
+                "skipped": len(cold.skipped),
+                "cold_s": cold_s,
+                "cold_cpu_s": cold_cpu,
+                "cold_timings": cold.timings,
+                "workers": cold.workers,
+                "noop_s": noop_s,
+                "noop_parsed": noop.parsed,
+                "edit_ms": edits,
+                "edit_cpu_ms": edits_cpu,
+                "rss_main_mb": peak.main_mb,
+                "rss_tree_mb": peak.tree_mb,
+                "search_ms": searches,
+            }
+        )
+    )
     return 0
 
 
@@ -204,27 +222,39 @@ class _PeakRss(threading.Thread):
         self.join()
 
 
-def _print_hindsight(r: dict) -> None:
+def _print_forewarn(r: dict) -> None:
     mb = r["bytes"] / 2**20
     t = r["cold_timings"]
-    print(f"hindsight: {r['files']} files indexed ({mb:.1f} MB), {r['chunks']} chunks, "
-          f"{r['definitions']} definitions, {r['edges']} import edges, {r['skipped']} skipped")
-    print(f"  cold index:        {r['cold_s']:.2f} s wall, {r['cold_cpu_s']:.2f} s CPU  "
-          f"({r['files'] / r['cold_s']:.0f} files/s, {mb / r['cold_s']:.2f} MB/s; {r['workers']} parser processes; "
-          f"scan {t.get('scan', 0):.2f} s, parse+write {t.get('parse', 0):.2f} s, resolve {t.get('resolve', 0):.2f} s)")
-    print(f"  no-op re-index:    {r['noop_s'] * 1000:.0f} ms  ({r['noop_parsed']} parsed; target < "
-          f"{TARGET_NOOP_S:.0f} s: {_verdict(r['noop_s'] < TARGET_NOOP_S)})")
+    print(
+        f"forewarn: {r['files']} files indexed ({mb:.1f} MB), {r['chunks']} chunks, "
+        f"{r['definitions']} definitions, {r['edges']} import edges, {r['skipped']} skipped"
+    )
+    print(
+        f"  cold index:        {r['cold_s']:.2f} s wall, {r['cold_cpu_s']:.2f} s CPU  "
+        f"({r['files'] / r['cold_s']:.0f} files/s, {mb / r['cold_s']:.2f} MB/s; {r['workers']} parser processes; "
+        f"scan {t.get('scan', 0):.2f} s, parse+write {t.get('parse', 0):.2f} s, resolve {t.get('resolve', 0):.2f} s)"
+    )
+    print(
+        f"  no-op re-index:    {r['noop_s'] * 1000:.0f} ms  ({r['noop_parsed']} parsed; target < "
+        f"{TARGET_NOOP_S:.0f} s: {_verdict(r['noop_s'] < TARGET_NOOP_S)})"
+    )
     p50, p95 = percentile(r["edit_ms"], 50), percentile(r["edit_ms"], 95)
     c50, c95 = percentile(r["edit_cpu_ms"], 50), percentile(r["edit_cpu_ms"], 95)
-    print(f"  one-file change:   p50 {p50:.1f} ms, p95 {p95:.1f} ms wall over {len(r['edit_ms'])} edits "
-          f"(re-index + re-rank; target p95 < {TARGET_EDIT_P95_MS:.0f} ms: {_verdict(p95 < TARGET_EDIT_P95_MS)}); "
-          f"CPU p50 {c50:.1f} ms, p95 {c95:.1f} ms")
+    print(
+        f"  one-file change:   p50 {p50:.1f} ms, p95 {p95:.1f} ms wall over {len(r['edit_ms'])} edits "
+        f"(re-index + re-rank; target p95 < {TARGET_EDIT_P95_MS:.0f} ms: {_verdict(p95 < TARGET_EDIT_P95_MS)}); "
+        f"CPU p50 {c50:.1f} ms, p95 {c95:.1f} ms"
+    )
     if r.get("search_ms"):
         s50, s95 = percentile(r["search_ms"], 50), percentile(r["search_ms"], 95)
-        print(f"  chunk search:      p50 {s50:.1f} ms, p95 {s95:.1f} ms over {len(r['search_ms'])} docstring queries "
-              f"(target p95 < {TARGET_SEARCH_P95_MS:.0f} ms: {_verdict(s95 < TARGET_SEARCH_P95_MS)})")
-    print(f"  peak RSS:          {r['rss_main_mb']:.0f} MB indexing process (target < {TARGET_RSS_MB:.0f} MB: "
-          f"{_verdict(r['rss_main_mb'] < TARGET_RSS_MB)}); {r['rss_tree_mb']:.0f} MB with its worker processes")
+        print(
+            f"  chunk search:      p50 {s50:.1f} ms, p95 {s95:.1f} ms over {len(r['search_ms'])} docstring queries "
+            f"(target p95 < {TARGET_SEARCH_P95_MS:.0f} ms: {_verdict(s95 < TARGET_SEARCH_P95_MS)})"
+        )
+    print(
+        f"  peak RSS:          {r['rss_main_mb']:.0f} MB indexing process (target < {TARGET_RSS_MB:.0f} MB: "
+        f"{_verdict(r['rss_main_mb'] < TARGET_RSS_MB)}); {r['rss_tree_mb']:.0f} MB with its worker processes"
+    )
 
 
 def _verdict(ok: bool) -> str:
@@ -248,7 +278,7 @@ for dirpath, dirnames, filenames in os.walk(root):
     dirnames[:] = [d for d in dirnames if not d.startswith(".aider")]
     files += [os.path.join(dirpath, f) for f in filenames]
 io = InputOutput(yes=True, pretty=False, fancy_input=False)
-before = resource.getrusage(resource.RUSAGE_SELF)  # imports excluded, as they are for Hindsight
+before = resource.getrusage(resource.RUSAGE_SELF)  # imports excluded, as they are for Forewarn
 start = time.perf_counter()
 rm = RepoMap(map_tokens=int(sys.argv[2]), root=root, main_model=Model(), io=io, verbose=False)
 text = rm.get_repo_map(chat_files=[], other_files=files) or ""
@@ -279,18 +309,29 @@ def _run_aider(tree: Path) -> dict:
         copy = Path(tmp) / tree.name  # a fresh copy: no tags cache from an earlier run (cold), corpus untouched
         shutil.copytree(tree, copy, symlinks=True)
         env = {**os.environ, "HOME": tmp, "AIDER_ANALYTICS": "false"}
-        done = subprocess.run([str(python), "-c", AIDER_SCRIPT, str(copy), str(AIDER_MAP_TOKENS)], env=env,
-                              check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=tmp)
+        done = subprocess.run(
+            [str(python), "-c", AIDER_SCRIPT, str(copy), str(AIDER_MAP_TOKENS)],
+            env=env,
+            check=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            cwd=tmp,
+        )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def _print_aider(aider: dict, ours: dict) -> None:
     ratio = aider["seconds"] / ours["cold_s"]
     cpu_ratio = aider["cpu_s"] / ours["cold_cpu_s"]
-    print(f"aider {AIDER_VERSION} repo map (cold cache, {aider['files']} files given, {aider['map_chars']} chars "
-          f"of map): {aider['seconds']:.2f} s wall, {aider['cpu_s']:.2f} s CPU, peak RSS {aider['rss_mb']:.0f} MB")
-    print(f"  cold speed-up, Hindsight vs Aider: {ratio:.1f}x wall-clock (target ≥ {TARGET_SPEEDUP:.0f}x: "
-          f"{_verdict(ratio >= TARGET_SPEEDUP)}), {cpu_ratio:.1f}x in CPU time (load-independent)")
+    print(
+        f"aider {AIDER_VERSION} repo map (cold cache, {aider['files']} files given, {aider['map_chars']} chars "
+        f"of map): {aider['seconds']:.2f} s wall, {aider['cpu_s']:.2f} s CPU, peak RSS {aider['rss_mb']:.0f} MB"
+    )
+    print(
+        f"  cold speed-up, Forewarn vs Aider: {ratio:.1f}x wall-clock (target ≥ {TARGET_SPEEDUP:.0f}x: "
+        f"{_verdict(ratio >= TARGET_SPEEDUP)}), {cpu_ratio:.1f}x in CPU time (load-independent)"
+    )
 
 
 if __name__ == "__main__":

@@ -1,9 +1,9 @@
 """Language-server latency on real code: didOpen → publishDiagnostics and hover, at 1k/10k/100k memories.
 
-The Django 5.2.19 sdist is indexed once into a private HINDSIGHT_HOME (bench/.corpora/lsp-home);
+The Django 5.2.19 sdist is indexed once into a private FOREWARN_HOME (bench/.corpora/lsp-home);
 memories are written in bulk through the engine's store, anchored to real chunks across its files,
 with real text (each chunk's docstring, else its signature). For each size a fresh
-``hindsight serve`` is driven over stdio by pytest-lsp's client (VS Code's capabilities) from this
+``forewarn serve`` is driven over stdio by pytest-lsp's client (VS Code's capabilities) from this
 plain asyncio script: opens of distinct files (each file's first open, caches cold), then hovers
 on anchored symbols. Reported: p50/p99 of both, and the server's peak RSS (VmHWM).
 
@@ -80,26 +80,26 @@ def prepare(root: Path, size: int) -> tuple[Path, list[tuple[str, str, int]]]:
     The corpus is indexed once into ``HOME/index``; each size gets a copy of that index and its own
     memory database, so sizes can be re-run in any order.
     """
-    from hindsight.config import Settings
-    from hindsight.memory.engine import MemoryEngine
+    from forewarn.config import Settings
+    from forewarn.workspace.engine import Workspace
 
     settings = Settings()
     settings.embedder.enabled = False
     base = HOME / "index"
-    os.environ["HINDSIGHT_HOME"] = str(base)
+    os.environ["FOREWARN_HOME"] = str(base)
     started = time.perf_counter()
-    with MemoryEngine.open(root, settings, embedder=None) as engine:
+    with Workspace.open(root, settings, embedder=None) as engine:
         engine.reindex()
     print(f"index up to date in {time.perf_counter() - started:.1f} s", file=sys.stderr)
 
     home = HOME / f"memories-{size}"
-    os.environ["HINDSIGHT_HOME"] = str(home)
+    os.environ["FOREWARN_HOME"] = str(home)
     marker = home / "bench.json"
     fresh = not marker.exists() or json.loads(marker.read_text()).get("memories") != size
     if fresh:
         shutil.rmtree(home, ignore_errors=True)
         shutil.copytree(base, home, ignore=shutil.ignore_patterns("memory.db*", "vectors.*"))
-    with MemoryEngine.open(root, settings, embedder=None) as engine:
+    with Workspace.open(root, settings, embedder=None) as engine:
         chunks = [
             c for rel in sorted(engine.indexer.files()) for c in engine.indexer.chunks_for(rel) if c.kind != "module"
         ]
@@ -113,9 +113,9 @@ def prepare(root: Path, size: int) -> tuple[Path, list[tuple[str, str, int]]]:
 
 
 def insert_memories(engine: Any, chunks: list[Any], size: int) -> None:
-    from hindsight.memory import lifecycle
-    from hindsight.memory.store import Anchor, Memory
-    from hindsight.memory.text import new_id, to_iso
+    from forewarn.memory import lifecycle
+    from forewarn.memory.store import Anchor, Memory
+    from forewarn.memory.text import new_id, to_iso
 
     rng = random.Random(SEED)
     now = time.time()
@@ -155,8 +155,8 @@ async def measure(
     client = make_test_lsp_client()
     client.feature(types.CLIENT_REGISTER_CAPABILITY)(lambda params: None)  # accept file watching, as VS Code does
     arrivals = Arrivals(client)
-    env = {**os.environ, "HINDSIGHT_HOME": str(home)}
-    await client.start_io(sys.executable, "-m", "hindsight.daemon.cli", "serve", env=env)
+    env = {**os.environ, "FOREWARN_HOME": str(home)}
+    await client.start_io(sys.executable, "-m", "forewarn.cli.main", "serve", env=env)
     await client.initialize_session(
         types.InitializeParams(
             capabilities=client_capabilities("visual-studio-code"),

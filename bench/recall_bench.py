@@ -9,7 +9,7 @@ can match. Timestamps are spread uniformly over the two years before a fixed "no
 query is asked twice, with its answer placed recent (< 30 days old) and legacy (> 180 days old) and
 everything else unchanged, so recent vs legacy compares the same questions.
 
-Prints, for lexical only, vector only, fused (Hindsight's ranking) and the plain exponential-decay
+Prints, for lexical only, vector only, fused (Forewarn's ranking) and the plain exponential-decay
 baseline (0.7·cosine + 0.2·BM25 + 0.1·exp(−0.001·age_hours)): Recall@10 and MRR@10, recent vs
 legacy. Then 1,000 supersession chains (held-out docstrings, three growing versions each, written
 through the engine among the recall corpus) and the number of superseded memories returned as
@@ -20,7 +20,7 @@ hover p99.
     python bench/recall_bench.py            # full run (first run embeds ~15k texts: minutes on 2 cores)
     python bench/recall_bench.py --quick    # fewer queries and 20k memories for latency
 
-Embeddings go through Hindsight's embedding cache in bench/.corpora/, so reruns embed nothing.
+Embeddings go through Forewarn's embedding cache in bench/.corpora/, so reruns embed nothing.
 """
 
 from __future__ import annotations
@@ -170,10 +170,10 @@ class Clock:
 
 
 def open_embedder() -> object:
-    from hindsight.config import EmbedderSettings
-    from hindsight.memory.embed_cache import CachedEmbedder, EmbeddingCache
-    from hindsight.memory.embedder import EmbedderUnavailable
-    from hindsight.memory.embedder import open_embedder as open_raw
+    from forewarn.config import EmbedderSettings
+    from forewarn.memory.embed_cache import CachedEmbedder, EmbeddingCache
+    from forewarn.memory.embedder import EmbedderUnavailable
+    from forewarn.memory.embedder import open_embedder as open_raw
 
     try:
         raw = open_raw(EmbedderSettings())
@@ -207,11 +207,11 @@ class Scores:
 
 
 def run_recall(args: argparse.Namespace, embedder: object, docs: list[Doc]) -> dict[str, dict[str, Scores]]:
-    from hindsight.config import Settings
-    from hindsight.memory import retrieval
-    from hindsight.memory.engine import MemoryEngine
-    from hindsight.memory.store import Memory, MemoryFilter
-    from hindsight.memory.text import from_iso, new_id, to_iso
+    from forewarn.config import Settings
+    from forewarn.memory import retrieval
+    from forewarn.memory.store import Memory, MemoryFilter
+    from forewarn.memory.text import from_iso, new_id, to_iso
+    from forewarn.workspace.engine import Workspace
 
     rng = random.Random(SEED)
     now = from_iso(NOW_ISO)
@@ -220,7 +220,7 @@ def run_recall(args: argparse.Namespace, embedder: object, docs: list[Doc]) -> d
     texts = [d.text for d in docs]
     vectors = embed_all(embedder, texts, "memories")
     ages = [rng.uniform(0, SPAN_DAYS) for _ in docs]
-    engine = MemoryEngine.open(ws, Settings(), embedder=embedder, clock=Clock(now))
+    engine = Workspace.open(ws, Settings(), embedder=embedder, clock=Clock(now))
     store = engine.store
     memories = []
     for d, age in zip(docs, ages, strict=True):
@@ -262,7 +262,7 @@ def run_recall(args: argparse.Namespace, embedder: object, docs: list[Doc]) -> d
 
     modes["lexical only"] = ranked(True, False)
     modes["vector only"] = ranked(False, True)
-    modes["fused (hindsight)"] = ranked(True, True)
+    modes["fused (forewarn)"] = ranked(True, True)
     modes["exp-decay baseline"] = lambda q, v: [
         h.memory.id
         for h in retrieval.baseline_rank(store, engine.vectors, q, v, K, flt, now)  # type: ignore[arg-type]
@@ -302,13 +302,13 @@ def run_recall(args: argparse.Namespace, embedder: object, docs: list[Doc]) -> d
 def run_chains(embedder: object, held_out: list[Doc]) -> tuple[int, int, int]:
     """Write chains of three versions through the engine into the recall workspace (its memories are the
     distractors); count superseded memories returned as current when each chain's question is asked."""
-    from hindsight.config import Settings
-    from hindsight.memory.engine import MemoryEngine
-    from hindsight.memory.text import from_iso
+    from forewarn.config import Settings
+    from forewarn.memory.text import from_iso
+    from forewarn.workspace.engine import Workspace
 
     rng = random.Random(SEED + 1)
     clock = Clock(from_iso(NOW_ISO) - SPAN_DAYS * DAY)
-    engine = MemoryEngine.open(WORK_DIR / "recall-ws", Settings(), embedder=embedder, clock=clock)
+    engine = Workspace.open(WORK_DIR / "recall-ws", Settings(), embedder=embedder, clock=clock)
     others = engine.store.count()
     heads: list[tuple[str, str]] = []
     started = time.perf_counter()
@@ -344,17 +344,17 @@ def run_chains(embedder: object, held_out: list[Doc]) -> tuple[int, int, int]:
 
 
 def run_latency(args: argparse.Namespace, embedder: object, docs: list[Doc]) -> dict[str, float]:
-    from hindsight.config import Settings
-    from hindsight.memory.engine import MemoryEngine
-    from hindsight.memory.store import Anchor, Memory
-    from hindsight.memory.text import from_iso, new_id, to_iso
+    from forewarn.config import Settings
+    from forewarn.memory.store import Anchor, Memory
+    from forewarn.memory.text import from_iso, new_id, to_iso
+    from forewarn.workspace.engine import Workspace
 
     rng = random.Random(SEED + 2)
     tree = _corpus.django()
     now = from_iso(NOW_ISO)
     clock = Clock(now)
     started = time.perf_counter()
-    engine = MemoryEngine.open(tree, Settings(), embedder=embedder, clock=clock)
+    engine = Workspace.open(tree, Settings(), embedder=embedder, clock=clock)
     report = engine.reindex()
     files = sorted(engine.indexer.files())
     print(
@@ -495,7 +495,7 @@ def main() -> int:
     for wdir in (home / "workspaces").glob("*") if (home / "workspaces").exists() else []:
         for name in ("memory.db", "memory.db-wal", "memory.db-shm", "vectors.hnsw", "vectors.json"):
             (wdir / name).unlink(missing_ok=True)
-    from hindsight import paths
+    from forewarn import paths
 
     os.environ.setdefault(paths.MODELS_ENV, str(paths.models_dir()))  # the installed model, before HOME moves
     os.environ[paths.HOME_ENV] = str(home)
@@ -513,7 +513,7 @@ def main() -> int:
     verdicts: list[str] = []
     if "recall" not in args.skip:
         res = run_recall(args, embedder, docs)
-        fused = res["fused (hindsight)"]
+        fused = res["fused (forewarn)"]
         ratio = fused["legacy"].recall / fused["recent"].recall if fused["recent"].recall else 0.0
         best_single = max(
             (res[m]["recent"].hits + res[m]["legacy"].hits) / (res[m]["recent"].n + res[m]["legacy"].n)

@@ -1,4 +1,4 @@
-"""Soak: a sustained mixed load on one ``hindsight serve`` through a real LSP client over stdio.
+"""Soak: a sustained mixed load on one ``forewarn serve`` through a real LSP client over stdio.
 
 Several concurrent "users" loop over: open a file (timed until its diagnostics arrive), hover a
 definition, search memories, remember a lesson anchored to the open file, edit it (didChange,
@@ -9,7 +9,7 @@ the end, and at its peak.
     python bench/soak.py                       # 60 s, 4 concurrent users, embedder on
     python bench/soak.py --seconds 600 --users 8 --json soak.json
 
-Runs in a private HINDSIGHT_HOME (a temporary directory) on a generated workspace; the embedding
+Runs in a private FOREWARN_HOME (a temporary directory) on a generated workspace; the embedding
 model is shared with the user's install. Exit status 0 when no request failed.
 """
 
@@ -94,11 +94,11 @@ class Soak:
                     types.HoverParams(text_document=doc, position=types.Position(line=line, character=5))
                 ),
             )
-            await self.timed("search", self._command("hindsight.search", {"query": " ".join(rng.sample(WORDS, 3))}))
+            await self.timed("search", self._command("forewarn.search", {"query": " ".join(rng.sample(WORDS, 3))}))
             rng_range = {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 1}}
             lesson = f"{' '.join(rng.sample(WORDS, 6))} (soak {n}-{version})"
             await self.timed(
-                "remember", self._command("hindsight.remember", {"text": lesson, "uri": uri, "range": rng_range})
+                "remember", self._command("forewarn.remember", {"text": lesson, "uri": uri, "range": rng_range})
             )
             if not self.edits:
                 self.client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=doc))
@@ -167,7 +167,7 @@ async def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         elapsed = time.monotonic() - started
         rss_end = server.memory_info().rss
         if soak.hung_after is None:
-            memories = (await lsp.command(client, "hindsight.stats"))["total"]
+            memories = (await lsp.command(client, "forewarn.stats"))["total"]
         else:
             memories = -1
             server.kill()  # deadlocked: it would not answer shutdown either
@@ -213,10 +213,10 @@ def main() -> int:
     parser.add_argument("--no-edits", action="store_true", help="leave out didChange/didSave (bisecting)")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
-    from hindsight import paths
+    from forewarn import paths
 
     models = paths.models_dir()
-    with tempfile.TemporaryDirectory(prefix="hindsight-soak-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="forewarn-soak-") as tmp:
         os.environ[paths.HOME_ENV] = str(Path(tmp) / "home")
         os.environ[paths.MODELS_ENV] = str(models)
         result = asyncio.run(run(args, Path(tmp)))

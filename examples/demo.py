@@ -1,9 +1,9 @@
-"""`make demo`: Hindsight at work on a small billing service, end to end, with the real parts.
+"""`make demo`: Forewarn at work on a small billing service, end to end, with the real parts.
 
 It copies examples/demo-workspace to build/demo/workspace, uses a private data dir
 (build/demo/home, so your own memories are never touched) and the installed embedding model, then:
 indexes the code, records what a team learned about it, shows the repo map and a search by meaning,
-opens a file through a real language-server session (`hindsight serve` over stdio) to show the
+opens a file through a real language-server session (`forewarn serve` over stdio) to show the
 diagnostics and hover an editor would get, changes the code under a memory to show it turning
 stale, and ends with the memory-health report.
 """
@@ -18,7 +18,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from hindsight import paths
+from forewarn import paths
 
 REPO = Path(__file__).resolve().parent.parent
 SOURCE = REPO / "examples" / "demo-workspace"
@@ -69,21 +69,21 @@ def main() -> int:
     env = demo_env()
     reset_demo()
     step("1. The embedding model (llama.cpp, local)")
-    hindsight(env, "model", "info")
+    forewarn(env, "model", "info")
     step("2. Index the workspace (tree-sitter chunks, imports, PageRank)")
-    hindsight(env, "index")
-    step("3. The team records what it learned (in the editor: 'Hindsight: Remember Gotcha Here')")
+    forewarn(env, "index")
+    step("3. The team records what it learned (in the editor: 'Forewarn: Remember Gotcha Here')")
     for kind, file, symbol, text in MEMORIES:
         anchor = ["--file", file] + (["--symbol", symbol] if symbol else [])
-        hindsight(env, "remember", "--type", kind, *anchor, text)
+        forewarn(env, "remember", "--type", kind, *anchor, text)
     step("4. Repo map: the most important definitions, within a token budget")
-    hindsight(env, "map", "--budget", "250")
+    forewarn(env, "map", "--budget", "250")
     step("5. Search by meaning: the words differ from the memory's")
-    hindsight(env, "search", "customers were billed two times", "-k", "3")
+    forewarn(env, "search", "customers were billed two times", "-k", "3")
     step("6. What an editor shows when billing/invoice.py opens (a real LSP session over stdio)")
     asyncio.run(editor_session(env))
     step("8. Memory health")
-    hindsight(env, "stats")
+    forewarn(env, "stats")
     print(f"\nThe demo's data lives in {HOME}; your own memories were not touched.")
     return 0
 
@@ -91,7 +91,7 @@ def main() -> int:
 def demo_env() -> dict[str, str]:
     models = paths.models_dir()  # the installed model, before HOME is pointed at the demo's data dir
     # the server's info logs would interleave with what the demo shows
-    return {**os.environ, paths.HOME_ENV: str(HOME), paths.MODELS_ENV: str(models), "HINDSIGHT_LOG_LEVEL": "WARNING"}
+    return {**os.environ, paths.HOME_ENV: str(HOME), paths.MODELS_ENV: str(models), "FOREWARN_LOG_LEVEL": "WARNING"}
 
 
 def reset_demo() -> None:
@@ -105,10 +105,10 @@ def step(title: str) -> None:
     print(f"\n\033[1m== {title}\033[0m", flush=True)
 
 
-def hindsight(env: dict[str, str], *args: str) -> None:
+def forewarn(env: dict[str, str], *args: str) -> None:
     shown = " ".join(a if " " not in a else repr(a) for a in args)
-    print(f"$ hindsight {textwrap.shorten(shown, 110)}", flush=True)
-    subprocess.run([sys.executable, "-m", "hindsight.daemon.cli", *args], env=env, cwd=WORKSPACE, check=True)
+    print(f"$ forewarn {textwrap.shorten(shown, 110)}", flush=True)
+    subprocess.run([sys.executable, "-m", "forewarn.cli.main", *args], env=env, cwd=WORKSPACE, check=True)
 
 
 async def editor_session(env: dict[str, str]) -> None:
@@ -118,7 +118,7 @@ async def editor_session(env: dict[str, str]) -> None:
 
     client = make_test_lsp_client()
     client.feature(types.CLIENT_REGISTER_CAPABILITY)(lambda params: None)
-    await client.start_io(sys.executable, "-m", "hindsight.daemon.cli", "serve", env=env)
+    await client.start_io(sys.executable, "-m", "forewarn.cli.main", "serve", env=env)
     try:
         await client.initialize_session(
             types.InitializeParams(

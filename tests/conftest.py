@@ -1,4 +1,4 @@
-"""Test-wide set-up: every test gets its own Hindsight data dir, but shares the installed models.
+"""Test-wide set-up: every test gets its own Forewarn data dir, but shares the installed models.
 
 Models are large and installed once by ``make model`` into the real models dir; workspaces,
 memories and caches are per test so tests never see each other's (or the user's) data.
@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from hindsight import paths
+from forewarn import paths
 
 REAL_MODELS_DIR = paths.models_dir()
 
 
 @pytest.fixture(autouse=True)
-def hindsight_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    home = tmp_path_factory.mktemp("hindsight-home")
+def forewarn_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    home = tmp_path_factory.mktemp("forewarn-home")
     monkeypatch.setenv(paths.HOME_ENV, str(home))
     monkeypatch.setenv(paths.MODELS_ENV, str(REAL_MODELS_DIR))
     yield home

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from hindsight import paths
-from hindsight.config import Settings, parse_settings
-from hindsight.sqlite import Migration, SchemaTooNewError, connect, migrate
+from forewarn import paths
+from forewarn.config import Settings, parse_settings
+from forewarn.sqlite import Migration, SchemaTooNewError, connect, migrate
 
 
 def test_settings_accept_camel_case_and_keep_defaults_on_bad_values() -> None:
@@ -30,10 +30,10 @@ def test_settings_reject_non_object() -> None:
     assert problems
 
 
-def test_data_dir_is_private_and_overridable(hindsight_home: Path) -> None:
-    assert paths.data_dir() == hindsight_home
-    wdir = paths.workspace_dir(hindsight_home / "some workspace")
-    assert wdir.parent.parent == hindsight_home
+def test_data_dir_is_private_and_overridable(forewarn_home: Path) -> None:
+    assert paths.data_dir() == forewarn_home
+    wdir = paths.workspace_dir(forewarn_home / "some workspace")
+    assert wdir.parent.parent == forewarn_home
     assert stat.S_IMODE(os.stat(wdir).st_mode) == 0o700
     assert stat.S_IMODE(os.stat(wdir.parent).st_mode) == 0o700  # "workspaces/" lists which projects exist
     assert stat.S_IMODE(os.stat(wdir / "workspace.json").st_mode) == 0o600
@@ -49,5 +49,5 @@ def test_database_files_are_private_and_migrations_append_only(tmp_path: Path) -
     conn.close()
 
     older_code = steps[:1]
-    with pytest.raises(SchemaTooNewError, match="newer Hindsight"):
+    with pytest.raises(SchemaTooNewError, match="newer Forewarn"):
         migrate(connect(db), older_code, what="test database")

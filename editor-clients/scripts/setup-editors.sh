@@ -73,7 +73,7 @@ code_server() {
     rm -rf "$dir"
     mkdir -p "$dir" "$tmp"
     seed_ripgrep_cache "$tmp"
-    [ -f "$dir/package.json" ] || echo '{"name": "hindsight-code-server", "private": true}' > "$dir/package.json"
+    [ -f "$dir/package.json" ] || echo '{"name": "forewarn-code-server", "private": true}' > "$dir/package.json"
     # npm 11 blocks dependency install scripts by default; code-server's postinstall (which runs npm
     # install for VS Code and builds its native modules) is the install, so allow scripts for it alone
     (cd "$dir" && TMPDIR="$tmp" npm_config_unsafe_perm=true npm_config_yes=true \

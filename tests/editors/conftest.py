@@ -1,8 +1,8 @@
 """Shared pieces of the real-editor tests: the fixture workspace with a recorded gotcha, tool paths.
 
 Each test gets a copy of ``fixtures/workspace`` and records one gotcha into it with the real
-``hindsight remember`` CLI, into the test's private ``HINDSIGHT_HOME`` (tests/conftest.py); the
-editors then start the real ``hindsight serve``, which inherits that environment.
+``forewarn remember`` CLI, into the test's private ``FOREWARN_HOME`` (tests/conftest.py); the
+editors then start the real ``forewarn serve``, which inherits that environment.
 """
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ REPO = Path(__file__).resolve().parents[2]
 TOOLS = REPO / "editor-clients" / ".tools"
 FIXTURE = Path(__file__).parent / "fixtures" / "workspace"
 ARTIFACTS = Path(__file__).parent / "artifacts"
-HINDSIGHT = [sys.executable, "-m", "hindsight.daemon.cli"]
+FOREWARN = [sys.executable, "-m", "forewarn.cli.main"]
 EDITOR_WAIT_S = 90  # one wait inside an editor: a cold server start (model load, first index) on a busy 2-core CI
 EDITOR_RUN_S = 300  # a whole editor session, so a hang fails the test instead of blocking CI
 DOCS_IMAGES = REPO / "docs" / "images"
 # screenshots always land in artifacts/; the README's copies are refreshed only on request
 # (`make screenshots`), so a test run never leaves tracked files modified
-UPDATE_SCREENSHOTS_ENV = "HINDSIGHT_UPDATE_SCREENSHOTS"
+UPDATE_SCREENSHOTS_ENV = "FOREWARN_UPDATE_SCREENSHOTS"
 
 
 @dataclass(frozen=True)
@@ -56,13 +56,13 @@ GOTCHA = {
 }
 
 
-def run_hindsight(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*HINDSIGHT, *args], capture_output=True, text=True, timeout=timeout, check=False)
+def run_forewarn(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*FOREWARN, *args], capture_output=True, text=True, timeout=timeout, check=False)
 
 
 def memories(root: Path, *args: str) -> list[dict[str, Any]]:
-    """``hindsight memory list --json`` for the workspace, as the CLI sees the store the editor wrote to."""
-    listed = run_hindsight("memory", "list", "--workspace", str(root), "--json", *args)
+    """``forewarn memory list --json`` for the workspace, as the CLI sees the store the editor wrote to."""
+    listed = run_forewarn("memory", "list", "--workspace", str(root), "--json", *args)
     assert listed.returncode == 0, listed.stderr
     found: list[dict[str, Any]] = json.loads(listed.stdout)
     return found
@@ -72,10 +72,10 @@ def memories(root: Path, *args: str) -> list[dict[str, Any]]:
 def daemon_missing_reason() -> str | None:
     """Why the real server cannot serve these tests yet, or None: both CLI commands the tests use must exist."""
     for command in ("serve", "remember"):
-        probe = run_hindsight(command, "--help", timeout=60)
+        probe = run_forewarn(command, "--help", timeout=60)
         if probe.returncode != 0:
             detail = (probe.stderr.strip().splitlines() or ["no output"])[-1]
-            return f"`hindsight {command}` is not available yet: {detail}"
+            return f"`forewarn {command}` is not available yet: {detail}"
     return None
 
 
@@ -87,7 +87,7 @@ def gotcha_workspace(tmp_path: Path) -> Gotcha:
         pytest.skip(reason)
     root = tmp_path / "shop"
     shutil.copytree(FIXTURE, root)
-    recorded = run_hindsight(
+    recorded = run_forewarn(
         "remember",
         "--workspace", str(root),
         "--type", "gotcha",
@@ -95,7 +95,7 @@ def gotcha_workspace(tmp_path: Path) -> Gotcha:
         "--symbol", GOTCHA["symbol"],
         GOTCHA["text"],
     )  # fmt: skip
-    assert recorded.returncode == 0, f"hindsight remember failed:\n{recorded.stdout}\n{recorded.stderr}"
+    assert recorded.returncode == 0, f"forewarn remember failed:\n{recorded.stdout}\n{recorded.stderr}"
     return Gotcha(root=root, **GOTCHA)  # type: ignore[arg-type]
 
 

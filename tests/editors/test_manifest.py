@@ -1,4 +1,4 @@
-"""The VS Code extension exposes every daemon setting (hindsight/config.py), with its default and a description.
+"""The VS Code extension exposes every daemon setting (forewarn/config.py), with its default and a description.
 
 A plain unit test (no editor): a field added to the settings tree without a matching
 ``contributes.configuration`` entry fails here, before anyone misses it in the Settings UI.
@@ -11,15 +11,15 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from hindsight.config import Settings
+from forewarn.config import Settings
 from tests.editors.conftest import REPO
 
 MANIFEST = REPO / "editor-clients" / "vscode" / "package.json"
 CLIENT_ONLY = {
-    "hindsight.server.command",
-    "hindsight.server.pythonPath",
-    "hindsight.server.env",
-    "hindsight.trace.server",
+    "forewarn.server.command",
+    "forewarn.server.pythonPath",
+    "forewarn.server.env",
+    "forewarn.trace.server",
 }
 
 
@@ -28,7 +28,7 @@ def camel(name: str) -> str:
     return head + "".join(part.title() for part in rest)
 
 
-def daemon_settings(obj: Any, prefix: str = "hindsight") -> Iterator[tuple[str, Any]]:
+def daemon_settings(obj: Any, prefix: str = "forewarn") -> Iterator[tuple[str, Any]]:
     for field in dataclasses.fields(obj):
         value = getattr(obj, field.name)
         key = f"{prefix}.{camel(field.name)}"
@@ -47,9 +47,9 @@ def test_every_daemon_setting_is_contributed_with_its_default_and_a_description(
     properties = contributed()
     expected = dict(daemon_settings(Settings()))
     missing = sorted(set(expected) - set(properties))
-    assert not missing, f"settings of hindsight/config.py missing from {MANIFEST}: {missing}"
+    assert not missing, f"settings of forewarn/config.py missing from {MANIFEST}: {missing}"
     for key, default in expected.items():
-        assert properties[key]["default"] == default, f"{key}: default differs from hindsight/config.py"
+        assert properties[key]["default"] == default, f"{key}: default differs from forewarn/config.py"
         assert len(properties[key].get("markdownDescription", "")) > 20, f"{key} needs a description"
 
 

@@ -1,8 +1,8 @@
 """The Neovim plugin in a real headless Neovim: Debian's 0.7.2 and a current one from PyPI.
 
 Each run loads editor-clients/nvim with a minimal init (``--clean -u``), which starts the real
-``hindsight serve``; the Lua script ``nvim/check_gotcha.lua`` waits (``vim.wait`` on a condition)
-for the gotcha diagnostic, requests a hover and runs ``:Hindsight search``, then writes what it saw.
+``forewarn serve``; the Lua script ``nvim/check_gotcha.lua`` waits (``vim.wait`` on a condition)
+for the gotcha diagnostic, requests a hover and runs ``:Forewarn search``, then writes what it saw.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from tests.editors.conftest import (
     Gotcha,
     memories,
     publish_screenshot,
-    run_hindsight,
+    run_forewarn,
 )
 from tests.editors.terminal import capture_to_html
 
@@ -70,8 +70,8 @@ def run_nvim(
     args = [str(nvim), "--headless", "--clean", "-u", str(MINIMAL_INIT)]
     for command in commands:
         args += ["-c", command]
-    # HINDSIGHT_HOME and HINDSIGHT_MODELS come from tests/conftest.py through os.environ
-    full_env = {**os.environ, "HINDSIGHT_REPO": str(REPO), "HINDSIGHT_PYTHON": sys.executable, **(env or {})}
+    # FOREWARN_HOME and FOREWARN_MODELS come from tests/conftest.py through os.environ
+    full_env = {**os.environ, "FOREWARN_REPO": str(REPO), "FOREWARN_PYTHON": sys.executable, **(env or {})}
     return subprocess.run(args, cwd=cwd, env=full_env, capture_output=True, text=True, timeout=EDITOR_RUN_S)
 
 
@@ -83,9 +83,9 @@ def test_plugin_loads_completes_and_checks_health(nvim: Path, version_prefix: st
     script.write_text(
         f"""
 local lines = {{}}
-table.insert(lines, "complete:" .. table.concat(vim.fn.getcompletion("Hindsight ", "cmdline"), ","))
-table.insert(lines, "complete-re:" .. table.concat(vim.fn.getcompletion("Hindsight re", "cmdline"), ","))
-vim.cmd("checkhealth hindsight")
+table.insert(lines, "complete:" .. table.concat(vim.fn.getcompletion("Forewarn ", "cmdline"), ","))
+table.insert(lines, "complete-re:" .. table.concat(vim.fn.getcompletion("Forewarn re", "cmdline"), ","))
+vim.cmd("checkhealth forewarn")
 vim.list_extend(lines, vim.api.nvim_buf_get_lines(0, 0, -1, false))
 vim.fn.writefile(lines, {json.dumps(str(out))})
 vim.cmd("qa!")
@@ -96,7 +96,7 @@ vim.cmd("qa!")
     text = out.read_text()
     assert "complete:map,reindex,remember,restart,search,stats" in text
     assert "complete-re:reindex,remember,restart" in text
-    assert "hindsight" in text and "setup() has run" in text
+    assert "forewarn" in text and "setup() has run" in text
     assert "ERROR" not in text, text
 
 
@@ -123,7 +123,7 @@ def test_gotcha_diagnostic_hover_and_search(
     config_path.write_text(json.dumps(config))
     started = time.monotonic()
     done = run_nvim(
-        nvim, gotcha_workspace.root, f"luafile {CHECK_GOTCHA}", env={"HINDSIGHT_TEST_CONFIG": str(config_path)}
+        nvim, gotcha_workspace.root, f"luafile {CHECK_GOTCHA}", env={"FOREWARN_TEST_CONFIG": str(config_path)}
     )
     elapsed = time.monotonic() - started
     assert result_path.exists(), f"Neovim {version} wrote no result (exit {done.returncode}):\n{done.stderr}"
@@ -144,15 +144,15 @@ def test_gotcha_diagnostic_hover_and_search(
     assert Path(result["jumped_to"]["file"]) == gotcha_workspace.root / gotcha_workspace.file
     assert result["jumped_to"]["line"] == gotcha_workspace.line
 
-    assert result["remembered"]["message"] == "Hindsight: remembered", result["remembered"]
-    listed = run_hindsight("memory", "list", "--workspace", str(gotcha_workspace.root), "--type", "decision", "--json")
+    assert result["remembered"]["message"] == "Forewarn: remembered", result["remembered"]
+    listed = run_forewarn("memory", "list", "--workspace", str(gotcha_workspace.root), "--type", "decision", "--json")
     assert listed.returncode == 0, listed.stderr
     [stored] = json.loads(listed.stdout)
     assert stored["text"] == DECISION
     assert stored["anchor"]["file"] == gotcha_workspace.file  # anchored at the cursor, where the search jumped
     assert "gotcha: 1" in result["stats"] and "decision: 1" in result["stats"]
     assert gotcha_workspace.file in result["map"] and "def charge_card" in result["map"]
-    assert result["reindexed"].startswith("Hindsight: indexed 2 files"), result["reindexed"]
+    assert result["reindexed"].startswith("Forewarn: indexed 2 files"), result["reindexed"]
     assert result["restarted"]["after"] != result["restarted"]["before"]
     assert_code_actions(result, gotcha_workspace, diagnostic["code"])
     print(f"Neovim {version}: {elapsed:.1f} s; steps {result['steps']}")
@@ -161,7 +161,7 @@ def test_gotcha_diagnostic_hover_and_search(
 def assert_code_actions(result: dict[str, Any], workspace: Gotcha, gotcha_id: str) -> None:
     """The server's code actions ran through the plugin's vim.lsp.commands handlers: prompts, then the commands."""
     cancelled = result["code_action_cancelled"]["prompts"]
-    assert [prompt["prompt"] for prompt in cancelled] == ["Hindsight: what kind of memory?", "Remember (gotcha): "]
+    assert [prompt["prompt"] for prompt in cancelled] == ["Forewarn: what kind of memory?", "Remember (gotcha): "]
     remember = result["code_action_remember"]
     assert any("remember a gotcha for charge_card" in title for title in remember["titles"]), remember
     [types, text] = remember["prompts"]
@@ -189,7 +189,7 @@ def test_gotcha_on_a_real_terminal_screen(gotcha_workspace: Gotcha, tmp_path: Pa
         pytest.skip("tmux is not installed (Debian package tmux)")
     if not CHROMIUM.exists():
         pytest.skip(f"Debian's chromium is not installed: {SETUP_HINT}")
-    socket_name, channel = f"hindsight-test-{os.getpid()}", "hindsight-screen-done"
+    socket_name, channel = f"forewarn-test-{os.getpid()}", "forewarn-screen-done"
     config = {
         "root": str(gotcha_workspace.root),
         "file": gotcha_workspace.file,
@@ -203,7 +203,7 @@ def test_gotcha_on_a_real_terminal_screen(gotcha_workspace: Gotcha, tmp_path: Pa
     }
     config_path = tmp_path / "screen.json"
     config_path.write_text(json.dumps(config))
-    env = {"HINDSIGHT_REPO": str(REPO), "HINDSIGHT_PYTHON": sys.executable, "HINDSIGHT_TEST_CONFIG": str(config_path)}
+    env = {"FOREWARN_REPO": str(REPO), "FOREWARN_PYTHON": sys.executable, "FOREWARN_TEST_CONFIG": str(config_path)}
     env_args = [f"{key}={value}" for key, value in env.items()]
     editor = ["env", *env_args, str(nvim), "--clean", "-u", str(MINIMAL_INIT), "-c", f"luafile {SCREEN}"]
     tmux = ["tmux", "-L", socket_name, "-f", "/dev/null"]
@@ -231,11 +231,11 @@ def test_gotcha_on_a_real_terminal_screen(gotcha_workspace: Gotcha, tmp_path: Pa
     flat = " ".join(plain.replace("│", " ").split())  # the hover float wraps long lines
     assert "■ gotcha: Retrying" in plain, f"no diagnostic virtual text on screen:\n{plain}"
     # the hover float wraps and shows the server's Markdown escapes as they are, so assert on plain words
-    assert f"Hindsight · {gotcha_workspace.symbol}" in flat and "Importance" in flat, f"no hover on screen:\n{plain}"
+    assert f"Forewarn · {gotcha_workspace.symbol}" in flat and "Importance" in flat, f"no hover on screen:\n{plain}"
     assert "idempotency key" in flat, f"the gotcha is not in the hover:\n{plain}"
 
     page = tmp_path / "screen.html"
-    page.write_text(capture_to_html(capture, "Hindsight in Neovim"))
+    page.write_text(capture_to_html(capture, "Forewarn in Neovim"))
     png = artifacts / "nvim-gotcha.png"
     width, height = math.ceil(COLUMNS * CHAR_W) + 2 * PAD, math.ceil(ROWS * LINE_H) + 2 * PAD
     shot = subprocess.run(

@@ -1,7 +1,7 @@
 """The VS Code extension in a real VS Code: code-server on loopback, driven in Debian's headless Chromium.
 
 The built .vsix is installed with ``code-server --install-extension`` into a fresh extensions dir;
-code-server starts with a fresh user-data dir and the test's ``HINDSIGHT_HOME``; the playwright-core
+code-server starts with a fresh user-data dir and the test's ``FOREWARN_HOME``; the playwright-core
 driver (``vscode/src/drive.ts``) opens the workspace, the file, the Problems view and the hover,
 and reports what VS Code rendered.
 """
@@ -31,7 +31,7 @@ from tests.editors.conftest import (
     Gotcha,
     memories,
     publish_screenshot,
-    run_hindsight,
+    run_forewarn,
 )
 
 pytestmark = pytest.mark.editor
@@ -41,7 +41,7 @@ CODE_SERVER = TOOLS / "code-server" / "node_modules" / ".bin" / "code-server"
 CODE_SERVER_STAMP = TOOLS / "code-server" / f".installed-{CODE_SERVER_VERSION}"
 CHROMIUM = Path("/usr/bin/chromium")
 DRIVER = Path(__file__).parent / "vscode" / "out" / "drive.js"
-VSIX = REPO / "editor-clients" / "vscode" / "hindsight-0.1.0.vsix"
+VSIX = REPO / "editor-clients" / "vscode" / "forewarn-0.1.0.vsix"
 INDEXED_FILES = 150
 START_S = 60  # code-server serves in about 2 s here; generous for a loaded CI machine
 
@@ -54,8 +54,8 @@ USER_SETTINGS = {
     "workbench.enableExperiments": False,
     "workbench.tips.enabled": False,
     "update.mode": "none",
-    # the Python interpreter running the tests has Hindsight installed (editable)
-    "hindsight.server.pythonPath": sys.executable,
+    # the Python interpreter running the tests has Forewarn installed (editable)
+    "forewarn.server.pythonPath": sys.executable,
 }
 
 
@@ -64,7 +64,7 @@ def missing_tools_reason() -> str | None:
         (CODE_SERVER_STAMP, f"code-server {CODE_SERVER_VERSION} is not installed in {CODE_SERVER.parents[2]}"),
         (CHROMIUM, "Debian's chromium is not installed"),
         (DRIVER, "the playwright-core driver is not built (tests/editors/vscode)"),
-        (VSIX, "the extension is not packaged (editor-clients/vscode/hindsight-0.1.0.vsix)"),
+        (VSIX, "the extension is not packaged (editor-clients/vscode/forewarn-0.1.0.vsix)"),
     ]
     for path, why in needs:
         if not path.exists():
@@ -116,7 +116,7 @@ def code_server(tmp_path: Path, artifacts: Path) -> Iterator[Callable[[], str]]:
         url = f"http://127.0.0.1:{port}"
         log = artifacts / "code-server.log"
         with log.open("wb") as out:
-            # the extension host, hence `hindsight serve`, inherits HINDSIGHT_HOME/HINDSIGHT_MODELS from here
+            # the extension host, hence `forewarn serve`, inherits FOREWARN_HOME/FOREWARN_MODELS from here
             process = subprocess.Popen(
                 [CODE_SERVER, "--auth", "none", "--bind-addr", f"127.0.0.1:{port}", "--disable-telemetry",
                  "--disable-update-check", "--disable-workspace-trust", *dirs],
@@ -169,7 +169,7 @@ def test_extension_activates_and_shows_indexing_progress(
         package.mkdir(parents=True, exist_ok=True)
         (package / f"mod{index}.py").write_text(f"def f{index}(x):\n    return x + {index}\n")
     result = drive(code_server(), workspace, tmp_path, artifacts, mode="activate")
-    assert "Hindsight" in result["statusBar"]
+    assert "Forewarn" in result["statusBar"]
     labels = result["statusLabels"]
     assert any("indexing" in label and "%" in label for label in labels), labels
     assert "ready" in labels[-1], labels
@@ -220,8 +220,8 @@ def test_palette_commands_search_remember_health_and_repo_map(
     )
     assert "gotcha" in result["health"]
     assert gotcha_workspace.file in result["repoMap"]
-    assert "Hindsight indexed 2 files" in result["reindexed"]
-    listed = run_hindsight("memory", "list", "--workspace", str(gotcha_workspace.root), "--type", "decision", "--json")
+    assert "Forewarn indexed 2 files" in result["reindexed"]
+    listed = run_forewarn("memory", "list", "--workspace", str(gotcha_workspace.root), "--type", "decision", "--json")
     assert listed.returncode == 0, listed.stderr
     [stored] = json.loads(listed.stdout)
     assert stored["text"] == decision

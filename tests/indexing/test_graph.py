@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from hindsight.config import Settings
-from hindsight.indexing import graph as g
-from hindsight.indexing.graph import FileGraph, ident_weight, pagerank
-from hindsight.indexing.indexer import Indexer
+from forewarn.config import Settings
+from forewarn.indexing import graph as g
+from forewarn.indexing.graph import FileGraph, ident_weight, pagerank
+from forewarn.indexing.indexer import Indexer
 
 WORKSPACE = Path(__file__).parent / "workspaces" / "shop"
 
@@ -20,10 +20,18 @@ def small_graph() -> FileGraph:
     """core is used by three files, util by one, script by nobody."""
     return FileGraph.build(
         ["core.py", "util.py", "a.py", "b.py", "c.py", "script.py"],
-        defs={"core.py": ["connect_database"], "util.py": ["format_money"], "a.py": ["handler_a"],
-              "script.py": ["main_entry"]},
-        refs={"a.py": {"connect_database": 3, "format_money": 1}, "b.py": {"connect_database": 1},
-              "c.py": {"connect_database": 2, "handler_a": 1}, "script.py": {"print": 1}},
+        defs={
+            "core.py": ["connect_database"],
+            "util.py": ["format_money"],
+            "a.py": ["handler_a"],
+            "script.py": ["main_entry"],
+        },
+        refs={
+            "a.py": {"connect_database": 3, "format_money": 1},
+            "b.py": {"connect_database": 1},
+            "c.py": {"connect_database": 2, "handler_a": 1},
+            "script.py": {"print": 1},
+        },
         imports={"a.py": {"core.py"}, "b.py": {"core.py"}},
     )
 

@@ -10,16 +10,14 @@ from pathlib import Path
 import psutil
 import pytest
 
-from hindsight import paths
-from hindsight.config import Settings
-from hindsight.indexing import indexer as indexer_module
-from hindsight.indexing.graph import FileGraph
-from hindsight.indexing.indexer import Indexer
+from forewarn import paths
+from forewarn.config import Settings
+from forewarn.indexing import indexer as indexer_module
+from forewarn.indexing.graph import FileGraph
+from forewarn.indexing.indexer import Indexer
 
 WORKSPACE = Path(__file__).parent / "workspaces" / "shop"
-FILES = sorted(
-    p.relative_to(WORKSPACE).as_posix() for p in WORKSPACE.rglob("*") if p.suffix in {".py", ".ts", ".go"}
-)
+FILES = sorted(p.relative_to(WORKSPACE).as_posix() for p in WORKSPACE.rglob("*") if p.suffix in {".py", ".ts", ".go"})
 
 
 @pytest.fixture
@@ -244,9 +242,7 @@ def test_files_swapped_between_scan_and_read_cost_only_themselves(ws: Path, monk
 READER_WAIT_S = 30.0  # generous: a reader blocked by the run never answers, so any finite wait fails it
 
 
-def test_readers_get_answers_while_an_index_run_is_between_batches(
-    ws: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_readers_get_answers_while_an_index_run_is_between_batches(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A real reader thread queries mid-run (synchronised by the progress callback, no sleeps): chunk
     queries see batches already committed; files() stays the previous generation until the run ends."""
     monkeypatch.setattr(indexer_module, "IN_PROCESS_MAX_FILES", 0)
@@ -262,12 +258,17 @@ def test_readers_get_answers_while_an_index_run_is_between_batches(
         answers: list[tuple[int, dict[str, object]]] = []
 
         def read(done: int) -> None:
-            answers.append((done, {
-                "chunk": ix.chunk_at("app/core/db.py", 12),
-                "symbol": ix.chunk_by_symbol("app/core/db.py", "Database.fetch_rows"),
-                "search": [c.symbol for c, _ in ix.search_chunks("zeta probe")],
-                "files": ix.files(),
-            }))
+            answers.append(
+                (
+                    done,
+                    {
+                        "chunk": ix.chunk_at("app/core/db.py", 12),
+                        "symbol": ix.chunk_by_symbol("app/core/db.py", "Database.fetch_rows"),
+                        "search": [c.symbol for c, _ in ix.search_chunks("zeta probe")],
+                        "files": ix.files(),
+                    },
+                )
+            )
 
         def on_progress(done: int, total: int) -> None:
             if done >= total:
@@ -298,8 +299,11 @@ def test_a_reader_gets_answers_during_a_cold_index(ws: Path, monkeypatch: pytest
         def on_progress(done: int, total: int) -> None:
             if 0 < done < total:
                 result: list[tuple[int, int, int]] = []
-                reader = threading.Thread(target=lambda: result.append(
-                    (done, sum(len(ix.chunks_for(rel)) > 0 for rel in FILES), len(ix.files()))))
+                reader = threading.Thread(
+                    target=lambda: result.append(
+                        (done, sum(len(ix.chunks_for(rel)) > 0 for rel in FILES), len(ix.files()))
+                    )
+                )
                 reader.start()
                 reader.join(READER_WAIT_S)
                 assert result, "a reader was blocked by the index run"

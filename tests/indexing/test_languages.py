@@ -7,8 +7,8 @@ import pickle
 
 import pytest
 
-from hindsight.indexing import languages
-from hindsight.indexing.languages import all_languages, language_by_name, language_for_path, parse_header
+from forewarn.indexing import languages
+from forewarn.indexing.languages import all_languages, language_by_name, language_for_path, parse_header
 from tests.indexing.test_parse import FIXTURE_NAMES, fixture_files
 
 EXPECTED_LANGUAGES = {"python", "javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp", "ruby"}
@@ -21,10 +21,24 @@ def test_every_language_with_an_installed_grammar_is_discovered() -> None:
 @pytest.mark.parametrize(
     ("path", "language"),
     [
-        ("a/b.py", "python"), ("stubs/x.pyi", "python"), ("web/app.JSX", "javascript"), ("x.mjs", "javascript"),
-        ("x.cjs", "javascript"), ("x.ts", "typescript"), ("x.d.ts", "typescript"), ("x.mts", "typescript"),
-        ("x.tsx", "tsx"), ("main.go", "go"), ("lib.rs", "rust"), ("A.java", "java"), ("x.c", "c"), ("x.h", "c"),
-        ("x.cpp", "cpp"), ("x.cc", "cpp"), ("x.hpp", "cpp"), ("x.rb", "ruby"),
+        ("a/b.py", "python"),
+        ("stubs/x.pyi", "python"),
+        ("web/app.JSX", "javascript"),
+        ("x.mjs", "javascript"),
+        ("x.cjs", "javascript"),
+        ("x.ts", "typescript"),
+        ("x.d.ts", "typescript"),
+        ("x.mts", "typescript"),
+        ("x.tsx", "tsx"),
+        ("main.go", "go"),
+        ("lib.rs", "rust"),
+        ("A.java", "java"),
+        ("x.c", "c"),
+        ("x.h", "c"),
+        ("x.cpp", "cpp"),
+        ("x.cc", "cpp"),
+        ("x.hpp", "cpp"),
+        ("x.rb", "ruby"),
     ],
 )
 def test_language_for_path(path: str, language: str) -> None:
@@ -55,8 +69,12 @@ def test_header_parsing_stops_at_the_first_pattern() -> None:
 
 
 def test_missing_grammar_is_logged_and_skipped(caplog: pytest.LogCaptureFixture) -> None:
-    files = {"klingon": ({"language": "klingon", "grammar": "tree_sitter_klingon:language", "extensions": ".kl"},
-                         "(identifier) @name")}
+    files = {
+        "klingon": (
+            {"language": "klingon", "grammar": "tree_sitter_klingon:language", "extensions": ".kl"},
+            "(identifier) @name",
+        )
+    }
     with caplog.at_level(logging.WARNING, logger=languages.__name__):
         assert languages._build_spec("klingon", files) is None
     assert "tree_sitter_klingon" in caplog.text
@@ -70,6 +88,10 @@ def test_broken_query_is_logged_and_skipped(caplog: pytest.LogCaptureFixture) ->
 
 
 def test_every_language_has_a_fixture_folder() -> None:
-    covered = {spec.name for name in FIXTURE_NAMES for rel in fixture_files(name)
-               if (spec := language_for_path(rel)) is not None}
+    covered = {
+        spec.name
+        for name in FIXTURE_NAMES
+        for rel in fixture_files(name)
+        if (spec := language_for_path(rel)) is not None
+    }
     assert covered == EXPECTED_LANGUAGES

@@ -21,10 +21,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hindsight.indexing import parse as parse_module
-from hindsight.indexing.languages import language_for_path
-from hindsight.indexing.parse import MAX_CHUNK_BYTES, MAX_CHUNK_LINES, parse_source
-from hindsight.indexing.records import Chunk, FileParse
+from forewarn.indexing import parse as parse_module
+from forewarn.indexing.languages import language_for_path
+from forewarn.indexing.parse import MAX_CHUNK_BYTES, MAX_CHUNK_LINES, parse_source
+from forewarn.indexing.records import Chunk, FileParse
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FIXTURE_NAMES = sorted(p.name for p in FIXTURES.iterdir() if (p / "expected.json").is_file())
@@ -129,8 +129,11 @@ def test_symbols_stable_when_unrelated_code_is_inserted_above(name: str) -> None
     after = {c.symbol: c.content_hash for c in parse(rel, edited.encode()).chunks if c.part == 0}
     assert before.keys() - {"<module>#2", "<module>#3"} <= after.keys()
     # chunks around the insertion point changed; every other chunk kept its symbol and its hash
-    untouched = {c.symbol for c in before_chunks
-                 if not c.symbol.startswith("<module>") and not c.start_line <= insert["after_line"] < c.end_line}
+    untouched = {
+        c.symbol
+        for c in before_chunks
+        if not c.symbol.startswith("<module>") and not c.start_line <= insert["after_line"] < c.end_line
+    }
     assert untouched and all(after[s] == before[s] for s in untouched), [s for s in untouched if after[s] != before[s]]
     assert len(after) > len(before)
 
@@ -152,8 +155,10 @@ def test_oversized_definition_is_split_into_contiguous_parts() -> None:
 
 
 def test_module_code_is_grouped_into_runs_between_definitions() -> None:
-    source = (b'"""Doc."""\nimport os\nX = 1\n\n# a comment\n\ndef f():\n    pass\n\n# only a comment\n\n'
-              b"def g():\n    pass\n\nY = 2\nprint(Y)\n")
+    source = (
+        b'"""Doc."""\nimport os\nX = 1\n\n# a comment\n\ndef f():\n    pass\n\n# only a comment\n\n'
+        b"def g():\n    pass\n\nY = 2\nprint(Y)\n"
+    )
     chunks = {c.symbol: c for c in parse("m.py", source).chunks}
     assert list(chunks) == ["<module>", "f", "g", "<module>#2"]
     assert (chunks["<module>"].start_line, chunks["<module>"].end_line) == (1, 3)
@@ -220,12 +225,18 @@ def reference_split(
                     best, best_key = k, key
             j = best
         piece = b"".join(lines[i:j])
-        parts.append(dataclasses.replace(
-            whole, start_line=whole.start_line + i, end_line=whole.start_line + j - 1,
-            start_byte=whole.start_byte + offset, end_byte=whole.start_byte + offset + len(piece),
-            content_hash=hashlib.blake2b(piece, digest_size=16).hexdigest(), text=piece.decode("utf-8", "replace"),
-            part=len(parts) + 1,
-        ))
+        parts.append(
+            dataclasses.replace(
+                whole,
+                start_line=whole.start_line + i,
+                end_line=whole.start_line + j - 1,
+                start_byte=whole.start_byte + offset,
+                end_byte=whole.start_byte + offset + len(piece),
+                content_hash=hashlib.blake2b(piece, digest_size=16).hexdigest(),
+                text=piece.decode("utf-8", "replace"),
+                part=len(parts) + 1,
+            )
+        )
         offset += len(piece)
         i = j
     return parts
@@ -235,8 +246,17 @@ def assert_split_matches_reference(prefix: bytes, body: bytes, start_line: int) 
     source = prefix + body
     start, end = len(prefix), len(source)
     line_count = body.count(b"\n") + (0 if body.endswith(b"\n") else 1)  # as tree-sitter's points give it
-    whole = Chunk(symbol="f", kind="function", start_line=start_line, end_line=start_line + line_count - 1,
-                  start_byte=start, end_byte=end, signature="def f", content_hash="", text="")
+    whole = Chunk(
+        symbol="f",
+        kind="function",
+        start_line=start_line,
+        end_line=start_line + line_count - 1,
+        start_byte=start,
+        end_byte=end,
+        signature="def f",
+        content_hash="",
+        text="",
+    )
     fast = parse_module._split(whole, parse_module._Source(source), line_count)
     assert fast == reference_split(whole, body, line_count)
 
@@ -249,8 +269,11 @@ LINE = st.tuples(
 
 
 @settings(max_examples=150, deadline=None)
-@given(lines=st.lists(LINE, min_size=1, max_size=900), prefix=st.sampled_from([b"", b"x = 1\n", b"class A:\n    "]),
-       final_newline=st.booleans())
+@given(
+    lines=st.lists(LINE, min_size=1, max_size=900),
+    prefix=st.sampled_from([b"", b"x = 1\n", b"class A:\n    "]),
+    final_newline=st.booleans(),
+)
 def test_fast_splitter_yields_the_parts_of_the_reference_splitter(
     lines: list[tuple[str, str, int]], prefix: bytes, final_newline: bool
 ) -> None:
@@ -276,8 +299,11 @@ def test_fast_splitter_agrees_on_real_code_of_every_fixture(monkeypatch: pytest.
                 body = data[chunk.start_byte : chunk.end_byte]
                 line_count = chunk.end_line - chunk.start_line + 1
                 split = [c for c in chunks if c.symbol == chunk.symbol and c.part]
-                expected_parts = (reference_split(chunk, body, line_count, SMALL_LINES, SMALL_BYTES)
-                                  if line_count > SMALL_LINES or len(body) > SMALL_BYTES else [])
+                expected_parts = (
+                    reference_split(chunk, body, line_count, SMALL_LINES, SMALL_BYTES)
+                    if line_count > SMALL_LINES or len(body) > SMALL_BYTES
+                    else []
+                )
                 assert split == expected_parts, (rel, chunk.symbol)
                 checked += len(split)
     assert checked > 40  # parts compared across the languages' fixtures

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from hindsight.config import Settings
-from hindsight.indexing.indexer import Indexer
-from hindsight.indexing.repomap import estimate_tokens
+from forewarn.config import Settings
+from forewarn.indexing.indexer import Indexer
+from forewarn.indexing.repomap import estimate_tokens
 
 WORKSPACE = Path(__file__).parent / "workspaces" / "shop"
 
@@ -41,7 +41,7 @@ def test_bigger_budget_shows_more(ix: Indexer) -> None:
 def test_map_shows_signatures_not_bodies_grouped_by_file(ix: Indexer) -> None:
     text = ix.repo_map(5000).text
     assert "app/core/db.py:\n" in text
-    assert "def connect_database(path: str = \"shop.db\") -> Database:" in text
+    assert 'def connect_database(path: str = "shop.db") -> Database:' in text
     assert "│    def fetch_rows(self, sql: str, *args: object) -> list[tuple]:" in text  # nested under its class
     assert "fetchall" not in text and "sqlite3.connect" not in text
     assert text.count("app/core/db.py:") == 1

@@ -6,9 +6,9 @@ import time
 
 import pytest
 
-from hindsight.indexing.languages import language_for_path
-from hindsight.indexing.records import Import
-from hindsight.indexing.resolve import ImportResolver
+from forewarn.indexing.languages import language_for_path
+from forewarn.indexing.records import Import
+from forewarn.indexing.resolve import ImportResolver
 from tests.indexing.test_parse import FIXTURE_NAMES, expected, fixture_files, parsed
 
 
@@ -67,8 +67,14 @@ def test_python_root_inside_a_package_is_not_a_source_root() -> None:
 
 
 def test_python_prefers_the_root_nearest_the_importer() -> None:
-    files = ["svc_a/lib/util.py", "svc_a/lib/__init__.py", "svc_a/main.py",
-             "svc_b/lib/util.py", "svc_b/lib/__init__.py", "svc_b/main.py"]
+    files = [
+        "svc_a/lib/util.py",
+        "svc_a/lib/__init__.py",
+        "svc_a/main.py",
+        "svc_b/lib/util.py",
+        "svc_b/lib/__init__.py",
+        "svc_b/main.py",
+    ]
     resolver = ImportResolver(files, lambda rel: None)
     for service in ("svc_a", "svc_b"):
         found = resolver.resolve(f"{service}/main.py", "python", Import(spec="lib.util", line=1))
@@ -103,8 +109,16 @@ def test_rust_module_paths_from_nested_modules() -> None:
 
 
 def test_go_packages_by_module_path_without_test_files() -> None:
-    files = ["go.mod", "pkg/a/a.go", "pkg/a/a_test.go", "pkg/a/extra.go", "cmd/tool/main.go", "cmd/tool/main_test.go",
-             "sub/go.mod", "sub/lib/lib.go"]
+    files = [
+        "go.mod",
+        "pkg/a/a.go",
+        "pkg/a/a_test.go",
+        "pkg/a/extra.go",
+        "cmd/tool/main.go",
+        "cmd/tool/main_test.go",
+        "sub/go.mod",
+        "sub/lib/lib.go",
+    ]
     texts = {"go.mod": "module example.com/root\n\ngo 1.22\n", "sub/go.mod": "module example.com/sub\n"}
     resolver = ImportResolver([f for f in files if f.endswith(".go")], texts.get)
     imp = Import(spec="example.com/root/pkg/a", line=1)

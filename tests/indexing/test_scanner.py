@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from hindsight.config import IndexSettings
-from hindsight.indexing import scanner as sc
-from hindsight.indexing.scanner import ScannedFile, Scanner, content_skip_reason
+from forewarn.config import IndexSettings
+from forewarn.indexing import scanner as sc
+from forewarn.indexing.scanner import ScannedFile, Scanner, content_skip_reason
 
 
 def write(root: Path, rel: str, text: str = "x = 1\n") -> Path:
@@ -24,12 +24,22 @@ def scanned(root: Path, settings: IndexSettings | None = None) -> tuple[set[str]
     return {f.rel for f in result.files}, result.skipped
 
 
-def test_gitignore_nested_gitignore_and_hindsightignore(tmp_path: Path) -> None:
+def test_gitignore_nested_gitignore_and_forewarnignore(tmp_path: Path) -> None:
     write(tmp_path, ".gitignore", "build/\n*.gen.py\n!keep.gen.py\n")
-    write(tmp_path, ".hindsightignore", "fixtures/\n")
+    write(tmp_path, ".forewarnignore", "fixtures/\n")
     write(tmp_path, "pkg/.gitignore", "local_*.py\n/only_here.py\n")
-    for rel in ["main.py", "build/out.py", "a.gen.py", "keep.gen.py", "fixtures/f.py", "pkg/mod.py",
-                "pkg/local_x.py", "pkg/only_here.py", "pkg/sub/only_here.py", "pkg/sub/local_y.py"]:
+    for rel in [
+        "main.py",
+        "build/out.py",
+        "a.gen.py",
+        "keep.gen.py",
+        "fixtures/f.py",
+        "pkg/mod.py",
+        "pkg/local_x.py",
+        "pkg/only_here.py",
+        "pkg/sub/only_here.py",
+        "pkg/sub/local_y.py",
+    ]:
         write(tmp_path, rel)
     files, _ = scanned(tmp_path)
     assert files == {"main.py", "keep.gen.py", "pkg/mod.py", "pkg/sub/only_here.py"}
@@ -44,8 +54,15 @@ def test_deeper_gitignore_can_reinclude(tmp_path: Path) -> None:
 
 
 def test_settings_exclude_always_skipped_dirs_and_virtualenvs(tmp_path: Path) -> None:
-    for rel in ["src/app.py", "src/gen/auto.py", "node_modules/lib/x.py", ".git/hooks/h.py",
-                ".hindsight/cfg.py", "env/lib/site.py", "src/__pycache__/app.py"]:
+    for rel in [
+        "src/app.py",
+        "src/gen/auto.py",
+        "node_modules/lib/x.py",
+        ".git/hooks/h.py",
+        ".forewarn/cfg.py",
+        "env/lib/site.py",
+        "src/__pycache__/app.py",
+    ]:
         write(tmp_path, rel)
     write(tmp_path, "env/pyvenv.cfg", "home = /usr\n")
     files, _ = scanned(tmp_path, IndexSettings(exclude=["src/gen/"]))

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from hindsight.indexing.records import Chunk, Import
-from hindsight.indexing.store import (
+from forewarn.indexing.records import Chunk, Import
+from forewarn.indexing.store import (
     FileContent,
     FileRecord,
     IndexStore,
@@ -37,16 +37,27 @@ def content(rel: str, chunks: list[Chunk], *, defs: list[tuple[str, str, int, st
 def store(tmp_path: Path) -> IndexStore:
     s = IndexStore(tmp_path / "index.db")
     class_text = "class UserAccount:\n    def getUserName(self):\n        return self.name\n"
-    s.write([
-        content("app/users.py", [
-            chunk("<module>", "module", 1, 2, "import os\nLIMIT = 3\n"),
-            chunk("UserAccount", "class", 4, 6, class_text),
-            chunk("UserAccount.getUserName", "method", 5, 6, "def getUserName(self):\n        return self.name\n"),
-        ], defs=[("UserAccount", "class", 4, "UserAccount", "class UserAccount:")]),
-        content("app/other.py", [
-            chunk("compute_total_price", "function", 1, 2, "def compute_total_price():\n  pass\n"),
-        ]),
-    ])
+    s.write(
+        [
+            content(
+                "app/users.py",
+                [
+                    chunk("<module>", "module", 1, 2, "import os\nLIMIT = 3\n"),
+                    chunk("UserAccount", "class", 4, 6, class_text),
+                    chunk(
+                        "UserAccount.getUserName", "method", 5, 6, "def getUserName(self):\n        return self.name\n"
+                    ),
+                ],
+                defs=[("UserAccount", "class", 4, "UserAccount", "class UserAccount:")],
+            ),
+            content(
+                "app/other.py",
+                [
+                    chunk("compute_total_price", "function", 1, 2, "def compute_total_price():\n  pass\n"),
+                ],
+            ),
+        ]
+    )
     yield s
     s.close()
 
@@ -58,7 +69,10 @@ def test_split_identifier() -> None:
     assert chunk_words(["plain", "snake_case", "words"]) == ""
     assert chunk_words(["x", "getUserName", "HTTPResponse", "getUserName"]) == "get user name http response"
     assert file_chunk_words([(1, "getUser"), (3, "setName"), (9, "x")], [(1, 9), (2, 3), (4, 8)]) == [
-        "get user set name", "set name", ""]
+        "get user set name",
+        "set name",
+        "",
+    ]
 
 
 def test_fts_query_is_safe_for_any_text() -> None:
@@ -68,7 +82,7 @@ def test_fts_query_is_safe_for_any_text() -> None:
 
 
 def test_selective_terms_keeps_the_rarest_within_the_candidate_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    from hindsight.indexing import store as store_module
+    from forewarn.indexing import store as store_module
 
     monkeypatch.setattr(store_module, "SEARCH_CANDIDATES_MAX", 100)
     assert selective_terms({"the": 900, "invoice": 3, "ghost": 0, "refund": 40}) == ["invoice", "refund"]
@@ -82,7 +96,7 @@ def test_search_drops_common_words_and_quotes_user_syntax(tmp_path: Path) -> Non
         filler = [chunk(f"f{i}", "function", i, i, f"def f{i}(): return the value\n") for i in range(1, 40)]
         rare = chunk("refund_invoice", "function", 50, 50, "def refund_invoice(): return the money\n")
         s.write([content("a.py", [*filler, rare])])
-        from hindsight.indexing import store as store_module
+        from forewarn.indexing import store as store_module
 
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(store_module, "SEARCH_CANDIDATES_MAX", 10)  # "the" (40 chunks) no longer fits
@@ -95,7 +109,10 @@ def test_search_drops_common_words_and_quotes_user_syntax(tmp_path: Path) -> Non
 
 def test_chunk_lookups(store: IndexStore) -> None:
     assert [c.symbol for c in store.chunks_for("app/users.py")] == [
-        "<module>", "UserAccount", "UserAccount.getUserName"]
+        "<module>",
+        "UserAccount",
+        "UserAccount.getUserName",
+    ]
     assert store.chunk_at("app/users.py", 5).symbol == "UserAccount.getUserName"  # innermost
     assert store.chunk_at("app/users.py", 4).symbol == "UserAccount"
     assert store.chunk_at("app/users.py", 3) is None
@@ -145,8 +162,8 @@ def test_corrupt_database_is_moved_aside_and_rebuilt(tmp_path: Path) -> None:
 
 
 def test_fts_holds_each_chunks_own_text_once(tmp_path: Path) -> None:
-    from hindsight.indexing.languages import language_for_path
-    from hindsight.indexing.parse import MAX_CHUNK_LINES, parse_source
+    from forewarn.indexing.languages import language_for_path
+    from forewarn.indexing.parse import MAX_CHUNK_LINES, parse_source
 
     body = "".join(f"    step_{i} = 'é'\n" for i in range(MAX_CHUNK_LINES + 5))  # non-ASCII: byte offsets differ
     source = (
@@ -166,8 +183,13 @@ def test_fts_holds_each_chunks_own_text_once(tmp_path: Path) -> None:
 
     store = IndexStore(tmp_path / "index.db")
     try:
-        store.write([FileContent(FileRecord("shop.py", "python", len(source), 1, "h", "ok"), chunks,
-                                 [""] * len(chunks), [], {}, [])])
+        store.write(
+            [
+                FileContent(
+                    FileRecord("shop.py", "python", len(source), 1, "h", "ok"), chunks, [""] * len(chunks), [], {}, []
+                )
+            ]
+        )
         assert [c.symbol for c, _ in store.search_chunks("zebra_sum")] == ["Basket.total_price"]
         found = [(c.symbol, c.part) for c, _ in store.search_chunks("step_3")]
         assert found[0] == ("huge", 1) and ("huge", 0) not in found

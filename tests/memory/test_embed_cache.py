@@ -11,11 +11,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hindsight import paths
-from hindsight.config import EmbedderSettings
-from hindsight.memory import model_install
-from hindsight.memory.embed_cache import CACHE_FILE, CachedEmbedder, EmbeddingCache, open_cached_embedder
-from hindsight.memory.embedder import Embedder, open_embedder
+from forewarn import paths
+from forewarn.config import EmbedderSettings
+from forewarn.memory import model_install
+from forewarn.memory.embed_cache import CACHE_FILE, CachedEmbedder, EmbeddingCache, open_cached_embedder
+from forewarn.memory.embedder import Embedder, open_embedder
 
 TEXTS = ["def load_settings(path):\n    return parse(path.read_text())", "useTerminalStore", "café crème ☕"]
 
@@ -120,12 +120,10 @@ def test_prefix_is_part_of_the_key() -> None:
         np.testing.assert_allclose(d, inner.embed_documents(["csrf check"])[0], atol=1e-6)
 
 
-def test_corrupt_cache_is_logged_and_rebuilt(
-    counting: CountingEmbedder, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_corrupt_cache_is_logged_and_rebuilt(counting: CountingEmbedder, caplog: pytest.LogCaptureFixture) -> None:
     path = paths.cache_dir() / CACHE_FILE
     path.write_bytes(b"this is not an SQLite database at all" * 200)
-    with caplog.at_level(logging.WARNING, logger="hindsight.memory.embed_cache"):
+    with caplog.at_level(logging.WARNING, logger="forewarn.memory.embed_cache"):
         cached = CachedEmbedder(counting, EmbeddingCache(path))
     assert cached.cache.stats.rebuilds == 1
     assert any("rebuilding" in r.getMessage() for r in caplog.records)

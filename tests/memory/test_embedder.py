@@ -15,13 +15,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hindsight import paths
-from hindsight.config import EmbedderSettings
-from hindsight.memory import model_install
-from hindsight.memory.embedder import Embedder, EmbedderUnavailable, open_embedder
+from forewarn import paths
+from forewarn.config import EmbedderSettings
+from forewarn.memory import model_install
+from forewarn.memory.embedder import Embedder, EmbedderUnavailable, open_embedder
 from tests.memory.reference_bert import reference_model
 
-MIN_COSINE = 0.999  # issue 3: Hindsight's vectors must match the reference forward pass this closely
+MIN_COSINE = 0.999  # issue 3: Forewarn's vectors must match the reference forward pass this closely
 
 TEXTS = [
     "def snake_case_name(value: int) -> int:\n    return value * 2  # doubles the input",
@@ -38,8 +38,11 @@ TEXTS = [
     "",
     "SELECT id, text FROM memories WHERE status = 'active' ORDER BY created_at DESC LIMIT 10;",
     " ".join(
-        ["We tried caching the parsed templates per request, but the cache key ignored the locale, so users "
-         "saw each other's translations; the fix keys on (template, locale, version) and was measured."] * 6
+        [
+            "We tried caching the parsed templates per request, but the cache key ignored the locale, so users "
+            "saw each other's translations; the fix keys on (template, locale, version) and was measured."
+        ]
+        * 6
     ),
 ]
 
@@ -48,7 +51,7 @@ def require_model() -> None:
     if model_install.installed_manifest(verify=False) is None:
         pytest.fail(
             f"the embedding model is not installed in {paths.models_dir()}: run `make model` "
-            f"(or `hindsight model install`) before the tests"
+            f"(or `forewarn model install`) before the tests"
         )
 
 
@@ -101,7 +104,7 @@ def test_long_input_is_split_into_windows_not_dropped(embedder: Embedder, caplog
     tokens = embedder.tokenize(text)
     assert 3000 <= len(tokens) < 4000
     before_splits, before_sequences = embedder.stats.split_texts, embedder.stats.sequences
-    with caplog.at_level(logging.INFO, logger="hindsight.memory.embedder"):
+    with caplog.at_level(logging.INFO, logger="forewarn.memory.embedder"):
         vec = embedder.embed_documents([text])[0]
     assert np.isfinite(vec).all() and abs(float(np.linalg.norm(vec)) - 1.0) < 1e-5
     assert embedder.stats.split_texts == before_splits + 1
@@ -190,15 +193,15 @@ def test_nothing_is_written_to_stdout_while_loading_and_embedding() -> None:
     """The daemon's stdout is the LSP stream: llama.cpp must not print to fd 1, even from C."""
     require_model()
     code = (
-        "from hindsight.config import EmbedderSettings\n"
-        "from hindsight.memory.embedder import open_embedder\n"
+        "from forewarn.config import EmbedderSettings\n"
+        "from forewarn.memory.embedder import open_embedder\n"
         "e = open_embedder(EmbedderSettings())\n"
         "e.embed_documents(['hello world', 'x ' * 1500])\n"
         "e.embed_query('where is the csrf check')\n"
         "e.close()\n"
         "import sys; sys.stderr.write('done')\n"
     )
-    env = dict(os.environ, HINDSIGHT_LOG_LEVEL="DEBUG")
+    env = dict(os.environ, FOREWARN_LOG_LEVEL="DEBUG")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, env=env, timeout=120, check=False)
     assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
     assert done.stderr.endswith(b"done")
@@ -208,8 +211,11 @@ def test_nothing_is_written_to_stdout_while_loading_and_embedding() -> None:
 def test_model_info_json_parses() -> None:
     require_model()
     done = subprocess.run(
-        [sys.executable, "-m", "hindsight.daemon.cli", "model", "info", "--json"],
-        capture_output=True, text=True, timeout=120, check=False,
+        [sys.executable, "-m", "forewarn.cli.main", "model", "info", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout)
@@ -218,25 +224,30 @@ def test_model_info_json_parses() -> None:
     assert report["model_id"].startswith("all-MiniLM-L6-v2@")
     assert "gpu_offload_supported" in report and report["llama_cpp_system_info"]
     # `make install` builds llama-cpp-python with third_party/llama-cpp-python's kernel patch
-    assert "+hindsight." in report["llama_cpp_build"], report["llama_cpp_build"]
+    assert "+forewarn." in report["llama_cpp_build"], report["llama_cpp_build"]
 
 
 def test_model_info_reports_the_problem(tmp_path: Path) -> None:
     env = dict(os.environ, **{paths.MODELS_ENV: str(tmp_path / "empty-models")})
     done = subprocess.run(
-        [sys.executable, "-m", "hindsight.daemon.cli", "model", "info", "--json"],
-        capture_output=True, text=True, timeout=120, check=False, env=env,
+        [sys.executable, "-m", "forewarn.cli.main", "model", "info", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env=env,
     )
     assert done.returncode == 1
     report = json.loads(done.stdout)
-    assert report["available"] is False and "hindsight model install" in report["problem"]
+    assert report["available"] is False and "forewarn model install" in report["problem"]
 
 
 # -- unavailable models: a clear reason, never a crash -----------------------------------------------------
 
+
 def test_missing_installed_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(paths.MODELS_ENV, str(tmp_path / "no-models"))
-    with pytest.raises(EmbedderUnavailable, match=r"not installed.*hindsight model install"):
+    with pytest.raises(EmbedderUnavailable, match=r"not installed.*forewarn model install"):
         open_embedder(EmbedderSettings())
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from hindsight.memory.engine import MemoryEngine
-from hindsight.memory.store import InvalidMemoryError
+from forewarn.memory.store import InvalidMemoryError
+from forewarn.workspace.engine import Workspace
 
 STORE_PY = '''\
 class TerminalStore:
@@ -44,17 +44,17 @@ def write(root: Path, rel: str, text: str) -> None:
 
 
 @pytest.fixture
-def engine(tmp_path: Path) -> MemoryEngine:
+def engine(tmp_path: Path) -> Workspace:
     root = tmp_path / "ws"
     write(root, "app/store.py", STORE_PY)
     write(root, "app/main.py", MAIN_PY)
-    eng = MemoryEngine.open(root, embedder=None)
+    eng = Workspace.open(root, embedder=None)
     eng.reindex()
     yield eng
     eng.close()
 
 
-def test_anchor_records_symbol_span_and_code_hash(engine: MemoryEngine) -> None:
+def test_anchor_records_symbol_span_and_code_hash(engine: Workspace) -> None:
     m = engine.remember("flush drops lines mid-render", type="gotcha", file="app/store.py", line=4).memory
     assert m.anchor is not None
     assert (m.anchor.file, m.anchor.symbol, m.anchor.start_line, m.anchor.end_line) == (
@@ -68,7 +68,7 @@ def test_anchor_records_symbol_span_and_code_hash(engine: MemoryEngine) -> None:
         engine.remember("x", file="../elsewhere.py")
 
 
-def test_changed_code_makes_the_memory_stale_and_confirm_clears_it(engine: MemoryEngine) -> None:
+def test_changed_code_makes_the_memory_stale_and_confirm_clears_it(engine: Workspace) -> None:
     m = engine.remember("flush drops lines", type="gotcha", file="app/store.py", symbol="TerminalStore.flush").memory
     other = engine.remember("resize is cheap", file="app/store.py", symbol="TerminalStore.resize").memory
     write(engine.root, "app/store.py", STORE_PY.replace("self.lines.clear()", "self.lines = []"))
@@ -89,7 +89,7 @@ def test_changed_code_makes_the_memory_stale_and_confirm_clears_it(engine: Memor
     assert engine.get(m.id).status == "active"
 
 
-def test_moved_symbol_is_reanchored_without_going_stale(engine: MemoryEngine) -> None:
+def test_moved_symbol_is_reanchored_without_going_stale(engine: Workspace) -> None:
     m = engine.remember("helper is hot", file="app/store.py", symbol="helper").memory
     write(engine.root, "app/store.py", "# a comment\n# and another\n\n" + STORE_PY)
     report = engine.reindex()
@@ -99,7 +99,7 @@ def test_moved_symbol_is_reanchored_without_going_stale(engine: MemoryEngine) ->
     assert moved.anchor is not None and (moved.anchor.start_line, moved.anchor.end_line) == (13, 14)
 
 
-def test_vanished_symbol_orphans_and_its_return_revives(engine: MemoryEngine) -> None:
+def test_vanished_symbol_orphans_and_its_return_revives(engine: Workspace) -> None:
     m = engine.remember("resize must be called once", file="app/store.py", symbol="TerminalStore.resize").memory
     write(engine.root, "app/store.py", STORE_PY.replace("    def resize(self, rows):\n        self.rows = rows\n", ""))
     assert engine.reindex().memories.orphaned == [m.id]
@@ -111,7 +111,7 @@ def test_vanished_symbol_orphans_and_its_return_revives(engine: MemoryEngine) ->
     assert engine.get(m.id).status == "active"
 
 
-def test_renamed_file_moves_anchors_and_deleted_file_orphans(engine: MemoryEngine) -> None:
+def test_renamed_file_moves_anchors_and_deleted_file_orphans(engine: Workspace) -> None:
     m = engine.remember("store is not thread-safe", type="gotcha", file="app/store.py").memory
     s = engine.remember("flush twice is a bug", file="app/store.py", symbol="TerminalStore.flush").memory
     (engine.root / "app/store.py").rename(engine.root / "app/terminal_store.py")
@@ -126,7 +126,7 @@ def test_renamed_file_moves_anchors_and_deleted_file_orphans(engine: MemoryEngin
     assert sorted(engine.reindex().memories.orphaned) == sorted([m.id, s.id])
 
 
-def test_forget_archives_and_restore_brings_back(engine: MemoryEngine) -> None:
+def test_forget_archives_and_restore_brings_back(engine: Workspace) -> None:
     m = engine.remember("never rebase the release branch", type="convention").memory
     assert engine.forget(m.id).status == "archived"
     assert engine.search("rebase release branch").memories == []
@@ -145,7 +145,7 @@ def test_forget_archives_and_restore_brings_back(engine: MemoryEngine) -> None:
     assert [h.memory.id for h in engine.search("rebase release branch").memories] == [newer.id]
 
 
-def test_supersede_keeps_history_and_never_returns_the_old_one(engine: MemoryEngine) -> None:
+def test_supersede_keeps_history_and_never_returns_the_old_one(engine: Workspace) -> None:
     first = engine.remember("deploys go out on Tuesdays", type="decision").memory
     second = engine.supersede(first.id, "deploys go out on Thursdays")
     third = engine.supersede(second.id, "deploys go out any weekday after review")
@@ -163,7 +163,7 @@ def test_supersede_keeps_history_and_never_returns_the_old_one(engine: MemoryEng
     assert [h.memory.id for h in earlier.memories] == [first.id]
 
 
-def test_mark_stale_and_lexical_merge_of_identical_lesson(engine: MemoryEngine) -> None:
+def test_mark_stale_and_lexical_merge_of_identical_lesson(engine: Workspace) -> None:
     m = engine.remember("helper returns one", file="app/store.py", symbol="helper").memory
     again = engine.remember("  Helper returns ONE ", file="app/store.py", symbol="helper")
     assert again.merged and again.memory.id == m.id and again.memory.access_count == 1

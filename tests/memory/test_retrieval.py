@@ -11,12 +11,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hindsight.memory import engine as engine_module
-from hindsight.memory import retrieval
-from hindsight.memory.engine import MemoryEngine
-from hindsight.memory.retrieval import ScoredMemory, SearchParams, dedupe, temporal_factor
-from hindsight.memory.store import Anchor, AnchoredRef, Memory, MemoryFilter, MemoryStore
-from hindsight.memory.text import new_id, to_iso
+from forewarn.memory import retrieval
+from forewarn.memory.retrieval import ScoredMemory, SearchParams, dedupe, temporal_factor
+from forewarn.memory.store import Anchor, AnchoredRef, Memory, MemoryFilter, MemoryStore
+from forewarn.memory.text import new_id, to_iso
+from forewarn.workspace import engine as engine_module
+from forewarn.workspace.engine import Workspace
 
 NOW = 1_800_000_000.0
 DAY = 86400.0
@@ -132,7 +132,7 @@ def test_proactive_shows_own_then_used_definitions_and_marks_shown(tmp_path: Pat
     (root / "pkg/api.py").write_text(
         "from pkg.db import connect_pool\n\n\ndef handler():\n    return connect_pool('x')\n", encoding="utf-8"
     )
-    with MemoryEngine.open(root, embedder=None) as engine:
+    with Workspace.open(root, embedder=None) as engine:
         engine.reindex()
         own = engine.remember("handler must stay idempotent", type="gotcha", file="pkg/api.py", symbol="handler")
         used = engine.remember("connect_pool leaks on timeout", type="gotcha", file="pkg/db.py", symbol="connect_pool")
@@ -161,7 +161,7 @@ def test_search_filters_by_type_file_and_rejects_bad_input(tmp_path: Path) -> No
     root = tmp_path / "ws"
     (root / "a").mkdir(parents=True)
     (root / "a/x.py").write_text("def f():\n    return 1\n", encoding="utf-8")
-    with MemoryEngine.open(root, embedder=None) as engine:
+    with Workspace.open(root, embedder=None) as engine:
         g = engine.remember("timeouts are in seconds", type="gotcha", file="a/x.py").memory
         engine.remember("timeouts are configured centrally", type="decision")
         assert [h.memory.id for h in engine.search("timeouts", types=["gotcha"]).memories] == [g.id]
@@ -180,7 +180,7 @@ def test_search_filters_by_type_file_and_rejects_bad_input(tmp_path: Path) -> No
 def test_accepting_a_memory_reinforces_it(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     root.mkdir()
-    with MemoryEngine.open(root, embedder=None) as engine:
+    with Workspace.open(root, embedder=None) as engine:
         a = engine.remember("worker pool size: read from env").memory
         b = engine.remember("worker pool size: read from ini").memory  # equally good matches
         first = [h.memory.id for h in engine.search("worker pool size").memories]
@@ -195,7 +195,7 @@ def test_accepting_a_memory_reinforces_it(tmp_path: Path) -> None:
 def test_lookup_paths_normalise_without_escaping(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     (root / "a").mkdir(parents=True)
-    with MemoryEngine.open(root, embedder=None) as engine:
+    with Workspace.open(root, embedder=None) as engine:
         assert engine.lookup_path("a/b.py") == "a/b.py"
         assert engine.lookup_path("./a//b.py") == "a/b.py"
         assert engine.lookup_path(root / "a" / "b.py") == "a/b.py"
@@ -212,7 +212,7 @@ def test_a_saved_file_that_starts_using_a_definition_shows_its_memory(tmp_path: 
     (root / "pkg/db.py").write_text("def connect_pool(url):\n    return url\n\n\ndef close_pool(p):\n    return p\n")
     api = root / "pkg/api.py"
     api.write_text("from pkg.db import connect_pool\n\n\ndef handler():\n    return connect_pool('x')\n")
-    with MemoryEngine.open(root, embedder=None) as engine:
+    with Workspace.open(root, embedder=None) as engine:
         engine.reindex()
         engine.remember("close_pool must run in finally", type="gotcha", file="pkg/db.py", symbol="close_pool")
         engine.warm()
@@ -231,7 +231,7 @@ def test_search_sends_only_the_rarest_few_words_to_the_code_index(tmp_path: Path
     (root / "a").mkdir(parents=True)
     (root / "a/x.py").write_text("def reconcile_ledger(entries):\n    return entries\n", encoding="utf-8")
     seen: list[str] = []
-    with MemoryEngine.open(root, embedder=None) as engine:
+    with Workspace.open(root, embedder=None) as engine:
         engine.reindex()
         real = engine.indexer.search_chunks
 
@@ -272,7 +272,7 @@ def test_file_opens_count_what_they_showed_when_flushed_not_on_the_open_path(tmp
     root = tmp_path / "ws"
     (root / "a").mkdir(parents=True)
     (root / "a/x.py").write_text("def f():\n    return 1\n", encoding="utf-8")
-    with MemoryEngine.open(root, embedder=None) as engine:
+    with Workspace.open(root, embedder=None) as engine:
         mid = engine.remember("f returns one on purpose", type="gotcha", file="a/x.py", symbol="f").memory.id
         assert [h.memory.id for h in engine.proactive("a/x.py")] == [mid]
         assert engine.store.get(mid).surfaced_count == 0  # type: ignore[union-attr]

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from hindsight.memory import session as sm
-from hindsight.memory.engine import MemoryEngine
-from hindsight.memory.session import SessionMemory
+from forewarn.memory import session as sm
+from forewarn.memory.session import SessionMemory
+from forewarn.workspace.engine import Workspace
 
 
 class Clock:
@@ -72,7 +72,7 @@ def test_touched_files_and_their_dependencies_rank_first(tmp_path: Path) -> None
     )
     (root / "svc/search.py").write_text("def query_index(q):\n    return q\n", encoding="utf-8")
     clock = Clock()
-    with MemoryEngine.open(root, embedder=None, clock=clock) as engine:
+    with Workspace.open(root, embedder=None, clock=clock) as engine:
         engine.reindex()
         billing = engine.remember("retry limits are per merchant", file="svc/billing.py").memory
         search = engine.remember("retry limits are per index shard", file="svc/search.py").memory
@@ -91,7 +91,7 @@ def test_a_hit_expands_to_the_rest_of_its_session(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     root.mkdir()
     clock = Clock()
-    with MemoryEngine.open(root, embedder=None, clock=clock) as engine:
+    with Workspace.open(root, embedder=None, clock=clock) as engine:
         a = engine.remember("the flaky test was a timezone bug", type="error_pattern").memory
         b = engine.remember("CI runs in UTC, laptops do not", type="gotcha").memory
         clock.now += sm.IDLE_SPLIT_S + 60

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hindsight.memory.retrieval import matches_filter
-from hindsight.memory.store import (
+from forewarn.memory.retrieval import matches_filter
+from forewarn.memory.store import (
     Anchor,
     Memory,
     MemoryDatabaseCorruptError,
@@ -21,8 +21,8 @@ from hindsight.memory.store import (
     MemoryNotFoundError,
     MemoryStore,
 )
-from hindsight.memory.text import fts_match_expression, new_id, to_iso
-from hindsight.sqlite import SchemaTooNewError
+from forewarn.memory.text import fts_match_expression, new_id, to_iso
+from forewarn.sqlite import SchemaTooNewError
 
 T0 = 1_700_000_000.0
 
@@ -176,7 +176,7 @@ def test_newer_schema_is_refused_untouched(tmp_path: Path) -> None:
     conn.commit()
     conn.close()
     before = path.read_bytes()
-    with pytest.raises(SchemaTooNewError, match="newer Hindsight"):
+    with pytest.raises(SchemaTooNewError, match="newer Forewarn"):
         MemoryStore(path)
     assert path.read_bytes() == before
 
@@ -192,15 +192,15 @@ def test_reopening_keeps_every_memory(tmp_path: Path) -> None:
 
 
 def test_an_older_database_is_upgraded_keeping_its_memories(tmp_path: Path) -> None:
-    from hindsight.memory.store import MIGRATIONS
-    from hindsight.sqlite import connect, migrate
+    from forewarn.memory.store import MIGRATIONS
+    from forewarn.sqlite import connect, migrate
 
     path = tmp_path / "memory.db"
     conn = connect(path)
     migrate(conn, MIGRATIONS[:1], what="memory database")  # as the first release left it
     conn.execute(
         """INSERT INTO memories (id, type, text, file, source, confidence, created_at, updated_at, status)
-           VALUES (?, 'gotcha', 'written by an older Hindsight', 'a.py', 'user', 1.0, ?, ?, 'active')""",
+           VALUES (?, 'gotcha', 'written by an older Forewarn', 'a.py', 'user', 1.0, ?, ?, 'active')""",
         (new_id(T0), to_iso(T0), to_iso(T0)),
     )
     conn.close()
@@ -208,8 +208,8 @@ def test_an_older_database_is_upgraded_keeping_its_memories(tmp_path: Path) -> N
     try:
         names = [r[0] for r in s.conn.execute("SELECT name FROM _migrations ORDER BY rowid")]
         assert names == [m.name for m in MIGRATIONS]
-        assert [m.text for m in s.iter_all()] == ["written by an older Hindsight"]
-        assert search(s, "older") == ["written by an older Hindsight"]
+        assert [m.text for m in s.iter_all()] == ["written by an older Forewarn"]
+        assert search(s, "older") == ["written by an older Forewarn"]
         assert [r.file for r in s.anchored_refs(["a.py"])] == ["a.py"]
     finally:
         s.close()
@@ -225,7 +225,8 @@ def test_neighbour_rows_are_filtered_by_symbol_and_capped_newest_first(store: Me
     assert sorted(store.symbols_in(["db.py"])["db.py"], key=str) == sorted(["connect", "unused", None], key=str)
     rows = store.neighbour_refs({"db.py": ["connect", None]}, per_file=4)
     assert [(r.symbol, r.created_at) for r in rows] == [
-        (None, to_iso(T0 + 99)), *[("connect", to_iso(T0 + k)) for k in (5, 4, 3)]
+        (None, to_iso(T0 + 99)),
+        *[("connect", to_iso(T0 + k)) for k in (5, 4, 3)],
     ]
     assert [r.symbol for r in store.neighbour_refs({"db.py": ["unused"]})] == ["unused"] * 3
     assert store.neighbour_refs({"db.py": []}) == []

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from hindsight.memory.engine import MemoryEngine
-from hindsight.memory.transfer import TransferError, read_jsonl
+from forewarn.memory.transfer import TransferError, read_jsonl
+from forewarn.workspace.engine import Workspace
 
 
 class Clock:
@@ -26,7 +26,7 @@ def workspace(tmp_path: Path, name: str) -> Path:
     return root
 
 
-def everything(engine: MemoryEngine) -> list[dict[str, object]]:
+def everything(engine: Workspace) -> list[dict[str, object]]:
     out = []
     for m in sorted(engine.store.iter_all(), key=lambda m: m.id):
         d = m.to_dict()
@@ -37,7 +37,7 @@ def everything(engine: MemoryEngine) -> list[dict[str, object]]:
 
 def test_round_trip_is_lossless(tmp_path: Path) -> None:
     clock = Clock()
-    with MemoryEngine.open(workspace(tmp_path, "a"), embedder=None, clock=clock) as src:
+    with Workspace.open(workspace(tmp_path, "a"), embedder=None, clock=clock) as src:
         src.reindex()
         m1 = src.remember(
             "read_all leaks a file handle", type="gotcha", file="lib/io.py", symbol="read_all", tags=["io"]
@@ -49,9 +49,9 @@ def test_round_trip_is_lossless(tmp_path: Path) -> None:
         src.search("file handle")  # access counts and surfacing are part of the record too
         exported = src.export()
         assert exported.exported == 3
-        assert exported.path == src.root / ".hindsight" / "memories.jsonl"
+        assert exported.path == src.root / ".forewarn" / "memories.jsonl"
         before = everything(src)
-    with MemoryEngine.open(workspace(tmp_path, "b"), embedder=None) as dst:
+    with Workspace.open(workspace(tmp_path, "b"), embedder=None) as dst:
         report = dst.import_(exported.path)
         assert (report.added, report.updated, report.unchanged) == (3, 0, 0)
         after = everything(dst)
@@ -65,10 +65,10 @@ def test_round_trip_is_lossless(tmp_path: Path) -> None:
 
 def test_merge_by_id_newer_wins_and_histories_unite(tmp_path: Path) -> None:
     clock = Clock()
-    with MemoryEngine.open(workspace(tmp_path, "a"), embedder=None, clock=clock) as a:
+    with Workspace.open(workspace(tmp_path, "a"), embedder=None, clock=clock) as a:
         m = a.remember("the importer skips hidden files", type="gotcha").memory
         shared = a.export(tmp_path / "shared.jsonl").path
-        with MemoryEngine.open(workspace(tmp_path, "b"), embedder=None, clock=clock) as b:
+        with Workspace.open(workspace(tmp_path, "b"), embedder=None, clock=clock) as b:
             b.import_(shared)
             clock.now += 100
             b.mark_stale(m.id, "importer rewritten")  # b's copy is now newer
@@ -81,7 +81,7 @@ def test_merge_by_id_newer_wins_and_histories_unite(tmp_path: Path) -> None:
         kinds = [e.kind for e in a.store.events(m.id)]
         assert kinds == ["created", "marked_stale", "confirmed"]
         assert a.get(m.id).status == "active"  # a's newer state stands
-        with MemoryEngine.open(workspace(tmp_path, "c"), embedder=None, clock=clock) as c:
+        with Workspace.open(workspace(tmp_path, "c"), embedder=None, clock=clock) as c:
             c.import_(newer)
             c_report = c.import_(a.export(tmp_path / "from_a.jsonl").path)
             assert c_report.updated == 1
@@ -90,7 +90,7 @@ def test_merge_by_id_newer_wins_and_histories_unite(tmp_path: Path) -> None:
 
 
 def test_bad_file_is_refused_whole_with_line_numbers(tmp_path: Path) -> None:
-    with MemoryEngine.open(workspace(tmp_path, "a"), embedder=None) as a:
+    with Workspace.open(workspace(tmp_path, "a"), embedder=None) as a:
         a.remember("one", type="gotcha")
         a.remember("two", type="gotcha")
         path = a.export().path
@@ -99,7 +99,7 @@ def test_bad_file_is_refused_whole_with_line_numbers(tmp_path: Path) -> None:
     broken["type"] = "rumour"
     bad = tmp_path / "bad.jsonl"
     bad.write_text("\n".join([lines[0], lines[1], json.dumps(broken), "{not json", ""]), encoding="utf-8")
-    with MemoryEngine.open(workspace(tmp_path, "b"), embedder=None) as b:
+    with Workspace.open(workspace(tmp_path, "b"), embedder=None) as b:
         with pytest.raises(
             TransferError, match=r"2 bad line\(s\); nothing was imported: line 3: 'type'.*line 4: not JSON"
         ):
@@ -110,14 +110,14 @@ def test_bad_file_is_refused_whole_with_line_numbers(tmp_path: Path) -> None:
 
 
 def test_imported_secrets_and_escaping_paths_are_handled(tmp_path: Path) -> None:
-    with MemoryEngine.open(workspace(tmp_path, "a"), embedder=None) as a:
+    with Workspace.open(workspace(tmp_path, "a"), embedder=None) as a:
         a.remember("plain", type="note")
         path = a.export().path
     record = json.loads(path.read_text(encoding="utf-8").splitlines()[1])
     record["text"] = "old key AKIAIOSFODNN7EXAMPLE in the runbook"
     path.write_text(json.dumps(record) + "\n", encoding="utf-8")
     (memory,) = (m for m, _ in read_jsonl(path))
-    with MemoryEngine.open(workspace(tmp_path, "b"), embedder=None) as b:
+    with Workspace.open(workspace(tmp_path, "b"), embedder=None) as b:
         report = b.import_(path)
         assert report.redacted == 1
         assert b.get(memory.id).text == "old key [REDACTED:aws-access-key] in the runbook"

@@ -1,13 +1,13 @@
-"""Kill -9 harness: real ``hindsight`` processes SIGKILLed at random points, then the data checked.
+"""Kill -9 harness: real ``forewarn`` processes SIGKILLed at random points, then the data checked.
 
 Three workloads, each one real process per iteration:
 
-- ``cli-remember`` — ``hindsight remember … --json`` (model load, redaction, embedding, the SQLite
+- ``cli-remember`` — ``forewarn remember … --json`` (model load, redaction, embedding, the SQLite
   transaction, the vector index save); acknowledged when it exits 0 having printed the memory id.
-- ``cli-index`` — ``hindsight index`` on a generated workspace whose files are rewritten, added and
+- ``cli-index`` — ``forewarn index`` on a generated workspace whose files are rewritten, added and
   deleted between iterations, so every run has work to do when the kill lands.
-- ``daemon`` — ``hindsight serve`` over stdio driven by a real LSP client that sends
-  ``hindsight.remember`` commands back to back while the server indexes; acknowledged when the
+- ``daemon`` — ``forewarn serve`` over stdio driven by a real LSP client that sends
+  ``forewarn.remember`` commands back to back while the server indexes; acknowledged when the
   server's answer arrived.
 
 After each kill: ``PRAGMA integrity_check`` on ``memory.db`` and ``index.db``, every acknowledged id
@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-CLI = [sys.executable, "-m", "hindsight.daemon.cli"]
+CLI = [sys.executable, "-m", "forewarn.cli.main"]
 WORDS = (
     "cache", "invoice", "retry", "timeout", "pool", "leak", "rounding", "tax", "refund", "webhook", "queue", "lock",
     "schema", "index", "cursor", "token", "session", "replica", "shard", "backoff", "deadline", "encoding", "locale",
@@ -162,7 +162,7 @@ def mutate_workspace(root: Path, rng: random.Random, count: int = MUTATIONS) -> 
 
 
 def workspace_data(root: Path) -> Path:
-    from hindsight import paths
+    from forewarn import paths
 
     return paths.data_dir() / "workspaces" / paths.workspace_id(root)
 
@@ -248,7 +248,7 @@ def cli_index(root: Path, rng: random.Random, max_delay: float, env: dict[str, s
 
 
 async def daemon_remember(root: Path, rng: random.Random, max_delay: float, env: dict[str, str]) -> Outcome:
-    """``hindsight serve`` over stdio: remember commands back to back until the SIGKILL lands."""
+    """``forewarn serve`` over stdio: remember commands back to back until the SIGKILL lands."""
     from lsprotocol import types
     from pytest_lsp import client_capabilities
     from pytest_lsp.client import make_test_lsp_client
@@ -274,7 +274,7 @@ async def daemon_remember(root: Path, rng: random.Random, max_delay: float, env:
             )
         )
         while True:
-            params = types.ExecuteCommandParams(command="hindsight.remember", arguments=[{"text": memory_text(rng)}])
+            params = types.ExecuteCommandParams(command="forewarn.remember", arguments=[{"text": memory_text(rng)}])
             result = await asyncio.wait_for(client.workspace_execute_command_async(params), REQUEST_WAIT_S)
             outcome.acknowledged.append(result["id"])
 
@@ -335,8 +335,8 @@ def check(root: Path, acknowledged: list[str]) -> list[str]:
 
 def vector_problems(data: Path) -> list[str]:
     """Open the hnsw index the way the engine does; it must hold exactly SQLite's vectors of active memories."""
-    from hindsight.memory.store import MemoryStore
-    from hindsight.memory.vectors import VectorIndex
+    from forewarn.memory.store import MemoryStore
+    from forewarn.memory.vectors import VectorIndex
 
     store = MemoryStore(data / "memory.db")
     try:

@@ -1,4 +1,4 @@
-"""A real ``hindsight serve`` over stdio with pytest-lsp's client, for scripts and tests that need several."""
+"""A real ``forewarn serve`` over stdio with pytest-lsp's client, for scripts and tests that need several."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import make_test_lsp_client
 
 log = logging.getLogger(__name__)
-SERVE = [sys.executable, "-m", "hindsight.daemon.cli", "serve"]
+SERVE = [sys.executable, "-m", "forewarn.cli.main", "serve"]
 WAIT_S = 120.0  # a loaded 2-core machine is slow; a hang still fails
 
 

@@ -41,13 +41,13 @@ async def daemon_writer(client: LanguageClient, root: Path, seed: int) -> tuple[
     for i in range(DAEMON_WRITES):
         arg = anchored(root, rng) if i % 2 else {"text": crash.memory_text(rng)}
         try:
-            acked.append((await lsp.command(client, "hindsight.remember", arg))["id"])
+            acked.append((await lsp.command(client, "forewarn.remember", arg))["id"])
         except Exception as exc:  # any error is a finding; collected so the test shows them all
             errors.append(f"remember: {exc}")
         if i == DAEMON_WRITES // 2:
             crash.mutate_workspace(root, rng, count=5)
             try:
-                await lsp.command(client, "hindsight.reindex")
+                await lsp.command(client, "forewarn.reindex")
             except Exception as exc:
                 errors.append(f"reindex: {exc}")
     return acked, errors
@@ -83,9 +83,9 @@ async def test_two_daemons_and_the_cli_write_at_once(tmp_path: Path) -> None:
         # each daemon must see what the others wrote: a search syncs its vector index, stats reports its size
         sizes = []
         for client in (a, b):
-            found = await lsp.command(client, "hindsight.search", {"query": "lesson", "k": 200})
+            found = await lsp.command(client, "forewarn.search", {"query": "lesson", "k": 200})
             assert found["mode"] == "hybrid", found.get("reason")
-            sizes.append((await lsp.command(client, "hindsight.stats"))["vectors"])
+            sizes.append((await lsp.command(client, "forewarn.stats"))["vectors"])
         messages = [m.message for c in (a, b) for m in c.messages if m.type <= types.MessageType.Warning]
 
     assert errors == []
@@ -114,13 +114,13 @@ async def test_search_during_a_remember_that_waits_for_the_database(tmp_path: Pa
     root = crash.make_workspace(tmp_path / "ws", files=6)
     async with lsp.server(root) as client:
         await lsp.indexed(client)  # the first index run is over: the writer thread is free
-        await lsp.command(client, "hindsight.remember", {"text": "a first lesson so the vector index exists"})
+        await lsp.command(client, "forewarn.remember", {"text": "a first lesson so the vector index exists"})
         other = sqlite3.connect(str(crash.workspace_data(root) / "memory.db"), isolation_level=None)
         try:
             other.execute("BEGIN IMMEDIATE")
-            remember = asyncio.ensure_future(lsp.command(client, "hindsight.remember", {"text": "a second lesson"}))
+            remember = asyncio.ensure_future(lsp.command(client, "forewarn.remember", {"text": "a second lesson"}))
             await asyncio.sleep(HOLD_S)  # the remember reaches BEGIN IMMEDIATE and waits there (busy timeout)
-            search = asyncio.ensure_future(lsp.command(client, "hindsight.search", {"query": "lesson"}))
+            search = asyncio.ensure_future(lsp.command(client, "forewarn.search", {"query": "lesson"}))
             await asyncio.sleep(HOLD_S)  # the search reaches the vector index sync
         finally:
             other.execute("COMMIT")

@@ -1,6 +1,6 @@
 """Crash safety: SIGKILL at random points loses no acknowledged memory and corrupts nothing.
 
-The default run does ``HINDSIGHT_CRASH_ITERATIONS`` (9) kills, three of each workload; ``make
+The default run does ``FOREWARN_CRASH_ITERATIONS`` (9) kills, three of each workload; ``make
 crash-suite`` (bench/crash_suite.py) does 120+. Damaged caches are rebuilt; a damaged memory
 database is refused, untouched.
 """
@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from hindsight.memory.engine import MemoryEngine
-from hindsight.memory.store import MemoryDatabaseCorruptError
+from forewarn.memory.store import MemoryDatabaseCorruptError
+from forewarn.workspace.engine import Workspace
 from tests.reliability import crash, lsp
 
-ITERATIONS = int(os.environ.get("HINDSIGHT_CRASH_ITERATIONS", "9"))
+ITERATIONS = int(os.environ.get("FOREWARN_CRASH_ITERATIONS", "9"))
 ORPHAN_GRACE_S = 5.0  # how long workers get to notice their parent died before they count as leaked
 
 
@@ -35,7 +35,7 @@ def sha(path: Path) -> str:
 
 
 def test_kill9_at_random_points_loses_nothing(workspace: Path) -> None:
-    totals = crash.run_suite(workspace, ITERATIONS, seed=int(os.environ.get("HINDSIGHT_CRASH_SEED", "7")))
+    totals = crash.run_suite(workspace, ITERATIONS, seed=int(os.environ.get("FOREWARN_CRASH_SEED", "7")))
     assert totals.problems == [], "\n".join(totals.problems)
     assert totals.lost == 0 and totals.integrity_failures == 0 and totals.vector_mismatches == 0
     assert totals.acknowledged > 0  # the run must have acknowledged writes, or it proved nothing
@@ -64,7 +64,7 @@ def test_parser_workers_die_with_a_killed_indexer(tmp_path: Path) -> None:
 
 
 def _engine_with_memories(root: Path, n: int) -> list[str]:
-    with MemoryEngine.open(root) as engine:
+    with Workspace.open(root) as engine:
         if engine.vectors is None:
             pytest.skip(f"no embedding model: {engine.embedder_problem}")
         return [engine.remember(crash.memory_text(random.Random(i))).memory.id for i in range(n)]
@@ -83,7 +83,7 @@ def test_damaged_vector_index_is_rebuilt_from_sqlite(workspace: Path, damage: st
         hnsw.write_bytes(hnsw.read_bytes()[: hnsw.stat().st_size // 2])
     else:
         meta.write_text(meta.read_text().replace('"count": 6', '"count": 2'))
-    with MemoryEngine.open(workspace) as engine:
+    with Workspace.open(workspace) as engine:
         assert engine.vectors is not None and len(engine.vectors) == 6
         found = engine.search("lesson", k=10, chunks=0)
         assert found.mode == "hybrid"
@@ -113,7 +113,7 @@ def test_damaged_memory_database_is_refused_untouched_by_cli_and_engine(workspac
         f.write(b"garbage where the SQLite header was")
     before = sha(db)
     with pytest.raises(MemoryDatabaseCorruptError):
-        MemoryEngine.open(workspace, embedder=None)
+        Workspace.open(workspace, embedder=None)
     done = subprocess.run(
         [*crash.CLI, "remember", "after the damage", "-w", str(workspace)], capture_output=True, text=True
     )
@@ -131,7 +131,7 @@ async def test_damaged_memory_database_is_reported_by_the_server_untouched(works
     before = sha(db)
     async with lsp.server(workspace, options={"embedder": {"enabled": False}}) as client:
         with pytest.raises(Exception, match="unavailable"):
-            await lsp.command(client, "hindsight.search", {"query": "lesson"})
+            await lsp.command(client, "forewarn.search", {"query": "lesson"})
         shown = " ".join(m.message for m in client.messages)
     assert str(db) in shown and "untouched" in shown
     assert sha(db) == before

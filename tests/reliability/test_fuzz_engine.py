@@ -3,7 +3,7 @@
 Each input either works or raises the engine's user-facing ``InvalidMemoryError`` with a message;
 never a raw ``sqlite3`` error, never a crash, never a memory stored outside the workspace. Cases
 tried are counted into ``FUZZ_COUNTS`` (printed by ``bench/fuzz_report``-style runs with ``-s``).
-``HINDSIGHT_FUZZ_EXAMPLES`` raises the number of examples per test (default 60).
+``FOREWARN_FUZZ_EXAMPLES`` raises the number of examples per test (default 60).
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hindsight.memory.engine import MemoryEngine
-from hindsight.memory.store import InvalidMemoryError, MemoryNotFoundError
+from forewarn.memory.store import InvalidMemoryError, MemoryNotFoundError
+from forewarn.workspace.engine import Workspace
 from tests.reliability import crash
 
-EXAMPLES = int(os.environ.get("HINDSIGHT_FUZZ_EXAMPLES", "60"))
+EXAMPLES = int(os.environ.get("FOREWARN_FUZZ_EXAMPLES", "60"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 FUZZ_COUNTS: Counter[str] = Counter()
 
@@ -54,10 +54,10 @@ MEMORY_TEXTS = st.one_of(
 
 
 @pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MemoryEngine]:
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
     home = tmp_path_factory.mktemp("fuzz-home")
-    old = os.environ.get("HINDSIGHT_HOME")
-    os.environ["HINDSIGHT_HOME"] = str(home)  # module-scoped: the per-test home fixture would be too late
+    old = os.environ.get("FOREWARN_HOME")
+    os.environ["FOREWARN_HOME"] = str(home)  # module-scoped: the per-test home fixture would be too late
     root = crash.make_workspace(tmp_path_factory.mktemp("fuzz") / "ws", files=20)
     outside = root.parent / "outside.py"
     outside.write_text("def secret():\n    return 1\n")
@@ -66,20 +66,20 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MemoryEngine]:
     os.mkdir(os.path.join(os.fsencode(root), b"bad-\xff-name"))
     with open(os.path.join(os.fsencode(root), b"bad-\xff-name", b"m\xfe.py"), "wb") as f:
         f.write(b"def f():\n    return 2\n")
-    eng = MemoryEngine.open(root, embedder=None)
+    eng = Workspace.open(root, embedder=None)
     eng.reindex()
     eng.remember("invoice rounding uses banker's rounding", type="gotcha")
     yield eng
     eng.close()
     if old is None:
-        os.environ.pop("HINDSIGHT_HOME", None)
+        os.environ.pop("FOREWARN_HOME", None)
     else:
-        os.environ["HINDSIGHT_HOME"] = old
+        os.environ["FOREWARN_HOME"] = old
 
 
 @FUZZ
 @given(query=QUERIES)
-def test_any_search_text_is_a_valid_search(engine: MemoryEngine, query: str) -> None:
+def test_any_search_text_is_a_valid_search(engine: Workspace, query: str) -> None:
     FUZZ_COUNTS["search text"] += 1
     result = engine.search(query, k=5)
     assert result.mode == "lexical"
@@ -89,7 +89,7 @@ def test_any_search_text_is_a_valid_search(engine: MemoryEngine, query: str) -> 
 
 @FUZZ
 @given(text=MEMORY_TEXTS)
-def test_any_memory_text_is_stored_faithfully_or_refused_clearly(engine: MemoryEngine, text: str) -> None:
+def test_any_memory_text_is_stored_faithfully_or_refused_clearly(engine: Workspace, text: str) -> None:
     FUZZ_COUNTS["memory text"] += 1
     try:
         stored = engine.remember(text, type="note").memory
@@ -116,7 +116,7 @@ PATHS = st.one_of(
 
 @FUZZ
 @given(path=PATHS)
-def test_any_anchor_path_stays_inside_the_workspace(engine: MemoryEngine, path: str) -> None:
+def test_any_anchor_path_stays_inside_the_workspace(engine: Workspace, path: str) -> None:
     FUZZ_COUNTS["anchor paths"] += 1
     try:
         stored = engine.remember(f"about {path!r}", type="note", file=path).memory
@@ -130,7 +130,7 @@ def test_any_anchor_path_stays_inside_the_workspace(engine: MemoryEngine, path: 
 
 @FUZZ
 @given(path=PATHS)
-def test_any_filter_path_is_checked(engine: MemoryEngine, path: str) -> None:
+def test_any_filter_path_is_checked(engine: Workspace, path: str) -> None:
     FUZZ_COUNTS["filter paths"] += 1
     try:
         engine.search("rounding", k=3, file=path or None)
@@ -141,7 +141,7 @@ def test_any_filter_path_is_checked(engine: MemoryEngine, path: str) -> None:
 
 @FUZZ
 @given(mid=st.text(ANY_CHAR, max_size=40))
-def test_any_memory_id_is_found_or_refused(engine: MemoryEngine, mid: str) -> None:
+def test_any_memory_id_is_found_or_refused(engine: Workspace, mid: str) -> None:
     FUZZ_COUNTS["memory ids"] += 1
     for op in (engine.get, engine.confirm, engine.forget, engine.history):
         try:
@@ -151,20 +151,18 @@ def test_any_memory_id_is_found_or_refused(engine: MemoryEngine, mid: str) -> No
 
 
 @pytest.mark.parametrize("path", ["loop", "loop/x.py", "\x00", "pkg0/mod0.py\x00.txt", "bad-\udcff-name/m\udcfe.py"])
-def test_loop_nul_and_non_utf8_paths_are_refused_clearly(engine: MemoryEngine, path: str) -> None:
+def test_loop_nul_and_non_utf8_paths_are_refused_clearly(engine: Workspace, path: str) -> None:
     FUZZ_COUNTS["anchor paths"] += 1
     with pytest.raises(InvalidMemoryError):
         engine.remember("about a strange path", file=path)
 
 
 @pytest.mark.parametrize("text", ["caf\udcff\udcfe", "half a pair \ud800 here", "\udfff"])
-def test_text_with_lone_surrogates_is_stored(engine: MemoryEngine, text: str) -> None:
+def test_text_with_lone_surrogates_is_stored(engine: Workspace, text: str) -> None:
     FUZZ_COUNTS["memory text"] += 1
     stored = engine.remember(text).memory
     again = engine.get(stored.id).text
     assert again and not has_surrogate(again)
-
-
 
 
 @pytest.mark.parametrize(
@@ -188,7 +186,7 @@ def test_cli_answers_bad_arguments_with_a_message_not_a_traceback(tmp_path: Path
     )
     assert b"Traceback" not in done.stderr, done.stderr.decode("utf-8", "replace")[-2000:]
     if done.returncode != 0:
-        assert done.stderr.startswith(b"hindsight:") or b"\nhindsight:" in done.stderr, done.stderr[-500:]
+        assert done.stderr.startswith(b"forewarn:") or b"\nforewarn:" in done.stderr, done.stderr[-500:]
     assert not Path("/etc/passwd").read_text().startswith("x\n")
 
 
@@ -196,7 +194,7 @@ def test_zz_report_counts() -> None:
     """Last in the module: prints how many cases each fuzz target tried (seen with ``pytest -s``)."""
     total = sum(FUZZ_COUNTS.values())
     print(f"\nfuzz cases tried (engine and CLI): {total} {dict(FUZZ_COUNTS)}")
-    report = os.environ.get("HINDSIGHT_FUZZ_REPORT")
+    report = os.environ.get("FOREWARN_FUZZ_REPORT")
     if report:
         with open(report, "a", encoding="utf-8") as f:
             f.write(f"engine {total} {dict(FUZZ_COUNTS)}\n")

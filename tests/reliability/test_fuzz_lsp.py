@@ -1,4 +1,4 @@
-"""Malformed and hostile LSP traffic, fuzzed with hypothesis against one real ``hindsight serve``.
+"""Malformed and hostile LSP traffic, fuzzed with hypothesis against one real ``forewarn serve``.
 
 Every request gets an answer (a result or a JSON-RPC error with a message), every frame that is
 not a request leaves the server serving, and after each case a real command still works. The
@@ -30,7 +30,7 @@ from pytest_lsp import LanguageClient
 from tests.reliability import crash, lsp
 
 T = TypeVar("T")
-EXAMPLES = int(os.environ.get("HINDSIGHT_FUZZ_EXAMPLES", "60"))
+EXAMPLES = int(os.environ.get("FOREWARN_FUZZ_EXAMPLES", "60"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 ANSWER_S = 60.0
 FUZZ_COUNTS: Counter[str] = Counter()
@@ -111,7 +111,7 @@ class Served:
         return self.run(go())
 
     def assert_alive(self) -> None:
-        stats = self.command("hindsight.stats", {})
+        stats = self.command("forewarn.stats", {})
         assert isinstance(stats, dict) and "by_type" in stats, stats
         assert self.client._server is not None and self.client._server.returncode is None
 
@@ -119,8 +119,8 @@ class Served:
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     home = tmp_path_factory.mktemp("fuzz-lsp-home")
-    old = os.environ.get("HINDSIGHT_HOME")
-    os.environ["HINDSIGHT_HOME"] = str(home)  # module-scoped, so the per-test home is not in place yet
+    old = os.environ.get("FOREWARN_HOME")
+    os.environ["FOREWARN_HOME"] = str(home)  # module-scoped, so the per-test home is not in place yet
     root = crash.make_workspace(tmp_path_factory.mktemp("fuzz-lsp") / "ws", files=20)
     s = Served(root)
     try:
@@ -128,9 +128,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     finally:
         s.close()
         if old is None:
-            os.environ.pop("HINDSIGHT_HOME", None)
+            os.environ.pop("FOREWARN_HOME", None)
         else:
-            os.environ["HINDSIGHT_HOME"] = old
+            os.environ["FOREWARN_HOME"] = old
 
 
 def answered(result: Any) -> None:
@@ -143,8 +143,8 @@ def answered(result: Any) -> None:
 @given(query=st.one_of(HOSTILE_TEXT, JSON), k=JSON)
 def test_search_with_any_arguments(served: Served, query: Any, k: Any) -> None:
     FUZZ_COUNTS["search arguments"] += 1
-    answered(served.command("hindsight.search", {"query": query, "k": k}))
-    answered(served.command("hindsight.search", {"query": query}))
+    answered(served.command("forewarn.search", {"query": query, "k": k}))
+    answered(served.command("forewarn.search", {"query": query}))
     served.assert_alive()
 
 
@@ -152,7 +152,7 @@ def test_search_with_any_arguments(served: Served, query: Any, k: Any) -> None:
 @given(text=st.one_of(HOSTILE_TEXT, JSON), uri=st.one_of(URIS, JSON), rng=JSON, tags=JSON, mtype=JSON)
 def test_remember_with_any_arguments(served: Served, text: Any, uri: Any, rng: Any, tags: Any, mtype: Any) -> None:
     FUZZ_COUNTS["remember arguments"] += 1
-    result = served.command("hindsight.remember", {"text": text, "uri": uri, "range": rng, "tags": tags, "type": mtype})
+    result = served.command("forewarn.remember", {"text": text, "uri": uri, "range": rng, "tags": tags, "type": mtype})
     answered(result)
     if isinstance(result, dict):  # stored: then it must be anchored inside the workspace, or nowhere
         anchor = result["memory"]["anchor"]
@@ -163,8 +163,8 @@ def test_remember_with_any_arguments(served: Served, text: Any, uri: Any, rng: A
 
 @FUZZ
 @given(name=st.sampled_from([
-    "hindsight.search", "hindsight.remember", "hindsight.supersede", "hindsight.forget", "hindsight.confirm",
-    "hindsight.markOutdated", "hindsight.repoMap", "hindsight.stats", "hindsight.nonexistent", ""]),
+    "forewarn.search", "forewarn.remember", "forewarn.supersede", "forewarn.forget", "forewarn.confirm",
+    "forewarn.markOutdated", "forewarn.repoMap", "forewarn.stats", "forewarn.nonexistent", ""]),
     arguments=st.lists(JSON, max_size=3))  # fmt: skip
 def test_every_command_with_any_argument_list(served: Served, name: str, arguments: list[Any]) -> None:
     FUZZ_COUNTS["command argument lists"] += 1
@@ -175,7 +175,7 @@ def test_every_command_with_any_argument_list(served: Served, name: str, argumen
 @FUZZ
 @given(method=st.one_of(
     st.sampled_from([types.TEXT_DOCUMENT_HOVER, types.TEXT_DOCUMENT_CODE_ACTION, types.WORKSPACE_SYMBOL,
-                     types.WORKSPACE_EXECUTE_COMMAND, "textDocument/definition", "hindsight/unknown",
+                     types.WORKSPACE_EXECUTE_COMMAND, "textDocument/definition", "forewarn/unknown",
                      "$/cancelRequest"]),
     st.text(max_size=30)), params=JSON)  # fmt: skip
 def test_requests_with_wrong_parameter_types_are_answered(served: Served, method: str, params: Any) -> None:
@@ -216,7 +216,7 @@ def test_huge_payloads_are_answered_or_discarded(served: Served, megabytes: int)
     msg_id = str(uuid.uuid4())
     text = "q" * (megabytes * 1_000_000)
     body = {"jsonrpc": "2.0", "id": msg_id, "method": types.WORKSPACE_EXECUTE_COMMAND,
-            "params": {"command": "hindsight.search", "arguments": [{"query": text}]}}  # fmt: skip
+            "params": {"command": "forewarn.search", "arguments": [{"query": text}]}}  # fmt: skip
     if megabytes < 64:  # under the server's frame limit: answered with a clear error
         result = served.request(body, msg_id)
         assert isinstance(result, JsonRpcException) and "limit" in str(result)
@@ -249,7 +249,7 @@ def test_a_request_with_an_object_id_is_answered_with_a_null_id(tmp_path: Path) 
     try:
         for body in (
             {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}},
-            {"jsonrpc": "2.0", "id": {"a": 1}, "method": "hindsight/x"},
+            {"jsonrpc": "2.0", "id": {"a": 1}, "method": "forewarn/x"},
             {"jsonrpc": "2.0", "id": 2, "method": "shutdown"},
         ):
             data = json.dumps(body).encode()
@@ -272,7 +272,7 @@ def test_a_request_with_an_object_id_is_answered_with_a_null_id(tmp_path: Path) 
 def test_zz_report_counts() -> None:
     total = sum(FUZZ_COUNTS.values())
     print(f"\nfuzz cases tried (LSP): {total} {dict(FUZZ_COUNTS)}")
-    report = os.environ.get("HINDSIGHT_FUZZ_REPORT")
+    report = os.environ.get("FOREWARN_FUZZ_REPORT")
     if report:
         with open(report, "a", encoding="utf-8") as f:
             f.write(f"lsp {total} {dict(FUZZ_COUNTS)}\n")

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from hindsight.config import Settings
-from hindsight.indexing.indexer import Indexer
-from hindsight.memory.engine import MemoryEngine
+from forewarn.config import Settings
+from forewarn.indexing.indexer import Indexer
+from forewarn.workspace.engine import Workspace
 from tests.reliability import crash
 
 BIG_BYTES = 50 * 1024 * 1024
@@ -86,7 +86,7 @@ def test_hazards_are_skipped_with_reasons_and_the_rest_indexed(hazards: Path) ->
 
 
 def test_memory_anchored_in_non_utf8_source_shows_and_searches(hazards: Path) -> None:
-    with MemoryEngine.open(hazards, embedder=None) as engine:
+    with Workspace.open(hazards, embedder=None) as engine:
         engine.reindex()
         m = engine.remember("the price is in latin-1, decode before comparing", file="latin1.py", symbol="prix")
         assert m.memory.anchor is not None and m.memory.anchor.symbol == "prix"
@@ -97,7 +97,7 @@ def test_memory_anchored_in_non_utf8_source_shows_and_searches(hazards: Path) ->
 @pytest.fixture
 def world_readable_workspace() -> Iterator[Path]:
     """A workspace outside pytest's 0700 tmp dir, so only the locked folder is unreadable."""
-    base = Path(tempfile.mkdtemp(prefix="hindsight-locked-"))
+    base = Path(tempfile.mkdtemp(prefix="forewarn-locked-"))
     try:
         yield crash.make_workspace(base / "ws", files=12)
     finally:

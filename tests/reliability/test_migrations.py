@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from hindsight import paths
-from hindsight.memory.engine import MemoryEngine
-from hindsight.memory.store import MIGRATIONS, MemoryStore
-from hindsight.sqlite import SchemaTooNewError, connect, migrate
+from forewarn import paths
+from forewarn.memory.store import MIGRATIONS, MemoryStore
+from forewarn.sqlite import SchemaTooNewError, connect, migrate
+from forewarn.workspace.engine import Workspace
 from tests.reliability import crash, lsp
 
 OLD_MEMORIES = 50
@@ -48,7 +48,7 @@ def test_older_database_is_upgraded_and_keeps_every_memory(tmp_path: Path) -> No
     root = crash.make_workspace(tmp_path / "ws", files=6)
     db = paths.workspace_dir(root) / "memory.db"
     ids = old_database(db)
-    with MemoryEngine.open(root, embedder=None) as engine:
+    with Workspace.open(root, embedder=None) as engine:
         kept = {m.id for m in engine.store.iter_all()}
         assert kept == set(ids)
         found = engine.search("webhook backoff", k=OLD_MEMORIES)
@@ -59,7 +59,7 @@ def test_older_database_is_upgraded_and_keeps_every_memory(tmp_path: Path) -> No
 
 @pytest.fixture
 def newer(tmp_path: Path) -> tuple[Path, Path, str]:
-    """A workspace whose memory.db was written by a future Hindsight (one migration we do not know)."""
+    """A workspace whose memory.db was written by a future Forewarn (one migration we do not know)."""
     root = crash.make_workspace(tmp_path / "ws", files=6)
     db = paths.workspace_dir(root) / "memory.db"
     old_database(db, applied=len(MIGRATIONS))
@@ -75,7 +75,7 @@ def test_newer_database_is_refused_untouched_by_the_store(newer: tuple[Path, Pat
     _, db, before = newer
     with pytest.raises(SchemaTooNewError) as info:
         MemoryStore(db)
-    assert "newer Hindsight" in str(info.value) and "m999_from_the_future" in str(info.value)
+    assert "newer Forewarn" in str(info.value) and "m999_from_the_future" in str(info.value)
     assert sha(db) == before
 
 
@@ -84,16 +84,16 @@ def test_newer_database_is_refused_by_the_cli(newer: tuple[Path, Path, str]) -> 
     for argv in (["memory", "list"], ["remember", "a lesson"], ["search", "webhook"]):
         done = subprocess.run([*crash.CLI, *argv, "-w", str(root)], capture_output=True, text=True)
         assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
-        assert "newer Hindsight" in done.stderr and "Upgrade" in done.stderr
+        assert "newer Forewarn" in done.stderr and "Upgrade" in done.stderr
     assert sha(db) == before
 
 
 async def test_newer_database_is_reported_by_the_server(newer: tuple[Path, Path, str]) -> None:
     root, db, before = newer
     async with lsp.server(root, options={"embedder": {"enabled": False}}) as client:
-        stats = types.ExecuteCommandParams(command="hindsight.stats", arguments=[{}])
+        stats = types.ExecuteCommandParams(command="forewarn.stats", arguments=[{}])
         with pytest.raises(Exception, match="unavailable"):
             await asyncio.wait_for(client.workspace_execute_command_async(stats), lsp.WAIT_S)
         shown = json.dumps([m.message for m in client.messages])
-    assert "newer Hindsight" in shown
+    assert "newer Forewarn" in shown
     assert sha(db) == before

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from hindsight.memory.recovery import integrity_ok, recover_memory_db
-from hindsight.memory.store import Anchor, Memory, MemoryDatabaseCorruptError, MemoryStore
-from hindsight.memory.text import new_id, to_iso
+from forewarn.memory.recovery import integrity_ok, recover_memory_db
+from forewarn.memory.store import Anchor, Memory, MemoryDatabaseCorruptError, MemoryStore
+from forewarn.memory.text import new_id, to_iso
 
 MEMORIES = 600  # enough rows to fill many pages, so damage to one page loses only a few of them
 
@@ -99,7 +99,7 @@ def test_store_refuses_a_damaged_database_without_changing_it(tmp_path: Path) ->
     with pytest.raises(MemoryDatabaseCorruptError) as info:
         MemoryStore(db)
     assert str(db) in str(info.value)
-    assert "hindsight memory recover" in str(info.value)  # the message says what to do next
+    assert "forewarn memory recover" in str(info.value)  # the message says what to do next
     assert sha(db) == before
 
 
@@ -122,7 +122,7 @@ def test_cli_recovers_on_request(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from hindsight import paths
+    from forewarn import paths
 
     root = tmp_path / "ws"
     root.mkdir()
@@ -130,7 +130,7 @@ def test_cli_recovers_on_request(tmp_path: Path) -> None:
     build(db)
     page_size, page = page_of_table(db, "memories")
     damage(db, page, page_size)
-    cli = [sys.executable, "-m", "hindsight.daemon.cli"]
+    cli = [sys.executable, "-m", "forewarn.cli.main"]
 
     done = subprocess.run(
         [*cli, "memory", "recover", "--json", "-w", str(root)], capture_output=True, text=True, timeout=300

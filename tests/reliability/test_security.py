@@ -19,13 +19,13 @@ from hypothesis import strategies as st
 from lsprotocol import types
 from markdown_it import MarkdownIt
 
-from hindsight import paths
-from hindsight.daemon import convert
-from hindsight.memory.engine import MemoryEngine
-from hindsight.memory.redact import redact
-from hindsight.memory.store import Memory
-from hindsight.memory.text import new_id
-from hindsight.memory.transfer import TransferError
+from forewarn import paths
+from forewarn.lsp import convert
+from forewarn.memory.redact import redact
+from forewarn.memory.store import Memory
+from forewarn.memory.text import new_id
+from forewarn.memory.transfer import TransferError
+from forewarn.workspace.engine import Workspace
 from tests.reliability import crash, lsp
 
 LISTEN_RE = re.compile(r"listening on (\S+):(\d+)")
@@ -82,7 +82,6 @@ async def test_tcp_binds_elsewhere_only_when_configured() -> None:
 # ---------------------------------------------------------------- file modes
 
 
-
 def _modes(home: Path) -> dict[str, str]:
     """Every path under the data dir whose mode is wider than private: rel path -> octal mode."""
     wide = {}
@@ -97,15 +96,15 @@ def _modes(home: Path) -> dict[str, str]:
 
 
 @pytest.fixture
-def used_home(tmp_path: Path, hindsight_home: Path) -> Path:
+def used_home(tmp_path: Path, forewarn_home: Path) -> Path:
     """A data dir after real use: memories with vectors, an index, the embedding cache, an export."""
     root = crash.make_workspace(tmp_path / "ws", files=6)
-    with MemoryEngine.open(root) as engine:
+    with Workspace.open(root) as engine:
         engine.reindex()
         engine.remember("a lesson with a vector", file="pkg0/mod0.py")
         engine.search("lesson")
         engine.flush()
-    return hindsight_home
+    return forewarn_home
 
 
 def test_database_files_are_private(used_home: Path) -> None:
@@ -139,7 +138,7 @@ def test_cli_refuses_anchors_outside_the_workspace(tmp_path: Path) -> None:
 
 def test_import_refuses_anchors_that_escape_the_workspace(tmp_path: Path) -> None:
     root = crash.make_workspace(tmp_path / "ws", files=4)
-    with MemoryEngine.open(root, embedder=None) as engine:
+    with Workspace.open(root, embedder=None) as engine:
         engine.remember("a real one", file="pkg0/mod0.py")
         engine.export()
         lines = engine.default_export_path().read_text().splitlines()
@@ -152,7 +151,7 @@ def test_import_refuses_anchors_that_escape_the_workspace(tmp_path: Path) -> Non
         crafted.append(json.dumps(r))
     evil = tmp_path / "evil.jsonl"
     evil.write_text("\n".join([json.dumps(header), *crafted]) + "\n")
-    with MemoryEngine.open(root, embedder=None) as engine:
+    with Workspace.open(root, embedder=None) as engine:
         with pytest.raises(TransferError, match="inside the workspace"):
             engine.import_(evil, embed=False)
         anchors = [m.anchor.file for m in engine.store.iter_all() if m.anchor is not None]
@@ -167,7 +166,7 @@ async def test_server_refuses_documents_and_anchors_outside_its_folders(tmp_path
             (root.parent / "elsewhere.py").as_uri(),
             "file:///" + "../" * 8 + "etc/shadow",
         ):
-            params = types.ExecuteCommandParams(command="hindsight.remember", arguments=[{"text": "x", "uri": uri}])
+            params = types.ExecuteCommandParams(command="forewarn.remember", arguments=[{"text": "x", "uri": uri}])
             with pytest.raises(Exception, match=r"not inside a workspace folder|outside"):
                 await asyncio.wait_for(client.workspace_execute_command_async(params), lsp.WAIT_S)
         hover = types.HoverParams(
@@ -176,7 +175,7 @@ async def test_server_refuses_documents_and_anchors_outside_its_folders(tmp_path
         )
         assert await asyncio.wait_for(client.text_document_hover_async(hover), lsp.WAIT_S) is None
         with pytest.raises(Exception, match="not inside a workspace folder"):
-            await lsp.command(client, "hindsight.repoMap", {"focus": ["file:///etc/passwd"]})
+            await lsp.command(client, "forewarn.repoMap", {"focus": ["file:///etc/passwd"]})
 
 
 # ---------------------------------------------------------------- memory text is data, never code
@@ -201,8 +200,8 @@ async def test_memory_text_is_never_executed(tmp_path: Path) -> None:
                        capture_output=True)  # fmt: skip
     async with lsp.server(root, options={"embedder": {"enabled": False}}) as client:
         for text in texts[3:]:
-            await lsp.command(client, "hindsight.remember", {"text": text, "uri": (root / "pkg0" / "mod0.py").as_uri()})
-        await lsp.command(client, "hindsight.search", {"query": "touch pwned"})
+            await lsp.command(client, "forewarn.remember", {"text": text, "uri": (root / "pkg0" / "mod0.py").as_uri()})
+        await lsp.command(client, "forewarn.search", {"query": "touch pwned"})
         uri = (root / "pkg0" / "mod0.py").as_uri()
         client.text_document_did_open(
             types.DidOpenTextDocumentParams(
@@ -217,14 +216,14 @@ async def test_memory_text_is_never_executed(tmp_path: Path) -> None:
     for argv in (["search", "touch"], ["memory", "list"], ["memory", "export"]):
         subprocess.run([*crash.CLI, *argv, "-w", str(root)], check=True, capture_output=True)
     assert not marker.exists()
-    exported = (root / ".hindsight" / "memories.jsonl").read_text()
+    exported = (root / ".forewarn" / "memories.jsonl").read_text()
     assert all(json.dumps(t)[1:-1] in exported for t in texts)  # stored as written: data, not code
 
 
 # ---------------------------------------------------------------- hovers are inert Markdown
 
 RENDER = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])  # html on: the worst case
-# any tag but inert formatting (Hindsight's own Markdown, an indented line as a code block, a memory's own
+# any tag but inert formatting (Forewarn's own Markdown, an indented line as a code block, a memory's own
 # list or setext heading): no <a>, <img>, <script> or other HTML
 ACTIVE_HTML = re.compile(r"<(?!/?(?:p|strong|em|code|pre|hr|br|ul|ol|li|h[1-6])\b)[a-zA-Z/!?]")
 
@@ -236,7 +235,7 @@ def _memory(text: str) -> Memory:
 
 def _assert_inert(markdown: str) -> None:
     html = RENDER.render(markdown)
-    assert not ACTIVE_HTML.search(html), html  # no <a>, <img>, <script>: only the tags Hindsight writes
+    assert not ACTIVE_HTML.search(html), html  # no <a>, <img>, <script>: only the tags Forewarn writes
 
 
 HOSTILE = st.one_of(
@@ -250,7 +249,7 @@ HOSTILE = st.one_of(
 )  # fmt: skip
 
 
-@settings(max_examples=int(os.environ.get("HINDSIGHT_FUZZ_EXAMPLES", "60")) * 3, deadline=None)
+@settings(max_examples=int(os.environ.get("FOREWARN_FUZZ_EXAMPLES", "60")) * 3, deadline=None)
 @given(text=HOSTILE)
 def test_hover_markdown_is_inert_for_any_memory_text(text: str) -> None:
     markdown = convert.hover_markdown("Invoice.total", [_memory(text)], None)
@@ -267,7 +266,7 @@ async def test_hover_through_the_server_shows_escaped_text(tmp_path: Path) -> No
         lines = path.read_text().splitlines()
         line = next(i for i, text in enumerate(lines) if text.startswith("def "))
         rng = {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 1}}
-        await lsp.command(client, "hindsight.remember", {"text": evil, "uri": path.as_uri(), "range": rng})
+        await lsp.command(client, "forewarn.remember", {"text": evil, "uri": path.as_uri(), "range": rng})
         hover = await asyncio.wait_for(
             client.text_document_hover_async(
                 types.HoverParams(text_document=types.TextDocumentIdentifier(uri=path.as_uri()),
@@ -332,7 +331,7 @@ def test_secret_is_redacted_before_storage(tmp_path: Path, kind: str) -> None:
     safe, kinds = redact(text)
     assert value not in safe and "[REDACTED:" in safe and kinds
     root = crash.make_workspace(tmp_path / "ws", files=2)
-    with MemoryEngine.open(root, embedder=None) as engine:
+    with Workspace.open(root, embedder=None) as engine:
         stored = engine.remember(text).memory
         assert value not in stored.text and "[REDACTED:" in stored.text
         db = paths.workspace_dir(root) / "memory.db"
@@ -347,7 +346,7 @@ def test_ordinary_text_is_kept(text: str) -> None:
 
 def test_secret_in_an_import_is_redacted(tmp_path: Path) -> None:
     root = crash.make_workspace(tmp_path / "ws", files=2)
-    with MemoryEngine.open(root, embedder=None) as engine:
+    with Workspace.open(root, embedder=None) as engine:
         engine.remember("placeholder")
         engine.export()
         lines = engine.default_export_path().read_text().splitlines()
@@ -355,7 +354,7 @@ def test_secret_in_an_import_is_redacted(tmp_path: Path) -> None:
     record.update(id="01SECRET000000000000000000", text=f"key is {SECRETS['github-token']}")
     path = tmp_path / "in.jsonl"
     path.write_text(lines[0] + "\n" + json.dumps(record) + "\n")
-    with MemoryEngine.open(root, embedder=None) as engine:
+    with Workspace.open(root, embedder=None) as engine:
         engine.import_(path, embed=False)
         texts = [m.text for m in engine.store.iter_all()]
     assert not any(SECRETS["github-token"] in t for t in texts)

@@ -1,4 +1,4 @@
-// The command-palette commands. Each is a few lines over HindsightServer.command and the VS Code UI.
+// The command-palette commands. Each is a few lines over ForewarnServer.command and the VS Code UI.
 import * as vscode from "vscode";
 import { describeAnchor, openAnchor, symbolAt, toLspRange } from "./anchors";
 import { renderHealthHtml } from "./health";
@@ -13,12 +13,12 @@ import {
   ServerCommand,
   type Stats,
 } from "./protocol";
-import { errorText, type HindsightServer } from "./server";
+import { errorText, type ForewarnServer } from "./server";
 
 const SEARCH_DEBOUNCE_MS = 150; // long enough to skip most keystrokes, short enough to feel live
 const SEARCH_RESULTS = 20;
 const REPO_MAP_BUDGET_TOKENS = 2048;
-export const REPO_MAP_SCHEME = "hindsight-map";
+export const REPO_MAP_SCHEME = "forewarn-map";
 
 /** `{uri}` of the active file: in a multi-root workspace, the server answers for that file's folder. */
 function activeFile(): { uri?: string } {
@@ -51,9 +51,9 @@ function memoryItem(memory: Memory): MemoryItem {
   };
 }
 
-export async function searchMemories(server: HindsightServer): Promise<void> {
+export async function searchMemories(server: ForewarnServer): Promise<void> {
   const pick = vscode.window.createQuickPick<MemoryItem>();
-  pick.title = "Hindsight: Search Memories";
+  pick.title = "Forewarn: Search Memories";
   pick.placeholder = "What did we learn about…";
   pick.matchOnDescription = false;
   pick.matchOnDetail = false;
@@ -130,13 +130,13 @@ async function askText(title: string, prompt: string): Promise<string | undefine
 /** The type QuickPick, then the text InputBox; undefined when the user cancels either. */
 async function askMemory(where: string, suggestedType?: string): Promise<{ type: string; text: string } | undefined> {
   const type = await vscode.window.showQuickPick(typeItems(suggestedType), {
-    title: "Hindsight: what kind of memory?",
+    title: "Forewarn: what kind of memory?",
     placeHolder: suggestedType ?? "gotcha",
   });
   if (!type) {
     return undefined;
   }
-  const text = await askText(`Hindsight: remember a ${type.label}`, where);
+  const text = await askText(`Forewarn: remember a ${type.label}`, where);
   return text ? { type: type.label, text } : undefined;
 }
 
@@ -144,15 +144,15 @@ async function reportRemembered(send: () => Promise<RememberResult>): Promise<Re
   try {
     const result = await send();
     const merged = result.merged ? " (merged with a similar memory)" : "";
-    await vscode.window.showInformationMessage(`Hindsight remembered it${merged}.`);
+    await vscode.window.showInformationMessage(`Forewarn remembered it${merged}.`);
     return result;
   } catch (error) {
-    await vscode.window.showErrorMessage(`Hindsight could not remember it: ${errorText(error)}`);
+    await vscode.window.showErrorMessage(`Forewarn could not remember it: ${errorText(error)}`);
     return undefined;
   }
 }
 
-export async function rememberHere(server: HindsightServer): Promise<void> {
+export async function rememberHere(server: ForewarnServer): Promise<void> {
   const editor = vscode.window.activeTextEditor;
   const answer = await askMemory(
     editor ? `Anchored to ${vscode.workspace.asRelativePath(editor.document.uri)}` : "Not anchored to a file",
@@ -204,31 +204,31 @@ export async function executeCodeActionCommand(
     return reportRemembered(() => send([{ ...argument, ...answer }, ...rest]) as Promise<RememberResult>);
   }
   if (command === ServerCommand.supersede) {
-    const text = await askText("Hindsight: supersede this memory", "What is true now (the old memory is kept as superseded)");
+    const text = await askText("Forewarn: supersede this memory", "What is true now (the old memory is kept as superseded)");
     if (!text) {
       return undefined;
     }
     try {
       const result = await send([{ ...argument, text }, ...rest]);
-      await vscode.window.showInformationMessage("Hindsight superseded the memory.");
+      await vscode.window.showInformationMessage("Forewarn superseded the memory.");
       return result;
     } catch (error) {
-      await vscode.window.showErrorMessage(`Hindsight could not supersede it: ${errorText(error)}`);
+      await vscode.window.showErrorMessage(`Forewarn could not supersede it: ${errorText(error)}`);
       return undefined;
     }
   }
   return send(args);
 }
 
-export async function showHealth(server: HindsightServer): Promise<void> {
+export async function showHealth(server: ForewarnServer): Promise<void> {
   let stats: Stats;
   try {
     stats = await server.command<Stats>(ServerCommand.stats, activeFile());
   } catch (error) {
-    await vscode.window.showErrorMessage(`Hindsight: ${errorText(error)}`);
+    await vscode.window.showErrorMessage(`Forewarn: ${errorText(error)}`);
     return;
   }
-  const panel = vscode.window.createWebviewPanel("hindsight.health", "Hindsight: Memory Health", vscode.ViewColumn.Active, {
+  const panel = vscode.window.createWebviewPanel("forewarn.health", "Forewarn: Memory Health", vscode.ViewColumn.Active, {
     enableScripts: false,
   });
   panel.webview.html = renderHealthHtml(stats, vscode.workspace.name ?? "workspace");
@@ -250,14 +250,14 @@ export class RepoMapDocuments implements vscode.TextDocumentContentProvider {
   }
 }
 
-export async function showRepoMap(server: HindsightServer, documents: RepoMapDocuments): Promise<void> {
+export async function showRepoMap(server: ForewarnServer, documents: RepoMapDocuments): Promise<void> {
   const active = vscode.window.activeTextEditor?.document.uri;
   const focus = active?.scheme === "file" ? [active.toString()] : [];
   let result: RepoMapResult;
   try {
     result = await server.command<RepoMapResult>(ServerCommand.repoMap, { budget: REPO_MAP_BUDGET_TOKENS, focus });
   } catch (error) {
-    await vscode.window.showErrorMessage(`Hindsight: ${errorText(error)}`);
+    await vscode.window.showErrorMessage(`Forewarn: ${errorText(error)}`);
     return;
   }
   const uri = vscode.Uri.from({ scheme: REPO_MAP_SCHEME, path: "/repo-map.txt" });
@@ -266,17 +266,17 @@ export async function showRepoMap(server: HindsightServer, documents: RepoMapDoc
   await vscode.window.showTextDocument(document, { preview: false });
 }
 
-export async function reindexWorkspace(server: HindsightServer): Promise<void> {
+export async function reindexWorkspace(server: ForewarnServer): Promise<void> {
   try {
     const result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: "Hindsight: reindexing the workspace" },
+      { location: vscode.ProgressLocation.Notification, title: "Forewarn: reindexing the workspace" },
       () => server.command<ReindexResult>(ServerCommand.reindex, activeFile()),
     );
     const seconds = result.duration_ms === undefined ? "" : ` in ${(result.duration_ms / 1000).toFixed(1)} s`;
     await vscode.window.showInformationMessage(
-      `Hindsight indexed ${result.files ?? "?"} files (${result.changed ?? 0} changed, ${result.deleted ?? 0} deleted)${seconds}.`,
+      `Forewarn indexed ${result.files ?? "?"} files (${result.changed ?? 0} changed, ${result.deleted ?? 0} deleted)${seconds}.`,
     );
   } catch (error) {
-    await vscode.window.showErrorMessage(`Hindsight: ${errorText(error)}`);
+    await vscode.window.showErrorMessage(`Forewarn: ${errorText(error)}`);
   }
 }

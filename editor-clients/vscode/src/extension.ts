@@ -11,45 +11,45 @@ import {
   showRepoMap,
 } from "./commands";
 import { onDidChangePythonInterpreter } from "./python";
-import { HindsightServer, SETTINGS_SECTION } from "./server";
+import { ForewarnServer, SETTINGS_SECTION } from "./server";
 import { CLIENT_ONLY_SETTINGS } from "./settings";
 import { createStatusItem, renderStatus } from "./status";
 
-let server: HindsightServer | undefined;
+let server: ForewarnServer | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  const output = vscode.window.createOutputChannel("Hindsight");
-  const hindsight = new HindsightServer(output, executeCodeActionCommand);
-  server = hindsight;
+  const output = vscode.window.createOutputChannel("Forewarn");
+  const forewarn = new ForewarnServer(output, executeCodeActionCommand);
+  server = forewarn;
   const status = createStatusItem();
   const repoMaps = new RepoMapDocuments();
-  renderStatus(status, hindsight.state);
+  renderStatus(status, forewarn.state);
 
   let restarting: Promise<void> = Promise.resolve();
-  const restart = (): Promise<void> => (restarting = restarting.then(() => hindsight.restart()));
+  const restart = (): Promise<void> => (restarting = restarting.then(() => forewarn.restart()));
 
   context.subscriptions.push(
     output,
     status,
-    hindsight.onDidChangeState((state) => renderStatus(status, state)),
+    forewarn.onDidChangeState((state) => renderStatus(status, state)),
     vscode.workspace.registerTextDocumentContentProvider(REPO_MAP_SCHEME, repoMaps),
-    vscode.commands.registerCommand("hindsight.searchMemories", () => searchMemories(hindsight)),
-    vscode.commands.registerCommand("hindsight.rememberHere", () => rememberHere(hindsight)),
-    vscode.commands.registerCommand("hindsight.showHealth", () => showHealth(hindsight)),
-    vscode.commands.registerCommand("hindsight.showRepoMap", () => showRepoMap(hindsight, repoMaps)),
-    vscode.commands.registerCommand("hindsight.reindexWorkspace", () => reindexWorkspace(hindsight)),
-    vscode.commands.registerCommand("hindsight.restartServer", restart),
-    vscode.commands.registerCommand("hindsight.showOutput", () => output.show(true)),
+    vscode.commands.registerCommand("forewarn.searchMemories", () => searchMemories(forewarn)),
+    vscode.commands.registerCommand("forewarn.rememberHere", () => rememberHere(forewarn)),
+    vscode.commands.registerCommand("forewarn.showHealth", () => showHealth(forewarn)),
+    vscode.commands.registerCommand("forewarn.showRepoMap", () => showRepoMap(forewarn, repoMaps)),
+    vscode.commands.registerCommand("forewarn.reindexWorkspace", () => reindexWorkspace(forewarn)),
+    vscode.commands.registerCommand("forewarn.restartServer", restart),
+    vscode.commands.registerCommand("forewarn.showOutput", () => output.show(true)),
     vscode.workspace.onDidChangeConfiguration((event) => {
       const relevant =
         event.affectsConfiguration(SETTINGS_SECTION) &&
         !CLIENT_ONLY_SETTINGS.some((section) => event.affectsConfiguration(section));
       if (relevant) {
-        output.appendLine("Hindsight settings changed: restarting the server");
+        output.appendLine("Forewarn settings changed: restarting the server");
         void restart();
       }
     }),
-    { dispose: () => void hindsight.dispose() },
+    { dispose: () => void forewarn.dispose() },
   );
   const pythonChanges = await onDidChangePythonInterpreter(() => {
     const configured = vscode.workspace.getConfiguration(SETTINGS_SECTION);

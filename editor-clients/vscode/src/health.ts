@@ -1,4 +1,4 @@
-// "Show Memory Health": renders hindsight.stats as a static, escaped HTML page (no scripts).
+// "Show Memory Health": renders forewarn.stats as a static, escaped HTML page (no scripts).
 import { isRecord, type Stats } from "./protocol";
 
 export function escapeHtml(value: unknown): string {
@@ -106,7 +106,7 @@ export function renderHealthHtml(stats: Stats, workspaceName: string): string {
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline';">
-<title>Hindsight: memory health</title>
+<title>Forewarn: memory health</title>
 <style>
   body { font-family: var(--vscode-font-family); color: var(--vscode-foreground); padding: 0 1.5em; }
   h1 { font-size: 1.4em; } h2 { font-size: 1.1em; margin-top: 1.6em; }

@@ -1,4 +1,4 @@
-// Shapes of what `hindsight serve` answers to workspace/executeCommand (docs/internals.md, "LSP surface").
+// Shapes of what `forewarn serve` answers to workspace/executeCommand (docs/internals.md, "LSP surface").
 // Fields are optional where older or newer servers may leave them out: the UI degrades, never throws.
 
 export interface LspPosition {
@@ -81,11 +81,11 @@ export const MEMORY_TYPES = [
 
 /** The server-side commands, named once. */
 export const ServerCommand = {
-  search: "hindsight.search",
-  accept: "hindsight.accept",
-  remember: "hindsight.remember",
-  supersede: "hindsight.supersede",
-  repoMap: "hindsight.repoMap",
-  stats: "hindsight.stats",
-  reindex: "hindsight.reindex",
+  search: "forewarn.search",
+  accept: "forewarn.accept",
+  remember: "forewarn.remember",
+  supersede: "forewarn.supersede",
+  repoMap: "forewarn.repoMap",
+  stats: "forewarn.stats",
+  reindex: "forewarn.reindex",
 } as const;

@@ -1,5 +1,5 @@
 // The Python extension's active interpreter, through its public API (as the python-tools template does),
-// used only when that interpreter can import hindsight.
+// used only when that interpreter can import forewarn.
 import { execFile } from "node:child_process";
 import * as vscode from "vscode";
 
@@ -41,12 +41,12 @@ export async function pythonExtensionInterpreter(resource?: vscode.Uri): Promise
   if (!executable) {
     return undefined;
   }
-  return (await canImportHindsight(executable)) ? executable : undefined;
+  return (await canImportForewarn(executable)) ? executable : undefined;
 }
 
-function canImportHindsight(python: string): Promise<boolean> {
+function canImportForewarn(python: string): Promise<boolean> {
   return new Promise((resolve) => {
-    execFile(python, ["-c", "import hindsight.daemon.cli"], { timeout: IMPORT_CHECK_TIMEOUT_MS }, (error) =>
+    execFile(python, ["-c", "import forewarn.cli.main"], { timeout: IMPORT_CHECK_TIMEOUT_MS }, (error) =>
       resolve(!error),
     );
   });

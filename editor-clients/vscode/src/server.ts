@@ -1,4 +1,4 @@
-// Owns the LanguageClient: starting `hindsight serve`, restarting it, and sending it commands.
+// Owns the LanguageClient: starting `forewarn serve`, restarting it, and sending it commands.
 import * as vscode from "vscode";
 import {
   ExecuteCommandRequest,
@@ -25,7 +25,7 @@ export type ServerState =
 
 type ProgressValue = WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd;
 
-export const SETTINGS_SECTION = "hindsight";
+export const SETTINGS_SECTION = "forewarn";
 
 export function settingReader(): SettingReader {
   const configuration = vscode.workspace.getConfiguration(SETTINGS_SECTION);
@@ -42,7 +42,7 @@ export type CommandInterceptor = (
   send: (args: unknown[]) => Promise<unknown>,
 ) => Promise<unknown>;
 
-export class HindsightServer implements vscode.Disposable {
+export class ForewarnServer implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private readonly stateEmitter = new vscode.EventEmitter<ServerState>();
   readonly onDidChangeState = this.stateEmitter.event;
@@ -98,7 +98,7 @@ export class HindsightServer implements vscode.Disposable {
       // the status bar says when the server is down; a modal on every crash would be noise
       revealOutputChannelOn: 4 /* RevealOutputChannelOn.Never */,
     };
-    const client = new LanguageClient("hindsight", "Hindsight", serverOptions, clientOptions);
+    const client = new LanguageClient("forewarn", "Forewarn", serverOptions, clientOptions);
     this.client = client;
     client.onDidChangeState((event) => {
       if (event.newState === State.Starting) {
@@ -114,7 +114,7 @@ export class HindsightServer implements vscode.Disposable {
       await client.start();
     } catch (error) {
       const reason = `${launch.origin}: ${errorText(error)}`;
-      this.output.appendLine(`Hindsight server did not start: ${reason}`);
+      this.output.appendLine(`Forewarn server did not start: ${reason}`);
       this.setState({ kind: "failed", reason });
       return;
     }
@@ -168,7 +168,7 @@ export class HindsightServer implements vscode.Disposable {
   async command<T>(command: string, argument: object): Promise<T> {
     const client = this.client;
     if (!client || client.state !== State.Running) {
-      throw new Error("the Hindsight server is not running (see Hindsight: Show Server Output)");
+      throw new Error("the Forewarn server is not running (see Forewarn: Show Server Output)");
     }
     return (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [argument] })) as T;
   }

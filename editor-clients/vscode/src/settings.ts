@@ -1,10 +1,10 @@
-// Pure mapping from `hindsight.*` settings to the server's launch command and initializationOptions.
+// Pure mapping from `forewarn.*` settings to the server's launch command and initializationOptions.
 // No `vscode` import here, so the logic can be unit-tested with a plain reader function.
 
-/** Reads one setting by its key below `hindsight.` (e.g. "embedder.model"). */
+/** Reads one setting by its key below `forewarn.` (e.g. "embedder.model"). */
 export type SettingReader = (key: string) => unknown;
 
-/** Every daemon setting (hindsight/config.py), by section, as the keys the client sends (camelCase). */
+/** Every daemon setting (forewarn/config.py), by section, as the keys the client sends (camelCase). */
 export const DAEMON_SETTINGS: Record<string, readonly string[]> = {
   index: ["maxFileBytes", "maxLineLength", "exclude", "workers"],
   embedder: [
@@ -23,7 +23,7 @@ export const DAEMON_SETTINGS: Record<string, readonly string[]> = {
 };
 
 /** Settings that change only how the client shows things; changing them needs no restart. */
-export const CLIENT_ONLY_SETTINGS = ["hindsight.trace"];
+export const CLIENT_ONLY_SETTINGS = ["forewarn.trace"];
 
 export function initializationOptions(read: SettingReader): Record<string, unknown> {
   const options: Record<string, unknown> = {};
@@ -44,7 +44,7 @@ export function initializationOptions(read: SettingReader): Record<string, unkno
   return options;
 }
 
-/** The daemon's part of a `hindsight` settings object (drops client-only keys such as server.* and trace). */
+/** The daemon's part of a `forewarn` settings object (drops client-only keys such as server.* and trace). */
 export function daemonSettings(section: unknown): Record<string, unknown> {
   const read: SettingReader = (key) => {
     let value: unknown = section;
@@ -63,26 +63,26 @@ export interface ServerLaunch {
   origin: string;
 }
 
-export const MODULE_ARGS = ["-m", "hindsight.daemon.cli", "serve"];
+export const MODULE_ARGS = ["-m", "forewarn.cli.main", "serve"];
 
 /**
  * The launch order: an explicit command, then a configured interpreter, then the Python
- * extension's interpreter (only when it can import hindsight), then `hindsight` on PATH.
+ * extension's interpreter (only when it can import forewarn), then `forewarn` on PATH.
  */
 export function resolveServerLaunch(read: SettingReader, extensionPython: string | undefined): ServerLaunch {
   const command = read("server.command");
   if (Array.isArray(command) && command.length > 0 && command.every((part) => typeof part === "string")) {
     const [head, ...rest] = command as string[];
-    return { command: head, args: rest, origin: "setting hindsight.server.command" };
+    return { command: head, args: rest, origin: "setting forewarn.server.command" };
   }
   const pythonPath = read("server.pythonPath");
   if (typeof pythonPath === "string" && pythonPath.trim()) {
-    return { command: pythonPath.trim(), args: [...MODULE_ARGS], origin: "setting hindsight.server.pythonPath" };
+    return { command: pythonPath.trim(), args: [...MODULE_ARGS], origin: "setting forewarn.server.pythonPath" };
   }
   if (extensionPython) {
     return { command: extensionPython, args: [...MODULE_ARGS], origin: "the Python extension's interpreter" };
   }
-  return { command: "hindsight", args: ["serve"], origin: "`hindsight` on PATH" };
+  return { command: "forewarn", args: ["serve"], origin: "`forewarn` on PATH" };
 }
 
 export function serverEnv(read: SettingReader, base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {

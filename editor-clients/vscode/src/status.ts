@@ -3,9 +3,9 @@ import * as vscode from "vscode";
 import type { ServerState } from "./server";
 
 export function createStatusItem(): vscode.StatusBarItem {
-  const item = vscode.window.createStatusBarItem("hindsight.status", vscode.StatusBarAlignment.Left, 10);
-  item.name = "Hindsight";
-  item.command = "hindsight.showOutput";
+  const item = vscode.window.createStatusBarItem("forewarn.status", vscode.StatusBarAlignment.Left, 10);
+  item.name = "Forewarn";
+  item.command = "forewarn.showOutput";
   return item;
 }
 
@@ -13,27 +13,27 @@ export function renderStatus(item: vscode.StatusBarItem, state: ServerState): vo
   item.backgroundColor = undefined;
   switch (state.kind) {
     case "starting":
-      item.text = "$(loading~spin) Hindsight";
-      item.tooltip = "Hindsight: starting the server";
+      item.text = "$(loading~spin) Forewarn";
+      item.tooltip = "Forewarn: starting the server";
       break;
     case "running":
-      item.text = "$(history) Hindsight";
-      item.tooltip = "Hindsight: ready";
+      item.text = "$(history) Forewarn";
+      item.tooltip = "Forewarn: ready";
       break;
     case "indexing": {
       const percent = state.percentage === undefined ? "" : ` ${Math.round(state.percentage)}%`;
-      item.text = `$(sync~spin) Hindsight${percent}`;
-      const title = state.title.startsWith("Hindsight") ? state.title : `Hindsight: ${state.title}`;
+      item.text = `$(sync~spin) Forewarn${percent}`;
+      const title = state.title.startsWith("Forewarn") ? state.title : `Forewarn: ${state.title}`;
       item.tooltip = `${title}${state.message ? ` — ${state.message}` : ""}`;
       break;
     }
     case "stopped":
-      item.text = "$(circle-slash) Hindsight";
-      item.tooltip = "Hindsight: server stopped";
+      item.text = "$(circle-slash) Forewarn";
+      item.tooltip = "Forewarn: server stopped";
       break;
     case "failed":
-      item.text = "$(error) Hindsight";
-      item.tooltip = `Hindsight: the server did not start — ${state.reason}`;
+      item.text = "$(error) Forewarn";
+      item.tooltip = `Forewarn: the server did not start — ${state.reason}`;
       item.backgroundColor = new vscode.ThemeColor("statusBarItem.errorBackground");
       break;
   }

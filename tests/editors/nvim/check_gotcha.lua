@@ -1,8 +1,8 @@
 -- Run inside a real headless Neovim by tests/editors/test_nvim.py:
---   open the fixture file, wait for the gotcha diagnostic, hover the symbol, run :Hindsight search.
+--   open the fixture file, wait for the gotcha diagnostic, hover the symbol, run :Forewarn search.
 -- What Neovim saw is written as JSON for pytest to assert on. Waits are vim.wait on a condition.
-local config = vim.fn.json_decode(table.concat(vim.fn.readfile(assert(os.getenv("HINDSIGHT_TEST_CONFIG"))), "\n"))
-local hindsight = require("hindsight")
+local config = vim.fn.json_decode(table.concat(vim.fn.readfile(assert(os.getenv("FOREWARN_TEST_CONFIG"))), "\n"))
+local forewarn = require("forewarn")
 local result = { steps = {} }
 
 local function now_ms()
@@ -38,7 +38,7 @@ local function markdown_text(contents)
   return table.concat(parts, "\n")
 end
 
---- Waits for a scratch buffer named `name` (the plugin's :Hindsight map/stats output) and returns its text.
+--- Waits for a scratch buffer named `name` (the plugin's :Forewarn map/stats output) and returns its text.
 local function wait_for_scratch(name)
   local text
   wait_for("the " .. name .. " buffer", function()
@@ -96,9 +96,9 @@ local function run_code_action(title, answers, done)
   return seen
 end
 
---- The hindsight diagnostics on the buffer's line `lnum` (0-based), newest client's only.
+--- The forewarn diagnostics on the buffer's line `lnum` (0-based), newest client's only.
 local function memory_diagnostics(bufnr, lnum)
-  local namespace = vim.lsp.diagnostic.get_namespace(hindsight.client(bufnr).id)
+  local namespace = vim.lsp.diagnostic.get_namespace(forewarn.client(bufnr).id)
   return vim.diagnostic.get(bufnr, { namespace = namespace, lnum = lnum })
 end
 
@@ -113,15 +113,15 @@ local function check()
     bufnr = vim.api.nvim_get_current_buf()
   end)
   step("client attached", function()
-    wait_for("the hindsight client to attach", function()
-      return hindsight.client(bufnr) ~= nil
+    wait_for("the forewarn client to attach", function()
+      return forewarn.client(bufnr) ~= nil
     end)
-    result.root_dir = hindsight.client(bufnr).config.root_dir
+    result.root_dir = forewarn.client(bufnr).config.root_dir
   end)
   step("gotcha diagnostic", function()
-    wait_for("a hindsight diagnostic containing '" .. config.expect .. "'", function()
+    wait_for("a forewarn diagnostic containing '" .. config.expect .. "'", function()
       for _, diagnostic in ipairs(vim.diagnostic.get(bufnr)) do
-        if diagnostic.source == "hindsight" and diagnostic.message:find(config.expect, 1, true) then
+        if diagnostic.source == "forewarn" and diagnostic.message:find(config.expect, 1, true) then
           result.diagnostic = {
             message = diagnostic.message,
             lnum = diagnostic.lnum,
@@ -152,7 +152,7 @@ local function check()
       return result.hover ~= ""
     end)
   end)
-  step(":Hindsight search", function()
+  step(":Forewarn search", function()
     local picked, failure
     -- the plugin reports a failed request through vim.notify: fail at once instead of at the deadline
     local notify = vim.notify
@@ -170,7 +170,7 @@ local function check()
       end
       on_choice(items[1])
     end
-    vim.cmd("Hindsight search " .. config.query)
+    vim.cmd("Forewarn search " .. config.query)
     wait_for("search results in vim.ui.select", function()
       return picked ~= nil or failure ~= nil
     end)
@@ -184,7 +184,7 @@ local function check()
       line = vim.api.nvim_win_get_cursor(0)[1],
     }
   end)
-  step(":Hindsight remember", function()
+  step(":Forewarn remember", function()
     local notified
     local notify = vim.notify
     vim.notify = function(message, level, opts)
@@ -197,23 +197,23 @@ local function check()
     vim.ui.input = function(_, on_confirm)
       on_confirm(config.remember)
     end
-    vim.cmd("Hindsight remember")
+    vim.cmd("Forewarn remember")
     wait_for("the remember notification", function()
       return notified ~= nil
     end)
     vim.notify = notify
     result.remembered = notified
   end)
-  step(":Hindsight stats", function()
-    vim.cmd("Hindsight stats")
-    result.stats = wait_for_scratch("hindsight://stats")
+  step(":Forewarn stats", function()
+    vim.cmd("Forewarn stats")
+    result.stats = wait_for_scratch("forewarn://stats")
   end)
-  step(":Hindsight map", function()
+  step(":Forewarn map", function()
     vim.cmd("wincmd p") -- back to the source window, so the map is focused on the file
-    vim.cmd("Hindsight map")
-    result.map = wait_for_scratch("hindsight://repo-map")
+    vim.cmd("Forewarn map")
+    result.map = wait_for_scratch("forewarn://repo-map")
   end)
-  step(":Hindsight reindex", function()
+  step(":Forewarn reindex", function()
     vim.cmd("wincmd p")
     local notified = {}
     local notify = vim.notify
@@ -221,32 +221,32 @@ local function check()
       table.insert(notified, message)
       return notify(message, level, opts)
     end
-    vim.cmd("Hindsight reindex")
+    vim.cmd("Forewarn reindex")
     wait_for("the reindex report", function()
       local last = notified[#notified]
-      return last ~= nil and last:match("^Hindsight: indexed") ~= nil
+      return last ~= nil and last:match("^Forewarn: indexed") ~= nil
     end)
     vim.notify = notify
     result.reindexed = notified[#notified]
   end)
-  step(":Hindsight restart", function()
-    local before = hindsight.client(bufnr).id
-    vim.cmd("Hindsight restart")
+  step(":Forewarn restart", function()
+    local before = forewarn.client(bufnr).id
+    vim.cmd("Forewarn restart")
     wait_for("a new client attached after the restart", function()
-      local client = hindsight.client(bufnr)
+      local client = forewarn.client(bufnr)
       return client ~= nil and client.id ~= before
     end)
     -- each client has its own diagnostic namespace: the new server must publish the gotcha again
-    local namespace = vim.lsp.diagnostic.get_namespace(hindsight.client(bufnr).id)
+    local namespace = vim.lsp.diagnostic.get_namespace(forewarn.client(bufnr).id)
     wait_for("the gotcha diagnostic from the restarted server", function()
       for _, diagnostic in ipairs(vim.diagnostic.get(bufnr, { namespace = namespace })) do
-        if diagnostic.source == "hindsight" and diagnostic.message:find(config.expect, 1, true) then
+        if diagnostic.source == "forewarn" and diagnostic.message:find(config.expect, 1, true) then
           return true
         end
       end
       return false
     end)
-    result.restarted = { before = before, after = hindsight.client(bufnr).id }
+    result.restarted = { before = before, after = forewarn.client(bufnr).id }
   end)
   -- the code actions; the cursor goes back to the gotcha, whose diagnostic is in the action's context
   vim.api.nvim_set_current_buf(bufnr)
@@ -261,7 +261,7 @@ local function check()
     local remembered = false
     local notify = vim.notify
     vim.notify = function(message, level, opts)
-      remembered = remembered or message == "Hindsight: remembered"
+      remembered = remembered or message == "Forewarn: remembered"
       return notify(message, level, opts)
     end
     result.code_action_remember = run_code_action("remember a gotcha", { text = config.code_action_text }, function()
@@ -273,7 +273,7 @@ local function check()
     local superseded = false
     local notify = vim.notify
     vim.notify = function(message, level, opts)
-      superseded = superseded or message == "Hindsight: superseded"
+      superseded = superseded or message == "Forewarn: superseded"
       return notify(message, level, opts)
     end
     local short = tostring(result.diagnostic.code):sub(-6)

@@ -1,7 +1,7 @@
 -- Sourced after minimal_init.lua in a tmux pane by tests/editors/test_nvim.py: once the gotcha's
 -- diagnostic is in, put the cursor on the symbol and show the server's hover in a float; then signal
 -- the test through `tmux wait-for`, so it captures the screen without polling.
-local config = vim.fn.json_decode(table.concat(vim.fn.readfile(assert(os.getenv("HINDSIGHT_TEST_CONFIG"))), "\n"))
+local config = vim.fn.json_decode(table.concat(vim.fn.readfile(assert(os.getenv("FOREWARN_TEST_CONFIG"))), "\n"))
 vim.o.termguicolors = true
 vim.o.number = true
 vim.o.signcolumn = "yes"
@@ -17,7 +17,7 @@ end
 
 local function has_gotcha(bufnr)
   for _, diagnostic in ipairs(vim.diagnostic.get(bufnr)) do
-    if diagnostic.source == "hindsight" and diagnostic.message:find(config.expect, 1, true) then
+    if diagnostic.source == "forewarn" and diagnostic.message:find(config.expect, 1, true) then
       return true
     end
   end

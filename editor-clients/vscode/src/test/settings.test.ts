@@ -9,19 +9,19 @@ function reader(values: Record<string, unknown>): SettingReader {
 }
 
 test("an explicit command wins over every other way of finding the server", () => {
-  const read = reader({ "server.command": ["/opt/hs/bin/hindsight", "serve", "-v"], "server.pythonPath": "/usr/bin/python3" });
+  const read = reader({ "server.command": ["/opt/hs/bin/forewarn", "serve", "-v"], "server.pythonPath": "/usr/bin/python3" });
   assert.deepEqual(resolveServerLaunch(read, "/venv/bin/python"), {
-    command: "/opt/hs/bin/hindsight",
+    command: "/opt/hs/bin/forewarn",
     args: ["serve", "-v"],
-    origin: "setting hindsight.server.command",
+    origin: "setting forewarn.server.command",
   });
 });
 
-test("then the configured interpreter, then the Python extension's, then hindsight on PATH", () => {
+test("then the configured interpreter, then the Python extension's, then forewarn on PATH", () => {
   assert.deepEqual(resolveServerLaunch(reader({ "server.pythonPath": " /usr/bin/python3 " }), "/venv/bin/python").args, MODULE_ARGS);
   assert.equal(resolveServerLaunch(reader({ "server.pythonPath": " /usr/bin/python3 " }), undefined).command, "/usr/bin/python3");
   assert.equal(resolveServerLaunch(reader({ "server.command": [] }), "/venv/bin/python").command, "/venv/bin/python");
-  assert.deepEqual(resolveServerLaunch(reader({}), undefined), { command: "hindsight", args: ["serve"], origin: "`hindsight` on PATH" });
+  assert.deepEqual(resolveServerLaunch(reader({}), undefined), { command: "forewarn", args: ["serve"], origin: "`forewarn` on PATH" });
 });
 
 test("initializationOptions carry every daemon section and nothing client-only", () => {

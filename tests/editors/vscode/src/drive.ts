@@ -64,7 +64,7 @@ const CHROMIUM_FLAGS = [
 async function main(): Promise<number> {
   const config = JSON.parse(readFileSync(process.argv[2], "utf8")) as Config;
   const result: Result = { ok: false, steps: [] };
-  const profile = mkdtempSync(join(tmpdir(), "hindsight-chromium-"));
+  const profile = mkdtempSync(join(tmpdir(), "forewarn-chromium-"));
   let context: BrowserContext | undefined;
   let page: Page | undefined;
   const step = async <T>(name: string, action: () => Promise<T>): Promise<T> => {
@@ -114,18 +114,18 @@ async function check(page: Page, config: Config, result: Result, step: Step): Pr
     await page.locator(".monaco-workbench .part.statusbar").waitFor();
   });
   await recordStatusLabels(page);
-  const status = page.locator(".statusbar-item", { hasText: "Hindsight" });
+  const status = page.locator(".statusbar-item", { hasText: "Forewarn" });
   await step("extension activates (status bar item)", () => status.first().waitFor());
   result.statusBar = await status.first().getAttribute("aria-label").then((label) => label ?? "");
   if (config.mode === "activate") {
     await step("indexing progress, then ready (status bar)", async () => {
       await page.waitForFunction(() => {
-        const labels = (window as unknown as StatusWindow).hindsightStatusLabels;
+        const labels = (window as unknown as StatusWindow).forewarnStatusLabels;
         const indexed = labels.findIndex((label) => /indexing.*\d+%|\d+%.*indexing/.test(label));
         return indexed >= 0 && labels.slice(indexed).some((label) => label.includes("ready"));
       });
     });
-    result.statusLabels = await page.evaluate(() => (window as unknown as StatusWindow).hindsightStatusLabels);
+    result.statusLabels = await page.evaluate(() => (window as unknown as StatusWindow).forewarnStatusLabels);
     result.screenshot = join(config.artifactsDir, "vscode-activate.png");
     await page.screenshot({ path: result.screenshot });
     return;
@@ -135,7 +135,7 @@ async function check(page: Page, config: Config, result: Result, step: Step): Pr
     throw new Error(`mode '${config.mode}' needs file, line, column and expect`);
   }
   await step("server ready (status bar)", () =>
-    page.locator(".statusbar-item", { hasText: "Hindsight" }).locator(".codicon-history").first().waitFor(),
+    page.locator(".statusbar-item", { hasText: "Forewarn" }).locator(".codicon-history").first().waitFor(),
   );
   if (config.mode === "commands") {
     await commands(page, config, result, step);
@@ -180,14 +180,14 @@ async function check(page: Page, config: Config, result: Result, step: Step): Pr
 }
 
 interface StatusWindow {
-  hindsightStatusLabels: string[];
+  forewarnStatusLabels: string[];
 }
 
-/** Records every label the Hindsight status item shows, as VS Code renders it (a MutationObserver, no polling). */
+/** Records every label the Forewarn status item shows, as VS Code renders it (a MutationObserver, no polling). */
 async function recordStatusLabels(page: Page): Promise<void> {
   await page.evaluate(() => {
     const labels: string[] = [];
-    (window as unknown as StatusWindow).hindsightStatusLabels = labels;
+    (window as unknown as StatusWindow).forewarnStatusLabels = labels;
     const statusbar = document.querySelector(".part.statusbar");
     if (!statusbar) {
       throw new Error("no status bar");
@@ -195,7 +195,7 @@ async function recordStatusLabels(page: Page): Promise<void> {
     const record = (): void => {
       for (const item of Array.from(statusbar.querySelectorAll(".statusbar-item"))) {
         const label = item.querySelector("a")?.getAttribute("aria-label") ?? item.getAttribute("aria-label") ?? "";
-        if (label.includes("Hindsight") && labels[labels.length - 1] !== label) {
+        if (label.includes("Forewarn") && labels[labels.length - 1] !== label) {
           labels.push(label);
         }
       }
@@ -260,7 +260,7 @@ async function commands(page: Page, config: Config, result: Result, step: Step):
   const input = page.locator(".quick-input-widget input");
   await page.locator(".monaco-workbench").click({ position: { x: 640, y: 400 } });
   await step("Search Memories: results as you type, Enter opens the anchor", async () => {
-    await runCommand(page, "Hindsight: Search Memories");
+    await runCommand(page, "Forewarn: Search Memories");
     await page.locator(".quick-input-widget", { hasText: "Search Memories" }).waitFor();
     await input.fill(query);
     await page.locator(".quick-input-list .monaco-list-row", { hasText: expect }).first().waitFor();
@@ -269,14 +269,14 @@ async function commands(page: Page, config: Config, result: Result, step: Step):
     await page.locator(".statusbar-item", { hasText: `Ln ${line},` }).waitFor();
   });
   await step("Remember Gotcha Here: type picker, input, stored", async () => {
-    await runCommand(page, "Hindsight: Remember Gotcha Here");
+    await runCommand(page, "Forewarn: Remember Gotcha Here");
     await page.locator(".quick-input-list .monaco-list-row", { hasText: "decision" }).first().waitFor();
     await input.fill("decision");
     await page.keyboard.press("Enter");
     await page.locator(".quick-input-widget", { hasText: "remember a decision" }).waitFor();
     await input.fill(remember);
     await page.keyboard.press("Enter");
-    await page.locator(".notifications-toasts", { hasText: "Hindsight remembered it" }).waitFor();
+    await page.locator(".notifications-toasts", { hasText: "Forewarn remembered it" }).waitFor();
   });
   await step("Quick Fix (Ctrl+.): remember a gotcha, type picker, input, stored", async () => {
     await clearNotifications(page);
@@ -288,32 +288,32 @@ async function commands(page: Page, config: Config, result: Result, step: Step):
     await page.locator(".quick-input-widget", { hasText: "remember a gotcha" }).waitFor();
     await input.fill(quickFixRemember);
     await page.keyboard.press("Enter");
-    await page.locator(".notifications-toasts", { hasText: "Hindsight remembered it" }).waitFor();
+    await page.locator(".notifications-toasts", { hasText: "Forewarn remembered it" }).waitFor();
   });
   await step("Quick Fix (Ctrl+.): supersede the gotcha, input, stored", async () => {
     await quickFix(page, line, column, `supersede with new text (${supersedeId.slice(-6)})`);
     await page.locator(".quick-input-widget", { hasText: "supersede this memory" }).waitFor();
     await input.fill(supersedeText);
     await page.keyboard.press("Enter");
-    await page.locator(".notifications-toasts", { hasText: "Hindsight superseded the memory" }).waitFor();
+    await page.locator(".notifications-toasts", { hasText: "Forewarn superseded the memory" }).waitFor();
   });
   await step("Show Memory Health: a readable panel", async () => {
-    await runCommand(page, "Hindsight: Show Memory Health");
+    await runCommand(page, "Forewarn: Show Memory Health");
     await page.locator(".tab.active", { hasText: "Memory Health" }).waitFor();
     const body = page.frameLocator("iframe.webview.ready").frameLocator("iframe#active-frame").locator("body");
     await body.getByText("Memories by type").waitFor();
     result.health = await body.innerText();
   });
   await step("Show Repo Map: a read-only document", async () => {
-    await runCommand(page, "Hindsight: Show Repo Map");
+    await runCommand(page, "Forewarn: Show Repo Map");
     await page.locator(".tab.active", { hasText: "repo-map.txt" }).waitFor();
     const text = page.locator(".editor-group-container.active .monaco-editor .view-lines").first();
     await text.getByText(basename(file)).first().waitFor();
     result.repoMap = await text.innerText();
   });
   await step("Reindex Workspace: a report", async () => {
-    await runCommand(page, "Hindsight: Reindex Workspace");
-    const toast = page.locator(".notifications-toasts .notification-list-item", { hasText: "Hindsight indexed" });
+    await runCommand(page, "Forewarn: Reindex Workspace");
+    const toast = page.locator(".notifications-toasts .notification-list-item", { hasText: "Forewarn indexed" });
     await toast.first().waitFor();
     result.reindexed = await toast.first().innerText();
   });

@@ -1,0 +1,345 @@
+-- :Forewarn subcommands, each a Lua function over the server's workspace/executeCommand commands.
+local compat = require("forewarn.compat")
+local forewarn = require("forewarn")
+
+local M = {}
+
+local REQUEST_TIMEOUT_MS = 30000
+local SEARCH_RESULTS = 20
+local REPO_MAP_BUDGET_TOKENS = 2048
+M.MEMORY_TYPES = { "gotcha", "decision", "error_pattern", "dead_end", "convention", "todo" }
+
+local function notify(message, level)
+  vim.notify("Forewarn: " .. message, level or vim.log.levels.INFO)
+end
+
+--- Runs a server command asynchronously; `on_result(result)` is called on success only. `ctx` (optional,
+--- as Neovim passes to vim.lsp.commands handlers) names the client and buffer; default: the current buffer's.
+function M.execute(command, argument, on_result, ctx)
+  local client = ctx and ctx.client_id and vim.lsp.get_client_by_id(ctx.client_id) or forewarn.client()
+  if not client then
+    notify("no server is running for this buffer (see :checkhealth forewarn)", vim.log.levels.WARN)
+    return
+  end
+  local bufnr = ctx and ctx.bufnr or vim.api.nvim_get_current_buf()
+  local params = { command = command, arguments = { argument } }
+  compat.request(client, "workspace/executeCommand", params, function(err, result)
+    if err then
+      notify(command .. " failed: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      return
+    end
+    on_result(result)
+  end, bufnr)
+end
+
+local function anchor_text(anchor)
+  if anchor == nil then
+    return nil -- the server sent no anchor field at all (e.g. stats summaries)
+  end
+  if type(anchor) ~= "table" then
+    return "not anchored"
+  end
+  local file = anchor.file or (anchor.uri and vim.fn.fnamemodify(vim.uri_to_fname(anchor.uri), ":~:.")) or "?"
+  local line = type(anchor.range) == "table" and (":" .. (anchor.range.start.line + 1)) or ""
+  local symbol = (type(anchor.symbol) == "string" and anchor.symbol ~= "") and (" " .. anchor.symbol) or ""
+  return file .. line .. symbol
+end
+
+function M.format_memory(memory)
+  local text = tostring(memory.text or ""):gsub("\n.*", "")
+  local where = anchor_text(memory.anchor)
+  local age = memory.age and ((where and " · " or "") .. memory.age) or ""
+  local surfaced = memory.surfaced and (" · surfaced " .. tostring(memory.surfaced)) or ""
+  local details = (where or "") .. age .. surfaced
+  return string.format("[%s] %s%s", memory.type or "?", text, details ~= "" and ("  (" .. details:gsub("^ · ", "") .. ")") or "")
+end
+
+local function jump_to(memory)
+  local anchor = memory.anchor
+  if type(anchor) ~= "table" or not (anchor.uri or anchor.file) then
+    notify(M.format_memory(memory))
+    return
+  end
+  local client = forewarn.client()
+  local uri = anchor.uri
+  if not uri then
+    uri = vim.uri_from_fname((client and client.config.root_dir or vim.fn.getcwd()) .. "/" .. anchor.file)
+  end
+  local start = type(anchor.range) == "table" and anchor.range.start or { line = 0, character = 0 }
+  local location = { uri = uri, range = { start = start, ["end"] = start } }
+  compat.jump(location, client and client.offset_encoding or "utf-16")
+end
+
+--- Shows `memories` in vim.ui.select and jumps to the chosen one's anchor.
+function M.pick(memories, prompt)
+  if #memories == 0 then
+    notify("no memories match")
+    return
+  end
+  vim.ui.select(memories, { prompt = prompt, format_item = M.format_memory, kind = "forewarn.memory" }, function(choice)
+    if choice then
+      jump_to(choice)
+      if choice.id then
+        M.execute("forewarn.accept", { id = choice.id }, function() end) -- the user acted on it: reinforce
+      end
+    end
+  end)
+end
+
+function M.search(query)
+  local function run(q)
+    if not q or vim.trim(q) == "" then
+      return
+    end
+    M.execute("forewarn.search", { query = q, k = SEARCH_RESULTS }, function(result)
+      M.pick(result and result.memories or {}, "Forewarn: " .. q)
+    end)
+  end
+  if query and query ~= "" then
+    run(query)
+  else
+    vim.ui.input({ prompt = "Forewarn search: " }, run)
+  end
+end
+
+local function buffer_range(opts)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local first, last
+  if opts and opts.range and opts.range > 0 then
+    first, last = opts.line1 - 1, opts.line2 - 1
+  else
+    local line = vim.api.nvim_win_get_cursor(0)[1] - 1
+    first, last = line, line
+  end
+  local last_text = vim.api.nvim_buf_get_lines(bufnr, last, last + 1, false)[1] or ""
+  return { start = { line = first, character = 0 }, ["end"] = { line = last, character = #last_text } }
+end
+
+local function ask_text(prompt, on_text)
+  vim.ui.input({ prompt = prompt }, function(body)
+    if body and vim.trim(body) ~= "" then
+      on_text(vim.trim(body))
+    end
+  end)
+end
+
+--- Asks for a memory type (`suggested` first) and, unless `text` is given, its text; then calls
+--- `on_answer(type, text)`. Cancelling either prompt calls nothing.
+function M.ask_memory(text, suggested, on_answer)
+  local types = vim.tbl_filter(function(t)
+    return t ~= suggested
+  end, M.MEMORY_TYPES)
+  if vim.tbl_contains(M.MEMORY_TYPES, suggested) then
+    table.insert(types, 1, suggested)
+  end
+  vim.ui.select(types, { prompt = "Forewarn: what kind of memory?" }, function(kind)
+    if not kind then
+      return
+    end
+    if text and vim.trim(text) ~= "" then
+      on_answer(kind, vim.trim(text))
+    else
+      ask_text("Remember (" .. kind .. "): ", function(body)
+        on_answer(kind, body)
+      end)
+    end
+  end)
+end
+
+local function report_remembered(result)
+  notify((result and result.merged) and "merged with a similar memory" or "remembered")
+end
+
+--- Remembers `text` (asked for when nil) of a type picked by the user, anchored to the range or cursor line.
+function M.remember(text, opts)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local argument = {}
+  if vim.api.nvim_buf_get_name(bufnr) ~= "" and vim.bo[bufnr].buftype == "" then
+    argument.uri = vim.uri_from_bufnr(bufnr)
+    argument.range = buffer_range(opts)
+  end
+  M.ask_memory(text, nil, function(kind, body)
+    argument.type, argument.text = kind, body
+    M.execute("forewarn.remember", argument, report_remembered)
+  end)
+end
+
+-- not vim.deepcopy: on 0.7 it cannot copy the vim.NIL (JSON null) these arguments hold
+local function shallow_copy(argument)
+  return vim.tbl_extend("force", {}, type(argument) == "table" and argument or {})
+end
+
+--- vim.lsp.commands handlers for the server's code actions whose argument carries `text: null`
+--- ("remember a gotcha here", "supersede"): ask for the text, then send the command to that client.
+--- A filled-in argument goes through unchanged.
+M.code_action_commands = {
+  ["forewarn.remember"] = function(command, ctx)
+    local argument = shallow_copy((command.arguments or {})[1])
+    local function send(kind, body)
+      argument.type, argument.text = kind, body
+      M.execute(command.command, argument, report_remembered, ctx)
+    end
+    if type(argument.text) == "string" then
+      send(argument.type, argument.text)
+    else
+      M.ask_memory(nil, type(argument.type) == "string" and argument.type or nil, send)
+    end
+  end,
+  ["forewarn.supersede"] = function(command, ctx)
+    local argument = shallow_copy((command.arguments or {})[1])
+    local function send(body)
+      argument.text = body
+      M.execute(command.command, argument, function()
+        notify("superseded")
+      end, ctx)
+    end
+    if type(argument.text) == "string" then
+      send(argument.text)
+    else
+      ask_text("Supersede with (what is true now): ", send)
+    end
+  end,
+}
+
+--- A read-only scratch buffer in a split.
+function M.show_scratch(name, lines, filetype)
+  local bufnr = vim.api.nvim_create_buf(false, true) -- unlisted, buftype=nofile
+  vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, lines)
+  vim.bo[bufnr].bufhidden = "wipe"
+  vim.bo[bufnr].modifiable = false
+  vim.bo[bufnr].filetype = filetype
+  pcall(vim.api.nvim_buf_set_name, bufnr, name) -- a second one while the first is open keeps no name
+  vim.cmd("botright split") -- nvim_open_win can only split from 0.10 on
+  vim.api.nvim_win_set_buf(0, bufnr)
+  return bufnr
+end
+
+function M.map()
+  local focus = {}
+  if vim.bo.buftype == "" and vim.api.nvim_buf_get_name(0) ~= "" then
+    focus = { vim.uri_from_bufnr(0) }
+  end
+  M.execute("forewarn.repoMap", { budget = REPO_MAP_BUDGET_TOKENS, focus = focus }, function(result)
+    M.show_scratch("forewarn://repo-map", vim.split((result and result.text) or "", "\n", { plain = true }), "text")
+  end)
+end
+
+--- The stats as Markdown lines: counts, stale memories, important modules without memories.
+function M.stats_lines(stats)
+  local lines = { "# Forewarn: memory health", "" }
+  local overview = { { "total", "Memories" }, { "stale", "Stale" }, { "mode", "Search mode" }, { "reason", "Why" },
+    { "vectors", "Vectors indexed" } }
+  for _, entry in ipairs(overview) do
+    local value = stats[entry[1]]
+    if value ~= nil and value ~= vim.NIL and type(value) ~= "table" then
+      table.insert(lines, string.format("- %s: %s", entry[2], tostring(value)))
+    end
+  end
+  table.insert(lines, "")
+  local function section(title, value, empty)
+    table.insert(lines, "## " .. title)
+    if type(value) ~= "table" or next(value) == nil then
+      table.insert(lines, empty)
+    elseif (vim.islist or vim.tbl_islist)(value) then
+      for _, item in ipairs(value) do
+        if type(item) == "table" and item.text then
+          table.insert(lines, "- " .. M.format_memory(item))
+        elseif type(item) == "table" then
+          local score = item.score and string.format(" (%.3f)", item.score) or ""
+          table.insert(lines, "- " .. tostring(item.file or vim.inspect(item)) .. score)
+        else
+          table.insert(lines, "- " .. tostring(item))
+        end
+      end
+    else
+      local keys = vim.tbl_keys(value)
+      table.sort(keys)
+      for _, key in ipairs(keys) do
+        table.insert(lines, string.format("- %s: %s", key, tostring(value[key])))
+      end
+    end
+    table.insert(lines, "")
+  end
+  section("By type", stats.by_type, "No memories yet.")
+  section("By status", stats.by_status, "No memories yet.")
+  if type(stats.stale) == "table" then
+    section("Stale (the anchored code changed since)", stats.stale, "None.")
+  end
+  section("Most surfaced", stats.most_surfaced, "Nothing surfaced yet.")
+  section("Important modules without memories", stats.important_without_memories, "None.")
+  return lines
+end
+
+--- `{uri}` of the current file buffer: in a multi-root setup the server answers for that file's folder.
+local function current_file()
+  if vim.bo.buftype == "" and vim.api.nvim_buf_get_name(0) ~= "" then
+    return { uri = vim.uri_from_bufnr(0) }
+  end
+  return vim.empty_dict()
+end
+
+function M.stats()
+  M.execute("forewarn.stats", current_file(), function(result)
+    M.show_scratch("forewarn://stats", M.stats_lines(result or {}), "markdown")
+  end)
+end
+
+function M.reindex()
+  notify("reindexing…")
+  M.execute("forewarn.reindex", current_file(), function(result)
+    result = result or {}
+    notify(string.format("indexed %s files (%s changed, %s deleted) in %.1f s", result.files or "?",
+      result.changed or 0, result.deleted or 0, (result.duration_ms or 0) / 1000))
+  end)
+end
+
+M.subcommands = {
+  search = function(args)
+    M.search(table.concat(args, " "))
+  end,
+  remember = function(args, opts)
+    M.remember(table.concat(args, " "), opts)
+  end,
+  map = function()
+    M.map()
+  end,
+  stats = function()
+    M.stats()
+  end,
+  reindex = function()
+    M.reindex()
+  end,
+  restart = function()
+    forewarn.restart()
+  end,
+}
+
+function M.run(opts)
+  local args = vim.deepcopy(opts.fargs)
+  local name = table.remove(args, 1)
+  local subcommand = name and M.subcommands[name]
+  if not subcommand then
+    notify("usage: :Forewarn " .. table.concat(M.names(), "|"), vim.log.levels.WARN)
+    return
+  end
+  subcommand(args, opts)
+end
+
+function M.names()
+  local names = vim.tbl_keys(M.subcommands)
+  table.sort(names)
+  return names
+end
+
+function M.complete(arg_lead, cmd_line)
+  -- only the first argument is a subcommand; the rest is free text
+  local words = vim.split(vim.trim((cmd_line:gsub("^%S*Forewarn!?", ""))), "%s+")
+  if #words > 1 or (#words == 1 and words[1] ~= "" and cmd_line:match("%s$")) then
+    return {}
+  end
+  return vim.tbl_filter(function(name)
+    return name:find(arg_lead, 1, true) == 1
+  end, M.names())
+end
+
+return M

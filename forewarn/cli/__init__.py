@@ -1,0 +1,1 @@
+"""The ``forewarn`` command line: one module per command group, each with ``register(subparsers)``."""

@@ -1,0 +1,143 @@
+"""``forewarn index`` and ``forewarn map``: build the code index, show the repo map."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from forewarn.cli import util as cliutil
+from forewarn.cli.util import CliError
+from forewarn.config import load_settings
+from forewarn.indexing.indexer import Indexer, IndexReport
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MAP_BUDGET = 1024  # tokens: Aider's default map size, enough for the core of a mid-sized repo
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add this module's subcommands to the forewarn parser."""
+    index = sub.add_parser("index", help="index a workspace (incremental: only changed files are parsed)")
+    index.add_argument("path", nargs="?", type=Path, default=None, help="workspace root (default: cwd)")
+    cliutil.add_json_flag(index)
+    index.set_defaults(handler=run_index)
+
+    repo_map = sub.add_parser("map", help="print a token-budgeted map of the workspace's most important code")
+    repo_map.add_argument("path", nargs="?", type=Path, default=None, help="workspace root (default: cwd)")
+    repo_map.add_argument(
+        "--budget",
+        type=int,
+        default=DEFAULT_MAP_BUDGET,
+        metavar="TOKENS",
+        help=f"size of the map in tokens (default {DEFAULT_MAP_BUDGET})",
+    )
+    repo_map.add_argument(
+        "--focus", action="append", default=[], metavar="FILE", help="rank around this file (repeatable)"
+    )
+    repo_map.add_argument(
+        "--ident", action="append", default=[], metavar="NAME", help="rank around this identifier (repeatable)"
+    )
+    cliutil.add_json_flag(repo_map)
+    repo_map.set_defaults(handler=run_map)
+
+
+def _open(args: argparse.Namespace) -> Indexer:
+    root = cliutil.workspace_root(args, args.path)
+    if not os.access(root, os.R_OK | os.X_OK):
+        raise CliError(f"workspace {root} is not readable")
+    settings, problems = load_settings(root)
+    for problem in problems:
+        log.warning("%s", problem)
+    return Indexer(root, settings)
+
+
+def _index(indexer: Indexer, *, show_progress: bool) -> IndexReport:
+    with cliutil.progress("Indexing", enabled=show_progress) as advance:
+        last = 0
+
+        def on_progress(done: int, total: int) -> None:
+            nonlocal last
+            advance(done - last, total=total)
+            last = done
+
+        try:
+            return indexer.index(progress=on_progress)
+        except OSError as exc:
+            raise CliError(f"cannot index {indexer.root}: {exc}") from exc
+
+
+def run_index(args: argparse.Namespace) -> int:
+    with _open(args) as indexer:
+        report = _index(indexer, show_progress=True)
+        summary = _summary(indexer, report)
+    if args.json:
+        cliutil.print_json(summary)
+    else:
+        _print_summary(summary)
+    return 0
+
+
+def _summary(indexer: Indexer, report: IndexReport) -> dict[str, Any]:
+    counts = indexer.store.counts()
+    return {
+        "root": str(indexer.root),
+        **counts,
+        "languages": indexer.store.languages(),
+        "skipped_by_reason": dict(Counter(report.skipped.values()).most_common()),
+        "seconds": round(report.timings.get("total", 0.0), 3),
+        "report": report.to_dict(),
+    }
+
+
+def _print_summary(summary: dict[str, Any]) -> None:
+    report = summary["report"]
+    out = sys.stdout
+    out.write(
+        f"Indexed {summary['root']}: {summary['files']} files, {summary['chunks']} chunks, "
+        f"{summary['definitions']} definitions, {summary['edges']} import edges in {summary['seconds']:.2f} s\n"
+    )
+    out.write(
+        f"  this run: {report['parsed']} parsed, {report['unchanged']} unchanged, {len(report['added'])} added, "
+        f"{len(report['changed'])} changed, {len(report['deleted'])} deleted, {len(report['renamed'])} renamed\n"
+    )
+    if summary["languages"]:
+        out.write("  languages: " + ", ".join(f"{k} {v}" for k, v in summary["languages"].items()) + "\n")
+    if summary["skipped_by_reason"]:
+        out.write("  skipped: " + ", ".join(f"{k} {v}" for k, v in summary["skipped_by_reason"].items()) + "\n")
+
+
+def run_map(args: argparse.Namespace) -> int:
+    if args.budget < 0:
+        raise CliError("--budget must be zero or more tokens")
+    with _open(args) as indexer:
+        _index(indexer, show_progress=not args.json)
+        focus = [_workspace_rel(indexer, f) for f in args.focus]
+        known = indexer.files()
+        for rel in focus:
+            if rel not in known:
+                log.warning("focus file %s is not indexed; it cannot steer the ranking", rel)
+        repo_map = indexer.repo_map(args.budget, focus_files=focus, idents=args.ident)
+    if args.json:
+        cliutil.print_json(repo_map.to_dict())
+    else:
+        sys.stdout.write(repo_map.text)
+    return 0
+
+
+def _workspace_rel(indexer: Indexer, name: str) -> str:
+    """A --focus FILE given relative to the cwd, absolute, or relative to the workspace root."""
+    path = Path(name).expanduser()
+    candidates = [path] if path.is_absolute() else [Path.cwd() / path, indexer.root / path]
+    for candidate in candidates:
+        resolved = candidate.resolve()
+        if resolved.exists():
+            try:
+                return resolved.relative_to(indexer.root).as_posix()
+            except ValueError:
+                raise CliError(f"focus file {name} is outside the workspace {indexer.root}") from None
+    return path.as_posix()

@@ -1,0 +1,447 @@
+"""``forewarn remember``, ``forewarn search``, ``forewarn memory …`` and ``forewarn stats``.
+
+Each command opens the workspace's ``Workspace``, does one thing and closes it. Commands that
+only read or change a memory's status open it without the embedder (loading a model costs time and
+changes nothing for them); those that write text or search load it, falling back to lexical search
+with a note on stderr when no model is installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from forewarn import paths
+from forewarn.cli import util as cliutil
+from forewarn.cli.util import CliError
+from forewarn.config import load_settings
+from forewarn.memory.store import (
+    CURRENT_STATUSES,
+    MEMORY_TYPES,
+    SOURCES,
+    STATUSES,
+    InvalidMemoryError,
+    Memory,
+    MemoryDatabaseCorruptError,
+    MemoryNotFoundError,
+)
+from forewarn.memory.text import age_text, from_iso
+from forewarn.sqlite import SchemaTooNewError
+
+log = logging.getLogger(__name__)
+
+TEXT_PREVIEW = 100  # characters of a memory shown per line in lists
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add this module's subcommands to the forewarn parser."""
+    p = sub.add_parser("remember", help="store something your team learned the hard way")
+    p.add_argument("text", help="the memory (secrets are redacted before storage)")
+    p.add_argument("--type", default="note", choices=MEMORY_TYPES, help="kind of memory (default: note)")
+    p.add_argument("--file", help="anchor to this file (workspace-relative or absolute)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--symbol", help="anchor to this symbol of --file (e.g. Class.method)")
+    where.add_argument("--line", type=int, help="anchor to the definition holding this line of --file")
+    p.add_argument("--tag", action="append", default=[], help="a label (repeatable)")
+    p.add_argument("--source", default="user", choices=SOURCES, help="who says so (sets trust; default: user)")
+    _common(p, json_flag=True)
+    p.set_defaults(handler=run_remember)
+
+    p = sub.add_parser("search", help="search memories (and code) by meaning and words")
+    p.add_argument("query")
+    p.add_argument("-k", type=int, default=10, help="memories to return (default 10)")
+    p.add_argument("--as-of", help="search as of this ISO time: later memories ignored, recency judged then")
+    p.add_argument("--since", help="only memories created at or after this ISO time")
+    p.add_argument("--type", action="append", default=[], choices=MEMORY_TYPES, help="only this type (repeatable)")
+    p.add_argument("--file", help="only memories anchored to this file or folder")
+    p.add_argument(
+        "--status", action="append", default=[], choices=STATUSES, help="only this status (default: current ones)"
+    )
+    p.add_argument("--lexical", action="store_true", help="words only: skip the embedding model")
+    _common(p, json_flag=True)
+    p.set_defaults(handler=run_search)
+
+    p = sub.add_parser("stats", help="memory health: counts, stale memories, important code with no memories")
+    _common(p, json_flag=True)
+    p.set_defaults(handler=run_stats)
+
+    mem = sub.add_parser("memory", help="list, inspect, supersede, forget, restore, import and export memories")
+    msub = mem.add_subparsers(dest="memory_command", metavar="SUBCOMMAND")
+    mem.set_defaults(handler=lambda args: _usage(mem))
+
+    p = msub.add_parser("list", help="list memories, newest first")
+    p.add_argument("--type", action="append", default=[], choices=MEMORY_TYPES)
+    p.add_argument("--file", help="only memories anchored to this file or folder")
+    p.add_argument("--status", action="append", default=[], choices=STATUSES, help="default: current ones")
+    p.add_argument("--all", action="store_true", help="every status, history included")
+    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--offset", type=int, default=0)
+    _common(p, json_flag=True)
+    p.set_defaults(handler=run_list)
+
+    for name, helptext, handler in (
+        ("show", "show one memory", run_show),
+        ("history", "a memory's supersession chain and events", run_history),
+        ("forget", "archive a memory (restorable; nothing is deleted)", run_forget),
+        ("restore", "bring back a forgotten memory", run_restore),
+        ("confirm", "mark a memory as still true (clears staleness)", run_confirm),
+        ("outdated", "mark a memory as possibly outdated", run_outdated),
+    ):
+        p = msub.add_parser(name, help=helptext)
+        p.add_argument("id", help="memory id (or a unique prefix of it)")
+        _common(p, json_flag=True)
+        p.set_defaults(handler=handler)
+
+    p = msub.add_parser("supersede", help="replace a memory with a corrected one (the old one stays as history)")
+    p.add_argument("id")
+    p.add_argument("text")
+    p.add_argument("--type", choices=MEMORY_TYPES, help="change the type too")
+    _common(p, json_flag=True)
+    p.set_defaults(handler=run_supersede)
+
+    p = msub.add_parser("export", help="write all memories to JSONL (default <workspace>/.forewarn/memories.jsonl)")
+    p.add_argument("path", nargs="?", type=Path)
+    _common(p, json_flag=True)
+    p.set_defaults(handler=run_export)
+
+    p = msub.add_parser("import", help="merge memories from JSONL by id (newer wins; nothing is lost)")
+    p.add_argument("path", nargs="?", type=Path)
+    _common(p, json_flag=True)
+    p.set_defaults(handler=run_import)
+
+    p = msub.add_parser(
+        "recover", help="salvage a damaged memory database (the original is moved aside and kept, never deleted)"
+    )
+    _common(p, json_flag=True)
+    p.set_defaults(handler=run_recover)
+
+
+@contextmanager
+def _path_errors(verb: str, path: Path | None) -> Iterator[None]:
+    """An unusable export/import path is a one-line error, not a traceback."""
+    try:
+        yield
+    except OSError as exc:
+        raise CliError(f"cannot {verb} {exc.filename or path}: {exc.strerror or exc}") from exc
+
+
+def run_recover(args: argparse.Namespace) -> int:
+    from forewarn.memory.recovery import recover_memory_db
+
+    root = cliutil.workspace_root(args)
+    report = recover_memory_db(paths.workspace_dir(root) / "memory.db")
+    if args.json:
+        cliutil.print_json(
+            {
+                "path": str(report.path),
+                "corrupt": report.corrupt,
+                "moved_to": str(report.moved_to) if report.moved_to else None,
+                "recovered": report.recovered,
+                "unreadable": report.unreadable,
+                "method": report.method,
+                "problems": report.problems,
+                "message": report.message(),
+            }
+        )
+    else:
+        print(report.message())
+    return 1 if report.corrupt and not report.memories else 0
+
+
+def _common(p: argparse.ArgumentParser, *, json_flag: bool) -> None:
+    cliutil.add_workspace_flag(p)
+    if json_flag:
+        cliutil.add_json_flag(p)
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return 2
+
+
+@contextmanager
+def _engine(args: argparse.Namespace, *, embedder: bool) -> Iterator[Any]:
+    from forewarn.workspace.engine import Workspace
+
+    root = cliutil.workspace_root(args)
+    settings, problems = load_settings(root)
+    for problem in problems:
+        log.warning("%s", problem)
+    try:
+        engine = Workspace.open(root, settings, embedder="auto" if embedder else None)
+    except (MemoryDatabaseCorruptError, SchemaTooNewError) as exc:
+        raise CliError(str(exc)) from None
+    try:
+        if embedder and engine.embedder_problem:
+            print(f"forewarn: lexical search only: {engine.embedder_problem}", file=sys.stderr)
+        yield engine
+    except (InvalidMemoryError, MemoryNotFoundError) as exc:
+        raise CliError(str(exc)) from None
+    finally:
+        engine.close()
+
+
+def _anchor_text(m: Memory) -> str:
+    a = m.anchor
+    if a is None:
+        return "(workspace)"
+    if a.symbol:
+        return f"{a.file}::{a.symbol}" + (f" (lines {a.start_line}-{a.end_line})" if a.start_line else "")
+    if a.start_line:
+        return f"{a.file}:{a.start_line}"
+    return a.file
+
+
+def _age(m: Memory) -> str:
+    """ "3 days ago", or "just now"."""
+    text = age_text(time.time() - from_iso(m.created_at))
+    return text if text == "just now" else text + " ago"
+
+
+def memory_json(m: Memory, score: float | None = None) -> dict[str, Any]:
+    data = m.to_dict()
+    data["age"] = _age(m)
+    if score is not None:
+        data["score"] = round(score, 6)
+    return data
+
+
+def _one_line(text: str, n: int = TEXT_PREVIEW) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= n else flat[: n - 1] + "…"
+
+
+def _print_memory_line(m: Memory, extra: str = "") -> None:
+    status = "" if m.status == "active" else f" [{m.status}]"
+    print(f"{m.id}  {m.type}{status}  {_anchor_text(m)}  {_age(m)}{extra}")
+    print(f"    {_one_line(m.text)}")
+
+
+def _print_memory_full(m: Memory) -> None:
+    print(f"id:         {m.id}")
+    print(f"type:       {m.type}")
+    print(f"status:     {m.status}" + (f" ({m.status_reason})" if m.status_reason else ""))
+    print(f"anchor:     {_anchor_text(m)}")
+    print(f"source:     {m.source} (confidence {m.confidence:.2f})")
+    print(f"created:    {m.created_at} ({_age(m)})")
+    print(f"updated:    {m.updated_at}")
+    print(f"accessed:   {m.access_count} times" + (f", last {m.last_accessed_at}" if m.last_accessed_at else ""))
+    if m.tags:
+        print(f"tags:       {', '.join(m.tags)}")
+    if m.supersedes:
+        print(f"supersedes: {m.supersedes}")
+    if m.superseded_by:
+        print(f"superseded by: {m.superseded_by}")
+    print()
+    print(m.text)
+
+
+# ---------------------------------------------------------------- handlers
+
+
+def run_remember(args: argparse.Namespace) -> int:
+    if (args.symbol or args.line) and not args.file:
+        raise CliError("--symbol and --line need --file")
+    with _engine(args, embedder=True) as engine:
+        result = engine.remember(
+            args.text, type=args.type, file=args.file, symbol=args.symbol, line=args.line, tags=args.tag,
+            source=args.source,
+        )  # fmt: skip
+    if args.json:
+        cliutil.print_json(
+            {
+                "id": result.memory.id,
+                "merged": result.merged,
+                "memory": memory_json(result.memory),
+                "candidates": [memory_json(c) for c in result.candidates],
+                "redacted": result.redacted,
+            }
+        )
+        return 0
+    verb = "Reinforced existing memory" if result.merged else "Remembered"
+    print(f"{verb} {result.memory.id} ({result.memory.type}, {_anchor_text(result.memory)})")
+    if result.redacted:
+        print(f"Redacted before storage: {', '.join(sorted(set(result.redacted)))}")
+    if result.candidates:
+        print("It may supersede (use `forewarn memory supersede ID TEXT`):")
+        for c in result.candidates:
+            _print_memory_line(c)
+    return 0
+
+
+def run_search(args: argparse.Namespace) -> int:
+    with _engine(args, embedder=not args.lexical) as engine:
+        engine.reindex()  # incremental: code chunks and anchors reflect the code as it is now
+        result = engine.search(
+            args.query, k=args.k, types=args.type, file=args.file, statuses=args.status or CURRENT_STATUSES,
+            since=args.since, as_of=args.as_of, lexical_only=args.lexical,
+        )  # fmt: skip
+    if args.json:
+        cliutil.print_json(
+            {
+                "mode": result.mode,
+                "reason": result.reason,
+                "memories": [memory_json(h.memory, h.score) for h in result.memories],
+                "chunks": [
+                    {
+                        "file": c.chunk.rel,
+                        "symbol": c.chunk.symbol,
+                        "kind": c.chunk.kind,
+                        "start_line": c.chunk.start_line,
+                        "end_line": c.chunk.end_line,
+                        "signature": c.chunk.signature,
+                        "score": round(c.score, 6),
+                    }
+                    for c in result.chunks
+                ],
+                "timings_ms": {
+                    "lexical": round(result.timings.lexical_ms, 2),
+                    "embed": round(result.timings.embed_ms, 2),
+                    "vector": round(result.timings.vector_ms, 2),
+                    "rank": round(result.timings.rank_ms, 2),
+                },
+            }
+        )
+        return 0
+    if not result.memories:
+        print("No memories match." + (" (lexical search)" if result.mode == "lexical" else ""))
+    for h in result.memories:
+        _print_memory_line(h.memory, f"  score {h.score:.4f}")
+    if result.chunks:
+        print("\nCode:")
+        for c in result.chunks:
+            print(f"  {c.chunk.rel}:{c.chunk.start_line}  {c.chunk.symbol}  {_one_line(c.chunk.signature, 80)}")
+    return 0
+
+
+def run_stats(args: argparse.Namespace) -> int:
+    with _engine(args, embedder=False) as engine:
+        engine.reindex()  # incremental: staleness and PageRank reflect the code as it is now
+        stats = engine.stats()
+    if args.json:
+        cliutil.print_json(stats.to_dict())
+        return 0
+    print(f"Memories: {stats.total}")
+    print("By type (current): " + (", ".join(f"{t} {n}" for t, n in stats.by_type.items()) or "none"))
+    print("By status: " + (", ".join(f"{s} {n}" for s, n in stats.by_status.items()) or "none"))
+    print(f"Stale (may be outdated): {stats.stale}")
+    if stats.most_surfaced:
+        print("Most surfaced:")
+        for m in stats.most_surfaced:
+            print(f"  {m.surfaced_count:>5}  {m.id}  {_one_line(m.text, 70)}")
+    if stats.important_without_memories:
+        print("Important code with no memories yet (PageRank):")
+        for rel, score in stats.important_without_memories:
+            print(f"  {score:.4f}  {rel}")
+    return 0
+
+
+def run_list(args: argparse.Namespace) -> int:
+    statuses = STATUSES if args.all else (tuple(args.status) or CURRENT_STATUSES)
+    with _engine(args, embedder=False) as engine:
+        memories = engine.list(types=args.type, file=args.file, statuses=statuses, limit=args.limit, offset=args.offset)
+    if args.json:
+        cliutil.print_json([memory_json(m) for m in memories])
+        return 0
+    if not memories:
+        print("No memories.")
+    for m in memories:
+        _print_memory_line(m)
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    with _engine(args, embedder=False) as engine:
+        m = engine.get(args.id)
+        events = engine.store.events(m.id)
+    if args.json:
+        data = memory_json(m)
+        data["events"] = [e.to_dict() for e in events]
+        cliutil.print_json(data)
+        return 0
+    _print_memory_full(m)
+    return 0
+
+
+def run_history(args: argparse.Namespace) -> int:
+    with _engine(args, embedder=False) as engine:
+        history = engine.history(args.id)
+    if args.json:
+        cliutil.print_json(
+            [{**memory_json(m), "events": [e.to_dict() for e in history.events.get(m.id, [])]} for m in history.chain]
+        )
+        return 0
+    for i, m in enumerate(history.chain):
+        marker = "current" if m.status in CURRENT_STATUSES else m.status
+        print(f"{i + 1}. {m.id}  {m.type}  [{marker}]  {m.created_at}")
+        print(f"    {_one_line(m.text)}")
+        for e in history.events.get(m.id, []):
+            detail = ", ".join(f"{k}={v}" for k, v in e.detail.items())
+            print(f"      {e.at}  {e.kind}" + (f"  ({_one_line(detail, 80)})" if detail else ""))
+    return 0
+
+
+def _status_change(args: argparse.Namespace, action: str) -> int:
+    with _engine(args, embedder=False) as engine:
+        m = getattr(engine, action)(args.id)
+    if args.json:
+        cliutil.print_json({"id": m.id, "status": m.status})
+    else:
+        print(f"{m.id} is now {m.status}")
+    return 0
+
+
+def run_forget(args: argparse.Namespace) -> int:
+    return _status_change(args, "forget")
+
+
+def run_restore(args: argparse.Namespace) -> int:
+    return _status_change(args, "restore")
+
+
+def run_confirm(args: argparse.Namespace) -> int:
+    return _status_change(args, "confirm")
+
+
+def run_outdated(args: argparse.Namespace) -> int:
+    return _status_change(args, "mark_stale")
+
+
+def run_supersede(args: argparse.Namespace) -> int:
+    with _engine(args, embedder=True) as engine:
+        new = engine.supersede(args.id, args.text, type=args.type)
+    if args.json:
+        cliutil.print_json({"id": new.id, "superseded": new.supersedes, "memory": memory_json(new)})
+    else:
+        print(f"{new.id} supersedes {new.supersedes} (the old memory stays as history)")
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    with _engine(args, embedder=False) as engine, _path_errors("write", args.path):
+        report = engine.export(args.path)
+    if args.json:
+        cliutil.print_json(report.to_dict())
+    else:
+        print(f"Exported {report.exported} memories to {report.path}")
+    return 0
+
+
+def run_import(args: argparse.Namespace) -> int:
+    with _engine(args, embedder=True) as engine, _path_errors("read", args.path):
+        report = engine.import_(args.path)
+    if args.json:
+        cliutil.print_json(report.to_dict())
+    else:
+        print(
+            f"Imported {report.path}: {report.added} added, {report.updated} updated (newer), "
+            f"{report.kept_local} kept local (ours newer), {report.unchanged} unchanged, "
+            f"{report.events_added} history events merged"
+        )
+    return 0

@@ -1,0 +1,616 @@
+"""The index database: files, chunks (with full-text search), definitions, references, imports, edges.
+
+It is a cache of what parsing the workspace yields, so it can always be rebuilt: a corrupt file is
+logged, moved aside and recreated. This module is the one place that holds the index's SQL.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import sqlite3
+import time
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from forewarn import sqlite
+from forewarn.indexing.records import Chunk, Import
+
+log = logging.getLogger(__name__)
+
+WHAT = "index database"
+NAMES_SEPARATOR = "\t"  # between the names of one import; cheaper to split than JSON to parse
+CACHE_KIB = 32_768  # page cache for FTS merges during a cold index; well inside the RSS budget
+CAMEL_PART_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+QUERY_WORD_RE = re.compile(r"\w+")
+# search matches the rarest query terms first and stops adding terms past this many candidate chunks:
+# bm25 must score every chunk that matches, and "the", "return", "self" match a fifth of Django
+SEARCH_CANDIDATES_MAX = 3_000
+SEARCH_TERMS_MAX = 8  # rarest terms kept from a long query; more add candidates, rarely better hits
+CAMEL_CACHE_MAX = 200_000  # distinct identifiers remembered per process (a few MB); names recur across files
+
+MIGRATIONS = [
+    sqlite.Migration(
+        "m001_initial",
+        """
+        CREATE TABLE files (
+            id INTEGER PRIMARY KEY,
+            rel TEXT NOT NULL UNIQUE,
+            language TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            content_hash TEXT NOT NULL,
+            status TEXT NOT NULL,   -- ok | errors (parsed with syntax errors) | skipped
+            reason TEXT             -- why skipped
+        );
+        CREATE TABLE chunks (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: new rows of a batch are the ids above its start
+            file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            symbol TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            start_line INTEGER NOT NULL,
+            end_line INTEGER NOT NULL,
+            start_byte INTEGER NOT NULL,
+            end_byte INTEGER NOT NULL,
+            signature TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            text TEXT NOT NULL,
+            part INTEGER NOT NULL,
+            words TEXT NOT NULL     -- camelCase parts, so "user name" finds getUserName
+        );
+        CREATE INDEX chunks_by_file ON chunks(file_id, symbol);
+        -- unicode61 treats "_" as a separator, so snake_case names are searchable by their parts
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(
+            symbol, text, words, content='chunks', content_rowid='id', tokenize='unicode61'
+        );
+        CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
+            INSERT INTO chunks_fts(chunks_fts, rowid, symbol, text, words)
+            VALUES ('delete', old.id, old.symbol, old.text, old.words);
+        END;
+        CREATE TABLE defs (
+            file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            category TEXT NOT NULL,
+            line INTEGER NOT NULL,
+            symbol TEXT NOT NULL,
+            signature TEXT NOT NULL
+        );
+        CREATE INDEX defs_by_file ON defs(file_id);
+        CREATE INDEX defs_by_name ON defs(name);
+        CREATE TABLE refs (
+            file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            count INTEGER NOT NULL
+        );
+        CREATE INDEX refs_by_file ON refs(file_id);
+        CREATE TABLE imports (
+            file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            spec TEXT NOT NULL,
+            line INTEGER NOT NULL,
+            names TEXT NOT NULL     -- tab-separated (names never hold tabs)
+        );
+        CREATE INDEX imports_by_file ON imports(file_id);
+        CREATE TABLE edges (
+            src_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            dst_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            PRIMARY KEY (src_id, dst_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX edges_by_dst ON edges(dst_id);
+        """,
+    ),
+    # FTS holds each chunk's own text (m001 indexed a class's methods again inside it, and a split
+    # definition twice). Contentless: the text is in chunks already, and a row is deleted by giving FTS5
+    # the values it indexed, which fts_texts recomputes from the chunk rows (no trigger can). The index
+    # is a cache: emptying it makes the next run a cold index that fills the new table.
+    sqlite.Migration(
+        "m002_fts_own_text",
+        """
+        DROP TRIGGER chunks_fts_delete;
+        DROP TABLE chunks_fts;
+        DELETE FROM files;
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(symbol, text, words, content='', tokenize='unicode61');
+        -- how many chunks hold each term: search drops the common ones before matching
+        CREATE VIRTUAL TABLE chunks_fts_terms USING fts5vocab(chunks_fts, 'row');
+        """,
+    ),
+]
+
+
+@dataclass(frozen=True, slots=True)
+class FileRecord:
+    """What the index knows about one file; ``status`` is ok, errors or skipped (then ``reason``)."""
+
+    rel: str
+    language: str
+    size: int
+    mtime_ns: int
+    content_hash: str
+    status: str
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CodeChunk:
+    """A stored chunk: the parser's :class:`Chunk` plus its id and file."""
+
+    id: int
+    rel: str
+    symbol: str
+    kind: str
+    start_line: int
+    end_line: int
+    start_byte: int
+    end_byte: int
+    signature: str
+    content_hash: str
+    text: str
+    part: int
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    rel: str
+    name: str
+    category: str
+    line: int
+    symbol: str
+    signature: str
+
+
+@dataclass(slots=True)
+class FileContent:
+    """Everything parsing one file produced, ready to store (built in worker processes)."""
+
+    record: FileRecord
+    chunks: list[Chunk]
+    chunk_words: list[str]
+    defs: list[tuple[str, str, int, str, str]]  # name, category, line, symbol, signature
+    refs: dict[str, int]  # name -> number of references
+    imports: list[Import]
+
+
+def split_identifier(ident: str) -> list[str]:
+    """``getHTTPResponse_code`` -> ``["get", "http", "response", "code"]``."""
+    return [p.lower() for part in ident.split("_") if part for p in CAMEL_PART_RE.findall(part)]
+
+
+def chunk_words(names: Iterable[str]) -> str:
+    """The ``words`` column for a chunk using these identifiers: the parts of the camelCase ones."""
+    return " ".join(dict.fromkeys(part for name in dict.fromkeys(names) for part in camel_parts(name)))
+
+
+def camel_parts(name: str) -> list[str]:
+    """The parts of a camelCase name (getUserName, HTTPResponse); [] for any other name. Do not mutate."""
+    parts = _camel_cache.get(name)
+    if parts is None:
+        parts = _camel_parts(name)
+        if len(_camel_cache) < CAMEL_CACHE_MAX:
+            _camel_cache[name] = parts
+    return parts
+
+
+_camel_cache: dict[str, list[str]] = {}
+
+
+def _camel_parts(name: str) -> list[str]:
+    if name.islower() or name.isupper():  # string methods in C: most names stop here
+        return []
+    parts = split_identifier(name)
+    return parts if len(parts) > 1 else []
+
+
+def file_chunk_words(names_by_line: Sequence[tuple[int, str]], spans: Iterable[tuple[int, int]]) -> list[str]:
+    """``chunk_words`` for each (start_line, end_line) chunk of one file.
+
+    The tokenizer already splits snake_case (``_`` separates tokens), so only camelCase names need
+    their parts listed. The names are the parser's tags (definitions and references, sorted by
+    line), not a scan of the text: nested chunks repeat their children's text, and a regex pass over
+    every chunk cost a fifth of all parsing time.
+    """
+    parts = {name: split for name in {n for _, n in names_by_line} if (split := camel_parts(name))}
+    camel = [(line, name) for line, name in names_by_line if name in parts]  # usually a small minority
+    if not camel:
+        return ["" for _ in spans]
+    lines = [line for line, _ in camel]
+    out = []
+    for start, end in spans:
+        lo, hi = bisect_left(lines, start), bisect_right(lines, end)
+        if lo == hi:  # most chunks: no camelCase name inside
+            out.append("")
+            continue
+        inside = dict.fromkeys(name for _, name in camel[lo:hi])
+        out.append(" ".join(dict.fromkeys(part for name in inside for part in parts[name])))
+    return out
+
+
+def fts_texts(chunks: Sequence[Chunk]) -> list[str | None]:
+    """What full-text search indexes for each chunk of one file: its own text, None for none.
+
+    Nested chunks are indexed themselves, so a chunk's row replaces each chunk directly inside it with
+    that chunk's signature (a class keeps its header, fields and method signatures, not method bodies).
+    A split definition's whole ``part=0`` chunk gets no row: its parts carry the text. Offsets are
+    bytes; a chunk whose text does not re-encode to its byte span (undecodable bytes) is kept whole.
+    """
+    split = {c.symbol for c in chunks if c.part > 0}
+    wholes = sorted((c for c in chunks if c.part == 0), key=lambda c: (c.start_byte, -c.end_byte))
+    children: dict[str, list[Chunk]] = {}  # symbol of a definition -> the chunks directly inside it
+    stack: list[Chunk] = []
+    for c in wholes:
+        while stack and stack[-1].end_byte <= c.start_byte:
+            stack.pop()
+        parent = stack[-1] if stack else None
+        if (
+            parent is not None
+            and c.end_byte <= parent.end_byte
+            and (c.start_byte, c.end_byte) != (parent.start_byte, parent.end_byte)
+        ):
+            children.setdefault(parent.symbol, []).append(c)
+        stack.append(c)
+    out: list[str | None] = []
+    for c in chunks:
+        if c.part == 0 and c.symbol in split:
+            out.append(None)
+            continue
+        inner = [d for d in children.get(c.symbol, ()) if d.start_byte < c.end_byte and d.end_byte > c.start_byte]
+        out.append(_own_text(c, inner) if inner else c.text)
+    return out
+
+
+def _own_text(c: Chunk, inner: list[Chunk]) -> str:
+    ascii_text = c.text.isascii()
+    data = c.text.encode("ascii" if ascii_text else "utf-8")
+    if len(data) != c.end_byte - c.start_byte:
+        return c.text
+    pieces: list[bytes] = []
+    at = 0
+    for d in inner:  # in file order, disjoint
+        lo, hi = max(d.start_byte - c.start_byte, 0), min(d.end_byte - c.start_byte, len(data))
+        pieces.append(data[at:lo])
+        if d.start_byte >= c.start_byte:  # the signature goes where the nested definition begins
+            pieces.append(d.signature.encode())
+        at = hi
+    pieces.append(data[at:])
+    return b"".join(pieces).decode("utf-8", "replace")
+
+
+def query_terms(text: str) -> list[str]:
+    """The distinct search terms of free text: its words, lowercased, and their identifier parts."""
+    words: dict[str, None] = {}
+    for word in QUERY_WORD_RE.findall(text):
+        words[word.lower()] = None
+        for part in split_identifier(word):
+            words[part] = None
+    return list(words)
+
+
+def fts_query(text: str | Sequence[str]) -> str:
+    """A safe FTS5 query from free text (or its terms): each term quoted, any may match (bm25 ranks)."""
+    terms = query_terms(text) if isinstance(text, str) else text
+    return " OR ".join(f'"{w}"' for w in terms)
+
+
+def selective_terms(doc_freqs: dict[str, int]) -> list[str]:
+    """The terms worth matching: rarest first while their chunks fit SEARCH_CANDIDATES_MAX (the rarest
+    always), at most SEARCH_TERMS_MAX; terms no chunk holds are dropped."""
+    kept: list[str] = []
+    candidates = 0
+    for term, df in sorted(doc_freqs.items(), key=lambda item: item[1]):
+        if df == 0:
+            continue
+        if kept and (candidates + df > SEARCH_CANDIDATES_MAX or len(kept) == SEARCH_TERMS_MAX):
+            break
+        kept.append(term)
+        candidates += df
+    return kept
+
+
+class IndexStore:
+    """The index database of one workspace. Not thread-safe: the Indexer serialises access."""
+
+    def __init__(self, path: Path, *, verify: bool = True) -> None:
+        """Open (creating, migrating, and rebuilding if corrupt) the index at ``path``.
+
+        ``verify=False`` is for worker processes that write into an index the Indexer has just
+        opened and verified: it skips the integrity check and migrations.
+        """
+        self.path = Path(path)
+        self.conn = self._open() if verify else self._tune(sqlite.connect(self.path))
+
+    @staticmethod
+    def _tune(conn: sqlite3.Connection) -> sqlite3.Connection:
+        # a cache: an OS crash mid-write costs a rebuild (quick_check on open), so skip the syncs
+        conn.execute("PRAGMA synchronous = OFF")
+        conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+        return conn
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            conn = sqlite.connect(self.path)
+            row = conn.execute("PRAGMA quick_check").fetchone()
+            if row is None or row[0] != "ok":
+                raise sqlite3.DatabaseError(f"quick_check: {row[0] if row else 'no answer'}")
+        except sqlite3.DatabaseError as exc:
+            aside = self._move_aside()
+            log.warning("the %s %s is corrupt (%s); moved it to %s and rebuilding", WHAT, self.path, exc, aside)
+            conn = sqlite.connect(self.path)
+        sqlite.migrate(self._tune(conn), MIGRATIONS, what=WHAT)
+        return conn
+
+    def _move_aside(self) -> Path:
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
+        os.replace(self.path, aside)
+        for suffix in ("-wal", "-shm"):
+            side = Path(str(self.path) + suffix)
+            if side.exists():
+                side.unlink()
+        return aside
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- files ---------------------------------------------------------------------------------
+
+    def files(self) -> dict[str, FileRecord]:
+        rows = self.conn.execute(
+            "SELECT rel, language, size, mtime_ns, content_hash, status, reason FROM files ORDER BY rel"
+        )
+        return {r[0]: FileRecord(*r) for r in rows}
+
+    def write(self, contents: Sequence[FileContent]) -> None:
+        """Store parsed files, replacing what was known about them, in one transaction.
+
+        Rows of all the batch's files go in one ``executemany`` per table, FTS5 included (its rows hold
+        each chunk's own text, :func:`fts_texts`, so the batch's chunk text is tokenized once).
+        """
+        with sqlite.transaction(self.conn) as conn:
+            row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'chunks'").fetchone()
+            last_chunk = row[0] if row else 0
+            ids = [self._upsert_file(conn, content.record) for content in contents]
+            self._forget_fts(conn, ids)
+            for table in ("chunks", "defs", "refs", "imports"):
+                conn.executemany(f"DELETE FROM {table} WHERE file_id = ?", [(i,) for i in ids])
+            pairs = list(zip(ids, contents, strict=True))
+            rows = []
+            fts_rows: list[tuple[int, str, str | None, str]] = []
+            for i, content in pairs:
+                for c, words, fts_text in zip(
+                    content.chunks, content.chunk_words, fts_texts(content.chunks), strict=True
+                ):
+                    last_chunk += 1
+                    rows.append(
+                        (
+                            last_chunk,
+                            i,
+                            c.symbol,
+                            c.kind,
+                            c.start_line,
+                            c.end_line,
+                            c.start_byte,
+                            c.end_byte,
+                            c.signature,
+                            c.content_hash,
+                            c.text,
+                            c.part,
+                            words,
+                        )
+                    )
+                    fts_rows.append((last_chunk, c.symbol, fts_text, words))
+            conn.executemany(
+                """INSERT INTO chunks (id, file_id, symbol, kind, start_line, end_line, start_byte, end_byte,
+                                       signature, content_hash, text, part, words)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                rows,
+            )
+            conn.executemany(
+                "INSERT INTO defs (file_id, name, category, line, symbol, signature) VALUES (?, ?, ?, ?, ?, ?)",
+                [(i, *d) for i, content in pairs for d in content.defs],
+            )
+            conn.executemany(
+                "INSERT INTO refs (file_id, name, count) VALUES (?, ?, ?)",
+                [(i, name, n) for i, content in pairs for name, n in content.refs.items()],
+            )
+            conn.executemany(
+                "INSERT INTO imports (file_id, spec, line, names) VALUES (?, ?, ?, ?)",
+                [(i, m.spec, m.line, NAMES_SEPARATOR.join(m.names)) for i, content in pairs for m in content.imports],
+            )
+            # ids are given, not assigned, so each FTS row can name its chunk
+            conn.executemany(
+                "INSERT INTO chunks_fts(rowid, symbol, text, words) VALUES (?, ?, ?, ?)",
+                [row for row in fts_rows if row[2] is not None],
+            )
+
+    def _forget_fts(self, conn: sqlite3.Connection, file_ids: Iterable[int]) -> None:
+        """Delete these files' chunks from FTS (before the chunks go): a contentless table must be told
+        the values it indexed, recomputed here from the stored chunks."""
+        for file_id in file_ids:
+            rows = conn.execute(
+                """SELECT id, symbol, kind, start_line, end_line, start_byte, end_byte, signature, content_hash,
+                          text, part, words FROM chunks WHERE file_id = ? ORDER BY id""",
+                (file_id,),
+            ).fetchall()
+            if not rows:
+                continue
+            chunks = [Chunk(*r[1:11]) for r in rows]
+            conn.executemany(
+                "INSERT INTO chunks_fts(chunks_fts, rowid, symbol, text, words) VALUES ('delete', ?, ?, ?, ?)",
+                [(r[0], r[1], own, r[11]) for r, own in zip(rows, fts_texts(chunks), strict=True) if own is not None],
+            )
+
+    def _upsert_file(self, conn: sqlite3.Connection, rec: FileRecord) -> int:
+        row = conn.execute(
+            """INSERT INTO files (rel, language, size, mtime_ns, content_hash, status, reason)
+               VALUES (?, ?, ?, ?, ?, ?, ?)
+               ON CONFLICT (rel) DO UPDATE SET language = excluded.language, size = excluded.size,
+                   mtime_ns = excluded.mtime_ns, content_hash = excluded.content_hash,
+                   status = excluded.status, reason = excluded.reason
+               RETURNING id""",
+            (rec.rel, rec.language, rec.size, rec.mtime_ns, rec.content_hash, rec.status, rec.reason),
+        ).fetchone()
+        return int(row[0])
+
+    def touch(self, records: Iterable[FileRecord]) -> None:
+        """Record a new size/mtime for files whose bytes did not change."""
+        with sqlite.transaction(self.conn) as conn:
+            conn.executemany(
+                "UPDATE files SET size = ?, mtime_ns = ? WHERE rel = ?",
+                [(r.size, r.mtime_ns, r.rel) for r in records],
+            )
+
+    def delete(self, rels: Iterable[str]) -> None:
+        with sqlite.transaction(self.conn) as conn:
+            rels = list(rels)
+            ids = [row[0] for rel in rels for row in conn.execute("SELECT id FROM files WHERE rel = ?", (rel,))]
+            self._forget_fts(conn, ids)
+            conn.executemany("DELETE FROM files WHERE rel = ?", [(rel,) for rel in rels])
+
+    # -- imports and edges ---------------------------------------------------------------------
+
+    def imports(self, rels: Iterable[str] | None = None) -> dict[str, tuple[str, list[Import]]]:
+        """rel -> (language, imports) for ``rels`` (all files when None)."""
+        sql = """SELECT f.rel, f.language, i.spec, i.line, i.names FROM imports i JOIN files f ON f.id = i.file_id"""
+        out: dict[str, tuple[str, list[Import]]] = {}
+        if rels is None:
+            rows: Iterable[sqlite3.Row] = self.conn.execute(sql + " ORDER BY i.rowid")
+        else:
+            rows = [r for rel in rels for r in self.conn.execute(sql + " WHERE f.rel = ? ORDER BY i.rowid", (rel,))]
+        for rel, language, spec, line, names in rows:
+            parsed = tuple(names.split(NAMES_SEPARATOR)) if names else ()
+            out.setdefault(rel, (language, []))[1].append(Import(spec, line, parsed))
+        return out
+
+    def set_edges(self, edges: dict[str, set[str]], *, replace_all: bool) -> None:
+        """Store resolved import edges for the sources in ``edges`` (for every file when ``replace_all``)."""
+        pairs = [(src, dst) for src, dsts in edges.items() for dst in dsts]
+        with sqlite.transaction(self.conn) as conn:
+            if replace_all:
+                conn.execute("DELETE FROM edges")
+            else:
+                conn.executemany(
+                    "DELETE FROM edges WHERE src_id = (SELECT id FROM files WHERE rel = ?)", [(s,) for s in edges]
+                )
+            conn.executemany(
+                """INSERT OR IGNORE INTO edges (src_id, dst_id)
+                   SELECT s.id, d.id FROM files s, files d WHERE s.rel = ? AND d.rel = ?""",
+                pairs,
+            )
+
+    def edges(self) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        rows = self.conn.execute(
+            "SELECT s.rel, d.rel FROM edges e JOIN files s ON s.id = e.src_id JOIN files d ON d.id = e.dst_id"
+        )
+        for src, dst in rows:
+            out.setdefault(src, set()).add(dst)
+        return out
+
+    # -- what the graph is built from ----------------------------------------------------------
+
+    def def_names(self) -> dict[str, list[str]]:
+        """rel -> names it defines (once each)."""
+        out: dict[str, list[str]] = {}
+        rows = self.conn.execute("SELECT DISTINCT f.rel, d.name FROM defs d JOIN files f ON f.id = d.file_id")
+        for rel, name in rows:
+            out.setdefault(rel, []).append(name)
+        return out
+
+    def ref_counts(self) -> dict[str, dict[str, int]]:
+        out: dict[str, dict[str, int]] = {}
+        rows = self.conn.execute("SELECT f.rel, r.name, r.count FROM refs r JOIN files f ON f.id = r.file_id")
+        for rel, name, count in rows:
+            out.setdefault(rel, {})[name] = count
+        return out
+
+    def definitions_in(self, rel: str) -> list[Definition]:
+        rows = self.conn.execute(
+            """SELECT f.rel, d.name, d.category, d.line, d.symbol, d.signature
+               FROM defs d JOIN files f ON f.id = d.file_id WHERE f.rel = ? ORDER BY d.line""",
+            (rel,),
+        )
+        return [Definition(*r) for r in rows]
+
+    def definitions_named(self, name: str) -> list[Definition]:
+        rows = self.conn.execute(
+            """SELECT f.rel, d.name, d.category, d.line, d.symbol, d.signature
+               FROM defs d JOIN files f ON f.id = d.file_id WHERE d.name = ? ORDER BY f.rel, d.line""",
+            (name,),
+        )
+        return [Definition(*r) for r in rows]
+
+    # -- chunks --------------------------------------------------------------------------------
+
+    _CHUNK_COLUMNS = """c.id, f.rel, c.symbol, c.kind, c.start_line, c.end_line, c.start_byte, c.end_byte,
+                        c.signature, c.content_hash, c.text, c.part"""
+
+    def chunks_for(self, rel: str) -> list[CodeChunk]:
+        rows = self.conn.execute(
+            f"""SELECT {self._CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id
+                WHERE f.rel = ? ORDER BY c.start_line, c.part""",
+            (rel,),
+        )
+        return [CodeChunk(*r) for r in rows]
+
+    def chunk_at(self, rel: str, line: int) -> CodeChunk | None:
+        """The innermost chunk whose span holds ``line`` (1-based)."""
+        row = self.conn.execute(
+            f"""SELECT {self._CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id
+                WHERE f.rel = ? AND c.start_line <= ? AND c.end_line >= ?
+                ORDER BY c.end_line - c.start_line, c.start_line DESC LIMIT 1""",
+            (rel, line, line),
+        ).fetchone()
+        return CodeChunk(*row) if row else None
+
+    def chunk_by_symbol(self, rel: str, symbol: str) -> CodeChunk | None:
+        """The chunk for ``symbol`` in ``rel`` (its first part when the definition was split)."""
+        row = self.conn.execute(
+            f"""SELECT {self._CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id
+                WHERE f.rel = ? AND c.symbol = ? ORDER BY c.part LIMIT 1""",
+            (rel, symbol),
+        ).fetchone()
+        return CodeChunk(*row) if row else None
+
+    def search_chunks(self, text: str, limit: int = 20) -> list[tuple[CodeChunk, float]]:
+        """Chunks matching free text, best first, with their bm25 score (higher is better).
+
+        Only the query's rarer terms are matched (:func:`selective_terms`): a common word adds
+        thousands of chunks to score and next to nothing to the ranking (bm25 weighs it near zero).
+        """
+        terms = query_terms(text)
+        if not terms:
+            return []
+        doc_freqs = {term: self._doc_freq(term) for term in terms}
+        query = fts_query(selective_terms(doc_freqs))
+        if not query:
+            return []
+        rows = self.conn.execute(
+            f"""SELECT {self._CHUNK_COLUMNS}, -hit.rank AS score
+                FROM (SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) hit
+                JOIN chunks c ON c.id = hit.rowid JOIN files f ON f.id = c.file_id
+                ORDER BY hit.rank""",
+            (query, limit),
+        )
+        return [(CodeChunk(*r[:-1]), float(r[-1])) for r in rows]
+
+    def _doc_freq(self, term: str) -> int:
+        """How many chunks hold ``term``; a term the tokenizer would fold (diacritics) counts as rare."""
+        if not term.isascii():
+            return 1
+        row = self.conn.execute("SELECT doc FROM chunks_fts_terms WHERE term = ?", (term,)).fetchone()
+        return int(row[0]) if row else 0
+
+    def counts(self) -> dict[str, int]:
+        one = self.conn.execute
+        return {
+            "files": one("SELECT count(*) FROM files WHERE status != 'skipped'").fetchone()[0],
+            "chunks": one("SELECT count(*) FROM chunks").fetchone()[0],
+            "definitions": one("SELECT count(*) FROM defs").fetchone()[0],
+            "edges": one("SELECT count(*) FROM edges").fetchone()[0],
+        }
+
+    def languages(self) -> dict[str, int]:
+        rows = self.conn.execute(
+            "SELECT language, count(*) FROM files WHERE status != 'skipped' GROUP BY language ORDER BY 2 DESC"
+        )
+        return {r[0]: r[1] for r in rows}

@@ -1,0 +1,1 @@
+"""The language server: pygls handlers, protocol converters, per-folder sessions and LSP settings."""

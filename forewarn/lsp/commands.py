@@ -1,0 +1,225 @@
+"""``workspace/executeCommand`` and ``workspace/symbol``: argument checking, then one session call.
+
+Every command takes one JSON object (docs/internals.md, "LSP surface"). Arguments are checked here
+and a bad one is answered with InvalidParams naming the field, never with a crash.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+
+from forewarn.lsp import convert
+from forewarn.lsp.session import Unavailable
+from forewarn.memory.store import MEMORY_TYPES, InvalidMemoryError, MemoryNotFoundError
+
+if TYPE_CHECKING:
+    from forewarn.lsp.server import ForewarnServer
+
+MAX_TEXT_CHARS = 20_000  # a memory is a lesson, not a log dump; longer text is refused with a reason
+MAX_QUERY_CHARS = 2_000  # a search longer than this is a pasted file; its first part says enough
+MAX_K = 200  # more results than a palette can show
+DEFAULT_K = 20  # one screen of a picker
+DEFAULT_MAP_TOKENS = 1_024  # Aider's default repo-map budget
+MAX_MAP_TOKENS = 32_768  # beyond this the map no longer fits any model's context usefully
+SYMBOL_MEMORIES = 50  # workspace/symbol: memories listed…
+SYMBOL_CHUNKS = 50  # …and code chunks, each capped so the picker stays quick
+REQUEST_FAILED = -32803  # LSP's RequestFailed: the request was valid but the server could not do it
+
+
+class Args:
+    """Reads one command's argument object; every problem raises InvalidParams naming the field."""
+
+    def __init__(self, command: str, raw: Sequence[Any]) -> None:
+        self.command = command
+        if len(raw) > 1:
+            self.fail(f"takes one argument object, got {len(raw)} arguments")
+        value = raw[0] if raw else {}
+        if value is None:
+            value = {}
+        if not isinstance(value, dict):
+            self.fail(f"the argument must be an object, got {type(value).__name__}")
+        self.data: dict[str, Any] = value
+
+    def fail(self, message: str) -> None:
+        raise JsonRpcInvalidParams(f"{self.command}: {message}")
+
+    def str(self, name: str, *, required: bool = False, limit: int = MAX_TEXT_CHARS) -> str | None:
+        value = self.data.get(name)
+        if value is None:
+            if required:
+                self.fail(f"'{name}' is required")
+            return None
+        if not isinstance(value, str):
+            self.fail(f"'{name}' must be a string, got {type(value).__name__}")
+        if required and not value.strip():
+            self.fail(f"'{name}' must not be empty")
+        if len(value) > limit:
+            self.fail(f"'{name}' is {len(value)} characters; the limit is {limit}")
+        return value
+
+    def int(self, name: str, default: int, low: int, high: int) -> int:
+        value = self.data.get(name)
+        if value is None:
+            return default
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            self.fail(f"'{name}' must be an integer")
+        if value != int(value) or not low <= value <= high:
+            self.fail(f"'{name}' must be an integer from {low} to {high}, got {value}")
+        return int(value)
+
+    def strs(self, name: str) -> list[str]:
+        value = self.data.get(name)
+        if value is None:
+            return []
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            self.fail(f"'{name}' must be a list of strings")
+        return list(value)
+
+    def choice(self, name: str, allowed: Sequence[str], default: str | None = None) -> str | None:
+        value = self.str(name)
+        if value is None:
+            return default
+        if value not in allowed:
+            self.fail(f"'{name}' must be one of {', '.join(allowed)}; got {value!r}")
+        return value
+
+    def range(self, name: str) -> types.Range | None:
+        value = self.data.get(name)
+        if value is None:
+            return None
+        try:
+            start, end = value["start"], value["end"]
+            rng = types.Range(
+                start=types.Position(line=_nat(start["line"]), character=_nat(start["character"])),
+                end=types.Position(line=_nat(end["line"]), character=_nat(end["character"])),
+            )
+        except (KeyError, TypeError, ValueError):
+            self.fail(f"'{name}' must be an LSP range {{start: {{line, character}}, end: {{line, character}}}}")
+        return rng
+
+
+def _nat(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(value)
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    name: str
+    run: Callable[[ForewarnServer, Args], Any]
+    writes: bool  # writes run on the writer thread and republish open documents afterwards
+
+
+async def _search(ls: ForewarnServer, args: Args) -> dict[str, Any]:
+    query = args.str("query", required=True, limit=MAX_QUERY_CHARS) or ""
+    k = args.int("k", DEFAULT_K, 1, MAX_K)
+    mtype = args.choice("type", MEMORY_TYPES)
+    session, rel = ls.target(args.str("file"))
+    return await ls.read(session.search, query, k, mtype, rel)
+
+
+async def _remember(ls: ForewarnServer, args: Args) -> dict[str, Any]:
+    text = args.str("text", required=True) or ""
+    mtype = args.choice("type", MEMORY_TYPES, "gotcha") or "gotcha"
+    rng = args.range("range")
+    symbol = args.str("symbol", limit=1_000)
+    tags = args.strs("tags")
+    session, rel = ls.target(args.str("uri"))
+    line = convert.selection_lines(rng)[0] if rng else None
+    return await ls.write(session.remember, text, mtype, rel, symbol, line, tags)
+
+
+def _id(args: Args) -> str:
+    return args.str("id", required=True, limit=64) or ""
+
+
+async def _supersede(ls: ForewarnServer, args: Args) -> dict[str, Any]:
+    text = args.str("text", required=True) or ""
+    mtype = args.choice("type", MEMORY_TYPES)
+    session, mid = await ls.session_owning(_id(args))
+    return await ls.write(session.supersede, mid, text, mtype)
+
+
+def _on_memory(action: str) -> Callable[[ForewarnServer, Args], Any]:
+    """A command whose one argument is a memory id: ``session.<action>(id)`` on the writer thread."""
+
+    async def run(ls: ForewarnServer, args: Args) -> dict[str, Any]:
+        session, mid = await ls.session_owning(_id(args))
+        return await ls.write(getattr(session, action), mid)
+
+    return run
+
+
+async def _repo_map(ls: ForewarnServer, args: Args) -> dict[str, Any]:
+    budget = args.int("budget", DEFAULT_MAP_TOKENS, 64, MAX_MAP_TOKENS)
+    focus = args.strs("focus")
+    session = ls.session_for(focus[0] if focus else None)
+    rels = [found[1] for uri in focus if (found := ls.locate(uri)) is not None and found[0] is session]
+    return await ls.read(session.repo_map, budget, rels)
+
+
+async def _stats(ls: ForewarnServer, args: Args) -> dict[str, Any]:
+    return await ls.read(ls.session_for(args.str("uri")).stats)
+
+
+async def _reindex(ls: ForewarnServer, args: Args) -> dict[str, Any]:
+    session = ls.session_for(args.str("uri"))
+    await ls.index(session)
+    return session.last_report
+
+
+COMMANDS = (
+    Command(convert.CMD_SEARCH, _search, writes=False),
+    Command(convert.CMD_REMEMBER, _remember, writes=True),
+    Command(convert.CMD_SUPERSEDE, _supersede, writes=True),
+    Command(convert.CMD_FORGET, _on_memory("forget"), writes=True),
+    Command(convert.CMD_CONFIRM, _on_memory("confirm"), writes=True),
+    Command(convert.CMD_MARK_OUTDATED, _on_memory("mark_outdated"), writes=True),
+    Command(convert.CMD_REPO_MAP, _repo_map, writes=False),
+    Command(convert.CMD_STATS, _stats, writes=False),
+    Command(convert.CMD_REINDEX, _reindex, writes=False),  # indexing republishes by itself
+    Command(convert.CMD_ACCEPT, _on_memory("accept"), writes=False),  # reinforcement changes no diagnostic
+)
+
+
+def register(server: ForewarnServer) -> None:
+    for command in COMMANDS:
+        _register_one(server, command)
+
+
+def _register_one(server: ForewarnServer, command: Command) -> None:
+    # pygls reads this signature's type hints at call time: only names resolvable at run time here
+    async def handler(ls: Any, *raw: Any) -> Any:
+        await ls.ready.wait()
+        try:
+            result = await command.run(ls, Args(command.name, raw))
+        except (MemoryNotFoundError, InvalidMemoryError, ValueError) as exc:
+            raise JsonRpcInvalidParams(f"{command.name}: {exc}") from exc
+        except Unavailable as exc:
+            raise JsonRpcException(f"{command.name}: {exc}", code=REQUEST_FAILED) from exc
+        if command.writes:
+            ls.republish_all()
+            ls.flush_when_idle()
+        return result
+
+    handler.__name__ = command.name.replace(".", "_")
+    server.command(command.name)(handler)
+
+
+async def workspace_symbols(ls: ForewarnServer, query: str) -> list[types.WorkspaceSymbol]:
+    """Memories and code chunks matching ``query``, from every folder, for the standard picker."""
+    if not query.strip():
+        return []
+    query = query[:MAX_QUERY_CHARS]
+    await ls.ready.wait()
+    out: list[types.WorkspaceSymbol] = []
+    for session in list(ls.sessions.values()):
+        out += await ls.read(session.symbols, query, SYMBOL_MEMORIES, SYMBOL_CHUNKS)
+    return out

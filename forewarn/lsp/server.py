@@ -1,0 +1,645 @@
+"""The Forewarn language server: thin handlers over one ``FolderSession`` per workspace folder.
+
+Handlers get the document, call domain code off the event loop (``ForewarnServer.read`` /
+``write``), and map the result with the pure converters of ``convert.py``. State lives on
+``ForewarnServer``; settings are one ``Settings`` tree per folder (``lsp_settings.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, BinaryIO, TypeVar
+from urllib.parse import unquote
+
+import cattrs
+from lsprotocol import types
+from pygls.capabilities import get_capability
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest
+from pygls.io_ import StdinAsyncReader, StdoutWriter, run_async
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.uris import from_fs_path, to_fs_path
+
+from forewarn import __version__
+from forewarn.config import Settings
+from forewarn.lsp import commands, convert
+from forewarn.lsp import settings as lsp_settings
+from forewarn.lsp.session import FolderSession, IndexProgress
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+SERVER_NAME = "forewarn"
+CHANGE_DEBOUNCE_S = 0.3  # re-anchor after typing pauses, not on every keystroke
+WATCH_BATCH_S = 0.2  # a branch switch fires hundreds of file events: index them as one batch
+PROGRESS_INTERVAL_S = 0.1  # more frequent $/progress reports only cost the client redraws
+EXIT_GRACE_S = 5.0  # how long exit waits for running work before leaving anyway (SQLite is crash-safe)
+EXTERNAL_CHECK_S = 2.0  # how soon memories written by the CLI or another editor window show up
+READ_THREADS = 2  # opens and hovers run concurrently with each other, never behind indexing
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024  # a larger frame is discarded: no real LSP message is that big
+INVALID_REQUEST = JsonRpcInvalidRequest.CODE  # JSON-RPC's answer to a request it cannot even identify
+BACKFILL_BATCH = 32  # memories embedded per writer job: a remember queued behind backfill waits for one batch only
+IDLE_FLUSH_S = 10.0  # the vector index is saved once writes pause this long (and on shutdown)
+WATCH_REGISTRATION_ID = "forewarn-watch"
+WATCH_GLOB = "**/*"  # the indexer filters by language and ignore files; the client just reports
+
+
+class _Answered:
+    """A request that failed to parse and was already answered with an error: nothing left to do."""
+
+    jsonrpc = "answered"
+
+
+ANSWERED = _Answered()
+
+
+class ForewarnProtocol(LanguageServerProtocol):
+    """pygls' protocol, except that a request whose params do not parse gets an InvalidParams reply.
+
+    pygls only logs such a request (and shows an error), so the client would wait forever for it.
+    """
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if not (isinstance(data, dict) and "jsonrpc" in data and "id" in data and "method" in data):
+                raise
+            msg_id = data["id"]
+            if isinstance(msg_id, bool) or not isinstance(msg_id, int | str):
+                # JSON-RPC ids are strings or numbers; an unusable one is answered with a null id
+                message = f"request id {msg_id!r} is not a string or number"[:500]
+                # written by hand: lsprotocol would drop a None id, and JSON-RPC wants an explicit null
+                self._send_data({"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": message}})
+                return ANSWERED
+            detail = _structure_problem(exc.__cause__)
+            error = JsonRpcInvalidParams(f"Invalid params for {data.get('method')!r}: {detail}")
+            self._send_response(msg_id, error=error.to_response_error())
+            return ANSWERED
+
+    def handle_message(self, message: Any) -> None:
+        if message is ANSWERED:
+            return
+        super().handle_message(message)
+
+    def _execute_handler(
+        self,
+        msg_id: Any,
+        handler: Any,
+        callback: Any,
+        args: tuple[Any, ...] | None = None,
+        kwargs: dict[str, Any] | None = None,
+    ) -> None:
+        """pygls 2.1.1 files every handler's future under its id but only removes those of client requests:
+        the steps of its built-in generator handlers (every didOpen, hover, command…) stay forever, a few KB
+        each. Finished ones are dropped here, on the event loop, before each new handler (never from a
+        future's callback: those run on worker threads, and during pygls's own iteration at shutdown)."""
+        finished = [key for key, future in self._request_futures.items() if future.done()]
+        for key in finished:
+            del self._request_futures[key]
+        super()._execute_handler(msg_id, handler, callback, args, kwargs)
+
+
+def _structure_problem(exc: BaseException | None) -> str:
+    if isinstance(exc, cattrs.ClassValidationError):
+        return "; ".join(cattrs.transform_error(exc))[:500]
+    return str(exc)[:500] if exc else "cannot be read"
+
+
+class _GuardedReader(StdinAsyncReader):
+    """Reads stdin like pygls, but skips an absurdly large frame instead of buffering it whole."""
+
+    def readexactly(self, n: int) -> Any:
+        if n <= MAX_MESSAGE_BYTES:
+            return super().readexactly(n)
+        return self.loop.run_in_executor(self.executor, self._discard, n)
+
+    def _discard(self, n: int) -> bytes:
+        log.error("discarding a %d-byte message (limit %d bytes)", n, MAX_MESSAGE_BYTES)
+        while n > 0:
+            got = self.stdin.read(min(n, 1 << 20))
+            if not got:
+                return b""
+            n -= len(got)
+        return b"null"  # parses, then fails as "not a message": reported like any malformed frame
+
+
+class ForewarnServer(LanguageServer):
+    """Server state: folder sessions, open-document bookkeeping, worker threads."""
+
+    def __init__(self) -> None:
+        super().__init__(SERVER_NAME, __version__, protocol_cls=ForewarnProtocol)
+        self.sessions: dict[str, FolderSession] = {}  # by folder root path
+        self.init_options: Any = None
+        self.log_level_from_cli = False  # ``-v`` on the command line wins over the log_level setting
+        self.reads = ThreadPoolExecutor(READ_THREADS, thread_name_prefix="forewarn-read")
+        # one writer thread: indexing and memory writes are serialized, never concurrent
+        self.writes = ThreadPoolExecutor(1, thread_name_prefix="forewarn-write")
+        self._debounce: dict[str, asyncio.TimerHandle] = {}
+        self._generation: dict[str, int] = {}
+        self.open_uris: set[str] = set()  # as the client spelled them: diagnostics go back under the same URI
+        self._dirty: set[str] = set()  # open documents with unsaved edits
+        self._watch_pending: set[str] = set()
+        self._watch_timer: asyncio.TimerHandle | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._backfilling: set[str] = set()  # folders whose vectors are being filled in
+        self._flush_timer: asyncio.TimerHandle | None = None
+        self._stopping = threading.Event()
+        self.ready = asyncio.Event()  # set once every folder has been opened (or failed to open)
+
+    # ------------------------------------------------------------ plumbing
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        self._stop_event = threading.Event()
+        reader = _GuardedReader(stdin or sys.stdin.buffer, self.thread_pool)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(run_async(self._stop_event, reader, self.protocol, log, self.report_server_error))
+        except BrokenPipeError:
+            log.error("the client went away; shutting down")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
+    def shutdown(self) -> None:
+        """Stop reading; unlike pygls, never wait for the stdin reader thread, which may block forever."""
+        if self._stop_event is not None:
+            self._stop_event.set()
+        if self._thread_pool is not None:
+            self._thread_pool.shutdown(wait=False, cancel_futures=True)
+
+    def finish(self) -> int:
+        """Stop background work and close sessions; returns the exit code (LSP: 1 unless shut down first)."""
+        self._stopping.set()
+        for session in list(self.sessions.values()):
+            session.cancel()
+        closer = threading.Thread(target=self._close_all, name="forewarn-close", daemon=True)
+        closer.start()
+        closer.join(EXIT_GRACE_S)
+        if closer.is_alive():
+            log.warning("background work did not stop within %.0f s; exiting anyway", EXIT_GRACE_S)
+        return 0 if self.protocol._shutdown else 1
+
+    def _close_all(self) -> None:
+        self.writes.shutdown(wait=True, cancel_futures=True)
+        self.reads.shutdown(wait=True, cancel_futures=True)
+        for session in list(self.sessions.values()):
+            session.close()
+
+    def spawn(self, coro: Any) -> asyncio.Task[Any]:
+        """Run ``coro`` in the background; its errors are logged, never lost, never fatal."""
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and (exc := task.exception()) is not None:
+            log.error("background task failed", exc_info=exc)
+
+    async def read(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self.reads, fn, *args)
+
+    async def write(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self.writes, fn, *args)
+
+    def tell(self, message: str, kind: types.MessageType = types.MessageType.Warning) -> None:
+        log.log(logging.ERROR if kind == types.MessageType.Error else logging.WARNING, "%s", message)
+        self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+
+    def capability(self, path: str, default: Any = None) -> Any:
+        return get_capability(self.client_capabilities, path, default)
+
+    # ------------------------------------------------------------ folders and documents
+
+    def locate(self, uri: str) -> tuple[FolderSession, str] | None:
+        """The session owning ``uri`` and the file's workspace-relative path (innermost folder wins)."""
+        path = to_fs_path(uri) if uri.startswith("file:") else None
+        if path is None:
+            return None
+        # folder roots are resolved; try the path as given first (cheap), then with links resolved
+        return self._locate(Path(os.path.abspath(path))) or self._locate(Path(os.path.realpath(path)))
+
+    def _locate(self, path: Path) -> tuple[FolderSession, str] | None:
+        best: tuple[FolderSession, str] | None = None
+        for session in self.sessions.values():
+            try:
+                rel = path.relative_to(session.root)
+            except ValueError:
+                continue
+            if best is None or len(session.root.parts) > len(best[0].root.parts):
+                best = (session, rel.as_posix())
+        return best
+
+    def session_for(self, uri: str | None) -> FolderSession:
+        """The folder a command applies to: ``uri``'s, else the only (or first) folder."""
+        return self.target(uri)[0]
+
+    def target(self, uri: str | None) -> tuple[FolderSession, str | None]:
+        """The folder and relative path a command's ``uri`` names (no uri: the first folder, no path)."""
+        if uri:
+            found = self.locate(uri)
+            if found is None:
+                raise JsonRpcInvalidParams(f"{uri} is not inside a workspace folder")
+            return found
+        if not self.sessions:
+            raise JsonRpcInvalidParams("no workspace folder is open")
+        return next(iter(self.sessions.values())), None
+
+    async def session_owning(self, memory_id: str) -> tuple[FolderSession, str]:
+        """The folder whose database holds ``memory_id`` (or a unique prefix), and the full id."""
+        for session in list(self.sessions.values()):
+            if (full := await self.read(session.resolve_id, memory_id)) is not None:
+                return session, full
+        raise JsonRpcInvalidParams(f"no memory with id {memory_id!r}")
+
+    def folder_roots(self) -> list[tuple[str, Path]]:
+        roots: list[tuple[str, Path]] = []
+        for folder in self.workspace.folders.values():
+            path = to_fs_path(folder.uri)
+            if path:
+                roots.append((folder.uri, Path(path).resolve()))
+        if not roots and self.workspace.root_path:
+            roots.append((self.workspace.root_uri or "", Path(self.workspace.root_path).resolve()))
+        return roots
+
+    async def settings_for(self, folder_uri: str, root: Path) -> tuple[Settings, list[str]]:
+        config = None
+        if self.capability("workspace.configuration", False):
+            try:
+                items = [types.ConfigurationItem(scope_uri=folder_uri, section=lsp_settings.SECTION)]
+                result = await self.workspace_configuration_async(types.ConfigurationParams(items=items))
+                config = result[0] if result else None
+            except Exception as exc:  # a client that fails this request still gets a working server
+                log.warning("workspace/configuration failed: %s", exc)
+        return lsp_settings.folder_settings(root, self.init_options, config)
+
+    async def open_folder(self, folder_uri: str, root: Path) -> FolderSession:
+        settings, problems = await self.settings_for(folder_uri, root)
+        if problems:
+            self.tell(lsp_settings.problems_message(problems))
+        self.apply_log_level(settings)
+        session = FolderSession(root, settings)
+        self.sessions[str(root)] = session
+        await self.write(session.open)
+        for message in session.take_problems():
+            self.tell(message)
+        return session
+
+    async def start(self) -> None:
+        """After ``initialized``: open every folder, watch files, index in the background."""
+        try:
+            opened = [await self.open_folder(folder_uri, root) for folder_uri, root in self.folder_roots()]
+        finally:
+            self.ready.set()
+        for session in opened:
+            self.spawn(self.index(session))
+        await self.watch_files()
+        self.spawn(self.follow_external_writes())
+
+    async def follow_external_writes(self) -> None:
+        """Republish open documents when another process changed the memories (no notification exists)."""
+        while not self._stopping.is_set():
+            await asyncio.sleep(EXTERNAL_CHECK_S)
+            changed = [await self.read(s.memories_changed_elsewhere) for s in list(self.sessions.values())]
+            if any(changed):
+                self.republish_all()
+
+    async def reload_settings(self, pushed: Any) -> None:
+        for session in list(self.sessions.values()):
+            if self.capability("workspace.configuration", False):
+                settings, problems = await self.settings_for(from_fs_path(str(session.root)) or "", session.root)
+            else:
+                settings, problems = lsp_settings.folder_settings(session.root, self.init_options, _section_of(pushed))
+            if problems:
+                self.tell(lsp_settings.problems_message(problems))
+            self.apply_log_level(settings)
+            await self.write(session.apply_settings, settings)
+            for message in session.take_problems():
+                self.tell(message)
+            self.spawn(self.backfill(session))  # a new model has no vectors yet: search falls back until filled
+        self.republish_all()
+
+    def apply_log_level(self, settings: Settings) -> None:
+        level = logging.getLevelName(settings.log_level.upper())
+        if isinstance(level, int) and not self.log_level_from_cli:
+            logging.getLogger("forewarn").setLevel(level)
+        elif not isinstance(level, int):
+            self.tell(f"Forewarn: log_level {settings.log_level!r} is not a logging level; kept the current one")
+
+    async def watch_files(self) -> None:
+        if not self.capability("workspace.did_change_watched_files.dynamic_registration", False):
+            log.info("client cannot watch files for us; re-indexing on save only")
+            return
+        watcher = types.FileSystemWatcher(glob_pattern=WATCH_GLOB)
+        registration = types.Registration(
+            id=WATCH_REGISTRATION_ID,
+            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=[watcher]),
+        )
+        try:
+            await self.client_register_capability_async(types.RegistrationParams(registrations=[registration]))
+        except Exception as exc:
+            log.warning("could not register file watching: %s", exc)
+
+    # ------------------------------------------------------------ indexing
+
+    async def index(self, session: FolderSession, rels: list[str] | None = None) -> Any:
+        """Index (all, or ``rels``) with ``$/progress`` when the client shows it; then republish."""
+        if session.engine is None:
+            return None  # its open failed, and the user was told why
+        progress = await self.begin_progress(f"Forewarn: indexing {session.root.name}")
+        try:
+            report = await self.write(session.index, rels, progress)
+        except Exception as exc:
+            log.exception("indexing %s failed", session.root)
+            self.tell(f"Forewarn: indexing {session.root} failed: {exc}", types.MessageType.Error)
+            report = None
+        finally:
+            progress.end(session.last_summary)
+        self.republish_all()
+        if report is not None and rels is None:
+            self.spawn(self.backfill(session))
+        return report
+
+    async def backfill(self, session: FolderSession) -> int:
+        """Embed the memories that lack vectors, one small batch per writer job (opens never wait for it)."""
+        key = str(session.root)
+        if key in self._backfilling or session.engine is None:
+            return 0
+        self._backfilling.add(key)
+        total = 0
+        try:
+            while not self._stopping.is_set():
+                try:
+                    done = await self.write(session.backfill, BACKFILL_BATCH)
+                except RuntimeError:  # the writer was shut down: the server is exiting
+                    break
+                if done == 0:
+                    break
+                total += done
+        finally:
+            self._backfilling.discard(key)
+        if total:
+            log.info("embedded %d memories of %s that had no vector", total, session.root)
+            self.flush_when_idle()
+        return total
+
+    def flush_when_idle(self) -> None:
+        """Save the vector indexes once writes pause for ``IDLE_FLUSH_S`` (each new write postpones it)."""
+        if self._flush_timer is not None:
+            self._flush_timer.cancel()
+        self._flush_timer = asyncio.get_running_loop().call_later(IDLE_FLUSH_S, lambda: self.spawn(self._flush()))
+
+    async def _flush(self) -> None:
+        self._flush_timer = None
+        for session in list(self.sessions.values()):
+            if not self._stopping.is_set():
+                await self.write(session.flush)
+
+    async def begin_progress(self, title: str) -> _Progress:
+        token: str | None = None
+        if self.capability("window.work_done_progress", False):
+            token = f"forewarn-{uuid.uuid4()}"
+            try:
+                await self.work_done_progress.create_async(token)
+            except Exception as exc:
+                log.info("client refused a progress token: %s", exc)
+                token = None
+        progress = _Progress(self, token, asyncio.get_running_loop())
+        progress.begin(title)
+        return progress
+
+    def queue_watched(self, uris: list[str]) -> None:
+        self._watch_pending.update(uris)
+        if self._watch_timer is not None:
+            self._watch_timer.cancel()
+        self._watch_timer = asyncio.get_running_loop().call_later(
+            WATCH_BATCH_S, lambda: self.spawn(self._flush_watched())
+        )
+
+    async def _flush_watched(self) -> None:
+        pending, self._watch_pending = self._watch_pending, set()
+        by_session: dict[str, tuple[FolderSession, list[str]]] = {}
+        for uri in pending:
+            found = self.locate(uri)
+            if found is not None:
+                by_session.setdefault(str(found[0].root), (found[0], []))[1].append(found[1])
+        for session, rels in by_session.values():
+            await self.index(session, sorted(rels))
+
+    # ------------------------------------------------------------ diagnostics
+
+    def republish_all(self) -> None:
+        for uri in list(self.open_uris):
+            self.spawn(self.publish(uri, from_buffer=uri in self._dirty))
+
+    def debounce_change(self, uri: str) -> None:
+        self._dirty.add(uri)
+        if (handle := self._debounce.pop(uri, None)) is not None:
+            handle.cancel()
+        self._debounce[uri] = asyncio.get_running_loop().call_later(
+            CHANGE_DEBOUNCE_S, lambda: self.spawn(self.publish(uri, from_buffer=True))
+        )
+
+    def opened(self, uri: str) -> None:
+        self.open_uris.add(uri)
+        self.spawn(self.publish(uri))
+
+    def forget_document(self, uri: str) -> None:
+        self.open_uris.discard(uri)
+        self._dirty.discard(uri)
+        if (handle := self._debounce.pop(uri, None)) is not None:
+            handle.cancel()
+        self._generation[uri] = self._generation.get(uri, 0) + 1
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    async def publish(self, uri: str, *, from_buffer: bool = False) -> None:
+        """Compute and push one document's diagnostics; a newer call for the same URI wins."""
+        generation = self._generation[uri] = self._generation.get(uri, 0) + 1
+        started = time.perf_counter()
+        await self.ready.wait()
+        found = self.locate(uri)
+        diags: list[types.Diagnostic] = []
+        if found is not None:
+            session, rel = found
+            if session.settings.diagnostics.enabled:
+                hits = await self.read(session.file_hits, rel, self.buffer_text(uri), from_buffer)
+                diags = convert.diagnostics(hits, max_warnings=session.settings.diagnostics.max_warnings)
+        if self._generation.get(uri) != generation or uri not in self.open_uris:
+            return
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diags))
+        self.flush_when_idle()  # what opens showed is counted on the writer once things go quiet
+        log.debug("published %d diagnostics for %s in %.1f ms", len(diags), uri, (time.perf_counter() - started) * 1e3)
+
+    def buffer_text(self, uri: str) -> str | None:
+        doc = self.workspace.text_documents.get(unquote(uri))  # pygls keys documents by unquoted URI
+        return doc.source if doc is not None else None
+
+
+def _section_of(settings: Any) -> Any:
+    if isinstance(settings, dict) and lsp_settings.SECTION in settings:
+        return settings[lsp_settings.SECTION]
+    return None
+
+
+class _Progress:
+    """``$/progress`` for one job, safe to report from the worker thread; a no-op without a token."""
+
+    def __init__(self, server: ForewarnServer, token: str | None, loop: asyncio.AbstractEventLoop) -> None:
+        self.server, self.token, self.loop = server, token, loop
+        self._last = 0.0
+
+    def begin(self, title: str) -> None:
+        if self.token is not None:
+            self.server.work_done_progress.begin(
+                self.token, types.WorkDoneProgressBegin(title=title, percentage=0, cancellable=False)
+            )
+
+    def __call__(self, update: IndexProgress) -> None:
+        """Called from the indexing thread; throttled, forwarded to the event loop."""
+        if self.token is None:
+            return
+        now = self.loop.time()
+        if now - self._last < PROGRESS_INTERVAL_S and update.done < update.total:
+            return
+        self._last = now
+        pct = int(100 * update.done / update.total) if update.total else None
+        report = types.WorkDoneProgressReport(message=update.message, percentage=pct)
+        self.loop.call_soon_threadsafe(self.server.work_done_progress.report, self.token, report)
+
+    def end(self, message: str | None) -> None:
+        if self.token is not None:
+            self.server.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
+
+
+def serve_tcp(server: ForewarnServer, host: str, port: int) -> None:
+    """Serve one client over TCP; the bound address is logged (``--port 0`` picks a free port)."""
+    stop = threading.Event()
+    server._stop_event = stop
+
+    async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        server.protocol.set_writer(writer)  # type: ignore[arg-type]
+        try:
+            await run_async(stop, reader, server.protocol, log, server.report_server_error)
+        finally:
+            listener.close()
+
+    async def main() -> None:
+        nonlocal listener
+        listener = await asyncio.start_server(connection, host, port)
+        for sock in listener.sockets:
+            address = sock.getsockname()
+            log.warning("forewarn: listening on %s:%s", address[0], address[1])
+        try:
+            async with listener:
+                await listener.serve_forever()
+        except asyncio.CancelledError:
+            pass
+
+    listener: asyncio.Server
+    with contextlib.suppress(KeyboardInterrupt, SystemExit):
+        asyncio.run(main())
+
+
+def create_server() -> ForewarnServer:
+    server = ForewarnServer()
+    _register_features(server)
+    commands.register(server)
+    return server
+
+
+def _register_features(server: ForewarnServer) -> None:
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: ForewarnServer, params: types.InitializeParams) -> None:
+        ls.init_options = params.initialization_options
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: ForewarnServer, params: types.InitializedParams) -> None:
+        await ls.start()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(ls: ForewarnServer, params: types.DidChangeConfigurationParams) -> None:
+        await ls.reload_settings(params.settings)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    async def did_change_folders(ls: ForewarnServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        for folder in params.event.removed:
+            path = to_fs_path(folder.uri)
+            if path and (session := ls.sessions.pop(str(Path(path).resolve()), None)) is not None:
+                session.cancel()
+                await ls.write(session.close)
+        for folder in params.event.added:
+            path = to_fs_path(folder.uri)
+            if path:
+                ls.spawn(ls.index(await ls.open_folder(folder.uri, Path(path).resolve())))
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: ForewarnServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.opened(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: ForewarnServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.debounce_change(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
+    def did_save(ls: ForewarnServer, params: types.DidSaveTextDocumentParams) -> None:
+        ls._dirty.discard(params.text_document.uri)
+        if (found := ls.locate(params.text_document.uri)) is not None:
+            ls.spawn(ls.index(found[0], [found[1]]))
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: ForewarnServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.forget_document(params.text_document.uri)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched(ls: ForewarnServer, params: types.DidChangeWatchedFilesParams) -> None:
+        ls.queue_watched([change.uri for change in params.changes])
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    async def hover(ls: ForewarnServer, params: types.HoverParams) -> types.Hover | None:
+        await ls.ready.wait()
+        if (found := ls.locate(params.text_document.uri)) is None:
+            return None
+        session, rel = found
+        line = params.position.line + 1
+        symbol, memories, importance = await ls.read(session.symbol_info, rel, line)
+        return convert.hover(convert.hover_markdown(symbol, memories, importance), line)
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix])
+    )
+    async def code_action(
+        ls: ForewarnServer, params: types.CodeActionParams
+    ) -> list[types.CodeAction] | list[types.Command] | None:
+        await ls.ready.wait()
+        if (found := ls.locate(params.text_document.uri)) is None:
+            return None
+        session, rel = found
+        symbol = await ls.read(session.symbol_at, rel, params.range.start.line + 1)
+        actions = convert.code_actions(params.text_document.uri, params.range, symbol, params.context.diagnostics)
+        if ls.capability("text_document.code_action.code_action_literal_support") is None:
+            return convert.bare_commands(actions)  # an old client that only understands Commands
+        return actions
+
+    @server.feature(types.WORKSPACE_SYMBOL)
+    async def workspace_symbol(ls: ForewarnServer, params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:
+        return await commands.workspace_symbols(ls, params.query)
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: ForewarnServer, params: Any) -> None:
+        ls._stopping.set()
+        for session in ls.sessions.values():
+            session.cancel()

@@ -1,0 +1,411 @@
+"""One workspace folder as the server sees it: a ``Workspace`` and the answers handlers need.
+
+Every method here blocks (SQLite, tree-sitter, embedding) and is called from the server's worker
+threads, never from the event loop. Results are the small records of ``convert.py`` (or plain
+dicts for command results), so handlers only map them to protocol types.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.uris import from_fs_path
+
+from forewarn.config import Settings
+from forewarn.lsp import convert
+from forewarn.lsp.convert import ChunkView, DiagnosticHit, Importance, Span
+from forewarn.memory.store import InvalidMemoryError, Memory, MemoryNotFoundError
+
+if TYPE_CHECKING:
+    from forewarn.workspace.engine import Workspace
+
+log = logging.getLogger(__name__)
+
+MENTION_PROBES = 500  # occurrences inside longer words checked before giving up on a mention
+PROACTIVE_LIMIT = 20  # memories shown on a file at most: past this nobody reads diagnostics
+MAP_FILES = 100  # ranked files listed beside the repo map text: a palette shows no more
+SEARCH_CHUNKS = 5  # code chunks beside memories in a palette search: a cold-start answer, not the main one
+HOVER_MEMORIES = 10  # memories in one hover: more would not fit the popup
+
+
+class Unavailable(Exception):
+    """The folder has no working engine (unreadable workspace, damaged database…); says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class IndexProgress:
+    done: int
+    total: int
+    message: str
+
+
+class FolderSession:
+    """The engine of one workspace folder plus the caches the daemon keeps beside it."""
+
+    def __init__(self, root: Path, settings: Settings) -> None:
+        self.root = root
+        self.uri = from_fs_path(str(root)) or root.as_uri()
+        self.settings = settings
+        self.engine: Workspace | None = None
+        self.problems: list[str] = []
+        self.last_summary: str | None = None
+        self.last_report: dict[str, Any] = {}
+        self._cancel = threading.Event()
+        self._uris: dict[str, str] = {}
+        self._data_version: int | None = None
+        self.full_index_running = threading.Event()  # the indexer's lock is held for the whole run
+
+    # ------------------------------------------------------------ lifecycle
+
+    def open(self) -> None:
+        if not self.root.is_dir():
+            self.problems.append(f"Forewarn: workspace folder {self.root} does not exist or is not a directory")
+            return
+        try:
+            # imported here: an engine that cannot even load becomes a message, not a dead server
+            from forewarn.workspace.engine import Workspace
+
+            # vectors missing for this model are embedded by ``backfill`` batches after indexing, not here
+            self.engine = Workspace.open(self.root, self.settings, backfill_on_open=False)
+        except Exception as exc:  # keep serving: other folders and the protocol still work
+            log.exception("cannot open the memory engine for %s", self.root)
+            self.problems.append(f"Forewarn: cannot open memories for {self.root}: {exc}")
+            return
+        self.memories_changed_elsewhere()  # the baseline: later commits by others count as changes
+        if self.settings.embedder.enabled and self.engine.embedder_problem:
+            self.problems.append(f"Forewarn: search is lexical-only: {self.engine.embedder_problem}")
+
+    def take_problems(self) -> list[str]:
+        problems, self.problems = self.problems, []
+        return problems
+
+    def apply_settings(self, settings: Settings) -> None:
+        reopen = settings.index != self.settings.index or settings.embedder != self.settings.embedder
+        self.settings = settings
+        if reopen and self.engine is not None:
+            self.close()
+            self.open()
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def close(self) -> None:
+        if self.engine is not None:
+            try:
+                self.engine.close()  # saves the vector index
+            except Exception:
+                log.exception("closing the engine for %s failed", self.root)
+            self.engine = None
+
+    def _engine(self) -> Workspace:
+        if self.engine is None:
+            raise Unavailable(f"memories for {self.root} are unavailable (see the earlier message)")
+        return self.engine
+
+    def uri_of(self, rel: str) -> str:
+        """The file URI of a workspace-relative path (cached: quoting is most of a file-open's own cost)."""
+        uri = self._uris.get(rel)
+        if uri is None:
+            uri = self._uris[rel] = from_fs_path(str(self.root / rel)) or (self.root / rel).as_uri()
+        return uri
+
+    # ------------------------------------------------------------ indexing
+
+    def index(self, rels: list[str] | None, progress: Callable[[IndexProgress], None] | None = None) -> dict[str, Any]:
+        """Index everything (``rels`` None) or a few files; the engine then re-anchors or stales memories."""
+        engine = self._engine()
+        started = time.perf_counter()
+
+        def on_progress(done: int, total: int) -> None:
+            if progress is not None and not self._cancel.is_set():
+                progress(IndexProgress(done, total, f"{done}/{total} files"))
+
+        if not rels:
+            self.full_index_running.set()
+        try:
+            result = engine.reindex(rels or None, progress=on_progress)
+        finally:
+            self.full_index_running.clear()
+        if not rels:
+            engine.warm()  # ranks and references of every file, computed here rather than by the first opens
+        report, reconciled = result.index, result.memories
+        elapsed_ms = round((time.perf_counter() - started) * 1000, 1)
+        files = len(engine.indexer.files())
+        changed = len(report.added) + len(report.changed)
+        self.last_report = {
+            "files": files,
+            "changed": changed,
+            "deleted": len(report.deleted),
+            "renamed": len(report.renamed),
+            "duration_ms": elapsed_ms,
+        }
+        self.last_summary = (
+            f"{files} files; {changed} changed, {len(report.deleted)} deleted in {elapsed_ms / 1000:.1f} s"
+        )
+        log.info("indexed %s: %s; memories: %s", self.root, self.last_summary, reconciled)
+        return self.last_report
+
+    def backfill(self, batch: int) -> int:
+        """Embed up to ``batch`` memories that lack a vector for the current model; how many were embedded."""
+        if self.engine is None:
+            return 0
+        return self.engine.backfill_vectors(batch=batch, limit=batch)
+
+    def flush(self) -> None:
+        """Persist the vector index (idle time, shutdown)."""
+        if self.engine is not None:
+            self.engine.flush()
+
+    def accept(self, memory_id: str) -> dict[str, Any]:
+        """The user acted on a memory (opened it from search, applied it): reinforce it."""
+        engine = self._engine()
+        engine.accept(memory_id)
+        return {"id": engine.get(memory_id).id}
+
+    # ------------------------------------------------------------ what a file shows
+
+    def file_hits(self, rel: str, text: str | None, dirty: bool = False) -> list[DiagnosticHit]:
+        """The memories to show on ``rel``, placed on their current spans."""
+        engine = self.engine
+        if engine is None:
+            return []
+        if self.full_index_running.is_set():
+            hits = self._own_memories(rel)  # the graph waits for the index; the file's own lessons need not
+        else:
+            hits = engine.proactive(rel, limit=PROACTIVE_LIMIT)
+        live = _buffer_spans(rel, text) if dirty and text is not None else None
+        out: list[DiagnosticHit] = []
+        for hit in hits:
+            memory: Memory = hit.memory
+            anchor = memory.anchor
+            if hit.relation == "file":
+                out.append(DiagnosticHit(memory, self._span(rel, anchor, live)))
+                continue
+            there = self._span(anchor.file, anchor, None) if anchor else Span(self.uri, "", None, None, None)
+            line = _first_mention(text, _mention_name(anchor)) if text is not None and anchor else None
+            here = Span(self.uri_of(rel), rel, None, line, line)
+            out.append(DiagnosticHit(memory, here, neighbour=there))
+        return out
+
+    def memories_changed_elsewhere(self) -> bool:
+        """True once after another process (the CLI, a second editor) committed to the memory database.
+
+        Bridge until ``MemoryStore.data_version() -> int`` exists: SQLite's ``PRAGMA data_version``,
+        which moves only for other connections' commits.
+        """
+        store = self.engine.store if self.engine is not None else None
+        if store is None:
+            return False
+        with store._lock:
+            version = int(store.conn.execute("PRAGMA data_version").fetchone()[0])
+        changed = self._data_version is not None and version != self._data_version
+        self._data_version = version
+        return changed
+
+    def _own_memories(self, rel: str) -> list[Any]:
+        """The file's own memories, straight from the memory store, most important types first."""
+        from forewarn.memory.retrieval import TYPE_PRIORITY, ProactiveHit
+
+        own = self._engine().store.anchored_to_files([rel])
+        own.sort(key=lambda m: m.created_at, reverse=True)
+        own.sort(key=lambda m: (-TYPE_PRIORITY.get(m.type, 0.0), m.status != "active"))
+        return [ProactiveHit(m, 0.0, "file") for m in own[:PROACTIVE_LIMIT]]
+
+    def _span(self, rel: str, anchor: Any, live: dict[str, tuple[int, int]] | None) -> Span:
+        if anchor is None or anchor.symbol is None:
+            return Span(self.uri_of(rel), rel, None, None, None)
+        if live is not None and anchor.symbol in live:
+            start, end = live[anchor.symbol]
+            return Span(self.uri_of(rel), rel, anchor.symbol, start, end)
+        return Span(self.uri_of(rel), rel, anchor.symbol, anchor.start_line, anchor.end_line)
+
+    # ------------------------------------------------------------ hover and code actions
+
+    def symbol_at(self, rel: str, line: int) -> str | None:
+        if self.engine is None or self.full_index_running.is_set():
+            return None  # code spans wait for the index; answering without one beats blocking
+        chunk = self.engine.indexer.chunk_at(rel, line)
+        return chunk.symbol if chunk is not None and chunk.kind != "module" else None
+
+    def symbol_info(self, rel: str, line: int) -> tuple[str | None, list[Memory], Importance | None]:
+        """The symbol at ``line``, the memories anchored to it and its file's importance."""
+        if self.engine is None:
+            return None, [], None
+        if self.full_index_running.is_set():
+            return self._symbol_info_from_anchors(rel, line)
+        info = self.engine.for_symbol(rel, line)
+        if info is None:
+            return None, [], None
+        importance = Importance(info.file_rank, info.file_count, info.dependents) if info.file_rank else None
+        symbol = info.symbol if info.kind != "module" else None
+        return symbol, info.memories[:HOVER_MEMORIES], importance
+
+    def _symbol_info_from_anchors(self, rel: str, line: int) -> tuple[str | None, list[Memory], Importance | None]:
+        """While the first index runs the code index is busy: answer from the spans stored with the
+        memories (the innermost one holding ``line``), without importance, rather than not at all."""
+        holding = [
+            m
+            for m in self._engine().store.anchored_to_files([rel])
+            if m.anchor is not None
+            and m.anchor.symbol
+            and m.anchor.start_line is not None
+            and m.anchor.start_line <= line <= (m.anchor.end_line or m.anchor.start_line)
+        ]
+        if not holding:
+            return None, [], None
+        innermost = min(holding, key=lambda m: (m.anchor.end_line or 0) - (m.anchor.start_line or 0))
+        symbol = innermost.anchor.symbol
+        same = [m for m in holding if m.anchor.symbol == symbol and m.status in ("active", "stale")]
+        return symbol, same[:HOVER_MEMORIES], None
+
+    # ------------------------------------------------------------ commands
+
+    def anchor_span(self, memory: Memory) -> Span | None:
+        anchor = memory.anchor
+        if anchor is None:
+            return None
+        return self._span(anchor.file, anchor, None)
+
+    def resolve_id(self, memory_id: str) -> str | None:
+        """The full id of ``memory_id`` (a full id or a unique prefix) in this folder, or None."""
+        if self.engine is None:
+            return None
+        try:
+            return str(self.engine.get(memory_id).id)
+        except (MemoryNotFoundError, InvalidMemoryError):
+            return None
+
+    def search(self, query: str, k: int, mtype: str | None, rel: str | None) -> dict[str, Any]:
+        chunks = 0 if self.full_index_running.is_set() else SEARCH_CHUNKS  # code search waits for the index
+        result = self._engine().search(query, k, types=(mtype,) if mtype else (), file=rel, chunks=chunks)
+        return {
+            "memories": [convert.memory_result(s.memory, self.anchor_span(s.memory), s.score) for s in result.memories],
+            "chunks": [convert.chunk_result(self._chunk_view(c)) for c in result.chunks],
+            "mode": result.mode,
+            "reason": result.reason,
+        }
+
+    def _chunk_view(self, hit: Any) -> ChunkView:
+        """A search's chunk hit (the indexer's ``CodeChunk`` and a score) as the daemon shows it."""
+        c = hit.chunk
+        return ChunkView(c.rel, self.uri_of(c.rel), c.symbol, c.kind, c.start_line, c.end_line, c.signature, hit.score)
+
+    def symbols(self, query: str, memories: int, chunks: int) -> list[types.WorkspaceSymbol]:
+        if self.engine is None:
+            return []
+        if self.full_index_running.is_set():
+            chunks = 0
+        result = self.engine.search(query, memories, chunks=chunks, record=False)
+        root = Span(self.uri, "", None, None, None)
+        out = [convert.memory_symbol(s.memory, self.anchor_span(s.memory) or root) for s in result.memories]
+        return out + [convert.chunk_symbol(self._chunk_view(c)) for c in result.chunks]
+
+    def remember(
+        self, text: str, mtype: str, rel: str | None, symbol: str | None, line: int | None, tags: list[str]
+    ) -> dict[str, Any]:
+        engine = self._engine()
+        outcome = engine.remember(text, type=mtype, file=rel, symbol=symbol, line=line, tags=tags, source="user")
+        return {
+            "id": outcome.memory.id,
+            "merged": outcome.merged,
+            "memory": convert.memory_result(outcome.memory, self.anchor_span(outcome.memory)),
+            "candidates": [convert.memory_result(m, self.anchor_span(m)) for m in outcome.candidates],
+            "redacted": list(outcome.redacted),
+        }
+
+    def supersede(self, memory_id: str, text: str, mtype: str | None) -> dict[str, Any]:
+        engine = self._engine()
+        result = engine.supersede(memory_id, text, type=mtype)
+        new = result[0] if isinstance(result, tuple) else result  # (new, old) or new: the engine's docs differ
+        engine.accept(new.id)  # the user acted on this lesson: the replacement carries it on
+        return {"id": new.id, "superseded": memory_id, "memory": convert.memory_result(new, self.anchor_span(new))}
+
+    def forget(self, memory_id: str) -> dict[str, Any]:
+        return _status(self._engine().forget(memory_id))
+
+    def confirm(self, memory_id: str) -> dict[str, Any]:
+        engine = self._engine()
+        memory = engine.confirm(memory_id)
+        engine.accept(memory.id)
+        return _status(memory)
+
+    def mark_outdated(self, memory_id: str) -> dict[str, Any]:
+        return _status(self._engine().mark_stale(memory_id))
+
+    def repo_map(self, budget: int, focus: list[str]) -> dict[str, Any]:
+        rmap = self._engine().indexer.repo_map(budget, focus_files=focus)
+        files = [{"file": rel, "uri": self.uri_of(rel), "score": score} for rel, score in rmap.ranked_files[:MAP_FILES]]
+        return {"text": rmap.text, "tokens": rmap.tokens, "files": files}
+
+    def stats(self) -> dict[str, Any]:
+        data: dict[str, Any] = self._engine().stats().to_dict()
+        for item in data["important_without_memories"]:
+            item["uri"] = self.uri_of(item["file"])
+        return data
+
+
+def _status(memory: Memory) -> dict[str, Any]:
+    return {"id": memory.id, "status": memory.status}
+
+
+# ---------------------------------------------------------------- helpers (pure)
+
+
+def _buffer_spans(rel: str, text: str) -> dict[str, tuple[int, int]] | None:
+    """Current symbol spans of an edited, unsaved buffer, by parsing it (None if unsupported)."""
+    from forewarn.indexing.languages import language_for_path
+    from forewarn.indexing.parse import parse_source
+
+    spec = language_for_path(rel)
+    if spec is None:
+        return None
+    try:
+        parsed = parse_source(rel, text.encode("utf-8", "surrogatepass"), spec)
+    except Exception:  # a half-typed buffer must never break diagnostics
+        log.debug("parsing the buffer of %s failed", rel, exc_info=True)
+        return None
+    spans: dict[str, tuple[int, int]] = {}
+    for chunk in parsed.chunks:
+        if chunk.symbol in spans:
+            start, end = spans[chunk.symbol]
+            spans[chunk.symbol] = (min(start, chunk.start_line), max(end, chunk.end_line))
+        else:
+            spans[chunk.symbol] = (chunk.start_line, chunk.end_line)
+    return spans
+
+
+def _mention_name(anchor: Any) -> str | None:
+    """What a file that depends on the anchor would write: the symbol's last part, or the module name."""
+    if anchor.symbol and anchor.symbol != "<module>":
+        return str(anchor.symbol).rsplit(".", 1)[-1]
+    stem = Path(anchor.file).stem
+    return stem if stem not in ("__init__", "index", "mod", "main") else Path(anchor.file).parent.name or None
+
+
+def _first_mention(text: str, name: str | None) -> int | None:
+    """1-based line of the first whole-word mention of ``name`` in ``text``, or None.
+
+    ``str.find`` plus a boundary check: a regex with look-arounds costs a millisecond per 100 kB.
+    """
+    if not name:
+        return None
+    pos = text.find(name)
+    for _ in range(MENTION_PROBES):
+        if pos < 0:
+            return None
+        end = pos + len(name)
+        if (pos == 0 or not _is_word(text[pos - 1])) and (end >= len(text) or not _is_word(text[end])):
+            return text.count("\n", 0, pos) + 1
+        pos = text.find(name, pos + 1)
+    return None
+
+
+def _is_word(ch: str) -> bool:
+    return ch.isalnum() or ch in "_$"

@@ -1,0 +1,409 @@
+"""Ranking: hybrid search (BM25 ∪ hnsw → RRF → temporal floor × trust × confidence → dedupe) and
+proactive lookup for a file (anchors and graph neighbours, no embedding).
+
+The scoring functions are pure and take ``now`` explicitly, so ``as_of`` searches are reproducible
+and the benchmark can call exactly what the engine calls.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+import numpy as np
+
+from forewarn.memory.store import AnchoredRef, Memory, MemoryFilter, MemoryStore, SearchRow
+from forewarn.memory.text import from_iso, match_terms, normalise_text, query_terms
+
+if TYPE_CHECKING:
+    from forewarn.memory.vectors import VectorIndex
+
+RRF_K = 60  # standard; flattens rank differences past the first few
+LEXICAL_CANDIDATES = 100  # BM25 list depth fed to fusion: deeper adds noise more than recall
+VECTOR_CANDIDATES = 100  # hnsw list depth fed to fusion
+VECTOR_OVERFETCH = 2  # hnsw holds superseded/archived memories too: fetch extra, filter by status after
+LEXICAL_OVERFETCH = 2  # likewise for BM25 hits ranked without a join
+
+# RRF keeps only ranks, so a weak match at rank 2 looks almost as good as a perfect one at rank 1; scaling
+# by how strong the match is (relative to the best candidate) keeps recency from lifting weak matches
+RELEVANCE_FLOOR = 0.3  # a candidate with almost no match strength keeps 30% of its fused score (bench-tuned)
+
+RECENCY_HALF_LIFE_DAYS = 30.0  # recent memories get a gentle edge for a month or two
+# decay stops here: RRF scores of neighbouring ranks differ by ~2%, so a 4% range breaks near-ties by age but
+# cannot lift a weak recent match over a strong old one (recall_bench: legacy ≈ 0.97 × recent Recall@10)
+RECENCY_FLOOR = 0.96
+ACCESS_HALF_LIFE_DAYS = 30.0  # a memory used recently counts as fresh again, fading over a month
+ACCESS_RECENCY_WEIGHT = 0.75  # access freshens less than creation: surfacing is weaker evidence than writing
+ACCESS_GAIN = 0.03  # per log-unit of access count: +2% for one use, +7% for ten; relevance still dominates
+MAX_ACCESS_BOOST = 1.1  # cap: a much-used memory must not become unbeatable
+
+SOURCE_TRUST: Mapping[str, float] = {
+    "user": 1.0,  # written by a person on purpose
+    "import": 0.9,  # a teammate's memory shared through the repository
+    "commit": 0.85,  # mined from commit messages: real, but terse and sometimes off-topic
+    "agent": 0.7,  # an agent's note: useful, less vetted
+}
+DEFAULT_TRUST = 0.7  # unknown sources are treated like agents
+STATUS_WEIGHT: Mapping[str, float] = {
+    "active": 1.0,
+    "stale": 0.8,  # the code changed since: maybe outdated, still worth seeing
+    "orphaned": 0.6,  # its code is gone; the lesson may still apply elsewhere
+    "superseded": 0.3,  # only reachable when history is asked for explicitly
+    "archived": 0.3,
+}
+DUPLICATE_COSINE = 0.92  # above this two memories say the same thing: keep the better-ranked one
+DEDUPE_HEAD = 3  # candidates per wanted result loaded in full and checked for near-duplicates
+
+SESSION_BOOST = 0.25  # a file touched this session lifts its memories by up to a quarter
+
+# proactive (file open)
+TYPE_PRIORITY: Mapping[str, float] = {
+    "gotcha": 1.0,  # the reason Forewarn exists: show first
+    "error_pattern": 1.0,
+    "dead_end": 0.9,  # saves someone from a wasted afternoon
+    "decision": 0.8,
+    "convention": 0.7,
+    "todo": 0.6,
+    "preference": 0.5,
+    "note": 0.5,
+}
+NEIGHBOUR_WEIGHT = 0.5  # a dependency's memory matters, but less than the file's own
+NEIGHBOUR_FILE_WIDE_WEIGHT = 0.6  # of that: a dependency's file-wide memory is vaguer than one on a used symbol
+SYMBOL_ANCHOR_WEIGHT = 1.0
+FILE_ANCHOR_WEIGHT = 0.9  # file-wide memories are less specific than symbol ones
+MAX_NEIGHBOUR_FILES = 10  # strongest dependencies considered on open: the rest add noise and latency
+SECONDS_PER_DAY = 86400.0
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredMemory:
+    memory: Memory
+    score: float
+    lexical_rank: int | None = None  # 1-based rank in the BM25 list
+    vector_rank: int | None = None  # 1-based rank in the vector list
+    cosine: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ProactiveHit:
+    memory: Memory
+    score: float
+    relation: str  # "file": anchored to the opened file; "dependency": to a definition the file uses
+    via_file: str | None = None  # the dependency file, for "dependency"
+    already_shown: bool = False  # shown earlier in this session
+
+
+@dataclass(slots=True)
+class SearchTimings:
+    lexical_ms: float = 0.0
+    embed_ms: float = 0.0
+    vector_ms: float = 0.0
+    rank_ms: float = 0.0
+
+
+@dataclass(slots=True)
+class RankedSearch:
+    hits: list[ScoredMemory]
+    timings: SearchTimings = field(default_factory=SearchTimings)
+
+
+# ---------------------------------------------------------------- pure scoring
+
+
+def decay(age_seconds: float, half_life_days: float) -> float:
+    return 0.5 ** (max(0.0, age_seconds) / (half_life_days * SECONDS_PER_DAY))
+
+
+class Scorable(Protocol):
+    """What scoring reads: a ``Memory`` or an ``AnchoredRef``."""
+
+    @property
+    def created_at(self) -> str: ...
+    @property
+    def last_accessed_at(self) -> str | None: ...
+    @property
+    def access_count(self) -> int: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def confidence(self) -> float: ...
+
+
+def temporal_factor(memory: Scorable, now: float, *, use_access: bool = True) -> float:
+    """Recency that decays to ``RECENCY_FLOOR`` (never to zero), freshened and lifted by access."""
+    fresh = decay(now - from_iso(memory.created_at), RECENCY_HALF_LIFE_DAYS)
+    boost = 1.0
+    if use_access and memory.last_accessed_at:
+        accessed = from_iso(memory.last_accessed_at)
+        if accessed <= now:
+            fresh = max(fresh, ACCESS_RECENCY_WEIGHT * decay(now - accessed, ACCESS_HALF_LIFE_DAYS))
+            boost = min(MAX_ACCESS_BOOST, 1.0 + ACCESS_GAIN * math.log1p(memory.access_count))
+    return (RECENCY_FLOOR + (1.0 - RECENCY_FLOOR) * fresh) * boost
+
+
+def trust(memory: Scorable) -> float:
+    return SOURCE_TRUST.get(memory.source, DEFAULT_TRUST) * max(0.0, min(1.0, memory.confidence))
+
+
+def status_weight(memory: Memory | SearchRow, as_of: str | None) -> float:
+    if as_of and memory.status in ("superseded", "archived") and memory.ended_at and memory.ended_at > as_of:
+        return STATUS_WEIGHT["active"]  # it was current at that time
+    return STATUS_WEIGHT.get(memory.status, 0.5)
+
+
+def rrf(ranks: Sequence[int | None]) -> float:
+    return sum(1.0 / (RRF_K + r) for r in ranks if r is not None)
+
+
+def relevance(strengths: Sequence[float | None]) -> float:
+    """``RELEVANCE_FLOOR``…1 from the best of a candidate's per-list strengths (score / best score in that list)."""
+    best = max((min(1.0, max(0.0, s)) for s in strengths if s is not None), default=0.0)
+    return RELEVANCE_FLOOR + (1.0 - RELEVANCE_FLOOR) * best
+
+
+def matches_filter(m: Memory | SearchRow, flt: MemoryFilter) -> bool:
+    """Python twin of ``MemoryStore._filter_sql`` for candidates that come from the vector index."""
+    if flt.types and m.type not in flt.types:
+        return False
+    if flt.file:
+        f = flt.file.rstrip("/")
+        if m.file is None or not (m.file == f or m.file.startswith(f + "/")):
+            return False
+    if flt.since and m.created_at < flt.since:
+        return False
+    if flt.as_of:
+        if m.created_at > flt.as_of:
+            return False
+        ended_later = m.status in ("superseded", "archived") and bool(m.ended_at) and m.ended_at > flt.as_of  # type: ignore[operator]
+        if flt.statuses and m.status not in flt.statuses and not ended_later:
+            return False
+    elif flt.statuses and m.status not in flt.statuses:
+        return False
+    return not (flt.tags and not set(flt.tags) <= set(m.tags))
+
+
+def dedupe(
+    ranked: Sequence[ScoredMemory],
+    k: int,
+    vectors: Mapping[int, np.ndarray] | None,
+    threshold: float = DUPLICATE_COSINE,
+) -> list[ScoredMemory]:
+    """Keep the best of each group of near-duplicates (cosine > threshold; same text when no vectors)."""
+    kept: list[ScoredMemory] = []
+    kept_vecs: list[np.ndarray] = []
+    seen_text: set[str] = set()
+    for hit in ranked:
+        key = normalise_text(hit.memory.text)
+        if key in seen_text:
+            continue
+        vec = vectors.get(hit.memory.num) if vectors else None
+        if vec is not None and kept_vecs and float(np.max(np.stack(kept_vecs) @ vec)) > threshold:
+            continue
+        kept.append(hit)
+        seen_text.add(key)
+        if vec is not None:
+            kept_vecs.append(vec)
+        if len(kept) >= k:
+            break
+    return kept
+
+
+# ---------------------------------------------------------------- search
+
+
+@dataclass(frozen=True, slots=True)
+class SearchParams:
+    k: int = 10
+    flt: MemoryFilter = field(default_factory=MemoryFilter)
+    now: float = 0.0  # evaluation time (as_of or the clock)
+    use_lexical: bool = True
+    use_vector: bool = True
+    use_temporal: bool = True
+    file_boosts: Mapping[str, float] = field(default_factory=dict)  # session personalization: file → [0, 1]
+
+
+def lexical_candidates(
+    store: MemoryStore, query: str, flt: MemoryFilter, limit: int
+) -> tuple[list[tuple[int, float]], dict[int, SearchRow]]:
+    """(num, bm25) best first, after filtering, and the rows loaded on the way.
+
+    With only a status filter (the usual search) FTS5 ranks alone and statuses are checked on the rows
+    returned: joining every match to ``memories`` first doubles the cost. Other filters, or too many
+    rows filtered out, take the joined query.
+    """
+    match = match_terms(store.selective_terms(query_terms(query)))
+    if match is None:
+        return [], {}
+    if flt == MemoryFilter(statuses=flt.statuses):
+        fetch = limit * LEXICAL_OVERFETCH
+        ranked = store.fts_ranked(match, fetch)
+        rows = store.search_rows([n for n, _ in ranked])
+        passed = [(n, s) for n, s in ranked if n in rows and matches_filter(rows[n], flt)]
+        if len(passed) >= limit or len(ranked) < fetch:
+            return passed[:limit], rows
+    return store.fts_candidates(match, flt, limit), {}
+
+
+def vector_candidates(
+    store: MemoryStore, index: VectorIndex, qvec: np.ndarray, flt: MemoryFilter, limit: int
+) -> tuple[list[tuple[int, float]], dict[int, SearchRow]]:
+    """(num, cosine) best first, after filtering, and the rows loaded on the way."""
+    raw = index.query(qvec, limit * VECTOR_OVERFETCH)
+    rows = store.search_rows([n for n, _ in raw])
+    out = [(n, c) for n, c in raw if n in rows and matches_filter(rows[n], flt)]
+    return out[:limit], rows
+
+
+def rank(
+    store: MemoryStore,
+    index: VectorIndex | None,
+    query: str,
+    qvec: np.ndarray | None,
+    params: SearchParams,
+    clock: Callable[[], float],
+) -> RankedSearch:
+    """The search pipeline. ``qvec`` is the already-embedded query (None: lexical only)."""
+    timings = SearchTimings()
+    t0 = clock()
+    lex: list[tuple[int, float]] = []
+    rows: dict[int, SearchRow] = {}
+    if params.use_lexical:
+        lex, rows = lexical_candidates(store, query, params.flt, LEXICAL_CANDIDATES)
+    t1 = clock()
+    vec: list[tuple[int, float]] = []
+    if params.use_vector and index is not None and qvec is not None:
+        vec, vec_rows = vector_candidates(store, index, qvec, params.flt, VECTOR_CANDIDATES)
+        rows.update(vec_rows)
+    t2 = clock()
+    lex_rank = {n: i + 1 for i, (n, _) in enumerate(lex)}
+    vec_rank = {n: i + 1 for i, (n, _) in enumerate(vec)}
+    cos = dict(vec)
+    best_bm25 = min((s for _, s in lex), default=0.0)  # FTS5 bm25 is negative: lower is better
+    lex_strength = {n: (s / best_bm25 if best_bm25 < 0 else 0.0) for n, s in lex}
+    best_cos = max((c for _, c in vec), default=0.0)
+    vec_strength = {n: (c / best_cos if best_cos > 0 else 0.0) for n, c in vec}
+    missing = [n for n in lex_rank if n not in rows]
+    if missing:
+        rows.update(store.search_rows(missing))
+    scored: list[tuple[float, str, int]] = []
+    for num in lex_rank.keys() | vec_rank.keys():
+        r = rows.get(num)
+        if r is None:
+            continue
+        score = rrf((lex_rank.get(num), vec_rank.get(num)))
+        score *= relevance((lex_strength.get(num), vec_strength.get(num)))
+        if params.use_temporal:
+            score *= temporal_factor(r, params.now, use_access=params.flt.as_of is None)
+        score *= trust(r) * status_weight(r, params.flt.as_of)
+        if params.file_boosts and r.file is not None:
+            score *= 1.0 + SESSION_BOOST * params.file_boosts.get(r.file, 0.0)
+        scored.append((score, r.id, num))
+    scored.sort(key=lambda t: (-t[0], t[1]))
+    head = scored[: params.k * DEDUPE_HEAD]  # near-duplicates remove only a few: load and compare the head only
+    full = store.by_nums([num for _, _, num in head])
+    ranked = [
+        ScoredMemory(full[num], score, lex_rank.get(num), vec_rank.get(num), cos.get(num))
+        for score, _, num in head
+        if num in full
+    ]
+    vectors = index.vectors([h.memory.num for h in ranked]) if index is not None else None
+    hits = dedupe(ranked, params.k, vectors)
+    timings.lexical_ms = (t1 - t0) * 1000
+    timings.vector_ms = (t2 - t1) * 1000
+    timings.rank_ms = (clock() - t2) * 1000
+    return RankedSearch(hits, timings)
+
+
+# the baseline the benchmark compares against: a plain weighted sum with exponential decay
+BASELINE_VECTOR_WEIGHT = 0.7
+BASELINE_LEXICAL_WEIGHT = 0.2
+BASELINE_RECENCY_WEIGHT = 0.1
+BASELINE_DECAY_PER_HOUR = 0.001  # λ: the half-life is about 29 days, and there is no floor
+
+
+def baseline_rank(
+    store: MemoryStore, index: VectorIndex, query: str, qvec: np.ndarray, k: int, flt: MemoryFilter, now: float
+) -> list[ScoredMemory]:
+    """0.7·cosine + 0.2·normalised BM25 + 0.1·exp(−λ·age_hours), over the same candidates."""
+    lex, _ = lexical_candidates(store, query, flt, LEXICAL_CANDIDATES)
+    vec, _ = vector_candidates(store, index, qvec, flt, VECTOR_CANDIDATES)
+    best = max((-s for _, s in lex), default=0.0)
+    lex_norm = {n: (-s / best if best > 0 else 0.0) for n, s in lex}
+    nums = lex_norm.keys() | {n for n, _ in vec}
+    loaded = store.by_nums(list(nums))
+    vectors = index.vectors(list(nums))
+    out: list[ScoredMemory] = []
+    for n in nums:
+        m = loaded.get(n)
+        v = vectors.get(n)
+        if m is None:
+            continue
+        cosine = float(v @ qvec) if v is not None else 0.0
+        age_h = max(0.0, now - from_iso(m.created_at)) / 3600.0
+        score = (
+            BASELINE_VECTOR_WEIGHT * cosine
+            + BASELINE_LEXICAL_WEIGHT * lex_norm.get(n, 0.0)
+            + BASELINE_RECENCY_WEIGHT * math.exp(-BASELINE_DECAY_PER_HOUR * age_h)
+        )
+        out.append(ScoredMemory(m, score, cosine=cosine))
+    out.sort(key=lambda h: (-h.score, h.memory.id))
+    return out[:k]
+
+
+# ---------------------------------------------------------------- proactive
+
+
+@dataclass(frozen=True, slots=True)
+class ProactiveCandidate:
+    ref: AnchoredRef
+    relation: str  # "file" | "dependency"
+    dep_weight: float = 1.0  # dependency edge weight relative to the file's strongest, in [0, 1]
+    symbol_used: bool = False  # the dependency memory sits on a definition the file uses
+
+
+def _static_weight(c: ProactiveCandidate) -> float:
+    """Everything in a proactive score but time: type, relation, trust, status."""
+    r = c.ref
+    if c.relation == "file":
+        rel_w = SYMBOL_ANCHOR_WEIGHT if r.symbol else FILE_ANCHOR_WEIGHT
+    else:
+        rel_w = NEIGHBOUR_WEIGHT * c.dep_weight * (1.0 if c.symbol_used else NEIGHBOUR_FILE_WIDE_WEIGHT)
+    return TYPE_PRIORITY.get(r.type, 0.5) * rel_w * trust(r) * STATUS_WEIGHT.get(r.status, 0.5)
+
+
+def proactive_score(c: ProactiveCandidate, now: float) -> float:
+    return _static_weight(c) * temporal_factor(c.ref, now)
+
+
+# temporal_factor never exceeds (floor + (1 - floor) x 1) x the access boost; the margin absorbs rounding
+TEMPORAL_CEILING = MAX_ACCESS_BOOST * (1.0 + 1e-9)
+
+
+def proactive_rank(
+    candidates: Sequence[ProactiveCandidate], now: float, limit: int
+) -> list[tuple[ProactiveCandidate, float]]:
+    """The ``limit`` best candidates with their scores, best first (ties: older id first, stable).
+
+    Exact, but lazy: candidates are visited by their best possible score, and the time factor (the costly
+    part) is computed only while that bound can still reach the ``limit`` best found so far. A file with a
+    thousand memories scores the few dozen that could show.
+    """
+    if limit <= 0:
+        return []
+    bounded = sorted(((_static_weight(c), c) for c in candidates), key=lambda wc: -wc[0])
+    kept: list[float] = []  # min-heap of the best ``limit`` scores so far
+    scored: list[tuple[ProactiveCandidate, float]] = []
+    for weight, c in bounded:
+        if len(kept) == limit and weight * TEMPORAL_CEILING < kept[0]:
+            break  # sorted by bound: nothing after this one can place either
+        score = weight * temporal_factor(c.ref, now)
+        scored.append((c, score))
+        if len(kept) < limit:
+            heapq.heappush(kept, score)
+        elif score > kept[0]:
+            heapq.heapreplace(kept, score)
+    scored.sort(key=lambda cs: (-cs[1], cs[0].ref.id))
+    return scored[:limit]

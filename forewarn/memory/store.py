@@ -1,0 +1,1029 @@
+"""The memory database (user data): memories, their history, full-text index and vectors.
+
+This module owns every line of memory SQL. ``memory.db`` holds:
+
+- ``memories`` — one row per memory, with its anchor inline (file, symbol path, line span, content
+  hash of the anchored code when recorded). ``file`` NULL means workspace-wide; ``symbol`` NULL
+  means file-wide. ``num`` is the integer key shared with the FTS index and the hnsw labels.
+- ``memory_events`` — the history of each memory (created, merged, superseded, stale, …); event
+  ids are unique so imports merge histories without duplicating them.
+- ``memory_fts`` — an external-content FTS5 index over text, tags, file, symbol and the split forms
+  of compound identifiers, kept in sync by triggers inside the writing transaction.
+- ``memory_vectors`` — embeddings per (memory, model), the source of truth for the hnsw index.
+
+Nothing is ever deleted: superseded and archived memories stay as inspectable history. A database
+that cannot be read raises :class:`MemoryDatabaseCorruptError` naming the file; it is never replaced
+here (moving it aside and recovering is the reliability layer's job, through that exception).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from forewarn.memory.text import identifier_terms, normalise_id_prefix
+from forewarn.sqlite import Migration, connect, migrate, transaction
+
+log = logging.getLogger(__name__)
+
+MEMORY_TYPES = ("gotcha", "decision", "error_pattern", "dead_end", "convention", "preference", "todo", "note")
+STATUSES = ("active", "stale", "superseded", "archived", "orphaned")
+CURRENT_STATUSES = ("active", "stale", "orphaned")  # what search returns unless asked otherwise
+ANCHORED_STATUSES = ("active", "stale")  # what shows on a file: orphaned memories have lost their code
+SOURCES = ("user", "agent", "commit", "import")
+# a neighbour's memories can only add context: at most this many per file (newest first, after the symbol
+# filter) are ranked on open; 10 are shown in all, and a hot file's 500th memory cannot outrank its newest
+NEIGHBOUR_ROWS_PER_FILE = 40
+SQL_VARIABLE_CHUNK = 500  # stays far below SQLite's bound-parameter limit
+CACHE_KIB = 32_768  # page cache per connection: keeps the indexes of ~100k memories in memory (default is 2 MB)
+
+EventKind = str
+
+
+class MemoryError_(Exception):
+    """Base of the memory package's user-facing errors."""
+
+
+class MemoryDatabaseCorruptError(MemoryError_):
+    """``memory.db`` cannot be read. It is left in place, untouched: memories are user data.
+
+    ``path`` names the file; ``forewarn memory recover`` (forewarn.memory.recovery) moves it aside and
+    salvages what SQLite can read, when the user asks.
+    """
+
+    def __init__(self, path: Path, cause: BaseException) -> None:
+        super().__init__(
+            f"The memory database {path} cannot be read ({cause}). It was left untouched; "
+            f"run `forewarn memory recover` to salvage its memories (the original is kept)."
+        )
+        self.path = path
+        self.cause = cause
+
+
+class MemoryNotFoundError(MemoryError_):
+    pass
+
+
+class InvalidMemoryError(MemoryError_, ValueError):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Anchor:
+    """Where a memory applies. ``symbol`` None: the whole file."""
+
+    file: str
+    symbol: str | None = None
+    start_line: int | None = None
+    end_line: int | None = None
+    content_hash: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "symbol": self.symbol,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "content_hash": self.content_hash,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    id: str
+    type: str
+    text: str
+    anchor: Anchor | None  # None: workspace-wide
+    source: str
+    confidence: float
+    created_at: str  # ISO-8601 UTC, fixed width (sorts as time)
+    updated_at: str
+    status: str = "active"
+    status_reason: str | None = None
+    last_accessed_at: str | None = None
+    access_count: int = 0
+    surfaced_count: int = 0
+    ended_at: str | None = None  # when it stopped being current (superseded / archived)
+    supersedes: str | None = None
+    superseded_by: str | None = None
+    session_id: str | None = None
+    tags: tuple[str, ...] = ()
+    num: int = 0  # integer key shared with FTS and the vector index; 0 before insertion
+
+    @property
+    def file(self) -> str | None:
+        """The anchored file (None: workspace-wide)."""
+        return self.anchor.file if self.anchor else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "type": self.type,
+            "text": self.text,
+            "anchor": self.anchor.to_dict() if self.anchor else None,
+            "source": self.source,
+            "confidence": self.confidence,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "status": self.status,
+            "status_reason": self.status_reason,
+            "last_accessed_at": self.last_accessed_at,
+            "access_count": self.access_count,
+            "surfaced_count": self.surfaced_count,
+            "ended_at": self.ended_at,
+            "supersedes": self.supersedes,
+            "superseded_by": self.superseded_by,
+            "session_id": self.session_id,
+            "tags": list(self.tags),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryEvent:
+    id: str
+    memory_id: str
+    at: str
+    kind: EventKind
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "memory_id": self.memory_id, "at": self.at, "kind": self.kind, "detail": self.detail}
+
+
+@dataclass(frozen=True, slots=True)
+class AnchoredRef:
+    """The few fields ranking a file's memories needs; full rows are loaded only for what is shown."""
+
+    num: int
+    id: str
+    type: str
+    file: str
+    symbol: str | None
+    source: str
+    confidence: float
+    status: str
+    created_at: str
+    last_accessed_at: str | None
+    access_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRow:
+    """What filtering and ranking search candidates reads; full rows are loaded for the best few only."""
+
+    num: int
+    id: str
+    type: str
+    file: str | None
+    source: str
+    confidence: float
+    status: str
+    created_at: str
+    last_accessed_at: str | None
+    access_count: int
+    ended_at: str | None
+    tags: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryFilter:
+    """Optional filters, each ANDed. ``file`` matches the file itself or everything under a folder."""
+
+    types: tuple[str, ...] = ()
+    file: str | None = None
+    statuses: tuple[str, ...] = CURRENT_STATUSES
+    since: str | None = None  # created at or after (ISO)
+    as_of: str | None = None  # created at or before; current as of then
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class StoreStats:
+    total: int
+    by_type: dict[str, int]
+    by_status: dict[str, int]
+    most_surfaced: list[Memory]
+    anchored_files: set[str]
+
+
+M001 = """
+CREATE TABLE memories (
+  num INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  type TEXT NOT NULL,
+  text TEXT NOT NULL,
+  file TEXT,
+  symbol TEXT,
+  start_line INTEGER,
+  end_line INTEGER,
+  content_hash TEXT,
+  source TEXT NOT NULL,
+  confidence REAL NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('active', 'stale', 'superseded', 'archived', 'orphaned')),
+  status_reason TEXT,
+  last_accessed_at TEXT,
+  access_count INTEGER NOT NULL DEFAULT 0,
+  surfaced_count INTEGER NOT NULL DEFAULT 0,
+  ended_at TEXT,
+  supersedes TEXT,
+  superseded_by TEXT,
+  session_id TEXT,
+  tags TEXT NOT NULL DEFAULT '[]',
+  terms TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX memories_file_status ON memories (file, status);
+CREATE INDEX memories_status_created ON memories (status, created_at);
+CREATE INDEX memories_session ON memories (session_id);
+CREATE INDEX memories_surfaced ON memories (surfaced_count);
+
+CREATE TABLE memory_events (
+  id TEXT PRIMARY KEY,
+  memory_id TEXT NOT NULL,
+  at TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  detail TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX memory_events_memory ON memory_events (memory_id, at);
+
+CREATE VIRTUAL TABLE memory_fts USING fts5 (
+  text, tags, file, symbol, terms,
+  content = 'memories', content_rowid = 'num',
+  tokenize = 'porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
+  INSERT INTO memory_fts (rowid, text, tags, file, symbol, terms)
+  VALUES (new.num, new.text, new.tags, new.file, new.symbol, new.terms);
+END;
+CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+  INSERT INTO memory_fts (memory_fts, rowid, text, tags, file, symbol, terms)
+  VALUES ('delete', old.num, old.text, old.tags, old.file, old.symbol, old.terms);
+END;
+CREATE TRIGGER memories_fts_update AFTER UPDATE OF text, tags, file, symbol, terms ON memories BEGIN
+  INSERT INTO memory_fts (memory_fts, rowid, text, tags, file, symbol, terms)
+  VALUES ('delete', old.num, old.text, old.tags, old.file, old.symbol, old.terms);
+  INSERT INTO memory_fts (rowid, text, tags, file, symbol, terms)
+  VALUES (new.num, new.text, new.tags, new.file, new.symbol, new.terms);
+END;
+
+CREATE TABLE memory_vectors (
+  vec_id INTEGER PRIMARY KEY AUTOINCREMENT,
+  memory_num INTEGER NOT NULL REFERENCES memories (num),
+  model_id TEXT NOT NULL,
+  dim INTEGER NOT NULL,
+  vector BLOB NOT NULL,
+  UNIQUE (memory_num, model_id)
+);
+CREATE INDEX memory_vectors_model ON memory_vectors (model_id, vec_id);
+"""
+
+# the file-open lookup reads only these columns: a covering index answers it without touching the table
+M002 = """
+CREATE INDEX memories_anchor_cover ON memories (
+  file, status, symbol, type, source, confidence, created_at, last_accessed_at, access_count, num, id
+);
+"""
+
+# a neighbour file's memories newest first, covering the file-open columns: the per-file row cap
+# (``NEIGHBOUR_ROWS_PER_FILE``) then reads only that many index entries and never sorts
+M003 = """
+CREATE INDEX memories_file_recent ON memories (
+  file, created_at, status, symbol, type, source, confidence, last_accessed_at, access_count, num, id
+);
+"""
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration("m001_memories", M001),
+    Migration("m002_anchor_covering_index", M002),
+    Migration("m003_file_recent_index", M003),
+)
+FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"  # must match memory_fts in M001
+COMMON_TERM_FRACTION = 0.1  # a term in over 10% of memories has a BM25 weight near zero (recall_bench: no loss)
+MIN_KEPT_TERMS = 2  # however common, the two rarest terms are always searched
+MATCH_ROW_BUDGET = 3000  # rows FTS5 may score per query: ~5 ms of BM25 on 2 cores (search budget: 50 ms)
+DOC_COUNT_TTL_S = 30.0  # counts only steer pruning: refreshing them twice a minute is plenty
+STEM_CACHE_SIZE = 50_000  # distinct query words remembered (a few MB at most); cleared when full
+
+# BM25 column weights, in FTS column order (text, tags, file, symbol, terms)
+BM25_TEXT_WEIGHT = 1.0  # the memory itself
+BM25_TAGS_WEIGHT = 2.0  # a tag is a deliberate label: a match means more than a word in passing
+BM25_FILE_WEIGHT = 0.5  # path words are broad ("src", "utils"): weak evidence
+BM25_SYMBOL_WEIGHT = 2.0  # naming the anchored symbol is strong evidence
+BM25_TERMS_WEIGHT = 0.75  # split identifiers repeat words already in text/symbol: count them less
+
+_COLUMNS = """num, id, type, text, file, symbol, start_line, end_line, content_hash, source, confidence,
+  created_at, updated_at, status, status_reason, last_accessed_at, access_count, surfaced_count, ended_at,
+  supersedes, superseded_by, session_id, tags"""
+_M_COLUMNS = ", ".join("m." + c.strip() for c in _COLUMNS.split(","))
+
+
+def _row_to_memory(row: sqlite3.Row | tuple[Any, ...]) -> Memory:
+    (num, id_, type_, text, file, symbol, start, end, chash, source, conf, created, updated, status, reason,
+     accessed, access_count, surfaced, ended, supersedes, superseded_by, session_id, tags) = tuple(row)  # fmt: skip
+    anchor = Anchor(file, symbol, start, end, chash) if file is not None else None
+    return Memory(
+        id=id_, type=type_, text=text, anchor=anchor, source=source, confidence=conf, created_at=created,
+        updated_at=updated, status=status, status_reason=reason, last_accessed_at=accessed,
+        access_count=access_count, surfaced_count=surfaced, ended_at=ended, supersedes=supersedes,
+        superseded_by=superseded_by, session_id=session_id, tags=tuple(json.loads(tags)), num=num,
+    )  # fmt: skip
+
+
+def _chunks(items: Sequence[Any], size: int = SQL_VARIABLE_CHUNK) -> Iterator[Sequence[Any]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def _placeholders(n: int) -> str:
+    return ", ".join("?" * n)
+
+
+def _is_corruption(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.DatabaseError) and (
+        "not a database" in text or "malformed" in text or "corrupt" in text or "disk image" in text
+    )
+
+
+class MemoryStore:
+    """The memory database. Thread-safe: one connection, every call serialized by a re-entrant lock.
+
+    Compound writes run in one transaction via :meth:`batch`; single calls open their own.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._stem_ready = False
+        self._stem_cache: dict[str, list[str]] = {}
+        self._df_cache: dict[str, int] = {}
+        self._df_at = -DOC_COUNT_TTL_S
+        self._doc_count = 0
+        self._doc_count_at = -DOC_COUNT_TTL_S
+        try:
+            self.conn = connect(self.path)
+            self.conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+            migrate(self.conn, MIGRATIONS, what=f"memory database {self.path}")
+            self.conn.execute("SELECT count(*) FROM memories").fetchone()
+        except sqlite3.DatabaseError as exc:
+            if _is_corruption(exc):
+                raise MemoryDatabaseCorruptError(self.path, exc) from exc
+            raise
+
+    def close(self) -> None:
+        with self._lock:
+            self.conn.close()
+
+    # ------------------------------------------------------------ transactions
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Group writes into one transaction (re-entrant: inner batches join the outer one)."""
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            self._depth = 1
+            try:
+                with transaction(self.conn):
+                    yield
+            finally:
+                self._depth = 0
+
+    # ------------------------------------------------------------ reads
+
+    def get(self, memory_id: str) -> Memory | None:
+        with self._lock:
+            row = self.conn.execute(f"""SELECT {_COLUMNS} FROM memories WHERE id = ?""", (memory_id,)).fetchone()
+        return _row_to_memory(row) if row else None
+
+    def resolve(self, id_or_prefix: str) -> Memory:
+        """A memory by full id or unique id prefix (what people type); clear errors otherwise."""
+        prefix = normalise_id_prefix(id_or_prefix)
+        if prefix is None:
+            raise MemoryNotFoundError(f"'{id_or_prefix}' is not a memory id (give at least 4 of its characters)")
+        with self._lock:
+            rows = self.conn.execute(
+                f"""SELECT {_COLUMNS} FROM memories WHERE id >= ? AND id < ? ORDER BY id LIMIT ?""",
+                (prefix, prefix + "~", 2),
+            ).fetchall()
+        if not rows:
+            raise MemoryNotFoundError(f"no memory with id '{id_or_prefix}'")
+        if len(rows) > 1 and rows[0]["id"] != prefix:
+            raise MemoryNotFoundError(f"'{id_or_prefix}' matches several memories; give more of the id")
+        return _row_to_memory(rows[0])
+
+    def get_many(self, ids: Sequence[str]) -> dict[str, Memory]:
+        return {m.id: m for m in self._where_in("id", ids)}
+
+    def by_nums(self, nums: Sequence[int]) -> dict[int, Memory]:
+        return {m.num: m for m in self._where_in("num", nums)}
+
+    def _where_in(self, column: str, values: Sequence[Any]) -> list[Memory]:
+        """Memories whose ``column`` (a fixed name, never user input) is one of ``values``, in bounded batches."""
+        out: list[Memory] = []
+        with self._lock:
+            for part in _chunks(list(values)):
+                rows = self.conn.execute(
+                    f"""SELECT {_COLUMNS} FROM memories WHERE {column} IN ({_placeholders(len(part))})""", tuple(part)
+                )
+                out.extend(_row_to_memory(row) for row in rows)
+        return out
+
+    @staticmethod
+    def _filter_sql(flt: MemoryFilter, alias: str = "") -> tuple[list[str], list[Any]]:
+        p = alias + "." if alias else ""
+        where_bits: list[str] = []
+        where_args: list[Any] = []
+        if flt.types:
+            where_bits.append(f"{p}type IN ({_placeholders(len(flt.types))})")
+            where_args += list(flt.types)
+        if flt.file:
+            folder = flt.file.rstrip("/") + "/"
+            where_bits.append(f"({p}file = ? OR ({p}file >= ? AND {p}file < ?))")
+            where_args += [flt.file.rstrip("/"), folder, folder[:-1] + "0"]  # "0" sorts right after "/"
+        if flt.since:
+            where_bits.append(f"{p}created_at >= ?")
+            where_args.append(flt.since)
+        if flt.as_of:
+            where_bits.append(f"{p}created_at <= ?")
+            where_args.append(flt.as_of)
+            # current as of then: not yet superseded/archived at that time counts as current
+            if flt.statuses:
+                where_bits.append(
+                    f"({p}status IN ({_placeholders(len(flt.statuses))})"
+                    f" OR ({p}status IN ('superseded', 'archived') AND {p}ended_at > ?))"
+                )
+                where_args += [*flt.statuses, flt.as_of]
+        elif flt.statuses:
+            where_bits.append(f"{p}status IN ({_placeholders(len(flt.statuses))})")
+            where_args += list(flt.statuses)
+        for tag in flt.tags:
+            where_bits.append(f"EXISTS (SELECT 1 FROM json_each({p}tags) WHERE json_each.value = ?)")
+            where_args.append(tag)
+        return where_bits, where_args
+
+    def list(self, flt: MemoryFilter = MemoryFilter(), *, limit: int = 50, offset: int = 0) -> list[Memory]:
+        where_bits, where_args = self._filter_sql(flt)
+        where = ("WHERE " + " AND ".join(where_bits)) if where_bits else ""
+        with self._lock:
+            rows = self.conn.execute(
+                f"""SELECT {_COLUMNS} FROM memories {where} ORDER BY created_at DESC, num DESC LIMIT ? OFFSET ?""",
+                (*where_args, limit, offset),
+            ).fetchall()
+        return [_row_to_memory(r) for r in rows]
+
+    def count(self, flt: MemoryFilter = MemoryFilter(statuses=())) -> int:
+        where_bits, where_args = self._filter_sql(flt)
+        where = ("WHERE " + " AND ".join(where_bits)) if where_bits else ""
+        with self._lock:
+            return int(self.conn.execute(f"""SELECT count(*) FROM memories {where}""", where_args).fetchone()[0])
+
+    def _ensure_stem_tables(self) -> None:
+        if self._stem_ready:
+            return
+        # a private, in-memory FTS table with the same tokenizer: the exact stems FTS5 indexes, without
+        # reimplementing SQLite's Porter stemmer in Python
+        self.conn.execute(
+            f"""CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_stems USING fts5 (t, tokenize = '{FTS_TOKENIZER}')"""
+        )
+        self.conn.execute(
+            """CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_stems_v USING fts5vocab (temp, query_stems, instance)"""
+        )
+        self.conn.execute(
+            """CREATE VIRTUAL TABLE IF NOT EXISTS temp.memory_fts_v USING fts5vocab (main, memory_fts, row)"""
+        )
+        self._stem_ready = True
+
+    def selective_terms(self, terms: Sequence[str]) -> list[str]:
+        """The query terms worth searching: rarest first, within a budget of rows for FTS5 to score.
+
+        BM25 gives a term found in many memories almost no weight, yet FTS5 scores every row each term
+        matches: on 100k memories "return" or "model" costs tens of milliseconds and barely moves the
+        ranking. Terms in more than ``COMMON_TERM_FRACTION`` of memories are left out, then the rarest are
+        kept while their summed document frequency stays within ``MATCH_ROW_BUDGET`` (never fewer than
+        ``MIN_KEPT_TERMS``). On small stores nothing is left out; large ones trade common words for speed.
+        """
+        if len(terms) < 2:
+            return list(terms)
+        with self._lock:
+            stems = self._stems(terms)
+            every = sorted({st for group in stems for st in group})
+            df = self._doc_freqs(every)
+            total = self._fts_doc_count()
+        # a term's frequency is at most that of its rarest token (a phrase needs all of them)
+        freq = [min((df.get(st, 0) for st in stems[i]), default=0) for i in range(len(terms))]
+        cutoff = COMMON_TERM_FRACTION * total
+        kept: set[int] = set()
+        spent = 0
+        for i in sorted(range(len(terms)), key=lambda i: freq[i]):
+            if len(kept) >= MIN_KEPT_TERMS and (freq[i] > cutoff or spent + freq[i] > MATCH_ROW_BUDGET):
+                break
+            kept.add(i)
+            spent += freq[i]
+        return [terms[i] for i in sorted(kept)]
+
+    def _stems(self, terms: Sequence[str]) -> list[list[str]]:
+        """The FTS tokens of each term (cached: a word always stems the same way). Caller holds the lock."""
+        todo = [t for t in dict.fromkeys(terms) if t not in self._stem_cache]
+        if todo:
+            self._ensure_stem_tables()
+            self.conn.execute("""DELETE FROM temp.query_stems""")
+            self.conn.executemany(
+                """INSERT INTO temp.query_stems (rowid, t) VALUES (?, ?)""", [(i + 1, t) for i, t in enumerate(todo)]
+            )
+            found: dict[int, list[str]] = {}
+            for term, doc in self.conn.execute("""SELECT term, doc FROM temp.query_stems_v ORDER BY doc, offset"""):
+                found.setdefault(int(doc) - 1, []).append(str(term))
+            if len(self._stem_cache) > STEM_CACHE_SIZE:
+                self._stem_cache.clear()
+            for i, t in enumerate(todo):
+                self._stem_cache[t] = found.get(i, [])
+        return [self._stem_cache[t] for t in terms]
+
+    def _doc_freqs(self, stems: Sequence[str]) -> dict[str, int]:
+        """Memories holding each stem; cached for ``DOC_COUNT_TTL_S`` (only pruning reads it). Caller holds the lock."""
+        now = time.monotonic()
+        if now - self._df_at > DOC_COUNT_TTL_S or len(self._df_cache) > STEM_CACHE_SIZE:
+            self._df_cache.clear()
+            self._df_at = now
+        todo = [st for st in stems if st not in self._df_cache]
+        if todo:
+            self._ensure_stem_tables()
+            rows = dict(
+                self.conn.execute(
+                    f"""SELECT term, doc FROM temp.memory_fts_v WHERE term IN ({_placeholders(len(todo))})""", todo
+                ).fetchall()
+            )
+            for st in todo:
+                self._df_cache[st] = int(rows.get(st, 0))
+        return {st: self._df_cache[st] for st in stems}
+
+    def _fts_doc_count(self) -> int:
+        now = time.monotonic()
+        if now - self._doc_count_at > DOC_COUNT_TTL_S:
+            self._doc_count = int(self.conn.execute("""SELECT count(*) FROM memories""").fetchone()[0])
+            self._doc_count_at = now
+        return self._doc_count
+
+    def fts_ranked(self, match: str, limit: int) -> list[tuple[int, float]]:
+        """(num, bm25) of the best lexical matches, no filter (callers check statuses on these few rows)."""
+        weights = (BM25_TEXT_WEIGHT, BM25_TAGS_WEIGHT, BM25_FILE_WEIGHT, BM25_SYMBOL_WEIGHT, BM25_TERMS_WEIGHT)
+        with self._lock:
+            rows = self.conn.execute(
+                """SELECT rowid, bm25(memory_fts, ?, ?, ?, ?, ?) AS score FROM memory_fts
+                   WHERE memory_fts MATCH ? ORDER BY score LIMIT ?""",
+                (*weights, match, limit),
+            ).fetchall()
+        return [(int(r[0]), float(r[1])) for r in rows]
+
+    def fts_candidates(self, match: str, flt: MemoryFilter, limit: int) -> list[tuple[int, float]]:
+        """(num, bm25) of the best lexical matches passing ``flt`` (joined in SQL); lower bm25 is better."""
+        where_bits, where_args = self._filter_sql(flt, "m")
+        if not where_bits:
+            return self.fts_ranked(match, limit)
+        weights = (BM25_TEXT_WEIGHT, BM25_TAGS_WEIGHT, BM25_FILE_WEIGHT, BM25_SYMBOL_WEIGHT, BM25_TERMS_WEIGHT)
+        with self._lock:
+            rows = self.conn.execute(
+                f"""SELECT f.rowid, bm25(memory_fts, ?, ?, ?, ?, ?) AS score
+                    FROM memory_fts AS f JOIN memories AS m ON m.num = f.rowid
+                    WHERE memory_fts MATCH ? AND {" AND ".join(where_bits)} ORDER BY score LIMIT ?""",
+                (*weights, match, *where_args, limit),
+            ).fetchall()
+        return [(int(r[0]), float(r[1])) for r in rows]
+
+    def anchored_to_files(self, files: Sequence[str], statuses: Sequence[str] = ANCHORED_STATUSES) -> list[Memory]:
+        if not files:
+            return []
+        out: list[Memory] = []
+        with self._lock:
+            for part in _chunks(list(files)):
+                out += [
+                    _row_to_memory(r)
+                    for r in self.conn.execute(
+                        f"""SELECT {_COLUMNS} FROM memories WHERE file IN ({_placeholders(len(part))})
+                              AND status IN ({_placeholders(len(statuses))})""",
+                        (*part, *statuses),
+                    )
+                ]
+        return out
+
+    def anchored_refs(
+        self,
+        files: Sequence[str],
+        statuses: Sequence[str] = ANCHORED_STATUSES,
+        *,
+        keep: Callable[[str, str | None], bool] | None = None,
+    ) -> list[AnchoredRef]:
+        """Light rows of the memories anchored to ``files`` (the file-open path: no text, no tags).
+
+        ``keep(file, symbol)`` drops rows before they become objects (most neighbour rows are dropped).
+        """
+        if not files:
+            return []
+        out: list[AnchoredRef] = []
+        with self._lock:
+            for part in _chunks(list(files)):
+                cur = self.conn.execute(
+                    f"""SELECT num, id, type, file, symbol, source, confidence, status, created_at,
+                          last_accessed_at, access_count
+                        FROM memories WHERE file IN ({_placeholders(len(part))})
+                          AND status IN ({_placeholders(len(statuses))})""",
+                    (*part, *statuses),
+                )
+                cur.row_factory = None  # plain tuples: this loop runs over hundreds of rows per file open
+                out += [AnchoredRef(*r) for r in cur if keep is None or keep(r[3], r[4])]
+        return out
+
+    def symbols_in(
+        self, files: Sequence[str], statuses: Sequence[str] = ANCHORED_STATUSES
+    ) -> dict[str, list[str | None]]:
+        """The distinct anchor symbols (None: file-wide) of each file's memories, read from an index only."""
+        out: dict[str, list[str | None]] = {}
+        if not files:
+            return out
+        with self._lock:
+            for part in _chunks(list(files)):
+                cur = self.conn.execute(
+                    f"""SELECT DISTINCT file, symbol FROM memories INDEXED BY memories_anchor_cover
+                        WHERE file IN ({_placeholders(len(part))}) AND status IN ({_placeholders(len(statuses))})""",
+                    (*part, *statuses),
+                )
+                cur.row_factory = None
+                for file, symbol in cur:
+                    out.setdefault(file, []).append(symbol)
+        return out
+
+    def neighbour_refs(
+        self,
+        symbols_by_file: dict[str, list[str | None]],
+        statuses: Sequence[str] = ANCHORED_STATUSES,
+        *,
+        per_file: int = NEIGHBOUR_ROWS_PER_FILE,
+    ) -> list[AnchoredRef]:
+        """Light rows anchored to these symbols (None: file-wide) of each file, at most ``per_file`` newest each."""
+        out: list[AnchoredRef] = []
+        with self._lock:
+            for file, symbols in symbols_by_file.items():
+                named = [s for s in symbols if s is not None][:SQL_VARIABLE_CHUNK]
+                wide = len(named) < len(symbols)
+                cur = self.conn.execute(
+                    f"""SELECT num, id, type, file, symbol, source, confidence, status, created_at,
+                          last_accessed_at, access_count
+                        FROM memories INDEXED BY memories_file_recent
+                        WHERE file = ? AND status IN ({_placeholders(len(statuses))})
+                          AND (symbol IN ({_placeholders(len(named))}) OR (? AND symbol IS NULL))
+                        ORDER BY created_at DESC LIMIT ?""",
+                    (file, *statuses, *named, wide, per_file),
+                )
+                cur.row_factory = None
+                out += [AnchoredRef(*r) for r in cur]
+        return out
+
+    def workspace_wide(self, statuses: Sequence[str] = CURRENT_STATUSES, *, limit: int = 1000) -> list[Memory]:
+        with self._lock:
+            rows = self.conn.execute(
+                f"""SELECT {_COLUMNS} FROM memories WHERE file IS NULL AND status IN ({_placeholders(len(statuses))})
+                    ORDER BY created_at DESC LIMIT ?""",
+                (*statuses, limit),
+            ).fetchall()
+        return [_row_to_memory(r) for r in rows]
+
+    def anchored_to_symbol(self, file: str, symbol: str, statuses: Sequence[str] = ANCHORED_STATUSES) -> list[Memory]:
+        with self._lock:
+            rows = self.conn.execute(
+                f"""SELECT {_COLUMNS} FROM memories
+                    WHERE file = ? AND symbol = ? AND status IN ({_placeholders(len(statuses))})
+                    ORDER BY created_at DESC""",
+                (file, symbol, *statuses),
+            ).fetchall()
+        return [_row_to_memory(r) for r in rows]
+
+    def in_session(self, session_id: str, *, limit: int = 50) -> list[Memory]:
+        with self._lock:
+            rows = self.conn.execute(
+                f"""SELECT {_COLUMNS} FROM memories WHERE session_id = ? ORDER BY created_at LIMIT ?""",
+                (session_id, limit),
+            ).fetchall()
+        return [_row_to_memory(r) for r in rows]
+
+    def events(self, memory_id: str) -> list[MemoryEvent]:
+        with self._lock:
+            rows = self.conn.execute(
+                """SELECT id, memory_id, at, kind, detail FROM memory_events WHERE memory_id = ? ORDER BY at, id""",
+                (memory_id,),
+            ).fetchall()
+        return [MemoryEvent(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
+
+    def iter_all(self, batch_size: int = 1000) -> Iterator[Memory]:
+        """Every memory in creation order (export)."""
+        last = 0
+        while True:
+            with self._lock:
+                rows = self.conn.execute(
+                    f"""SELECT {_COLUMNS} FROM memories WHERE num > ? ORDER BY num LIMIT ?""", (last, batch_size)
+                ).fetchall()
+            if not rows:
+                return
+            for r in rows:
+                yield _row_to_memory(r)
+            last = rows[-1][0]
+
+    def stats(self, *, top: int = 5) -> StoreStats:
+        with self._lock:
+            by_type = dict(
+                self.conn.execute(
+                    f"""SELECT type, count(*) FROM memories WHERE status IN ({_placeholders(len(CURRENT_STATUSES))})
+                        GROUP BY type ORDER BY count(*) DESC""",
+                    CURRENT_STATUSES,
+                ).fetchall()
+            )
+            by_status = dict(self.conn.execute("""SELECT status, count(*) FROM memories GROUP BY status""").fetchall())
+            surfaced = [
+                _row_to_memory(r)
+                for r in self.conn.execute(
+                    f"""SELECT {_COLUMNS} FROM memories WHERE surfaced_count > 0
+                        ORDER BY surfaced_count DESC, num LIMIT ?""",
+                    (top,),
+                )
+            ]
+            files = {
+                r[0]
+                for r in self.conn.execute(
+                    f"""SELECT DISTINCT file FROM memories
+                        WHERE file IS NOT NULL AND status IN ({_placeholders(len(CURRENT_STATUSES))})""",
+                    CURRENT_STATUSES,
+                )
+            }
+        return StoreStats(sum(by_status.values()), by_type, by_status, surfaced, files)
+
+    # ------------------------------------------------------------ writes
+
+    def insert(self, memory: Memory, events: Iterable[MemoryEvent] = ()) -> Memory:
+        """Insert a new memory with its events; returns it with ``num`` set."""
+        return self.insert_many([(memory, list(events))])[0]
+
+    def insert_many(self, items: Sequence[tuple[Memory, Sequence[MemoryEvent]]]) -> list[Memory]:
+        out: list[Memory] = []
+        with self.batch():
+            for memory, events in items:
+                a = memory.anchor
+                cur = self.conn.execute(
+                    """INSERT INTO memories (id, type, text, file, symbol, start_line, end_line, content_hash, source,
+                         confidence, created_at, updated_at, status, status_reason, last_accessed_at, access_count,
+                         surfaced_count, ended_at, supersedes, superseded_by, session_id, tags, terms)
+                       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                    (
+                        memory.id, memory.type, memory.text, a.file if a else None, a.symbol if a else None,
+                        a.start_line if a else None, a.end_line if a else None, a.content_hash if a else None,
+                        memory.source, memory.confidence, memory.created_at, memory.updated_at, memory.status,
+                        memory.status_reason, memory.last_accessed_at, memory.access_count, memory.surfaced_count,
+                        memory.ended_at, memory.supersedes, memory.superseded_by, memory.session_id,
+                        json.dumps(list(memory.tags)),
+                        identifier_terms(memory.text, a.file if a else None, a.symbol if a else None, *memory.tags),
+                    ),
+                )  # fmt: skip
+                self._add_events(events)
+                out.append(replace(memory, num=int(cur.lastrowid or 0)))
+        return out
+
+    def replace_memory(self, memory: Memory) -> None:
+        """Overwrite every field of an existing memory (by id) — used by import when the incoming copy is newer."""
+        a = memory.anchor
+        with self.batch():
+            self.conn.execute(
+                """UPDATE memories SET type = ?, text = ?, file = ?, symbol = ?, start_line = ?, end_line = ?,
+                     content_hash = ?, source = ?, confidence = ?, created_at = ?, updated_at = ?, status = ?,
+                     status_reason = ?, last_accessed_at = ?, access_count = ?, surfaced_count = ?, ended_at = ?,
+                     supersedes = ?, superseded_by = ?, session_id = ?, tags = ?, terms = ?
+                   WHERE id = ?""",
+                (
+                    memory.type, memory.text, a.file if a else None, a.symbol if a else None,
+                    a.start_line if a else None, a.end_line if a else None, a.content_hash if a else None,
+                    memory.source, memory.confidence, memory.created_at, memory.updated_at, memory.status,
+                    memory.status_reason, memory.last_accessed_at, memory.access_count, memory.surfaced_count,
+                    memory.ended_at, memory.supersedes, memory.superseded_by, memory.session_id,
+                    json.dumps(list(memory.tags)),
+                    identifier_terms(memory.text, a.file if a else None, a.symbol if a else None, *memory.tags),
+                    memory.id,
+                ),
+            )  # fmt: skip
+
+    def update_status(
+        self,
+        memory_id: str,
+        status: str,
+        *,
+        at: str,
+        reason: str | None = None,
+        ended_at: str | None = None,
+        superseded_by: str | None = None,
+        event: MemoryEvent | None = None,
+    ) -> None:
+        with self.batch():
+            self.conn.execute(
+                """UPDATE memories SET status = ?, status_reason = ?, ended_at = ?, updated_at = ?,
+                     superseded_by = coalesce(?, superseded_by)
+                   WHERE id = ?""",
+                (status, reason, ended_at, at, superseded_by, memory_id),
+            )
+            if event:
+                self._add_events([event])
+
+    def update_anchor(self, memory_id: str, anchor: Anchor | None, *, at: str, event: MemoryEvent | None) -> None:
+        with self.batch():
+            row = self.conn.execute("""SELECT text, tags FROM memories WHERE id = ?""", (memory_id,)).fetchone()
+            if row is None:
+                raise MemoryNotFoundError(f"no memory with id '{memory_id}'")
+            tags = json.loads(row[1])
+            self.conn.execute(
+                """UPDATE memories SET file = ?, symbol = ?, start_line = ?, end_line = ?, content_hash = ?,
+                     updated_at = ?, terms = ?
+                   WHERE id = ?""",
+                (
+                    anchor.file if anchor else None, anchor.symbol if anchor else None,
+                    anchor.start_line if anchor else None, anchor.end_line if anchor else None,
+                    anchor.content_hash if anchor else None, at,
+                    identifier_terms(row[0], anchor.file if anchor else None, anchor.symbol if anchor else None, *tags),
+                    memory_id,
+                ),
+            )  # fmt: skip
+            if event:
+                self._add_events([event])
+
+    def move_spans(self, moves: Sequence[tuple[str, int, int]]) -> None:
+        """Follow symbols that moved within their file: (id, start_line, end_line). No event: it is bookkeeping."""
+        if not moves:
+            return
+        with self.batch():
+            self.conn.executemany(
+                """UPDATE memories SET start_line = ?, end_line = ? WHERE id = ?""",
+                [(s, e, i) for i, s, e in moves],
+            )
+
+    def reinforce(self, memory_id: str, *, at: str, confidence_gain: float, event: MemoryEvent | None) -> None:
+        with self.batch():
+            self.conn.execute(
+                """UPDATE memories SET access_count = access_count + 1, last_accessed_at = ?, updated_at = ?,
+                     confidence = min(1.0, confidence + ?)
+                   WHERE id = ?""",
+                (at, at, confidence_gain, memory_id),
+            )
+            if event:
+                self._add_events([event])
+
+    def set_created_at(self, num: int, created_at: str) -> None:
+        """Place a memory at another time. Benchmarks use it to ask the same question of an old and a new memory."""
+        with self.batch():
+            self.conn.execute("""UPDATE memories SET created_at = ? WHERE num = ?""", (created_at, num))
+
+    def record_access(self, ids: Sequence[str], at: str) -> None:
+        if not ids:
+            return
+        with self.batch():
+            self.conn.executemany(
+                """UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ?""",
+                [(at, i) for i in ids],
+            )
+
+    def record_surfaced(self, ids: Sequence[str]) -> None:
+        if not ids:
+            return
+        with self.batch():
+            self.conn.executemany(
+                """UPDATE memories SET surfaced_count = surfaced_count + 1 WHERE id = ?""", [(i,) for i in ids]
+            )
+
+    def add_events(self, events: Iterable[MemoryEvent]) -> int:
+        with self.batch():
+            return self._add_events(events)
+
+    def _add_events(self, events: Iterable[MemoryEvent]) -> int:
+        rows = [(e.id, e.memory_id, e.at, e.kind, json.dumps(e.detail, ensure_ascii=False)) for e in events]
+        if not rows:
+            return 0
+        before = self.conn.total_changes
+        self.conn.executemany(
+            """INSERT OR IGNORE INTO memory_events (id, memory_id, at, kind, detail) VALUES (?, ?, ?, ?, ?)""", rows
+        )
+        return self.conn.total_changes - before
+
+    # ------------------------------------------------------------ vectors
+
+    def put_vectors(self, model_id: str, items: Sequence[tuple[int, np.ndarray]]) -> None:
+        """Store (memory num, vector) pairs for ``model_id``, replacing any previous vector of that memory."""
+        if not items:
+            return
+        with self.batch():
+            for num, vec in items:
+                v = np.ascontiguousarray(vec, dtype=np.float32)
+                self.conn.execute(
+                    """DELETE FROM memory_vectors WHERE memory_num = ? AND model_id = ?""", (num, model_id)
+                )
+                self.conn.execute(
+                    """INSERT INTO memory_vectors (memory_num, model_id, dim, vector) VALUES (?, ?, ?, ?)""",
+                    (num, model_id, int(v.shape[0]), v.tobytes()),
+                )
+
+    def delete_vectors(self, num: int) -> None:
+        """Drop a memory's vectors (all models) because its text changed: they are derived data, re-embedded later."""
+        with self.batch():
+            self.conn.execute("""DELETE FROM memory_vectors WHERE memory_num = ?""", (num,))
+
+    def vectors_for(self, model_id: str, nums: Sequence[int]) -> dict[int, np.ndarray]:
+        out: dict[int, np.ndarray] = {}
+        with self._lock:
+            for part in _chunks(list(nums)):
+                for num, blob in self.conn.execute(
+                    f"""SELECT memory_num, vector FROM memory_vectors
+                        WHERE model_id = ? AND memory_num IN ({_placeholders(len(part))})""",
+                    (model_id, *part),
+                ):
+                    out[int(num)] = np.frombuffer(blob, dtype=np.float32)
+        return out
+
+    def vector_state(self, model_id: str) -> tuple[int, int]:
+        """(count, highest vec_id) of the vectors of ``model_id`` — what the hnsw sidecar must match."""
+        with self._lock:
+            row = self.conn.execute(
+                """SELECT count(*), coalesce(max(vec_id), 0) FROM memory_vectors WHERE model_id = ?""", (model_id,)
+            ).fetchone()
+        return int(row[0]), int(row[1])
+
+    def last_vec_id(self, model_id: str) -> int:
+        """The highest ``vec_id`` of ``model_id`` (an index seek: cheap enough to call before every search)."""
+        with self._lock:
+            row = self.conn.execute(
+                """SELECT max(vec_id) FROM memory_vectors WHERE model_id = ?""", (model_id,)
+            ).fetchone()
+        return int(row[0] or 0)
+
+    def iter_vectors(
+        self, model_id: str, *, after_vec_id: int = 0, batch_size: int = 5000
+    ) -> Iterator[tuple[list[int], np.ndarray, int]]:
+        """Batches of (memory nums, vectors matrix, last vec_id) with vec_id > ``after_vec_id``."""
+        last = after_vec_id
+        while True:
+            with self._lock:
+                rows = self.conn.execute(
+                    """SELECT vec_id, memory_num, vector FROM memory_vectors
+                       WHERE model_id = ? AND vec_id > ? ORDER BY vec_id LIMIT ?""",
+                    (model_id, last, batch_size),
+                ).fetchall()
+            if not rows:
+                return
+            nums = [int(r[1]) for r in rows]
+            mat = np.vstack([np.frombuffer(r[2], dtype=np.float32) for r in rows])
+            last = int(rows[-1][0])
+            yield nums, mat, last
+
+    def nums_without_vector(self, model_id: str, *, limit: int = 10_000) -> list[tuple[int, str]]:
+        """(num, text) of memories that have no vector for ``model_id`` yet (embedder added later, imports)."""
+        with self._lock:
+            rows = self.conn.execute(
+                """SELECT m.num, m.text FROM memories AS m
+                   WHERE NOT EXISTS (SELECT 1 FROM memory_vectors AS v WHERE v.memory_num = m.num AND v.model_id = ?)
+                   ORDER BY m.num LIMIT ?""",
+                (model_id, limit),
+            ).fetchall()
+        return [(int(r[0]), str(r[1])) for r in rows]
+
+    def search_rows(self, nums: Sequence[int]) -> dict[int, SearchRow]:
+        out: dict[int, SearchRow] = {}
+        with self._lock:
+            for part in _chunks(list(nums)):
+                for r in self.conn.execute(
+                    f"""SELECT num, id, type, file, source, confidence, status, created_at, last_accessed_at,
+                          access_count, ended_at, tags
+                        FROM memories WHERE num IN ({_placeholders(len(part))})""",
+                    tuple(part),
+                ):
+                    tags = () if r[11] == "[]" else tuple(json.loads(r[11]))
+                    out[int(r[0])] = SearchRow(*tuple(r)[:11], tags)  # type: ignore[arg-type]
+        return out
+
+    def status_of_nums(self, nums: Sequence[int]) -> dict[int, str]:
+        out: dict[int, str] = {}
+        with self._lock:
+            for part in _chunks(list(nums)):
+                for num, status in self.conn.execute(
+                    f"""SELECT num, status FROM memories WHERE num IN ({_placeholders(len(part))})""", tuple(part)
+                ):
+                    out[int(num)] = str(status)
+        return out

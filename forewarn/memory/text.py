@@ -1,0 +1,199 @@
+"""Text helpers shared by the memory package: ids, timestamps, identifier splitting, safe FTS5 queries.
+
+Everything a user types must be a valid search, so FTS5 queries are built here from extracted word
+tokens, each quoted; raw FTS5 syntax (``NEAR``, ``AND``, ``*``, ``:``, parentheses) never reaches
+SQLite.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import threading
+import time
+from datetime import UTC, datetime
+
+# ---------------------------------------------------------------- ids
+
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+_id_lock = threading.Lock()
+_last_ms = 0
+_last_rand = 0
+RANDOM_BITS = 80  # ULID layout: 48-bit millisecond time + 80 random bits
+
+
+def new_id(now: float | None = None) -> str:
+    """A ULID: 26 Crockford base32 characters, sortable by creation time, monotonic within a process."""
+    global _last_ms, _last_rand
+    ms = int((time.time() if now is None else now) * 1000)
+    with _id_lock:
+        if ms <= _last_ms:
+            # same millisecond (or clock went back): keep order by incrementing the random part
+            ms = _last_ms
+            rand = (_last_rand + 1) % (1 << RANDOM_BITS)
+        else:
+            rand = int.from_bytes(os.urandom(10), "big")
+        _last_ms, _last_rand = ms, rand
+    value = (ms << RANDOM_BITS) | rand
+    chars = []
+    for _ in range(26):
+        chars.append(_CROCKFORD[value & 31])
+        value >>= 5
+    return "".join(reversed(chars))
+
+
+ID_PREFIX_RE = re.compile(r"^[0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{4,26}$")
+
+
+def normalise_id_prefix(text: str) -> str | None:
+    """Upper-cased id or id prefix typed by a user, or None when it cannot be one."""
+    text = text.strip()
+    return text.upper() if ID_PREFIX_RE.match(text) else None
+
+
+# ---------------------------------------------------------------- time
+
+
+def to_iso(epoch: float) -> str:
+    """UTC ISO-8601 with microseconds and ``Z``: fixed width, so strings sort as times do."""
+    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+@functools.lru_cache(maxsize=262_144)  # ranking parses the same timestamps on every search: parse each once
+def from_iso(text: str) -> float:
+    """Epoch seconds from an ISO-8601 date or date-time; naive values are taken as UTC.
+
+    Raises ValueError with a readable message on anything else.
+    """
+    raw = text.strip()
+    try:
+        dt = datetime.fromisoformat(raw[:-1] + "+00:00" if raw.endswith(("Z", "z")) else raw)
+    except ValueError:
+        raise ValueError(
+            f"'{text}' is not an ISO-8601 date or time (e.g. 2025-03-01 or 2025-03-01T12:00:00Z)"
+        ) from None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return dt.timestamp()
+
+
+def age_text(seconds: float) -> str:
+    """A short human age: "3 days", "5 months"."""
+    seconds = max(0.0, seconds)
+    for unit, size in (("year", 365 * 86400), ("month", 30 * 86400), ("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size:
+            n = int(seconds // size)
+            return f"{n} {unit}{'s' if n != 1 else ''}"
+    return "just now"
+
+
+# ---------------------------------------------------------------- identifiers and search terms
+
+_WORD_RE = re.compile(r"\w+", re.UNICODE)
+# camelCase / PascalCase / ACRONYMWord / digit boundaries
+_CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+def split_identifier(word: str) -> list[str]:
+    """``useTerminalStore`` → [use, terminal, store]; ``HTTPServer_v2`` → [http, server, v, 2]."""
+    parts: list[str] = []
+    for piece in word.split("_"):
+        parts.extend(m.group(0).lower() for m in _CAMEL_RE.finditer(piece))
+    return [p for p in parts if p]
+
+
+def identifier_terms(*texts: str | None) -> str:
+    """The split forms of every compound identifier in ``texts``, space-separated, for the FTS index.
+
+    Only words that split into several parts are expanded: plain words are already indexed as is.
+    """
+    out: list[str] = []
+    seen: set[str] = set()
+    for text in texts:
+        if not text:
+            continue
+        for m in _WORD_RE.finditer(text):
+            word = m.group(0)
+            parts = split_identifier(word)
+            if len(parts) > 1:
+                joined = " ".join(parts)
+                if joined not in seen:
+                    seen.add(joined)
+                    out.append(joined)
+    return " ".join(out)
+
+
+# fmt: off
+STOPWORDS = frozenset((
+    "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did", "do", "does", "for",
+    "from", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "no", "not", "of",
+    "on", "or", "our", "should", "so", "than", "that", "the", "their", "them", "then", "there", "these", "they",
+    "this", "those", "to", "too", "was", "we", "were", "what", "when", "where", "which", "who", "why", "will",
+    "with", "would", "you", "your",
+))
+# fmt: on
+MAX_QUERY_TERMS = 48  # a pasted megabyte still becomes a bounded query; more terms add little recall
+
+
+def query_terms(text: str) -> list[str]:
+    """Lower-cased search terms from free text: words, plus the parts of compound identifiers.
+
+    Stop words are dropped unless nothing else remains (a search for "to do" still searches).
+    """
+    words: list[str] = []
+    seen: set[str] = set()
+
+    def add(term: str) -> None:
+        if term and term not in seen:
+            seen.add(term)
+            words.append(term)
+
+    for m in _WORD_RE.finditer(text):
+        word = m.group(0)
+        add(word.lower())
+        parts = split_identifier(word)
+        if len(parts) > 1:
+            for part in parts:
+                add(part)
+        if len(words) >= MAX_QUERY_TERMS * 2:
+            break
+    content = [w for w in words if w not in STOPWORDS and w.strip("_")]
+    chosen = content or [w for w in words if w.strip("_")]
+    return chosen[:MAX_QUERY_TERMS]
+
+
+def fts_match_expression(text: str) -> str | None:
+    """A safe FTS5 MATCH expression: every term double-quoted, OR-ed (BM25 rewards matching more terms).
+
+    None when the text has no searchable word (empty, only punctuation).
+    """
+    return match_terms(query_terms(text))
+
+
+def match_terms(terms: list[str]) -> str | None:
+    """Quoted, OR-ed terms (None for none): the only shape of FTS5 query Forewarn builds."""
+    if not terms:
+        return None
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+_WS_RE = re.compile(r"\s+")
+
+
+def normalise_text(text: str) -> str:
+    """Text for exact-duplicate comparison: case-folded, whitespace collapsed."""
+    return _WS_RE.sub(" ", text).strip().casefold()
+
+
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def clean_memory_text(text: str) -> str:
+    """Memory text as stored: control characters (other than newline/tab) removed, ends trimmed.
+
+    Lone surrogates (undecodable command-line bytes, ``\\ud800`` in JSON) cannot be stored as UTF-8:
+    they become U+FFFD, so the rest of the text is kept instead of the write failing.
+    """
+    text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return _CONTROL_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n")).strip()

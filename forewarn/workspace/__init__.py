@@ -1,0 +1,1 @@
+"""The workspace: the facade that joins the code index, the memories and the embedder."""

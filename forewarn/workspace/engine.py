@@ -1,0 +1,976 @@
+"""``Workspace``: the facade the CLI and the daemon use — code index + memories + embedder + session.
+
+Threading: the engine may be shared by the daemon's threads. The store, the vector index and the
+indexer each serialise their own calls with a lock; the engine adds one re-entrant lock around
+compound writes (remember, supersede, reconcile, import) so their read-decide-write steps are
+atomic. Embedding runs outside every lock, so a slow embedding never blocks a file-open lookup.
+Several processes (two editor windows, the CLI) may share one workspace: SQLite (WAL, busy
+timeout) arbitrates writes, and the vector index catches up with rows other processes added before
+each vector query.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import posixpath
+import re
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+from forewarn import paths
+from forewarn.config import Settings
+from forewarn.memory import lifecycle, retrieval, transfer
+from forewarn.memory.lifecycle import ReconcileReport, anchors_overlap, event, same_anchor
+from forewarn.memory.redact import redact
+from forewarn.memory.retrieval import ProactiveHit, ScoredMemory, SearchParams, SearchTimings
+from forewarn.memory.session import SessionMemory
+from forewarn.memory.store import (
+    CURRENT_STATUSES,
+    MEMORY_TYPES,
+    SOURCES,
+    STATUSES,
+    Anchor,
+    InvalidMemoryError,
+    Memory,
+    MemoryEvent,
+    MemoryFilter,
+    MemoryNotFoundError,
+    MemoryStore,
+)
+from forewarn.memory.text import age_text, clean_memory_text, from_iso, new_id, query_terms, to_iso
+
+if TYPE_CHECKING:
+    from forewarn.memory.vectors import VectorIndex
+
+log = logging.getLogger(__name__)
+
+MAX_TEXT_CHARS = 20_000  # a memory is a lesson, not a log file; longer input is refused, not cut
+MAX_TAGS = 20
+TAG_RE = re.compile(r"^[\w.\-/:]{1,64}$", re.UNICODE)
+MERGE_NEIGHBOURS = 10  # nearest memories checked for merge/supersession on remember
+SEARCH_CHUNKS = 5  # code chunks shown beside memories: a cold-start answer, not the main result
+CHUNK_QUERY_TERMS = 3  # words sent to the code-chunk FTS: each OR-ed common word makes BM25 score thousands more chunks
+SESSION_NEIGHBOUR_SHARE = 0.5  # a touched file's dependencies get half its session weight
+SESSION_NEIGHBOURS = 8  # dependencies per touched file that inherit session weight
+PROACTIVE_LIMIT = 10
+SYNC_BACKFILL_MAX = 256  # memories without vectors embedded on open; more waits for backfill_vectors()
+DEFAULT_CONFIDENCE = {"user": 1.0, "import": 1.0, "commit": 0.8, "agent": 0.7}  # how sure the source usually is
+
+
+class IndexerLike(Protocol):
+    root: Path
+
+    def index(self, progress: Any = None) -> Any: ...
+    def index_files(self, rels: Any) -> Any: ...
+    def files(self) -> dict[str, Any]: ...
+    def chunk_at(self, rel: str, line: int) -> Any: ...
+    def chunk_by_symbol(self, rel: str, symbol: str) -> Any: ...
+    def chunks_for(self, rel: str) -> list[Any]: ...
+    def search_chunks(self, text: str, limit: int) -> list[tuple[Any, float]]: ...
+    def close(self) -> None: ...
+
+    @property
+    def graph(self) -> Any: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RememberResult:
+    memory: Memory
+    merged: bool  # True: it restated an existing memory, which was reinforced instead of duplicated
+    candidates: list[Memory]  # existing memories this one may supersede (close in meaning and place)
+    redacted: list[str]  # kinds of secrets replaced before storage
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkHit:
+    """A code chunk matching a search (the indexer's ``CodeChunk``) and its BM25 score (higher is better)."""
+
+    chunk: Any
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class ReindexReport:
+    """What a re-index changed in the code (``index``) and in memory anchors (``memories``)."""
+
+    index: Any  # the indexer's IndexReport
+    memories: ReconcileReport
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dict(self.index.to_dict())
+        data["memories"] = self.memories.to_dict()
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    memories: list[ScoredMemory]
+    chunks: list[ChunkHit]
+    mode: str  # "hybrid" or "lexical"
+    reason: str | None = None  # why lexical, when it is
+    timings: SearchTimings = field(default_factory=SearchTimings)
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolInfo:
+    file: str
+    symbol: str
+    kind: str
+    start_line: int
+    end_line: int
+    memories: list[Memory]
+    file_rank: int | None  # 1 = the most important file of the workspace by PageRank
+    file_count: int
+    dependents: int  # files that use this file's definitions
+
+
+@dataclass(frozen=True, slots=True)
+class History:
+    chain: list[Memory]  # oldest first, following supersedes/superseded_by
+    events: dict[str, list[MemoryEvent]]
+
+
+@dataclass(frozen=True, slots=True)
+class WorkspaceStats:
+    total: int
+    by_type: dict[str, int]
+    by_status: dict[str, int]
+    stale: int
+    most_surfaced: list[Memory]
+    important_without_memories: list[tuple[str, float]]  # (file, PageRank score), most important first
+    mode: str
+    reason: str | None
+    vectors: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "total": self.total,
+            "by_type": self.by_type,
+            "by_status": self.by_status,
+            "stale": self.stale,
+            "most_surfaced": [
+                {"id": m.id, "type": m.type, "text": m.text, "surfaced": m.surfaced_count} for m in self.most_surfaced
+            ],
+            "important_without_memories": [{"file": f, "score": s} for f, s in self.important_without_memories],
+            "mode": self.mode,
+            "reason": self.reason,
+            "vectors": self.vectors,
+        }
+
+
+class Workspace:
+    """Index + memories + embedder + session for one workspace. Create with :meth:`open`."""
+
+    def __init__(
+        self,
+        root: Path,
+        settings: Settings,
+        indexer: IndexerLike,
+        store: MemoryStore,
+        embedder: Any | None,
+        reason: str | None,
+        clock: Callable[[], float] = time.time,
+        *,
+        backfill_on_open: bool = True,
+    ) -> None:
+        self.root = Path(root).resolve()
+        self._root_str = str(self.root).rstrip(os.sep) + os.sep
+        self.settings = settings
+        self.indexer = indexer
+        self.store = store
+        self.embedder = embedder
+        self.reason = reason
+        self.clock = clock
+        self.session = SessionMemory(clock)
+        self._lock = threading.RLock()
+        self._graph_cache: dict[str, Any] = {}
+        self._chunk_pool = ThreadPoolExecutor(1, thread_name_prefix="forewarn-chunks")
+        self._surfaced: list[str] = []  # memories shown on file opens, not yet counted in the store
+        self._surfaced_lock = threading.Lock()
+        self.vectors: VectorIndex | None = None
+        if embedder is not None:
+            from forewarn.memory.vectors import VectorIndex  # hnswlib: only needed with an embedder
+
+            self.vectors = VectorIndex(store.path.parent, store, embedder.model_id, embedder.dim)
+            if backfill_on_open:  # the daemon backfills in its worker instead, in batches
+                self.backfill_vectors(limit=SYNC_BACKFILL_MAX)
+
+    @classmethod
+    def open(
+        cls,
+        root: Path,
+        settings: Settings | None = None,
+        *,
+        embedder: Any | str | None = "auto",
+        clock: Callable[[], float] = time.time,
+        indexer: IndexerLike | None = None,
+        backfill_on_open: bool = True,
+    ) -> Workspace:
+        """Open the workspace's memories and index. ``embedder``: "auto" (from settings), an embedder, or None."""
+        from forewarn.indexing.indexer import Indexer
+
+        settings = settings or Settings()
+        root = Path(root).resolve()
+        wdir = paths.workspace_dir(root)
+        store = MemoryStore(wdir / "memory.db")
+        reason: str | None = None
+        emb: Any | None
+        if embedder == "auto":
+            emb, reason = _open_embedder(settings)
+        else:
+            emb = embedder
+            reason = None if emb is not None else "the embedder was not requested"
+        idx = indexer if indexer is not None else Indexer(root, settings)
+        return cls(root, settings, idx, store, emb, reason, clock, backfill_on_open=backfill_on_open)
+
+    def close(self) -> None:
+        self._chunk_pool.shutdown(wait=True)
+        self._write_surfaced()
+        with self._lock:
+            if self.vectors is not None:
+                self.vectors.close()
+            self.store.close()
+            self.indexer.close()
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def flush(self) -> None:
+        """Persist the vector index and the surfaced counts now (the daemon calls this when idle)."""
+        self._write_surfaced()
+        if self.vectors is not None:
+            self.vectors.save()
+
+    @property
+    def embedder_problem(self) -> str | None:
+        """Why search is lexical-only (None in hybrid mode)."""
+        return None if self.vectors is not None else self.reason
+
+    @property
+    def mode(self) -> str:
+        return "hybrid" if self.vectors is not None else "lexical"
+
+    def _now(self) -> tuple[float, str]:
+        now = self.clock()
+        return now, to_iso(now)
+
+    # ------------------------------------------------------------ anchors
+
+    def rel_path(self, file: str | Path) -> str:
+        """A workspace-relative POSIX path; clear errors for paths outside the workspace."""
+        text = os.fspath(file)
+        if "\x00" in text:
+            raise InvalidMemoryError(f"{text!r} is not a usable path (it contains a NUL byte)")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            # undecodable file-name bytes: anchors are stored as UTF-8 text and would not round-trip
+            raise InvalidMemoryError(f"{text!r} is not a UTF-8 path; rename the file to anchor to it") from None
+        p = Path(text)
+        try:
+            full = (p if p.is_absolute() else self.root / p).resolve()
+        except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop on Python 3.11
+            raise InvalidMemoryError(f"{text} cannot be resolved ({exc})") from None
+        try:
+            rel = full.relative_to(self.root)
+        except ValueError:
+            raise InvalidMemoryError(f"{file} is outside the workspace {self.root}") from None
+        if str(rel) == ".":
+            raise InvalidMemoryError(f"{file} is the workspace itself, not a file in it")
+        return rel.as_posix()
+
+    def lookup_path(self, file: str | Path) -> str:
+        """``rel_path`` without touching the disk, for read-only lookups on hot paths (file open, hover).
+
+        Memories are looked up by this string only; nothing is read from it, so symlinks do not matter
+        here. Anything unusual (``..``, a path not under the root as given) takes the resolving route.
+        """
+        text = os.fspath(file)
+        root = self._root_str
+        if os.path.isabs(text):
+            if not text.startswith(root):
+                return self.rel_path(file)
+            text = text[len(root) :]
+        norm = posixpath.normpath(text.replace(os.sep, "/")).lstrip("/")
+        if norm in ("", ".") or norm == ".." or norm.startswith("../"):
+            return self.rel_path(file)
+        return norm
+
+    def _ensure_indexed(self, rel: str) -> None:
+        if rel not in self.indexer.files():
+            self.reindex([rel])
+
+    def resolve_anchor(
+        self,
+        file: str | Path | None,
+        symbol: str | None = None,
+        line: int | None = None,
+        lines: tuple[int, int] | None = None,
+    ) -> Anchor | None:
+        """The anchor for a file, a symbol in it, or a line or selection in it (None: workspace-wide).
+
+        A selection anchors to the innermost chunk holding all of it; top-level code anchors file-wide
+        and keeps the span.
+        """
+        if file is None:
+            if symbol is not None or line is not None or lines is not None:
+                raise InvalidMemoryError("a symbol, line or selection needs a file")
+            return None
+        if lines is not None and symbol is None:
+            start, end = lines
+            if start < 1 or end < start:
+                raise InvalidMemoryError(f"a selection runs from line {start} to {end}: lines start at 1, in order")
+            rel = self.rel_path(file)
+            if not (self.root / rel).is_file():
+                raise InvalidMemoryError(f"{rel} is not a file in the workspace")
+            self._ensure_indexed(rel)
+            holding = [
+                c
+                for c in self.indexer.chunks_for(rel)
+                if c.kind != "module" and c.part == 0 and c.start_line <= start and c.end_line >= end
+            ]
+            if holding:  # the innermost definition holding the whole selection
+                best = min(holding, key=lambda c: (c.end_line - c.start_line, -c.start_line))
+                return lifecycle.anchor_from_chunk(rel, best)
+            return Anchor(rel, None, start, end, None)
+        rel = self.rel_path(file)
+        if not (self.root / rel).is_file():
+            raise InvalidMemoryError(f"{rel} is not a file in the workspace")
+        if symbol is None and line is None:
+            return Anchor(rel)
+        self._ensure_indexed(rel)
+        if symbol is not None:
+            chunk = self.indexer.chunk_by_symbol(rel, symbol)
+            if chunk is None:
+                known = sorted({c.symbol for c in self.indexer.chunks_for(rel)})
+                hint = f"; symbols there: {', '.join(known[:12])}" if known else " (no symbols were found in it)"
+                raise InvalidMemoryError(f"no symbol '{symbol}' in {rel}{hint}")
+            return lifecycle.anchor_from_chunk(rel, chunk)
+        assert line is not None
+        if line < 1:
+            raise InvalidMemoryError(f"line numbers start at 1, got {line}")
+        chunk = self.indexer.chunk_at(rel, line)
+        if chunk is None or chunk.kind == "module":
+            return Anchor(rel, None, line, line, None)  # top-level code: file-wide, remembering the line
+        return lifecycle.anchor_from_chunk(rel, chunk)
+
+    # ------------------------------------------------------------ writing
+
+    def _validate(
+        self, text: str, type_: str, source: str, tags: Sequence[str]
+    ) -> tuple[str, list[str], tuple[str, ...]]:
+        if type_ not in MEMORY_TYPES:
+            raise InvalidMemoryError(f"unknown memory type '{type_}'; use one of {', '.join(MEMORY_TYPES)}")
+        if source not in SOURCES:
+            raise InvalidMemoryError(f"unknown source '{source}'; use one of {', '.join(SOURCES)}")
+        cleaned = clean_memory_text(text)
+        if not cleaned:
+            raise InvalidMemoryError("memory text is empty")
+        if len(cleaned) > MAX_TEXT_CHARS:
+            raise InvalidMemoryError(
+                f"memory text is {len(cleaned):,} characters; the limit is {MAX_TEXT_CHARS:,} (keep the lesson, "
+                f"link the log)"
+            )
+        safe, kinds = redact(cleaned)
+        clean_tags = tuple(dict.fromkeys(t.strip() for t in tags if t.strip()))
+        if len(clean_tags) > MAX_TAGS:
+            raise InvalidMemoryError(f"{len(clean_tags)} tags; the limit is {MAX_TAGS}")
+        for t in clean_tags:
+            if not TAG_RE.match(t):
+                raise InvalidMemoryError(f"tag '{t}' must be 1-64 letters, digits or . - _ / :")
+        return safe, kinds, clean_tags
+
+    def _embed_one(self, text: str) -> np.ndarray | None:
+        if self.embedder is None:
+            return None
+        try:
+            return np.asarray(self.embedder.embed_documents([text])[0], dtype=np.float32)
+        except Exception:  # a failing model must not lose the memory: store it, embed later
+            log.exception("embedding a memory failed; it is stored and will be embedded by backfill")
+            return None
+
+    def remember(
+        self,
+        text: str,
+        *,
+        type: str = "note",
+        file: str | Path | None = None,
+        symbol: str | None = None,
+        line: int | None = None,
+        lines: tuple[int, int] | None = None,
+        tags: Sequence[str] = (),
+        source: str = "user",
+        confidence: float | None = None,
+        anchor: Anchor | None = None,
+    ) -> RememberResult:
+        """Store a new memory (redacted), or reinforce the same lesson already stored at the same anchor."""
+        safe, kinds, clean_tags = self._validate(text, type, source, tags)
+        if anchor is None:
+            anchor = self.resolve_anchor(file, symbol, line, lines)
+        vec = self._embed_one(safe)
+        conf = DEFAULT_CONFIDENCE.get(source, 1.0) if confidence is None else max(0.0, min(1.0, confidence))
+        with self._lock:
+            now, at = self._now()
+            merge_into, candidates = self._similar(safe, anchor, vec)
+            if merge_into is not None:
+                self.store.reinforce(
+                    merge_into.id, at=at, confidence_gain=lifecycle.MERGE_CONFIDENCE_GAIN,
+                    event=event(merge_into.id, "merged", at, text=safe, source=source, tags=list(clean_tags) or None),
+                )  # fmt: skip
+                merged = self.store.get(merge_into.id)
+                assert merged is not None
+                return RememberResult(merged, True, [], kinds)
+            memory = Memory(
+                id=new_id(now), type=type, text=safe, anchor=anchor, source=source, confidence=conf,
+                created_at=at, updated_at=at, session_id=self.session.current_session(), tags=clean_tags,
+            )  # fmt: skip
+            with self.store.batch():
+                stored = self.store.insert(
+                    memory, [event(memory.id, "created", at, source=source, redacted=kinds or None)]
+                )
+                if vec is not None and self.vectors is not None:
+                    self.vectors.put([stored.num], vec.reshape(1, -1))
+            self._sync_vectors()
+            self.session.observe("memory", stored.id)
+            return RememberResult(stored, False, candidates, kinds)
+
+    def _similar(self, text: str, anchor: Anchor | None, vec: np.ndarray | None) -> tuple[Memory | None, list[Memory]]:
+        """(memory to merge into, supersession candidates) among current memories."""
+        if vec is None or self.vectors is None:
+            # lexical mode: only an identical lesson at the same place merges
+            from forewarn.memory.text import normalise_text
+
+            key = normalise_text(text)
+            same = [m for m in self._at_anchor(anchor) if normalise_text(m.text) == key]
+            return (same[0] if same else None), []
+        self.vectors.sync()
+        near = self.vectors.query(vec, MERGE_NEIGHBOURS)
+        loaded = self.store.by_nums([n for n, _ in near])
+        candidates: list[Memory] = []
+        for num, cos in near:
+            m = loaded.get(num)
+            if m is None or m.status not in CURRENT_STATUSES:
+                continue
+            if cos > lifecycle.MERGE_COSINE and same_anchor(m.anchor, anchor):
+                return m, []
+            if cos > lifecycle.SUPERSEDE_CANDIDATE_COSINE and anchors_overlap(m.anchor, anchor):
+                candidates.append(m)
+        return None, candidates
+
+    def _at_anchor(self, anchor: Anchor | None) -> list[Memory]:
+        if anchor is None:
+            return self.store.workspace_wide()
+        return [
+            m for m in self.store.anchored_to_files([anchor.file], CURRENT_STATUSES) if same_anchor(m.anchor, anchor)
+        ]
+
+    def get(self, memory_id: str) -> Memory:
+        return self.store.resolve(memory_id)
+
+    def supersede(self, memory_id: str, text: str, *, type: str | None = None) -> tuple[Memory, Memory]:
+        """Replace a memory with a new one at the same anchor; the old one stays as history. Returns (new, old)."""
+        old = self.store.resolve(memory_id)
+        if old.status == "superseded":
+            raise InvalidMemoryError(
+                f"memory {old.id} was already superseded by {old.superseded_by}; supersede that one"
+            )
+        if old.status == "archived":
+            raise InvalidMemoryError(f"memory {old.id} is forgotten (archived); restore it before superseding it")
+        safe, kinds, tags = self._validate(text, type or old.type, old.source, old.tags)
+        vec = self._embed_one(safe)
+        with self._lock:
+            now, at = self._now()
+            anchor = lifecycle.current_anchor(old, self.indexer) if old.anchor else None
+            new = Memory(
+                id=new_id(now), type=type or old.type, text=safe, anchor=anchor, source=old.source,
+                confidence=old.confidence, created_at=at, updated_at=at, supersedes=old.id,
+                session_id=self.session.current_session(), tags=tags,
+            )  # fmt: skip
+            with self.store.batch():
+                current = self.store.get(old.id)
+                if current is None or current.status == "superseded":  # another process got there first
+                    raise InvalidMemoryError(f"memory {old.id} was superseded meanwhile")
+                stored = self.store.insert(
+                    new, [event(new.id, "created", at, supersedes=old.id, redacted=kinds or None)]
+                )
+                self.store.update_status(
+                    old.id, "superseded", at=at, reason=f"superseded by {new.id}", ended_at=at, superseded_by=new.id,
+                    event=event(old.id, "superseded", at, by=new.id),
+                )  # fmt: skip
+                if vec is not None and self.vectors is not None:
+                    self.vectors.put([stored.num], vec.reshape(1, -1))
+            self._sync_vectors()
+            return stored
+
+    def forget(self, memory_id: str) -> Memory:
+        """Archive (restorable): never returned as current, never deleted."""
+        m = self.store.resolve(memory_id)
+        if m.status == "archived":
+            return m
+        with self._lock:
+            _, at = self._now()
+            self.store.update_status(
+                m.id, "archived", at=at, reason="forgotten", ended_at=m.ended_at or at,
+                event=event(
+                    m.id, "forgotten", at, previous_status=m.status, previous_reason=m.status_reason,
+                    previous_ended_at=m.ended_at,
+                ),
+            )  # fmt: skip
+        return self.store.resolve(m.id)
+
+    def restore(self, memory_id: str) -> Memory:
+        """Bring back a forgotten memory (to the status it had before)."""
+        m = self.store.resolve(memory_id)
+        if m.status != "archived":
+            raise InvalidMemoryError(f"memory {m.id} is {m.status}, not forgotten; nothing to restore")
+        detail: dict[str, Any] = {}
+        for ev in reversed(self.store.events(m.id)):
+            if ev.kind == "forgotten":
+                detail = ev.detail
+                break
+        previous = str(detail.get("previous_status") or "active")
+        if previous not in STATUSES or previous == "archived":
+            previous = "active"
+        # a forgotten superseded memory goes back to being history, not current
+        ended = detail.get("previous_ended_at") if previous == "superseded" else None
+        with self._lock:
+            _, at = self._now()
+            self.store.update_status(
+                m.id, previous, at=at, reason=detail.get("previous_reason"), ended_at=ended,
+                event=event(m.id, "restored", at, status=previous),
+            )  # fmt: skip
+        return self.store.resolve(m.id)
+
+    def confirm(self, memory_id: str) -> Memory:
+        """ "Still true": clears staleness (re-hashing the anchored code) and reinforces."""
+        m = self.store.resolve(memory_id)
+        if m.status in ("superseded", "archived"):
+            raise InvalidMemoryError(f"memory {m.id} is {m.status}; only current memories can be confirmed")
+        with self._lock:
+            _, at = self._now()
+            with self.store.batch():
+                if m.status == "orphaned":
+                    a = m.anchor
+                    new_anchor = Anchor(a.file) if a is not None and (self.root / a.file).is_file() else None
+                    self.store.update_anchor(m.id, new_anchor, at=at, event=None)
+                elif m.anchor is not None and m.anchor.symbol is not None:
+                    self.store.update_anchor(m.id, lifecycle.current_anchor(m, self.indexer), at=at, event=None)
+                self.store.update_status(
+                    m.id, "active", at=at, event=event(m.id, "confirmed", at, previous_status=m.status)
+                )
+                self.store.reinforce(m.id, at=at, confidence_gain=lifecycle.CONFIRM_CONFIDENCE_GAIN, event=None)
+        return self.store.resolve(m.id)
+
+    def mark_stale(self, memory_id: str, reason: str = "marked outdated") -> Memory:
+        m = self.store.resolve(memory_id)
+        if m.status not in ("active", "stale"):
+            raise InvalidMemoryError(f"memory {m.id} is {m.status}; only current memories can be marked outdated")
+        with self._lock:
+            _, at = self._now()
+            self.store.update_status(
+                m.id, "stale", at=at, reason=reason, event=event(m.id, "marked_stale", at, reason=reason)
+            )
+        return self.store.resolve(m.id)
+
+    def accept(self, memory_id: str) -> None:
+        """The user acted on a memory (opened it, applied it): reinforce and remember it this session."""
+        m = self.store.resolve(memory_id)
+        _, at = self._now()
+        self.store.record_access([m.id], at)
+        self.session.observe("memory", m.id)
+
+    # ------------------------------------------------------------ reading
+
+    def list(
+        self,
+        *,
+        types: Sequence[str] = (),
+        file: str | None = None,
+        statuses: Sequence[str] = CURRENT_STATUSES,
+        tags: Sequence[str] = (),
+        limit: int = 50,
+        offset: int = 0,
+    ) -> list[Memory]:
+        for s in statuses:
+            if s not in STATUSES:
+                raise InvalidMemoryError(f"unknown status '{s}'; use one of {', '.join(STATUSES)}")
+        rel = self.lookup_path(file) if file else None
+        flt = MemoryFilter(types=tuple(types), file=rel, statuses=tuple(statuses), tags=tuple(tags))
+        return self.store.list(flt, limit=limit, offset=offset)
+
+    def history(self, memory_id: str) -> History:
+        """The supersession chain through this memory (oldest first) and each link's events."""
+        m = self.store.resolve(memory_id)
+        chain = [m]
+        seen = {m.id}
+        cur = m
+        while cur.supersedes and cur.supersedes not in seen:
+            prev = self.store.get(cur.supersedes)
+            if prev is None:
+                break
+            chain.insert(0, prev)
+            seen.add(prev.id)
+            cur = prev
+        cur = m
+        while cur.superseded_by and cur.superseded_by not in seen:
+            nxt = self.store.get(cur.superseded_by)
+            if nxt is None:
+                break
+            chain.append(nxt)
+            seen.add(nxt.id)
+            cur = nxt
+        return History(chain, {c.id: self.store.events(c.id) for c in chain})
+
+    def expand_session(self, memory_id: str, *, limit: int = 20) -> list[Memory]:
+        """The other memories written in the same session as this one (what else was learned then)."""
+        m = self.store.resolve(memory_id)
+        if not m.session_id:
+            return []
+        return [x for x in self.store.in_session(m.session_id, limit=limit + 1) if x.id != m.id][:limit]
+
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        *,
+        types: Sequence[str] = (),
+        file: str | None = None,
+        statuses: Sequence[str] = CURRENT_STATUSES,
+        since: str | None = None,
+        as_of: str | None = None,
+        tags: Sequence[str] = (),
+        chunks: int = SEARCH_CHUNKS,
+        record: bool = True,
+        lexical_only: bool = False,
+    ) -> SearchResult:
+        """Hybrid search over memories (plus the most relevant code chunks, separately)."""
+        if k < 1:
+            raise InvalidMemoryError(f"k must be at least 1, got {k}")
+        for t in types:
+            if t not in MEMORY_TYPES:
+                raise InvalidMemoryError(f"unknown memory type '{t}'; use one of {', '.join(MEMORY_TYPES)}")
+        for s in statuses:
+            if s not in STATUSES:
+                raise InvalidMemoryError(f"unknown status '{s}'; use one of {', '.join(STATUSES)}")
+        try:
+            as_of_iso = to_iso(from_iso(as_of)) if as_of else None
+            since_iso = to_iso(from_iso(since)) if since else None
+        except ValueError as exc:
+            raise InvalidMemoryError(str(exc)) from None
+        rel = self.lookup_path(file) if file else None
+        flt = MemoryFilter(
+            types=tuple(types), file=rel, statuses=tuple(statuses), since=since_iso, as_of=as_of_iso, tags=tuple(tags)
+        )
+        now = from_iso(as_of_iso) if as_of_iso else self.clock()
+        qvec: np.ndarray | None = None
+        embed_ms = 0.0
+        if self.embedder is not None and self.vectors is not None and query.strip() and not lexical_only:
+            t = time.perf_counter()
+            try:
+                qvec = np.asarray(self.embedder.embed_query(query[:MAX_TEXT_CHARS]), dtype=np.float32)
+            except Exception:
+                log.exception("embedding the query failed; searching lexically")
+            embed_ms = (time.perf_counter() - t) * 1000
+            self.vectors.sync()
+        # the code chunks come from the indexer's own database: searched on a second thread meanwhile
+        chunk_job = self._chunk_pool.submit(self._search_chunks, query, chunks) if chunks > 0 else None
+        boosts = self._session_file_boosts() if as_of_iso is None else {}
+        params = SearchParams(k=k, flt=flt, now=now, file_boosts=boosts)
+        ranked = retrieval.rank(self.store, self.vectors, query, qvec, params, time.perf_counter)
+        ranked.timings.embed_ms = embed_ms
+        code = chunk_job.result() if chunk_job is not None else []
+        if record and as_of_iso is None and ranked.hits:
+            # shown, not yet used: access (which reinforces ranking) comes from accept/confirm, so results
+            # do not feed on their own visibility
+            self.store.record_surfaced([h.memory.id for h in ranked.hits])
+        if record and query.strip():
+            self.session.observe("search", query.strip()[:200])
+        mode = "hybrid" if qvec is not None else "lexical"
+        if mode == "hybrid":
+            reason = None
+        elif lexical_only:
+            reason = "lexical search was asked for"
+        else:
+            reason = self.reason or "the query could not be embedded"
+        return SearchResult(ranked.hits, code, mode, reason, ranked.timings)
+
+    def _search_chunks(self, query: str, limit: int) -> list[ChunkHit]:
+        # stop words match nearly every chunk and only cost time: the indexer sees the content words, and of
+        # those the rarest few (the memories' vocabulary stands in for the code's: the same project's words)
+        terms = query_terms(query)
+        if len(terms) > CHUNK_QUERY_TERMS:
+            kept = set(self.store.selective_terms(terms)[:CHUNK_QUERY_TERMS])
+            terms = [t for t in terms if t in kept] or terms[:CHUNK_QUERY_TERMS]
+        words = " ".join(terms)
+        if not words:
+            return []
+        return [ChunkHit(c, float(s)) for c, s in self.indexer.search_chunks(words, limit)]
+
+    def _session_file_boosts(self) -> dict[str, float]:
+        touched = self.session.weights("file")
+        boosts = dict(touched)
+        for rel, w in touched.items():
+            for dep, _ in list(self._dependencies(rel).items())[:SESSION_NEIGHBOURS]:
+                boosts[dep] = max(boosts.get(dep, 0.0), w * SESSION_NEIGHBOUR_SHARE)
+        return boosts
+
+    # ------------------------------------------------------------ graph (cached until the next reindex)
+
+    def _dependencies(self, rel: str) -> dict[str, float]:
+        key = "deps:" + rel
+        if key not in self._graph_cache:
+            try:
+                self._graph_cache[key] = self.indexer.graph.dependencies(rel)
+            except Exception:
+                log.exception("graph dependencies of %s failed", rel)
+                self._graph_cache[key] = {}
+        return self._graph_cache[key]  # type: ignore[no-any-return]
+
+    def _idents_used(self, rel: str) -> frozenset[str]:
+        """Names ``rel`` references, from the index's ref tags (read for all files once per index run)."""
+        refs = self._graph_cache.get("refs")
+        if refs is None:
+            refs = self._graph_cache["refs"] = self._ref_names()
+        names = refs.get(rel)
+        if names is None:  # not indexed (yet): one pass over its bytes
+            key = "idents:" + rel
+            if key not in self._graph_cache:
+                self._graph_cache[key] = self._scan_idents(rel)
+            names = self._graph_cache[key]
+        return names  # type: ignore[no-any-return]
+
+    def _ref_names(self) -> dict[str, frozenset[str]]:
+        store = getattr(self.indexer, "store", None)
+        if store is None or not hasattr(store, "ref_counts"):
+            return {}
+        try:
+            with self._indexer_lock():
+                counts = store.ref_counts()
+        except Exception:
+            log.exception("reading the index's references failed; scanning files instead")
+            return {}
+        return {rel: frozenset(names) for rel, names in counts.items()}
+
+    def _indexer_lock(self) -> Any:
+        lock = getattr(self.indexer, "_lock", None)  # IndexStore is not thread-safe: the Indexer serialises it
+        return lock if lock is not None else contextlib.nullcontext()
+
+    def _scan_idents(self, rel: str) -> frozenset[str]:
+        try:
+            with open(self.root / rel, "rb") as fh:
+                data = fh.read(self.settings.index.max_file_bytes)
+        except OSError:
+            data = b""
+        return frozenset(w.decode("ascii") for w in set(_IDENT_BYTES_RE.findall(data)))
+
+    def _file_ranks(self) -> tuple[dict[str, float], dict[str, int]]:
+        if "ranks" not in self._graph_cache:
+            scores = self.indexer.graph.rank()
+            order = sorted(scores, key=lambda r: (-scores[r], r))
+            self._graph_cache["ranks"] = (scores, {r: i + 1 for i, r in enumerate(order)})
+        return self._graph_cache["ranks"]  # type: ignore[no-any-return]
+
+    def warm(self) -> None:
+        """Compute what file opens and hovers read once per index run (ranks, references) ahead of them."""
+        self._file_ranks()
+        if "refs" not in self._graph_cache:
+            self._graph_cache["refs"] = self._ref_names()
+
+    def _dependents_count(self, rel: str) -> int:
+        key = "dependents:" + rel
+        if key not in self._graph_cache:
+            self._graph_cache[key] = len(self.indexer.graph.dependents(rel))
+        return self._graph_cache[key]  # type: ignore[no-any-return]
+
+    # ------------------------------------------------------------ proactive and hover
+
+    def proactive(self, file: str | Path, *, limit: int = PROACTIVE_LIMIT, record: bool = True) -> list[ProactiveHit]:
+        """Memories to show when ``file`` opens: its own, then those on definitions it uses. No embedding."""
+        rel = self.lookup_path(file)
+        now = self.clock()
+        deps = self._dependencies(rel) if self.settings.diagnostics.include_neighbours else {}
+        top = list(deps.items())[: retrieval.MAX_NEIGHBOUR_FILES]
+        peak = max((w for _, w in top), default=0.0)
+        dep_w = {d: w / peak for d, w in top if peak > 0}
+        candidates = [retrieval.ProactiveCandidate(r, "file") for r in self.store.anchored_refs([rel])]
+        if dep_w:
+            used = self._idents_used(rel)
+            kept: dict[str, list[str | None]] = {}
+            for dep, symbols in self.store.symbols_in([d for d in dep_w if d != rel]).items():
+                # a neighbour's memory matters here when it sits on a definition this file uses (or file-wide)
+                keep = [s for s in symbols if s is None or any(part in used for part in s.split("."))]
+                if keep:
+                    kept[dep] = keep
+            candidates += [
+                retrieval.ProactiveCandidate(r, "dependency", dep_w[r.file], r.symbol is not None)
+                for r in self.store.neighbour_refs(kept)
+            ]
+        top = retrieval.proactive_rank(candidates, now, limit)
+        full = self.store.by_nums([c.ref.num for c, _ in top])
+        shown = self.session.shown()
+        hits = [
+            ProactiveHit(
+                full[c.ref.num],
+                score,
+                c.relation,
+                c.ref.file if c.relation == "dependency" else None,
+                c.ref.id in shown,
+            )
+            for c, score in top
+            if c.ref.num in full
+        ]
+        if record:
+            self.session.observe("file", rel)
+            ids = [h.memory.id for h in hits]
+            self.session.mark_shown(ids)
+            new_ids = [h.memory.id for h in hits if not h.already_shown]
+            with self._surfaced_lock:  # written later (flush, stats): a write here would put commits and
+                self._surfaced += new_ids  # WAL checkpoints on the file-open path
+        return hits
+
+    def for_symbol(self, file: str | Path, line: int) -> SymbolInfo | None:
+        """The chunk at ``line`` (1-based), the memories anchored to it, and its importance."""
+        rel = self.lookup_path(file)
+        chunk = self.indexer.chunk_at(rel, line)
+        if chunk is None:
+            return None
+        memories = self.store.anchored_to_symbol(rel, chunk.symbol)
+        scores, positions = self._file_ranks()
+        return SymbolInfo(
+            rel, chunk.symbol, chunk.kind, chunk.start_line, chunk.end_line, memories,
+            positions.get(rel), len(scores), self._dependents_count(rel),
+        )  # fmt: skip
+
+    # ------------------------------------------------------------ indexing
+
+    def reindex(self, rels: Sequence[str] | None = None, progress: Any = None) -> ReindexReport:
+        """Re-index (all files, or ``rels``) and bring memory anchors in line with the code."""
+        report = self.indexer.index(progress) if rels is None else self.indexer.index_files(rels)
+        with self._lock:
+            refs = self._graph_cache.get("refs") if rels is not None else None
+            self._graph_cache.clear()
+            if refs is not None:  # a few files changed: theirs are scanned again, everyone else's still hold
+                touched = {*report.changed, *report.added, *report.deleted, *(old for old, _ in report.renamed)}
+                self._graph_cache["refs"] = {r: names for r, names in refs.items() if r not in touched}
+            _, at = self._now()
+            changed = [*report.changed, *report.added]
+            rec = lifecycle.reconcile(
+                self.store, self.indexer, changed=changed, deleted=report.deleted, renamed=report.renamed, at=at
+            )
+        return ReindexReport(report, rec)
+
+    # ------------------------------------------------------------ vectors
+
+    def _sync_vectors(self) -> None:
+        """Bring the hnsw index up to SQLite, after a write's transaction committed.
+
+        Never inside ``store.batch()``: the vector index takes its own lock and then the store's, so
+        taking them the other way round (store, then vectors) could deadlock against a search.
+        """
+        if self.vectors is not None:
+            self.vectors.sync()
+
+    def backfill_vectors(self, *, batch: int = 64, limit: int | None = None) -> int:
+        """Embed memories that have no vector for the current model (lexical-mode writes, imports)."""
+        if self.embedder is None or self.vectors is None:
+            return 0
+        done = 0
+        while limit is None or done < limit:
+            take = batch if limit is None else min(batch, limit - done)
+            todo = self.store.nums_without_vector(self.embedder.model_id, limit=take)
+            if not todo:
+                break
+            mat = self.embedder.embed_documents([t for _, t in todo])
+            self.vectors.add([n for n, _ in todo], np.asarray(mat, dtype=np.float32))
+            done += len(todo)
+        return done
+
+    # ------------------------------------------------------------ stats, transfer
+
+    def _write_surfaced(self) -> None:
+        with self._surfaced_lock:
+            ids, self._surfaced = self._surfaced, []
+        if ids:
+            self.store.record_surfaced(ids)
+
+    def stats(self, *, top: int = 10) -> WorkspaceStats:
+        self._write_surfaced()
+        s = self.store.stats(top=top)
+        important: list[tuple[str, float]] = []
+        try:
+            scores, _ = self._file_ranks()
+            for rel in sorted(scores, key=lambda r: (-scores[r], r)):
+                if rel not in s.anchored_files:
+                    important.append((rel, scores[rel]))
+                    if len(important) >= top:
+                        break
+        except Exception:
+            log.exception("ranking files for stats failed")
+        return WorkspaceStats(
+            total=s.total, by_type=s.by_type, by_status=s.by_status, stale=s.by_status.get("stale", 0),
+            most_surfaced=s.most_surfaced, important_without_memories=important, mode=self.mode, reason=self.reason,
+            vectors=len(self.vectors) if self.vectors is not None else 0,
+        )  # fmt: skip
+
+    def default_export_path(self) -> Path:
+        return self.root / transfer.DEFAULT_RELATIVE_PATH
+
+    def export(self, path: Path | None = None) -> transfer.TransferReport:
+        return transfer.export_jsonl(self.store, path or self.default_export_path())
+
+    def import_(self, path: Path | None = None, *, embed: bool = True) -> transfer.TransferReport:
+        with self._lock:
+            # memories whose text changed lost their (derived) vectors; backfill embeds them again
+            report = transfer.import_jsonl(self.store, path or self.default_export_path())
+        if embed:
+            self.backfill_vectors()
+        return report
+
+
+_IDENT_BYTES_RE = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _open_embedder(settings: Settings) -> tuple[Any | None, str | None]:
+    try:
+        from forewarn.memory.embed_cache import CachedEmbedder
+        from forewarn.memory.embedder import EmbedderUnavailable, open_embedder
+    except ImportError as exc:  # llama-cpp-python missing from this install
+        return None, f"the embedder cannot be imported ({exc}); searching lexically"
+    try:
+        return CachedEmbedder(open_embedder(settings.embedder)), None
+    except EmbedderUnavailable as exc:
+        log.info("embedder unavailable: %s", exc.reason)
+        return None, exc.reason
+
+
+def memory_age(memory: Memory, now: float | None = None) -> str:
+    """ "3 days", relative to ``now`` (the clock when None)."""
+    return age_text((time.time() if now is None else now) - from_iso(memory.created_at))
+
+
+__all__ = [
+    "ChunkHit",
+    "History",
+    "InvalidMemoryError",
+    "MemoryNotFoundError",
+    "ProactiveHit",
+    "RememberResult",
+    "ScoredMemory",
+    "SearchResult",
+    "SymbolInfo",
+    "Workspace",
+    "WorkspaceStats",
+    "memory_age",
+]

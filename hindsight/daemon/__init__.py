@@ -1,1 +1,0 @@
-"""The language server, its protocol converters and the command line."""
