@@ -461,6 +461,11 @@ class Indexer:
         with self._read_lock:
             return self._reader.definitions_named(name)
 
+    def ref_counts(self) -> dict[str, dict[str, int]]:
+        """The names each indexed file references, with counts (from the ref tags of the last run)."""
+        with self._lock:  # the store's connection is not thread-safe: ``_lock`` serialises it
+            return self.store.ref_counts()
+
     def repo_map(self, budget_tokens: int, focus_files: Sequence[str] = (), idents: Sequence[str] = ()) -> RepoMap:
         with self._lock:
             from forewarn.indexing.repomap import build_repo_map
@@ -623,6 +628,7 @@ def _process_file(root: str, rel: str, old_hash: str | None, limits: _Limits) ->
     if reason is not None:
         log.info("skipping %s: %s", rel, reason)
         return _Outcome(rel, content=_skipped(record, reason))
+    assert spec is not None  # a file without a language was skipped just above
     try:
         parsed = parse_file(data, spec)
     except Exception:  # a parser bug on one file must cost that file only

@@ -9,19 +9,21 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
+from forewarn.errors import ForewarnError
 from forewarn.lsp import convert
 from forewarn.lsp.session import Unavailable
-from forewarn.memory.store import MEMORY_TYPES, InvalidMemoryError, MemoryNotFoundError
+from forewarn.memory.store import MEMORY_TYPES
+from forewarn.memory.vocabulary import MemoryType
+from forewarn.workspace.limits import MAX_TEXT_CHARS
 
 if TYPE_CHECKING:
     from forewarn.lsp.server import ForewarnServer
 
-MAX_TEXT_CHARS = 20_000  # a memory is a lesson, not a log dump; longer text is refused with a reason
 MAX_QUERY_CHARS = 2_000  # a search longer than this is a pasted file; its first part says enough
 MAX_K = 200  # more results than a palette can show
 DEFAULT_K = 20  # one screen of a picker
@@ -46,10 +48,10 @@ class Args:
             self.fail(f"the argument must be an object, got {type(value).__name__}")
         self.data: dict[str, Any] = value
 
-    def fail(self, message: str) -> None:
+    def fail(self, message: str) -> NoReturn:
         raise JsonRpcInvalidParams(f"{self.command}: {message}")
 
-    def str(self, name: str, *, required: bool = False, limit: int = MAX_TEXT_CHARS) -> str | None:
+    def string(self, name: str, *, required: bool = False, limit: int = MAX_TEXT_CHARS) -> str | None:
         value = self.data.get(name)
         if value is None:
             if required:
@@ -63,7 +65,7 @@ class Args:
             self.fail(f"'{name}' is {len(value)} characters; the limit is {limit}")
         return value
 
-    def int(self, name: str, default: int, low: int, high: int) -> int:
+    def integer(self, name: str, default: int, low: int, high: int) -> int:
         value = self.data.get(name)
         if value is None:
             return default
@@ -73,7 +75,7 @@ class Args:
             self.fail(f"'{name}' must be an integer from {low} to {high}, got {value}")
         return int(value)
 
-    def strs(self, name: str) -> list[str]:
+    def strings(self, name: str) -> list[str]:
         value = self.data.get(name)
         if value is None:
             return []
@@ -82,14 +84,14 @@ class Args:
         return list(value)
 
     def choice(self, name: str, allowed: Sequence[str], default: str | None = None) -> str | None:
-        value = self.str(name)
+        value = self.string(name)
         if value is None:
             return default
         if value not in allowed:
             self.fail(f"'{name}' must be one of {', '.join(allowed)}; got {value!r}")
         return value
 
-    def range(self, name: str) -> types.Range | None:
+    def lsp_range(self, name: str) -> types.Range | None:
         value = self.data.get(name)
         if value is None:
             return None
@@ -118,30 +120,30 @@ class Command:
 
 
 async def _search(ls: ForewarnServer, args: Args) -> dict[str, Any]:
-    query = args.str("query", required=True, limit=MAX_QUERY_CHARS) or ""
-    k = args.int("k", DEFAULT_K, 1, MAX_K)
+    query = args.string("query", required=True, limit=MAX_QUERY_CHARS) or ""
+    k = args.integer("k", DEFAULT_K, 1, MAX_K)
     mtype = args.choice("type", MEMORY_TYPES)
-    session, rel = ls.target(args.str("file"))
+    session, rel = ls.target(args.string("file"))
     return await ls.read(session.search, query, k, mtype, rel)
 
 
 async def _remember(ls: ForewarnServer, args: Args) -> dict[str, Any]:
-    text = args.str("text", required=True) or ""
-    mtype = args.choice("type", MEMORY_TYPES, "gotcha") or "gotcha"
-    rng = args.range("range")
-    symbol = args.str("symbol", limit=1_000)
-    tags = args.strs("tags")
-    session, rel = ls.target(args.str("uri"))
+    text = args.string("text", required=True) or ""
+    mtype = args.choice("type", MEMORY_TYPES, MemoryType.GOTCHA) or MemoryType.GOTCHA
+    rng = args.lsp_range("range")
+    symbol = args.string("symbol", limit=1_000)
+    tags = args.strings("tags")
+    session, rel = ls.target(args.string("uri"))
     line = convert.selection_lines(rng)[0] if rng else None
     return await ls.write(session.remember, text, mtype, rel, symbol, line, tags)
 
 
 def _id(args: Args) -> str:
-    return args.str("id", required=True, limit=64) or ""
+    return args.string("id", required=True, limit=64) or ""
 
 
 async def _supersede(ls: ForewarnServer, args: Args) -> dict[str, Any]:
-    text = args.str("text", required=True) or ""
+    text = args.string("text", required=True) or ""
     mtype = args.choice("type", MEMORY_TYPES)
     session, mid = await ls.session_owning(_id(args))
     return await ls.write(session.supersede, mid, text, mtype)
@@ -158,19 +160,19 @@ def _on_memory(action: str) -> Callable[[ForewarnServer, Args], Any]:
 
 
 async def _repo_map(ls: ForewarnServer, args: Args) -> dict[str, Any]:
-    budget = args.int("budget", DEFAULT_MAP_TOKENS, 64, MAX_MAP_TOKENS)
-    focus = args.strs("focus")
+    budget = args.integer("budget", DEFAULT_MAP_TOKENS, 64, MAX_MAP_TOKENS)
+    focus = args.strings("focus")
     session = ls.session_for(focus[0] if focus else None)
     rels = [found[1] for uri in focus if (found := ls.locate(uri)) is not None and found[0] is session]
     return await ls.read(session.repo_map, budget, rels)
 
 
 async def _stats(ls: ForewarnServer, args: Args) -> dict[str, Any]:
-    return await ls.read(ls.session_for(args.str("uri")).stats)
+    return await ls.read(ls.session_for(args.string("uri")).stats)
 
 
 async def _reindex(ls: ForewarnServer, args: Args) -> dict[str, Any]:
-    session = ls.session_for(args.str("uri"))
+    session = ls.session_for(args.string("uri"))
     await ls.index(session)
     return session.last_report
 
@@ -200,10 +202,10 @@ def _register_one(server: ForewarnServer, command: Command) -> None:
         await ls.ready.wait()
         try:
             result = await command.run(ls, Args(command.name, raw))
-        except (MemoryNotFoundError, InvalidMemoryError, ValueError) as exc:
-            raise JsonRpcInvalidParams(f"{command.name}: {exc}") from exc
-        except Unavailable as exc:
+        except Unavailable as exc:  # the request was fine; this folder cannot answer it
             raise JsonRpcException(f"{command.name}: {exc}", code=REQUEST_FAILED) from exc
+        except (ForewarnError, ValueError) as exc:  # the one edge: Forewarn's errors explain themselves
+            raise JsonRpcInvalidParams(f"{command.name}: {exc}") from exc
         if command.writes:
             ls.republish_all()
             ls.flush_when_idle()

@@ -529,9 +529,10 @@ def serve_tcp(server: ForewarnServer, host: str, port: int) -> None:
     """Serve one client over TCP; the bound address is logged (``--port 0`` picks a free port)."""
     stop = threading.Event()
     server._stop_event = stop
+    listener: asyncio.Server  # bound by main(), closed when the one client disconnects
 
     async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        server.protocol.set_writer(writer)  # type: ignore[arg-type]
+        server.protocol.set_writer(writer)
         try:
             await run_async(stop, reader, server.protocol, log, server.report_server_error)
         finally:
@@ -549,7 +550,6 @@ def serve_tcp(server: ForewarnServer, host: str, port: int) -> None:
         except asyncio.CancelledError:
             pass
 
-    listener: asyncio.Server
     with contextlib.suppress(KeyboardInterrupt, SystemExit):
         asyncio.run(main())
 

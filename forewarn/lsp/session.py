@@ -19,9 +19,12 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 
 from forewarn.config import Settings
+from forewarn.errors import ForewarnError
 from forewarn.lsp import convert
 from forewarn.lsp.convert import ChunkView, DiagnosticHit, Importance, Span
-from forewarn.memory.store import InvalidMemoryError, Memory, MemoryNotFoundError
+from forewarn.memory.store import AmbiguousMemoryIdError, InvalidMemoryError, Memory, MemoryNotFoundError
+from forewarn.memory.vocabulary import ANCHORED_STATUSES, MemorySource, MemoryStatus
+from forewarn.workspace.limits import PROACTIVE_LIMIT, SEARCH_CHUNKS
 
 if TYPE_CHECKING:
     from forewarn.workspace.engine import Workspace
@@ -29,13 +32,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MENTION_PROBES = 500  # occurrences inside longer words checked before giving up on a mention
-PROACTIVE_LIMIT = 20  # memories shown on a file at most: past this nobody reads diagnostics
 MAP_FILES = 100  # ranked files listed beside the repo map text: a palette shows no more
-SEARCH_CHUNKS = 5  # code chunks beside memories in a palette search: a cold-start answer, not the main one
 HOVER_MEMORIES = 10  # memories in one hover: more would not fit the popup
 
 
-class Unavailable(Exception):
+class Unavailable(ForewarnError):
     """The folder has no working engine (unreadable workspace, damaged database…); says why."""
 
 
@@ -195,16 +196,10 @@ class FolderSession:
         return out
 
     def memories_changed_elsewhere(self) -> bool:
-        """True once after another process (the CLI, a second editor) committed to the memory database.
-
-        Bridge until ``MemoryStore.data_version() -> int`` exists: SQLite's ``PRAGMA data_version``,
-        which moves only for other connections' commits.
-        """
-        store = self.engine.store if self.engine is not None else None
-        if store is None:
+        """True once after another process (the CLI, a second editor) committed to the memory database."""
+        if self.engine is None:
             return False
-        with store._lock:
-            version = int(store.conn.execute("PRAGMA data_version").fetchone()[0])
+        version = self.engine.store.data_version()
         changed = self._data_version is not None and version != self._data_version
         self._data_version = version
         return changed
@@ -215,7 +210,7 @@ class FolderSession:
 
         own = self._engine().store.anchored_to_files([rel])
         own.sort(key=lambda m: m.created_at, reverse=True)
-        own.sort(key=lambda m: (-TYPE_PRIORITY.get(m.type, 0.0), m.status != "active"))
+        own.sort(key=lambda m: (-TYPE_PRIORITY.get(m.type, 0.0), m.status != MemoryStatus.ACTIVE))
         return [ProactiveHit(m, 0.0, "file") for m in own[:PROACTIVE_LIMIT]]
 
     def _span(self, rel: str, anchor: Any, live: dict[str, tuple[int, int]] | None) -> Span:
@@ -251,18 +246,18 @@ class FolderSession:
         """While the first index runs the code index is busy: answer from the spans stored with the
         memories (the innermost one holding ``line``), without importance, rather than not at all."""
         holding = [
-            m
+            (m, a)
             for m in self._engine().store.anchored_to_files([rel])
-            if m.anchor is not None
-            and m.anchor.symbol
-            and m.anchor.start_line is not None
-            and m.anchor.start_line <= line <= (m.anchor.end_line or m.anchor.start_line)
+            if (a := m.anchor) is not None
+            and a.symbol
+            and a.start_line is not None
+            and a.start_line <= line <= (a.end_line or a.start_line)
         ]
         if not holding:
             return None, [], None
-        innermost = min(holding, key=lambda m: (m.anchor.end_line or 0) - (m.anchor.start_line or 0))
-        symbol = innermost.anchor.symbol
-        same = [m for m in holding if m.anchor.symbol == symbol and m.status in ("active", "stale")]
+        _, innermost = min(holding, key=lambda ma: (ma[1].end_line or 0) - (ma[1].start_line or 0))
+        symbol = innermost.symbol
+        same = [m for m, a in holding if a.symbol == symbol and m.status in ANCHORED_STATUSES]
         return symbol, same[:HOVER_MEMORIES], None
 
     # ------------------------------------------------------------ commands
@@ -279,6 +274,8 @@ class FolderSession:
             return None
         try:
             return str(self.engine.get(memory_id).id)
+        except AmbiguousMemoryIdError:
+            raise  # the user must type more of the id: say so rather than "not found"
         except (MemoryNotFoundError, InvalidMemoryError):
             return None
 
@@ -311,7 +308,9 @@ class FolderSession:
         self, text: str, mtype: str, rel: str | None, symbol: str | None, line: int | None, tags: list[str]
     ) -> dict[str, Any]:
         engine = self._engine()
-        outcome = engine.remember(text, type=mtype, file=rel, symbol=symbol, line=line, tags=tags, source="user")
+        outcome = engine.remember(
+            text, type=mtype, file=rel, symbol=symbol, line=line, tags=tags, source=MemorySource.USER
+        )
         return {
             "id": outcome.memory.id,
             "merged": outcome.merged,
@@ -322,8 +321,7 @@ class FolderSession:
 
     def supersede(self, memory_id: str, text: str, mtype: str | None) -> dict[str, Any]:
         engine = self._engine()
-        result = engine.supersede(memory_id, text, type=mtype)
-        new = result[0] if isinstance(result, tuple) else result  # (new, old) or new: the engine's docs differ
+        new = engine.supersede(memory_id, text, type=mtype)
         engine.accept(new.id)  # the user acted on this lesson: the replacement carries it on
         return {"id": new.id, "superseded": memory_id, "memory": convert.memory_result(new, self.anchor_span(new))}
 

@@ -18,8 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from forewarn.memory.store import ANCHORED_STATUSES, Anchor, Memory, MemoryEvent, MemoryStore
+from forewarn.memory.store import STATUSES, Anchor, Memory, MemoryEvent, MemoryStore
 from forewarn.memory.text import new_id
+from forewarn.memory.vocabulary import ANCHORED_STATUSES, CURRENT_STATUSES, MemoryStatus
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +97,7 @@ def reconcile(
     report = ReconcileReport()
     with store.batch():
         for old, new in renamed:
-            for m in store.anchored_to_files([old], statuses=("active", "stale", "orphaned", "superseded", "archived")):
+            for m in store.anchored_to_files([old], statuses=STATUSES):
                 assert m.anchor is not None
                 moved = Anchor(new, m.anchor.symbol, m.anchor.start_line, m.anchor.end_line, m.anchor.content_hash)
                 store.update_anchor(m.id, moved, at=at, event=event(m.id, "renamed", at, old_file=old, new_file=new))
@@ -104,40 +105,40 @@ def reconcile(
         for rel in deleted:
             for m in store.anchored_to_files([rel], statuses=ANCHORED_STATUSES):
                 store.update_status(
-                    m.id, "orphaned", at=at, reason=f"{rel} was deleted",
+                    m.id, MemoryStatus.ORPHANED, at=at, reason=f"{rel} was deleted",
                     event=event(m.id, "orphaned", at, reason="file deleted", file=rel),
                 )  # fmt: skip
                 report.orphaned.append(m.id)
         files = list(dict.fromkeys([*changed, *(new for _, new in renamed)]))
         moves: list[tuple[str, int, int]] = []
-        for m in store.anchored_to_files(files, statuses=("active", "stale", "orphaned")):
+        for m in store.anchored_to_files(files, statuses=CURRENT_STATUSES):
             a = m.anchor
             if a is None or a.symbol is None:
-                if m.status == "orphaned" and a is not None:  # file-wide memory whose file is back
-                    store.update_status(m.id, "active", at=at, event=event(m.id, "revived", at, file=a.file))
+                if m.status == MemoryStatus.ORPHANED and a is not None:  # file-wide memory whose file is back
+                    store.update_status(m.id, MemoryStatus.ACTIVE, at=at, event=event(m.id, "revived", at, file=a.file))
                     report.revived.append(m.id)
                 continue
             chunk = chunks.chunk_by_symbol(a.file, a.symbol)
             if chunk is None:
-                if m.status != "orphaned":
+                if m.status != MemoryStatus.ORPHANED:
                     store.update_status(
-                        m.id, "orphaned", at=at, reason=f"{a.symbol} is no longer in {a.file}",
+                        m.id, MemoryStatus.ORPHANED, at=at, reason=f"{a.symbol} is no longer in {a.file}",
                         event=event(m.id, "orphaned", at, reason="symbol vanished", symbol=a.symbol, file=a.file),
                     )  # fmt: skip
                     report.orphaned.append(m.id)
                 continue
             span_moved = (chunk.start_line, chunk.end_line) != (a.start_line, a.end_line)
             code_changed = a.content_hash is not None and chunk.content_hash != a.content_hash
-            if m.status == "orphaned":
-                status = "stale" if code_changed else "active"
+            if m.status == MemoryStatus.ORPHANED:
+                status = MemoryStatus.STALE if code_changed else MemoryStatus.ACTIVE
                 store.update_status(
                     m.id, status, at=at, reason="its code changed while it was gone" if code_changed else None,
                     event=event(m.id, "revived", at, symbol=a.symbol, file=a.file),
                 )  # fmt: skip
                 report.revived.append(m.id)
-            elif code_changed and m.status == "active":
+            elif code_changed and m.status == MemoryStatus.ACTIVE:
                 store.update_status(
-                    m.id, "stale", at=at, reason=f"the code of {a.symbol} changed since this was written",
+                    m.id, MemoryStatus.STALE, at=at, reason=f"the code of {a.symbol} changed since this was written",
                     event=event(
                         m.id, "stale", at, symbol=a.symbol, old_hash=a.content_hash, new_hash=chunk.content_hash
                     ),

@@ -17,6 +17,7 @@ import numpy as np
 
 from forewarn.memory.store import AnchoredRef, Memory, MemoryFilter, MemoryStore, SearchRow
 from forewarn.memory.text import from_iso, match_terms, normalise_text, query_terms
+from forewarn.memory.vocabulary import ENDED_STATUSES, MemorySource, MemoryStatus, MemoryType
 
 if TYPE_CHECKING:
     from forewarn.memory.vectors import VectorIndex
@@ -41,18 +42,18 @@ ACCESS_GAIN = 0.03  # per log-unit of access count: +2% for one use, +7% for ten
 MAX_ACCESS_BOOST = 1.1  # cap: a much-used memory must not become unbeatable
 
 SOURCE_TRUST: Mapping[str, float] = {
-    "user": 1.0,  # written by a person on purpose
-    "import": 0.9,  # a teammate's memory shared through the repository
-    "commit": 0.85,  # mined from commit messages: real, but terse and sometimes off-topic
-    "agent": 0.7,  # an agent's note: useful, less vetted
+    MemorySource.USER: 1.0,  # written by a person on purpose
+    MemorySource.IMPORT: 0.9,  # a teammate's memory shared through the repository
+    MemorySource.COMMIT: 0.85,  # mined from commit messages: real, but terse and sometimes off-topic
+    MemorySource.AGENT: 0.7,  # an agent's note: useful, less vetted
 }
 DEFAULT_TRUST = 0.7  # unknown sources are treated like agents
 STATUS_WEIGHT: Mapping[str, float] = {
-    "active": 1.0,
-    "stale": 0.8,  # the code changed since: maybe outdated, still worth seeing
-    "orphaned": 0.6,  # its code is gone; the lesson may still apply elsewhere
-    "superseded": 0.3,  # only reachable when history is asked for explicitly
-    "archived": 0.3,
+    MemoryStatus.ACTIVE: 1.0,
+    MemoryStatus.STALE: 0.8,  # the code changed since: maybe outdated, still worth seeing
+    MemoryStatus.ORPHANED: 0.6,  # its code is gone; the lesson may still apply elsewhere
+    MemoryStatus.SUPERSEDED: 0.3,  # only reachable when history is asked for explicitly
+    MemoryStatus.ARCHIVED: 0.3,
 }
 DUPLICATE_COSINE = 0.92  # above this two memories say the same thing: keep the better-ranked one
 DEDUPE_HEAD = 3  # candidates per wanted result loaded in full and checked for near-duplicates
@@ -61,14 +62,14 @@ SESSION_BOOST = 0.25  # a file touched this session lifts its memories by up to 
 
 # proactive (file open)
 TYPE_PRIORITY: Mapping[str, float] = {
-    "gotcha": 1.0,  # the reason Forewarn exists: show first
-    "error_pattern": 1.0,
-    "dead_end": 0.9,  # saves someone from a wasted afternoon
-    "decision": 0.8,
-    "convention": 0.7,
-    "todo": 0.6,
-    "preference": 0.5,
-    "note": 0.5,
+    MemoryType.GOTCHA: 1.0,  # the reason Forewarn exists: show first
+    MemoryType.ERROR_PATTERN: 1.0,
+    MemoryType.DEAD_END: 0.9,  # saves someone from a wasted afternoon
+    MemoryType.DECISION: 0.8,
+    MemoryType.CONVENTION: 0.7,
+    MemoryType.TODO: 0.6,
+    MemoryType.PREFERENCE: 0.5,
+    MemoryType.NOTE: 0.5,
 }
 NEIGHBOUR_WEIGHT = 0.5  # a dependency's memory matters, but less than the file's own
 NEIGHBOUR_FILE_WIDE_WEIGHT = 0.6  # of that: a dependency's file-wide memory is vaguer than one on a used symbol
@@ -149,8 +150,8 @@ def trust(memory: Scorable) -> float:
 
 
 def status_weight(memory: Memory | SearchRow, as_of: str | None) -> float:
-    if as_of and memory.status in ("superseded", "archived") and memory.ended_at and memory.ended_at > as_of:
-        return STATUS_WEIGHT["active"]  # it was current at that time
+    if as_of and memory.status in ENDED_STATUSES and memory.ended_at and memory.ended_at > as_of:
+        return STATUS_WEIGHT[MemoryStatus.ACTIVE]  # it was current at that time
     return STATUS_WEIGHT.get(memory.status, 0.5)
 
 
@@ -177,7 +178,7 @@ def matches_filter(m: Memory | SearchRow, flt: MemoryFilter) -> bool:
     if flt.as_of:
         if m.created_at > flt.as_of:
             return False
-        ended_later = m.status in ("superseded", "archived") and bool(m.ended_at) and m.ended_at > flt.as_of  # type: ignore[operator]
+        ended_later = m.status in ENDED_STATUSES and m.ended_at is not None and m.ended_at > flt.as_of
         if flt.statuses and m.status not in flt.statuses and not ended_later:
             return False
     elif flt.statuses and m.status not in flt.statuses:

@@ -31,26 +31,35 @@ from typing import Any
 
 import numpy as np
 
+from forewarn.errors import ForewarnError
 from forewarn.memory.text import identifier_terms, normalise_id_prefix
+from forewarn.memory.vocabulary import (
+    ANCHORED_STATUSES,
+    CURRENT_STATUSES,
+    ENDED_STATUSES,
+    MemorySource,
+    MemoryStatus,
+    MemoryType,
+)
 from forewarn.sqlite import Migration, connect, migrate, transaction
 
 log = logging.getLogger(__name__)
 
-MEMORY_TYPES = ("gotcha", "decision", "error_pattern", "dead_end", "convention", "preference", "todo", "note")
-STATUSES = ("active", "stale", "superseded", "archived", "orphaned")
-CURRENT_STATUSES = ("active", "stale", "orphaned")  # what search returns unless asked otherwise
-ANCHORED_STATUSES = ("active", "stale")  # what shows on a file: orphaned memories have lost their code
-SOURCES = ("user", "agent", "commit", "import")
+# plain-string views of the vocabulary (forewarn.memory.vocabulary), for choices and messages
+MEMORY_TYPES: tuple[str, ...] = tuple(t.value for t in MemoryType)
+STATUSES: tuple[str, ...] = tuple(s.value for s in MemoryStatus)
+SOURCES: tuple[str, ...] = tuple(s.value for s in MemorySource)
 # a neighbour's memories can only add context: at most this many per file (newest first, after the symbol
 # filter) are ranked on open; 10 are shown in all, and a hot file's 500th memory cannot outrank its newest
 NEIGHBOUR_ROWS_PER_FILE = 40
+AMBIGUOUS_IDS_SHOWN = 3  # ids listed when a prefix matches several: enough to see how much more to type
 SQL_VARIABLE_CHUNK = 500  # stays far below SQLite's bound-parameter limit
 CACHE_KIB = 32_768  # page cache per connection: keeps the indexes of ~100k memories in memory (default is 2 MB)
 
 EventKind = str
 
 
-class MemoryError_(Exception):
+class MemoryError_(ForewarnError):
     """Base of the memory package's user-facing errors."""
 
 
@@ -72,6 +81,10 @@ class MemoryDatabaseCorruptError(MemoryError_):
 
 class MemoryNotFoundError(MemoryError_):
     pass
+
+
+class AmbiguousMemoryIdError(MemoryNotFoundError):
+    """An id prefix matching several memories; says how to tell them apart (CLI and editor alike)."""
 
 
 class InvalidMemoryError(MemoryError_, ValueError):
@@ -101,14 +114,14 @@ class Anchor:
 @dataclass(frozen=True, slots=True)
 class Memory:
     id: str
-    type: str
+    type: MemoryType
     text: str
     anchor: Anchor | None  # None: workspace-wide
-    source: str
+    source: str  # a MemorySource, or whatever source an imported memory carried
     confidence: float
     created_at: str  # ISO-8601 UTC, fixed width (sorts as time)
     updated_at: str
-    status: str = "active"
+    status: MemoryStatus = MemoryStatus.ACTIVE
     status_reason: str | None = None
     last_accessed_at: str | None = None
     access_count: int = 0
@@ -333,8 +346,8 @@ def _row_to_memory(row: sqlite3.Row | tuple[Any, ...]) -> Memory:
      accessed, access_count, surfaced, ended, supersedes, superseded_by, session_id, tags) = tuple(row)  # fmt: skip
     anchor = Anchor(file, symbol, start, end, chash) if file is not None else None
     return Memory(
-        id=id_, type=type_, text=text, anchor=anchor, source=source, confidence=conf, created_at=created,
-        updated_at=updated, status=status, status_reason=reason, last_accessed_at=accessed,
+        id=id_, type=MemoryType(type_), text=text, anchor=anchor, source=source, confidence=conf, created_at=created,
+        updated_at=updated, status=MemoryStatus(status), status_reason=reason, last_accessed_at=accessed,
         access_count=access_count, surfaced_count=surfaced, ended_at=ended, supersedes=supersedes,
         superseded_by=superseded_by, session_id=session_id, tags=tuple(json.loads(tags)), num=num,
     )  # fmt: skip
@@ -386,6 +399,11 @@ class MemoryStore:
         with self._lock:
             self.conn.close()
 
+    def data_version(self) -> int:
+        """SQLite's ``PRAGMA data_version``: moves only when another connection (the CLI, a second editor) commits."""
+        with self._lock:
+            return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
     # ------------------------------------------------------------ transactions
 
     @contextmanager
@@ -421,12 +439,16 @@ class MemoryStore:
         with self._lock:
             rows = self.conn.execute(
                 f"""SELECT {_COLUMNS} FROM memories WHERE id >= ? AND id < ? ORDER BY id LIMIT ?""",
-                (prefix, prefix + "~", 2),
+                (prefix, prefix + "~", AMBIGUOUS_IDS_SHOWN + 1),
             ).fetchall()
         if not rows:
             raise MemoryNotFoundError(f"no memory with id '{id_or_prefix}'")
         if len(rows) > 1 and rows[0]["id"] != prefix:
-            raise MemoryNotFoundError(f"'{id_or_prefix}' matches several memories; give more of the id")
+            shown = ", ".join(str(r["id"]) for r in rows[:AMBIGUOUS_IDS_SHOWN])
+            more = ", …" if len(rows) > AMBIGUOUS_IDS_SHOWN else ""
+            raise AmbiguousMemoryIdError(
+                f"'{id_or_prefix}' matches several memories ({shown}{more}); give more of the id to pick one"
+            )
         return _row_to_memory(rows[0])
 
     def get_many(self, ids: Sequence[str]) -> dict[str, Memory]:
@@ -468,9 +490,9 @@ class MemoryStore:
             if flt.statuses:
                 where_bits.append(
                     f"({p}status IN ({_placeholders(len(flt.statuses))})"
-                    f" OR ({p}status IN ('superseded', 'archived') AND {p}ended_at > ?))"
+                    f" OR ({p}status IN ({_placeholders(len(ENDED_STATUSES))}) AND {p}ended_at > ?))"
                 )
-                where_args += [*flt.statuses, flt.as_of]
+                where_args += [*flt.statuses, *ENDED_STATUSES, flt.as_of]
         elif flt.statuses:
             where_bits.append(f"{p}status IN ({_placeholders(len(flt.statuses))})")
             where_args += list(flt.statuses)
@@ -479,7 +501,7 @@ class MemoryStore:
             where_args.append(tag)
         return where_bits, where_args
 
-    def list(self, flt: MemoryFilter = MemoryFilter(), *, limit: int = 50, offset: int = 0) -> list[Memory]:
+    def list_memories(self, flt: MemoryFilter = MemoryFilter(), *, limit: int = 50, offset: int = 0) -> list[Memory]:
         where_bits, where_args = self._filter_sql(flt)
         where = ("WHERE " + " AND ".join(where_bits)) if where_bits else ""
         with self._lock:
@@ -828,7 +850,7 @@ class MemoryStore:
     def update_status(
         self,
         memory_id: str,
-        status: str,
+        status: MemoryStatus,
         *,
         at: str,
         reason: str | None = None,
@@ -1014,8 +1036,11 @@ class MemoryStore:
                         FROM memories WHERE num IN ({_placeholders(len(part))})""",
                     tuple(part),
                 ):
-                    tags = () if r[11] == "[]" else tuple(json.loads(r[11]))
-                    out[int(r[0])] = SearchRow(*tuple(r)[:11], tags)  # type: ignore[arg-type]
+                    num, id_, type_, file, source, conf, status, created, accessed, count, ended, raw_tags = r
+                    tags = () if raw_tags == "[]" else tuple(json.loads(raw_tags))
+                    out[int(num)] = SearchRow(
+                        num, id_, type_, file, source, conf, status, created, accessed, count, ended, tags
+                    )
         return out
 
     def status_of_nums(self, nums: Sequence[int]) -> dict[int, str]:

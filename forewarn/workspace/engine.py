@@ -11,10 +11,7 @@ each vector query.
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
-import posixpath
 import re
 import threading
 import time
@@ -22,7 +19,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -34,7 +31,6 @@ from forewarn.memory.redact import redact
 from forewarn.memory.retrieval import ProactiveHit, ScoredMemory, SearchParams, SearchTimings
 from forewarn.memory.session import SessionMemory
 from forewarn.memory.store import (
-    CURRENT_STATUSES,
     MEMORY_TYPES,
     SOURCES,
     STATUSES,
@@ -47,39 +43,37 @@ from forewarn.memory.store import (
     MemoryStore,
 )
 from forewarn.memory.text import age_text, clean_memory_text, from_iso, new_id, query_terms, to_iso
+from forewarn.memory.vocabulary import (
+    ANCHORED_STATUSES,
+    CURRENT_STATUSES,
+    ENDED_STATUSES,
+    MemorySource,
+    MemoryStatus,
+    MemoryType,
+)
+from forewarn.workspace.anchors import AnchorResolver
+from forewarn.workspace.graph_cache import GraphCache
+from forewarn.workspace.limits import MAX_TEXT_CHARS, PROACTIVE_LIMIT, SEARCH_CHUNKS
+from forewarn.workspace.protocols import IndexerLike
 
 if TYPE_CHECKING:
     from forewarn.memory.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
 
-MAX_TEXT_CHARS = 20_000  # a memory is a lesson, not a log file; longer input is refused, not cut
 MAX_TAGS = 20
 TAG_RE = re.compile(r"^[\w.\-/:]{1,64}$", re.UNICODE)
 MERGE_NEIGHBOURS = 10  # nearest memories checked for merge/supersession on remember
-SEARCH_CHUNKS = 5  # code chunks shown beside memories: a cold-start answer, not the main result
 CHUNK_QUERY_TERMS = 3  # words sent to the code-chunk FTS: each OR-ed common word makes BM25 score thousands more chunks
 SESSION_NEIGHBOUR_SHARE = 0.5  # a touched file's dependencies get half its session weight
 SESSION_NEIGHBOURS = 8  # dependencies per touched file that inherit session weight
-PROACTIVE_LIMIT = 10
 SYNC_BACKFILL_MAX = 256  # memories without vectors embedded on open; more waits for backfill_vectors()
-DEFAULT_CONFIDENCE = {"user": 1.0, "import": 1.0, "commit": 0.8, "agent": 0.7}  # how sure the source usually is
-
-
-class IndexerLike(Protocol):
-    root: Path
-
-    def index(self, progress: Any = None) -> Any: ...
-    def index_files(self, rels: Any) -> Any: ...
-    def files(self) -> dict[str, Any]: ...
-    def chunk_at(self, rel: str, line: int) -> Any: ...
-    def chunk_by_symbol(self, rel: str, symbol: str) -> Any: ...
-    def chunks_for(self, rel: str) -> list[Any]: ...
-    def search_chunks(self, text: str, limit: int) -> list[tuple[Any, float]]: ...
-    def close(self) -> None: ...
-
-    @property
-    def graph(self) -> Any: ...
+DEFAULT_CONFIDENCE: dict[str, float] = {  # how sure the source usually is
+    MemorySource.USER: 1.0,
+    MemorySource.IMPORT: 1.0,
+    MemorySource.COMMIT: 0.8,
+    MemorySource.AGENT: 0.7,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,7 +177,6 @@ class Workspace:
         backfill_on_open: bool = True,
     ) -> None:
         self.root = Path(root).resolve()
-        self._root_str = str(self.root).rstrip(os.sep) + os.sep
         self.settings = settings
         self.indexer = indexer
         self.store = store
@@ -192,7 +185,8 @@ class Workspace:
         self.clock = clock
         self.session = SessionMemory(clock)
         self._lock = threading.RLock()
-        self._graph_cache: dict[str, Any] = {}
+        self.graph = GraphCache(self.root, indexer, settings.index.max_file_bytes)
+        self.anchors = AnchorResolver(self.root, indexer, self.reindex)
         self._chunk_pool = ThreadPoolExecutor(1, thread_name_prefix="forewarn-chunks")
         self._surfaced: list[str] = []  # memories shown on file opens, not yet counted in the store
         self._surfaced_lock = threading.Lock()
@@ -266,51 +260,15 @@ class Workspace:
         now = self.clock()
         return now, to_iso(now)
 
-    # ------------------------------------------------------------ anchors
+    # ------------------------------------------------------------ anchors (forewarn.workspace.anchors)
 
     def rel_path(self, file: str | Path) -> str:
         """A workspace-relative POSIX path; clear errors for paths outside the workspace."""
-        text = os.fspath(file)
-        if "\x00" in text:
-            raise InvalidMemoryError(f"{text!r} is not a usable path (it contains a NUL byte)")
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            # undecodable file-name bytes: anchors are stored as UTF-8 text and would not round-trip
-            raise InvalidMemoryError(f"{text!r} is not a UTF-8 path; rename the file to anchor to it") from None
-        p = Path(text)
-        try:
-            full = (p if p.is_absolute() else self.root / p).resolve()
-        except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop on Python 3.11
-            raise InvalidMemoryError(f"{text} cannot be resolved ({exc})") from None
-        try:
-            rel = full.relative_to(self.root)
-        except ValueError:
-            raise InvalidMemoryError(f"{file} is outside the workspace {self.root}") from None
-        if str(rel) == ".":
-            raise InvalidMemoryError(f"{file} is the workspace itself, not a file in it")
-        return rel.as_posix()
+        return self.anchors.rel_path(file)
 
     def lookup_path(self, file: str | Path) -> str:
-        """``rel_path`` without touching the disk, for read-only lookups on hot paths (file open, hover).
-
-        Memories are looked up by this string only; nothing is read from it, so symlinks do not matter
-        here. Anything unusual (``..``, a path not under the root as given) takes the resolving route.
-        """
-        text = os.fspath(file)
-        root = self._root_str
-        if os.path.isabs(text):
-            if not text.startswith(root):
-                return self.rel_path(file)
-            text = text[len(root) :]
-        norm = posixpath.normpath(text.replace(os.sep, "/")).lstrip("/")
-        if norm in ("", ".") or norm == ".." or norm.startswith("../"):
-            return self.rel_path(file)
-        return norm
-
-    def _ensure_indexed(self, rel: str) -> None:
-        if rel not in self.indexer.files():
-            self.reindex([rel])
+        """``rel_path`` without touching the disk, for read-only lookups on hot paths (file open, hover)."""
+        return self.anchors.lookup_path(file)
 
     def resolve_anchor(
         self,
@@ -319,60 +277,15 @@ class Workspace:
         line: int | None = None,
         lines: tuple[int, int] | None = None,
     ) -> Anchor | None:
-        """The anchor for a file, a symbol in it, or a line or selection in it (None: workspace-wide).
-
-        A selection anchors to the innermost chunk holding all of it; top-level code anchors file-wide
-        and keeps the span.
-        """
-        if file is None:
-            if symbol is not None or line is not None or lines is not None:
-                raise InvalidMemoryError("a symbol, line or selection needs a file")
-            return None
-        if lines is not None and symbol is None:
-            start, end = lines
-            if start < 1 or end < start:
-                raise InvalidMemoryError(f"a selection runs from line {start} to {end}: lines start at 1, in order")
-            rel = self.rel_path(file)
-            if not (self.root / rel).is_file():
-                raise InvalidMemoryError(f"{rel} is not a file in the workspace")
-            self._ensure_indexed(rel)
-            holding = [
-                c
-                for c in self.indexer.chunks_for(rel)
-                if c.kind != "module" and c.part == 0 and c.start_line <= start and c.end_line >= end
-            ]
-            if holding:  # the innermost definition holding the whole selection
-                best = min(holding, key=lambda c: (c.end_line - c.start_line, -c.start_line))
-                return lifecycle.anchor_from_chunk(rel, best)
-            return Anchor(rel, None, start, end, None)
-        rel = self.rel_path(file)
-        if not (self.root / rel).is_file():
-            raise InvalidMemoryError(f"{rel} is not a file in the workspace")
-        if symbol is None and line is None:
-            return Anchor(rel)
-        self._ensure_indexed(rel)
-        if symbol is not None:
-            chunk = self.indexer.chunk_by_symbol(rel, symbol)
-            if chunk is None:
-                known = sorted({c.symbol for c in self.indexer.chunks_for(rel)})
-                hint = f"; symbols there: {', '.join(known[:12])}" if known else " (no symbols were found in it)"
-                raise InvalidMemoryError(f"no symbol '{symbol}' in {rel}{hint}")
-            return lifecycle.anchor_from_chunk(rel, chunk)
-        assert line is not None
-        if line < 1:
-            raise InvalidMemoryError(f"line numbers start at 1, got {line}")
-        chunk = self.indexer.chunk_at(rel, line)
-        if chunk is None or chunk.kind == "module":
-            return Anchor(rel, None, line, line, None)  # top-level code: file-wide, remembering the line
-        return lifecycle.anchor_from_chunk(rel, chunk)
+        """The anchor for a file, a symbol in it, or a line or selection in it (None: workspace-wide)."""
+        return self.anchors.resolve(file, symbol, line, lines)
 
     # ------------------------------------------------------------ writing
 
     def _validate(
         self, text: str, type_: str, source: str, tags: Sequence[str]
     ) -> tuple[str, list[str], tuple[str, ...]]:
-        if type_ not in MEMORY_TYPES:
-            raise InvalidMemoryError(f"unknown memory type '{type_}'; use one of {', '.join(MEMORY_TYPES)}")
+        _memory_type(type_)
         if source not in SOURCES:
             raise InvalidMemoryError(f"unknown source '{source}'; use one of {', '.join(SOURCES)}")
         cleaned = clean_memory_text(text)
@@ -405,13 +318,13 @@ class Workspace:
         self,
         text: str,
         *,
-        type: str = "note",
+        type: str = MemoryType.NOTE,
         file: str | Path | None = None,
         symbol: str | None = None,
         line: int | None = None,
         lines: tuple[int, int] | None = None,
         tags: Sequence[str] = (),
-        source: str = "user",
+        source: str = MemorySource.USER,
         confidence: float | None = None,
         anchor: Anchor | None = None,
     ) -> RememberResult:
@@ -433,7 +346,7 @@ class Workspace:
                 assert merged is not None
                 return RememberResult(merged, True, [], kinds)
             memory = Memory(
-                id=new_id(now), type=type, text=safe, anchor=anchor, source=source, confidence=conf,
+                id=new_id(now), type=MemoryType(type), text=safe, anchor=anchor, source=source, confidence=conf,
                 created_at=at, updated_at=at, session_id=self.session.current_session(), tags=clean_tags,
             )  # fmt: skip
             with self.store.batch():
@@ -479,14 +392,17 @@ class Workspace:
     def get(self, memory_id: str) -> Memory:
         return self.store.resolve(memory_id)
 
-    def supersede(self, memory_id: str, text: str, *, type: str | None = None) -> tuple[Memory, Memory]:
-        """Replace a memory with a new one at the same anchor; the old one stays as history. Returns (new, old)."""
+    def supersede(self, memory_id: str, text: str, *, type: str | None = None) -> Memory:
+        """Replace a memory with a new one at the same anchor; returns the new one.
+
+        The old one stays as history (status superseded; ``new.supersedes`` is its id).
+        """
         old = self.store.resolve(memory_id)
-        if old.status == "superseded":
+        if old.status == MemoryStatus.SUPERSEDED:
             raise InvalidMemoryError(
                 f"memory {old.id} was already superseded by {old.superseded_by}; supersede that one"
             )
-        if old.status == "archived":
+        if old.status == MemoryStatus.ARCHIVED:
             raise InvalidMemoryError(f"memory {old.id} is forgotten (archived); restore it before superseding it")
         safe, kinds, tags = self._validate(text, type or old.type, old.source, old.tags)
         vec = self._embed_one(safe)
@@ -494,20 +410,20 @@ class Workspace:
             now, at = self._now()
             anchor = lifecycle.current_anchor(old, self.indexer) if old.anchor else None
             new = Memory(
-                id=new_id(now), type=type or old.type, text=safe, anchor=anchor, source=old.source,
-                confidence=old.confidence, created_at=at, updated_at=at, supersedes=old.id,
+                id=new_id(now), type=_memory_type(type) if type else old.type, text=safe, anchor=anchor,
+                source=old.source, confidence=old.confidence, created_at=at, updated_at=at, supersedes=old.id,
                 session_id=self.session.current_session(), tags=tags,
             )  # fmt: skip
             with self.store.batch():
                 current = self.store.get(old.id)
-                if current is None or current.status == "superseded":  # another process got there first
+                if current is None or current.status == MemoryStatus.SUPERSEDED:  # another process got there first
                     raise InvalidMemoryError(f"memory {old.id} was superseded meanwhile")
                 stored = self.store.insert(
                     new, [event(new.id, "created", at, supersedes=old.id, redacted=kinds or None)]
                 )
                 self.store.update_status(
-                    old.id, "superseded", at=at, reason=f"superseded by {new.id}", ended_at=at, superseded_by=new.id,
-                    event=event(old.id, "superseded", at, by=new.id),
+                    old.id, MemoryStatus.SUPERSEDED, at=at, reason=f"superseded by {new.id}", ended_at=at,
+                    superseded_by=new.id, event=event(old.id, "superseded", at, by=new.id),
                 )  # fmt: skip
                 if vec is not None and self.vectors is not None:
                     self.vectors.put([stored.num], vec.reshape(1, -1))
@@ -517,12 +433,12 @@ class Workspace:
     def forget(self, memory_id: str) -> Memory:
         """Archive (restorable): never returned as current, never deleted."""
         m = self.store.resolve(memory_id)
-        if m.status == "archived":
+        if m.status == MemoryStatus.ARCHIVED:
             return m
         with self._lock:
             _, at = self._now()
             self.store.update_status(
-                m.id, "archived", at=at, reason="forgotten", ended_at=m.ended_at or at,
+                m.id, MemoryStatus.ARCHIVED, at=at, reason="forgotten", ended_at=m.ended_at or at,
                 event=event(
                     m.id, "forgotten", at, previous_status=m.status, previous_reason=m.status_reason,
                     previous_ended_at=m.ended_at,
@@ -533,18 +449,19 @@ class Workspace:
     def restore(self, memory_id: str) -> Memory:
         """Bring back a forgotten memory (to the status it had before)."""
         m = self.store.resolve(memory_id)
-        if m.status != "archived":
+        if m.status != MemoryStatus.ARCHIVED:
             raise InvalidMemoryError(f"memory {m.id} is {m.status}, not forgotten; nothing to restore")
         detail: dict[str, Any] = {}
         for ev in reversed(self.store.events(m.id)):
             if ev.kind == "forgotten":
                 detail = ev.detail
                 break
-        previous = str(detail.get("previous_status") or "active")
-        if previous not in STATUSES or previous == "archived":
-            previous = "active"
+        recorded = str(detail.get("previous_status") or MemoryStatus.ACTIVE)
+        previous = MemoryStatus(recorded) if recorded in STATUSES else MemoryStatus.ACTIVE
+        if previous == MemoryStatus.ARCHIVED:
+            previous = MemoryStatus.ACTIVE
         # a forgotten superseded memory goes back to being history, not current
-        ended = detail.get("previous_ended_at") if previous == "superseded" else None
+        ended = detail.get("previous_ended_at") if previous == MemoryStatus.SUPERSEDED else None
         with self._lock:
             _, at = self._now()
             self.store.update_status(
@@ -556,31 +473,31 @@ class Workspace:
     def confirm(self, memory_id: str) -> Memory:
         """ "Still true": clears staleness (re-hashing the anchored code) and reinforces."""
         m = self.store.resolve(memory_id)
-        if m.status in ("superseded", "archived"):
+        if m.status in ENDED_STATUSES:
             raise InvalidMemoryError(f"memory {m.id} is {m.status}; only current memories can be confirmed")
         with self._lock:
             _, at = self._now()
             with self.store.batch():
-                if m.status == "orphaned":
+                if m.status == MemoryStatus.ORPHANED:
                     a = m.anchor
                     new_anchor = Anchor(a.file) if a is not None and (self.root / a.file).is_file() else None
                     self.store.update_anchor(m.id, new_anchor, at=at, event=None)
                 elif m.anchor is not None and m.anchor.symbol is not None:
                     self.store.update_anchor(m.id, lifecycle.current_anchor(m, self.indexer), at=at, event=None)
                 self.store.update_status(
-                    m.id, "active", at=at, event=event(m.id, "confirmed", at, previous_status=m.status)
+                    m.id, MemoryStatus.ACTIVE, at=at, event=event(m.id, "confirmed", at, previous_status=m.status)
                 )
                 self.store.reinforce(m.id, at=at, confidence_gain=lifecycle.CONFIRM_CONFIDENCE_GAIN, event=None)
         return self.store.resolve(m.id)
 
     def mark_stale(self, memory_id: str, reason: str = "marked outdated") -> Memory:
         m = self.store.resolve(memory_id)
-        if m.status not in ("active", "stale"):
+        if m.status not in ANCHORED_STATUSES:
             raise InvalidMemoryError(f"memory {m.id} is {m.status}; only current memories can be marked outdated")
         with self._lock:
             _, at = self._now()
             self.store.update_status(
-                m.id, "stale", at=at, reason=reason, event=event(m.id, "marked_stale", at, reason=reason)
+                m.id, MemoryStatus.STALE, at=at, reason=reason, event=event(m.id, "marked_stale", at, reason=reason)
             )
         return self.store.resolve(m.id)
 
@@ -593,7 +510,7 @@ class Workspace:
 
     # ------------------------------------------------------------ reading
 
-    def list(
+    def list_memories(
         self,
         *,
         types: Sequence[str] = (),
@@ -608,7 +525,7 @@ class Workspace:
                 raise InvalidMemoryError(f"unknown status '{s}'; use one of {', '.join(STATUSES)}")
         rel = self.lookup_path(file) if file else None
         flt = MemoryFilter(types=tuple(types), file=rel, statuses=tuple(statuses), tags=tuple(tags))
-        return self.store.list(flt, limit=limit, offset=offset)
+        return self.store.list_memories(flt, limit=limit, offset=offset)
 
     def history(self, memory_id: str) -> History:
         """The supersession chain through this memory (oldest first) and each link's events."""
@@ -658,9 +575,8 @@ class Workspace:
         """Hybrid search over memories (plus the most relevant code chunks, separately)."""
         if k < 1:
             raise InvalidMemoryError(f"k must be at least 1, got {k}")
-        for t in types:
-            if t not in MEMORY_TYPES:
-                raise InvalidMemoryError(f"unknown memory type '{t}'; use one of {', '.join(MEMORY_TYPES)}")
+        for mtype in types:
+            _memory_type(mtype)
         for s in statuses:
             if s not in STATUSES:
                 raise InvalidMemoryError(f"unknown status '{s}'; use one of {', '.join(STATUSES)}")
@@ -722,77 +638,13 @@ class Workspace:
         touched = self.session.weights("file")
         boosts = dict(touched)
         for rel, w in touched.items():
-            for dep, _ in list(self._dependencies(rel).items())[:SESSION_NEIGHBOURS]:
+            for dep, _ in list(self.graph.dependencies(rel).items())[:SESSION_NEIGHBOURS]:
                 boosts[dep] = max(boosts.get(dep, 0.0), w * SESSION_NEIGHBOUR_SHARE)
         return boosts
 
-    # ------------------------------------------------------------ graph (cached until the next reindex)
-
-    def _dependencies(self, rel: str) -> dict[str, float]:
-        key = "deps:" + rel
-        if key not in self._graph_cache:
-            try:
-                self._graph_cache[key] = self.indexer.graph.dependencies(rel)
-            except Exception:
-                log.exception("graph dependencies of %s failed", rel)
-                self._graph_cache[key] = {}
-        return self._graph_cache[key]  # type: ignore[no-any-return]
-
-    def _idents_used(self, rel: str) -> frozenset[str]:
-        """Names ``rel`` references, from the index's ref tags (read for all files once per index run)."""
-        refs = self._graph_cache.get("refs")
-        if refs is None:
-            refs = self._graph_cache["refs"] = self._ref_names()
-        names = refs.get(rel)
-        if names is None:  # not indexed (yet): one pass over its bytes
-            key = "idents:" + rel
-            if key not in self._graph_cache:
-                self._graph_cache[key] = self._scan_idents(rel)
-            names = self._graph_cache[key]
-        return names  # type: ignore[no-any-return]
-
-    def _ref_names(self) -> dict[str, frozenset[str]]:
-        store = getattr(self.indexer, "store", None)
-        if store is None or not hasattr(store, "ref_counts"):
-            return {}
-        try:
-            with self._indexer_lock():
-                counts = store.ref_counts()
-        except Exception:
-            log.exception("reading the index's references failed; scanning files instead")
-            return {}
-        return {rel: frozenset(names) for rel, names in counts.items()}
-
-    def _indexer_lock(self) -> Any:
-        lock = getattr(self.indexer, "_lock", None)  # IndexStore is not thread-safe: the Indexer serialises it
-        return lock if lock is not None else contextlib.nullcontext()
-
-    def _scan_idents(self, rel: str) -> frozenset[str]:
-        try:
-            with open(self.root / rel, "rb") as fh:
-                data = fh.read(self.settings.index.max_file_bytes)
-        except OSError:
-            data = b""
-        return frozenset(w.decode("ascii") for w in set(_IDENT_BYTES_RE.findall(data)))
-
-    def _file_ranks(self) -> tuple[dict[str, float], dict[str, int]]:
-        if "ranks" not in self._graph_cache:
-            scores = self.indexer.graph.rank()
-            order = sorted(scores, key=lambda r: (-scores[r], r))
-            self._graph_cache["ranks"] = (scores, {r: i + 1 for i, r in enumerate(order)})
-        return self._graph_cache["ranks"]  # type: ignore[no-any-return]
-
     def warm(self) -> None:
         """Compute what file opens and hovers read once per index run (ranks, references) ahead of them."""
-        self._file_ranks()
-        if "refs" not in self._graph_cache:
-            self._graph_cache["refs"] = self._ref_names()
-
-    def _dependents_count(self, rel: str) -> int:
-        key = "dependents:" + rel
-        if key not in self._graph_cache:
-            self._graph_cache[key] = len(self.indexer.graph.dependents(rel))
-        return self._graph_cache[key]  # type: ignore[no-any-return]
+        self.graph.warm()
 
     # ------------------------------------------------------------ proactive and hover
 
@@ -800,13 +652,13 @@ class Workspace:
         """Memories to show when ``file`` opens: its own, then those on definitions it uses. No embedding."""
         rel = self.lookup_path(file)
         now = self.clock()
-        deps = self._dependencies(rel) if self.settings.diagnostics.include_neighbours else {}
-        top = list(deps.items())[: retrieval.MAX_NEIGHBOUR_FILES]
-        peak = max((w for _, w in top), default=0.0)
-        dep_w = {d: w / peak for d, w in top if peak > 0}
+        deps = self.graph.dependencies(rel) if self.settings.diagnostics.include_neighbours else {}
+        strongest = list(deps.items())[: retrieval.MAX_NEIGHBOUR_FILES]
+        peak = max((w for _, w in strongest), default=0.0)
+        dep_w = {d: w / peak for d, w in strongest if peak > 0}
         candidates = [retrieval.ProactiveCandidate(r, "file") for r in self.store.anchored_refs([rel])]
         if dep_w:
-            used = self._idents_used(rel)
+            used = self.graph.idents_used(rel)
             kept: dict[str, list[str | None]] = {}
             for dep, symbols in self.store.symbols_in([d for d in dep_w if d != rel]).items():
                 # a neighbour's memory matters here when it sits on a definition this file uses (or file-wide)
@@ -847,10 +699,10 @@ class Workspace:
         if chunk is None:
             return None
         memories = self.store.anchored_to_symbol(rel, chunk.symbol)
-        scores, positions = self._file_ranks()
+        scores, positions = self.graph.file_ranks()
         return SymbolInfo(
             rel, chunk.symbol, chunk.kind, chunk.start_line, chunk.end_line, memories,
-            positions.get(rel), len(scores), self._dependents_count(rel),
+            positions.get(rel), len(scores), self.graph.dependents_count(rel),
         )  # fmt: skip
 
     # ------------------------------------------------------------ indexing
@@ -859,11 +711,8 @@ class Workspace:
         """Re-index (all files, or ``rels``) and bring memory anchors in line with the code."""
         report = self.indexer.index(progress) if rels is None else self.indexer.index_files(rels)
         with self._lock:
-            refs = self._graph_cache.get("refs") if rels is not None else None
-            self._graph_cache.clear()
-            if refs is not None:  # a few files changed: theirs are scanned again, everyone else's still hold
-                touched = {*report.changed, *report.added, *report.deleted, *(old for old, _ in report.renamed)}
-                self._graph_cache["refs"] = {r: names for r, names in refs.items() if r not in touched}
+            touched = {*report.changed, *report.added, *report.deleted, *(old for old, _ in report.renamed)}
+            self.graph.invalidate(touched if rels is not None else None)
             _, at = self._now()
             changed = [*report.changed, *report.added]
             rec = lifecycle.reconcile(
@@ -910,7 +759,7 @@ class Workspace:
         s = self.store.stats(top=top)
         important: list[tuple[str, float]] = []
         try:
-            scores, _ = self._file_ranks()
+            scores, _ = self.graph.file_ranks()
             for rel in sorted(scores, key=lambda r: (-scores[r], r)):
                 if rel not in s.anchored_files:
                     important.append((rel, scores[rel]))
@@ -919,7 +768,7 @@ class Workspace:
         except Exception:
             log.exception("ranking files for stats failed")
         return WorkspaceStats(
-            total=s.total, by_type=s.by_type, by_status=s.by_status, stale=s.by_status.get("stale", 0),
+            total=s.total, by_type=s.by_type, by_status=s.by_status, stale=s.by_status.get(MemoryStatus.STALE, 0),
             most_surfaced=s.most_surfaced, important_without_memories=important, mode=self.mode, reason=self.reason,
             vectors=len(self.vectors) if self.vectors is not None else 0,
         )  # fmt: skip
@@ -939,7 +788,11 @@ class Workspace:
         return report
 
 
-_IDENT_BYTES_RE = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+def _memory_type(value: str) -> MemoryType:
+    """``value`` as a memory type, or a message listing the types."""
+    if value not in MEMORY_TYPES:
+        raise InvalidMemoryError(f"unknown memory type '{value}'; use one of {', '.join(MEMORY_TYPES)}")
+    return MemoryType(value)
 
 
 def _open_embedder(settings: Settings) -> tuple[Any | None, str | None]:

@@ -130,8 +130,8 @@ def test_forget_archives_and_restore_brings_back(engine: Workspace) -> None:
     m = engine.remember("never rebase the release branch", type="convention").memory
     assert engine.forget(m.id).status == "archived"
     assert engine.search("rebase release branch").memories == []
-    assert engine.list() == []
-    assert [x.id for x in engine.list(statuses=("archived",))] == [m.id]
+    assert engine.list_memories() == []
+    assert [x.id for x in engine.list_memories(statuses=("archived",))] == [m.id]
     assert engine.restore(m.id).status == "active"
     assert [h.memory.id for h in engine.search("rebase release branch").memories] == [m.id]
     with pytest.raises(InvalidMemoryError, match="not forgotten"):

@@ -96,7 +96,7 @@ def test_as_of_is_reproducible(store: MemoryStore) -> None:
     assert first == ["feature flags live in flags.yaml"]
     # later writes and accesses change nothing as of that time
     store.insert(make("feature flags are evaluated per request", 1))
-    mem = store.list(MemoryFilter(), limit=10)[-1]
+    mem = store.list_memories(MemoryFilter(), limit=10)[-1]
     store.record_access([mem.id], to_iso(NOW))
     assert ranked(store, "feature flags", now=NOW - 75 * DAY, as_of=as_of) == first
 

@@ -129,12 +129,12 @@ def test_filters_in_sql_and_python_agree(store: MemoryStore) -> None:
     ]
     all_rows = list(store.iter_all())
     for flt in filters:
-        in_sql = {m.text for m in store.list(flt, limit=100)}
+        in_sql = {m.text for m in store.list_memories(flt, limit=100)}
         in_python = {m.text for m in all_rows if matches_filter(m, flt)}
         assert in_sql == in_python, flt
-    assert {m.text for m in store.list(MemoryFilter(file="pkg"), limit=100)} == {"one", "two"}
+    assert {m.text for m in store.list_memories(MemoryFilter(file="pkg"), limit=100)} == {"one", "two"}
     # as of T0+350 "four" was still current (superseded only at T0+400)
-    assert {m.text for m in store.list(MemoryFilter(as_of=to_iso(T0 + 350)), limit=100)} == {
+    assert {m.text for m in store.list_memories(MemoryFilter(as_of=to_iso(T0 + 350)), limit=100)} == {
         "one",
         "two",
         "three",

@@ -134,7 +134,7 @@ def test_any_filter_path_is_checked(engine: Workspace, path: str) -> None:
     FUZZ_COUNTS["filter paths"] += 1
     try:
         engine.search("rounding", k=3, file=path or None)
-        engine.list(file=path or None)
+        engine.list_memories(file=path or None)
     except InvalidMemoryError as exc:
         assert str(exc)
 

@@ -1,0 +1,50 @@
+"""The memory vocabulary: what a memory is (type), where it stands (status), who wrote it (source).
+
+One definition each. Members are ``str`` subclasses, so they compare equal to, and serialise as, the
+plain strings stored in SQLite, the export and the protocol; clients spell the same values.
+This module imports nothing, so every layer and front end may read it cheaply.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class MemoryType(StrEnum):
+    """What kind of lesson a memory is (declaration order is the order users see)."""
+
+    GOTCHA = "gotcha"
+    DECISION = "decision"
+    ERROR_PATTERN = "error_pattern"
+    DEAD_END = "dead_end"
+    CONVENTION = "convention"
+    PREFERENCE = "preference"
+    TODO = "todo"
+    NOTE = "note"
+
+
+class MemoryStatus(StrEnum):
+    """Where a memory stands; nothing is deleted, so every status stays inspectable."""
+
+    ACTIVE = "active"
+    STALE = "stale"  # its code changed since it was written
+    SUPERSEDED = "superseded"  # replaced by a newer memory (history)
+    ARCHIVED = "archived"  # forgotten by a person (restorable)
+    ORPHANED = "orphaned"  # its code is gone
+
+
+class MemorySource(StrEnum):
+    """Who wrote a memory. Imports may carry other sources; those are kept as plain strings."""
+
+    USER = "user"
+    AGENT = "agent"
+    COMMIT = "commit"
+    IMPORT = "import"
+
+
+# what search returns unless asked otherwise
+CURRENT_STATUSES: tuple[MemoryStatus, ...] = (MemoryStatus.ACTIVE, MemoryStatus.STALE, MemoryStatus.ORPHANED)
+# what shows on a file: orphaned memories have lost their code
+ANCHORED_STATUSES: tuple[MemoryStatus, ...] = (MemoryStatus.ACTIVE, MemoryStatus.STALE)
+# no longer current: kept as history, reachable only when asked for
+ENDED_STATUSES: tuple[MemoryStatus, ...] = (MemoryStatus.SUPERSEDED, MemoryStatus.ARCHIVED)

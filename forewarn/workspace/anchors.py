@@ -1,0 +1,124 @@
+"""Where a memory applies: workspace-relative paths and anchors (file, symbol, line, selection).
+
+Paths are checked here (inside the workspace, UTF-8, no NUL) so every front end gets the same
+messages; symbols and lines are resolved against the code index, indexing a file first if needed.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from forewarn.memory import lifecycle
+from forewarn.memory.store import Anchor, InvalidMemoryError
+from forewarn.workspace.protocols import IndexerLike
+
+
+class AnchorResolver:
+    """Paths and anchors of one workspace. ``reindex`` indexes files not yet in the index (and reconciles)."""
+
+    def __init__(self, root: Path, indexer: IndexerLike, reindex: Callable[[Sequence[str]], object]) -> None:
+        self.root = root
+        self._root_str = str(root).rstrip(os.sep) + os.sep
+        self.indexer = indexer
+        self._reindex = reindex
+
+    def rel_path(self, file: str | Path) -> str:
+        """A workspace-relative POSIX path; clear errors for paths outside the workspace."""
+        text = os.fspath(file)
+        if "\x00" in text:
+            raise InvalidMemoryError(f"{text!r} is not a usable path (it contains a NUL byte)")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            # undecodable file-name bytes: anchors are stored as UTF-8 text and would not round-trip
+            raise InvalidMemoryError(f"{text!r} is not a UTF-8 path; rename the file to anchor to it") from None
+        p = Path(text)
+        try:
+            full = (p if p.is_absolute() else self.root / p).resolve()
+        except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop on Python 3.11
+            raise InvalidMemoryError(f"{text} cannot be resolved ({exc})") from None
+        try:
+            rel = full.relative_to(self.root)
+        except ValueError:
+            raise InvalidMemoryError(f"{file} is outside the workspace {self.root}") from None
+        if str(rel) == ".":
+            raise InvalidMemoryError(f"{file} is the workspace itself, not a file in it")
+        return rel.as_posix()
+
+    def lookup_path(self, file: str | Path) -> str:
+        """``rel_path`` without touching the disk, for read-only lookups on hot paths (file open, hover).
+
+        Memories are looked up by this string only; nothing is read from it, so symlinks do not matter
+        here. Anything unusual (``..``, a path not under the root as given) takes the resolving route.
+        """
+        text = os.fspath(file)
+        root = self._root_str
+        if os.path.isabs(text):
+            if not text.startswith(root):
+                return self.rel_path(file)
+            text = text[len(root) :]
+        norm = posixpath.normpath(text.replace(os.sep, "/")).lstrip("/")
+        if norm in ("", ".") or norm == ".." or norm.startswith("../"):
+            return self.rel_path(file)
+        return norm
+
+    def _ensure_indexed(self, rel: str) -> None:
+        if rel not in self.indexer.files():
+            self._reindex([rel])
+
+    def resolve(
+        self,
+        file: str | Path | None,
+        symbol: str | None = None,
+        line: int | None = None,
+        lines: tuple[int, int] | None = None,
+    ) -> Anchor | None:
+        """The anchor for a file, a symbol in it, or a line or selection in it (None: workspace-wide).
+
+        A selection anchors to the innermost chunk holding all of it; top-level code anchors file-wide
+        and keeps the span.
+        """
+        if file is None:
+            if symbol is not None or line is not None or lines is not None:
+                raise InvalidMemoryError("a symbol, line or selection needs a file")
+            return None
+        if lines is not None and symbol is None:
+            start, end = lines
+            if start < 1 or end < start:
+                raise InvalidMemoryError(f"a selection runs from line {start} to {end}: lines start at 1, in order")
+            rel = self.rel_path(file)
+            if not (self.root / rel).is_file():
+                raise InvalidMemoryError(f"{rel} is not a file in the workspace")
+            self._ensure_indexed(rel)
+            holding = [
+                c
+                for c in self.indexer.chunks_for(rel)
+                if c.kind != "module" and c.part == 0 and c.start_line <= start and c.end_line >= end
+            ]
+            if holding:  # the innermost definition holding the whole selection
+                best = min(holding, key=lambda c: (c.end_line - c.start_line, -c.start_line))
+                return lifecycle.anchor_from_chunk(rel, best)
+            return Anchor(rel, None, start, end, None)
+        rel = self.rel_path(file)
+        if not (self.root / rel).is_file():
+            raise InvalidMemoryError(f"{rel} is not a file in the workspace")
+        if symbol is None and line is None:
+            return Anchor(rel)
+        self._ensure_indexed(rel)
+        if symbol is not None:
+            chunk = self.indexer.chunk_by_symbol(rel, symbol)
+            if chunk is None:
+                known = sorted({c.symbol for c in self.indexer.chunks_for(rel)})
+                hint = f"; symbols there: {', '.join(known[:12])}" if known else " (no symbols were found in it)"
+                raise InvalidMemoryError(f"no symbol '{symbol}' in {rel}{hint}")
+            return lifecycle.anchor_from_chunk(rel, chunk)
+        assert line is not None
+        if line < 1:
+            raise InvalidMemoryError(f"line numbers start at 1, got {line}")
+        chunk = self.indexer.chunk_at(rel, line)
+        if chunk is None or chunk.kind == "module":
+            return Anchor(rel, None, line, line, None)  # top-level code: file-wide, remembering the line
+        return lifecycle.anchor_from_chunk(rel, chunk)
