@@ -98,6 +98,12 @@ def reset_demo() -> None:
     if DEMO.exists():
         shutil.rmtree(DEMO)
     shutil.copytree(SOURCE, WORKSPACE)
+    # a project of its own, as a real one is: commands find their workspace root the way git does, and
+    # without this the copy (under build/, inside Forewarn's own checkout) would resolve to the checkout
+    git = ["git", "-c", "user.name=Demo", "-c", "user.email=demo@example.invalid", "-C", str(WORKSPACE)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "The billing service"], check=True)
     HOME.mkdir(parents=True)
 
 
@@ -108,7 +114,7 @@ def step(title: str) -> None:
 def forewarn(env: dict[str, str], *args: str) -> None:
     shown = " ".join(a if " " not in a else repr(a) for a in args)
     print(f"$ forewarn {textwrap.shorten(shown, 110)}", flush=True)
-    subprocess.run([sys.executable, "-m", "forewarn.cli.main", *args], env=env, cwd=WORKSPACE, check=True)
+    subprocess.run([sys.executable, "-m", "forewarn", *args], env=env, cwd=WORKSPACE, check=True)
 
 
 async def editor_session(env: dict[str, str]) -> None:
