@@ -30,8 +30,11 @@ install: $(INSTALLED)
 model: install
 	$(BIN)/forewarn model install
 
+# style, formatting and types: mypy reads its settings from pyproject.toml ([tool.mypy])
 lint: install
 	$(BIN)/ruff check forewarn tests bench
+	$(BIN)/ruff format --check forewarn tests bench
+	$(BIN)/mypy forewarn
 
 # the editor tests run once, in test-editors (they need the editors installed first)
 test: model lint test-editors

@@ -23,24 +23,29 @@ from forewarn import paths
 log = logging.getLogger(__name__)
 
 
+def _at_least(low: int, default: int) -> int:
+    """An int setting with a lower bound: a value below it is a problem, and the default is kept."""
+    return field(default=default, metadata={"min": low})
+
+
 @dataclass
 class IndexSettings:
-    max_file_bytes: int = 1_000_000  # larger files are generated or data more often than code
-    max_line_length: int = 1_000  # a longer average line marks a minified bundle
+    max_file_bytes: int = _at_least(1, 1_000_000)  # larger files are generated or data more often than code
+    max_line_length: int = _at_least(1, 1_000)  # a longer average line marks a minified bundle
     exclude: list[str] = field(default_factory=list)  # extra gitignore-style patterns
-    workers: int = 0  # parser processes; 0 = one per core
+    workers: int = _at_least(0, 0)  # parser processes; 0 = one per core
 
 
 @dataclass
 class EmbedderSettings:
     enabled: bool = True
     model: str = "all-MiniLM-L6-v2"  # an installed model name or a path to any GGUF embedding model
-    n_ctx: int = 0  # 0 = the model's own context length
+    n_ctx: int = _at_least(0, 0)  # 0 = the model's own context length
     pooling: str = "model"  # model | mean | cls | last
-    dimensions: int = 0  # 0 = the model's; smaller truncates (Matryoshka models)
-    n_gpu_layers: int = 0  # -1 = offload everything when llama.cpp is built with CUDA
-    n_threads: int = 0  # 0 = half the cores, at least one (leaves room for the editor; see embedder.py)
-    n_batch: int = 0  # tokens per llama.cpp batch; 0 = tuned default (never below the context)
+    dimensions: int = _at_least(0, 0)  # 0 = the model's; smaller truncates (Matryoshka models)
+    n_gpu_layers: int = _at_least(-1, 0)  # -1 = offload everything when llama.cpp is built with CUDA
+    n_threads: int = _at_least(0, 0)  # 0 = half the cores, at least one (leaves room for the editor; see embedder.py)
+    n_batch: int = _at_least(0, 0)  # tokens per llama.cpp batch; 0 = tuned default (never below the context)
     query_prefix: str = ""  # e.g. "search_query: " for nomic-embed-text
     document_prefix: str = ""
 
@@ -48,7 +53,7 @@ class EmbedderSettings:
 @dataclass
 class DiagnosticsSettings:
     enabled: bool = True
-    max_warnings: int = 3  # more than a handful of warnings on open becomes noise people ignore
+    max_warnings: int = _at_least(0, 3)  # more than a handful of warnings on open becomes noise people ignore
     include_neighbours: bool = True
 
 
@@ -134,10 +139,13 @@ def _overlay(target: Any, data: dict[str, Any], prefix: str, problems: list[str]
                 problems.append(f"setting '{path}' must be a table/object; kept defaults")
             continue
         ok, converted = _convert(value, hint)
-        if ok:
-            setattr(target, name, converted)
-        else:
+        low = fields[name].metadata.get("min")
+        if not ok:
             problems.append(f"setting '{path}' = {value!r} is not a valid {_type_name(hint)}; kept {current!r}")
+        elif low is not None and converted < low:
+            problems.append(f"setting '{path}' = {value!r} must be at least {low}; kept {current!r}")
+        else:
+            setattr(target, name, converted)
 
 
 def _convert(value: Any, hint: Any) -> tuple[bool, Any]:

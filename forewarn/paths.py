@@ -19,7 +19,7 @@ import platformdirs
 HOME_ENV = "FOREWARN_HOME"
 MODELS_ENV = "FOREWARN_MODELS"  # models are large and shared: tests point HOME elsewhere but keep these
 DIR_MODE = 0o700  # memories may contain what a team considers private
-FILE_MODE = 0o600
+FILE_MODE = 0o600  # user data and caches are private to the user: memories may quote code and secrets
 
 
 def data_dir() -> Path:

@@ -14,13 +14,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from forewarn.errors import ForewarnError
+from forewarn.paths import FILE_MODE
+
 log = logging.getLogger(__name__)
 
-FILE_MODE = 0o600
+# page cache per connection (32 MB; SQLite's default is 2 MB): holds the memory indexes of ~100k memories,
+# and a cold index's FTS merges, in memory; well inside the daemon's RSS budget
+CACHE_KIB = 32_768
 BUSY_TIMEOUT_MS = 10_000  # long enough to ride out another process's write transaction
 
 
-class SchemaTooNewError(RuntimeError):
+class SchemaTooNewError(ForewarnError, RuntimeError):
     """The database was written by a newer Forewarn; opening it could damage it."""
 
 

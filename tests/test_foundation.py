@@ -24,6 +24,18 @@ def test_settings_accept_camel_case_and_keep_defaults_on_bad_values() -> None:
     assert any("unknown setting 'nope'" in p for p in problems)
 
 
+def test_settings_below_their_minimum_are_refused_and_the_default_kept() -> None:
+    base = Settings()
+    settings, problems = parse_settings({"diagnostics": {"maxWarnings": -3}, "embedder": {"nGpuLayers": -1}})
+    assert settings.diagnostics.max_warnings == base.diagnostics.max_warnings
+    assert settings.embedder.n_gpu_layers == -1  # -1 is meaningful there: offload every layer
+    assert problems == ["setting 'diagnostics.maxWarnings' = -3 must be at least 0; kept 3"]
+    settings, problems = parse_settings({"diagnostics": {"maxWarnings": 0}, "index": {"maxFileBytes": 0}})
+    assert settings.diagnostics.max_warnings == 0  # no warnings at all is a choice, not a mistake
+    assert settings.index.max_file_bytes == base.index.max_file_bytes
+    assert len(problems) == 1 and "maxFileBytes" in problems[0]
+
+
 def test_settings_reject_non_object() -> None:
     settings, problems = parse_settings(["not", "a", "dict"])  # type: ignore[arg-type]
     assert settings == Settings()

@@ -39,7 +39,7 @@ from forewarn import paths
 from forewarn.config import IndexSettings, Settings
 from forewarn.indexing.languages import language_for_path
 from forewarn.indexing.orphans import die_with_parent, expect_children
-from forewarn.indexing.parse import ParsedFile, parse_file
+from forewarn.indexing.parse import HASH_DIGEST_BYTES, SIGNATURE_MAX_CHARS, ParsedFile, parse_file
 from forewarn.indexing.records import Import
 from forewarn.indexing.resolve import ImportResolver
 from forewarn.indexing.scanner import (
@@ -70,8 +70,6 @@ IN_PROCESS_MAX_FILES = 300  # ~1 s of parsing here: about what starting workers 
 BATCH_FILES = 48  # files per worker task: large enough to amortise IPC, small enough to balance load
 WORKER_GC_THRESHOLD = 10_000  # a worker makes ~10 short-lived objects per query match: collecting every 700 cost ~3%
 POOL_ATTEMPTS = 2  # pools tried before suspecting a file: a second death means a file kills its worker
-HASH_DIGEST_BYTES = 16  # 128-bit blake2b: collisions are irrelevant at workspace scale, and it is fast
-SIGNATURE_MAX_CHARS = 200  # a definition line longer than this is not a useful map entry
 
 STATUS_OK = "ok"
 STATUS_ERRORS = "errors"  # parsed, but tree-sitter had to recover from syntax errors

@@ -23,7 +23,6 @@ log = logging.getLogger(__name__)
 
 WHAT = "index database"
 NAMES_SEPARATOR = "\t"  # between the names of one import; cheaper to split than JSON to parse
-CACHE_KIB = 32_768  # page cache for FTS merges during a cold index; well inside the RSS budget
 CAMEL_PART_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 QUERY_WORD_RE = re.compile(r"\w+")
 # search matches the rarest query terms first and stops adding terms past this many candidate chunks:
@@ -323,7 +322,7 @@ class IndexStore:
     def _tune(conn: sqlite3.Connection) -> sqlite3.Connection:
         # a cache: an OS crash mid-write costs a rebuild (quick_check on open), so skip the syncs
         conn.execute("PRAGMA synchronous = OFF")
-        conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+        conn.execute(f"PRAGMA cache_size = -{sqlite.CACHE_KIB}")
         return conn
 
     def _open(self) -> sqlite3.Connection:

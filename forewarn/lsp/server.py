@@ -458,6 +458,18 @@ class ForewarnServer(LanguageServer):
         self.open_uris.add(uri)
         self.spawn(self.publish(uri))
 
+    def saved(self, uri: str) -> None:
+        """The buffer is on disk now: diagnostics read the file again, and it is re-indexed."""
+        self._dirty.discard(uri)
+        if (found := self.locate(uri)) is not None:
+            self.spawn(self.index(found[0], [found[1]]))
+
+    def begin_shutdown(self) -> None:
+        """``shutdown``: background loops stop and running index runs are cancelled before ``exit``."""
+        self._stopping.set()
+        for session in self.sessions.values():
+            session.cancel()
+
     def forget_document(self, uri: str) -> None:
         self.open_uris.discard(uri)
         self._dirty.discard(uri)
@@ -596,9 +608,7 @@ def _register_features(server: ForewarnServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
     def did_save(ls: ForewarnServer, params: types.DidSaveTextDocumentParams) -> None:
-        ls._dirty.discard(params.text_document.uri)
-        if (found := ls.locate(params.text_document.uri)) is not None:
-            ls.spawn(ls.index(found[0], [found[1]]))
+        ls.saved(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: ForewarnServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -640,6 +650,4 @@ def _register_features(server: ForewarnServer) -> None:
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: ForewarnServer, params: Any) -> None:
-        ls._stopping.set()
-        for session in ls.sessions.values():
-            session.cancel()
+        ls.begin_shutdown()

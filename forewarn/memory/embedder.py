@@ -32,6 +32,7 @@ import numpy as np
 
 from forewarn import paths
 from forewarn.config import EmbedderSettings
+from forewarn.errors import ForewarnError
 from forewarn.memory import model_install
 
 log = logging.getLogger(__name__)
@@ -60,7 +61,7 @@ _GGML_LEVELS = {0: logging.DEBUG, 1: logging.DEBUG, 2: logging.DEBUG, 3: logging
 _PROBLEM_LINES = 20  # recent llama.cpp warnings/errors kept to explain a failed load
 
 
-class EmbedderUnavailable(RuntimeError):
+class EmbedderUnavailable(ForewarnError, RuntimeError):
     """No embedder can be used; ``reason`` says why and what to do. Retrieval falls back to lexical."""
 
     def __init__(self, reason: str) -> None:

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from forewarn import paths
+from forewarn.errors import ForewarnError
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +60,7 @@ _SAFETENSORS_DTYPES = {"F32": np.float32, "F16": np.float16, "BF16": None, "I64"
 _SKIPPED_TENSORS = ("embeddings.position_ids", "pooler.dense.weight", "pooler.dense.bias")
 
 
-class ModelInstallError(RuntimeError):
+class ModelInstallError(ForewarnError, RuntimeError):
     """The model could not be fetched or converted; the message says why and what to do."""
 
 

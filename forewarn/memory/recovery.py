@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from forewarn.sqlite import FILE_MODE, transaction
+from forewarn.paths import FILE_MODE
+from forewarn.sqlite import transaction
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from forewarn.memory.text import new_id
 
 HALF_LIFE_S = 300.0  # five minutes: attention moves on quickly
-ACCESS_GAIN = 1.0  # each touch adds one unit, on top of what is left of the earlier ones
+TOUCH_GAIN = 1.0  # each touch adds one unit, on top of what is left of the earlier ones
 MAX_ITEMS = 20  # working memory is small on purpose: past this, the weakest observations go
 IDLE_SPLIT_S = 300.0  # five idle minutes start a new session
 MIN_WEIGHT = 0.01  # below this an observation is forgotten at compaction
@@ -72,9 +72,9 @@ class SessionMemory:
             now = self._tick()
             obs = self._items.get((kind, key))
             if obs is None:
-                self._items[(kind, key)] = Observation(kind, key, ACCESS_GAIN, now)
+                self._items[(kind, key)] = Observation(kind, key, TOUCH_GAIN, now)
             else:
-                obs.weight = self._decayed(obs, now) + ACCESS_GAIN
+                obs.weight = self._decayed(obs, now) + TOUCH_GAIN
                 obs.last_at = now
                 obs.count += 1
             if len(self._items) > MAX_ITEMS:

@@ -41,7 +41,7 @@ from forewarn.memory.vocabulary import (
     MemoryStatus,
     MemoryType,
 )
-from forewarn.sqlite import Migration, connect, migrate, transaction
+from forewarn.sqlite import CACHE_KIB, Migration, connect, migrate, transaction
 
 log = logging.getLogger(__name__)
 
@@ -50,11 +50,11 @@ MEMORY_TYPES: tuple[str, ...] = tuple(t.value for t in MemoryType)
 STATUSES: tuple[str, ...] = tuple(s.value for s in MemoryStatus)
 SOURCES: tuple[str, ...] = tuple(s.value for s in MemorySource)
 # a neighbour's memories can only add context: at most this many per file (newest first, after the symbol
-# filter) are ranked on open; 10 are shown in all, and a hot file's 500th memory cannot outrank its newest
+# filter) are ranked on open; the workspace's PROACTIVE_LIMIT are shown in all, and a hot file's 500th
+# memory cannot outrank its newest
 NEIGHBOUR_ROWS_PER_FILE = 40
 AMBIGUOUS_IDS_SHOWN = 3  # ids listed when a prefix matches several: enough to see how much more to type
 SQL_VARIABLE_CHUNK = 500  # stays far below SQLite's bound-parameter limit
-CACHE_KIB = 32_768  # page cache per connection: keeps the indexes of ~100k memories in memory (default is 2 MB)
 
 EventKind = str
 

@@ -135,6 +135,9 @@ def test_settings_layers_and_problems(tmp_path: Path) -> None:
     settings, problems = lsp_settings.folder_settings(tmp_path, "nonsense", {"diagnostics": {"enabled": "yes"}})
     assert settings.diagnostics.enabled is True and settings.diagnostics.max_warnings == 5
     assert len(problems) == 2 and "initializationOptions must be an object" in problems[0]
+    settings, problems = lsp_settings.folder_settings(tmp_path, {"diagnostics": {"maxWarnings": -3}}, None)
+    assert settings.diagnostics.max_warnings == 5  # the folder's value stays: -3 is refused with a reason
+    assert problems == ["initializationOptions: setting 'diagnostics.maxWarnings' = -3 must be at least 0; kept 5"]
     message = lsp_settings.problems_message([f"p{i}" for i in range(20)])
     assert "p7" in message and "p8" not in message and "12 more" in message
 
