@@ -12,8 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from forewarn.errors import ForewarnError
 from forewarn.memory.retrieval import matches_filter
 from forewarn.memory.store import (
+    AmbiguousMemoryIdError,
     Anchor,
     Memory,
     MemoryDatabaseCorruptError,
@@ -66,6 +68,16 @@ def test_insert_get_and_prefix_resolution(store: MemoryStore) -> None:
         store.resolve("ZZZZZZZZ")
     with pytest.raises(MemoryNotFoundError, match="not a memory id"):
         store.resolve("no such thing!")
+
+
+def test_an_ambiguous_prefix_names_the_matches(store: MemoryStore) -> None:
+    a, b = store.insert(make("first lesson")), store.insert(make("second lesson"))  # same time: same id prefix
+    prefix = a.id[:8]
+    assert b.id.startswith(prefix)
+    with pytest.raises(AmbiguousMemoryIdError, match="give more of the id") as caught:
+        store.resolve(prefix)
+    assert a.id in str(caught.value) and b.id in str(caught.value)
+    assert isinstance(caught.value, ForewarnError) and isinstance(caught.value, MemoryNotFoundError)
 
 
 def test_compound_identifiers_match_their_words(store: MemoryStore) -> None:
