@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
+import struct
 from collections.abc import Iterator
 from typing import Any
 
@@ -56,3 +58,45 @@ def test_every_daemon_setting_is_contributed_with_its_default_and_a_description(
 def test_nothing_is_contributed_that_the_daemon_or_the_client_does_not_read() -> None:
     extra = set(contributed()) - set(dict(daemon_settings(Settings()))) - CLIENT_ONLY
     assert not extra, f"settings nobody reads: {sorted(extra)}"
+
+
+def manifest() -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(MANIFEST.read_text())
+    return loaded
+
+
+def test_the_manifest_carries_what_the_marketplace_and_open_vsx_need() -> None:
+    fields = manifest()
+    for key in ("publisher", "repository", "license", "icon", "categories", "keywords", "homepage", "bugs", "engines"):
+        assert fields.get(key), f"package.json needs '{key}' to be published"
+    assert not fields.get("private"), "a private package cannot be published"
+    assert (MANIFEST.parent / "LICENSE").is_file()
+    icon = (MANIFEST.parent / fields["icon"]).read_bytes()
+    assert icon[:8] == b"\x89PNG\r\n\x1a\n" and icon[12:16] == b"IHDR", "the icon must be a PNG"
+    assert struct.unpack(">II", icon[16:24]) == (128, 128), "the Marketplace shows a 128x128 icon"
+    assert len(fields["keywords"]) <= 30, "the Marketplace takes at most 30 keywords"
+
+
+def test_the_walkthrough_steps_run_contributed_commands_and_their_media_is_packaged() -> None:
+    fields = manifest()
+    commands = {command["command"] for command in fields["contributes"]["commands"]}
+    [walkthrough] = fields["contributes"]["walkthroughs"]
+    steps = {step["id"]: step for step in walkthrough["steps"]}
+    assert list(steps) == ["installModel", "indexWorkspace", "rememberGotcha"]
+    packaged = (MANIFEST.parent / ".vscodeignore").read_text().splitlines()
+    for step in steps.values():
+        events = step["completionEvents"]
+        assert events and all(event.startswith("onCommand:") for event in events), step["id"]
+        assert {event.removeprefix("onCommand:") for event in events} <= commands, f"{step['id']}: unknown command"
+        linked = re.findall(r"\(command:([\w.]+)\)", step["description"])
+        assert linked and set(linked) <= commands, f"{step['id']}: its button must run a contributed command"
+        media = MANIFEST.parent / step["media"]["markdown"]
+        assert media.is_file() and media.read_text().startswith("# "), f"{step['id']}: {media} is missing"
+    assert "!media/**" in packaged, ".vscodeignore must let the icon and the walkthrough's media into the .vsix"
+
+
+def test_menus_name_contributed_commands() -> None:
+    fields = manifest()
+    commands = {command["command"] for command in fields["contributes"]["commands"]}
+    for where, entries in fields["contributes"]["menus"].items():
+        assert {entry["command"] for entry in entries} <= commands, where

@@ -38,6 +38,8 @@ pytestmark = pytest.mark.editor
 HERE = Path(__file__).parent
 MINIMAL_INIT = HERE / "nvim" / "minimal_init.lua"
 CHECK_GOTCHA = HERE / "nvim" / "check_gotcha.lua"
+LSP_ENABLE_INIT = HERE / "nvim" / "lsp_enable_init.lua"
+CHECK_LSP_ENABLE = HERE / "nvim" / "check_lsp_enable.lua"
 SCREEN = HERE / "nvim" / "screen.lua"
 CHROMIUM = Path("/usr/bin/chromium")
 COLUMNS, ROWS = 110, 26
@@ -179,6 +181,59 @@ def assert_code_actions(result: dict[str, Any], workspace: Gotcha, gotcha_id: st
     assert by_text[SUPERSEDING]["status"] == "active", by_text[SUPERSEDING]
     [outdated] = [memory for memory in by_text.values() if memory["status"] == "stale"]
     assert outdated["id"] == result["marked_outdated"] and outdated["text"] == DECISION
+
+
+def test_lsp_enable_without_setup_on_current_neovim(gotcha_workspace: Gotcha, tmp_path: Path) -> None:
+    """Neovim 0.11+: only the runtimepath and vim.lsp.enable("forewarn"); lsp/forewarn.lua does the rest."""
+    nvim = TOOLS / "nvim-venv" / "bin" / "nvim"
+    version = nvim_or_skip(nvim, "0.1")
+    (gotcha_workspace.root / ".forewarn").mkdir(exist_ok=True)  # a root marker, as a .git would be
+    result_path = tmp_path / "result.json"
+    config = {
+        "root": str(gotcha_workspace.root),
+        "file": gotcha_workspace.file,
+        "line": gotcha_workspace.line,
+        "column": gotcha_workspace.column,
+        "expect": gotcha_workspace.marker,
+        "code_action_text": CODE_ACTION_GOTCHA,
+        "timeout_ms": EDITOR_WAIT_S * 1000,
+        "result": str(result_path),
+    }
+    config_path = tmp_path / "config.json"
+    config_path.write_text(json.dumps(config))
+    # the default cmd is `forewarn serve` from PATH: the test's own venv provides it
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "FOREWARN_REPO": str(REPO),
+        "FOREWARN_TEST_CONFIG": str(config_path),
+    }
+    # after startup (VimEnter), as a user types commands: vim.lsp.enable only re-attaches buffers once Neovim entered
+    check = f"autocmd VimEnter * ++once ++nested luafile {CHECK_LSP_ENABLE}"
+    args = [str(nvim), "--headless", "--clean", "-u", str(LSP_ENABLE_INIT), "-c", check]
+    done = subprocess.run(
+        args, cwd=gotcha_workspace.root, env=env, capture_output=True, text=True, timeout=EDITOR_RUN_S
+    )
+    assert result_path.exists(), f"Neovim {version} wrote no result (exit {done.returncode}):\n{done.stderr}"
+    result = json.loads(result_path.read_text())
+    assert result["ok"], f"Neovim {version}: {result['error']}\nsteps: {result['steps']}\nstderr: {done.stderr}"
+
+    assert Path(result["root_dir"]) == gotcha_workspace.root
+    assert result["cmd"] == ["forewarn", "serve"]
+    assert result["client_commands"] == ["forewarn.remember", "forewarn.supersede"]
+    assert gotcha_workspace.marker in result["diagnostic"]["message"]
+    assert result["diagnostic"]["lnum"] == gotcha_workspace.line - 1
+    assert result["diagnostic"]["severity"] == 2  # WARN
+    [types, text] = result["code_action"]["prompts"]
+    assert types["prompt"] == "Forewarn: what kind of memory?" and types["items"][0] == "gotcha", types
+    assert len(types["items"]) == 8, "every memory type the server knows is offered"
+    assert "Remember (gotcha)" in text["prompt"], text
+    assert result["code_action"]["notified"] == "Forewarn: remembered", result["code_action"]
+    remembered = [m for m in memories(gotcha_workspace.root) if m["text"] == CODE_ACTION_GOTCHA]
+    assert remembered and remembered[0]["anchor"]["symbol"] == gotcha_workspace.symbol, remembered
+    assert "enabled with vim.lsp.enable('forewarn')" in result["health"], result["health"]
+    assert "ERROR" not in result["health"] and "WARNING" not in result["health"], result["health"]
+    assert result["restarted"]["after"] != result["restarted"]["before"]
 
 
 def test_gotcha_on_a_real_terminal_screen(gotcha_workspace: Gotcha, tmp_path: Path, artifacts: Path) -> None:

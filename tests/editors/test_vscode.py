@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from forewarn.memory.store import MEMORY_TYPES
 from tests.editors.conftest import (
     EDITOR_RUN_S,
     EDITOR_WAIT_S,
@@ -195,7 +196,7 @@ def test_gotcha_in_problems_view_and_hover(
     print(f"VS Code steps: {result['steps']}")
 
 
-def test_palette_commands_search_remember_health_and_repo_map(
+def test_palette_commands_search_remember_health_repo_map_and_walkthrough(
     code_server: Callable[[], str], gotcha_workspace: Gotcha, tmp_path: Path, artifacts: Path
 ) -> None:
     decision = "We chose exponential backoff over a fixed delay because the gateway rate-limits bursts"
@@ -221,6 +222,9 @@ def test_palette_commands_search_remember_health_and_repo_map(
     assert "gotcha" in result["health"]
     assert gotcha_workspace.file in result["repoMap"]
     assert "Forewarn indexed 2 files" in result["reindexed"]
+    assert [label.strip() for label in result["memoryTypes"]] == [str(t) for t in MEMORY_TYPES], result["memoryTypes"]
+    assert "Get Started with Forewarn" in result["walkthrough"], result["walkthrough"]
+    assert "restarting the server" in result["modelInstalled"]
     listed = run_forewarn("memory", "list", "--workspace", str(gotcha_workspace.root), "--type", "decision", "--json")
     assert listed.returncode == 0, listed.stderr
     [stored] = json.loads(listed.stdout)

@@ -1,4 +1,5 @@
 // The command-palette commands. Each is a few lines over ForewarnServer.command and the VS Code UI.
+import { spawn } from "node:child_process";
 import * as vscode from "vscode";
 import { describeAnchor, openAnchor, symbolAt, toLspRange } from "./anchors";
 import { renderHealthHtml } from "./health";
@@ -13,7 +14,8 @@ import {
   ServerCommand,
   type Stats,
 } from "./protocol";
-import { errorText, type ForewarnServer } from "./server";
+import { errorText, type ForewarnServer, settingReader, workspaceFolder } from "./server";
+import { modelInstallLaunch, serverEnv } from "./settings";
 
 const SEARCH_DEBOUNCE_MS = 150; // long enough to skip most keystrokes, short enough to feel live
 const SEARCH_RESULTS = 20;
@@ -30,17 +32,8 @@ interface MemoryItem extends vscode.QuickPickItem {
   memory: Memory;
 }
 
-const TYPE_ICONS: Record<string, string> = {
-  gotcha: "warning",
-  error_pattern: "bug",
-  decision: "law",
-  dead_end: "circle-slash",
-  convention: "book",
-  todo: "checklist",
-};
-
 function memoryItem(memory: Memory): MemoryItem {
-  const icon = TYPE_ICONS[memory.type] ?? "note";
+  const icon = MEMORY_TYPES.find((t) => t.type === memory.type)?.icon ?? "question"; // a type newer than this client
   const status = memory.status && memory.status !== "active" ? ` · ${memory.status}` : "";
   return {
     label: `$(${icon}) ${memory.text.split("\n")[0]}`,
@@ -131,7 +124,7 @@ async function askText(title: string, prompt: string): Promise<string | undefine
 async function askMemory(where: string, suggestedType?: string): Promise<{ type: string; text: string } | undefined> {
   const type = await vscode.window.showQuickPick(typeItems(suggestedType), {
     title: "Forewarn: what kind of memory?",
-    placeHolder: suggestedType ?? "gotcha",
+    placeHolder: suggestedType ?? MEMORY_TYPES[0].type,
   });
   if (!type) {
     return undefined;
@@ -279,4 +272,48 @@ export async function reindexWorkspace(server: ForewarnServer): Promise<void> {
   } catch (error) {
     await vscode.window.showErrorMessage(`Forewarn: ${errorText(error)}`);
   }
+}
+
+/**
+ * `forewarn model install` with the server's own program or interpreter, its output in the Forewarn
+ * channel; once it succeeds the server restarts so that it loads the model (search turns semantic).
+ */
+export async function installModel(
+  server: ForewarnServer,
+  output: vscode.OutputChannel,
+  restart: () => Promise<void>,
+): Promise<void> {
+  const launch = modelInstallLaunch(await server.launch());
+  if (!launch) {
+    await vscode.window.showErrorMessage(
+      "Forewarn: forewarn.server.command does not run `serve`, so the extension cannot tell where the forewarn command is. Run `forewarn model install` in a terminal.",
+    );
+    return;
+  }
+  output.appendLine(`Running ${[launch.command, ...launch.args].join(" ")} (from ${launch.origin})`);
+  const exit = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: "Forewarn: installing the embedding model", cancellable: true },
+    (_progress, token) =>
+      new Promise<string | undefined>((resolve) => {
+        const child = spawn(launch.command, launch.args, {
+          env: serverEnv(settingReader(), process.env),
+          cwd: workspaceFolder()?.fsPath,
+        });
+        child.stdout.on("data", (chunk: Buffer) => output.append(chunk.toString()));
+        child.stderr.on("data", (chunk: Buffer) => output.append(chunk.toString()));
+        token.onCancellationRequested(() => child.kill());
+        child.on("error", (error) => resolve(errorText(error)));
+        child.on("close", (code, signal) => resolve(code === 0 ? undefined : `exit ${code ?? signal}`));
+      }),
+  );
+  if (exit !== undefined) {
+    output.appendLine(`forewarn model install failed: ${exit}`);
+    const show = await vscode.window.showErrorMessage(`Forewarn could not install the model (${exit}).`, "Show Output");
+    if (show) {
+      output.show(true);
+    }
+    return;
+  }
+  void vscode.window.showInformationMessage("Forewarn: the embedding model is installed; restarting the server to load it.");
+  await restart();
 }

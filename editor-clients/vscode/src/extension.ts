@@ -2,6 +2,7 @@
 import * as vscode from "vscode";
 import {
   executeCodeActionCommand,
+  installModel,
   RepoMapDocuments,
   REPO_MAP_SCHEME,
   reindexWorkspace,
@@ -10,6 +11,7 @@ import {
   showHealth,
   showRepoMap,
 } from "./commands";
+import { ClientCommand } from "./protocol";
 import { onDidChangePythonInterpreter } from "./python";
 import { ForewarnServer, SETTINGS_SECTION } from "./server";
 import { CLIENT_ONLY_SETTINGS } from "./settings";
@@ -33,13 +35,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     status,
     forewarn.onDidChangeState((state) => renderStatus(status, state)),
     vscode.workspace.registerTextDocumentContentProvider(REPO_MAP_SCHEME, repoMaps),
-    vscode.commands.registerCommand("forewarn.searchMemories", () => searchMemories(forewarn)),
-    vscode.commands.registerCommand("forewarn.rememberHere", () => rememberHere(forewarn)),
-    vscode.commands.registerCommand("forewarn.showHealth", () => showHealth(forewarn)),
-    vscode.commands.registerCommand("forewarn.showRepoMap", () => showRepoMap(forewarn, repoMaps)),
-    vscode.commands.registerCommand("forewarn.reindexWorkspace", () => reindexWorkspace(forewarn)),
-    vscode.commands.registerCommand("forewarn.restartServer", restart),
-    vscode.commands.registerCommand("forewarn.showOutput", () => output.show(true)),
+    vscode.commands.registerCommand(ClientCommand.searchMemories, () => searchMemories(forewarn)),
+    vscode.commands.registerCommand(ClientCommand.rememberHere, () => rememberHere(forewarn)),
+    vscode.commands.registerCommand(ClientCommand.showHealth, () => showHealth(forewarn)),
+    vscode.commands.registerCommand(ClientCommand.showRepoMap, () => showRepoMap(forewarn, repoMaps)),
+    vscode.commands.registerCommand(ClientCommand.reindexWorkspace, () => reindexWorkspace(forewarn)),
+    vscode.commands.registerCommand(ClientCommand.installModel, () => installModel(forewarn, output, restart)),
+    vscode.commands.registerCommand(ClientCommand.restartServer, restart),
+    vscode.commands.registerCommand(ClientCommand.showOutput, () => output.show(true)),
     vscode.workspace.onDidChangeConfiguration((event) => {
       const relevant =
         event.affectsConfiguration(SETTINGS_SECTION) &&

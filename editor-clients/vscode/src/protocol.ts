@@ -70,22 +70,67 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+// The vocabulary shared with the server (forewarn/memory/store.py, forewarn/lsp/commands.py, forewarn/config.py)
+// is spelled out here and nowhere else in this extension; tests/editors/test_parity.py keeps it identical.
+
+/** Every memory type the server accepts, in its order; `icon` is a codicon for pickers. */
 export const MEMORY_TYPES = [
-  { type: "gotcha", description: "Something that bites: a trap in this code" },
-  { type: "decision", description: "Why it is this way, and what was decided against" },
-  { type: "error_pattern", description: "An error message and what actually causes it" },
-  { type: "dead_end", description: "An approach that was tried and does not work" },
-  { type: "convention", description: "How things are done here" },
-  { type: "todo", description: "Something that must happen later" },
+  { type: "gotcha", icon: "warning", description: "Something that bites: a trap in this code" },
+  { type: "decision", icon: "law", description: "Why it is this way, and what was decided against" },
+  { type: "error_pattern", icon: "bug", description: "An error message and what actually causes it" },
+  { type: "dead_end", icon: "circle-slash", description: "An approach that was tried and does not work" },
+  { type: "convention", icon: "book", description: "How things are done here" },
+  { type: "preference", icon: "heart", description: "How the team likes it done, where either way works" },
+  { type: "todo", icon: "checklist", description: "Something that must happen later" },
+  { type: "note", icon: "note", description: "Anything else worth knowing here" },
 ] as const;
 
-/** The server-side commands, named once. */
+export type MemoryType = (typeof MEMORY_TYPES)[number]["type"];
+
+/** The server's workspace/executeCommand commands, named once. */
 export const ServerCommand = {
   search: "forewarn.search",
-  accept: "forewarn.accept",
   remember: "forewarn.remember",
   supersede: "forewarn.supersede",
+  forget: "forewarn.forget",
+  confirm: "forewarn.confirm",
+  markOutdated: "forewarn.markOutdated",
   repoMap: "forewarn.repoMap",
   stats: "forewarn.stats",
   reindex: "forewarn.reindex",
+  accept: "forewarn.accept",
 } as const;
+
+/** The extension's own commands (package.json `contributes.commands`), named once. */
+export const ClientCommand = {
+  searchMemories: "forewarn.searchMemories",
+  rememberHere: "forewarn.rememberHere",
+  showHealth: "forewarn.showHealth",
+  showRepoMap: "forewarn.showRepoMap",
+  reindexWorkspace: "forewarn.reindexWorkspace",
+  installModel: "forewarn.installModel",
+  restartServer: "forewarn.restartServer",
+  showOutput: "forewarn.showOutput",
+} as const;
+
+/** Every daemon setting (forewarn/config.py's tree), as the dotted camelCase keys the client sends. */
+export const DAEMON_SETTINGS = [
+  "index.maxFileBytes",
+  "index.maxLineLength",
+  "index.exclude",
+  "index.workers",
+  "embedder.enabled",
+  "embedder.model",
+  "embedder.nCtx",
+  "embedder.pooling",
+  "embedder.dimensions",
+  "embedder.nGpuLayers",
+  "embedder.nThreads",
+  "embedder.nBatch",
+  "embedder.queryPrefix",
+  "embedder.documentPrefix",
+  "diagnostics.enabled",
+  "diagnostics.maxWarnings",
+  "diagnostics.includeNeighbours",
+  "logLevel",
+] as const;

@@ -14,7 +14,14 @@ import {
   type WorkDoneProgressEnd,
 } from "vscode-languageclient/node";
 import { pythonExtensionInterpreter } from "./python";
-import { daemonSettings, initializationOptions, resolveServerLaunch, serverEnv, type SettingReader } from "./settings";
+import {
+  daemonSettings,
+  initializationOptions,
+  resolveServerLaunch,
+  type ServerLaunch,
+  serverEnv,
+  type SettingReader,
+} from "./settings";
 
 export type ServerState =
   | { kind: "starting" }
@@ -26,6 +33,10 @@ export type ServerState =
 type ProgressValue = WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd;
 
 export const SETTINGS_SECTION = "forewarn";
+
+export function workspaceFolder(): vscode.Uri | undefined {
+  return vscode.workspace.workspaceFolders?.[0]?.uri;
+}
 
 export function settingReader(): SettingReader {
   const configuration = vscode.workspace.getConfiguration(SETTINGS_SECTION);
@@ -63,10 +74,15 @@ export class ForewarnServer implements vscode.Disposable {
     this.stateEmitter.fire(state);
   }
 
+  /** How the server is started now: from the settings, else the Python extension, else PATH. */
+  async launch(): Promise<ServerLaunch> {
+    return resolveServerLaunch(settingReader(), await pythonExtensionInterpreter(workspaceFolder()));
+  }
+
   async start(): Promise<void> {
     const read = settingReader();
-    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-    const launch = resolveServerLaunch(read, await pythonExtensionInterpreter(folder));
+    const folder = workspaceFolder();
+    const launch = await this.launch();
     this.output.appendLine(`Starting ${[launch.command, ...launch.args].join(" ")} (from ${launch.origin})`);
     const serverOptions: ServerOptions = {
       command: launch.command,

@@ -1,45 +1,26 @@
 // Pure mapping from `forewarn.*` settings to the server's launch command and initializationOptions.
 // No `vscode` import here, so the logic can be unit-tested with a plain reader function.
+import { DAEMON_SETTINGS } from "./protocol";
 
 /** Reads one setting by its key below `forewarn.` (e.g. "embedder.model"). */
 export type SettingReader = (key: string) => unknown;
-
-/** Every daemon setting (forewarn/config.py), by section, as the keys the client sends (camelCase). */
-export const DAEMON_SETTINGS: Record<string, readonly string[]> = {
-  index: ["maxFileBytes", "maxLineLength", "exclude", "workers"],
-  embedder: [
-    "enabled",
-    "model",
-    "nCtx",
-    "pooling",
-    "dimensions",
-    "nGpuLayers",
-    "nThreads",
-    "nBatch",
-    "queryPrefix",
-    "documentPrefix",
-  ],
-  diagnostics: ["enabled", "maxWarnings", "includeNeighbours"],
-};
 
 /** Settings that change only how the client shows things; changing them needs no restart. */
 export const CLIENT_ONLY_SETTINGS = ["forewarn.trace"];
 
 export function initializationOptions(read: SettingReader): Record<string, unknown> {
   const options: Record<string, unknown> = {};
-  for (const [section, keys] of Object.entries(DAEMON_SETTINGS)) {
-    const values: Record<string, unknown> = {};
-    for (const key of keys) {
-      const value = read(`${section}.${key}`);
-      if (value !== undefined && value !== null) {
-        values[key] = value;
-      }
+  for (const key of DAEMON_SETTINGS) {
+    const path = key.split(".");
+    let section = options;
+    for (const part of path.slice(0, -1)) {
+      // every section goes out, set or not, so the server sees the whole tree's shape
+      section = (section[part] ??= {}) as Record<string, unknown>;
     }
-    options[section] = values;
-  }
-  const logLevel = read("logLevel");
-  if (typeof logLevel === "string" && logLevel) {
-    options.logLevel = logLevel;
+    const value = read(key);
+    if (value !== undefined && value !== null) {
+      section[path[path.length - 1]] = value;
+    }
   }
   return options;
 }
@@ -83,6 +64,18 @@ export function resolveServerLaunch(read: SettingReader, extensionPython: string
     return { command: extensionPython, args: [...MODULE_ARGS], origin: "the Python extension's interpreter" };
   }
   return { command: "forewarn", args: ["serve"], origin: "`forewarn` on PATH" };
+}
+
+/**
+ * `forewarn model install` run the way the server is started (same program, same interpreter), or
+ * undefined when `forewarn.server.command` does not say `serve` and so gives no hint where the CLI is.
+ */
+export function modelInstallLaunch(server: ServerLaunch): ServerLaunch | undefined {
+  const serve = server.args.lastIndexOf("serve");
+  if (serve < 0) {
+    return undefined;
+  }
+  return { command: server.command, args: [...server.args.slice(0, serve), "model", "install"], origin: server.origin };
 }
 
 export function serverEnv(read: SettingReader, base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {

@@ -1,11 +1,12 @@
 // The status bar item: server state and indexing progress; a click shows the server output.
 import * as vscode from "vscode";
+import { ClientCommand } from "./protocol";
 import type { ServerState } from "./server";
 
 export function createStatusItem(): vscode.StatusBarItem {
   const item = vscode.window.createStatusBarItem("forewarn.status", vscode.StatusBarAlignment.Left, 10);
   item.name = "Forewarn";
-  item.command = "forewarn.showOutput";
+  item.command = ClientCommand.showOutput;
   return item;
 }
 

@@ -1,13 +1,13 @@
 -- :Forewarn subcommands, each a Lua function over the server's workspace/executeCommand commands.
 local compat = require("forewarn.compat")
 local forewarn = require("forewarn")
+local protocol = require("forewarn.protocol")
 
 local M = {}
 
 local REQUEST_TIMEOUT_MS = 30000
 local SEARCH_RESULTS = 20
 local REPO_MAP_BUDGET_TOKENS = 2048
-M.MEMORY_TYPES = { "gotcha", "decision", "error_pattern", "dead_end", "convention", "todo" }
 
 local function notify(message, level)
   vim.notify("Forewarn: " .. message, level or vim.log.levels.INFO)
@@ -80,7 +80,7 @@ function M.pick(memories, prompt)
     if choice then
       jump_to(choice)
       if choice.id then
-        M.execute("forewarn.accept", { id = choice.id }, function() end) -- the user acted on it: reinforce
+        M.execute(protocol.COMMANDS.accept, { id = choice.id }, function() end) -- the user acted on it: reinforce
       end
     end
   end)
@@ -91,7 +91,7 @@ function M.search(query)
     if not q or vim.trim(q) == "" then
       return
     end
-    M.execute("forewarn.search", { query = q, k = SEARCH_RESULTS }, function(result)
+    M.execute(protocol.COMMANDS.search, { query = q, k = SEARCH_RESULTS }, function(result)
       M.pick(result and result.memories or {}, "Forewarn: " .. q)
     end)
   end
@@ -128,8 +128,8 @@ end
 function M.ask_memory(text, suggested, on_answer)
   local types = vim.tbl_filter(function(t)
     return t ~= suggested
-  end, M.MEMORY_TYPES)
-  if vim.tbl_contains(M.MEMORY_TYPES, suggested) then
+  end, protocol.MEMORY_TYPES)
+  if vim.tbl_contains(protocol.MEMORY_TYPES, suggested) then
     table.insert(types, 1, suggested)
   end
   vim.ui.select(types, { prompt = "Forewarn: what kind of memory?" }, function(kind)
@@ -160,7 +160,7 @@ function M.remember(text, opts)
   end
   M.ask_memory(text, nil, function(kind, body)
     argument.type, argument.text = kind, body
-    M.execute("forewarn.remember", argument, report_remembered)
+    M.execute(protocol.COMMANDS.remember, argument, report_remembered)
   end)
 end
 
@@ -173,7 +173,7 @@ end
 --- ("remember a gotcha here", "supersede"): ask for the text, then send the command to that client.
 --- A filled-in argument goes through unchanged.
 M.code_action_commands = {
-  ["forewarn.remember"] = function(command, ctx)
+  [protocol.COMMANDS.remember] = function(command, ctx)
     local argument = shallow_copy((command.arguments or {})[1])
     local function send(kind, body)
       argument.type, argument.text = kind, body
@@ -185,7 +185,7 @@ M.code_action_commands = {
       M.ask_memory(nil, type(argument.type) == "string" and argument.type or nil, send)
     end
   end,
-  ["forewarn.supersede"] = function(command, ctx)
+  [protocol.COMMANDS.supersede] = function(command, ctx)
     local argument = shallow_copy((command.arguments or {})[1])
     local function send(body)
       argument.text = body
@@ -219,7 +219,7 @@ function M.map()
   if vim.bo.buftype == "" and vim.api.nvim_buf_get_name(0) ~= "" then
     focus = { vim.uri_from_bufnr(0) }
   end
-  M.execute("forewarn.repoMap", { budget = REPO_MAP_BUDGET_TOKENS, focus = focus }, function(result)
+  M.execute(protocol.COMMANDS.repo_map, { budget = REPO_MAP_BUDGET_TOKENS, focus = focus }, function(result)
     M.show_scratch("forewarn://repo-map", vim.split((result and result.text) or "", "\n", { plain = true }), "text")
   end)
 end
@@ -279,14 +279,14 @@ local function current_file()
 end
 
 function M.stats()
-  M.execute("forewarn.stats", current_file(), function(result)
+  M.execute(protocol.COMMANDS.stats, current_file(), function(result)
     M.show_scratch("forewarn://stats", M.stats_lines(result or {}), "markdown")
   end)
 end
 
 function M.reindex()
   notify("reindexing…")
-  M.execute("forewarn.reindex", current_file(), function(result)
+  M.execute(protocol.COMMANDS.reindex, current_file(), function(result)
     result = result or {}
     notify(string.format("indexed %s files (%s changed, %s deleted) in %.1f s", result.files or "?",
       result.changed or 0, result.deleted or 0, (result.duration_ms or 0) / 1000))

@@ -17,6 +17,14 @@ function M.clients(name, bufnr)
   return found
 end
 
+--- Whether vim.lsp.enable(name) is in effect (0.11+; vim.lsp.is_enabled is public from 0.12).
+function M.lsp_enabled(name)
+  if vim.lsp.is_enabled then
+    return vim.lsp.is_enabled(name)
+  end
+  return type(vim.lsp._enabled_configs) == "table" and vim.lsp._enabled_configs[name] ~= nil
+end
+
 --- client:request (0.11+ method call) or client.request (older).
 function M.request(client, method, params, handler, bufnr)
   if vim.fn.has("nvim-0.11") == 1 then

@@ -19,8 +19,11 @@ function M.check()
     health.info("Neovim 0.7: using vim.lsp.start_client with one client per project root")
   end
 
-  local cmd = forewarn.server_cmd()
-  if vim.fn.executable(cmd[1]) == 1 then
+  local native = forewarn.enabled_natively()
+  local cmd = native and vim.lsp.config[forewarn.name].cmd or forewarn.server_cmd()
+  if type(cmd) ~= "table" then
+    health.info("server command: a function (vim.lsp.config), not checked here")
+  elseif vim.fn.executable(cmd[1]) == 1 then
     health.ok("server command: " .. table.concat(cmd, " "))
     local version_cmd = { cmd[1] }
     if cmd[2] == "-m" then
@@ -37,14 +40,28 @@ function M.check()
   else
     health.error("server command not found: " .. cmd[1], {
       "Install Forewarn (pip install forewarn) so `forewarn` is on PATH,",
-      "or call require('forewarn').setup({ cmd = { '/path/to/forewarn', 'serve' } })",
+      native and "or vim.lsp.config('forewarn', { cmd = { '/path/to/forewarn', 'serve' } })"
+        or "or call require('forewarn').setup({ cmd = { '/path/to/forewarn', 'serve' } })",
     })
   end
 
-  if vim.fn.exists("#forewarn") == 1 then
+  local settings
+  if native then
+    health.ok("enabled with vim.lsp.enable('forewarn') (lsp/forewarn.lua): buffers attach on open")
+    settings = (vim.lsp.config[forewarn.name].settings or {}).forewarn
+  elseif vim.fn.exists("#forewarn") == 1 then
     health.ok("setup() has run: buffers attach on open")
+    settings = forewarn.config.settings
   else
-    health.warn("setup() has not run", { "Add require('forewarn').setup({}) to your config" })
+    health.warn("setup() has not run", {
+      "Add require('forewarn').setup({}) to your config,",
+      "or on Neovim 0.11+ vim.lsp.enable('forewarn')",
+    })
+  end
+  local unknown = require("forewarn.protocol").unknown_settings(settings)
+  if #unknown > 0 then
+    health.warn("settings the server does not know (it ignores them): " .. table.concat(unknown, ", "),
+      { "See forewarn/config.py or the VS Code extension's forewarn.* settings for the names" })
   end
 
   local clients = compat.clients(forewarn.name)

@@ -25,6 +25,7 @@ local defaults = {
 }
 
 M.config = vim.deepcopy(defaults)
+M.configured = false -- setup() has run
 
 -- Neovim 0.7 has no vim.lsp.start: we keep one client id per root ourselves.
 local clients_by_root = {}
@@ -101,7 +102,6 @@ function M.attach(bufnr)
   return id
 end
 
---- The Forewarn client attached to `bufnr` (current buffer by default), or any running one.
 -- every loaded buffer that belongs to a project gets its server (after setup and after a restart)
 local function attach_loaded_buffers()
   for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
@@ -111,9 +111,15 @@ local function attach_loaded_buffers()
   end
 end
 
+--- The Forewarn client attached to `bufnr` (current buffer by default), or any running one.
 function M.client(bufnr)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
   return compat.clients(M.name, bufnr)[1] or compat.clients(M.name)[1]
+end
+
+--- True when the server is started by Neovim 0.11+'s vim.lsp.enable("forewarn") (lsp/forewarn.lua), not setup().
+function M.enabled_natively()
+  return not M.configured and compat.lsp_enabled(M.name)
 end
 
 --- Stops every Forewarn server and starts them again for the loaded buffers.
@@ -126,11 +132,16 @@ function M.restart()
   vim.wait(5000, function()
     return #compat.clients(M.name) == 0
   end, 50)
-  attach_loaded_buffers()
+  if M.enabled_natively() then
+    vim.lsp.enable(M.name) -- enabling again starts the config for every loaded buffer
+  else
+    attach_loaded_buffers()
+  end
 end
 
 function M.setup(opts)
   M.config = vim.tbl_deep_extend("force", vim.deepcopy(defaults), opts or {})
+  M.configured = true
   -- the server's "remember"/"supersede" code actions leave the text to the editor to ask for
   for command, handler in pairs(require("forewarn.commands").code_action_commands) do
     vim.lsp.commands[command] = handler

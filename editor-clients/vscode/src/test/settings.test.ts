@@ -2,7 +2,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { escapeHtml, renderHealthHtml } from "../health";
-import { daemonSettings, initializationOptions, MODULE_ARGS, resolveServerLaunch, type SettingReader } from "../settings";
+import {
+  daemonSettings,
+  initializationOptions,
+  MODULE_ARGS,
+  modelInstallLaunch,
+  resolveServerLaunch,
+  type SettingReader,
+} from "../settings";
 
 function reader(values: Record<string, unknown>): SettingReader {
   return (key) => values[key];
@@ -39,6 +46,29 @@ test("initializationOptions carry every daemon section and nothing client-only",
 test("workspace/configuration answers drop server.* and trace", () => {
   const section = { server: { command: ["x"] }, trace: { server: "verbose" }, index: { workers: 2 }, logLevel: "INFO" };
   assert.deepEqual(daemonSettings(section), { index: { workers: 2 }, embedder: {}, diagnostics: {}, logLevel: "INFO" });
+});
+
+test("every daemon setting that is set reaches the server, nested by its dotted key", () => {
+  const options = initializationOptions((key) => `value of ${key}`);
+  assert.equal((options.embedder as Record<string, unknown>).documentPrefix, "value of embedder.documentPrefix");
+  assert.equal((options.diagnostics as Record<string, unknown>).includeNeighbours, "value of diagnostics.includeNeighbours");
+  assert.equal(options.logLevel, "value of logLevel");
+});
+
+test("the model is installed by the program or interpreter that runs the server", () => {
+  const origin = "test";
+  assert.deepEqual(modelInstallLaunch({ command: "/venv/bin/python", args: [...MODULE_ARGS], origin }), {
+    command: "/venv/bin/python",
+    args: ["-m", "forewarn.cli.main", "model", "install"],
+    origin,
+  });
+  assert.deepEqual(modelInstallLaunch({ command: "forewarn", args: ["serve"], origin })?.args, ["model", "install"]);
+  assert.deepEqual(modelInstallLaunch({ command: "/opt/fw", args: ["--quiet", "serve", "-v"], origin })?.args, [
+    "--quiet",
+    "model",
+    "install",
+  ]);
+  assert.equal(modelInstallLaunch({ command: "/usr/local/bin/my-wrapper", args: [], origin }), undefined);
 });
 
 test("the health page escapes everything the server sends", () => {

@@ -47,6 +47,9 @@ interface Result {
   health?: string;
   repoMap?: string;
   reindexed?: string;
+  memoryTypes?: string[];
+  walkthrough?: string;
+  modelInstalled?: string;
   screenshot?: string;
 }
 
@@ -271,6 +274,7 @@ async function commands(page: Page, config: Config, result: Result, step: Step):
   await step("Remember Gotcha Here: type picker, input, stored", async () => {
     await runCommand(page, "Forewarn: Remember Gotcha Here");
     await page.locator(".quick-input-list .monaco-list-row", { hasText: "decision" }).first().waitFor();
+    result.memoryTypes = await page.locator(".quick-input-list .monaco-list-row .label-name").allInnerTexts();
     await input.fill("decision");
     await page.keyboard.press("Enter");
     await page.locator(".quick-input-widget", { hasText: "remember a decision" }).waitFor();
@@ -316,6 +320,21 @@ async function commands(page: Page, config: Config, result: Result, step: Step):
     const toast = page.locator(".notifications-toasts .notification-list-item", { hasText: "Forewarn indexed" });
     await toast.first().waitFor();
     result.reindexed = await toast.first().innerText();
+  });
+  await step("Walkthrough: its steps render, and its first button installs the model and restarts the server", async () => {
+    await clearNotifications(page);
+    await runCommand(page, "Welcome: Open Walkthrough...");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "Get Started with Forewarn" }).first().click();
+    const walkthrough = page.locator(".gettingStartedContainer");
+    for (const title of ["Install the embedding model", "Index the workspace", "Remember a first gotcha"]) {
+      await walkthrough.getByText(title, { exact: true }).first().waitFor();
+    }
+    result.walkthrough = await walkthrough.innerText();
+    await walkthrough.getByRole("button", { name: "Install the Model" }).click();
+    const toast = page.locator(".notifications-toasts .notification-list-item", { hasText: "embedding model is installed" });
+    await toast.first().waitFor();
+    result.modelInstalled = await toast.first().innerText();
+    await page.locator(".statusbar-item", { hasText: "Forewarn" }).locator(".codicon-history").first().waitFor();
   });
   result.screenshot = join(config.artifactsDir, "vscode-commands.png");
   await page.screenshot({ path: result.screenshot });

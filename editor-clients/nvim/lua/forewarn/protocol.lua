@@ -1,0 +1,74 @@
+-- The vocabulary shared with the server (forewarn/memory/store.py, forewarn/lsp/commands.py, forewarn/config.py),
+-- spelled out here and nowhere else in the plugin; tests/editors/test_parity.py keeps it identical.
+local M = {}
+
+--- Every memory type the server accepts, in its order (the first is the default suggestion).
+M.MEMORY_TYPES = { "gotcha", "decision", "error_pattern", "dead_end", "convention", "preference", "todo", "note" }
+
+--- The server's workspace/executeCommand commands.
+M.COMMANDS = {
+  search = "forewarn.search",
+  remember = "forewarn.remember",
+  supersede = "forewarn.supersede",
+  forget = "forewarn.forget",
+  confirm = "forewarn.confirm",
+  mark_outdated = "forewarn.markOutdated",
+  repo_map = "forewarn.repoMap",
+  stats = "forewarn.stats",
+  reindex = "forewarn.reindex",
+  accept = "forewarn.accept",
+}
+
+--- Every daemon setting (forewarn/config.py's tree) as a dotted path, as `settings = {...}` spells it.
+M.SETTINGS = {
+  "index.max_file_bytes",
+  "index.max_line_length",
+  "index.exclude",
+  "index.workers",
+  "embedder.enabled",
+  "embedder.model",
+  "embedder.n_ctx",
+  "embedder.pooling",
+  "embedder.dimensions",
+  "embedder.n_gpu_layers",
+  "embedder.n_threads",
+  "embedder.n_batch",
+  "embedder.query_prefix",
+  "embedder.document_prefix",
+  "diagnostics.enabled",
+  "diagnostics.max_warnings",
+  "diagnostics.include_neighbours",
+  "log_level",
+}
+
+--- The keys in a `settings` table that the server does not know (it would ignore them with a message), as
+--- dotted paths; camelCase is accepted as the server accepts it. Sorted, for stable reports.
+function M.unknown_settings(settings)
+  local leaves, sections = {}, {}
+  for _, path in ipairs(M.SETTINGS) do
+    leaves[path] = true
+    local section = path:match("(.+)%.")
+    while section do
+      sections[section] = true
+      section = section:match("(.+)%.")
+    end
+  end
+  local unknown = {}
+  local function walk(value, prefix)
+    for key, child in pairs(value) do
+      local name = tostring(key):gsub("%-", "_"):gsub("(%u)", function(c)
+        return "_" .. c:lower()
+      end)
+      if sections[prefix .. name] and type(child) == "table" then
+        walk(child, prefix .. name .. ".")
+      elseif not leaves[prefix .. name] then
+        table.insert(unknown, prefix .. tostring(key))
+      end
+    end
+  end
+  walk(type(settings) == "table" and settings or {}, "")
+  table.sort(unknown)
+  return unknown
+end
+
+return M
