@@ -20,15 +20,16 @@ log = logging.getLogger(__name__)
 DEFAULT_MAP_BUDGET = 1024  # tokens: Aider's default map size, enough for the core of a mid-sized repo
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add this module's subcommands to the forewarn parser."""
     index = sub.add_parser("index", help="index a workspace (incremental: only changed files are parsed)")
-    index.add_argument("path", nargs="?", type=Path, default=None, help="workspace root (default: cwd)")
+    index.add_argument("path", nargs="?", type=Path, default=None, help="workspace root (the same as -w)")
+    cliutil.add_workspace_flag(index)
     cliutil.add_json_flag(index)
     index.set_defaults(handler=run_index)
 
     repo_map = sub.add_parser("map", help="print a token-budgeted map of the workspace's most important code")
-    repo_map.add_argument("path", nargs="?", type=Path, default=None, help="workspace root (default: cwd)")
+    repo_map.add_argument("path", nargs="?", type=Path, default=None, help="workspace root (the same as -w)")
     repo_map.add_argument(
         "--budget",
         type=int,
@@ -42,6 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     repo_map.add_argument(
         "--ident", action="append", default=[], metavar="NAME", help="rank around this identifier (repeatable)"
     )
+    cliutil.add_workspace_flag(repo_map)
     cliutil.add_json_flag(repo_map)
     repo_map.set_defaults(handler=run_map)
 

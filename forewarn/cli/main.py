@@ -8,13 +8,16 @@ progress and logs to stderr; every command a program may read takes ``--json``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
 from forewarn import __version__
 from forewarn.cli.util import CliError
+from forewarn.errors import ForewarnError
 
 COMMAND_MODULES = (
     "forewarn.cli.index",
@@ -22,6 +25,8 @@ COMMAND_MODULES = (
     "forewarn.cli.memory",
     "forewarn.cli.serve",
 )
+READER_GONE = 141  # 128 + SIGPIPE: what the shell reports for cat, grep or git when the reader quits early
+INTERRUPTED = 130  # 128 + SIGINT: Ctrl-C
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,22 +43,41 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    level = logging.WARNING - 10 * min(args.verbose, 2)
-    logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
-    handler = getattr(args, "handler", None)
-    if handler is None:
-        parser.print_help()
-        return 2
+    """Run one command; Forewarn's own errors are one line on stderr, a closed stdout a quiet exit."""
     try:
-        return int(handler(args) or 0)
-    except CliError as exc:
-        print(f"forewarn: {exc}", file=sys.stderr)
-        return exc.exit_code
+        parser = build_parser()
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit:  # --help, --version, a usage error: argparse has printed, maybe into a closed pipe
+            sys.stdout.flush()
+            raise
+        level = logging.WARNING - 10 * min(args.verbose, 2)
+        logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+        handler = getattr(args, "handler", None)
+        if handler is None:
+            parser.print_help()
+            return 2
+        try:
+            code = int(handler(args) or 0)
+        except ForewarnError as exc:
+            print(f"forewarn: {exc}", file=sys.stderr)
+            code = exc.exit_code if isinstance(exc, CliError) else 1
+        sys.stdout.flush()  # a reader that went away shows up here, while we can still exit quietly
+        return code
+    except BrokenPipeError:
+        return _reader_gone()
     except KeyboardInterrupt:
-        print("forewarn: interrupted", file=sys.stderr)
-        return 130
+        return INTERRUPTED
+
+
+def _reader_gone() -> int:
+    """Whoever read our output stopped (``forewarn search … | head``): exit as a program killed by SIGPIPE."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError, AttributeError):  # replaced or closed
+            os.dup2(devnull, stream.fileno())  # the interpreter's final flush must not fail again
+    os.close(devnull)
+    return READER_GONE
 
 
 if __name__ == "__main__":

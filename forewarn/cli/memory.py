@@ -2,8 +2,8 @@
 
 Each command opens the workspace's ``Workspace``, does one thing and closes it. Commands that
 only read or change a memory's status open it without the embedder (loading a model costs time and
-changes nothing for them); those that write text or search load it, falling back to lexical search
-with a note on stderr when no model is installed.
+changes nothing for them); those that write text, search or report the search mode (``stats``) load
+it, falling back to lexical search with a note on stderr when no model is installed.
 """
 
 from __future__ import annotations
@@ -26,20 +26,16 @@ from forewarn.memory.store import (
     MEMORY_TYPES,
     SOURCES,
     STATUSES,
-    InvalidMemoryError,
     Memory,
-    MemoryDatabaseCorruptError,
-    MemoryNotFoundError,
 )
 from forewarn.memory.text import age_text, from_iso
-from forewarn.sqlite import SchemaTooNewError
 
 log = logging.getLogger(__name__)
 
 TEXT_PREVIEW = 100  # characters of a memory shown per line in lists
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add this module's subcommands to the forewarn parser."""
     p = sub.add_parser("remember", help="store something your team learned the hard way")
     p.add_argument("text", help="the memory (secrets are redacted before storage)")
@@ -173,16 +169,11 @@ def _engine(args: argparse.Namespace, *, embedder: bool) -> Iterator[Any]:
     settings, problems = load_settings(root)
     for problem in problems:
         log.warning("%s", problem)
-    try:
-        engine = Workspace.open(root, settings, embedder="auto" if embedder else None)
-    except (MemoryDatabaseCorruptError, SchemaTooNewError) as exc:
-        raise CliError(str(exc)) from None
+    engine = Workspace.open(root, settings, embedder="auto" if embedder else None)  # errors: ForewarnError
     try:
         if embedder and engine.embedder_problem:
             print(f"forewarn: lexical search only: {engine.embedder_problem}", file=sys.stderr)
         yield engine
-    except (InvalidMemoryError, MemoryNotFoundError) as exc:
-        raise CliError(str(exc)) from None
     finally:
         engine.close()
 
@@ -321,7 +312,7 @@ def run_search(args: argparse.Namespace) -> int:
 
 
 def run_stats(args: argparse.Namespace) -> int:
-    with _engine(args, embedder=False) as engine:
+    with _engine(args, embedder=True) as engine:  # the mode and vectors reported are what search would use
         engine.reindex()  # incremental: staleness and PageRank reflect the code as it is now
         stats = engine.stats()
     if args.json:
@@ -345,7 +336,9 @@ def run_stats(args: argparse.Namespace) -> int:
 def run_list(args: argparse.Namespace) -> int:
     statuses = STATUSES if args.all else (tuple(args.status) or CURRENT_STATUSES)
     with _engine(args, embedder=False) as engine:
-        memories = engine.list(types=args.type, file=args.file, statuses=statuses, limit=args.limit, offset=args.offset)
+        memories = engine.list_memories(
+            types=args.type, file=args.file, statuses=statuses, limit=args.limit, offset=args.offset
+        )
     if args.json:
         cliutil.print_json([memory_json(m) for m in memories])
         return 0

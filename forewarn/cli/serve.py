@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import BinaryIO
 
+from forewarn.cli import util as cliutil
 from forewarn.cli.util import CliError
 
 log = logging.getLogger(__name__)
@@ -23,7 +24,7 @@ DEFAULT_PORT = 2087  # the port pygls examples use; 0 asks the OS for a free one
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``serve`` to the forewarn parser."""
     parser = sub.add_parser("serve", help="run the language server (stdio by default)")
     transport = parser.add_mutually_exclusive_group()
@@ -32,10 +33,20 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("--host", default=DEFAULT_HOST, help=f"TCP address to bind (default {DEFAULT_HOST})")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0 = any)")
     parser.add_argument("--log-file", type=Path, default=None, help="also write the server log to this file")
+    parser.add_argument(
+        "-w",
+        "--workspace",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="the folder to serve when the editor names none (its own workspace folders always win)",
+    )
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    # -w is never discovered from the cwd: an editor starts servers from wherever it was started
+    fallback_root = cliutil.workspace_root(args) if args.workspace is not None else None
     _configure_logging(args.log_file, args.verbose)
     from forewarn.lsp.server import create_server, serve_tcp
 
@@ -44,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"--port {args.port} is not a TCP port")
         server = create_server()
         server.log_level_from_cli = args.verbose > 0
+        server.fallback_root = fallback_root
         try:
             serve_tcp(server, args.host, args.port)
         except OSError as exc:
@@ -52,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
     protocol_out = claim_stdout()
     server = create_server()
     server.log_level_from_cli = args.verbose > 0
+    server.fallback_root = fallback_root
     server.start_io(sys.stdin.buffer, protocol_out)
     return _exit(server.finish())
 

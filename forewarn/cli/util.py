@@ -1,11 +1,12 @@
-"""Small helpers shared by the command modules: errors, JSON output, workspace option, progress."""
+"""Small helpers shared by the command modules: errors, workspace root, JSON output, consoles, progress."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -13,10 +14,13 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-stderr_console = Console(stderr=True)
+from forewarn.errors import ForewarnError
+
+WORKSPACE_MARKER = ".forewarn"  # a folder holding it is a workspace root, wherever git's root is
+GIT_MARKER = ".git"  # a directory in a work tree, a file in a linked worktree or submodule
 
 
-class CliError(Exception):
+class CliError(ForewarnError):
     """A problem to report to the user in one line, with an exit code."""
 
     def __init__(self, message: str, exit_code: int = 1) -> None:
@@ -30,18 +34,75 @@ def add_json_flag(parser: argparse.ArgumentParser) -> None:
 
 def add_workspace_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "-w", "--workspace", type=Path, default=None, help="workspace root (default: the current directory)"
+        "-w",
+        "--workspace",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="workspace root, taken as given (default: found from the current directory, as git finds its root)",
     )
 
 
+def find_workspace_root(start: Path) -> Path:
+    """The nearest folder at or above ``start`` holding ``.forewarn/``, else git's work tree root, else ``start``."""
+    start = start.resolve()
+    candidates = [start, *start.parents]
+    for folder in candidates:
+        if (folder / WORKSPACE_MARKER).is_dir():
+            return folder
+    for folder in candidates:
+        if (folder / GIT_MARKER).exists():
+            return folder
+    return start
+
+
 def workspace_root(args: argparse.Namespace, positional: Path | None = None) -> Path:
-    root = positional or getattr(args, "workspace", None) or Path.cwd()
-    root = Path(root).expanduser()
+    """The root a command works on: ``positional`` or ``-w`` as given, else found from the cwd."""
+    flag = getattr(args, "workspace", None)
+    if positional is not None and flag is not None and Path(positional).resolve() != Path(flag).resolve():
+        raise CliError(f"two workspaces given: {positional} and -w {flag}; give one")
+    explicit = positional if positional is not None else flag
+    if explicit is None:
+        return find_workspace_root(Path.cwd())
+    root = Path(explicit).expanduser()
     if not root.exists():
         raise CliError(f"workspace {root} does not exist")
     if not root.is_dir():
         raise CliError(f"workspace {root} is not a directory")
     return root.resolve()
+
+
+class _Console(Console):
+    """A rich console that lets a closed pipe reach ``main`` (rich's own handler exits with status 1)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
+
+
+def no_color() -> bool:
+    """``NO_COLOR`` set to anything non-empty turns colour off, even on a terminal (https://no-color.org)."""
+    return os.environ.get("NO_COLOR", "") != ""
+
+
+def force_color() -> bool:
+    """``FORCE_COLOR`` set to anything non-empty turns colour on off a terminal too, unless ``NO_COLOR`` is set."""
+    return os.environ.get("FORCE_COLOR", "") != "" and not no_color()
+
+
+def console(*, stderr: bool = False) -> Console:
+    """A rich console that colours only a terminal, honouring ``NO_COLOR`` and ``FORCE_COLOR``."""
+    plain = no_color()
+    return _Console(
+        stderr=stderr,
+        no_color=plain,
+        color_system=None if plain else "auto",  # None: no styles at all (no_color alone keeps bold and dim)
+        force_terminal=force_color() or _isatty(sys.stderr if stderr else sys.stdout),  # not rich's own env rules
+    )
+
+
+def stderr_console() -> Console:
+    return console(stderr=True)
 
 
 def print_json(data: Any) -> None:
@@ -50,10 +111,9 @@ def print_json(data: Any) -> None:
 
 
 @contextmanager
-def progress(description: str, total: int | None = None, *, enabled: bool = True) -> Iterator[Any]:
+def progress(description: str, total: int | None = None, *, enabled: bool = True) -> Iterator[Callable[..., None]]:
     """A progress bar on stderr (only when stderr is a terminal); yields ``advance(n=1, total=None)``."""
-    show = enabled and stderr_console.is_terminal
-    if not show:
+    if not (enabled and _isatty(sys.stderr)):  # FORCE_COLOR colours a pipe but never animates one
         yield lambda n=1, total=None: None
         return
     bar = Progress(
@@ -61,7 +121,7 @@ def progress(description: str, total: int | None = None, *, enabled: bool = True
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        console=stderr_console,
+        console=stderr_console(),
         transient=True,
     )
     with bar:
@@ -73,3 +133,10 @@ def progress(description: str, total: int | None = None, *, enabled: bool = True
             bar.advance(task, n)
 
         yield advance
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # replaced or closed stream
+        return False

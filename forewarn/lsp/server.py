@@ -142,6 +142,7 @@ class ForewarnServer(LanguageServer):
         self.sessions: dict[str, FolderSession] = {}  # by folder root path
         self.init_options: Any = None
         self.log_level_from_cli = False  # ``-v`` on the command line wins over the log_level setting
+        self.fallback_root: Path | None = None  # ``serve -w DIR``: the folder to open when the client names none
         self.reads = ThreadPoolExecutor(READ_THREADS, thread_name_prefix="forewarn-read")
         # one writer thread: indexing and memory writes are serialized, never concurrent
         self.writes = ThreadPoolExecutor(1, thread_name_prefix="forewarn-write")
@@ -273,6 +274,8 @@ class ForewarnServer(LanguageServer):
                 roots.append((folder.uri, Path(path).resolve()))
         if not roots and self.workspace.root_path:
             roots.append((self.workspace.root_uri or "", Path(self.workspace.root_path).resolve()))
+        if not roots and self.fallback_root is not None:
+            roots.append((from_fs_path(str(self.fallback_root)) or "", self.fallback_root))
         return roots
 
     async def settings_for(self, folder_uri: str, root: Path) -> tuple[Settings, list[str]]:

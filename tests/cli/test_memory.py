@@ -108,3 +108,33 @@ def test_redaction_is_reported(ws: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert code == 0 and "Redacted before storage: github-token" in out
     listed = run_json(capsys, "memory", "list", "-w", str(ws))
     assert listed[0]["text"] == "rotated [REDACTED:github-token] today"
+
+
+def require_model() -> None:
+    from forewarn import paths
+    from forewarn.memory import model_install
+
+    if model_install.installed_manifest(verify=False) is None:
+        pytest.fail(f"the embedding model is not installed in {paths.models_dir()}: run `make model`")
+
+
+def test_stats_reports_the_mode_search_uses(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    require_model()
+    w = ("-w", str(ws))
+    run_json(capsys, "remember", "drain drops jobs pushed during shutdown", *w)
+    run_json(capsys, "remember", "workers must be idempotent", "--type", "convention", *w)
+    searched = run_json(capsys, "search", "jobs lost at shutdown", *w)
+    stats = run_json(capsys, "stats", *w)
+    assert searched["mode"] == "hybrid", searched["reason"]
+    assert (stats["mode"], stats["reason"], stats["vectors"]) == ("hybrid", None, 2)
+
+
+def test_stats_says_lexical_and_why_when_search_is(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (ws / ".forewarn").mkdir()
+    (ws / ".forewarn" / "config.toml").write_text("[embedder]\nenabled = false\n", encoding="utf-8")
+    w = ("-w", str(ws))
+    run_json(capsys, "remember", "drain drops jobs pushed during shutdown", *w)
+    searched = run_json(capsys, "search", "jobs lost at shutdown", *w)
+    stats = run_json(capsys, "stats", *w)
+    assert searched["mode"] == stats["mode"] == "lexical" and stats["vectors"] == 0
+    assert "embedder.enabled = false" in stats["reason"]
