@@ -8,7 +8,7 @@ INSTALLED := $(VENV)/.installed
 # pytest exits 5 when it collected nothing: that is a failure here, never a silent pass
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: install model demo test lint bench bench-index bench-recall bench-lsp bench-embed clean
+.PHONY: install model demo test lint bench bench-index bench-recall bench-lsp bench-embed clean stock-wheel
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,9 +36,15 @@ lint: install
 	$(BIN)/ruff format --check forewarn tests bench
 	$(BIN)/mypy forewarn
 
+# stock llama-cpp-python (the unpatched PyPI sdist, what `pipx install forewarn` compiles), for the wheel-install
+# test (tests/test_install.py): built once per machine (5-12 min on 2 cores), then only its cached path is printed
+stock-wheel: | $(BIN)/python
+	$(LLAMA_BUILD)/build-wheel.sh $(BIN)/python --stock
+
 # the editor tests run once, in test-editors (they need the editors installed first)
-test: model lint test-editors
-	$(PYTEST) -m "not editor"
+test: model lint test-editors stock-wheel
+	stock=$$($(LLAMA_BUILD)/build-wheel.sh $(BIN)/python --stock) && \
+	FOREWARN_STOCK_WHEEL_DIR="$$(dirname "$$stock")" $(PYTEST) -m "not editor"
 
 demo: model
 	$(BIN)/python examples/demo.py

