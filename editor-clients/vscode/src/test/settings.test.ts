@@ -16,9 +16,9 @@ function reader(values: Record<string, unknown>): SettingReader {
 }
 
 test("an explicit command wins over every other way of finding the server", () => {
-  const read = reader({ "server.command": ["/opt/hs/bin/forewarn", "serve", "-v"], "server.pythonPath": "/usr/bin/python3" });
+  const read = reader({ "server.command": ["/opt/forewarn/bin/forewarn", "serve", "-v"], "server.pythonPath": "/usr/bin/python3" });
   assert.deepEqual(resolveServerLaunch(read, "/venv/bin/python"), {
-    command: "/opt/hs/bin/forewarn",
+    command: "/opt/forewarn/bin/forewarn",
     args: ["serve", "-v"],
     origin: "setting forewarn.server.command",
   });

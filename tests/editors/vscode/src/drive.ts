@@ -274,7 +274,10 @@ async function commands(page: Page, config: Config, result: Result, step: Step):
   await step("Remember Gotcha Here: type picker, input, stored", async () => {
     await runCommand(page, "Forewarn: Remember Gotcha Here");
     await page.locator(".quick-input-list .monaco-list-row", { hasText: "decision" }).first().waitFor();
-    result.memoryTypes = await page.locator(".quick-input-list .monaco-list-row .label-name").allInnerTexts();
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "note" }).first().waitFor();
+    // rows are reused: a hidden detail line may still hold the search result's text
+    const labels = page.locator(".quick-input-list .monaco-list-row .label-name").filter({ visible: true });
+    result.memoryTypes = await labels.allInnerTexts();
     await input.fill("decision");
     await page.keyboard.press("Enter");
     await page.locator(".quick-input-widget", { hasText: "remember a decision" }).waitFor();
@@ -334,6 +337,8 @@ async function commands(page: Page, config: Config, result: Result, step: Step):
     const toast = page.locator(".notifications-toasts .notification-list-item", { hasText: "embedding model is installed" });
     await toast.first().waitFor();
     result.modelInstalled = await toast.first().innerText();
+    // the step's completionEvents (onCommand:forewarn.installModel) tick it off
+    await walkthrough.locator(".codicon-getting-started-step-checked").first().waitFor();
     await page.locator(".statusbar-item", { hasText: "Forewarn" }).locator(".codicon-history").first().waitFor();
   });
   result.screenshot = join(config.artifactsDir, "vscode-commands.png");
