@@ -21,12 +21,14 @@ from forewarn import paths
 from forewarn.cli import util as cliutil
 from forewarn.cli.util import CliError
 from forewarn.config import load_settings
+from forewarn.memory import transfer
 from forewarn.memory.store import (
     CURRENT_STATUSES,
     MEMORY_TYPES,
     SOURCES,
     STATUSES,
     Memory,
+    MemoryEvent,
 )
 from forewarn.memory.text import age_text, from_iso
 
@@ -84,13 +86,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     for name, helptext, handler in (
         ("show", "show one memory", run_show),
         ("history", "a memory's supersession chain and events", run_history),
-        ("forget", "archive a memory (restorable; nothing is deleted)", run_forget),
+        ("forget", "archive a memory (restorable; --purge removes its text for good)", run_forget),
         ("restore", "bring back a forgotten memory", run_restore),
         ("confirm", "mark a memory as still true (clears staleness)", run_confirm),
         ("outdated", "mark a memory as possibly outdated", run_outdated),
     ):
         p = msub.add_parser(name, help=helptext)
         p.add_argument("id", help="memory id (or a unique prefix of it)")
+        if name == "forget":
+            p.add_argument(
+                "--purge", action="store_true",
+                help="remove the text for good (database, search index, vectors, history details); history keeps "
+                "only that it was purged. Not restorable. Teammates' copies are theirs to purge",
+            )  # fmt: skip
         _common(p, json_flag=True)
         p.set_defaults(handler=handler)
 
@@ -101,13 +109,26 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     _common(p, json_flag=True)
     p.set_defaults(handler=run_supersede)
 
-    p = msub.add_parser("export", help="write all memories to JSONL (default <workspace>/.forewarn/memories.jsonl)")
+    p = msub.add_parser(
+        "export",
+        help="write memories to JSONL (default <workspace>/.forewarn/memories.jsonl); forgotten ones are left out",
+    )
     p.add_argument("path", nargs="?", type=Path)
+    p.add_argument(
+        "--include-archived", action="store_true",
+        help="write forgotten (archived) memories too (purged ones never: their text is gone)",
+    )  # fmt: skip
     _common(p, json_flag=True)
     p.set_defaults(handler=run_export)
 
-    p = msub.add_parser("import", help="merge memories from JSONL by id (newer wins; nothing is lost)")
+    p = msub.add_parser(
+        "import",
+        help="merge memories from JSONL by id: newer wins and the replaced version is kept in history; every field "
+        "is checked as `remember` checks it, and a file with a bad line is refused whole",
+    )
     p.add_argument("path", nargs="?", type=Path)
+    p.add_argument("--dry-run", action="store_true", help="show what would change, per memory, and write nothing")
+    p.add_argument("--skip-invalid", action="store_true", help="import the good lines; report and skip the bad ones")
     _common(p, json_flag=True)
     p.set_defaults(handler=run_import)
 
@@ -116,6 +137,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     _common(p, json_flag=True)
     p.set_defaults(handler=run_recover)
+
 
 
 @contextmanager
@@ -359,7 +381,26 @@ def run_show(args: argparse.Namespace) -> int:
         cliutil.print_json(data)
         return 0
     _print_memory_full(m)
+    if events:
+        print("\nHistory:")
+        for e in events:
+            print(f"  {e.at}  {_event_text(e)}")
     return 0
+
+
+def _event_text(e: MemoryEvent) -> str:
+    """One event for people: a replaced version shows what it said; an imported one, what the file claimed."""
+    d = e.detail
+    if e.kind == transfer.REPLACED_EVENT:
+        return (
+            f"{e.kind}  (from {d.get('from')}; it was [{d.get('status')}] {d.get('type')}: "
+            f"{_one_line(str(d.get('text', '')))})"
+        )
+    if e.kind == transfer.IMPORTED_EVENT and "original_kind" in d:
+        inner = ", ".join(f"{k}={v}" for k, v in dict(d.get("original_detail") or {}).items())
+        return f"{e.kind}  ({d['original_kind']} in a shared file" + (f": {_one_line(inner, 80)})" if inner else ")")
+    detail = ", ".join(f"{k}={v}" for k, v in d.items())
+    return e.kind + (f"  ({_one_line(detail, 80)})" if detail else "")
 
 
 def run_history(args: argparse.Namespace) -> int:
@@ -375,8 +416,7 @@ def run_history(args: argparse.Namespace) -> int:
         print(f"{i + 1}. {m.id}  {m.type}  [{marker}]  {m.created_at}")
         print(f"    {_one_line(m.text)}")
         for e in history.events.get(m.id, []):
-            detail = ", ".join(f"{k}={v}" for k, v in e.detail.items())
-            print(f"      {e.at}  {e.kind}" + (f"  ({_one_line(detail, 80)})" if detail else ""))
+            print(f"      {e.at}  {_event_text(e)}")
     return 0
 
 
@@ -391,7 +431,7 @@ def _status_change(args: argparse.Namespace, action: str) -> int:
 
 
 def run_forget(args: argparse.Namespace) -> int:
-    return _status_change(args, "forget")
+    return _status_change(args, "purge" if args.purge else "forget")
 
 
 def run_restore(args: argparse.Namespace) -> int:
@@ -418,23 +458,30 @@ def run_supersede(args: argparse.Namespace) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     with _engine(args, embedder=False) as engine, _path_errors("write", args.path):
-        report = engine.export(args.path)
+        report = engine.export(args.path, include_archived=args.include_archived)
     if args.json:
         cliutil.print_json(report.to_dict())
     else:
-        print(f"Exported {report.exported} memories to {report.path}")
+        left = f" ({report.left_out} forgotten left out)" if report.left_out else ""
+        print(f"Exported {report.exported} memories to {report.path}{left}")
     return 0
 
 
 def run_import(args: argparse.Namespace) -> int:
     with _engine(args, embedder=True) as engine, _path_errors("read", args.path):
-        report = engine.import_(args.path)
+        report = engine.import_(args.path, dry_run=args.dry_run, skip_invalid=args.skip_invalid)
     if args.json:
         cliutil.print_json(report.to_dict())
     else:
+        for c in report.changes:
+            print(f"{c.id}  {c.action}" + (f"  {c.detail}" if c.detail else ""))
+        for problem in report.invalid:
+            print(f"skipped {problem}")
+        clamped = f", {report.clamped} dated in the future (clamped to now)" if report.clamped else ""
         print(
-            f"Imported {report.path}: {report.added} added, {report.updated} updated (newer), "
-            f"{report.kept_local} kept local (ours newer), {report.unchanged} unchanged, "
-            f"{report.events_added} history events merged"
+            f"{'Would import' if report.dry_run else 'Imported'} {report.path}: {report.added} added, "
+            f"{report.updated} updated (newer; the replaced versions kept in history), {report.kept_local} kept local, "
+            f"{report.unchanged} unchanged, {report.skipped} skipped{clamped}, {report.events_added} history events "
+            f"merged (as imported)" + ("; nothing was written" if report.dry_run else "")
         )
     return 0

@@ -55,6 +55,7 @@ SOURCES: tuple[str, ...] = tuple(s.value for s in MemorySource)
 NEIGHBOUR_ROWS_PER_FILE = 40
 AMBIGUOUS_IDS_SHOWN = 3  # ids listed when a prefix matches several: enough to see how much more to type
 SQL_VARIABLE_CHUNK = 500  # stays far below SQLite's bound-parameter limit
+PURGED_REASON = "purged"  # status_reason of a memory whose text was removed for good (see MemoryStore.purge)
 
 EventKind = str
 
@@ -826,7 +827,10 @@ class MemoryStore:
         return out
 
     def replace_memory(self, memory: Memory) -> None:
-        """Overwrite every field of an existing memory (by id) — used by import when the incoming copy is newer."""
+        """Overwrite every field of an existing memory (by id) — used by import when the incoming copy is newer.
+
+        The caller keeps the replaced version as history (an event holding its fields, forewarn.memory.transfer).
+        """
         a = memory.anchor
         with self.batch():
             self.conn.execute(
@@ -846,6 +850,36 @@ class MemoryStore:
                     memory.id,
                 ),
             )  # fmt: skip
+
+    def purge(self, memory_id: str, *, at: str, event: MemoryEvent) -> None:
+        """Remove a memory's text for good: the row's text, tags and search terms, the text merged into its
+        events' details, its vectors, and the full-text index's copy (optimized, so old segments go too).
+
+        The row stays (archived, reason ``purged``, empty text) with its events' kinds and times, so
+        history shows that a memory was purged, not what it said. Freed pages are zeroed
+        (``secure_delete``) and the WAL is checkpointed, so the text is not left in the files either.
+        """
+        with self._lock:
+            row = self.conn.execute("""SELECT num, ended_at FROM memories WHERE id = ?""", (memory_id,)).fetchone()
+            if row is None:
+                raise MemoryNotFoundError(f"no memory with id '{memory_id}'")
+            previous = self.conn.execute("PRAGMA secure_delete").fetchone()[0]
+            self.conn.execute("PRAGMA secure_delete = ON")
+            try:
+                with self.batch():
+                    self.conn.execute(
+                        """UPDATE memories SET text = '', tags = '[]', terms = '', status = ?, status_reason = ?,
+                             ended_at = ?, updated_at = ?
+                           WHERE id = ?""",
+                        (MemoryStatus.ARCHIVED, PURGED_REASON, row["ended_at"] or at, at, memory_id),
+                    )
+                    self.conn.execute("""UPDATE memory_events SET detail = '{}' WHERE memory_id = ?""", (memory_id,))
+                    self.conn.execute("""DELETE FROM memory_vectors WHERE memory_num = ?""", (row["num"],))
+                    self.conn.execute("""INSERT INTO memory_fts (memory_fts) VALUES ('optimize')""")
+                    self._add_events([event])
+                self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            finally:
+                self.conn.execute(f"PRAGMA secure_delete = {int(previous)}")
 
     def update_status(
         self,
@@ -1016,11 +1050,14 @@ class MemoryStore:
             yield nums, mat, last
 
     def nums_without_vector(self, model_id: str, *, limit: int = 10_000) -> list[tuple[int, str]]:
-        """(num, text) of memories that have no vector for ``model_id`` yet (embedder added later, imports)."""
+        """(num, text) of memories that have no vector for ``model_id`` yet (embedder added later, imports).
+
+        Purged memories (empty text) never get one again."""
         with self._lock:
             rows = self.conn.execute(
                 """SELECT m.num, m.text FROM memories AS m
                    WHERE NOT EXISTS (SELECT 1 FROM memory_vectors AS v WHERE v.memory_num = m.num AND v.model_id = ?)
+                     AND m.text != ''
                    ORDER BY m.num LIMIT ?""",
                 (model_id, limit),
             ).fetchall()

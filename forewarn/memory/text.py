@@ -57,7 +57,41 @@ def normalise_id_prefix(text: str) -> str | None:
 
 def to_iso(epoch: float) -> str:
     """UTC ISO-8601 with microseconds and ``Z``: fixed width, so strings sort as times do."""
-    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return iso_of(datetime.fromtimestamp(epoch, UTC))
+
+
+def iso_of(dt: datetime) -> str:
+    """``dt`` as stored: UTC, microseconds, ``Z``, and always a four-digit year.
+
+    ``strftime("%Y")`` does not zero-pad years below 1000 on glibc, and ``from_iso`` cannot read
+    such a string back; ``isoformat`` always pads.
+    """
+    return dt.astimezone(UTC).isoformat(timespec="microseconds").removesuffix("+00:00") + "Z"
+
+
+def parse_iso(text: str) -> datetime:
+    """An aware UTC datetime from ISO-8601 text (naive values are UTC); ValueError says what is wrong."""
+    raw = text.strip()
+    try:
+        dt = datetime.fromisoformat(raw[:-1] + "+00:00" if raw.endswith(("Z", "z")) else raw)
+    except ValueError:
+        # rows written before years were padded ("1-01-01T…"): read them, so a poisoned store still lists
+        padded = _UNPADDED_YEAR_RE.sub(lambda m: m.group(1).zfill(4) + "-", raw, count=1)
+        try:
+            dt = datetime.fromisoformat(padded[:-1] + "+00:00" if padded.endswith(("Z", "z")) else padded)
+        except ValueError:
+            raise ValueError(
+                f"'{text}' is not an ISO-8601 date or time (e.g. 2025-03-01 or 2025-03-01T12:00:00Z)"
+            ) from None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    try:
+        return dt.astimezone(UTC)
+    except OverflowError:  # 0001-01-01T00:00:00+01:00 is before year 1 in UTC
+        raise ValueError(f"'{text}' is outside the years 1 to 9999") from None
+
+
+_UNPADDED_YEAR_RE = re.compile(r"^(\d{1,3})-")
 
 
 @functools.lru_cache(maxsize=262_144)  # ranking parses the same timestamps on every search: parse each once
@@ -66,16 +100,7 @@ def from_iso(text: str) -> float:
 
     Raises ValueError with a readable message on anything else.
     """
-    raw = text.strip()
-    try:
-        dt = datetime.fromisoformat(raw[:-1] + "+00:00" if raw.endswith(("Z", "z")) else raw)
-    except ValueError:
-        raise ValueError(
-            f"'{text}' is not an ISO-8601 date or time (e.g. 2025-03-01 or 2025-03-01T12:00:00Z)"
-        ) from None
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=UTC)
-    return dt.timestamp()
+    return parse_iso(text).timestamp()
 
 
 def age_text(seconds: float) -> str:

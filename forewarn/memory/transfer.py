@@ -2,26 +2,49 @@
 
 The file (by default ``<workspace>/.forewarn/memories.jsonl``) starts with a header line, then one
 memory per line in id order (so re-exports diff cleanly), each with every field and its event
-history. Import merges by id: an unknown id is added; for a known id the copy with the newer
-``updated_at`` wins and the event histories are united, so nothing is lost either way. A file with
-any malformed line is refused as a whole, naming the lines, before anything is written.
+history. Lines end with ``\\n`` only, and the writer escapes every other character ``str.splitlines``
+would split on (U+0085, U+2028, U+2029), so any stored text survives the trip.
+
+A shared file is someone else's input, so import trusts it no further than ``forewarn remember``:
+
+- every field gets the same checks as ``remember`` (forewarn.memory.validation), and a file with a bad
+  line is refused whole, naming each line, field and reason — or, asked (``skip_invalid``), the bad
+  lines are skipped and reported;
+- times before 1970 are refused; times more than ``CLOCK_SKEW_S`` in the future are clamped to now and
+  reported, and a record with a clamped time can add a memory but never replace one (its "newer"
+  cannot be trusted: a year-9999 copy must not pin itself over later local changes);
+- merge by id: an unknown id is added; for a known id the copy with the newer ``updated_at`` replaces
+  ours, and ours is kept as history (a ``replaced_by_import`` event holding every field it had);
+- a locally superseded memory is not made current again by an import, and a purged one is not
+  brought back;
+- incoming events are recorded as ``imported`` (the original kind and detail inside), bounded in
+  count, size and depth: a file cannot write history that reads as a local action.
+
+Export leaves out forgotten (archived) memories unless asked, purged ones always, and writes
+atomically: only to a regular file, and only inside the real workspace for the default path (a
+symlinked ``.forewarn`` is refused).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import logging
 import os
+import re
+import stat
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from forewarn.memory import validation
 from forewarn.memory.redact import redact
 from forewarn.memory.store import (
-    MEMORY_TYPES,
+    PURGED_REASON,
     STATUSES,
     Anchor,
     InvalidMemoryError,
@@ -29,7 +52,8 @@ from forewarn.memory.store import (
     MemoryEvent,
     MemoryStore,
 )
-from forewarn.memory.text import ID_PREFIX_RE, from_iso, to_iso
+from forewarn.memory.text import ID_PREFIX_RE, iso_of, new_id, parse_iso, to_iso
+from forewarn.memory.vocabulary import MemoryStatus
 
 log = logging.getLogger(__name__)
 
@@ -37,30 +61,80 @@ DEFAULT_RELATIVE_PATH = Path(".forewarn") / "memories.jsonl"
 FORMAT = "forewarn-memories"
 VERSION = 1
 MAX_REPORTED_ERRORS = 10  # enough to fix a file by hand; the rest are summarised as a count
+MAX_IMPORT_BYTES = 64 * 1024 * 1024  # ~300k memories; a device, FIFO or runaway file is refused before reading
+CLOCK_SKEW_S = 86_400.0  # a teammate's clock may run up to a day ahead; later times are clamped to now
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)  # nothing Forewarn stores predates the epoch
+MAX_EVENTS_PER_MEMORY = 1_000  # a busy memory has tens; more is a flood that history could never shed
+MAX_EVENT_DETAIL_CHARS = 64_000  # a merged or replaced text (20,000 chars) with its fields, twice over
+MAX_DETAIL_DEPTH = 16  # our own details nest 4 deep (an imported replaced_by_import); more is hostile
+EVENT_KIND_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+SUMMARY_CHARS = 60  # of a text shown in an import's per-id report
+
+IMPORTED_EVENT = "imported"  # an event that came from a shared file: {"original_kind", "original_detail"}
+REPLACED_EVENT = "replaced_by_import"  # the local version an import replaced, every field of it
+CLAMPED_EVENT = "import_clamped"  # times of an imported record that lay in the future (the originals)
+PURGED_EVENT = "purged"
+
+# what str.splitlines splits on that json.dumps(ensure_ascii=False) leaves raw (it escapes the C0 ones)
+_LINE_BREAK_ESCAPES = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+_UNPRINTABLE_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 class TransferError(InvalidMemoryError):
     pass
 
 
+@dataclass(frozen=True, slots=True)
+class Change:
+    """What an import did (or, dry, would do) to one memory."""
+
+    id: str
+    action: str  # added | updated | kept_local | skipped  (unchanged memories are only counted)
+    detail: str = ""  # updated: old → new; kept_local and skipped: why
+
+    def to_dict(self) -> dict[str, str]:
+        return {"id": self.id, "action": self.action, "detail": self.detail}
+
+
 @dataclass
 class TransferReport:
     path: Path
     exported: int = 0
+    left_out: int = 0  # export: forgotten (archived) memories not written, purged ones included
     added: int = 0
-    updated: int = 0  # the incoming copy was newer and replaced ours
+    updated: int = 0  # the incoming copy was newer and replaced ours (ours kept as a history event)
     unchanged: int = 0
-    kept_local: int = 0  # ours was newer; only the incoming history was merged in
+    kept_local: int = 0  # ours was newer, or theirs could not be trusted to be; only history was merged in
+    skipped: int = 0  # records not taken: purged here, or (skip_invalid) bad lines
+    clamped: int = 0  # records with times in the future, clamped to now
     events_added: int = 0
     redacted: int = 0
+    dry_run: bool = False
+    changes: list[Change] = field(default_factory=list)
+    invalid: list[str] = field(default_factory=list)  # "line N: field: reason" of skipped bad lines
     replaced_nums: list[int] = field(default_factory=list)  # memories whose text changed (need new vectors)
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "path": str(self.path), "exported": self.exported, "added": self.added, "updated": self.updated,
-            "unchanged": self.unchanged, "kept_local": self.kept_local, "events_added": self.events_added,
-            "redacted": self.redacted,
+            "path": str(self.path), "exported": self.exported, "left_out": self.left_out, "added": self.added,
+            "updated": self.updated, "unchanged": self.unchanged, "kept_local": self.kept_local,
+            "skipped": self.skipped, "clamped": self.clamped, "events_added": self.events_added,
+            "redacted": self.redacted, "dry_run": self.dry_run, "changes": [c.to_dict() for c in self.changes],
+            "invalid": self.invalid,
         }  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One checked line of a shared file."""
+
+    memory: Memory
+    events: list[MemoryEvent]
+    line: int
+    clamped: dict[str, str]  # field → the future time the file gave (now stored as the import's time)
+
+
+# ---------------------------------------------------------------- export
 
 
 def memory_record(memory: Memory, events: list[MemoryEvent]) -> dict[str, Any]:
@@ -69,197 +143,442 @@ def memory_record(memory: Memory, events: list[MemoryEvent]) -> dict[str, Any]:
     return data
 
 
-def export_jsonl(store: MemoryStore, path: Path) -> TransferReport:
-    """Write every memory (all statuses) with its history; atomic (temporary file, then rename)."""
+def jsonl_line(data: Any) -> str:
+    """One JSON line that every reader splits back as one line, whatever the text holds."""
+    return json.dumps(data, ensure_ascii=False, sort_keys=True).translate(_LINE_BREAK_ESCAPES) + "\n"
+
+
+def exported(memory: Memory, *, include_archived: bool) -> bool:
+    """Whether export writes ``memory``: never a purged one; a forgotten one only when asked."""
+    if is_purged(memory):
+        return False
+    return include_archived or memory.status != MemoryStatus.ARCHIVED
+
+
+def is_purged(memory: Memory) -> bool:
+    return memory.status == MemoryStatus.ARCHIVED and memory.status_reason == PURGED_REASON and not memory.text
+
+
+def export_jsonl(
+    store: MemoryStore, path: Path, *, include_archived: bool = False, confine_to: Path | None = None
+) -> TransferReport:
+    """Write the memories with their history; atomic (temporary file, then rename in the same folder).
+
+    ``confine_to`` (the workspace, for the default path): every folder from it down to the file must be a
+    real folder inside it, not a symbolic link. The target, when it exists, must be a regular file.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     report = TransferReport(path)
-    memories = sorted(store.iter_all(), key=lambda m: m.id)
-    with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-        fh.write(json.dumps({"format": FORMAT, "version": VERSION}) + "\n")
-        for m in memories:
-            fh.write(json.dumps(memory_record(m, store.events(m.id)), ensure_ascii=False, sort_keys=True) + "\n")
-            report.exported += 1
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    dir_fd = _open_export_dir(path, confine_to)
+    tmp_name = f".{path.name}.tmp-{os.getpid()}"
+    try:
+        _check_target(dir_fd, path)
+        fd = os.open(tmp_name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=dir_fd)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(jsonl_line({"format": FORMAT, "version": VERSION}))
+                for m in sorted(store.iter_all(), key=lambda m: m.id):
+                    if not exported(m, include_archived=include_archived):
+                        report.left_out += 1
+                        continue
+                    fh.write(jsonl_line(memory_record(m, store.events(m.id))))
+                    report.exported += 1
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp_name, path.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp_name, dir_fd=dir_fd)
+            raise
+    finally:
+        os.close(dir_fd)
     return report
 
 
-def _iso(value: Any, name: str, *, optional: bool = False) -> str | None:
-    if value is None and optional:
-        return None
+def _open_export_dir(path: Path, confine_to: Path | None) -> int:
+    """A descriptor of the folder to write in; with ``confine_to``, walked without following any link."""
+    if confine_to is None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    root = Path(confine_to).resolve()
+    parent = path.parent if path.parent.is_absolute() else root / path.parent
+    try:
+        rel = parent.relative_to(root) if parent.is_relative_to(root) else parent.resolve().relative_to(root)
+    except ValueError:
+        raise TransferError(f"{path} is outside the workspace {root}; export writes there only") from None
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for part in rel.parts:
+            if part in ("..", "."):
+                raise TransferError(f"{path} is outside the workspace {root}; export writes there only")
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(part, 0o755, dir_fd=fd)
+            try:
+                nxt = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            except OSError:
+                raise TransferError(
+                    f"{root / part} is a symbolic link or not a folder; the export was not written (it would "
+                    f"land outside the workspace)"
+                ) from None
+            os.close(fd)
+            fd = nxt
+            root = root / part
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _check_target(dir_fd: int, path: Path) -> None:
+    try:
+        st = os.lstat(path.name, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(st.st_mode):
+        raise TransferError(f"{path} is a symbolic link; the export was not written through it")
+    if not stat.S_ISREG(st.st_mode):
+        raise TransferError(f"{path} is not a regular file; the export was not written")
+
+
+# ---------------------------------------------------------------- reading
+
+
+class _Bad(ValueError):
+    """A field of one line is unusable: ``field: reason``."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        super().__init__(f"{name}: {reason}")
+
+
+def _checked(name: str, check: Callable[..., Any], *args: Any) -> Any:
+    """``check(*args)``, its refusal reworded as ``name: reason``."""
+    try:
+        return check(*args)
+    except InvalidMemoryError as exc:
+        raise _Bad(name, str(exc)) from None
+
+
+def _time(data: dict[str, Any], name: str, now: datetime, clamped: dict[str, str], *, default: Any = None) -> str:
+    value = data.get(name, default)
     if not isinstance(value, str):
-        raise ValueError(f"'{name}' must be an ISO-8601 time")
-    return to_iso(from_iso(value))
+        raise _Bad(name, "must be an ISO-8601 time (e.g. 2025-03-01T12:00:00Z)")
+    try:
+        dt = parse_iso(value)
+    except ValueError as exc:
+        raise _Bad(name, str(exc)) from None
+    if dt < EARLIEST:
+        raise _Bad(name, f"'{value}' is before 1970; no memory is that old")
+    if dt > now + timedelta(seconds=CLOCK_SKEW_S):
+        clamped[name] = value
+        dt = now
+    return iso_of(dt)
 
 
-def _opt_str(data: dict[str, Any], name: str) -> str | None:
-    v = data.get(name)
-    if v is not None and not isinstance(v, str):
-        raise ValueError(f"'{name}' must be a string or null")
-    return v
+def _opt_time(data: dict[str, Any], name: str, now: datetime, clamped: dict[str, str]) -> str | None:
+    return None if data.get(name) is None else _time(data, name, now, clamped)
 
 
-def _opt_int(data: dict[str, Any], name: str) -> int | None:
-    v = data.get(name)
-    if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
-        raise ValueError(f"'{name}' must be an integer or null")
-    return v
+def _memory_id(value: Any, name: str) -> str:
+    if not isinstance(value, str) or len(value) != 26 or not ID_PREFIX_RE.match(value):
+        raise _Bad(name, "must be a 26-character memory id")
+    return value.upper()
 
 
-def parse_record(data: Any) -> tuple[Memory, list[MemoryEvent]]:
-    """A memory and its events from one exported line; ValueError names what is wrong."""
-    if not isinstance(data, dict):
-        raise ValueError("a memory line must be a JSON object")
-    mid = data.get("id")
-    if not isinstance(mid, str) or not ID_PREFIX_RE.match(mid) or len(mid) != 26:
-        raise ValueError("'id' must be a 26-character memory id")
-    mid = mid.upper()
-    type_ = data.get("type")
-    if type_ not in MEMORY_TYPES:
-        raise ValueError(f"'type' must be one of {', '.join(MEMORY_TYPES)}")
-    status = data.get("status", "active")
-    if status not in STATUSES:
-        raise ValueError(f"'status' must be one of {', '.join(STATUSES)}")
-    text = data.get("text")
-    if not isinstance(text, str) or not text.strip():
-        raise ValueError("'text' must be a non-empty string")
-    source = data.get("source", "import")
-    if not isinstance(source, str) or not source:
-        raise ValueError("'source' must be a string")
-    confidence = data.get("confidence", 1.0)
-    if isinstance(confidence, bool) or not isinstance(confidence, int | float) or not 0 <= confidence <= 1:
-        raise ValueError("'confidence' must be a number between 0 and 1")
-    anchor: Anchor | None = None
-    raw_anchor = data.get("anchor")
-    if raw_anchor is not None:
-        if not isinstance(raw_anchor, dict) or not isinstance(raw_anchor.get("file"), str) or not raw_anchor["file"]:
-            raise ValueError("'anchor' must be null or an object with a 'file'")
-        file = raw_anchor["file"]
-        if file.startswith("/") or ".." in Path(file).parts:
-            raise ValueError(f"anchor file '{file}' must be a path inside the workspace")
-        anchor = Anchor(
-            file, _opt_str(raw_anchor, "symbol"), _opt_int(raw_anchor, "start_line"), _opt_int(raw_anchor, "end_line"),
-            _opt_str(raw_anchor, "content_hash"),
-        )  # fmt: skip
-    tags = data.get("tags", [])
-    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
-        raise ValueError("'tags' must be a list of strings")
-    counts = {}
-    for name in ("access_count", "surfaced_count"):
-        v = data.get(name, 0)
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-            raise ValueError(f"'{name}' must be a non-negative integer")
-        counts[name] = v
-    created = _iso(data.get("created_at"), "created_at")
-    assert created is not None
-    memory = Memory(
-        id=mid, type=type_, text=text, anchor=anchor, source=source, confidence=float(confidence),
-        created_at=created, updated_at=_iso(data.get("updated_at", created), "updated_at") or created,
-        status=status, status_reason=_opt_str(data, "status_reason"),
-        last_accessed_at=_iso(data.get("last_accessed_at"), "last_accessed_at", optional=True),
-        access_count=counts["access_count"], surfaced_count=counts["surfaced_count"],
-        ended_at=_iso(data.get("ended_at"), "ended_at", optional=True),
-        supersedes=_opt_str(data, "supersedes"), superseded_by=_opt_str(data, "superseded_by"),
-        session_id=_opt_str(data, "session_id"), tags=tuple(tags),
-    )  # fmt: skip
-    events: list[MemoryEvent] = []
-    raw_events = data.get("events", [])
-    if not isinstance(raw_events, list):
-        raise ValueError("'events' must be a list")
-    for e in raw_events:
-        if not isinstance(e, dict) or not isinstance(e.get("id"), str) or not isinstance(e.get("kind"), str):
-            raise ValueError("each event needs an 'id' and a 'kind'")
+def _anchor(raw: Any, root: Path | None) -> Anchor | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or not isinstance(raw.get("file"), str):
+        raise _Bad("anchor", "must be null or an object with a 'file'")
+    file = _checked("anchor.file", validation.anchor_path, raw["file"])
+    if root is not None:
+        _checked("anchor.file", validation.anchor_in_workspace, root, file)
+    symbol = _checked("anchor.symbol", validation.label, raw.get("symbol"), "symbol", validation.MAX_SYMBOL_CHARS)
+    start = _checked("anchor.start_line", validation.line, raw.get("start_line"), "start_line")
+    end = _checked("anchor.end_line", validation.line, raw.get("end_line"), "end_line")
+    if start is not None and end is not None and end < start:
+        raise _Bad("anchor.end_line", f"line {end} is before start_line {start}")
+    chash = _checked("anchor.content_hash", validation.label, raw.get("content_hash"), "content_hash")
+    return Anchor(file, symbol, start, end, chash)
+
+
+def _events(raw: Any, mid: str, now: datetime, clamped: dict[str, str]) -> list[MemoryEvent]:
+    if not isinstance(raw, list):
+        raise _Bad("events", "must be a list")
+    if len(raw) > MAX_EVENTS_PER_MEMORY:
+        raise _Bad("events", f"{len(raw):,} events; the limit is {MAX_EVENTS_PER_MEMORY:,} per memory")
+    out: list[MemoryEvent] = []
+    for i, e in enumerate(raw):
+        name = f"events[{i}]"
+        if not isinstance(e, dict):
+            raise _Bad(name, "must be an object with an 'id', a 'kind' and an 'at'")
+        eid = _checked(f"{name}.id", validation.label, e.get("id"), "an event id", 64, False)
+        kind = e.get("kind")
+        if not isinstance(kind, str) or not EVENT_KIND_RE.match(kind):
+            raise _Bad(f"{name}.kind", "must be 1-64 letters, digits or _ . : -")
+        at = _time(e, "at", now, clamped)
         detail = e.get("detail", {})
         if not isinstance(detail, dict):
-            raise ValueError("an event's 'detail' must be an object")
-        at = _iso(e.get("at"), "event at")
-        assert at is not None
-        events.append(MemoryEvent(e["id"], mid, at, e["kind"], detail))
-    return memory, events
+            raise _Bad(f"{name}.detail", "must be an object")
+        if validation.json_depth(detail) > MAX_DETAIL_DEPTH:
+            raise _Bad(f"{name}.detail", f"nests deeper than {MAX_DETAIL_DEPTH} levels")
+        size = len(json.dumps(detail, ensure_ascii=False))
+        if size > MAX_EVENT_DETAIL_CHARS:
+            raise _Bad(f"{name}.detail", f"is {size:,} characters; the limit is {MAX_EVENT_DETAIL_CHARS:,}")
+        _checked(f"{name}.detail", validation.utf8, json.dumps(detail, ensure_ascii=False), "the detail")
+        out.append(MemoryEvent(eid, mid, at, kind, detail))
+    return out
 
 
-def read_jsonl(path: Path) -> list[tuple[Memory, list[MemoryEvent]]]:
-    """Every record of an export, or TransferError naming the bad lines (nothing partial)."""
+def parse_record(data: Any, *, now: float | None = None, root: Path | None = None, line: int = 0) -> Record:
+    """A memory and its events from one exported line, checked as ``remember`` checks its input.
+
+    ``root``: the workspace, to keep anchors inside it through symbolic links. Raises ValueError
+    ``field: reason`` on the first unusable field.
+    """
+    if not isinstance(data, dict):
+        raise ValueError("a memory line must be a JSON object")
+    now_dt = datetime.fromtimestamp(time.time() if now is None else now, UTC)
+    clamped: dict[str, str] = {}
+    mid = _memory_id(data.get("id"), "id")
+    type_ = _checked("type", validation.memory_type, data.get("type"))
+    status = data.get("status", MemoryStatus.ACTIVE)
+    if status not in STATUSES:
+        raise _Bad("status", f"unknown status '{status}'; use one of {', '.join(STATUSES)}")
+    text = data.get("text")
+    if not isinstance(text, str):
+        raise _Bad("text", "must be a string")
+    text = _checked("text", validation.memory_text, text)
+    source = _checked("source", validation.source, data.get("source", "import"))
+    confidence = _checked("confidence", validation.confidence, data.get("confidence", 1.0))
+    raw_tags = data.get("tags", [])
+    if not isinstance(raw_tags, list) or not all(isinstance(t, str) for t in raw_tags):
+        raise _Bad("tags", "must be a list of strings")
+    tags = _checked("tags", validation.tags, raw_tags)
+    created = _time(data, "created_at", now_dt, clamped)
+    memory = Memory(
+        id=mid, type=type_, text=text, anchor=_anchor(data.get("anchor"), root), source=source,
+        confidence=confidence, created_at=created,
+        updated_at=_time(data, "updated_at", now_dt, clamped, default=created), status=MemoryStatus(status),
+        status_reason=_checked("status_reason", validation.label, data.get("status_reason"), "status_reason"),
+        last_accessed_at=_opt_time(data, "last_accessed_at", now_dt, clamped),
+        access_count=_checked("access_count", validation.counter, data.get("access_count", 0), "access_count"),
+        surfaced_count=_checked("surfaced_count", validation.counter, data.get("surfaced_count", 0), "surfaced_count"),
+        ended_at=_opt_time(data, "ended_at", now_dt, clamped),
+        supersedes=None if data.get("supersedes") is None else _memory_id(data["supersedes"], "supersedes"),
+        superseded_by=None if data.get("superseded_by") is None else _memory_id(data["superseded_by"], "superseded_by"),
+        session_id=_checked("session_id", validation.label, data.get("session_id"), "session_id"),
+        tags=tags,
+    )  # fmt: skip
+    events = _events(data.get("events", []), mid, now_dt, clamped)
+    return Record(memory, events, line, clamped)
+
+
+def _read_capped(path: Path) -> bytes:
+    """The file's bytes: a regular file of at most ``MAX_IMPORT_BYTES`` (never a device or a FIFO)."""
+    not_regular = TransferError(f"{path} is not a regular file (a device, a pipe or a folder); nothing was imported")
     try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise not_regular  # devices are never even opened: opening some has side effects
+        # non-blocking: a FIFO swapped in meanwhile must not wait for a writer; fstat below refuses it
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except (FileNotFoundError, NotADirectoryError):
         raise TransferError(f"{path} does not exist (export first, or give the path of an export)") from None
     except OSError as exc:
-        raise TransferError(f"cannot read {path}: {exc}") from None
+        raise TransferError(f"cannot read {path}: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise not_regular
+        too_big = TransferError(
+            f"{path} is larger than {MAX_IMPORT_BYTES // (1024 * 1024)} MiB, the most a memory export may be; "
+            f"nothing was imported"
+        )
+        if st.st_size > MAX_IMPORT_BYTES:
+            raise too_big
+        data = fh.read(MAX_IMPORT_BYTES + 1)
+        if len(data) > MAX_IMPORT_BYTES:
+            raise too_big
+    return data
+
+
+def read_jsonl(
+    path: Path, *, now: float | None = None, root: Path | None = None, skip_invalid: bool = False
+) -> tuple[list[Record], list[str]]:
+    """Every good record of an export, and the ``line N: field: reason`` of each bad one.
+
+    Bad lines refuse the whole file (TransferError naming them) unless ``skip_invalid``.
+    """
+    raw = _read_capped(Path(path))
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise TransferError(f"{path} is not UTF-8 text ({exc})") from None
-    records: list[tuple[Memory, list[MemoryEvent]]] = []
+    records: list[Record] = []
     errors: list[str] = []
     seen: set[str] = set()
-    for lineno, line in enumerate(text.splitlines(), 1):
+    for lineno, line in enumerate(text.split("\n"), 1):  # "\n" only: U+2028 and friends are text, not breaks
         if not line.strip():
             continue
         try:
             data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            errors.append(f"line {lineno}: not JSON ({exc.msg})")
+        except RecursionError:
+            errors.append(f"line {lineno}: not JSON (nested too deeply)")
+            continue
+        except ValueError as exc:  # JSONDecodeError, and integers past Python's digit limit
+            errors.append(f"line {lineno}: not JSON ({getattr(exc, 'msg', exc)})")
             continue
         if isinstance(data, dict) and "format" in data and "id" not in data:
             if data.get("format") != FORMAT or not isinstance(data.get("version"), int) or data["version"] > VERSION:
                 errors.append(f"line {lineno}: not a Forewarn memory export of a version this Forewarn reads")
             continue
         try:
-            record = parse_record(data)
-        except ValueError as exc:
+            record = parse_record(data, now=now, root=root, line=lineno)
+        except (ValueError, RecursionError) as exc:
             errors.append(f"line {lineno}: {exc}")
             continue
-        if record[0].id in seen:
-            errors.append(f"line {lineno}: memory {record[0].id} appears twice")
+        if record.memory.id in seen:
+            errors.append(f"line {lineno}: id: memory {record.memory.id} appears twice")
             continue
-        seen.add(record[0].id)
+        seen.add(record.memory.id)
         records.append(record)
-    if errors:
+    if errors and not skip_invalid:
         more = f" (and {len(errors) - MAX_REPORTED_ERRORS} more)" if len(errors) > MAX_REPORTED_ERRORS else ""
         raise TransferError(
-            f"{path} has {len(errors)} bad line(s); nothing was imported: "
+            f"{path} has {len(errors)} bad line(s); nothing was imported (--skip-invalid imports the rest): "
             + "; ".join(errors[:MAX_REPORTED_ERRORS])
             + more
         )
-    return records
+    return records, errors
 
 
-def import_jsonl(store: MemoryStore, path: Path, *, clock: Callable[[], float] = time.time) -> TransferReport:
-    """Merge an export into the store by id, in one transaction. Returns what happened."""
-    records = read_jsonl(path)
-    report = TransferReport(Path(path))
-    with store.batch():
-        existing = store.get_many([m.id for m, _ in records])
-        to_insert: list[tuple[Memory, list[MemoryEvent]]] = []
-        for memory, events in records:
-            safe, kinds = redact(memory.text)
-            if kinds:
-                report.redacted += 1
-                memory = dataclasses.replace(memory, text=safe)
-            local = existing.get(memory.id)
-            if local is None:
-                to_insert.append((memory, events))
-                report.added += 1
-                continue
-            if memory.updated_at > local.updated_at:
-                store.replace_memory(memory)
-                report.updated += 1
-                if memory.text != local.text:
-                    store.delete_vectors(local.num)
-                    report.replaced_nums.append(local.num)
-            elif _fields(memory) == _fields(local):
-                report.unchanged += 1
-            else:
-                report.kept_local += 1
-            report.events_added += store.add_events(events)
-        store.insert_many(to_insert)
-        report.events_added += sum(len(e) for _, e in to_insert)
-    log.info("imported %s: %s", path, report.to_dict())
+# ---------------------------------------------------------------- merging
+
+
+class _DryRun(Exception):
+    """Raised inside the import's transaction to roll it back after counting."""
+
+
+def import_jsonl(
+    store: MemoryStore,
+    path: Path,
+    *,
+    root: Path | None = None,
+    clock: Callable[[], float] = time.time,
+    dry_run: bool = False,
+    skip_invalid: bool = False,
+) -> TransferReport:
+    """Merge an export into the store by id, in one transaction (rolled back when ``dry_run``)."""
+    now = clock()
+    records, invalid = read_jsonl(path, now=now, root=root, skip_invalid=skip_invalid)
+    report = TransferReport(Path(path), dry_run=dry_run, invalid=invalid, skipped=len(invalid))
+    at = to_iso(now)
+    source_name = Path(path).name
+    try:
+        with store.batch():
+            existing = store.get_many([r.memory.id for r in records])
+            to_insert: list[tuple[Memory, list[MemoryEvent]]] = []
+            for rec in records:
+                memory = rec.memory
+                safe, kinds = redact(memory.text)
+                if kinds:
+                    report.redacted += 1
+                    memory = dataclasses.replace(memory, text=safe)
+                events = [_as_imported(e) for e in rec.events]
+                if rec.clamped:
+                    report.clamped += 1
+                    events.append(
+                        MemoryEvent(new_id(now), memory.id, at, CLAMPED_EVENT, {"from": source_name, **rec.clamped})
+                    )
+                local = existing.get(memory.id)
+                if local is None:
+                    to_insert.append((memory, events))
+                    report.added += 1
+                    report.changes.append(Change(memory.id, "added", _short(memory.text)))
+                    continue
+                if is_purged(local):
+                    report.skipped += 1
+                    report.changes.append(Change(memory.id, "skipped", "purged here; not taken back"))
+                    continue
+                why_not = _why_not_replace(memory, local, rec)
+                if why_not is None:
+                    store.replace_memory(memory)
+                    events.append(
+                        MemoryEvent(new_id(now), memory.id, at, REPLACED_EVENT, _old_fields(local, source_name))
+                    )
+                    report.updated += 1
+                    report.changes.append(Change(memory.id, "updated", _difference(local, memory)))
+                    if memory.text != local.text:
+                        store.delete_vectors(local.num)
+                        report.replaced_nums.append(local.num)
+                elif _fields(memory) == _fields(local):
+                    report.unchanged += 1
+                else:
+                    report.kept_local += 1
+                    report.changes.append(Change(memory.id, "kept_local", why_not))
+                report.events_added += store.add_events(events)
+            store.insert_many(to_insert)
+            report.events_added += sum(len(e) for _, e in to_insert)
+            if dry_run:
+                raise _DryRun
+    except _DryRun:
+        report.replaced_nums.clear()
+    log.info("imported %s%s: %s", path, " (dry run)" if dry_run else "", report.to_dict())
     return report
+
+
+def _why_not_replace(incoming: Memory, local: Memory, rec: Record) -> str | None:
+    """None when the incoming copy should replace ours; otherwise why ours stands."""
+    if rec.clamped:
+        return f"theirs is dated in the future ({', '.join(sorted(rec.clamped))}), so cannot be newer"
+    if incoming.updated_at <= local.updated_at:
+        return "ours is newer"
+    if local.status == MemoryStatus.SUPERSEDED and incoming.status != MemoryStatus.SUPERSEDED:
+        return f"superseded here by {local.superseded_by}; an import does not make it current again"
+    return None
+
+
+def _as_imported(e: MemoryEvent) -> MemoryEvent:
+    """An incoming event, attributed to the import: its kind and detail kept inside, never as a local action."""
+    if e.kind == IMPORTED_EVENT:
+        return e
+    return MemoryEvent(e.id, e.memory_id, e.at, IMPORTED_EVENT, {"original_kind": e.kind, "original_detail": e.detail})
+
+
+def _old_fields(m: Memory, source_name: str) -> dict[str, Any]:
+    """The replaced version, as history keeps it (``memory history`` shows it; nothing of it is lost)."""
+    return {
+        "from": source_name, "text": m.text, "type": m.type, "status": m.status, "status_reason": m.status_reason,
+        "anchor": m.anchor.to_dict() if m.anchor else None, "tags": list(m.tags), "source": m.source,
+        "confidence": m.confidence, "updated_at": m.updated_at, "ended_at": m.ended_at,
+        "superseded_by": m.superseded_by,
+    }  # fmt: skip
+
+
+def _short(text: str) -> str:
+    flat = _UNPRINTABLE_RE.sub("", " ".join(text.split()))
+    return flat if len(flat) <= SUMMARY_CHARS else flat[: SUMMARY_CHARS - 1] + "…"
+
+
+def _difference(old: Memory, new: Memory) -> str:
+    """``text 'a' → 'b'; status active → archived``: what an update changes, for the import's report."""
+    bits: list[str] = []
+    if old.text != new.text:
+        bits.append(f"text '{_short(old.text)}' → '{_short(new.text)}'")
+    for name in ("type", "status", "source", "confidence"):
+        a, b = getattr(old, name), getattr(new, name)
+        if a != b:
+            bits.append(f"{name} {a} → {b}")
+    if old.anchor != new.anchor:
+        bits.append(f"anchor {_place(old.anchor)} → {_place(new.anchor)}")
+    if old.tags != new.tags:
+        bits.append(f"tags {','.join(old.tags) or '-'} → {','.join(new.tags) or '-'}")
+    return "; ".join(bits) or "times and counts only"
+
+
+def _place(a: Anchor | None) -> str:
+    if a is None:
+        return "(workspace)"
+    return _short(f"{a.file}::{a.symbol}" if a.symbol else a.file)
 
 
 def _fields(m: Memory) -> dict[str, Any]:

@@ -12,7 +12,6 @@ each vector query.
 from __future__ import annotations
 
 import logging
-import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -25,14 +24,12 @@ import numpy as np
 
 from forewarn import paths
 from forewarn.config import Settings
-from forewarn.memory import lifecycle, retrieval, transfer
+from forewarn.memory import lifecycle, retrieval, transfer, validation
 from forewarn.memory.lifecycle import ReconcileReport, anchors_overlap, event, same_anchor
 from forewarn.memory.redact import redact
 from forewarn.memory.retrieval import ProactiveHit, ScoredMemory, SearchParams, SearchTimings
 from forewarn.memory.session import SessionMemory
 from forewarn.memory.store import (
-    MEMORY_TYPES,
-    SOURCES,
     STATUSES,
     Anchor,
     InvalidMemoryError,
@@ -42,7 +39,7 @@ from forewarn.memory.store import (
     MemoryNotFoundError,
     MemoryStore,
 )
-from forewarn.memory.text import age_text, clean_memory_text, from_iso, new_id, query_terms, to_iso
+from forewarn.memory.text import age_text, from_iso, new_id, query_terms, to_iso
 from forewarn.memory.vocabulary import (
     ANCHORED_STATUSES,
     CURRENT_STATUSES,
@@ -61,8 +58,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-MAX_TAGS = 20
-TAG_RE = re.compile(r"^[\w.\-/:]{1,64}$", re.UNICODE)
 MERGE_NEIGHBOURS = 10  # nearest memories checked for merge/supersession on remember
 CHUNK_QUERY_TERMS = 3  # words sent to the code-chunk FTS: each OR-ed common word makes BM25 score thousands more chunks
 SESSION_NEIGHBOUR_SHARE = 0.5  # a touched file's dependencies get half its session weight
@@ -285,25 +280,11 @@ class Workspace:
     def _validate(
         self, text: str, type_: str, source: str, tags: Sequence[str]
     ) -> tuple[str, list[str], tuple[str, ...]]:
-        _memory_type(type_)
-        if source not in SOURCES:
-            raise InvalidMemoryError(f"unknown source '{source}'; use one of {', '.join(SOURCES)}")
-        cleaned = clean_memory_text(text)
-        if not cleaned:
-            raise InvalidMemoryError("memory text is empty")
-        if len(cleaned) > MAX_TEXT_CHARS:
-            raise InvalidMemoryError(
-                f"memory text is {len(cleaned):,} characters; the limit is {MAX_TEXT_CHARS:,} (keep the lesson, "
-                f"link the log)"
-            )
-        safe, kinds = redact(cleaned)
-        clean_tags = tuple(dict.fromkeys(t.strip() for t in tags if t.strip()))
-        if len(clean_tags) > MAX_TAGS:
-            raise InvalidMemoryError(f"{len(clean_tags)} tags; the limit is {MAX_TAGS}")
-        for t in clean_tags:
-            if not TAG_RE.match(t):
-                raise InvalidMemoryError(f"tag '{t}' must be 1-64 letters, digits or . - _ / :")
-        return safe, kinds, clean_tags
+        """The checks every way in shares (forewarn.memory.validation; import applies the same ones)."""
+        validation.memory_type(type_)
+        validation.source(source)
+        safe, kinds = redact(validation.memory_text(text))
+        return safe, kinds, validation.tags(tags)
 
     def _embed_one(self, text: str) -> np.ndarray | None:
         if self.embedder is None:
@@ -446,9 +427,24 @@ class Workspace:
             )  # fmt: skip
         return self.store.resolve(m.id)
 
+    def purge(self, memory_id: str) -> Memory:
+        """Forget for good: the text leaves the database, its full-text index and the vectors; history keeps
+        only that the memory was purged. Export never writes it again, and no import brings it back."""
+        m = self.store.resolve(memory_id)
+        if transfer.is_purged(m):
+            return m
+        with self._lock:
+            _, at = self._now()
+            self.store.purge(m.id, at=at, event=event(m.id, transfer.PURGED_EVENT, at, previous_status=m.status))
+            if self.vectors is not None:
+                self.vectors.rebuild()  # the hnsw file held the purged memory's vector too
+        return self.store.resolve(m.id)
+
     def restore(self, memory_id: str) -> Memory:
         """Bring back a forgotten memory (to the status it had before)."""
         m = self.store.resolve(memory_id)
+        if transfer.is_purged(m):
+            raise InvalidMemoryError(f"memory {m.id} was purged; its text is gone, so there is nothing to restore")
         if m.status != MemoryStatus.ARCHIVED:
             raise InvalidMemoryError(f"memory {m.id} is {m.status}, not forgotten; nothing to restore")
         detail: dict[str, Any] = {}
@@ -776,23 +772,32 @@ class Workspace:
     def default_export_path(self) -> Path:
         return self.root / transfer.DEFAULT_RELATIVE_PATH
 
-    def export(self, path: Path | None = None) -> transfer.TransferReport:
-        return transfer.export_jsonl(self.store, path or self.default_export_path())
+    def export(self, path: Path | None = None, *, include_archived: bool = False) -> transfer.TransferReport:
+        """Write the team file: the default path only inside the real workspace (a symlinked .forewarn is refused)."""
+        if path is None:
+            return transfer.export_jsonl(
+                self.store, self.default_export_path(), include_archived=include_archived, confine_to=self.root
+            )
+        return transfer.export_jsonl(self.store, path, include_archived=include_archived)
 
-    def import_(self, path: Path | None = None, *, embed: bool = True) -> transfer.TransferReport:
+    def import_(
+        self, path: Path | None = None, *, embed: bool = True, dry_run: bool = False, skip_invalid: bool = False
+    ) -> transfer.TransferReport:
+        """Merge a shared file (forewarn.memory.transfer): checked like ``remember``, anchors kept in the workspace."""
         with self._lock:
             # memories whose text changed lost their (derived) vectors; backfill embeds them again
-            report = transfer.import_jsonl(self.store, path or self.default_export_path())
-        if embed:
+            report = transfer.import_jsonl(
+                self.store, path or self.default_export_path(), root=self.root, clock=self.clock, dry_run=dry_run,
+                skip_invalid=skip_invalid,
+            )  # fmt: skip
+        if embed and not dry_run:
             self.backfill_vectors()
         return report
 
 
 def _memory_type(value: str) -> MemoryType:
     """``value`` as a memory type, or a message listing the types."""
-    if value not in MEMORY_TYPES:
-        raise InvalidMemoryError(f"unknown memory type '{value}'; use one of {', '.join(MEMORY_TYPES)}")
-    return MemoryType(value)
+    return validation.memory_type(value)
 
 
 def _open_embedder(settings: Settings) -> tuple[Any | None, str | None]:

@@ -1,4 +1,5 @@
-"""Export/import JSONL: lossless round trip, merge by id (newer wins, nothing lost), bad files refused whole."""
+"""Export/import JSONL: lossless round trip, merge by id (newer wins, the replaced version kept), bad files refused
+whole, imported history attributed to the import."""
 
 from __future__ import annotations
 
@@ -47,14 +48,18 @@ def test_round_trip_is_lossless(tmp_path: Path) -> None:
         m2 = src.remember("prefer pathlib", type="convention", source="agent").memory
         src.forget(m2.id)
         src.search("file handle")  # access counts and surfacing are part of the record too
-        exported = src.export()
+        exported = src.export(include_archived=True)
         assert exported.exported == 3
         assert exported.path == src.root / ".forewarn" / "memories.jsonl"
         before = everything(src)
-    with Workspace.open(workspace(tmp_path, "b"), embedder=None) as dst:
+    with Workspace.open(workspace(tmp_path, "b"), embedder=None, clock=clock) as dst:
         report = dst.import_(exported.path)
         assert (report.added, report.updated, report.unchanged) == (3, 0, 0)
         after = everything(dst)
+        # every field as it was; the history arrives attributed to the import, the original inside
+        for event in (e for m in before for e in m["events"]):  # type: ignore[attr-defined]
+            event["detail"] = {"original_kind": event["kind"], "original_detail": event["detail"]}
+            event["kind"] = "imported"
         assert after == before
         again = dst.import_(exported.path)  # idempotent
         assert (again.added, again.updated, again.unchanged, again.events_added) == (0, 0, 3, 0)
@@ -77,16 +82,24 @@ def test_merge_by_id_newer_wins_and_histories_unite(tmp_path: Path) -> None:
         a.confirm(m.id)  # ...and then a's copy is newer still, with a different history
         report = a.import_(newer)
         assert (report.updated, report.kept_local) == (0, 1)
-        assert report.events_added == 1  # b's marked_stale event joins a's history
-        kinds = [e.kind for e in a.store.events(m.id)]
-        assert kinds == ["created", "marked_stale", "confirmed"]
+        assert report.events_added == 1  # b's marked_stale event joins a's history, as b's
+        events = a.store.events(m.id)
+        assert [e.kind for e in events] == ["created", "imported", "confirmed"]
+        assert events[1].detail["original_kind"] == "marked_stale"
         assert a.get(m.id).status == "active"  # a's newer state stands
         with Workspace.open(workspace(tmp_path, "c"), embedder=None, clock=clock) as c:
             c.import_(newer)
             c_report = c.import_(a.export(tmp_path / "from_a.jsonl").path)
             assert c_report.updated == 1
             assert c.get(m.id).status == "active"
-            assert [e.kind for e in c.store.events(m.id)] == ["created", "marked_stale", "confirmed"]
+            kinds = [(e.kind, e.detail.get("original_kind")) for e in c.store.events(m.id)]
+            # all of it came from files; c's own act was the replacement, which kept the stale version
+            assert kinds == [
+                ("imported", "created"), ("imported", "marked_stale"), ("imported", "confirmed"),
+                ("replaced_by_import", None),
+            ]  # fmt: skip
+            replaced = c.store.events(m.id)[-1].detail
+            assert (replaced["status"], replaced["status_reason"]) == ("stale", "importer rewritten")
 
 
 def test_bad_file_is_refused_whole_with_line_numbers(tmp_path: Path) -> None:
@@ -101,7 +114,9 @@ def test_bad_file_is_refused_whole_with_line_numbers(tmp_path: Path) -> None:
     bad.write_text("\n".join([lines[0], lines[1], json.dumps(broken), "{not json", ""]), encoding="utf-8")
     with Workspace.open(workspace(tmp_path, "b"), embedder=None) as b:
         with pytest.raises(
-            TransferError, match=r"2 bad line\(s\); nothing was imported: line 3: 'type'.*line 4: not JSON"
+            TransferError,
+            match=r"2 bad line\(s\); nothing was imported.*: line 3: type: unknown memory type 'rumour'"
+            r".*line 4: not JSON",
         ):
             b.import_(bad)
         assert b.store.count() == 0
@@ -116,7 +131,7 @@ def test_imported_secrets_and_escaping_paths_are_handled(tmp_path: Path) -> None
     record = json.loads(path.read_text(encoding="utf-8").splitlines()[1])
     record["text"] = "old key AKIAIOSFODNN7EXAMPLE in the runbook"
     path.write_text(json.dumps(record) + "\n", encoding="utf-8")
-    (memory,) = (m for m, _ in read_jsonl(path))
+    (memory,) = (r.memory for r in read_jsonl(path)[0])
     with Workspace.open(workspace(tmp_path, "b"), embedder=None) as b:
         report = b.import_(path)
         assert report.redacted == 1

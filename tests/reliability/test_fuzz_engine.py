@@ -8,8 +8,10 @@ tried are counted into ``FUZZ_COUNTS`` (printed by ``bench/fuzz_report``-style r
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
+import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from forewarn.memory.store import InvalidMemoryError, MemoryNotFoundError
+from forewarn.memory.store import STATUSES, InvalidMemoryError, MemoryNotFoundError
+from forewarn.memory.text import from_iso
 from forewarn.workspace.engine import Workspace
 from tests.reliability import crash
 
@@ -148,6 +151,59 @@ def test_any_memory_id_is_found_or_refused(engine: Workspace, mid: str) -> None:
             op(mid)
         except (InvalidMemoryError, MemoryNotFoundError) as exc:
             assert str(exc)
+
+
+# hostile shared-file records (the review's mkevil.py, shuffled): any field, any value, any nesting
+JSON_LEAF = st.one_of(
+    st.none(), st.booleans(), st.integers(-(10**30), 10**30), st.floats(allow_nan=True), st.text(ANY_CHAR, max_size=40),
+    st.sampled_from(["9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z", "1-01-01", "2025-01-01T00:00:00Z", ".", "..",
+                     "etclink/passwd", "link_out.py", "pkg0", "C:\\x", "\\\\h\\s", "\u2028", "\x85", "\x00"]),
+)  # fmt: skip
+JSON_ANY = st.recursive(
+    JSON_LEAF,
+    lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=8), kids, max_size=4),
+    max_leaves=20,
+)
+RECORD_FIELDS = (
+    "id", "type", "text", "created_at", "updated_at", "status", "source", "confidence", "anchor", "tags", "events",
+    "status_reason", "access_count", "surfaced_count", "supersedes", "superseded_by",
+)  # fmt: skip
+HOSTILE_RECORDS = st.fixed_dictionaries(
+    {"id": st.just("01JAAAAAAAAAAAAAAAAAAAA001"), "type": st.just("gotcha"), "text": st.just("x"),
+     "created_at": st.just("2025-01-01T00:00:00Z")},
+    optional={
+        "anchor": st.one_of(JSON_ANY, st.fixed_dictionaries({"file": JSON_LEAF}, optional={
+            "symbol": JSON_LEAF, "start_line": JSON_LEAF, "end_line": JSON_LEAF})),
+        "events": st.one_of(JSON_ANY, st.lists(st.fixed_dictionaries(
+            {"id": JSON_LEAF, "kind": JSON_LEAF, "at": JSON_LEAF}, optional={"detail": JSON_ANY}), max_size=3)),
+        **{f: JSON_ANY for f in RECORD_FIELDS[4:] if f not in ("anchor", "events")},
+    },
+)  # fmt: skip
+
+
+@FUZZ
+@given(record=HOSTILE_RECORDS, nest=st.sampled_from([0, 0, 100_000]))
+def test_any_shared_file_record_is_imported_checked_or_refused_clearly(
+    engine: Workspace, tmp_path_factory: pytest.TempPathFactory, record: dict[str, object], nest: int
+) -> None:
+    FUZZ_COUNTS["import records"] += 1
+    line = json.dumps(record, ensure_ascii=True)
+    if nest:
+        line = line[:-1] + ', "deep": ' + "[" * nest + "]" * nest + "}"
+    path = tmp_path_factory.mktemp("imp") / "memories.jsonl"
+    path.write_text('{"format": "forewarn-memories", "version": 1}\n' + line + "\n", encoding="utf-8")
+    try:
+        engine.import_(path, embed=False)
+    except InvalidMemoryError as exc:
+        assert "line 2" in str(exc)
+        return
+    m = engine.get("01JAAAAAAAAAAAAAAAAAAAA001")
+    assert m.text and len(m.text) <= 20_000 and len(m.tags) <= 20 and 0 <= m.confidence <= 1
+    assert m.created_at[:4].isdigit() and from_iso(m.updated_at) <= time.time() + 60
+    if m.anchor is not None:
+        assert (engine.root / m.anchor.file).resolve().is_relative_to(engine.root)
+    engine.list_memories(statuses=STATUSES)
+    engine.history(m.id)
 
 
 @pytest.mark.parametrize("path", ["loop", "loop/x.py", "\x00", "pkg0/mod0.py\x00.txt", "bad-\udcff-name/m\udcfe.py"])
