@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from forewarn import __version__
-from forewarn.cli.util import CliError
+from forewarn.cli.util import CliError, shown
 from forewarn.errors import ForewarnError
 
 COMMAND_MODULES = (
@@ -27,6 +27,8 @@ COMMAND_MODULES = (
 )
 READER_GONE = 141  # 128 + SIGPIPE: what the shell reports for cat, grep or git when the reader quits early
 INTERRUPTED = 130  # 128 + SIGINT: Ctrl-C
+# options naming a file, whose value may start with "-" (``--file -rf.py``): argparse would take it for an option
+PATH_OPTIONS = ("--file", "--log-file", "--token-file")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser = build_parser()
         try:
-            args = parser.parse_args(argv)
+            args = parser.parse_args(attach_path_values(parser, list(sys.argv[1:] if argv is None else argv)))
         except SystemExit:  # --help, --version, a usage error: argparse has printed, maybe into a closed pipe
             sys.stdout.flush()
             raise
@@ -60,7 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             code = int(handler(args) or 0)
         except ForewarnError as exc:
-            print(f"forewarn: {exc}", file=sys.stderr)
+            print(f"forewarn: {shown(exc, lines=True)}", file=sys.stderr)  # may quote names from the repository
             code = exc.exit_code if isinstance(exc, CliError) else 1
         sys.stdout.flush()  # a reader that went away shows up here, while we can still exit quietly
         return code
@@ -68,6 +70,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _reader_gone()
     except KeyboardInterrupt:
         return INTERRUPTED
+
+
+def attach_path_values(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """``--file -rf.py`` -> ``--file=-rf.py`` (unless the value is one of our options: then it is missing)."""
+    known = _option_strings(parser)
+    out: list[str] = []
+    args = iter(argv)
+    for arg in args:
+        if arg == "--":
+            out += [arg, *args]
+            break
+        nxt = next(args, None) if arg in PATH_OPTIONS else None
+        if nxt is not None and nxt.startswith("-") and nxt != "--" and nxt.split("=", 1)[0] not in known:
+            out.append(f"{arg}={nxt}")
+        else:
+            out += [arg] if nxt is None else [arg, nxt]
+    return out
+
+
+def _option_strings(parser: argparse.ArgumentParser) -> set[str]:
+    found = set(parser._option_string_actions)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found |= _option_strings(sub)
+    return found
 
 
 def _reader_gone() -> int:

@@ -8,12 +8,16 @@ logs there) lands in the log instead of corrupting the JSON-RPC stream.
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import logging
 import os
+import socket
+import stat
 import sys
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
+from forewarn import paths
 from forewarn.cli import util as cliutil
 from forewarn.cli.util import CliError
 
@@ -22,6 +26,7 @@ log = logging.getLogger(__name__)
 DEFAULT_HOST = "127.0.0.1"  # loopback: the daemon reads and writes the user's files and memories
 DEFAULT_PORT = 2087  # the port pygls examples use; 0 asks the OS for a free one
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+TOKEN_ENV = "FOREWARN_TCP_TOKEN"  # --tcp: the secret a client must send in initializationOptions.token
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -32,6 +37,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     transport.add_argument("--tcp", action="store_true", help="listen for one LSP client over TCP")
     parser.add_argument("--host", default=DEFAULT_HOST, help=f"TCP address to bind (default {DEFAULT_HOST})")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0 = any)")
+    parser.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="let --host be an address other machines can reach (warns; pair it with --token-file)",
+    )
+    parser.add_argument(
+        "--token-file",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help=f"--tcp: clients must send this file's secret as initializationOptions.token (or set {TOKEN_ENV})",
+    )
     parser.add_argument("--log-file", type=Path, default=None, help="also write the server log to this file")
     parser.add_argument(
         "-w",
@@ -53,20 +70,82 @@ def run(args: argparse.Namespace) -> int:
     if args.tcp:
         if not 0 <= args.port <= 65535:
             raise CliError(f"--port {args.port} is not a TCP port")
+        token = tcp_token(args.token_file)
+        check_host(args.host, allow_remote=args.allow_remote, token=token is not None)
         server = create_server()
         server.log_level_from_cli = args.verbose > 0
         server.fallback_root = fallback_root
         try:
-            serve_tcp(server, args.host, args.port)
+            serve_tcp(server, args.host, args.port, token)
         except OSError as exc:
             raise CliError(f"cannot listen on {args.host}:{args.port}: {exc}") from exc
         return _exit(server.finish())
+    if args.token_file is not None or args.allow_remote:
+        raise CliError("--token-file and --allow-remote apply to --tcp only")
     protocol_out = claim_stdout()
     server = create_server()
     server.log_level_from_cli = args.verbose > 0
     server.fallback_root = fallback_root
     server.start_io(sys.stdin.buffer, protocol_out)
     return _exit(server.finish())
+
+
+def check_host(host: str, *, allow_remote: bool, token: bool) -> None:
+    """Loopback only, unless ``--allow-remote`` says otherwise (then a loud warning): the server reads code and
+    reads and writes memories for whoever connects."""
+    if not host.strip():
+        raise CliError(
+            "--host '' would listen on every interface of this machine; give an address: 127.0.0.1 "
+            "(this machine only, the default), or 0.0.0.0 with --allow-remote"
+        )
+    if all(address.is_loopback for address in _addresses(host)):
+        return
+    if not allow_remote:
+        raise CliError(
+            f"--host {host} can be reached from other machines, and whoever connects reads your code and your "
+            "team's memories; use 127.0.0.1, or pass --allow-remote (with --token-file) if you mean it"
+        )
+    print(
+        f"forewarn: WARNING: serving on {host}, which other machines can reach: whoever connects reads this "
+        "workspace's code and memories and can write memories"
+        + ("." if token else f"; no token is required (set {TOKEN_ENV} or --token-file)."),
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def _addresses(host: str) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
+    try:
+        return [ipaddress.ip_address(host.strip("[]").split("%", 1)[0])]
+    except ValueError:
+        pass
+    try:
+        infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as exc:
+        raise CliError(f"--host {host}: cannot resolve it ({exc})") from exc
+    return [ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in infos]
+
+
+def tcp_token(token_file: Path | None) -> str | None:
+    """The secret clients must present: ``--token-file`` (private to the user), else ``$FOREWARN_TCP_TOKEN``."""
+    if token_file is None:
+        env = os.environ.get(TOKEN_ENV)
+        if env is not None and not env.strip():
+            raise CliError(f"{TOKEN_ENV} is set but empty")
+        return env.strip() if env else None
+    try:
+        st = token_file.stat()
+        text = token_file.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeError) as exc:
+        raise CliError(f"cannot read the token file {token_file}: {exc}") from exc
+    if st.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise CliError(
+            f"the token file {token_file} can be read by other users (mode {stat.S_IMODE(st.st_mode):o}); "
+            f"fix it with: chmod 600 {token_file}"
+        )
+    if not text:
+        raise CliError(f"the token file {token_file} is empty")
+    return text
 
 
 def _exit(code: int) -> int:
@@ -91,8 +170,8 @@ def _configure_logging(log_file: Path | None, verbose: int) -> None:
         handler.setFormatter(logging.Formatter(LOG_FORMAT))
     if log_file is not None:
         try:
-            log_file.parent.mkdir(parents=True, exist_ok=True)
-            file_handler = logging.FileHandler(log_file, encoding="utf-8")
+            paths.ensure_private_dir(log_file.parent.absolute(), check=False)  # missing folders made 0700
+            file_handler = _PrivateFileHandler(log_file, encoding="utf-8")
         except OSError as exc:
             raise CliError(f"cannot write the log file {log_file}: {exc}") from exc
         file_handler.setFormatter(logging.Formatter(LOG_FORMAT))
@@ -100,3 +179,11 @@ def _configure_logging(log_file: Path | None, verbose: int) -> None:
     # our own logs at INFO by default; pygls logs every message body at INFO, so only with -vv
     logging.getLogger("forewarn").setLevel(logging.DEBUG if verbose else logging.INFO)
     logging.getLogger("pygls").setLevel(logging.DEBUG if verbose >= 2 else logging.WARNING)
+
+
+class _PrivateFileHandler(logging.FileHandler):
+    """A log file created 0600 whatever the umask: the log quotes file names, symbols and memory text."""
+
+    def _open(self) -> Any:
+        fd = os.open(self.baseFilename, os.O_WRONLY | os.O_CREAT | os.O_APPEND, paths.FILE_MODE)
+        return os.fdopen(fd, "a", encoding=self.encoding, errors=self.errors)

@@ -216,10 +216,8 @@ def _memo_sha256(path: Path) -> str:
         return str(memo[key])
     sha = model_install.file_sha256(path)
     memo[key] = sha
-    tmp = memo_path.with_name(f".{HASH_MEMO_FILE}.tmp-{os.getpid()}-{threading.get_ident()}")
     try:
-        tmp.write_text(json.dumps(memo), encoding="utf-8")
-        os.replace(tmp, memo_path)
+        paths.write_private_text(memo_path, json.dumps(memo))  # 0600: it lists the user's model paths
     except OSError as exc:  # only a memo: the next start hashes again
         log.debug("could not save %s: %s", memo_path, exc)
     return sha

@@ -65,6 +65,19 @@ class AnchorResolver:
             return self.rel_path(file)
         return norm
 
+    def _check_line(self, rel: str, line: int) -> None:
+        """A line past the end of the file is bad input (and a 20-digit one would overflow SQLite)."""
+        count, last = 0, b"\n"
+        try:
+            with open(self.root / rel, "rb") as fh:
+                for block in iter(lambda: fh.read(1 << 20), b""):
+                    count, last = count + block.count(b"\n"), block[-1:]
+        except OSError as exc:
+            raise InvalidMemoryError(f"cannot read {rel}: {exc.strerror or exc}") from None
+        count += last != b"\n"  # a last line without its newline
+        if line > count:
+            raise InvalidMemoryError(f"line {line} is past the end of {rel} ({count} line{'s' if count != 1 else ''})")
+
     def _ensure_indexed(self, rel: str) -> None:
         if rel not in self.indexer.files():
             self._reindex([rel])
@@ -92,6 +105,7 @@ class AnchorResolver:
             rel = self.rel_path(file)
             if not (self.root / rel).is_file():
                 raise InvalidMemoryError(f"{rel} is not a file in the workspace")
+            self._check_line(rel, end)
             self._ensure_indexed(rel)
             holding = [
                 c
@@ -118,6 +132,7 @@ class AnchorResolver:
         assert line is not None
         if line < 1:
             raise InvalidMemoryError(f"line numbers start at 1, got {line}")
+        self._check_line(rel, line)
         chunk = self.indexer.chunk_at(rel, line)
         if chunk is None or chunk.kind == "module":
             return Anchor(rel, None, line, line, None)  # top-level code: file-wide, remembering the line

@@ -1,0 +1,61 @@
+"""Out-of-range input is refused like any other bad input: one ``forewarn: …`` line, exit 1, no traceback (F16)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.cli.conftest import Forewarn, git_repo
+
+INVOICE_LINES = 25
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = git_repo(tmp_path / "shop")
+    body = "".join(f"def line_{n}():\n    return {n}\n" for n in range(12)) + "TOTAL = 0\n"
+    (root / "billing" / "invoice.py").write_text(body, encoding="utf-8")
+    assert len(body.splitlines()) == INVOICE_LINES
+    return root
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["search", "x", "--lexical", "--as-of", "0001-01-01"], "--as-of 0001-01-01 is before 1970"),
+        (["search", "x", "--lexical", "--as-of", "0999-06-01"], "--as-of 0999-06-01 is before 1970"),
+        (["search", "x", "--lexical", "--since", "0001-01-01T00:00:00+01:00"], "outside the years 1 to 9999"),
+        (["search", "x", "--lexical", "--since", "2025-13-45"], "is not an ISO-8601 date"),
+        (
+            ["remember", "x", "--file", "billing/invoice.py", "--line", "99999999999999999999"],
+            "line 99999999999999999999 is past the end of billing/invoice.py (25 lines)",
+        ),
+        (
+            ["remember", "x", "--file", "billing/invoice.py", "--line", "999"],
+            "line 999 is past the end of billing/invoice.py (25 lines)",
+        ),
+        (
+            ["remember", "x", "--file", "billing/invoice.py", "--line", "26"],
+            "line 26 is past the end of billing/invoice.py (25 lines)",
+        ),
+        (["remember", "x", "--file", "-rf.py"], "-rf.py is not a file in the workspace"),
+    ],
+)
+def test_refused_in_one_line(forewarn: Forewarn, ws: Path, argv: list[str], message: str) -> None:
+    done = forewarn(*argv, cwd=ws)
+    lines = [line for line in done.stderr.splitlines() if "lexical search only" not in line]
+    assert (done.returncode, len(lines)) == (1, 1), done.stderr
+    assert lines[0].startswith("forewarn: ") and message in lines[0]
+    assert "Traceback" not in done.stderr
+
+
+def test_the_last_line_and_a_dash_file_name_are_fine(forewarn: Forewarn, ws: Path) -> None:
+    last = forewarn("remember", "the total starts at zero", "--file", "billing/invoice.py", "--line", "25", cwd=ws)
+    assert last.returncode == 0, last.stderr
+    (ws / "-rf.py").write_text("print('hi')\n", encoding="utf-8")
+    dash = forewarn("remember", "never run this", "--file", "-rf.py", cwd=ws)
+    assert dash.returncode == 0, dash.stderr
+    assert "(note, -rf.py)" in dash.stdout
+    missing = forewarn("remember", "x", "--file", "--json", cwd=ws)  # an option is not a file name
+    assert missing.returncode == 2 and "expected one argument" in missing.stderr
