@@ -156,9 +156,7 @@ def run_recover(args: argparse.Namespace) -> int:
     from forewarn.memory.recovery import recover_memory_db
 
     root = cliutil.workspace_root(args)
-    report = recover_memory_db(
-        paths.workspace_dir(root) / "memory.db", progress=lambda line: print(f"forewarn: {line}", file=sys.stderr)
-    )
+    report = recover_memory_db(paths.workspace_dir(root) / "memory.db")
     if args.json:
         cliutil.print_json(
             {
@@ -167,9 +165,6 @@ def run_recover(args: argparse.Namespace) -> int:
                 "moved_to": str(report.moved_to) if report.moved_to else None,
                 "recovered": report.recovered,
                 "unreadable": report.unreadable,
-                "lost_memory_ids": report.lost_memory_ids,
-                "counts_exact": report.counts_exact,
-                "damaged_pages": report.damaged_pages,
                 "method": report.method,
                 "problems": report.problems,
                 "message": report.message(),
@@ -203,13 +198,13 @@ def _engine(args: argparse.Namespace, *, embedder: bool) -> Iterator[Any]:
     try:
         if embedder and engine.embedder_problem:
             print(f"forewarn: lexical search only: {engine.embedder_problem}", file=sys.stderr)
+        if engine.store.count() == 0 and (moved := relocation.hint(root)):  # F14: a moved workspace looks empty
+            print(f"forewarn: {moved}", file=sys.stderr)
         yield engine
     finally:
         engine.close()
 
 
-        if engine.store.count() == 0 and (moved := relocation.hint(root)):  # F14: a moved workspace looks empty
-            print(f"forewarn: {moved}", file=sys.stderr)
 def _anchor_text(m: Memory) -> str:
     a = m.anchor
     if a is None:
@@ -299,11 +294,6 @@ def run_remember(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_search(args: argparse.Namespace) -> int:
-    with _engine(args, embedder=not args.lexical) as engine:
-        engine.reindex()  # incremental: code chunks and anchors reflect the code as it is now
-        result = engine.search(
-            args.query, k=args.k, types=args.type, file=args.file, statuses=args.status or CURRENT_STATUSES,
 def _time_flag(flag: str, value: str | None) -> None:
     """``--as-of``/``--since``: a readable ISO time no earlier than 1970, when the oldest possible memory was made."""
     if value is None:
@@ -316,9 +306,14 @@ def _time_flag(flag: str, value: str | None) -> None:
         raise CliError(f"{flag} {value} is before 1970, older than any memory can be; give a later time")
 
 
-            since=args.since, as_of=args.as_of, lexical_only=args.lexical,
+def run_search(args: argparse.Namespace) -> int:
     _time_flag("--as-of", args.as_of)
     _time_flag("--since", args.since)
+    with _engine(args, embedder=not args.lexical) as engine:
+        engine.reindex()  # incremental: code chunks and anchors reflect the code as it is now
+        result = engine.search(
+            args.query, k=args.k, types=args.type, file=args.file, statuses=args.status or CURRENT_STATUSES,
+            since=args.since, as_of=args.as_of, lexical_only=args.lexical,
         )  # fmt: skip
     if args.json:
         cliutil.print_json(

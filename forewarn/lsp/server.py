@@ -40,7 +40,7 @@ from forewarn import __version__
 from forewarn.config import Settings
 from forewarn.lsp import commands, convert
 from forewarn.lsp import settings as lsp_settings
-from forewarn.lsp.session import FolderSession, IndexProgress, Unavailable
+from forewarn.lsp.session import FolderSession, IndexProgress
 from forewarn.workspace import relocation
 
 log = logging.getLogger(__name__)
@@ -268,22 +268,10 @@ class ForewarnServer(LanguageServer):
             log.error("background task failed", exc_info=exc)
 
     async def read(self, fn: Callable[..., T], *args: Any) -> T:
-        try:
-            return await asyncio.get_running_loop().run_in_executor(self.reads, fn, *args)
-        finally:
-            self.tell_damage()
+        return await asyncio.get_running_loop().run_in_executor(self.reads, fn, *args)
 
     async def write(self, fn: Callable[..., T], *args: Any) -> T:
-        try:
-            return await asyncio.get_running_loop().run_in_executor(self.writes, fn, *args)
-        finally:
-            self.tell_damage()
-
-    def tell_damage(self) -> None:
-        """A folder whose memory database turned out damaged: one error message, naming the way out."""
-        for session in list(self.sessions.values()):
-            if (message := session.take_damage()) is not None:
-                self.tell(f"Forewarn: {message}", types.MessageType.Error)
+        return await asyncio.get_running_loop().run_in_executor(self.writes, fn, *args)
 
     def tell(self, message: str, kind: types.MessageType = types.MessageType.Warning) -> None:
         log.log(logging.ERROR if kind == types.MessageType.Error else logging.WARNING, "%s", message)
@@ -368,6 +356,8 @@ class ForewarnServer(LanguageServer):
         await self.write(session.open)
         for message in session.take_problems():
             self.tell(message)
+        if (moved := await self.read(_moved_hint, session)) is not None:
+            self.tell(moved, types.MessageType.Info)
         return session
 
     async def start(self) -> None:
@@ -380,8 +370,6 @@ class ForewarnServer(LanguageServer):
             self.spawn(self.index(session))
         await self.watch_files()
         self.spawn(self.follow_external_writes())
-        if (moved := await self.read(_moved_hint, session)) is not None:
-            self.tell(moved, types.MessageType.Info)
 
     async def follow_external_writes(self) -> None:
         """Republish open documents when another process changed the memories (no notification exists)."""
@@ -432,13 +420,11 @@ class ForewarnServer(LanguageServer):
 
     async def index(self, session: FolderSession, rels: list[str] | None = None) -> Any:
         """Index (all, or ``rels``) with ``$/progress`` when the client shows it; then republish."""
-        if session.engine is None or session.damage is not None:
+        if session.engine is None:
             return None  # its open failed, and the user was told why
         progress = await self.begin_progress(f"Forewarn: indexing {session.root.name}")
         try:
             report = await self.write(session.index, rels, progress)
-        except Unavailable:  # its memory database turned out damaged: told once, by ``write``
-            report = None
         except Exception as exc:
             log.exception("indexing %s failed", session.root)
             self.tell(f"Forewarn: indexing {session.root} failed: {exc}", types.MessageType.Error)
@@ -453,7 +439,7 @@ class ForewarnServer(LanguageServer):
     async def backfill(self, session: FolderSession) -> int:
         """Embed the memories that lack vectors, one small batch per writer job (opens never wait for it)."""
         key = str(session.root)
-        if key in self._backfilling or session.engine is None or session.damage is not None:
+        if key in self._backfilling or session.engine is None:
             return 0
         self._backfilling.add(key)
         total = 0
@@ -577,6 +563,14 @@ class ForewarnServer(LanguageServer):
         return doc.source if doc is not None else None
 
 
+def _moved_hint(session: FolderSession) -> str | None:
+    """A folder with no memories whose moved or renamed copy has some: the command that brings them back."""
+    if session.engine is None or session.engine.store.count() != 0:
+        return None
+    text = relocation.hint(session.root)
+    return f"Forewarn: {text}" if text else None
+
+
 def _section_of(settings: Any) -> Any:
     if isinstance(settings, dict) and lsp_settings.SECTION in settings:
         return settings[lsp_settings.SECTION]
@@ -591,14 +585,6 @@ class _Progress:
         self._last = 0.0
 
     def begin(self, title: str) -> None:
-def _moved_hint(session: FolderSession) -> str | None:
-    """A folder with no memories whose moved or renamed copy has some: the command that brings them back."""
-    if session.engine is None or session.engine.store.count() != 0:
-        return None
-    text = relocation.hint(session.root)
-    return f"Forewarn: {text}" if text else None
-
-
         if self.token is not None:
             self.server.work_done_progress.begin(
                 self.token, types.WorkDoneProgressBegin(title=title, percentage=0, cancellable=False)
@@ -703,6 +689,14 @@ def serve_tcp(server: ForewarnServer, host: str, port: int, token: str | None = 
         asyncio.run(main())
 
 
+def _quiet_cancellation(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """Work in flight when the client goes is cancelled; pygls then reports each handler as a traceback."""
+    if isinstance(context.get("exception"), asyncio.CancelledError):
+        log.debug("cancelled at disconnect: %s", context.get("message"))
+        return
+    loop.default_exception_handler(context)
+
+
 def create_server() -> ForewarnServer:
     server = ForewarnServer()
     _register_features(server)
@@ -717,14 +711,6 @@ def _register_features(server: ForewarnServer) -> None:
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: ForewarnServer, params: types.InitializedParams) -> None:
-def _quiet_cancellation(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
-    """Work in flight when the client goes is cancelled; pygls then reports each handler as a traceback."""
-    if isinstance(context.get("exception"), asyncio.CancelledError):
-        log.debug("cancelled at disconnect: %s", context.get("message"))
-        return
-    loop.default_exception_handler(context)
-
-
         await ls.start()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
