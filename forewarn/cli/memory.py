@@ -156,7 +156,9 @@ def run_recover(args: argparse.Namespace) -> int:
     from forewarn.memory.recovery import recover_memory_db
 
     root = cliutil.workspace_root(args)
-    report = recover_memory_db(paths.workspace_dir(root) / "memory.db")
+    report = recover_memory_db(
+        paths.workspace_dir(root) / "memory.db", progress=lambda line: print(f"forewarn: {line}", file=sys.stderr)
+    )
     if args.json:
         cliutil.print_json(
             {
@@ -165,6 +167,9 @@ def run_recover(args: argparse.Namespace) -> int:
                 "moved_to": str(report.moved_to) if report.moved_to else None,
                 "recovered": report.recovered,
                 "unreadable": report.unreadable,
+                "lost_memory_ids": report.lost_memory_ids,
+                "counts_exact": report.counts_exact,
+                "damaged_pages": report.damaged_pages,
                 "method": report.method,
                 "problems": report.problems,
                 "message": report.message(),
