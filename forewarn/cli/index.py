@@ -127,7 +127,7 @@ def run_map(args: argparse.Namespace) -> int:
     if args.json:
         cliutil.print_json(repo_map.to_dict())
     else:
-        sys.stdout.write(repo_map.text)
+        sys.stdout.write(cliutil.shown(repo_map.text, lines=True))  # names and signatures come from the repository
     return 0
 
 

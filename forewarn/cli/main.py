@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from forewarn import __version__
-from forewarn.cli.util import CliError
+from forewarn.cli.util import CliError, shown
 from forewarn.errors import ForewarnError
 
 COMMAND_MODULES = (
@@ -62,7 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             code = int(handler(args) or 0)
         except ForewarnError as exc:
-            print(f"forewarn: {exc}", file=sys.stderr)
+            print(f"forewarn: {shown(exc, lines=True)}", file=sys.stderr)  # may quote names from the repository
             code = exc.exit_code if isinstance(exc, CliError) else 1
         sys.stdout.flush()  # a reader that went away shows up here, while we can still exit quietly
         return code

@@ -156,7 +156,9 @@ def run_recover(args: argparse.Namespace) -> int:
     from forewarn.memory.recovery import recover_memory_db
 
     root = cliutil.workspace_root(args)
-    report = recover_memory_db(paths.workspace_dir(root) / "memory.db")
+    report = recover_memory_db(
+        paths.workspace_dir(root) / "memory.db", progress=lambda line: print(f"forewarn: {line}", file=sys.stderr)
+    )
     if args.json:
         cliutil.print_json(
             {
@@ -165,6 +167,9 @@ def run_recover(args: argparse.Namespace) -> int:
                 "moved_to": str(report.moved_to) if report.moved_to else None,
                 "recovered": report.recovered,
                 "unreadable": report.unreadable,
+                "lost_memory_ids": report.lost_memory_ids,
+                "counts_exact": report.counts_exact,
+                "damaged_pages": report.damaged_pages,
                 "method": report.method,
                 "problems": report.problems,
                 "message": report.message(),
@@ -210,10 +215,10 @@ def _anchor_text(m: Memory) -> str:
     if a is None:
         return "(workspace)"
     if a.symbol:
-        return f"{a.file}::{a.symbol}" + (f" (lines {a.start_line}-{a.end_line})" if a.start_line else "")
-    if a.start_line:
-        return f"{a.file}:{a.start_line}"
-    return a.file
+        where = f"{a.file}::{a.symbol}" + (f" (lines {a.start_line}-{a.end_line})" if a.start_line else "")
+    else:
+        where = f"{a.file}:{a.start_line}" if a.start_line else a.file
+    return cliutil.shown(where)
 
 
 def _age(m: Memory) -> str:
@@ -232,32 +237,33 @@ def memory_json(m: Memory, score: float | None = None) -> dict[str, Any]:
 
 def _one_line(text: str, n: int = TEXT_PREVIEW) -> str:
     flat = " ".join(text.split())
-    return flat if len(flat) <= n else flat[: n - 1] + "…"
+    return cliutil.shown(flat if len(flat) <= n else flat[: n - 1] + "…")
 
 
 def _print_memory_line(m: Memory, extra: str = "") -> None:
-    status = "" if m.status == "active" else f" [{m.status}]"
-    print(f"{m.id}  {m.type}{status}  {_anchor_text(m)}  {_age(m)}{extra}")
+    status = "" if m.status == "active" else f" [{cliutil.shown(m.status)}]"
+    print(f"{cliutil.shown(m.id)}  {cliutil.shown(m.type)}{status}  {_anchor_text(m)}  {_age(m)}{extra}")
     print(f"    {_one_line(m.text)}")
 
 
 def _print_memory_full(m: Memory) -> None:
-    print(f"id:         {m.id}")
-    print(f"type:       {m.type}")
-    print(f"status:     {m.status}" + (f" ({m.status_reason})" if m.status_reason else ""))
+    show = cliutil.shown  # every field may come from a teammate's file: nothing reaches the terminal raw
+    print(f"id:         {show(m.id)}")
+    print(f"type:       {show(m.type)}")
+    print(f"status:     {show(m.status)}" + (f" ({show(m.status_reason)})" if m.status_reason else ""))
     print(f"anchor:     {_anchor_text(m)}")
-    print(f"source:     {m.source} (confidence {m.confidence:.2f})")
-    print(f"created:    {m.created_at} ({_age(m)})")
-    print(f"updated:    {m.updated_at}")
-    print(f"accessed:   {m.access_count} times" + (f", last {m.last_accessed_at}" if m.last_accessed_at else ""))
+    print(f"source:     {show(m.source)} (confidence {m.confidence:.2f})")
+    print(f"created:    {show(m.created_at)} ({_age(m)})")
+    print(f"updated:    {show(m.updated_at)}")
+    print(f"accessed:   {m.access_count} times" + (f", last {show(m.last_accessed_at)}" if m.last_accessed_at else ""))
     if m.tags:
-        print(f"tags:       {', '.join(m.tags)}")
+        print(f"tags:       {', '.join(show(t) for t in m.tags)}")
     if m.supersedes:
-        print(f"supersedes: {m.supersedes}")
+        print(f"supersedes: {show(m.supersedes)}")
     if m.superseded_by:
-        print(f"superseded by: {m.superseded_by}")
+        print(f"superseded by: {show(m.superseded_by)}")
     print()
-    print(m.text)
+    print(show(m.text, lines=True))
 
 
 # ---------------------------------------------------------------- handlers
@@ -348,7 +354,8 @@ def run_search(args: argparse.Namespace) -> int:
     if result.chunks:
         print("\nCode:")
         for c in result.chunks:
-            print(f"  {c.chunk.rel}:{c.chunk.start_line}  {c.chunk.symbol}  {_one_line(c.chunk.signature, 80)}")
+            where = cliutil.shown(f"{c.chunk.rel}:{c.chunk.start_line}  {c.chunk.symbol}")
+            print(f"  {where}  {_one_line(c.chunk.signature, 80)}")
     return 0
 
 
@@ -360,17 +367,17 @@ def run_stats(args: argparse.Namespace) -> int:
         cliutil.print_json(stats.to_dict())
         return 0
     print(f"Memories: {stats.total}")
-    print("By type (current): " + (", ".join(f"{t} {n}" for t, n in stats.by_type.items()) or "none"))
-    print("By status: " + (", ".join(f"{s} {n}" for s, n in stats.by_status.items()) or "none"))
+    print("By type (current): " + (", ".join(f"{cliutil.shown(t)} {n}" for t, n in stats.by_type.items()) or "none"))
+    print("By status: " + (", ".join(f"{cliutil.shown(s)} {n}" for s, n in stats.by_status.items()) or "none"))
     print(f"Stale (may be outdated): {stats.stale}")
     if stats.most_surfaced:
         print("Most surfaced:")
         for m in stats.most_surfaced:
-            print(f"  {m.surfaced_count:>5}  {m.id}  {_one_line(m.text, 70)}")
+            print(f"  {m.surfaced_count:>5}  {cliutil.shown(m.id)}  {_one_line(m.text, 70)}")
     if stats.important_without_memories:
         print("Important code with no memories yet (PageRank):")
         for rel, score in stats.important_without_memories:
-            print(f"  {score:.4f}  {rel}")
+            print(f"  {score:.4f}  {cliutil.shown(rel)}")
     return 0
 
 
@@ -403,7 +410,7 @@ def run_show(args: argparse.Namespace) -> int:
     if events:
         print("\nHistory:")
         for e in events:
-            print(f"  {e.at}  {_event_text(e)}")
+            print(f"  {cliutil.shown(e.at)}  {cliutil.shown(_event_text(e))}")
     return 0
 
 
@@ -432,10 +439,10 @@ def run_history(args: argparse.Namespace) -> int:
         return 0
     for i, m in enumerate(history.chain):
         marker = "current" if m.status in CURRENT_STATUSES else m.status
-        print(f"{i + 1}. {m.id}  {m.type}  [{marker}]  {m.created_at}")
+        print(f"{i + 1}. {cliutil.shown(f'{m.id}  {m.type}  [{marker}]  {m.created_at}')}")
         print(f"    {_one_line(m.text)}")
         for e in history.events.get(m.id, []):
-            print(f"      {e.at}  {_event_text(e)}")
+            print(f"      {cliutil.shown(e.at)}  {cliutil.shown(_event_text(e))}")
     return 0
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -105,8 +106,34 @@ def stderr_console() -> Console:
     return console(stderr=True)
 
 
+# what a terminal may act on or hide: C0 and C1 controls, ESC and DEL included (xterm honours UTF-8 C1 CSI
+# and OSC), bidi embeddings, overrides and isolates (they reorder what is shown), invisible characters
+# that make two names look alike (zero-width space, word joiner, BOM, tag characters), line and paragraph
+# separators, and lone surrogates (undecodable file-name bytes). Zero-width joiners stay: emoji and
+# scripts need them. One-line fields also lose \n and \t, so a file name cannot forge output lines.
+_UNSAFE = (
+    "\x00-\x08\x0b-\x1f\x7f-\x9f\u200b\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff\ud800-\udfff\U000e0000-\U000e007f"
+)
+_UNSAFE_RE = re.compile(f"[{_UNSAFE}]")
+_UNSAFE_LINE_RE = re.compile(f"[\t\n{_UNSAFE}]")
+
+
+def shown(value: object, *, lines: bool = False) -> str:
+    """``value`` (from the store or the repository) as the terminal may print it: every control, bidi or
+    invisible character as a visible escape (``\\x1b``, ``\\u202e``); one line unless ``lines``."""
+    text = str(value)
+    return (_UNSAFE_RE if lines else _UNSAFE_LINE_RE).sub(_visible, text.replace("\r\n", "\n") if lines else text)
+
+
+def _visible(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
 def print_json(data: Any) -> None:
-    json.dump(data, sys.stdout, indent=2, ensure_ascii=False, default=str)
+    """JSON on stdout; characters a terminal would act on are written as ``\\uXXXX`` escapes (same data)."""
+    text = json.dumps(data, indent=2, ensure_ascii=False, default=str)  # C0 is escaped already, C1 and bidi not
+    sys.stdout.write(_UNSAFE_RE.sub(lambda m: json.dumps(m.group())[1:-1], text))
     sys.stdout.write("\n")
 
 

@@ -94,7 +94,7 @@ def render(entries: Sequence[MapEntry]) -> str:
         grouped.setdefault(entry.rel, {}).setdefault(entry.line, entry)
     lines: list[str] = []
     for rel, by_line in grouped.items():
-        lines.append(f"{rel}:")
+        lines.append(f"{' '.join(rel.split())}:")  # a newline in a file name must not start a line of its own
         for line in sorted(by_line):
             entry = by_line[line]
             depth = entry.symbol.count(".")

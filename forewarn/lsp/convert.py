@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import time
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +18,7 @@ from lsprotocol import types
 
 from forewarn.memory.store import Memory
 from forewarn.memory.text import age_text, from_iso
+from forewarn.memory.vocabulary import MemoryType
 
 SOURCE = "forewarn"  # diagnostics' source: lets clients and users filter ours
 WARNING_TYPES = frozenset({"gotcha", "error_pattern"})  # things that bite: worth a squiggle
@@ -24,14 +26,15 @@ HOVER_TEXT_MAX_CHARS = 2_000  # a hover is a glance; the full text is one search
 SYMBOL_NAME_MAX_CHARS = 80  # symbol pickers show one line per entry
 DIAGNOSTIC_TEXT_MAX_CHARS = 1_000  # Problems views truncate long messages anyway
 
-TYPE_ICONS = {  # one glyph per memory type in symbol pickers, so types are told apart at a glance
-    "gotcha": "⚠",
-    "error_pattern": "✖",
-    "decision": "◆",
-    "dead_end": "⊘",
-    "convention": "≡",
-    "preference": "♥",
-    "todo": "☐",
+TYPE_ICONS: dict[str, str] = {  # one glyph per memory type in symbol pickers, so types are told apart at a glance
+    MemoryType.GOTCHA: "⚠",
+    MemoryType.ERROR_PATTERN: "✖",
+    MemoryType.DECISION: "◆",
+    MemoryType.DEAD_END: "⊘",
+    MemoryType.CONVENTION: "≡",
+    MemoryType.PREFERENCE: "♥",
+    MemoryType.TODO: "☐",
+    MemoryType.NOTE: "✎",
 }
 SYMBOL_KINDS = {  # memories have no code kind; these icons read as "event" and "key" in pickers
     "gotcha": types.SymbolKind.Event,
@@ -62,24 +65,130 @@ PROVENANCE = {  # how a memory's source reads in a message
 # ---------------------------------------------------------------- text safety
 
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
-# the characters that can open Markdown constructs: links and images ([ ] !), autolinks and HTML (< >),
-# entities (&), code (`), emphasis (* _ ~), headings (#), tables (|), and the escape itself; escaping
-# only these keeps prose readable in editors that show Markdown source (Neovim's hover float)
+# every character that can open a Markdown construct somewhere: escaped wholesale only in the short
+# fragments Forewarn writes inside its own markup (a type, a status), where position is not known
 MARKDOWN_ACTIVE = "\\`*_[]<>&#|~!"
 _MD_ACTIVE_RE = re.compile("([" + re.escape(MARKDOWN_ACTIVE) + "])")
+_ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")  # what a backslash escapes (CommonMark)
+# line starts that open a block (after the line is stripped): a heading, quote, bullet, ordered item,
+# fence, or a row of -, =, | and : (thematic break, setext underline, table delimiter row)
+_BLOCK_START_RE = re.compile(
+    r"#{1,6}(?=\s|$)|>|[-+*](?=\s|$)|\d{1,9}[.)](?=\s|$)|`{3,}|~{3,}|(?:\*\s*){3,}$|(?:_\s*){3,}$|[-=|:][-=|:\s]*$"
+)
+_DELIMITER_RUN_RE = re.compile(r"`+|\*+|_+|~+")
+_HTML_OR_AUTOLINK_RE = re.compile(r"<(?=[A-Za-z/!?]|[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@)")
+_ENTITY_RE = re.compile(r"&(?=#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|[A-Za-z][A-Za-z0-9]*;)")
+_LINK_CLOSE_RE = re.compile(r"\](?=[(\[:])")  # a link, image, reference or definition needs one of these
+_BARE_LINK_RE = re.compile(  # what GFM (VS Code) turns into links by itself: scheme://, www., user@host.tld
+    r"(?<=http)(?=://)|(?<=https)(?=://)|(?<=ftp)(?=://)|(?<=www)(?=\.)|(?<=[A-Za-z0-9._+-])(?=@[A-Za-z0-9_-]+\.[A-Za-z0-9])",
+    re.IGNORECASE,
+)
 
 
 def escape_markdown(text: str) -> str:
-    """Memory text as inert Markdown: no links (``command:`` or other), images, HTML, entities or code.
+    """Memory text as inert Markdown that reads as written: no link, image, HTML, heading, list, quote,
+    table, code or emphasis forms, and a backslash appears only where one of those could start.
 
-    CommonMark lets any ASCII punctuation be backslash-escaped, and an escaped character is always
-    literal: with brackets, angles and ampersands escaped, ``[x](command:...)``, ``<img>``, ``&#x3c;``
-    and ``<command:...>`` autolinks cannot form and render as plain text.
-    Control and bidi-override characters are dropped so text cannot hide or reorder what it shows.
+    CommonMark lets any ASCII punctuation be backslash-escaped; escaping every such character would
+    show in editors that print Markdown source (Neovim's hover float: ``charge\\_card``), so each
+    character is escaped only where it can open a construct: ``-``/``#``/``>``/``1.`` at a line's start,
+    ``_`` or ``*`` only where it could pair into emphasis (never ``charge_card``), a backtick only when
+    a run of its length could close it, ``]`` only before ``(``, ``[`` or ``:``, ``<`` only before a tag or autolink,
+    ``&`` only before an entity, and bare ``http://``, ``www.`` and ``user@host`` that GFM renderers
+    would link by themselves. Rendered, the text equals the input with control and bidi characters
+    dropped, each line's surrounding whitespace trimmed and blank-line runs kept as one paragraph break.
     """
     cleaned = _CONTROL_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
-    escaped = _MD_ACTIVE_RE.sub(r"\\\1", cleaned)
-    return escaped.replace("\n", "  \n")  # a hard break: newlines the author wrote stay newlines
+    paragraphs: list[list[str]] = [[]]
+    for line in cleaned.split("\n"):
+        line = line.strip()  # leading spaces would make an indented code block; trailing ones a line break
+        if line:
+            paragraphs[-1].append(line)
+        elif paragraphs[-1]:
+            paragraphs.append([])
+    return "\n\n".join("  \n".join(_escape_paragraph(lines)) for lines in paragraphs if lines)
+
+
+def _escape_paragraph(lines: list[str]) -> list[str]:
+    """Lines of one paragraph, escaped: which characters open something depends on the whole paragraph."""
+    text = "\n".join(lines)
+    escape: set[int] = set()  # offsets in ``text`` to put a backslash before
+    start = 0
+    for line in lines:  # block starts: every line is taken as a paragraph's first, the worst case
+        if (m := _BLOCK_START_RE.match(line)) is not None:
+            first = line[0]
+            if first.isdigit():
+                escape.add(start + m.end() - 1)  # "1." → "1\.": the delimiter, not the number
+            elif first in "*_`~":
+                escape.update(range(start, start + len(line) - len(line.lstrip(first))))  # the whole run
+            else:
+                escape.add(start)
+        start += len(line) + 1
+    for i, ch in enumerate(text):
+        if ch == "\\" and (i + 1 == len(text) or text[i + 1] in _ASCII_PUNCT or text[i + 1] == "\n"):
+            escape.add(i)  # an escape, or a hard line break
+    for pattern in (_HTML_OR_AUTOLINK_RE, _ENTITY_RE, _LINK_CLOSE_RE):
+        escape.update(m.start() for m in pattern.finditer(text))
+    escape.update(m.start() for m in _BARE_LINK_RE.finditer(text))  # the "." or ":" or "@" after
+    escape |= _pairing_delimiters(text, escape)
+    return "".join(("\\" + ch if i in escape else ch) for i, ch in enumerate(text)).split("\n")
+
+
+def _pairing_delimiters(text: str, escaped: set[int]) -> set[int]:
+    """Offsets of backticks, ``*``, ``_`` and ``~`` that could pair into a code span, emphasis or strikethrough.
+
+    Backticks are all escaped once a paragraph has two runs (or a fence): an escaped backtick cannot open
+    a code span but can still close one, so escaping only some could pair the rest. An emphasis run is left
+    alone when it cannot open or close (between two spaces; ``_`` between letters or digits, as in
+    ``snake_case``) or has no partner after it. The flanking tests are looser than CommonMark's, so
+    renderers that differ in details stay covered.
+    """
+    runs: dict[str, list[tuple[int, int, bool, bool]]] = {}
+    ticks = [m for m in _DELIMITER_RUN_RE.finditer(text) if m.group()[0] == "`"]
+    out: set[int] = set()
+    if len(ticks) > 1 or any(m.start() in escaped for m in ticks):
+        out.update(i for m in ticks for i in range(m.start(), m.end()))
+    for m in _DELIMITER_RUN_RE.finditer(text):
+        char = m.group()[0]
+        if char == "`" or m.start() in escaped:  # backticks done; a run already made literal as a block start
+            continue
+        before = text[m.start() - 1] if m.start() > 0 else " "
+        after = text[m.end()] if m.end() < len(text) else " "
+        if char == "_" and _word_char(before) and _word_char(after):
+            continue  # intraword: cannot open or close (snake_case_name)
+        else:
+            runs.setdefault(char, []).append((m.start(), m.end(), not after.isspace(), not before.isspace()))
+    for found in runs.values():
+        active = [r for r in found if r[2] or r[3]]
+        opener = next((i for i, r in enumerate(active) if r[2]), None)
+        if opener is not None and any(r[3] for r in active[opener + 1 :]):
+            for run_start, run_end, _, _ in active:
+                out.update(range(run_start, run_end))
+    return out
+
+
+def _word_char(ch: str) -> bool:
+    return unicodedata.category(ch)[0] in "LN"
+
+
+def escape_inline(text: str) -> str:
+    """A short value inside Forewarn's own markup (a type, a status): one line, every active character escaped."""
+    return _MD_ACTIVE_RE.sub(r"\\\1", " ".join(_CONTROL_RE.sub("", text).split()))
+
+
+def code_span(text: str) -> str:
+    """``text`` as one inline code span that nothing in it can end early: whitespace (newlines too) collapsed
+    to single spaces, fenced by more backticks than its longest run, padded when it starts or ends with one."""
+    flat = " ".join(_CONTROL_RE.sub("", text).split())
+    longest = max((len(run) for run in re.findall(r"`+", flat)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
+
+
+def flat_text(text: str) -> str:
+    """A name or path for a plain-text field (a symbol picker, a diagnostic): one line, no control characters."""
+    return " ".join(_CONTROL_RE.sub("", text).split())
 
 
 def one_line(text: str, limit: int) -> str:
@@ -160,6 +269,11 @@ class DiagnosticHit:
     neighbour: Span | None = None  # the neighbour's anchor, for relatedInformation
 
 
+def _place(span: Span) -> str:
+    """``file::symbol`` for a plain-text message: a file or symbol name cannot break it onto more lines."""
+    return flat_text(span.file + (f"::{span.symbol}" if span.symbol else ""))
+
+
 def severity(memory: Memory, *, neighbour: bool) -> types.DiagnosticSeverity:
     """Stale → Hint; neighbours → Information; gotcha/error_pattern → Warning; the rest Information."""
     if memory.status == "stale":
@@ -173,7 +287,7 @@ def diagnostic_message(memory: Memory, now: float | None = None, *, neighbour: S
     head = memory.type.replace("_", " ")
     if memory.status == "stale":
         head += " (stale: the code it describes changed)"
-    where = f" [about {neighbour.file}{'::' + neighbour.symbol if neighbour.symbol else ''}]" if neighbour else ""
+    where = f" [about {_place(neighbour)}]" if neighbour else ""
     text = one_line(memory.text, DIAGNOSTIC_TEXT_MAX_CHARS)
     return f"{head}{where}: {text} — {age(memory.created_at, now)}, {provenance(memory.source)}"
 
@@ -199,8 +313,7 @@ def diagnostics(
             related = [
                 types.DiagnosticRelatedInformation(
                     location=types.Location(uri=hit.neighbour.uri, range=hit.neighbour.range),
-                    message=f"anchored at {hit.neighbour.file}"
-                    + (f"::{hit.neighbour.symbol}" if hit.neighbour.symbol else ""),
+                    message=f"anchored at {_place(hit.neighbour)}",
                 )
             ]
         out.append(
@@ -236,10 +349,8 @@ def hover_markdown(
     if not memories and importance is None:
         return None
     lines: list[str] = []
-    if symbol:
-        lines.append(f"**Forewarn** · `{symbol.replace('`', '')}`")
-    else:
-        lines.append("**Forewarn**")
+    name = flat_text(symbol or "")  # a JS computed name can hold newlines and Markdown: one code span, unbreakable
+    lines.append(f"**Forewarn** · {code_span(name)}" if name else "**Forewarn**")
     if importance is not None:
         lines.append(
             f"Importance: its file ranks {importance.rank} of {importance.files} by PageRank; "
@@ -247,12 +358,12 @@ def hover_markdown(
         )
     for memory in memories:
         text = memory.text if len(memory.text) <= HOVER_TEXT_MAX_CHARS else memory.text[:HOVER_TEXT_MAX_CHARS] + "…"
-        status = "" if memory.status == "active" else f" ({escape_markdown(memory.status)})"
+        status = "" if memory.status == "active" else f" ({escape_inline(memory.status)})"
         lines.append("---")
         lines.append(
-            f"**{escape_markdown(memory.type.replace('_', ' '))}**{status} · "
-            f"{escape_markdown(age(memory.created_at, now))} · {escape_markdown(provenance(memory.source))}"
-            f" · id `{memory.id.replace('`', '')}`"
+            f"**{escape_inline(memory.type.replace('_', ' '))}**{status} · "
+            f"{escape_inline(age(memory.created_at, now))} · {escape_inline(provenance(memory.source))}"
+            f" · id {code_span(memory.id)}"
         )
         lines.append(escape_markdown(text))
     return "\n\n".join(lines)
@@ -330,17 +441,17 @@ def memory_symbol(memory: Memory, anchor: Span) -> types.WorkspaceSymbol:
         name=name,
         kind=SYMBOL_KINDS.get(memory.type, types.SymbolKind.Event),
         location=types.Location(uri=anchor.uri, range=anchor.range),
-        container_name=anchor.file + (f"::{anchor.symbol}" if anchor.symbol else ""),
+        container_name=_place(anchor),
         tags=[types.SymbolTag.Deprecated] if memory.status in ("stale", "superseded") else None,
     )
 
 
 def chunk_symbol(chunk: ChunkView) -> types.WorkspaceSymbol:
     return types.WorkspaceSymbol(
-        name=chunk.symbol,
+        name=flat_text(chunk.symbol),
         kind=CHUNK_KINDS.get(chunk.kind, types.SymbolKind.Function),
         location=types.Location(uri=chunk.uri, range=line_span_range(chunk.start_line, chunk.end_line)),
-        container_name=chunk.file,
+        container_name=flat_text(chunk.file),
     )
 
 
@@ -376,7 +487,7 @@ def code_actions(
     ``remember`` and ``supersede`` need text the user types: their argument carries ``text: null``
     and editor clients prompt for it before running the command (see docs/internals.md).
     """
-    where = f" for {symbol}" if symbol else " here"
+    where = f" for {flat_text(symbol)}" if symbol else " here"
     actions = [
         types.CodeAction(
             title=f"Forewarn: remember a gotcha{where}",

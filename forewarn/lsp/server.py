@@ -40,7 +40,7 @@ from forewarn import __version__
 from forewarn.config import Settings
 from forewarn.lsp import commands, convert
 from forewarn.lsp import settings as lsp_settings
-from forewarn.lsp.session import FolderSession, IndexProgress
+from forewarn.lsp.session import FolderSession, IndexProgress, Unavailable
 from forewarn.workspace import relocation
 
 log = logging.getLogger(__name__)
@@ -268,10 +268,22 @@ class ForewarnServer(LanguageServer):
             log.error("background task failed", exc_info=exc)
 
     async def read(self, fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self.reads, fn, *args)
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self.reads, fn, *args)
+        finally:
+            self.tell_damage()
 
     async def write(self, fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self.writes, fn, *args)
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self.writes, fn, *args)
+        finally:
+            self.tell_damage()
+
+    def tell_damage(self) -> None:
+        """A folder whose memory database turned out damaged: one error message, naming the way out."""
+        for session in list(self.sessions.values()):
+            if (message := session.take_damage()) is not None:
+                self.tell(f"Forewarn: {message}", types.MessageType.Error)
 
     def tell(self, message: str, kind: types.MessageType = types.MessageType.Warning) -> None:
         log.log(logging.ERROR if kind == types.MessageType.Error else logging.WARNING, "%s", message)
@@ -420,11 +432,13 @@ class ForewarnServer(LanguageServer):
 
     async def index(self, session: FolderSession, rels: list[str] | None = None) -> Any:
         """Index (all, or ``rels``) with ``$/progress`` when the client shows it; then republish."""
-        if session.engine is None:
+        if session.engine is None or session.damage is not None:
             return None  # its open failed, and the user was told why
         progress = await self.begin_progress(f"Forewarn: indexing {session.root.name}")
         try:
             report = await self.write(session.index, rels, progress)
+        except Unavailable:  # its memory database turned out damaged: told once, by ``write``
+            report = None
         except Exception as exc:
             log.exception("indexing %s failed", session.root)
             self.tell(f"Forewarn: indexing {session.root} failed: {exc}", types.MessageType.Error)
@@ -439,7 +453,7 @@ class ForewarnServer(LanguageServer):
     async def backfill(self, session: FolderSession) -> int:
         """Embed the memories that lack vectors, one small batch per writer job (opens never wait for it)."""
         key = str(session.root)
-        if key in self._backfilling or session.engine is None:
+        if key in self._backfilling or session.engine is None or session.damage is not None:
             return 0
         self._backfilling.add(key)
         total = 0

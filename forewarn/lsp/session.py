@@ -7,13 +7,14 @@ dicts for command results), so handlers only map them to protocol types.
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
@@ -22,7 +23,13 @@ from forewarn.config import Settings
 from forewarn.errors import ForewarnError
 from forewarn.lsp import convert
 from forewarn.lsp.convert import ChunkView, DiagnosticHit, Importance, Span
-from forewarn.memory.store import AmbiguousMemoryIdError, InvalidMemoryError, Memory, MemoryNotFoundError
+from forewarn.memory.store import (
+    AmbiguousMemoryIdError,
+    InvalidMemoryError,
+    Memory,
+    MemoryDatabaseCorruptError,
+    MemoryNotFoundError,
+)
 from forewarn.memory.vocabulary import ANCHORED_STATUSES, MemorySource, MemoryStatus
 from forewarn.workspace.limits import PROACTIVE_LIMIT, SEARCH_CHUNKS
 
@@ -38,6 +45,34 @@ HOVER_MEMORIES = 10  # memories in one hover: more would not fit the popup
 
 class Unavailable(ForewarnError):
     """The folder has no working engine (unreadable workspace, damaged database…); says why."""
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+Method = Callable[Concatenate["FolderSession", P], R]
+
+
+def _refusing_damage(quiet: Callable[[], Any] | None = None) -> Callable[[Method[P, R]], Method[P, R]]:
+    """A session call on a damaged memory database: ``quiet()``'s empty answer (diagnostics, hovers and
+    background work show nothing), else ``Unavailable`` naming ``forewarn memory recover`` (requests
+    answer RequestFailed). The first sighting, at open or from any call, is kept for ``take_damage``."""
+
+    def wrap(method: Method[P, R]) -> Method[P, R]:
+        @functools.wraps(method)
+        def guarded(self: FolderSession, *args: P.args, **kwargs: P.kwargs) -> R:
+            if self.damage is None:
+                try:
+                    return method(self, *args, **kwargs)
+                except MemoryDatabaseCorruptError as exc:
+                    self.damage = exc
+            if quiet is not None:
+                result: R = quiet()
+                return result
+            raise Unavailable(str(self.damage)) from self.damage
+
+        return guarded
+
+    return wrap
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +91,8 @@ class FolderSession:
         self.settings = settings
         self.engine: Workspace | None = None
         self.problems: list[str] = []
+        self.damage: MemoryDatabaseCorruptError | None = None  # the folder is refused until it is opened again
+        self._damage_told = False
         self.last_summary: str | None = None
         self.last_report: dict[str, Any] = {}
         self._cancel = threading.Event()
@@ -66,6 +103,7 @@ class FolderSession:
     # ------------------------------------------------------------ lifecycle
 
     def open(self) -> None:
+        self.damage = None  # opened again (settings changed): a recovered database is checked afresh
         if not self.root.is_dir():
             self.problems.append(f"Forewarn: workspace folder {self.root} does not exist or is not a directory")
             return
@@ -75,17 +113,29 @@ class FolderSession:
 
             # vectors missing for this model are embedded by ``backfill`` batches after indexing, not here
             self.engine = Workspace.open(self.root, self.settings, backfill_on_open=False)
+        except MemoryDatabaseCorruptError as exc:  # told once, as an error, by ``take_damage``
+            self.damage = exc
+            return
         except Exception as exc:  # keep serving: other folders and the protocol still work
             log.exception("cannot open the memory engine for %s", self.root)
             self.problems.append(f"Forewarn: cannot open memories for {self.root}: {exc}")
             return
         self.memories_changed_elsewhere()  # the baseline: later commits by others count as changes
+        if self.damage is not None:
+            return
         if self.settings.embedder.enabled and self.engine.embedder_problem:
             self.problems.append(f"Forewarn: search is lexical-only: {self.engine.embedder_problem}")
 
     def take_problems(self) -> list[str]:
         problems, self.problems = self.problems, []
         return problems
+
+    def take_damage(self) -> str | None:
+        """The damaged-database message, the first time it is asked for after the damage was found."""
+        if self.damage is None or self._damage_told:
+            return None
+        self._damage_told = True
+        return str(self.damage)
 
     def apply_settings(self, settings: Settings) -> None:
         reopen = settings.index != self.settings.index or settings.embedder != self.settings.embedder
@@ -106,6 +156,8 @@ class FolderSession:
             self.engine = None
 
     def _engine(self) -> Workspace:
+        if self.damage is not None:
+            raise Unavailable(str(self.damage))
         if self.engine is None:
             raise Unavailable(f"memories for {self.root} are unavailable (see the earlier message)")
         return self.engine
@@ -119,6 +171,7 @@ class FolderSession:
 
     # ------------------------------------------------------------ indexing
 
+    @_refusing_damage()
     def index(self, rels: list[str] | None, progress: Callable[[IndexProgress], None] | None = None) -> dict[str, Any]:
         """Index everything (``rels`` None) or a few files; the engine then re-anchors or stales memories."""
         engine = self._engine()
@@ -153,17 +206,20 @@ class FolderSession:
         log.info("indexed %s: %s; memories: %s", self.root, self.last_summary, reconciled)
         return self.last_report
 
+    @_refusing_damage(lambda: 0)
     def backfill(self, batch: int) -> int:
         """Embed up to ``batch`` memories that lack a vector for the current model; how many were embedded."""
         if self.engine is None:
             return 0
         return self.engine.backfill_vectors(batch=batch, limit=batch)
 
+    @_refusing_damage(lambda: None)
     def flush(self) -> None:
         """Persist the vector index (idle time, shutdown)."""
         if self.engine is not None:
             self.engine.flush()
 
+    @_refusing_damage()
     def accept(self, memory_id: str) -> dict[str, Any]:
         """The user acted on a memory (opened it from search, applied it): reinforce it."""
         engine = self._engine()
@@ -172,6 +228,7 @@ class FolderSession:
 
     # ------------------------------------------------------------ what a file shows
 
+    @_refusing_damage(list)
     def file_hits(self, rel: str, text: str | None, dirty: bool = False) -> list[DiagnosticHit]:
         """The memories to show on ``rel``, placed on their current spans."""
         engine = self.engine
@@ -195,6 +252,7 @@ class FolderSession:
             out.append(DiagnosticHit(memory, here, neighbour=there))
         return out
 
+    @_refusing_damage(lambda: False)
     def memories_changed_elsewhere(self) -> bool:
         """True once after another process (the CLI, a second editor) committed to the memory database."""
         if self.engine is None:
@@ -223,12 +281,14 @@ class FolderSession:
 
     # ------------------------------------------------------------ hover and code actions
 
+    @_refusing_damage(lambda: None)
     def symbol_at(self, rel: str, line: int) -> str | None:
         if self.engine is None or self.full_index_running.is_set():
             return None  # code spans wait for the index; answering without one beats blocking
         chunk = self.engine.indexer.chunk_at(rel, line)
         return chunk.symbol if chunk is not None and chunk.kind != "module" else None
 
+    @_refusing_damage(lambda: (None, [], None))
     def symbol_info(self, rel: str, line: int) -> tuple[str | None, list[Memory], Importance | None]:
         """The symbol at ``line``, the memories anchored to it and its file's importance."""
         if self.engine is None:
@@ -268,6 +328,7 @@ class FolderSession:
             return None
         return self._span(anchor.file, anchor, None)
 
+    @_refusing_damage(lambda: None)
     def resolve_id(self, memory_id: str) -> str | None:
         """The full id of ``memory_id`` (a full id or a unique prefix) in this folder, or None."""
         if self.engine is None:
@@ -279,6 +340,7 @@ class FolderSession:
         except (MemoryNotFoundError, InvalidMemoryError):
             return None
 
+    @_refusing_damage()
     def search(self, query: str, k: int, mtype: str | None, rel: str | None) -> dict[str, Any]:
         chunks = 0 if self.full_index_running.is_set() else SEARCH_CHUNKS  # code search waits for the index
         result = self._engine().search(query, k, types=(mtype,) if mtype else (), file=rel, chunks=chunks)
@@ -294,6 +356,7 @@ class FolderSession:
         c = hit.chunk
         return ChunkView(c.rel, self.uri_of(c.rel), c.symbol, c.kind, c.start_line, c.end_line, c.signature, hit.score)
 
+    @_refusing_damage(list)
     def symbols(self, query: str, memories: int, chunks: int) -> list[types.WorkspaceSymbol]:
         if self.engine is None:
             return []
@@ -304,6 +367,7 @@ class FolderSession:
         out = [convert.memory_symbol(s.memory, self.anchor_span(s.memory) or root) for s in result.memories]
         return out + [convert.chunk_symbol(self._chunk_view(c)) for c in result.chunks]
 
+    @_refusing_damage()
     def remember(
         self, text: str, mtype: str, rel: str | None, symbol: str | None, line: int | None, tags: list[str]
     ) -> dict[str, Any]:
@@ -319,29 +383,35 @@ class FolderSession:
             "redacted": list(outcome.redacted),
         }
 
+    @_refusing_damage()
     def supersede(self, memory_id: str, text: str, mtype: str | None) -> dict[str, Any]:
         engine = self._engine()
         new = engine.supersede(memory_id, text, type=mtype)
         engine.accept(new.id)  # the user acted on this lesson: the replacement carries it on
         return {"id": new.id, "superseded": memory_id, "memory": convert.memory_result(new, self.anchor_span(new))}
 
+    @_refusing_damage()
     def forget(self, memory_id: str) -> dict[str, Any]:
         return _status(self._engine().forget(memory_id))
 
+    @_refusing_damage()
     def confirm(self, memory_id: str) -> dict[str, Any]:
         engine = self._engine()
         memory = engine.confirm(memory_id)
         engine.accept(memory.id)
         return _status(memory)
 
+    @_refusing_damage()
     def mark_outdated(self, memory_id: str) -> dict[str, Any]:
         return _status(self._engine().mark_stale(memory_id))
 
+    @_refusing_damage()
     def repo_map(self, budget: int, focus: list[str]) -> dict[str, Any]:
         rmap = self._engine().indexer.repo_map(budget, focus_files=focus)
         files = [{"file": rel, "uri": self.uri_of(rel), "score": score} for rel, score in rmap.ranked_files[:MAP_FILES]]
         return {"text": rmap.text, "tokens": rmap.tokens, "files": files}
 
+    @_refusing_damage()
     def stats(self) -> dict[str, Any]:
         data: dict[str, Any] = self._engine().stats().to_dict()
         for item in data["important_without_memories"]:

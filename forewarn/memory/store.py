@@ -41,7 +41,15 @@ from forewarn.memory.vocabulary import (
     MemoryStatus,
     MemoryType,
 )
-from forewarn.sqlite import CACHE_KIB, Migration, connect, migrate, transaction
+from forewarn.sqlite import (
+    CACHE_KIB,
+    GuardedConnection,
+    Migration,
+    connect_guarded,
+    is_corruption,
+    migrate,
+    transaction,
+)
 
 log = logging.getLogger(__name__)
 
@@ -72,9 +80,10 @@ class MemoryDatabaseCorruptError(MemoryError_):
     """
 
     def __init__(self, path: Path, cause: BaseException) -> None:
+        reason = " ".join(str(cause).split())  # one line: front ends print it as one
         super().__init__(
-            f"The memory database {path} cannot be read ({cause}). It was left untouched; "
-            f"run `forewarn memory recover` to salvage its memories (the original is kept)."
+            f"The memory database {path} is damaged ({reason}). Forewarn stopped reading and writing it and "
+            f"left it untouched; run `forewarn memory recover` to salvage its memories (the damaged file is kept)."
         )
         self.path = path
         self.cause = cause
@@ -363,13 +372,6 @@ def _placeholders(n: int) -> str:
     return ", ".join("?" * n)
 
 
-def _is_corruption(exc: BaseException) -> bool:
-    text = str(exc).lower()
-    return isinstance(exc, sqlite3.DatabaseError) and (
-        "not a database" in text or "malformed" in text or "corrupt" in text or "disk image" in text
-    )
-
-
 class MemoryStore:
     """The memory database. Thread-safe: one connection, every call serialized by a re-entrant lock.
 
@@ -386,15 +388,30 @@ class MemoryStore:
         self._df_at = -DOC_COUNT_TTL_S
         self._doc_count = 0
         self._doc_count_at = -DOC_COUNT_TTL_S
+        # checked on open, then every statement stops at the first sign of damage: see GuardedConnection
+        self._guard: GuardedConnection = connect_guarded(self.path, self._damaged)
+        self.conn: sqlite3.Connection = self._guard
         try:
-            self.conn = connect(self.path)
             self.conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
             migrate(self.conn, MIGRATIONS, what=f"memory database {self.path}")
             self.conn.execute("SELECT count(*) FROM memories").fetchone()
         except sqlite3.DatabaseError as exc:
-            if _is_corruption(exc):
-                raise MemoryDatabaseCorruptError(self.path, exc) from exc
+            if is_corruption(exc):
+                self._guard.refuse(exc)
+            self.conn.close()
             raise
+        except BaseException:
+            self.conn.close()
+            raise
+
+    def _damaged(self, cause: BaseException) -> MemoryDatabaseCorruptError:
+        return MemoryDatabaseCorruptError(self.path, cause)
+
+    @property
+    def damage(self) -> MemoryDatabaseCorruptError | None:
+        """Why this store refuses every call (the database is damaged), or None while it is sound."""
+        damage = self._guard.damage
+        return damage if isinstance(damage, MemoryDatabaseCorruptError) else None
 
     def close(self) -> None:
         with self._lock:

@@ -211,14 +211,19 @@ def normalise_text(text: str) -> str:
     return _WS_RE.sub(" ", text).strip().casefold()
 
 
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# C0 but newline and tab, DEL, C1 (a terminal may act on U+009B CSI and U+009D OSC), the bidi embeddings,
+# overrides and isolates that reorder what a reader sees, and the invisible tag characters
+_CONTROL_RE = re.compile(
+    r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\u202a-\u202e\u2066-\u2069\U000e0000-\U000e007f]"
+)
 
 
 def clean_memory_text(text: str) -> str:
-    """Memory text as stored: control characters (other than newline/tab) removed, ends trimmed.
+    """Memory text as stored: control, C1, bidi-override and tag characters removed (NEL and CR become
+    newlines; newline and tab stay), ends trimmed. Idempotent: cleaning stored text changes nothing.
 
     Lone surrogates (undecodable command-line bytes, ``\\ud800`` in JSON) cannot be stored as UTF-8:
     they become U+FFFD, so the rest of the text is kept instead of the write failing.
     """
     text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-    return _CONTROL_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n")).strip()
+    return _CONTROL_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n").replace("\x85", "\n")).strip()

@@ -210,20 +210,28 @@ class Workspace:
         settings = settings or Settings()
         root = Path(root).resolve()
         wdir = paths.workspace_dir(root)
-        store = MemoryStore(wdir / "memory.db")
-        reason: str | None = None
-        emb: Any | None
-        if embedder == "auto":
-            emb, reason = _open_embedder(settings)
-        else:
-            emb = embedder
-            reason = None if emb is not None else "the embedder was not requested"
-        idx = indexer if indexer is not None else Indexer(root, settings)
-        return cls(root, settings, idx, store, emb, reason, clock, backfill_on_open=backfill_on_open)
+        store = MemoryStore(wdir / "memory.db")  # checked on open: a damaged one raises MemoryDatabaseCorruptError
+        idx: IndexerLike | None = None
+        try:
+            reason: str | None = None
+            emb: Any | None
+            if embedder == "auto":
+                emb, reason = _open_embedder(settings)
+            else:
+                emb = embedder
+                reason = None if emb is not None else "the embedder was not requested"
+            idx = indexer if indexer is not None else Indexer(root, settings)
+            return cls(root, settings, idx, store, emb, reason, clock, backfill_on_open=backfill_on_open)
+        except BaseException:  # damage found while loading vectors, a bad index: close what was opened
+            store.close()
+            if idx is not None and indexer is None:
+                idx.close()
+            raise
 
     def close(self) -> None:
         self._chunk_pool.shutdown(wait=True)
-        self._write_surfaced()
+        if self.store.damage is None:  # a damaged store refuses the write; closing must still close
+            self._write_surfaced()
         with self._lock:
             if self.vectors is not None:
                 self.vectors.close()

@@ -140,6 +140,8 @@ def test_gotcha_diagnostic_hover_and_search(
     assert diagnostic["code"], "the diagnostic's code is the memory id"
     assert gotcha_workspace.marker in result["hover"]
     assert gotcha_workspace.symbol in result["hover"]
+    # Neovim shows the Markdown source: escapes only where a construct could start, and none in this text
+    assert gotcha_workspace.text in result["hover"] and "\\" not in result["hover"], result["hover"]
 
     picked = result["search"]
     assert any(gotcha_workspace.marker in item for item in picked["items"]), picked
@@ -285,8 +287,9 @@ def test_gotcha_on_a_real_terminal_screen(gotcha_workspace: Gotcha, tmp_path: Pa
     (artifacts / "nvim-screen.txt").write_text(plain)
     flat = " ".join(plain.replace("│", " ").split())  # the hover float wraps long lines
     assert "■ gotcha: Retrying" in plain, f"no diagnostic virtual text on screen:\n{plain}"
-    # the hover float wraps and shows the server's Markdown escapes as they are, so assert on plain words
     assert f"Forewarn · {gotcha_workspace.symbol}" in flat and "Importance" in flat, f"no hover on screen:\n{plain}"
+    # the float shows the Markdown source: no backslash where no construct could start (charge_card, double-charges)
+    assert "charge_card" in flat and "\\" not in flat, f"escapes show in the hover:\n{plain}"
     assert "idempotency key" in flat, f"the gotcha is not in the hover:\n{plain}"
 
     page = tmp_path / "screen.html"

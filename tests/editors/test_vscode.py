@@ -192,6 +192,7 @@ def test_gotcha_in_problems_view_and_hover(
     )
     assert gotcha_workspace.marker in result["problems"]
     assert gotcha_workspace.marker in result["hover"]
+    assert "charge_card after a timeout double-charges" in result["hover"] and "\\" not in result["hover"], result
     publish_screenshot(Path(result["screenshot"]), "vscode-gotcha.png")
     print(f"VS Code steps: {result['steps']}")
 

@@ -8,14 +8,15 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 from lsprotocol import types
+from markdown_it import MarkdownIt
 
 from forewarn.lsp import convert
 from forewarn.lsp import settings as lsp_settings
 from forewarn.lsp.convert import DiagnosticHit, Span
 from forewarn.memory.store import Anchor, Memory
+from forewarn.memory.vocabulary import MemoryType
 
 NOW = 1_800_000_000.0  # a fixed "now" so ages are reproducible
-PUNCT = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 
 def memory(mid: str, mtype: str = "gotcha", status: str = "active", text: str = "t", days: float = 0) -> Memory:
@@ -29,38 +30,86 @@ def span(line: int | None = 3, end: int | None = 5, file: str = "a.py") -> Span:
     return Span(f"file:///w/{file}", file, "f" if line else None, line, end)
 
 
-def all_escaped(markdown: str) -> bool:
-    """Every character that can open a Markdown construct is part of a backslash escape pair."""
-    i = 0
-    while i < len(markdown):
-        ch = markdown[i]
-        if ch == "\\":
-            if i + 1 >= len(markdown) or markdown[i + 1] not in PUNCT:  # escapes only ever precede punctuation
-                return False
-            i += 2
-            continue
-        if ch in convert.MARKDOWN_ACTIVE:
-            return False
-        i += 1
-    return True
+# CommonMark with raw HTML, tables and strikethrough on: the most a client could render
+RENDER = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+ORDINARY = ["charge_card", "double-charges", "snake_case_name", "a - b", "2*3*4", "Money.from_decimal (not float)",
+            "R&D owns it", "x < y and y > z", "cost: 5 * n", "see issue #12", "~/src/app", "a_b_ c _d", "3.14",
+            "it's *not* safe", "wrap `charge_card` in a retry"]  # fmt: skip
+MARKDOWN_PIECES = st.sampled_from(
+    ["[a](command:x)", "[b]: command:y", "![i](https://e/x.png)", "<a href='command:z'>", "<img src=x>", "&amp;",
+     "&#60;", "```", "`", "``", "\\", "<x@y.z>", "<https://e>", "](", "[", "]", "\n", "\n\n", "    ", "*", "**", "_",
+     "__", "~", "~~", "|", "|---|", "- ", "+ ", "1. ", "2) ", "# ", "> ", "===", "---", "***", "http://e.example/x",
+     "www.e.example", "a@b.example", " ", "a", "é", "€", "\t", ":", "(", ")", "!", "=", "#"]
+)  # fmt: skip
+TEXTS = st.one_of(st.text(max_size=200), st.lists(MARKDOWN_PIECES, max_size=16).map("".join))
 
 
-@given(st.text())
-def test_escaped_markdown_is_inert_and_lossless(text: str) -> None:
-    out = convert.escape_markdown(text)
-    assert all_escaped(out.replace("  \n", "\n"))
-    unescaped = re.sub(r"\\(.)", r"\1", out.replace("  \n", "\n"), flags=re.S)
-    assert unescaped == convert._CONTROL_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+def rendered_text(markdown: str) -> str:
+    """The text a reader sees: paragraphs' text, a line break as a newline, a paragraph break as a blank line.
+
+    Fails on any construct but a paragraph and a line break.
+    """
+    paragraphs: list[str] = []
+    for token in RENDER.parse(markdown):
+        if token.type == "inline":
+            parts: list[str] = []
+            for child in token.children or []:
+                assert child.type in ("text", "text_special", "hardbreak", "softbreak"), (child.type, markdown)
+                parts.append(child.content if child.type.startswith("text") else "\n")
+            paragraphs.append("".join(parts))
+        else:
+            assert token.type in ("paragraph_open", "paragraph_close"), (token.type, markdown)
+    return "\n\n".join(paragraphs)
 
 
-def test_escape_defuses_links_html_and_bidi() -> None:
+def normalised(text: str) -> str:
+    """What ``escape_markdown`` promises to keep: the text less control and bidi characters, each line
+    trimmed, runs of blank lines as one paragraph break."""
+    text = convert._CONTROL_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    return re.sub(r"\n\n+", "\n\n", "\n".join(line.strip() for line in text.split("\n"))).strip("\n")
+
+
+@given(TEXTS)
+def test_escaped_markdown_renders_as_the_text_itself(text: str) -> None:
+    markdown = convert.escape_markdown(text)
+    assert rendered_text(markdown) == normalised(text)
+    assert not re.search(r"<(?!/?(?:p|br)\b)", RENDER.render(markdown))  # paragraphs and line breaks only
+    assert not re.search(r"(?<!\\)(?:https?|ftp)://|(?<!\\)www\.", markdown, re.I)  # GFM would link these
+
+
+def test_ordinary_text_needs_no_backslash() -> None:
+    for text in ORDINARY:
+        assert rendered_text(convert.escape_markdown(text)) == text
+        if "`" not in text and "*not*" not in text and text != "2*3*4":
+            assert convert.escape_markdown(text) == text, text
+    # pairs render as code or emphasis (CommonMark: 2<em>3</em>4), so those alone are escaped
+    assert convert.escape_markdown("wrap `charge_card` in a retry") == "wrap \\`charge_card\\` in a retry"
+    assert convert.escape_markdown("2*3*4") == "2\\*3\\*4"
+    assert convert.escape_markdown("__init__ runs once") == "\\_\\_init\\_\\_ runs once"
+
+
+def test_escape_defuses_links_html_blocks_and_bidi() -> None:
     out = convert.escape_markdown("[x](command:rm) <script>&amp; ![i](http://e) \u202egnp.exe")
-    assert re.search(r"(?<!\\)\]\(", out) is None  # no unescaped "](": no link can form
-    assert "<script" not in out.replace("\\<", "") and "\u202e" not in out
-    assert out.startswith("\\[x\\](command:rm)")
-    assert convert.escape_markdown("Use Money.from_decimal (not float), please.") == (
-        "Use Money.from\\_decimal (not float), please."
+    assert out == "[x\\](command:rm) \\<script>\\&amp; ![i\\](http\\://e) gnp.exe"
+    out = convert.escape_markdown(
+        "- a\n1. b\n# c\n> d\n    e\n---\nf\n===\nsee http://evil.example/x or www.evil.example"
     )
+    assert out == (
+        "\\- a  \n1\\. b  \n\\# c  \n\\> d  \ne  \n\\---  \nf  \n\\===  \n"
+        "see http\\://evil.example/x or www\\.evil.example"
+    )
+
+
+def test_code_span_cannot_be_broken_and_names_stay_on_one_line() -> None:
+    assert convert.code_span("charge_card") == "`charge_card`"
+    assert convert.code_span("a``b") == "```a``b```"
+    assert convert.code_span("`x") == "`` `x ``"
+    assert convert.flat_text("A.[`x\n\n[**Click**](command:y)\n\n`]") == "A.[`x [**Click**](command:y) `]"
+
+
+def test_every_memory_type_has_an_icon() -> None:
+    assert set(MemoryType) <= set(convert.TYPE_ICONS)
+    assert len(set(convert.TYPE_ICONS.values())) == len(convert.TYPE_ICONS)  # told apart at a glance
 
 
 def test_severity_by_type_status_and_relation() -> None:

@@ -28,6 +28,7 @@ async def server(
     env: dict[str, str] | None = None,
     editor: str = "visual-studio-code",
     tolerant: bool = False,
+    folders: list[Path] | None = None,
 ) -> AsyncIterator[LanguageClient]:
     """An initialized client talking to a fresh server on ``root``; shut down cleanly afterwards.
 
@@ -48,7 +49,7 @@ async def server(
         types.InitializeParams(
             capabilities=client_capabilities(editor),
             root_uri=root.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
+            workspace_folders=[types.WorkspaceFolder(uri=f.as_uri(), name=f.name) for f in folders or [root]],
             initialization_options=options,
         )
     )

@@ -130,7 +130,7 @@ async def test_damaged_memory_database_is_reported_by_the_server_untouched(works
         f.write(b"garbage where the SQLite header was")
     before = sha(db)
     async with lsp.server(workspace, options={"embedder": {"enabled": False}}) as client:
-        with pytest.raises(Exception, match="unavailable"):
+        with pytest.raises(Exception, match="forewarn memory recover"):
             await lsp.command(client, "forewarn.search", {"query": "lesson"})
         shown = " ".join(m.message for m in client.messages)
     assert str(db) in shown and "untouched" in shown

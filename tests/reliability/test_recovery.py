@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -103,7 +104,7 @@ def test_store_refuses_a_damaged_database_without_changing_it(tmp_path: Path) ->
     assert sha(db) == before
 
 
-def test_destroyed_header_keeps_the_original_and_says_nothing_came_back(tmp_path: Path) -> None:
+def test_destroyed_header_keeps_the_original_and_still_reads_its_pages(tmp_path: Path) -> None:
     db = tmp_path / "memory.db"
     build(db, 200)
     with open(db, "r+b") as f:
@@ -111,10 +112,32 @@ def test_destroyed_header_keeps_the_original_and_says_nothing_came_back(tmp_path
     damaged = sha(db)
     report = recover_memory_db(db)
     assert report.corrupt and report.moved_to is not None
-    assert sha(report.moved_to) == damaged  # kept for a specialist tool; never deleted
+    assert sha(report.moved_to) == damaged  # kept; never deleted
     assert integrity_ok(db)
+    assert report.memories == 200  # the pages were read without SQLite's header (page size found from page 2)
     message = report.message()
     assert str(report.moved_to) in message and f"{report.memories} memories were recovered" in message
+    assert "header is destroyed" in message
+
+
+def test_recovery_time_is_bounded_by_the_file_not_by_row_ids(tmp_path: Path) -> None:
+    """A damaged page among rows with huge row ids: the old probe walked every row id up to 50 million."""
+    db = tmp_path / "memory.db"
+    build(db)
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE memories SET num = num + 40000000 WHERE num > 300")  # sparse, far-apart row ids
+    conn.commit()
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    page_size, page = page_of_table(db, "memories")
+    damage(db, page, page_size)
+    lines: list[str] = []
+    started = time.perf_counter()
+    report = recover_memory_db(db, progress=lines.append)
+    assert time.perf_counter() - started < 5.0
+    assert report.corrupt and report.memories >= MEMORIES * 0.8, report.message()
+    assert report.memories + report.unreadable["memories"] == MEMORIES  # the id index knows what was lost
+    assert any(line.startswith("reading") for line in lines)
 
 
 def test_cli_recovers_on_request(tmp_path: Path) -> None:

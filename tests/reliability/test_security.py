@@ -20,10 +20,12 @@ from lsprotocol import types
 from markdown_it import MarkdownIt
 
 from forewarn import paths
+from forewarn.config import Settings
 from forewarn.lsp import convert
+from forewarn.lsp.session import FolderSession
 from forewarn.memory.redact import redact
-from forewarn.memory.store import Memory
-from forewarn.memory.text import new_id
+from forewarn.memory.store import Anchor, Memory
+from forewarn.memory.text import new_id, to_iso
 from forewarn.memory.transfer import TransferError
 from forewarn.workspace.engine import Workspace
 from tests.reliability import crash, lsp
@@ -277,6 +279,86 @@ async def test_hover_through_the_server_shows_escaped_text(tmp_path: Path) -> No
     assert hover is not None and isinstance(hover.contents, types.MarkupContent)
     assert "click me" in hover.contents.value
     _assert_inert(hover.contents.value)
+
+
+# F6: a symbol name is data too. (a) a JS computed method name from a hostile source file; (b) an imported
+# anchor's symbol, which hovers show while a full index runs
+F6A_SOURCE = "class A {\n  [`x\n\n[**Click**](command:workbench.action.terminal.new)\n\n`]() { return 1; }\n}\n"
+F6B_SYMBOL = (
+    "finalize\n\n[**Click to fix**](command:workbench.action.terminal.new) ![t](https://127.0.0.1:9/pixel.png) "
+    "<img src=x onerror=alert(1)>\n\n`x"
+)
+HOVER_BLOCKS = {"paragraph_open", "paragraph_close", "inline", "hr"}
+HOVER_INLINE = {"text", "text_special", "hardbreak", "softbreak", "strong_open", "strong_close", "code_inline"}
+
+
+def _hover_parts(markdown: str) -> list[str]:
+    """The code spans of a hover, after checking it holds only what Forewarn writes: paragraphs, rules,
+    bold labels, code spans and line breaks (no link, image, HTML, heading, list or quote)."""
+    spans = []
+    for token in RENDER.parse(markdown):
+        assert token.type in HOVER_BLOCKS, (token.type, markdown)
+        for child in token.children or []:
+            assert child.type in HOVER_INLINE, (child.type, markdown)
+            if child.type == "code_inline":
+                spans.append(child.content)
+    assert not re.search(r"<(?!/?(?:p|strong|code|hr|br)\b)", RENDER.render(markdown))
+    return spans
+
+
+@settings(max_examples=int(os.environ.get("FOREWARN_FUZZ_EXAMPLES", "60")) * 3, deadline=None)
+@given(symbol=HOSTILE, text=HOSTILE)
+def test_hover_shows_any_symbol_as_one_unbroken_code_span(symbol: str, text: str) -> None:
+    markdown = convert.hover_markdown(symbol, [_memory(text)], None)
+    assert markdown is not None
+    spans = _hover_parts(markdown)
+    name = convert.flat_text(symbol)
+    assert spans == ([name] if name else []) + ["01HOVER00000000000000000000"]
+
+
+def _session(root: Path) -> FolderSession:
+    settings = Settings()
+    settings.embedder.enabled = False
+    session = FolderSession(root, settings)
+    session.open()
+    session.index(None)
+    return session
+
+
+def test_f6a_a_computed_js_method_name_cannot_add_a_link(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "evil.js").write_text(F6A_SOURCE)
+    session = _session(root)
+    try:
+        session.remember("calls the gateway twice", "gotcha", "evil.js", None, 2, [])
+        symbol, memories, importance = session.symbol_info("evil.js", 2)
+        assert symbol is not None and "\n" in symbol and "command:" in symbol  # the indexer keeps the name as written
+        markdown = convert.hover_markdown(symbol, memories, importance)
+        assert markdown is not None and "calls the gateway twice" in markdown
+        assert _hover_parts(markdown)[0] == "A.[`x [**Click**](command:workbench.action.terminal.new) `]"
+        picked = convert.chunk_symbol(convert.ChunkView("evil.js", "file:///evil.js", symbol, "method", 2, 6, ""))
+        assert "\n" not in picked.name  # the symbol picker shows one line
+    finally:
+        session.close()
+
+
+def test_f6b_an_imported_anchor_symbol_cannot_add_a_link_during_a_full_index(tmp_path: Path) -> None:
+    root = crash.make_workspace(tmp_path / "ws", files=2)
+    session = _session(root)
+    try:
+        made = session.remember("finalize runs twice on retry", "gotcha", "pkg0/mod0.py", None, None, [])
+        assert session.engine is not None
+        session.engine.store.update_anchor(made["id"], Anchor("pkg0/mod0.py", F6B_SYMBOL, 1, 100_000), at=to_iso(0), event=None)
+        session.full_index_running.set()  # hovers are answered from the stored anchors
+        symbol, memories, _ = session.symbol_info("pkg0/mod0.py", 3)
+        assert symbol == F6B_SYMBOL and [m.id for m in memories] == [made["id"]]
+        markdown = convert.hover_markdown(symbol, memories, None)
+        assert markdown is not None
+        assert _hover_parts(markdown)[0] == convert.flat_text(F6B_SYMBOL)
+        assert "https://127.0.0.1:9/pixel.png" in markdown  # shown as text inside the code span, never loaded
+    finally:
+        session.close()
 
 
 # ---------------------------------------------------------------- secrets
