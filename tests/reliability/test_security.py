@@ -349,7 +349,9 @@ def test_f6b_an_imported_anchor_symbol_cannot_add_a_link_during_a_full_index(tmp
     try:
         made = session.remember("finalize runs twice on retry", "gotcha", "pkg0/mod0.py", None, None, [])
         assert session.engine is not None
-        session.engine.store.update_anchor(made["id"], Anchor("pkg0/mod0.py", F6B_SYMBOL, 1, 100_000), at=to_iso(0), event=None)
+        session.engine.store.update_anchor(
+            made["id"], Anchor("pkg0/mod0.py", F6B_SYMBOL, 1, 100_000), at=to_iso(0), event=None
+        )
         session.full_index_running.set()  # hovers are answered from the stored anchors
         symbol, memories, _ = session.symbol_info("pkg0/mod0.py", 3)
         assert symbol == F6B_SYMBOL and [m.id for m in memories] == [made["id"]]
