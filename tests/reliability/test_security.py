@@ -73,7 +73,8 @@ async def test_tcp_listens_on_loopback_only_by_default() -> None:
 
 
 async def test_tcp_binds_elsewhere_only_when_configured() -> None:
-    proc, host, _ = await _serve_tcp("--host", "0.0.0.0")
+    # a non-loopback address needs --allow-remote as well as --host (the refusal itself: tests/lsp/test_tcp.py)
+    proc, host, _ = await _serve_tcp("--host", "0.0.0.0", "--allow-remote")
     try:
         assert host == "0.0.0.0"
     finally:
