@@ -500,9 +500,9 @@ def run_import(args: argparse.Namespace) -> int:
         cliutil.print_json(report.to_dict())
     else:
         for c in report.changes:
-            print(f"{c.id}  {c.action}" + (f"  {c.detail}" if c.detail else ""))
+            print(f"{cliutil.shown(c.id)}  {c.action}" + (f"  {cliutil.shown(c.detail)}" if c.detail else ""))
         for problem in report.invalid:
-            print(f"skipped {problem}")
+            print(f"skipped {cliutil.shown(problem)}")
         clamped = f", {report.clamped} dated in the future (clamped to now)" if report.clamped else ""
         print(
             f"{'Would import' if report.dry_run else 'Imported'} {report.path}: {report.added} added, "
