@@ -450,7 +450,9 @@ def _status_change(args: argparse.Namespace, action: str) -> int:
     with _engine(args, embedder=False) as engine:
         m = getattr(engine, action)(args.id)
     if args.json:
-        cliutil.print_json({"id": m.id, "status": m.status})
+        cliutil.print_json({"id": m.id, "status": m.status, **({"purged": True} if action == "purge" else {})})
+    elif action == "purge":
+        print(f"{m.id} is now {m.status}, its text purged (history keeps only that it was purged)")
     else:
         print(f"{m.id} is now {m.status}")
     return 0
