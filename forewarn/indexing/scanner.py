@@ -3,10 +3,14 @@
 Ignore rules follow git: ``.gitignore`` files at every level (a deeper file wins over a shallower
 one, the last matching line wins inside a file), ``.git/info/exclude``, plus Forewarn's own
 ``.forewarnignore`` (same syntax, read after ``.gitignore`` so it can re-include or exclude more)
-and ``settings.index.exclude``. Patterns are matched by ``pathspec``'s gitignore implementation.
+and ``settings.index.exclude``. Patterns are matched by :mod:`forewarn.indexing.ignore`, in time
+bounded by the pattern and the path. An ignore file is read only when it is a regular file inside the
+workspace and at most ``MAX_IGNORE_FILE_BYTES`` long (a repository is untrusted input: ``.gitignore``
+may be a link to ``/dev/zero``); any other is skipped, logged and reported among the skips.
 
 Symlinks are followed only when they stay inside the workspace and lead to a directory not walked
-yet, so a link loop or a link to ``/`` can never make a scan endless. Content checks (binary,
+yet, so a link loop or a link to ``/`` can never make a scan endless. The walk keeps its own stack of
+open directories, so a tree thousands of levels deep cannot exhaust Python's recursion limit. Content checks (binary,
 minified) need the file's bytes, so the indexer applies :func:`content_skip_reason` when it reads a
 file; the scanner only checks what ``stat`` tells.
 """
@@ -20,9 +24,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pathspec
-
+from forewarn import untrusted
 from forewarn.config import IndexSettings
+from forewarn.indexing.ignore import IgnoreRules
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +35,9 @@ ALWAYS_SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", ".forewarn", "node_modul
 VENV_MARKER = "pyvenv.cfg"  # a virtualenv holds thousands of third-party files; .gitignore often forgets it
 IGNORE_FILES = (".gitignore", ".forewarnignore")  # read in this order: later lines win
 BINARY_SNIFF_BYTES = 8192  # git's own heuristic: a NUL byte in the first 8 KB means binary
+# real ignore files are a few KiB (the largest generated monorepo ones tens of KiB); every line is
+# tried against every path, so the cap bounds time as well as memory
+MAX_IGNORE_FILE_BYTES = 256 * 1024
 
 # reasons a file was left out; stable strings so reports can be grouped by them
 SKIP_BINARY = "binary"
@@ -41,6 +48,7 @@ SKIP_SYMLINK_OUTSIDE = "symlink-outside-workspace"
 SKIP_SYMLINK_LOOP = "symlink-loop"
 SKIP_BROKEN_SYMLINK = "broken-symlink"
 SKIP_BAD_NAME = "non-utf8-name"
+SKIP_NOT_REGULAR = untrusted.REFUSED_NOT_REGULAR  # an ignore file that is a device, FIFO or directory
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,16 +93,15 @@ class _IgnoreChain:
 
     __slots__ = ("specs",)
 
-    def __init__(self, specs: tuple[tuple[str, pathspec.GitIgnoreSpec], ...]) -> None:
-        self.specs = specs  # (directory rel with trailing "/" or "", spec)
+    def __init__(self, specs: tuple[tuple[str, IgnoreRules], ...]) -> None:
+        self.specs = specs  # (directory rel with trailing "/" or "", its rules)
 
-    def extended(self, dir_rel: str, spec: pathspec.GitIgnoreSpec | None) -> _IgnoreChain:
+    def extended(self, dir_rel: str, spec: IgnoreRules | None) -> _IgnoreChain:
         return self if spec is None else _IgnoreChain((*self.specs, (dir_rel, spec)))
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
-        probe = rel + "/" if is_dir else rel
         for base, spec in reversed(self.specs):  # the deepest ignore file that has an opinion decides
-            verdict = spec.check_file(probe[len(base) :]).include
+            verdict = spec.verdict(rel[len(base) :], is_dir)
             if verdict is not None:
                 return verdict
         return False
@@ -113,8 +120,17 @@ class Scanner:
         """Every file to index under the root; raises OSError when the root itself cannot be read."""
         result = ScanResult()
         visited = {self.real_root}
-        root_chain = _IgnoreChain(()).extended("", self._root_spec())
-        self._walk(str(self.root), "", self.real_root, root_chain, visited, result)
+        root_chain = _IgnoreChain(()).extended("", self._root_spec(result.skipped))
+        stack = [_Open(iter(self._entries(str(self.root), "", result)), "", self.real_root, root_chain)]
+        while stack:  # depth first, in name order, as a recursive walk would go
+            top = stack[-1]
+            entry = next(top.entries, None)
+            if entry is None:
+                stack.pop()
+                continue
+            below = self._visit(entry, top, visited, result)
+            if below is not None:
+                stack.append(below)
         result.files.sort(key=lambda f: f.rel)
         return result
 
@@ -123,24 +139,25 @@ class Scanner:
         parts = rel.split("/")
         if any(p in ALWAYS_SKIPPED_DIRS for p in parts[:-1]) or not self.want(rel):
             return None
+        full = os.path.join(self.root, rel)
+        # resolved once: resolving each folder on the way down costs depth squared (F13's deep trees)
+        parents_inside = _inside(os.path.realpath(os.path.dirname(full)), self.real_root)
         chain = _IgnoreChain(()).extended("", self._root_spec())
         for depth in range(1, len(parts)):
             dir_rel = "/".join(parts[:depth])
             if chain.ignored(dir_rel, is_dir=True) or os.path.exists(os.path.join(self.root, dir_rel, VENV_MARKER)):
                 return None
-            chain = chain.extended(dir_rel + "/", self._dir_spec(os.path.join(self.root, dir_rel)))
+            chain = chain.extended(dir_rel + "/", self._dir_spec(dir_rel + "/", parent_inside=parents_inside))
         if chain.ignored(rel, is_dir=False):
             return None
-        full = os.path.join(self.root, rel)
         if not _inside(os.path.realpath(full), self.real_root):  # via a link in the file or a parent
             return SKIP_SYMLINK_OUTSIDE
         return self._stat_file(full, rel)
 
     # -- walking -------------------------------------------------------------------------------
 
-    def _walk(
-        self, path: str, rel_dir: str, real_dir: str, chain: _IgnoreChain, visited: set[str], result: ScanResult
-    ) -> None:
+    def _entries(self, path: str, rel_dir: str, result: ScanResult) -> list[os.DirEntry[str]]:
+        """A directory's entries in name order; none for an unreadable directory or a virtualenv."""
         try:
             with os.scandir(path) as it:
                 entries = sorted(it, key=lambda e: e.name)
@@ -149,22 +166,15 @@ class Scanner:
                 raise
             log.warning("cannot read directory %s: %s", display_name(path), exc)
             result.skipped[display_name(rel_dir)] = SKIP_UNREADABLE
-            return
+            return []
         if any(e.name == VENV_MARKER for e in entries) and rel_dir:
             log.info("skipping virtualenv %s", display_name(rel_dir))
-            return
-        for entry in entries:
-            self._visit(entry, rel_dir, real_dir, chain, visited, result)
+            return []
+        return entries
 
-    def _visit(
-        self,
-        entry: os.DirEntry[str],
-        rel_dir: str,
-        real_dir: str,
-        chain: _IgnoreChain,
-        visited: set[str],
-        result: ScanResult,
-    ) -> None:
+    def _visit(self, entry: os.DirEntry[str], parent: _Open, visited: set[str], result: ScanResult) -> _Open | None:
+        """Record one entry; a directory to walk next comes back open."""
+        rel_dir, chain = parent.rel_dir, parent.chain
         rel = rel_dir + entry.name
         try:
             is_link = entry.is_symlink()
@@ -172,40 +182,40 @@ class Scanner:
         except OSError:
             is_link, is_dir = False, False
         if is_dir and entry.name in ALWAYS_SKIPPED_DIRS:
-            return
+            return None
         if chain.ignored(rel, is_dir):
-            return
+            return None
         if not _valid_utf8(entry.name):
             log.warning("skipping %s: its name is not valid UTF-8", display_name(entry.path))
             result.skipped[display_name(rel) + ("/" if is_dir else "")] = SKIP_BAD_NAME
-            return
+            return None
         real = ""
         if is_link:
             real = os.path.realpath(entry.path)
             if not os.path.exists(real):
                 result.skipped[rel] = SKIP_BROKEN_SYMLINK
-                return
+                return None
             if not _inside(real, self.real_root):
                 log.info("not following %s: it leads out of the workspace to %s", rel, real)
                 result.skipped[rel] = SKIP_SYMLINK_OUTSIDE
-                return
+                return None
         if is_dir:
-            real = real or real_dir + os.sep + entry.name
+            real = real or parent.real_dir + os.sep + entry.name
             if real in visited:  # a link back to a directory already walked: a loop or a duplicate
                 result.skipped[rel + "/"] = SKIP_SYMLINK_LOOP
-                return
+                return None
             visited.add(real)
-            sub_chain = chain.extended(rel + "/", self._dir_spec(entry.path))
-            self._walk(entry.path, rel + "/", real, sub_chain, visited, result)
-            return
+            sub_chain = chain.extended(rel + "/", self._dir_spec(rel + "/", result.skipped))
+            return _Open(iter(self._entries(entry.path, rel + "/", result)), rel + "/", real, sub_chain)
         if not self.want(rel):
             result.unsupported += 1
-            return
+            return None
         found = self._stat_file(entry.path, rel)
         if isinstance(found, ScannedFile):
             result.files.append(found)
         elif found is not None:
             result.skipped[rel] = found
+        return None
 
     def _stat_file(self, full: str, rel: str) -> ScannedFile | str | None:
         try:
@@ -224,28 +234,53 @@ class Scanner:
 
     # -- ignore files --------------------------------------------------------------------------
 
-    def _root_spec(self) -> pathspec.GitIgnoreSpec | None:
-        lines = list(_read_lines(os.path.join(self.root, ".git", "info", "exclude")))
+    def _root_spec(self, skipped: dict[str, str] | None = None) -> IgnoreRules | None:
+        lines = self._ignore_lines(".git/info/exclude", skipped, parent_inside=False)
         for name in IGNORE_FILES:
-            lines += _read_lines(os.path.join(self.root, name))
-        lines += self.settings.exclude
-        return pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
+            lines += self._ignore_lines(name, skipped)
+        return IgnoreRules.from_lines([*lines, *self.settings.exclude])
 
-    def _dir_spec(self, path: str) -> pathspec.GitIgnoreSpec | None:
+    def _dir_spec(
+        self, dir_rel: str, skipped: dict[str, str] | None = None, parent_inside: bool = True
+    ) -> IgnoreRules | None:
         lines: list[str] = []
         for name in IGNORE_FILES:
-            lines += _read_lines(os.path.join(path, name))
-        return pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
+            lines += self._ignore_lines(dir_rel + name, skipped, parent_inside)
+        return IgnoreRules.from_lines(lines)
+
+    def _ignore_lines(self, rel: str, skipped: dict[str, str] | None, parent_inside: bool = True) -> list[str]:
+        """The lines of one ignore file; a refused or unreadable one is logged, noted in ``skipped``, and empty.
+
+        ``parent_inside``: its folder was reached by the walk, which enters only folders inside the workspace.
+        """
+        full = os.path.join(self.root, rel)
+        try:
+            data = untrusted.read_capped(full, MAX_IGNORE_FILE_BYTES, self.real_root, parent_inside=parent_inside)
+        except untrusted.RefusedFile as exc:
+            log.warning("ignore file %s", exc)
+            reason = exc.reason
+        except OSError as exc:
+            log.warning("cannot read ignore file %s: %s", rel, exc)
+            reason = SKIP_UNREADABLE
+        else:
+            if data is None:
+                return []
+            # git splits on "\n" only and skips a UTF-8 byte order mark
+            text = data.removeprefix(b"\xef\xbb\xbf").decode("utf-8", errors="replace")
+            return [line.removesuffix("\r") for line in text.split("\n")]
+        if skipped is not None:
+            skipped[rel] = reason
+        return []
 
 
-def _read_lines(path: str) -> Iterator[str]:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            yield from fh.read().splitlines()
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        log.warning("cannot read ignore file %s: %s", path, exc)
+@dataclass(slots=True)
+class _Open:
+    """A directory being walked: its remaining entries and what applies inside it."""
+
+    entries: Iterator[os.DirEntry[str]]
+    rel_dir: str  # workspace-relative with a trailing "/", or "" for the root
+    real_dir: str
+    chain: _IgnoreChain
 
 
 def _inside(real: str, real_root: str) -> bool:

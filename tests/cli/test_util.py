@@ -70,8 +70,11 @@ def test_linked_worktree_has_a_git_file(tmp_path: Path, forewarn: Forewarn, fore
 def test_model_info_reads_the_discovered_workspace_settings(tmp_path: Path, forewarn: Forewarn) -> None:
     root = git_repo(tmp_path / "shop")
     (root / ".forewarn").mkdir()
-    (root / ".forewarn" / "config.toml").write_text('[embedder]\nmodel = "no-such-model"\n', encoding="utf-8")
+    config = '[embedder]\nenabled = false\nmodel = "repo/evil.gguf"\n'
+    (root / ".forewarn" / "config.toml").write_text(config, encoding="utf-8")
     done = forewarn("model", "info", "--json", cwd=root / "billing")
-    assert done.returncode == 1, done.stderr  # the model this workspace chose is not installed
     report = json.loads(done.stdout)
-    assert report["configured"]["model"] == "no-such-model" and "no-such-model" in report["problem"]
+    assert report["configured"]["enabled"] is False  # found from a subdirectory, and a repository may say this
+    # ...but not which model file to load: that is the user's own config or the editor's (F9)
+    assert report["configured"]["model"] != "repo/evil.gguf"
+    assert "'embedder.model' may not be set by a repository" in done.stderr
