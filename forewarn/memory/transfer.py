@@ -41,6 +41,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from forewarn import untrusted
 from forewarn.memory import validation
 from forewarn.memory.redact import redact
 from forewarn.memory.store import (
@@ -375,29 +376,21 @@ def parse_record(data: Any, *, now: float | None = None, root: Path | None = Non
 
 def _read_capped(path: Path) -> bytes:
     """The file's bytes: a regular file of at most ``MAX_IMPORT_BYTES`` (never a device or a FIFO)."""
-    not_regular = TransferError(f"{path} is not a regular file (a device, a pipe or a folder); nothing was imported")
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            raise not_regular  # devices are never even opened: opening some has side effects
-        # non-blocking: a FIFO swapped in meanwhile must not wait for a writer; fstat below refuses it
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
-    except (FileNotFoundError, NotADirectoryError):
-        raise TransferError(f"{path} does not exist (export first, or give the path of an export)") from None
+        data = untrusted.read_capped(path, MAX_IMPORT_BYTES)
+    except untrusted.RefusedFile as exc:
+        if exc.reason == untrusted.REFUSED_OVERSIZED:
+            raise TransferError(
+                f"{path} is larger than {MAX_IMPORT_BYTES // (1024 * 1024)} MiB, the most a memory export may be; "
+                f"nothing was imported"
+            ) from None
+        raise TransferError(
+            f"{path} is not a regular file (a device, a pipe or a folder); nothing was imported"
+        ) from None
     except OSError as exc:
         raise TransferError(f"cannot read {path}: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "rb") as fh:
-        st = os.fstat(fh.fileno())
-        if not stat.S_ISREG(st.st_mode):
-            raise not_regular
-        too_big = TransferError(
-            f"{path} is larger than {MAX_IMPORT_BYTES // (1024 * 1024)} MiB, the most a memory export may be; "
-            f"nothing was imported"
-        )
-        if st.st_size > MAX_IMPORT_BYTES:
-            raise too_big
-        data = fh.read(MAX_IMPORT_BYTES + 1)
-        if len(data) > MAX_IMPORT_BYTES:
-            raise too_big
+    if data is None:
+        raise TransferError(f"{path} does not exist (export first, or give the path of an export)")
     return data
 
 
