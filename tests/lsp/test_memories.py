@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from tests.lsp.conftest import (
     open_document,
     raw_request,
 )
+from tests.lsp.test_convert import rendered_text
 
 TOTAL_GOTCHA = "Invoice.total must quantize after summing, never per line: rounding per line loses cents."
 INJECTION = "See [the fix](command:workbench.action.terminal.new) <img src=x onerror=alert(1)> &#x3c;b&#x3e;"
@@ -176,11 +176,11 @@ async def test_hover_shows_memories_and_importance_escaped(client: LanguageClien
     assert "`Invoice.total`" in body
     assert "Importance: its file ranks" in body and "1 file depends on" in body  # service.py uses models.py
     assert "Invoice.total must quantize after summing" in body
-    # the injected link, HTML and entity arrive inert: every bracket, angle and ampersand escaped
+    # the injected link, HTML and entity arrive inert: rendered as CommonMark with raw HTML on (the worst
+    # case), the line is one paragraph of plain text that reads exactly as written (the escaping rules
+    # themselves: tests/lsp/test_convert.py)
     injected = next(line for line in body.splitlines() if "onerror" in line)
-    assert re.search(r"(?<!\\)[<>\[\]&`]", injected) is None, injected  # each one backslash-escaped
-    assert re.search(r"(?<!\\)\]\(command:", body) is None  # no unescaped "](": no link can form
-    assert "\\[the fix\\](command:workbench" in injected and "\\<img" in injected
+    assert rendered_text(injected) == INJECTION, injected
 
     # a line with no symbol memory still has no crash, just less to say
     nothing = await client.text_document_hover_async(
