@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import time
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +23,7 @@ from forewarn.memory.vocabulary import MemoryType
 SOURCE = "forewarn"  # diagnostics' source: lets clients and users filter ours
 WARNING_TYPES = frozenset({"gotcha", "error_pattern"})  # things that bite: worth a squiggle
 HOVER_TEXT_MAX_CHARS = 2_000  # a hover is a glance; the full text is one search away
+HOVER_MEMORIES = 10  # memories in one hover, best first: more would not fit the popup
 SYMBOL_NAME_MAX_CHARS = 80  # symbol pickers show one line per entry
 DIAGNOSTIC_TEXT_MAX_CHARS = 1_000  # Problems views truncate long messages anyway
 
@@ -292,6 +293,24 @@ def diagnostic_message(memory: Memory, now: float | None = None, *, neighbour: S
     return f"{head}{where}: {text} — {age(memory.created_at, now)}, {provenance(memory.source)}"
 
 
+def more_message(more: int, file: str | None, place: str = "file", quote: Callable[[str], str] = flat_text) -> str:
+    """Where the memories a cap left out can be read: the CLI (``quote``d) and the editor's search command."""
+    noun = "memory" if more == 1 else "memories"
+    listing = f"forewarn memory list --file {flat_text(file)}" if file else "forewarn memory list"
+    return f"{more} more {noun} on this {place}: {quote(listing)} or the Search Memories command"
+
+
+def more_diagnostic(more: int, file: str) -> types.Diagnostic:
+    """The last diagnostic of a capped file: how many memories were left out and where they are (no id: no actions)."""
+    return types.Diagnostic(
+        range=FILE_RANGE,
+        message=more_message(more, file, "file and the code it uses"),
+        severity=types.DiagnosticSeverity.Information,
+        source=SOURCE,
+        data={"more": more},
+    )
+
+
 def diagnostics(
     hits: Sequence[DiagnosticHit], *, max_warnings: int, now: float | None = None
 ) -> list[types.Diagnostic]:
@@ -330,6 +349,23 @@ def diagnostics(
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class FileView:
+    """What one open shows: ``hits`` in rank order, and ``more`` memories the cap left out."""
+
+    file: str
+    hits: list[DiagnosticHit]
+    more: int = 0
+
+
+def file_diagnostics(view: FileView, *, max_warnings: int, now: float | None = None) -> list[types.Diagnostic]:
+    """A file's diagnostics, then one Information line naming what the cap left out (when it left anything)."""
+    out = diagnostics(view.hits, max_warnings=max_warnings, now=now)
+    if view.more > 0:
+        out.append(more_diagnostic(view.more, view.file))
+    return out
+
+
 # ---------------------------------------------------------------- hover
 
 
@@ -343,9 +379,17 @@ class Importance:
 
 
 def hover_markdown(
-    symbol: str | None, memories: Sequence[Memory], importance: Importance | None, now: float | None = None
+    symbol: str | None,
+    memories: Sequence[Memory],
+    importance: Importance | None,
+    now: float | None = None,
+    *,
+    file: str | None = None,
 ) -> str | None:
-    """The hover body, or None when there is nothing worth a popup."""
+    """The hover body, or None when there is nothing worth a popup.
+
+    ``memories`` come best first; past ``HOVER_MEMORIES`` a last line says how many more and where to read them.
+    """
     if not memories and importance is None:
         return None
     lines: list[str] = []
@@ -356,7 +400,7 @@ def hover_markdown(
             f"Importance: its file ranks {importance.rank} of {importance.files} by PageRank; "
             f"{importance.dependents} {'file depends' if importance.dependents == 1 else 'files depend'} on that file."
         )
-    for memory in memories:
+    for memory in memories[:HOVER_MEMORIES]:
         text = memory.text if len(memory.text) <= HOVER_TEXT_MAX_CHARS else memory.text[:HOVER_TEXT_MAX_CHARS] + "…"
         status = "" if memory.status == "active" else f" ({escape_inline(memory.status)})"
         lines.append("---")
@@ -366,6 +410,9 @@ def hover_markdown(
             f" · id {code_span(memory.id)}"
         )
         lines.append(escape_markdown(text))
+    if (more := len(memories) - HOVER_MEMORIES) > 0:
+        lines.append("---")
+        lines.append(more_message(more, file, "symbol", code_span))
     return "\n\n".join(lines)
 
 

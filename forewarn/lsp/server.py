@@ -564,8 +564,8 @@ class ForewarnServer(LanguageServer):
         if found is not None:
             session, rel = found
             if session.settings.diagnostics.enabled:
-                hits = await self.read(session.file_hits, rel, self.buffer_text(uri), from_buffer)
-                diags = convert.diagnostics(hits, max_warnings=session.settings.diagnostics.max_warnings)
+                view = await self.read(session.file_view, rel, self.buffer_text(uri), from_buffer)
+                diags = convert.file_diagnostics(view, max_warnings=session.settings.diagnostics.max_warnings)
         if self._generation.get(uri) != generation or uri not in self.open_uris:
             return
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diags))
@@ -771,7 +771,7 @@ def _register_features(server: ForewarnServer) -> None:
         session, rel = found
         line = params.position.line + 1
         symbol, memories, importance = await ls.read(session.symbol_info, rel, line)
-        return convert.hover(convert.hover_markdown(symbol, memories, importance), line)
+        return convert.hover(convert.hover_markdown(symbol, memories, importance, file=rel), line)
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix])

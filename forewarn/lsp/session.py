@@ -22,7 +22,7 @@ from pygls.uris import from_fs_path
 from forewarn.config import Settings
 from forewarn.errors import ForewarnError
 from forewarn.lsp import convert
-from forewarn.lsp.convert import ChunkView, DiagnosticHit, Importance, Span
+from forewarn.lsp.convert import ChunkView, DiagnosticHit, FileView, Importance, Span
 from forewarn.memory.store import (
     AmbiguousMemoryIdError,
     InvalidMemoryError,
@@ -30,7 +30,7 @@ from forewarn.memory.store import (
     MemoryDatabaseCorruptError,
     MemoryNotFoundError,
 )
-from forewarn.memory.vocabulary import ANCHORED_STATUSES, MemorySource, MemoryStatus
+from forewarn.memory.vocabulary import ANCHORED_STATUSES, MemorySource
 from forewarn.workspace.limits import PROACTIVE_LIMIT, SEARCH_CHUNKS
 
 if TYPE_CHECKING:
@@ -40,7 +40,6 @@ log = logging.getLogger(__name__)
 
 MENTION_PROBES = 500  # occurrences inside longer words checked before giving up on a mention
 MAP_FILES = 100  # ranked files listed beside the repo map text: a palette shows no more
-HOVER_MEMORIES = 10  # memories in one hover: more would not fit the popup
 
 
 class Unavailable(ForewarnError):
@@ -228,16 +227,21 @@ class FolderSession:
 
     # ------------------------------------------------------------ what a file shows
 
-    @_refusing_damage(list)
     def file_hits(self, rel: str, text: str | None, dirty: bool = False) -> list[DiagnosticHit]:
         """The memories to show on ``rel``, placed on their current spans."""
+        return self.file_view(rel, text, dirty).hits
+
+    @_refusing_damage(lambda: FileView("", []))
+    def file_view(self, rel: str, text: str | None, dirty: bool = False) -> FileView:
+        """What an open of ``rel`` shows: the best memories on their current spans, and how many more there are."""
         engine = self.engine
         if engine is None:
-            return []
+            return FileView(rel, [])
         if self.full_index_running.is_set():
-            hits = self._own_memories(rel)  # the graph waits for the index; the file's own lessons need not
+            hits, more = self._own_memories(rel)  # the graph waits for the index; the file's own lessons need not
         else:
-            hits = engine.proactive(rel, limit=PROACTIVE_LIMIT)
+            view = engine.open_view(rel, limit=PROACTIVE_LIMIT)
+            hits, more = view.hits, view.more
         live = _buffer_spans(rel, text) if dirty and text is not None else None
         out: list[DiagnosticHit] = []
         for hit in hits:
@@ -250,7 +254,7 @@ class FolderSession:
             line = _first_mention(text, _mention_name(anchor)) if text is not None and anchor else None
             here = Span(self.uri_of(rel), rel, None, line, line)
             out.append(DiagnosticHit(memory, here, neighbour=there))
-        return out
+        return FileView(rel, out, more)
 
     @_refusing_damage(lambda: False)
     def memories_changed_elsewhere(self) -> bool:
@@ -262,14 +266,12 @@ class FolderSession:
         self._data_version = version
         return changed
 
-    def _own_memories(self, rel: str) -> list[Any]:
-        """The file's own memories, straight from the memory store, most important types first."""
-        from forewarn.memory.retrieval import TYPE_PRIORITY, ProactiveHit
+    def _own_memories(self, rel: str) -> tuple[list[Any], int]:
+        """The file's own memories, straight from the memory store, best first; and how many the limit left out."""
+        from forewarn.memory.retrieval import ProactiveHit, rank_anchored
 
-        own = self._engine().store.anchored_to_files([rel])
-        own.sort(key=lambda m: m.created_at, reverse=True)
-        own.sort(key=lambda m: (-TYPE_PRIORITY.get(m.type, 0.0), m.status != MemoryStatus.ACTIVE))
-        return [ProactiveHit(m, 0.0, "file") for m in own[:PROACTIVE_LIMIT]]
+        own = rank_anchored(self._engine().store.anchored_to_files([rel]), time.time())
+        return [ProactiveHit(m, 0.0, "file") for m in own[:PROACTIVE_LIMIT]], max(0, len(own) - PROACTIVE_LIMIT)
 
     def _span(self, rel: str, anchor: Any, live: dict[str, tuple[int, int]] | None) -> Span:
         if anchor is None or anchor.symbol is None:
@@ -290,7 +292,7 @@ class FolderSession:
 
     @_refusing_damage(lambda: (None, [], None))
     def symbol_info(self, rel: str, line: int) -> tuple[str | None, list[Memory], Importance | None]:
-        """The symbol at ``line``, the memories anchored to it and its file's importance."""
+        """The symbol at ``line``, the memories anchored to it (best first, all of them) and its file's importance."""
         if self.engine is None:
             return None, [], None
         if self.full_index_running.is_set():
@@ -300,7 +302,7 @@ class FolderSession:
             return None, [], None
         importance = Importance(info.file_rank, info.file_count, info.dependents) if info.file_rank else None
         symbol = info.symbol if info.kind != "module" else None
-        return symbol, info.memories[:HOVER_MEMORIES], importance
+        return symbol, info.memories, importance
 
     def _symbol_info_from_anchors(self, rel: str, line: int) -> tuple[str | None, list[Memory], Importance | None]:
         """While the first index runs the code index is busy: answer from the spans stored with the
@@ -318,7 +320,9 @@ class FolderSession:
         _, innermost = min(holding, key=lambda ma: (ma[1].end_line or 0) - (ma[1].start_line or 0))
         symbol = innermost.symbol
         same = [m for m, a in holding if a.symbol == symbol and m.status in ANCHORED_STATUSES]
-        return symbol, same[:HOVER_MEMORIES], None
+        from forewarn.memory.retrieval import rank_anchored
+
+        return symbol, rank_anchored(same, time.time()), None
 
     # ------------------------------------------------------------ commands
 

@@ -61,11 +61,11 @@ DEDUPE_HEAD = 3  # candidates per wanted result loaded in full and checked for n
 SESSION_BOOST = 0.25  # a file touched this session lifts its memories by up to a quarter
 
 # proactive (file open)
-TYPE_PRIORITY: Mapping[str, float] = {
+TYPE_PRIORITY: Mapping[str, float] = {  # what an open and a hover show first (a cap hides the tail)
     MemoryType.GOTCHA: 1.0,  # the reason Forewarn exists: show first
-    MemoryType.ERROR_PATTERN: 1.0,
-    MemoryType.DEAD_END: 0.9,  # saves someone from a wasted afternoon
-    MemoryType.DECISION: 0.8,
+    MemoryType.ERROR_PATTERN: 0.95,  # bites too, but names a symptom more than a trap
+    MemoryType.DECISION: 0.85,  # explains why the code is as it is: read before changing it
+    MemoryType.DEAD_END: 0.8,  # saves someone from a wasted afternoon
     MemoryType.CONVENTION: 0.7,
     MemoryType.TODO: 0.6,
     MemoryType.PREFERENCE: 0.5,
@@ -373,6 +373,19 @@ def _static_weight(c: ProactiveCandidate) -> float:
     else:
         rel_w = NEIGHBOUR_WEIGHT * c.dep_weight * (1.0 if c.symbol_used else NEIGHBOUR_FILE_WIDE_WEIGHT)
     return TYPE_PRIORITY.get(r.type, 0.5) * rel_w * trust(r) * STATUS_WEIGHT.get(r.status, 0.5)
+
+
+def rank_anchored(memories: Sequence[Memory], now: float) -> list[Memory]:
+    """Memories on one anchor (a hover's symbol), best first: type, trust, status, then recency.
+
+    The same weights as a file open less the relation, which is equal here: a gotcha on the hovered
+    symbol comes before ten newer notes on it.
+    """
+
+    def score(m: Memory) -> float:
+        return TYPE_PRIORITY.get(m.type, 0.5) * trust(m) * STATUS_WEIGHT.get(m.status, 0.5) * temporal_factor(m, now)
+
+    return sorted(memories, key=lambda m: (-score(m), m.id))
 
 
 def proactive_score(c: ProactiveCandidate, now: float) -> float:

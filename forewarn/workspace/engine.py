@@ -101,6 +101,14 @@ class ReindexReport:
 
 
 @dataclass(frozen=True, slots=True)
+class OpenView:
+    """What a file open shows (``hits``, ranked) and how many candidates the limit left out."""
+
+    hits: list[ProactiveHit]
+    more: int  # ranked below the limit: shown nowhere on open, reachable by search and list
+
+
+@dataclass(frozen=True, slots=True)
 class SearchResult:
     memories: list[ScoredMemory]
     chunks: list[ChunkHit]
@@ -654,6 +662,10 @@ class Workspace:
 
     def proactive(self, file: str | Path, *, limit: int = PROACTIVE_LIMIT, record: bool = True) -> list[ProactiveHit]:
         """Memories to show when ``file`` opens: its own, then those on definitions it uses. No embedding."""
+        return self.open_view(file, limit=limit, record=record).hits
+
+    def open_view(self, file: str | Path, *, limit: int = PROACTIVE_LIMIT, record: bool = True) -> OpenView:
+        """``proactive``'s hits and the count left below ``limit`` (counted from the candidates already read)."""
         rel = self.lookup_path(file)
         now = self.clock()
         deps = self.graph.dependencies(rel) if self.settings.diagnostics.include_neighbours else {}
@@ -694,7 +706,7 @@ class Workspace:
             new_ids = [h.memory.id for h in hits if not h.already_shown]
             with self._surfaced_lock:  # written later (flush, stats): a write here would put commits and
                 self._surfaced += new_ids  # WAL checkpoints on the file-open path
-        return hits
+        return OpenView(hits, max(0, len(candidates) - len(top)))
 
     def for_symbol(self, file: str | Path, line: int) -> SymbolInfo | None:
         """The chunk at ``line`` (1-based), the memories anchored to it, and its importance."""
@@ -702,7 +714,7 @@ class Workspace:
         chunk = self.indexer.chunk_at(rel, line)
         if chunk is None:
             return None
-        memories = self.store.anchored_to_symbol(rel, chunk.symbol)
+        memories = retrieval.rank_anchored(self.store.anchored_to_symbol(rel, chunk.symbol), self.clock())
         scores, positions = self.graph.file_ranks()
         return SymbolInfo(
             rel, chunk.symbol, chunk.kind, chunk.start_line, chunk.end_line, memories,
@@ -831,6 +843,7 @@ __all__ = [
     "History",
     "InvalidMemoryError",
     "MemoryNotFoundError",
+    "OpenView",
     "ProactiveHit",
     "RememberResult",
     "ScoredMemory",
