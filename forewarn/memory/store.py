@@ -142,6 +142,8 @@ class Memory:
     session_id: str | None = None
     tags: tuple[str, ...] = ()
     num: int = 0  # integer key shared with FTS and the vector index; 0 before insertion
+    # where a mined memory came from: {"commits": [{"sha", "author", "date", "subject"}], "anchor": …}
+    provenance: dict[str, Any] | None = field(default=None, hash=False)
 
     @property
     def file(self) -> str | None:
@@ -168,6 +170,7 @@ class Memory:
             "superseded_by": self.superseded_by,
             "session_id": self.session_id,
             "tags": list(self.tags),
+            "provenance": self.provenance,
         }
 
 
@@ -326,10 +329,90 @@ CREATE INDEX memories_file_recent ON memories (
 );
 """
 
+# the statuses ``memories.status`` accepts from m004 on (a migration's text never changes afterwards)
+M004_STATUSES = ("active", "stale", "superseded", "archived", "orphaned", "suggested", "dismissed")
+M004_MEMORIES = f"""
+CREATE TABLE memories (
+  num INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  type TEXT NOT NULL,
+  text TEXT NOT NULL,
+  file TEXT,
+  symbol TEXT,
+  start_line INTEGER,
+  end_line INTEGER,
+  content_hash TEXT,
+  source TEXT NOT NULL,
+  confidence REAL NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ({", ".join(f"'{x}'" for x in M004_STATUSES)})),
+  status_reason TEXT,
+  last_accessed_at TEXT,
+  access_count INTEGER NOT NULL DEFAULT 0,
+  surfaced_count INTEGER NOT NULL DEFAULT 0,
+  ended_at TEXT,
+  supersedes TEXT,
+  superseded_by TEXT,
+  session_id TEXT,
+  tags TEXT NOT NULL DEFAULT '[]',
+  terms TEXT NOT NULL DEFAULT '',
+  provenance TEXT
+)"""
+M004_OLD_COLUMNS = """num, id, type, text, file, symbol, start_line, end_line, content_hash, source, confidence,
+  created_at, updated_at, status, status_reason, last_accessed_at, access_count, surfaced_count, ended_at,
+  supersedes, superseded_by, session_id, tags, terms"""
+# what mining has seen (a fingerprint is never proposed twice) and where it stands (last mined commit, …)
+M004_TABLES = """
+CREATE TABLE mined (
+  fingerprint TEXT PRIMARY KEY,
+  memory_id TEXT NOT NULL,
+  first_seen TEXT NOT NULL
+);
+CREATE INDEX mined_memory ON mined (memory_id);
+CREATE TABLE mining_state (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+"""
+
+
+def _m004_suggestions(conn: sqlite3.Connection) -> None:
+    """Statuses ``suggested``/``dismissed``, a ``provenance`` column, and the mining tables.
+
+    SQLite cannot change a CHECK constraint in place, so ``memories`` is rebuilt inside the migration's
+    transaction: every row keeps its ``num`` (the FTS index and the vector labels key on it, so neither
+    needs rebuilding), and every index and trigger is re-created from its stored SQL. ``memory_vectors``
+    references ``memories``: the check is deferred to the commit, by when every parent row is back.
+    """
+    keep = [
+        r[0]
+        for r in conn.execute(
+            """SELECT sql FROM sqlite_master WHERE tbl_name = 'memories' AND type IN ('index', 'trigger')
+                 AND sql IS NOT NULL ORDER BY type, name"""
+        )
+    ]
+    conn.execute("PRAGMA defer_foreign_keys = ON")  # reset by SQLite when the transaction ends
+    conn.execute(f"""CREATE TEMP TABLE m004_memories AS SELECT {M004_OLD_COLUMNS} FROM memories""")
+    conn.execute("""DROP TABLE memories""")  # drops its indexes and triggers too; no trigger fires
+    conn.execute(M004_MEMORIES)
+    conn.execute(f"""INSERT INTO memories ({M004_OLD_COLUMNS}) SELECT {M004_OLD_COLUMNS} FROM temp.m004_memories""")
+    conn.execute("""DROP TABLE temp.m004_memories""")
+    for sql in keep:  # indexes, then the FTS triggers (after the copy: the FTS index already holds every row)
+        conn.execute(sql)
+    for statement in _split_m004(M004_TABLES):
+        conn.execute(statement)
+
+
+def _split_m004(script: str) -> list[str]:
+    return [part.strip() for part in script.split(";") if part.strip()]
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("m001_memories", M001),
     Migration("m002_anchor_covering_index", M002),
     Migration("m003_file_recent_index", M003),
+    Migration("m004_suggestions", _m004_suggestions),
 )
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"  # must match memory_fts in M001
 COMMON_TERM_FRACTION = 0.1  # a term in over 10% of memories has a BM25 weight near zero (recall_bench: no loss)
@@ -347,20 +430,37 @@ BM25_TERMS_WEIGHT = 0.75  # split identifiers repeat words already in text/symbo
 
 _COLUMNS = """num, id, type, text, file, symbol, start_line, end_line, content_hash, source, confidence,
   created_at, updated_at, status, status_reason, last_accessed_at, access_count, surfaced_count, ended_at,
-  supersedes, superseded_by, session_id, tags"""
+  supersedes, superseded_by, session_id, tags, provenance"""
 _M_COLUMNS = ", ".join("m." + c.strip() for c in _COLUMNS.split(","))
 
 
 def _row_to_memory(row: sqlite3.Row | tuple[Any, ...]) -> Memory:
     (num, id_, type_, text, file, symbol, start, end, chash, source, conf, created, updated, status, reason,
-     accessed, access_count, surfaced, ended, supersedes, superseded_by, session_id, tags) = tuple(row)  # fmt: skip
+     accessed, access_count, surfaced, ended, supersedes, superseded_by, session_id, tags,
+     prov) = tuple(row)  # fmt: skip
     anchor = Anchor(file, symbol, start, end, chash) if file is not None else None
     return Memory(
         id=id_, type=MemoryType(type_), text=text, anchor=anchor, source=source, confidence=conf, created_at=created,
         updated_at=updated, status=MemoryStatus(status), status_reason=reason, last_accessed_at=accessed,
         access_count=access_count, surfaced_count=surfaced, ended_at=ended, supersedes=supersedes,
         superseded_by=superseded_by, session_id=session_id, tags=tuple(json.loads(tags)), num=num,
+        provenance=_provenance(prov),
     )  # fmt: skip
+
+
+def _provenance(raw: str | None) -> dict[str, Any] | None:
+    if not raw:
+        return None
+    try:
+        value = json.loads(raw)
+    except ValueError:  # written by us, so only a damaged row gets here: show the memory without it
+        log.warning("memory provenance is not JSON; ignored")
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _provenance_json(memory: Memory) -> str | None:
+    return json.dumps(memory.provenance, ensure_ascii=False) if memory.provenance is not None else None
 
 
 def _chunks(items: Sequence[Any], size: int = SQL_VARIABLE_CHUNK) -> Iterator[Sequence[Any]]:
@@ -827,8 +927,8 @@ class MemoryStore:
                 cur = self.conn.execute(
                     """INSERT INTO memories (id, type, text, file, symbol, start_line, end_line, content_hash, source,
                          confidence, created_at, updated_at, status, status_reason, last_accessed_at, access_count,
-                         surfaced_count, ended_at, supersedes, superseded_by, session_id, tags, terms)
-                       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                         surfaced_count, ended_at, supersedes, superseded_by, session_id, tags, terms, provenance)
+                       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                     (
                         memory.id, memory.type, memory.text, a.file if a else None, a.symbol if a else None,
                         a.start_line if a else None, a.end_line if a else None, a.content_hash if a else None,
@@ -837,6 +937,7 @@ class MemoryStore:
                         memory.ended_at, memory.supersedes, memory.superseded_by, memory.session_id,
                         json.dumps(list(memory.tags)),
                         identifier_terms(memory.text, a.file if a else None, a.symbol if a else None, *memory.tags),
+                        _provenance_json(memory),
                     ),
                 )  # fmt: skip
                 self._add_events(events)
@@ -854,7 +955,8 @@ class MemoryStore:
                 """UPDATE memories SET type = ?, text = ?, file = ?, symbol = ?, start_line = ?, end_line = ?,
                      content_hash = ?, source = ?, confidence = ?, created_at = ?, updated_at = ?, status = ?,
                      status_reason = ?, last_accessed_at = ?, access_count = ?, surfaced_count = ?, ended_at = ?,
-                     supersedes = ?, superseded_by = ?, session_id = ?, tags = ?, terms = ?
+                     supersedes = ?, superseded_by = ?, session_id = ?, tags = ?, terms = ?,
+                     provenance = coalesce(?, provenance)
                    WHERE id = ?""",
                 (
                     memory.type, memory.text, a.file if a else None, a.symbol if a else None,
@@ -864,6 +966,7 @@ class MemoryStore:
                     memory.ended_at, memory.supersedes, memory.superseded_by, memory.session_id,
                     json.dumps(list(memory.tags)),
                     identifier_terms(memory.text, a.file if a else None, a.symbol if a else None, *memory.tags),
+                    _provenance_json(memory),
                     memory.id,
                 ),
             )  # fmt: skip
@@ -981,6 +1084,54 @@ class MemoryStore:
         with self.batch():
             self.conn.executemany(
                 """UPDATE memories SET surfaced_count = surfaced_count + 1 WHERE id = ?""", [(i,) for i in ids]
+            )
+
+    def set_text(self, memory_id: str, text: str, *, at: str) -> None:
+        """Replace a memory's text in place (a reviewed suggestion edited before it is accepted)."""
+        with self.batch():
+            row = self.conn.execute("""SELECT file, symbol, tags FROM memories WHERE id = ?""", (memory_id,)).fetchone()
+            if row is None:
+                raise MemoryNotFoundError(f"no memory with id '{memory_id}'")
+            self.conn.execute(
+                """UPDATE memories SET text = ?, terms = ?, updated_at = ? WHERE id = ?""",
+                (text, identifier_terms(text, row[0], row[1], *json.loads(row[2])), at, memory_id),
+            )
+
+    # ------------------------------------------------------------ mining (suggestions)
+
+    def mined(self, fingerprints: Sequence[str]) -> dict[str, tuple[str, str | None]]:
+        """fingerprint → (memory id, that memory's status or None if the row is gone) for those seen before."""
+        out: dict[str, tuple[str, str | None]] = {}
+        with self._lock:
+            for part in _chunks(list(fingerprints)):
+                rows = self.conn.execute(
+                    f"""SELECT mined.fingerprint, mined.memory_id, memories.status FROM mined
+                          LEFT JOIN memories ON memories.id = mined.memory_id
+                        WHERE mined.fingerprint IN ({_placeholders(len(part))})""",
+                    tuple(part),
+                ).fetchall()
+                out.update({r[0]: (r[1], r[2]) for r in rows})
+        return out
+
+    def record_mined(self, items: Sequence[tuple[str, str]], *, at: str) -> None:
+        """Remember (fingerprint, memory id) pairs for good; a fingerprint already known keeps its first memory."""
+        with self.batch():
+            self.conn.executemany(
+                """INSERT OR IGNORE INTO mined (fingerprint, memory_id, first_seen) VALUES (?, ?, ?)""",
+                [(fp, mid, at) for fp, mid in items],
+            )
+
+    def mining_state(self, key: str) -> str | None:
+        with self._lock:
+            row = self.conn.execute("""SELECT value FROM mining_state WHERE key = ?""", (key,)).fetchone()
+        return str(row[0]) if row else None
+
+    def set_mining_state(self, key: str, value: str) -> None:
+        with self.batch():
+            self.conn.execute(
+                """INSERT INTO mining_state (key, value) VALUES (?, ?)
+                   ON CONFLICT (key) DO UPDATE SET value = excluded.value""",
+                (key, value),
             )
 
     def add_events(self, events: Iterable[MemoryEvent]) -> int:

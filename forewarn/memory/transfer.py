@@ -140,6 +140,8 @@ class Record:
 
 def memory_record(memory: Memory, events: list[MemoryEvent]) -> dict[str, Any]:
     data = memory.to_dict()
+    if data.get("provenance") is None:
+        del data["provenance"]  # hand-written memories: the canonical line stays as it was
     data["events"] = [{k: v for k, v in e.to_dict().items() if k != "memory_id"} for e in events]
     return data
 
@@ -150,8 +152,9 @@ def jsonl_line(data: Any) -> str:
 
 
 def exported(memory: Memory, *, include_archived: bool) -> bool:
-    """Whether export writes ``memory``: never a purged one; a forgotten one only when asked."""
-    if is_purged(memory):
+    """Whether export writes ``memory``: never a purged one, never an unreviewed or dismissed suggestion
+    (the team shares what a person accepted); a forgotten one only when asked."""
+    if is_purged(memory) or memory.status in (MemoryStatus.SUGGESTED, MemoryStatus.DISMISSED):
         return False
     return include_archived or memory.status != MemoryStatus.ARCHIVED
 
@@ -368,7 +371,7 @@ def parse_record(data: Any, *, now: float | None = None, root: Path | None = Non
         supersedes=None if data.get("supersedes") is None else _memory_id(data["supersedes"], "supersedes"),
         superseded_by=None if data.get("superseded_by") is None else _memory_id(data["superseded_by"], "superseded_by"),
         session_id=_checked("session_id", validation.label, data.get("session_id"), "session_id"),
-        tags=tags,
+        tags=tags, provenance=_checked("provenance", validation.provenance, data.get("provenance")),
     )  # fmt: skip
     events = _events(data.get("events", []), mid, now_dt, clamped)
     return Record(memory, events, line, clamped)

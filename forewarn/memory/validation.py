@@ -7,6 +7,7 @@ or raises :class:`InvalidMemoryError` with a message written for the person who 
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import posixpath
@@ -26,6 +27,8 @@ MAX_SYMBOL_CHARS = 1_000  # qualified symbol paths of real code run to a few hun
 MAX_LINE = 10_000_000  # no source file has ten million lines; keeps SQLite integers and LSP positions sane
 MAX_COUNTER = 1_000_000_000  # access and surfaced counts: far past real use, far below SQLite's 64-bit integers
 MAX_LABEL_CHARS = 1_000  # status reasons, session ids, content hashes, event ids and kinds
+MAX_PROVENANCE_CHARS = 64_000  # a hot spot's fix history lists tens of commits (sha, author, date, subject)
+MAX_PROVENANCE_DEPTH = 4  # {"commits": [{"sha": …}]} nests 3 deep; more is not ours
 # a Windows drive ("C:\\…", "c:/…"): harmless on POSIX, absolute on Windows, so never an anchor
 _DRIVE_RE = re.compile(r"^[A-Za-z]:")
 # control characters, DEL and C1: never part of a path, symbol or label
@@ -166,3 +169,17 @@ def json_depth(value: Any) -> int:
             deepest = max(deepest, depth)
             stack.extend((v, depth + 1) for v in item)
     return deepest
+
+
+def provenance(value: object) -> dict[str, Any] | None:
+    """Where a mined memory came from: a small JSON object (commits, anchor outcome), or None."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise InvalidMemoryError("provenance must be a JSON object")
+    if json_depth(value) > MAX_PROVENANCE_DEPTH:
+        raise InvalidMemoryError(f"provenance nests deeper than {MAX_PROVENANCE_DEPTH} levels")
+    size = len(json.dumps(value, ensure_ascii=False))
+    if size > MAX_PROVENANCE_CHARS:
+        raise InvalidMemoryError(f"provenance is {size:,} characters; the limit is {MAX_PROVENANCE_CHARS:,}")
+    return value

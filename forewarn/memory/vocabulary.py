@@ -31,6 +31,8 @@ class MemoryStatus(StrEnum):
     SUPERSEDED = "superseded"  # replaced by a newer memory (history)
     ARCHIVED = "archived"  # forgotten by a person (restorable)
     ORPHANED = "orphaned"  # its code is gone
+    SUGGESTED = "suggested"  # proposed by mining (history, warning comments); waits for a person's review
+    DISMISSED = "dismissed"  # a person said no to a suggestion: never proposed again, kept as history
 
 
 class MemorySource(StrEnum):
@@ -39,6 +41,7 @@ class MemorySource(StrEnum):
     USER = "user"
     AGENT = "agent"
     COMMIT = "commit"
+    COMMENT = "comment"  # a warning comment in the code at HEAD
     IMPORT = "import"
 
 
@@ -48,3 +51,5 @@ CURRENT_STATUSES: tuple[MemoryStatus, ...] = (MemoryStatus.ACTIVE, MemoryStatus.
 ANCHORED_STATUSES: tuple[MemoryStatus, ...] = (MemoryStatus.ACTIVE, MemoryStatus.STALE)
 # no longer current: kept as history, reachable only when asked for
 ENDED_STATUSES: tuple[MemoryStatus, ...] = (MemoryStatus.SUPERSEDED, MemoryStatus.ARCHIVED)
+# proposed, not yet reviewed: shown apart (hints, `memory review`), never as a current memory
+SUGGESTION_STATUSES: tuple[MemoryStatus, ...] = (MemoryStatus.SUGGESTED,)

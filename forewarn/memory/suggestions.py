@@ -1,0 +1,72 @@
+"""What mining hands the memory store: a proposed memory, identified by what it was mined from.
+
+A :class:`Suggestion` becomes a memory with status ``suggested`` (``Workspace.add_suggestions``); its
+``fingerprint`` is remembered for good (table ``mined``), so re-mining never proposes the same thing
+twice, whether it was accepted, dismissed or is still waiting.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from forewarn.memory.vocabulary import MemorySource, MemoryType
+
+# provenance["anchor"]: how precisely a suggestion could be placed at HEAD
+ANCHOR_SYMBOL = "symbol"
+ANCHOR_FILE = "file"
+ANCHOR_WORKSPACE = "workspace"
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    fingerprint: str  # stable id of what was mined, e.g. "revert:<sha>", "hotspot:<path>::<symbol>"
+    type: MemoryType
+    text: str  # subject + body, trailers stripped (redaction is applied by the store path)
+    source: MemorySource  # COMMIT or COMMENT
+    created_at: str  # ISO-8601 UTC of the commit (comments: HEAD's commit date)
+    file: str | None  # workspace-relative at HEAD; None = workspace-wide
+    symbol: str | None  # symbol path at HEAD, when it still exists
+    # {"commits": [{"sha", "author", "date", "subject"}], "anchor": "symbol"|"file"|"workspace", ...}
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class SuggestionReport:
+    added: int  # new suggested memories
+    known: int  # fingerprints seen before (suggested or accepted), skipped
+    dismissed_before: int  # fingerprints a person dismissed, skipped for good
+
+    def to_dict(self) -> dict[str, int]:
+        return {"added": self.added, "known": self.known, "dismissed_before": self.dismissed_before}
+
+
+def provenance_line(provenance: dict[str, Any] | None) -> str | None:
+    """``from commit abc1234 by Ann on 2024-03-02: subject`` (the first commit; ``+N more`` when several)."""
+    if not provenance:
+        return None
+    commits = provenance.get("commits") or []
+    if not isinstance(commits, list) or not commits or not isinstance(commits[0], dict):
+        kind = provenance.get("kind")
+        return f"from a warning comment ({kind})" if kind else None
+    first = commits[0]
+    sha = str(first.get("sha") or "")[:7]
+    author = first.get("author")
+    date = str(first.get("date") or "")[:10]
+    line = f"from commit {sha}"
+    if author:
+        line += f" by {author}"
+    if date:
+        line += f" on {date}"
+    subject = first.get("subject")
+    if subject:
+        line += f": {subject}"
+    if len(commits) > 1:
+        line += f" (+{len(commits) - 1} more commits)"
+    return line
+
+
+def commit_count(provenance: dict[str, Any] | None) -> int:
+    """How many commits a suggestion stands on (its repetition)."""
+    commits = (provenance or {}).get("commits")
+    return len(commits) if isinstance(commits, list) else 0
