@@ -13,7 +13,9 @@ the team's code is and how loud the warnings on it are. They cost nothing and lo
 
 - ``index.exclude``, ``index.max_file_bytes``, ``index.max_line_length``: which files are code;
 - ``embedder.enabled``: turning semantic search off (on uses the user's own model);
-- ``diagnostics.enabled``, ``diagnostics.max_warnings``, ``diagnostics.include_neighbours``.
+- ``diagnostics.enabled``, ``diagnostics.max_warnings``, ``diagnostics.include_neighbours``;
+- ``mining.enabled``: whether the editor's server mines the history in the background (a team may turn
+  it off for a repository whose history is huge or private; mining only proposes, so on is harmless).
 
 Everything else comes only from the user's config file, CLI flags or the editor: the model (a path
 there makes llama.cpp's native parser read that file) and its ``n_ctx``, ``pooling``, ``dimensions``
@@ -52,6 +54,7 @@ REPOSITORY_KEYS = frozenset(
         "diagnostics.enabled",
         "diagnostics.max_warnings",
         "diagnostics.include_neighbours",
+        "mining.enabled",
     }
 )
 MAX_CONFIG_FILE_BYTES = 64 * 1024  # a settings file is a few hundred bytes; tomllib parses it all in memory
@@ -112,10 +115,17 @@ class DiagnosticsSettings:
 
 
 @dataclass
+class MiningSettings:
+    # the language server mines the git history after the first index (suggestions only; `forewarn mine` is manual)
+    enabled: bool = True
+
+
+@dataclass
 class Settings:
     index: IndexSettings = field(default_factory=IndexSettings)
     embedder: EmbedderSettings = field(default_factory=EmbedderSettings)
     diagnostics: DiagnosticsSettings = field(default_factory=DiagnosticsSettings)
+    mining: MiningSettings = field(default_factory=MiningSettings)
     log_level: str = _text("INFO", 16)
 
 

@@ -132,5 +132,6 @@ export const DAEMON_SETTINGS = [
   "diagnostics.enabled",
   "diagnostics.maxWarnings",
   "diagnostics.includeNeighbours",
+  "mining.enabled",
   "logLevel",
 ] as const;

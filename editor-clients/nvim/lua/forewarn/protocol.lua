@@ -38,6 +38,7 @@ M.SETTINGS = {
   "diagnostics.enabled",
   "diagnostics.max_warnings",
   "diagnostics.include_neighbours",
+  "mining.enabled",
   "log_level",
 }
 
