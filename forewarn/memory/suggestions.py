@@ -7,9 +7,13 @@ twice, whether it was accepted, dismissed or is still waiting.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from forewarn.memory.store import Memory
+from forewarn.memory.text import from_iso
 from forewarn.memory.vocabulary import MemorySource, MemoryType
 
 # provenance["anchor"]: how precisely a suggestion could be placed at HEAD
@@ -36,9 +40,13 @@ class SuggestionReport:
     added: int  # new suggested memories
     known: int  # fingerprints seen before (suggested or accepted), skipped
     dismissed_before: int  # fingerprints a person dismissed, skipped for good
+    invalid: int = 0  # refused by the checks every memory passes (empty text, bad type…), logged
 
     def to_dict(self) -> dict[str, int]:
-        return {"added": self.added, "known": self.known, "dismissed_before": self.dismissed_before}
+        return {
+            "added": self.added, "known": self.known, "dismissed_before": self.dismissed_before,
+            "invalid": self.invalid,
+        }  # fmt: skip
 
 
 def provenance_line(provenance: dict[str, Any] | None) -> str | None:
@@ -70,3 +78,37 @@ def commit_count(provenance: dict[str, Any] | None) -> int:
     """How many commits a suggestion stands on (its repetition)."""
     commits = (provenance or {}).get("commits")
     return len(commits) if isinstance(commits, list) else 0
+
+
+# ranking what waits for review (a file's hints, `memory review`): repetition × recency × anchor precision
+REPETITION_WEIGHT = 0.5  # each doubling of the commits behind a lesson adds half again: fixed twice is a pattern
+RECENCY_HALF_LIFE_DAYS = 365.0  # history moves slowly: a year-old fix is half as pressing as today's
+RECENCY_FLOOR = 0.3  # an old lesson never vanishes behind new ones (no event horizon)
+# how precisely it is placed at HEAD: a symbol's warning reaches the right code, a workspace-wide one anyone
+ANCHOR_PRECISION = {ANCHOR_SYMBOL: 1.0, ANCHOR_FILE: 0.6, ANCHOR_WORKSPACE: 0.3}
+SECONDS_PER_DAY = 86_400.0
+
+
+def anchor_kind(memory: Memory) -> str:
+    """symbol, file or workspace: where the memory sits now."""
+    if memory.anchor is None:
+        return ANCHOR_WORKSPACE
+    return ANCHOR_SYMBOL if memory.anchor.symbol else ANCHOR_FILE
+
+
+def suggestion_score(memory: Memory, now: float) -> float:
+    repetition = 1.0 + REPETITION_WEIGHT * math.log2(max(1, commit_count(memory.provenance)))
+    age_days = max(0.0, now - from_iso(memory.created_at)) / SECONDS_PER_DAY
+    recency = RECENCY_FLOOR + (1.0 - RECENCY_FLOOR) * 0.5 ** (age_days / RECENCY_HALF_LIFE_DAYS)
+    return repetition * recency * ANCHOR_PRECISION[anchor_kind(memory)]
+
+
+def rank_suggestions(memories: Iterable[Memory], now: float) -> list[Memory]:
+    """Best first; ties go to the newer, then by id, so the order is stable."""
+    scored = [(suggestion_score(m, now), m) for m in memories]
+    scored.sort(key=lambda sm: (-sm[0], _neg_time(sm[1].created_at), sm[1].id))
+    return [m for _, m in scored]
+
+
+def _neg_time(iso: str) -> float:
+    return -from_iso(iso)
