@@ -28,9 +28,11 @@ from forewarn.memory.store import (
     MEMORY_TYPES,
     SOURCES,
     STATUSES,
+    InvalidMemoryError,
     Memory,
     MemoryEvent,
 )
+from forewarn.memory.suggestions import provenance_line
 from forewarn.memory.text import age_text, from_iso
 from forewarn.workspace import relocation
 
@@ -64,6 +66,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--status", action="append", default=[], choices=STATUSES, help="only this status (default: current ones)"
     )
     p.add_argument("--lexical", action="store_true", help="words only: skip the embedding model")
+    p.add_argument("--suggested", action="store_true", help="include suggestions mined from history (unreviewed)")
     _common(p, json_flag=True)
     p.set_defaults(handler=run_search)
 
@@ -103,6 +106,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             )  # fmt: skip
         _common(p, json_flag=True)
         p.set_defaults(handler=handler)
+
+    review = msub.add_parser("review", help="review suggestions mined from history: list, accept, dismiss")
+    review.add_argument("--file", help="only suggestions anchored to this file or folder")
+    review.add_argument("--limit", type=int, default=None, help="show at most this many (best first)")
+    review.add_argument("--accept-all", action="store_true", help="accept every listed suggestion")
+    _common(review, json_flag=True)
+    review.set_defaults(handler=run_review)
+    rsub = review.add_subparsers(dest="review_command", metavar="ACTION")
+    p = rsub.add_parser("accept", help="accept suggestions: they become active memories")
+    p.add_argument("ids", nargs="+", metavar="ID", help="suggestion ids (or unique prefixes)")
+    p.add_argument("--text", help="the memory's text as you would put it (one id only)")
+    _common(p, json_flag=True)
+    p.set_defaults(handler=run_review_accept)
+    p = rsub.add_parser("dismiss", help="dismiss suggestions: never proposed again, kept as history")
+    p.add_argument("ids", nargs="+", metavar="ID", help="suggestion ids (or unique prefixes)")
+    _common(p, json_flag=True)
+    p.set_defaults(handler=run_review_dismiss)
 
     p = msub.add_parser("supersede", help="replace a memory with a corrected one (the old one stays as history)")
     p.add_argument("id")
@@ -262,6 +282,8 @@ def _print_memory_full(m: Memory) -> None:
         print(f"supersedes: {show(m.supersedes)}")
     if m.superseded_by:
         print(f"superseded by: {show(m.superseded_by)}")
+    if (origin := provenance_line(m.provenance)) is not None:
+        print(f"provenance: {show(origin)}")
     print()
     print(show(m.text, lines=True))
 
@@ -318,7 +340,7 @@ def run_search(args: argparse.Namespace) -> int:
         engine.reindex()  # incremental: code chunks and anchors reflect the code as it is now
         result = engine.search(
             args.query, k=args.k, types=args.type, file=args.file, statuses=args.status or CURRENT_STATUSES,
-            since=args.since, as_of=args.as_of, lexical_only=args.lexical,
+            since=args.since, as_of=args.as_of, lexical_only=args.lexical, include_suggestions=args.suggested,
         )  # fmt: skip
     if args.json:
         cliutil.print_json(
@@ -394,6 +416,52 @@ def run_list(args: argparse.Namespace) -> int:
         print("No memories.")
     for m in memories:
         _print_memory_line(m)
+    return 0
+
+
+def run_review(args: argparse.Namespace) -> int:
+    if args.limit is not None and args.limit < 1:
+        raise InvalidMemoryError(f"--limit must be at least 1, got {args.limit}")
+    with _engine(args, embedder=False) as engine:
+        pending = engine.suggestions(args.file, limit=args.limit)
+        accepted = [engine.accept_suggestion(m.id) for m in pending] if args.accept_all else []
+    if args.json:
+        cliutil.print_json({"suggestions": [memory_json(m) for m in pending], "accepted": [m.id for m in accepted]})
+        return 0
+    if args.accept_all:
+        print(f"Accepted {len(accepted)} suggestion(s).")
+        return 0
+    if not pending:
+        print("No suggestions to review.")
+        return 0
+    for m in pending:
+        _print_memory_line(m)
+        if (origin := provenance_line(m.provenance)) is not None:
+            print(f"    {_one_line(origin)}")
+    print(f"\n{len(pending)} suggestion(s): forewarn memory review accept ID… [--text T] | dismiss ID…")
+    return 0
+
+
+def run_review_accept(args: argparse.Namespace) -> int:
+    if args.text is not None and len(args.ids) != 1:
+        raise InvalidMemoryError("--text edits one suggestion: give exactly one id with it")
+    with _engine(args, embedder=args.text is not None) as engine:
+        done = [engine.accept_suggestion(i, text=args.text) for i in args.ids]
+    return _reviewed(args, done, "Accepted")
+
+
+def run_review_dismiss(args: argparse.Namespace) -> int:
+    with _engine(args, embedder=False) as engine:
+        done = [engine.dismiss_suggestion(i) for i in args.ids]
+    return _reviewed(args, done, "Dismissed")
+
+
+def _reviewed(args: argparse.Namespace, done: list[Memory], verb: str) -> int:
+    if args.json:
+        cliutil.print_json([memory_json(m) for m in done])
+        return 0
+    for m in done:
+        print(f"{verb} {cliutil.shown(m.id)}: {_one_line(m.text, 70)}")
     return 0
 
 

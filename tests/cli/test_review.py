@@ -1,0 +1,51 @@
+"""`forewarn memory review`: list, accept (edited), dismiss, --accept-all, through the real command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from forewarn.memory.suggestions import Suggestion
+from forewarn.memory.vocabulary import MemorySource, MemoryType
+from forewarn.workspace.engine import Workspace
+from tests.cli.conftest import Forewarn
+
+
+def _seed(root: Path) -> None:
+    (root / "net").mkdir(parents=True)
+    (root / "net/http.py").write_text("def fetch(url, timeout=5):\n    return url\n", encoding="utf-8")
+    prov = {"commits": [{"sha": "abc1234ffff", "author": "Ann", "date": "2024-03-02T10:00:00Z", "subject": "Fix hang"}]}
+    with Workspace.open(root, embedder=None) as ws:
+        ws.reindex()
+        ws.add_suggestions([
+            Suggestion(f"fix:{i}", MemoryType.GOTCHA, f"fetch trap number {i}", MemorySource.COMMIT,
+                       "2024-03-02T10:00:00Z", "net/http.py", "fetch", prov)
+            for i in range(3)
+        ])  # fmt: skip
+
+
+def test_review_round_trip(forewarn: Forewarn, tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    _seed(root)
+    w = ("-w", str(root))
+    listed = forewarn("memory", "review", *w)
+    assert listed.returncode == 0, listed.stderr
+    assert (
+        "from commit abc1234 by Ann on 2024-03-02: Fix hang" in listed.stdout and "net/http.py::fetch" in listed.stdout
+    )
+    ids = [m["id"] for m in json.loads(forewarn("memory", "review", "--json", *w).stdout)["suggestions"]]
+    assert len(ids) == 3
+    done = forewarn("memory", "review", "accept", ids[0], "--text", "fetch needs an explicit timeout", *w)
+    assert done.returncode == 0, done.stderr
+    assert forewarn("memory", "review", "dismiss", ids[1], *w).returncode == 0
+    shown = forewarn("memory", "show", ids[0], *w).stdout
+    assert "fetch needs an explicit timeout" in shown and "provenance: from commit abc1234" in shown
+    listed = forewarn("memory", "list", "--status", "suggested", "--json", *w)
+    assert [m["id"] for m in json.loads(listed.stdout)] == [ids[2]]
+    assert "fetch trap" not in forewarn("search", "fetch trap", "--lexical", *w).stdout
+    assert "fetch trap number" in forewarn("search", "fetch trap", "--lexical", "--suggested", *w).stdout
+    all_ = json.loads(forewarn("memory", "review", "--accept-all", "--file", "net", "--json", *w).stdout)
+    assert all_["accepted"] == [ids[2]]
+    assert "No suggestions" in forewarn("memory", "review", *w).stdout
+    again = forewarn("memory", "review", "accept", ids[1], *w)
+    assert again.returncode == 1 and "dismissed" in again.stderr
