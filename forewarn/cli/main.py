@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "forewarn.cli.index",
     "forewarn.cli.model",
     "forewarn.cli.memory",
+    "forewarn.cli.mine",
     "forewarn.cli.serve",
 )
 READER_GONE = 141  # 128 + SIGPIPE: what the shell reports for cat, grep or git when the reader quits early

@@ -1,0 +1,85 @@
+"""``forewarn mine``: propose memories from the repository's history and warning comments."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from rich.console import Console
+
+from forewarn.cli import util as cliutil
+from forewarn.cli.util import CliError, shown
+from forewarn.config import load_settings
+
+log = logging.getLogger(__name__)
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``mine`` to the forewarn parser."""
+    mine = sub.add_parser(
+        "mine",
+        help="propose memories from git history (reverts, explained fixes, decisions, hot spots) and warning comments",
+        description=(
+            "Reads the git history since the last run (the first run reads all of it) and proposes memories "
+            "with status 'suggested'; review them with 'forewarn memory review'. Nothing leaves the machine."
+        ),
+    )
+    mine.add_argument("--since", metavar="REF|DATE", help="read commits after this commit, or since this date")
+    mine.add_argument("--limit", type=int, metavar="N", help="read at most the N newest commits")
+    cliutil.add_workspace_flag(mine)
+    cliutil.add_json_flag(mine)
+    mine.set_defaults(handler=run_mine)
+
+
+def run_mine(args: argparse.Namespace) -> int:
+    from forewarn.workspace.engine import Workspace
+    from forewarn.workspace.mining import mine
+
+    if args.limit is not None and args.limit < 1:
+        raise CliError("--limit must be at least 1", exit_code=2)
+    root = cliutil.workspace_root(args)
+    settings, problems = load_settings(root)
+    for problem in problems:
+        log.warning("%s", problem)
+    # no embedder: suggestions are embedded later, by the server's backfill, so mining stays fast
+    with (
+        Workspace.open(root, settings, embedder=None) as ws,
+        cliutil.progress("mining history", enabled=not args.json) as advance,
+    ):
+        done = 0
+
+        def on_progress(n: int, total: int) -> None:
+            nonlocal done
+            advance(n - done, total=total)
+            done = n
+
+        report = mine(ws, since=args.since, limit=args.limit, progress=on_progress)
+    if args.json:
+        cliutil.print_json(report.to_dict())
+        return 0
+    out = cliutil.console()
+    for note in report.notes:
+        print(f"forewarn: {shown(note)}", file=sys.stderr)
+    if report.commits_read == 0 and report.since and not report.suggestions:
+        out.print(f"Nothing new since {shown(report.since[:12])}: {report.seconds:.2f} s.", highlight=False)
+        return 0
+    out.print(
+        f"Read {report.commits_read} commits in {report.seconds:.1f} s; "
+        f"{report.added} new suggestions ({report.known} known, {report.dismissed_before} dismissed before).",
+        highlight=False,
+    )
+    _line(out, "suggestions", report.suggestions)
+    _line(out, "anchored to", report.anchors)
+    _line(out, "noise skipped", report.noise)
+    _line(out, "files skipped", report.skipped_files)
+    if report.added:
+        out.print("Review them: forewarn memory review", highlight=False)
+    return 0
+
+
+def _line(out: Console, label: str, counts: dict[str, int]) -> None:
+    if not counts:
+        return
+    parts = ", ".join(f"{shown(k)} {v}" for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    out.print(f"  {label}: {parts}", highlight=False)
