@@ -16,6 +16,7 @@ dedupes by fingerprint, so re-mining is idempotent.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import re
 import threading
@@ -42,6 +43,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 STATE_LAST_MINED = "last_mined_commit"  # mining_state key: HEAD at the end of the last complete run
+# mining_state key: symbols fixed fewer than HOTSPOT_MIN_FIXES times so far, with those fixes (JSON), so an
+# incremental run can still find a hot spot whose fixes span several runs
+STATE_FIX_HISTORY = "fix_history"
 
 # --- noise: each rule's pattern, with why it carries no lesson --------------------------------------
 NOISE_MERGE = "merge"  # a merge repeats its parents' changes; its message is "Merge branch …"
@@ -62,6 +66,8 @@ COSMETIC_SUBJECT = re.compile(
 )
 NOISE_CHANGELOG = "changelog-only"  # release notes restate other commits
 CHANGELOG_PATH = re.compile(r"(^|/)(CHANGE(S|LOG)|HISTORY|NEWS|RELEASE[-_]?NOTES|AUTHORS|CONTRIBUTORS)(\.\w+)?$", re.I)
+NOISE_DOCS = "docs-only"  # documentation changes teach readers of the docs, not of the code
+DOCS_PATH = re.compile(r"(^|/)(docs?|documentation)/|\.(rst|md|adoc)$|(^|/)\.github/", re.IGNORECASE)
 NOISE_EMPTY = "empty-body"  # a subject alone rarely says why; it still counts toward hot spots
 MIN_BODY_WORDS = 6  # fewer words after trailers are stripped is an empty body ("Fixes #12.")
 NOISE_GIANT = "giant-commit"  # over history.GIANT_COMMIT_FILES files: a mass change, about no one symbol
@@ -77,7 +83,7 @@ FIX_WORDS = re.compile(
     re.IGNORECASE,
 )
 # a "fix" of documentation changes no behaviour: not a fix for hot spots or error patterns
-DOCS_SUBJECT = re.compile(r"(docs?|documentation|readme|docstrings?|changelog|comments?)", re.IGNORECASE)
+DOCS_SUBJECT = re.compile(r"\b(docs?|documentation|readme|docstrings?|changelog|comments?)\b", re.IGNORECASE)
 # the body explains what went wrong (cause or trap): only such a fix is worth a memory of its own
 CAUSE_WORDS = re.compile(
     r"\b(because|caused by|due to|the (problem|issue|bug|cause) (is|was)|otherwise|would|fails?|failed|"
@@ -113,9 +119,36 @@ MAX_SYMBOL_ANCHORS = 3
 MAX_FILE_ANCHORS = 3  # … and touching more files than this: one workspace-wide suggestion
 HOTSPOT_MIN_FIXES = 3  # fixed this many times (distinct commits) is a pattern, not bad luck
 HOTSPOT_LISTED = 8  # commits listed in a hot spot's text (all are in its provenance)
+FIX_HISTORY_SUBJECT_CHARS = 120  # a remembered fix's subject, clipped: the state stays small on long histories
 MAX_PARSE_BYTES = 1 << 20  # a blob larger than this is generated or data: anchored to its file only
 PARSE_CACHE = 64  # parsed blobs kept (a hot file is parsed once per version that a lesson touched)
 MODULE_SYMBOL = "<module>"  # top-level code ("<module>", "<module>#2" …): anchored to its file
+
+
+def _load_fix_history(ws: Workspace, renames: dict[str, str]) -> dict[tuple[str, str], list[dict[str, str]]]:
+    """The fixes remembered from earlier runs, their paths followed through this run's renames."""
+    try:
+        data = json.loads(ws.mining_state(STATE_FIX_HISTORY) or "{}")
+    except ValueError:
+        log.warning("mining state %s is not JSON: earlier fixes are not counted toward hot spots", STATE_FIX_HISTORY)
+        return {}
+    out: dict[tuple[str, str], list[dict[str, str]]] = {}
+    for where, refs in data.items() if isinstance(data, dict) else ():
+        path, _, symbol = str(where).partition("::")
+        if symbol and isinstance(refs, list):
+            out[(renames.get(path, path), symbol)] = [r for r in refs if isinstance(r, dict) and "sha" in r]
+    return out
+
+
+def _dump_fix_history(fixes: dict[tuple[str, str], list[dict[str, str]]]) -> str:
+    """Symbols not yet hot spots, with their fixes (a hot spot, once proposed, is never proposed again)."""
+    kept = {
+        f"{path}::{symbol}": [{**r, "subject": r["subject"][:FIX_HISTORY_SUBJECT_CHARS]} for r in refs]
+        for (path, symbol), refs in fixes.items()
+        if len({r["sha"] for r in refs}) < HOTSPOT_MIN_FIXES
+    }
+    return json.dumps(kept, separators=(",", ":"))
+
 
 # --- warning comments at HEAD --------------------------------------------------------------------------
 WARNING_TAG = re.compile(r"\b(HACK|XXX|FIXME|WARNING|DANGER|CAUTION)\b")
@@ -210,6 +243,8 @@ def classify(commit: CommitRecord) -> Verdict:
     paths = commit.paths()
     if paths and all(CHANGELOG_PATH.search(p) for p in paths):
         return Verdict("noise", reason=NOISE_CHANGELOG)
+    if paths and all(DOCS_PATH.search(p) for p in paths):
+        return Verdict("noise", reason=NOISE_DOCS)
     revert = REVERT_SUBJECT.match(subject)
     if revert:
         reason = REVERT_BODY_LINE.sub("", body).strip()
@@ -583,6 +618,9 @@ def mine(
     if report.cancelled:
         report.seconds = time.perf_counter() - started
         return report
+    if incremental:  # fixes of earlier runs, below the threshold then, still count
+        for key, refs in _load_fix_history(ws, renames).items():
+            fixes[key] = refs + fixes.get(key, [])
     suggestions.extend(hotspot_suggestions(fixes))
     scan = sorted(head.files) if not incremental else sorted(p for p in changed_paths if p in head.files)
     report.comments_scanned = len(scan)
@@ -594,6 +632,7 @@ def mine(
     outcome = ws.add_suggestions(suggestions)
     report.added, report.known, report.dismissed_before = outcome.added, outcome.known, outcome.dismissed_before
     if since is None and limit is None:
+        ws.set_mining_state(STATE_FIX_HISTORY, _dump_fix_history(fixes))
         ws.set_mining_state(STATE_LAST_MINED, head_sha)
     report.seconds = time.perf_counter() - started
     return report

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -120,6 +121,7 @@ EXPLAINED = "The pool was shared across threads, so a second request would reuse
         (record("Run black over the tree"), mining.NOISE_COSMETIC),
         (record("Update changelog", EXPLAINED, paths=("HISTORY.md",)), mining.NOISE_CHANGELOG),
         (record("Fix the pool", "Fixes #12.\n\nSigned-off-by: Ann <a@x.org>"), mining.NOISE_EMPTY),
+        (record("Fix the pool docs", EXPLAINED, paths=("docs/pool.rst", "README.md")), mining.NOISE_DOCS),
         (
             record("Add a retry helper", "This adds the helper and its tests to the module here."),
             mining.NOISE_NO_LESSON,
@@ -287,6 +289,36 @@ def test_revert_hot_spot_comment_and_idempotent_incremental_re_mine(repo: Repo, 
     new = _fix_refund(repo, 99)
     step = mining.mine(ws)
     assert step.commits_read == 1 and step.since is not None and new
+
+
+def test_progress_is_reported_and_a_cancel_stores_nothing(repo: Repo, open_ws: list[Workspace]) -> None:
+    for n in range(3):
+        _fix_refund(repo, n)
+    ws = Workspace.open(repo.root, embedder=None)
+    open_ws.append(ws)
+    cancel = threading.Event()
+    seen: list[tuple[int, int]] = []
+
+    def on_progress(done: int, total: int) -> None:
+        seen.append((done, total))
+        cancel.set()
+
+    report = mining.mine(ws, progress=on_progress, cancel=cancel)
+    assert report.cancelled and seen == [(1, 4)] and ws.suggestions() == []
+    assert ws.mining_state(mining.STATE_LAST_MINED) is None
+    full = mining.mine(ws, progress=lambda done, total: seen.append((done, total)))
+    assert seen[-1] == (4, 4) and full.added == len(ws.suggestions()) > 0
+
+
+def test_a_hot_spot_whose_fixes_span_several_runs_is_found(repo: Repo, open_ws: list[Workspace]) -> None:
+    _fix_refund(repo, 1)
+    ws, _ = mined(repo, open_ws)
+    for n in range(2, mining.HOTSPOT_MIN_FIXES + 1):
+        _fix_refund(repo, n)
+        mining.mine(ws)
+    [hot] = [m for m in ws.suggestions() if m.provenance and m.provenance.get("kind") == "hotspot"]
+    assert f"fixed {mining.HOTSPOT_MIN_FIXES} times" in hot.text
+    assert mining.mine(ws).commits_read == 0
 
 
 def test_since_a_commit_or_a_date_and_limit(repo: Repo, open_ws: list[Workspace]) -> None:
