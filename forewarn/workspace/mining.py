@@ -365,7 +365,8 @@ def anchors_for(commit: CommitRecord, finder: SymbolFinder, renames: dict[str, s
     """Where one commit's lesson belongs at HEAD: its symbols (a few), else its files (a few), else the workspace."""
     pairs: list[tuple[str, str]] = []
     files: list[str] = []
-    for f in commit.files:
+    code = [f for f in commit.files if f.path and not (DOCS_PATH.search(f.path) or CHANGELOG_PATH.search(f.path))]
+    for f in code or commit.files:  # a lesson about code is not about the release notes that mention it
         if not f.path:
             continue
         files.append(f.path)

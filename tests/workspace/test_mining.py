@@ -247,6 +247,14 @@ def test_mine_anchors_a_fix_to_its_symbol_followed_through_a_rename(repo: Repo, 
     assert report.anchors["symbol"] >= 1
 
 
+def test_release_notes_beside_code_are_no_anchor(repo: Repo, open_ws: list[Workspace]) -> None:
+    repo.write("HISTORY.md", "- refund fixed\n")
+    _fix_refund(repo, 1)
+    ws, _ = mined(repo, open_ws)
+    fixes = [m for m in ws.suggestions() if m.provenance and m.provenance.get("kind") == "fix"]
+    assert [(m.anchor.file, m.anchor.symbol) for m in fixes if m.anchor] == [("billing.py", "refund")]
+
+
 def test_a_symbol_gone_at_head_falls_back_to_its_file(repo: Repo, open_ws: list[Workspace]) -> None:
     _fix_refund(repo, 1)
     repo.write("billing.py", BILLING.replace("def refund", "def give_back"))
