@@ -155,6 +155,12 @@ WARNING_TAG = re.compile(r"\b(HACK|XXX|FIXME|WARNING|DANGER|CAUTION)\b")
 WARNING_PHRASE = re.compile(r"\b(do not|don't|must( not)?|never)\b", re.IGNORECASE)
 COMMENT_PREFILTER = re.compile(rb"HACK|XXX|FIXME|WARNING|DANGER|CAUTION|[Dd]o not|[Dd]on't|[Mm]ust|[Nn]ever")
 COMMENT_MARKERS = re.compile(r"^\s*(/\*+|\*+/|\*|//+|#+|--|;+|<!--|-->)\s?|\s*\*+/\s*$")
+# comments that talk to tools, not people ("# type: ignore[…]  # urllib3 stubs don't …")
+DIRECTIVE = re.compile(
+    r"^(type:\s*ignore|noqa|pragma|pylint:|mypy:|fmt:|isort:|eslint-|prettier-ignore|nolint|NOLINT|clang-format|"
+    r"istanbul|ts-(ignore|expect-error|nocheck)|@ts-|rubocop:|go:|nosec)",
+    re.IGNORECASE,
+)
 MIN_COMMENT_WORDS = 3  # "XXX" alone, or "# must", says nothing
 MAX_COMMENT_BYTES = 1 << 20  # files larger than this are not scanned for comments (generated)
 
@@ -493,16 +499,24 @@ def _comment_nodes(root: Node) -> Iterator[Node]:
 
 
 def _comment_blocks(nodes: Iterable[Node], source: bytes) -> list[tuple[int, int, str]]:
-    """Adjacent line comments joined into one block: (first line, last line, text)."""
+    """Comments as (first line, last line, text): adjacent comments on lines of their own joined into one
+    block; tool directives (``# type: ignore``, ``# noqa`` …) left out."""
     blocks: list[list[Any]] = []
+    alone_before = False
     for node in nodes:
         first, last = node.start_point.row + 1, node.end_point.row + 1
         text = source[node.start_byte : node.end_byte].decode("utf-8", "replace")
-        if blocks and blocks[-1][1] == first - 1:
+        if DIRECTIVE.match(COMMENT_MARKERS.sub("", text).strip()):
+            alone_before = False
+            continue
+        line_start = source.rfind(b"\n", 0, node.start_byte) + 1
+        alone = not source[line_start : node.start_byte].strip()  # not trailing code on its line
+        if blocks and alone and alone_before and blocks[-1][1] == first - 1:
             blocks[-1][1] = last
             blocks[-1][2] += "\n" + text
         else:
             blocks.append([first, last, text])
+        alone_before = alone
     return [(int(b[0]), int(b[1]), str(b[2])) for b in blocks]
 
 
