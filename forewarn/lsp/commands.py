@@ -159,6 +159,19 @@ def _on_memory(action: str) -> Callable[[ForewarnServer, Args], Any]:
     return run
 
 
+async def _accept_suggestion(ls: ForewarnServer, args: Args) -> dict[str, Any]:
+    text = args.string("text")
+    if text is not None and not text.strip():
+        args.fail("'text' must not be empty (leave it out to accept the suggestion as it is)")
+    session, mid = await ls.session_owning(_id(args))
+    return await ls.write(session.accept_suggestion, mid, text)
+
+
+async def _review(ls: ForewarnServer, args: Args) -> dict[str, Any]:
+    session, rel = ls.target(args.string("uri"))
+    return await ls.read(session.review, rel)
+
+
 async def _repo_map(ls: ForewarnServer, args: Args) -> dict[str, Any]:
     budget = args.integer("budget", DEFAULT_MAP_TOKENS, 64, MAX_MAP_TOKENS)
     focus = args.strings("focus")
@@ -188,6 +201,9 @@ COMMANDS = (
     Command(convert.CMD_STATS, _stats, writes=False),
     Command(convert.CMD_REINDEX, _reindex, writes=False),  # indexing republishes by itself
     Command(convert.CMD_ACCEPT, _on_memory("accept"), writes=False),  # reinforcement changes no diagnostic
+    Command(convert.CMD_ACCEPT_SUGGESTION, _accept_suggestion, writes=True),  # its hint becomes a warning at once
+    Command(convert.CMD_DISMISS_SUGGESTION, _on_memory("dismiss_suggestion"), writes=True),
+    Command(convert.CMD_REVIEW, _review, writes=False),
 )
 
 

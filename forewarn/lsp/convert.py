@@ -11,14 +11,14 @@ import re
 import time
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from lsprotocol import types
 
 from forewarn.memory.store import Memory
 from forewarn.memory.text import age_text, from_iso
-from forewarn.memory.vocabulary import MemoryType
+from forewarn.memory.vocabulary import MemorySource, MemoryStatus, MemoryType
 
 SOURCE = "forewarn"  # diagnostics' source: lets clients and users filter ours
 WARNING_TYPES = frozenset({"gotcha", "error_pattern"})  # things that bite: worth a squiggle
@@ -26,6 +26,7 @@ HOVER_TEXT_MAX_CHARS = 2_000  # a hover is a glance; the full text is one search
 HOVER_MEMORIES = 10  # memories in one hover, best first: more would not fit the popup
 SYMBOL_NAME_MAX_CHARS = 80  # symbol pickers show one line per entry
 DIAGNOSTIC_TEXT_MAX_CHARS = 1_000  # Problems views truncate long messages anyway
+COMMIT_SHA_CHARS = 7  # git's short form: unique enough to paste into `git show`
 
 TYPE_ICONS: dict[str, str] = {  # one glyph per memory type in symbol pickers, so types are told apart at a glance
     MemoryType.GOTCHA: "⚠",
@@ -59,6 +60,7 @@ PROVENANCE = {  # how a memory's source reads in a message
     "user": "recorded by a person",
     "agent": "recorded by an agent",
     "commit": "learned from a commit",
+    "comment": "learned from a warning comment",
     "import": "imported from the team's export",
 }
 
@@ -212,6 +214,24 @@ def provenance(source: str) -> str:
     return PROVENANCE.get(source, f"from {source}")
 
 
+def origin(memory: Memory) -> str:
+    """Where a memory came from, for a message: "suggested from commit abc1234 by Ann, 2024-03-02" for a mined
+    one (its provenance names the commits; the newest is quoted), else the source's phrase."""
+    verb = "suggested" if memory.status == MemoryStatus.SUGGESTED else "learned"
+    commits = [c for c in (memory.provenance or {}).get("commits") or [] if isinstance(c, dict) and c.get("sha")]
+    if memory.source == MemorySource.COMMENT:
+        return f"{verb} from a warning comment"
+    if not commits:
+        return provenance(memory.source)
+    newest = max(commits, key=lambda c: str(c.get("date") or ""))
+    who = f" by {flat_text(str(newest['author']))}" if newest.get("author") else ""
+    when = f", {flat_text(str(newest['date']))[:10]}" if newest.get("date") else ""
+    which = f"commit {flat_text(str(newest['sha']))[:COMMIT_SHA_CHARS]}"
+    if len(commits) > 1:
+        which = f"{len(commits)} commits, latest {which}"
+    return f"{verb} from {which}{who}{when}"
+
+
 # ---------------------------------------------------------------- ranges
 
 
@@ -276,8 +296,11 @@ def _place(span: Span) -> str:
 
 
 def severity(memory: Memory, *, neighbour: bool) -> types.DiagnosticSeverity:
-    """Stale → Hint; neighbours → Information; gotcha/error_pattern → Warning; the rest Information."""
-    if memory.status == "stale":
+    """Stale or suggested → Hint; neighbours → Information; gotcha/error_pattern → Warning; the rest Information.
+
+    A suggestion is never a Warning: mining proposed it and nobody has vouched for it yet.
+    """
+    if memory.status in (MemoryStatus.STALE, MemoryStatus.SUGGESTED):
         return types.DiagnosticSeverity.Hint
     if neighbour or memory.type not in WARNING_TYPES:
         return types.DiagnosticSeverity.Information
@@ -288,9 +311,11 @@ def diagnostic_message(memory: Memory, now: float | None = None, *, neighbour: S
     head = memory.type.replace("_", " ")
     if memory.status == "stale":
         head += " (stale: the code it describes changed)"
+    elif memory.status == MemoryStatus.SUGGESTED:
+        head = f"suggested {head} (accept or dismiss)"
     where = f" [about {_place(neighbour)}]" if neighbour else ""
     text = one_line(memory.text, DIAGNOSTIC_TEXT_MAX_CHARS)
-    return f"{head}{where}: {text} — {age(memory.created_at, now)}, {provenance(memory.source)}"
+    return f"{head}{where}: {text} — {age(memory.created_at, now)}, {origin(memory)}"
 
 
 def more_message(more: int, file: str | None, place: str = "file", quote: Callable[[str], str] = flat_text) -> str:
@@ -356,13 +381,26 @@ class FileView:
     file: str
     hits: list[DiagnosticHit]
     more: int = 0
+    suggestions: list[DiagnosticHit] = field(default_factory=list)  # mined, unreviewed: shown as hints
+    more_suggestions: bool = False  # the file has more than ``suggestions``: the review command lists them
 
 
 def file_diagnostics(view: FileView, *, max_warnings: int, now: float | None = None) -> list[types.Diagnostic]:
-    """A file's diagnostics, then one Information line naming what the cap left out (when it left anything)."""
-    out = diagnostics(view.hits, max_warnings=max_warnings, now=now)
+    """A file's diagnostics, its suggestions as hints, then a line for each cap that left something out."""
+    out = diagnostics([*view.hits, *view.suggestions], max_warnings=max_warnings, now=now)
     if view.more > 0:
         out.append(more_diagnostic(view.more, view.file))
+    if view.more_suggestions:
+        out.append(
+            types.Diagnostic(
+                range=FILE_RANGE,
+                message="More suggestions on this file: the Review Suggestions command (:Forewarn review), "
+                f"or forewarn memory review --file {flat_text(view.file)}",
+                severity=types.DiagnosticSeverity.Hint,
+                source=SOURCE,
+                data={"more_suggestions": True},
+            )
+        )
     return out
 
 
@@ -406,7 +444,7 @@ def hover_markdown(
         lines.append("---")
         lines.append(
             f"**{escape_inline(memory.type.replace('_', ' '))}**{status} · "
-            f"{escape_inline(age(memory.created_at, now))} · {escape_inline(provenance(memory.source))}"
+            f"{escape_inline(age(memory.created_at, now))} · {escape_inline(origin(memory))}"
             f" · id {code_span(memory.id)}"
         )
         lines.append(escape_markdown(text))
@@ -442,6 +480,7 @@ def memory_result(
         "created_at": memory.created_at,
         "age": age(memory.created_at, now),
         "tags": list(memory.tags),
+        "provenance": memory.provenance,
         "anchor": None,
     }
     if score is not None:
@@ -514,6 +553,9 @@ CMD_REPO_MAP = "forewarn.repoMap"
 CMD_STATS = "forewarn.stats"
 CMD_REINDEX = "forewarn.reindex"
 CMD_ACCEPT = "forewarn.accept"  # the client opened a memory from search (or applied it): reinforce it
+CMD_ACCEPT_SUGGESTION = "forewarn.acceptSuggestion"  # a mined suggestion becomes an active memory
+CMD_DISMISS_SUGGESTION = "forewarn.dismissSuggestion"  # never proposed again
+CMD_REVIEW = "forewarn.review"  # the suggestions of a file or folder, for a picker
 
 
 def memory_id_of(diagnostic: types.Diagnostic) -> str | None:
@@ -553,6 +595,9 @@ def code_actions(
             continue
         seen.add(mid)
         short = mid[-6:]
+        if isinstance(diag.data, dict) and diag.data.get("status") == MemoryStatus.SUGGESTED:
+            actions += _suggestion_actions(diag, mid, short)
+            continue
         for title, command, extra in (
             ("confirm still true", CMD_CONFIRM, {}),
             ("mark outdated", CMD_MARK_OUTDATED, {}),
@@ -568,6 +613,24 @@ def code_actions(
                 )
             )
     return actions
+
+
+def _suggestion_actions(diag: types.Diagnostic, mid: str, short: str) -> list[types.CodeAction]:
+    """Accept, edit and accept (the client asks for the text: ``text: null``), or dismiss a mined suggestion."""
+    return [
+        types.CodeAction(
+            title=f"Forewarn: {title} ({short})",
+            kind=types.CodeActionKind.QuickFix,
+            diagnostics=[diag],
+            is_preferred=command == CMD_ACCEPT_SUGGESTION and not extra,
+            command=types.Command(title=title, command=command, arguments=[{"id": mid, **extra}]),
+        )
+        for title, command, extra in (
+            ("accept suggestion", CMD_ACCEPT_SUGGESTION, {}),
+            ("edit and accept suggestion", CMD_ACCEPT_SUGGESTION, {"text": None}),
+            ("dismiss suggestion", CMD_DISMISS_SUGGESTION, {}),
+        )
+    ]
 
 
 def bare_commands(actions: Sequence[types.CodeAction]) -> list[types.Command]:

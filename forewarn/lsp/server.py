@@ -203,6 +203,9 @@ class ForewarnServer(LanguageServer):
         self.reads = ThreadPoolExecutor(READ_THREADS, thread_name_prefix="forewarn-read")
         # one writer thread: indexing and memory writes are serialized, never concurrent
         self.writes = ThreadPoolExecutor(1, thread_name_prefix="forewarn-write")
+        # history mining reads git for seconds to a minute: its own thread, so neither opens nor writes wait
+        self.mining = ThreadPoolExecutor(1, thread_name_prefix="forewarn-mine")
+        self._mined: set[str] = set()  # folders mined (or being mined) since the server started
         self._debounce: dict[str, asyncio.TimerHandle] = {}
         self._generation: dict[str, int] = {}
         self.open_uris: set[str] = set()  # as the client spelled them: diagnostics go back under the same URI
@@ -252,6 +255,7 @@ class ForewarnServer(LanguageServer):
     def _close_all(self) -> None:
         self.writes.shutdown(wait=True, cancel_futures=True)
         self.reads.shutdown(wait=True, cancel_futures=True)
+        self.mining.shutdown(wait=True, cancel_futures=True)  # a running mine stops at the session's cancel
         for session in list(self.sessions.values()):
             session.close()
 
@@ -448,6 +452,36 @@ class ForewarnServer(LanguageServer):
         self.republish_all()
         if report is not None and rels is None:
             self.spawn(self.backfill(session))
+            self.spawn(self.mine(session))
+        return report
+
+    async def mine(self, session: FolderSession) -> dict[str, Any] | None:
+        """Mine a folder's history once, after its first full index, unless ``mining.enabled`` is off."""
+        key = str(session.root)
+        if key in self._mined or not session.settings.mining.enabled or session.engine is None:
+            return None
+        self._mined.add(key)
+        loop = asyncio.get_running_loop()
+        try:
+            if not await loop.run_in_executor(self.mining, session.mineable):
+                return None  # not a git repository: nothing to show, nothing to tell
+        except RuntimeError:  # the executor was shut down: the server is exiting
+            return None
+        progress = await self.begin_progress(f"Forewarn: mining the history of {session.root.name}")
+        report = None
+        try:
+            report = await loop.run_in_executor(self.mining, session.mine, progress)
+        except Unavailable:  # its memory database turned out damaged: told once, below
+            pass
+        except RuntimeError:  # the executor was shut down: the server is exiting
+            pass
+        except Exception:
+            log.exception("mining the history of %s failed", session.root)
+        finally:
+            progress.end(_mined_summary(report))
+            self.tell_damage()
+        if report is not None and report.get("added"):
+            self.republish_all()  # the new suggestions show on open files as hints
         return report
 
     async def backfill(self, session: FolderSession) -> int:
@@ -583,6 +617,13 @@ def _moved_hint(session: FolderSession) -> str | None:
         return None
     text = relocation.hint(session.root)
     return f"Forewarn: {text}" if text else None
+
+
+def _mined_summary(report: dict[str, Any] | None) -> str:
+    if report is None:
+        return "mining stopped"
+    added = report.get("added", 0)
+    return f"{report.get('commits_read', 0)} commits read; {added} new suggestion{'' if added == 1 else 's'}"
 
 
 def _section_of(settings: Any) -> Any:

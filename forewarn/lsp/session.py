@@ -40,6 +40,8 @@ log = logging.getLogger(__name__)
 
 MENTION_PROBES = 500  # occurrences inside longer words checked before giving up on a mention
 MAP_FILES = 100  # ranked files listed beside the repo map text: a palette shows no more
+SUGGESTIONS_PER_FILE = 3  # mined suggestions shown on one open: a hot file's hundreds wait in the review command
+REVIEW_MAX = 500  # suggestions one review answer lists (best first); a picker past this is unusable
 
 
 class Unavailable(ForewarnError):
@@ -254,7 +256,10 @@ class FolderSession:
             line = _first_mention(text, _mention_name(anchor)) if text is not None and anchor else None
             here = Span(self.uri_of(rel), rel, None, line, line)
             out.append(DiagnosticHit(memory, here, neighbour=there))
-        return FileView(rel, out, more)
+        # one more indexed lookup per open, bounded by the cap (+1 tells whether there are more)
+        suggested = engine.suggestions(rel, limit=SUGGESTIONS_PER_FILE + 1)
+        hints = [DiagnosticHit(m, self._span(rel, m.anchor, live)) for m in suggested[:SUGGESTIONS_PER_FILE]]
+        return FileView(rel, out, more, hints, len(suggested) > SUGGESTIONS_PER_FILE)
 
     @_refusing_damage(lambda: False)
     def memories_changed_elsewhere(self) -> bool:
@@ -408,6 +413,55 @@ class FolderSession:
     @_refusing_damage()
     def mark_outdated(self, memory_id: str) -> dict[str, Any]:
         return _status(self._engine().mark_stale(memory_id))
+
+    @_refusing_damage()
+    def accept_suggestion(self, memory_id: str, text: str | None) -> dict[str, Any]:
+        memory = self._engine().accept_suggestion(memory_id, text)
+        return {**_status(memory), "memory": convert.memory_result(memory, self.anchor_span(memory))}
+
+    @_refusing_damage()
+    def dismiss_suggestion(self, memory_id: str) -> dict[str, Any]:
+        return _status(self._engine().dismiss_suggestion(memory_id))
+
+    @_refusing_damage()
+    def review(self, rel: str | None) -> dict[str, Any]:
+        """The suggestions on ``rel`` (None or a folder: everywhere below it), best first, and how many there are."""
+        found = self._engine().suggestions(rel or None)
+        return {
+            "suggestions": [convert.memory_result(m, self.anchor_span(m)) for m in found[:REVIEW_MAX]],
+            "total": len(found),
+        }
+
+    def mineable(self) -> bool:
+        """Whether the folder is in a git repository with commits (asked before any progress is shown)."""
+        from forewarn.workspace.history import GitError, head_commit
+
+        try:
+            head_commit(self.root)
+        except GitError as exc:
+            log.info("not mining %s: %s", self.root, exc)
+            return False
+        return True
+
+    @_refusing_damage(lambda: None)
+    def mine(self, progress: Callable[[IndexProgress], None] | None = None) -> dict[str, Any] | None:
+        """Mine the git history into suggestions (the background run after the first index); the report,
+        or None when the folder is not a git repository (or has no commits)."""
+        from forewarn.workspace import mining  # imported here: git plumbing loads only when mining runs
+        from forewarn.workspace.history import GitError
+
+        engine = self._engine()
+
+        def on_progress(done: int, total: int) -> None:
+            if progress is not None and not self._cancel.is_set():
+                progress(IndexProgress(done, total, f"{done}/{total} commits"))
+
+        try:
+            report = mining.mine(engine, progress=on_progress, cancel=self._cancel)
+        except GitError as exc:  # not a repository, no commits: nothing to mine, nothing to tell
+            log.info("not mining %s: %s", self.root, exc)
+            return None
+        return report.to_dict()
 
     @_refusing_damage()
     def repo_map(self, budget: int, focus: list[str]) -> dict[str, Any]:

@@ -10,6 +10,7 @@ import {
   type ReindexResult,
   type RememberResult,
   type RepoMapResult,
+  type ReviewResult,
   type SearchResult,
   ServerCommand,
   type Stats,
@@ -100,6 +101,91 @@ export async function searchMemories(server: ForewarnServer): Promise<void> {
     pick.dispose();
   });
   pick.show();
+}
+
+/** "commit abc1234 by Ann, 2024-03-02" (the newest commit a suggestion came from), or its source. */
+export function suggestionOrigin(memory: Memory): string {
+  const commits = (memory.provenance?.commits ?? []).filter((c) => c.sha);
+  if (commits.length === 0) {
+    return memory.source === "comment" ? "a warning comment" : (memory.source ?? "");
+  }
+  const newest = commits.reduce((a, b) => ((b.date ?? "") > (a.date ?? "") ? b : a));
+  const who = newest.author ? ` by ${newest.author}` : "";
+  const when = newest.date ? `, ${newest.date.slice(0, 10)}` : "";
+  const more = commits.length > 1 ? ` (+${commits.length - 1} more)` : "";
+  return `commit ${(newest.sha ?? "").slice(0, 7)}${who}${when}${more}`;
+}
+
+/**
+ * Forewarn: Review Suggestions — the memories mined from the history, best first: pick one (its commit and
+ * anchor show), then Accept, Edit and accept, Dismiss or Open. Each answer goes to the server, which
+ * republishes the file (an accepted gotcha turns from hint to warning); the list comes back for the next one.
+ */
+export async function reviewSuggestions(server: ForewarnServer): Promise<void> {
+  for (;;) {
+    let result: ReviewResult;
+    try {
+      result = await server.command<ReviewResult>(ServerCommand.review, {});
+    } catch (error) {
+      await vscode.window.showErrorMessage(`Forewarn: ${errorText(error)}`);
+      return;
+    }
+    if (result.suggestions.length === 0) {
+      await vscode.window.showInformationMessage("Forewarn: no suggestions to review.");
+      return;
+    }
+    const items = result.suggestions.map((memory) => ({
+      ...memoryItem(memory),
+      description: `${memory.type} · ${suggestionOrigin(memory)}`,
+      detail: `${describeAnchor(memory.anchor)}${memory.provenance?.commits?.[0]?.subject ? ` — ${memory.provenance.commits[0].subject}` : ""}`,
+    }));
+    const total = result.total ?? items.length;
+    const chosen = await vscode.window.showQuickPick(items, {
+      title: `Forewarn: Review Suggestions (${total})`,
+      placeHolder: "Pick a suggestion mined from the history",
+      matchOnDescription: true,
+      matchOnDetail: true,
+    });
+    if (!chosen) {
+      return;
+    }
+    if (!(await reviewOne(server, chosen.memory))) {
+      return;
+    }
+  }
+}
+
+/** One suggestion's verdict; false when the user walked away. */
+async function reviewOne(server: ForewarnServer, memory: Memory): Promise<boolean> {
+  const verdict = await vscode.window.showQuickPick(["Accept", "Edit and accept", "Dismiss", "Open"], {
+    title: `${memory.type}: ${memory.text.split("\n")[0]}`,
+    placeHolder: suggestionOrigin(memory),
+  });
+  try {
+    if (verdict === "Accept") {
+      await server.command(ServerCommand.acceptSuggestion, { id: memory.id });
+    } else if (verdict === "Edit and accept") {
+      const text = await vscode.window.showInputBox({
+        title: "Forewarn: edit and accept",
+        value: memory.text,
+        validateInput: (value) => (value.trim() ? undefined : "A memory needs some text"),
+      });
+      if (!text) {
+        return true;
+      }
+      await server.command(ServerCommand.acceptSuggestion, { id: memory.id, text });
+    } else if (verdict === "Dismiss") {
+      await server.command(ServerCommand.dismissSuggestion, { id: memory.id });
+    } else if (verdict === "Open") {
+      await openAnchor(memory.anchor);
+      return false;
+    } else {
+      return false;
+    }
+  } catch (error) {
+    await vscode.window.showErrorMessage(`Forewarn: ${errorText(error)}`);
+  }
+  return true;
 }
 
 /** The memory types for a QuickPick, `suggested` first so that Enter takes it. */
@@ -195,6 +281,10 @@ export async function executeCodeActionCommand(
       return undefined;
     }
     return reportRemembered(() => send([{ ...argument, ...answer }, ...rest]) as Promise<RememberResult>);
+  }
+  if (command === ServerCommand.acceptSuggestion) {
+    const text = await askText("Forewarn: edit and accept this suggestion", "The memory as it should read");
+    return text ? send([{ ...argument, text }, ...rest]) : undefined;
   }
   if (command === ServerCommand.supersede) {
     const text = await askText("Forewarn: supersede this memory", "What is true now (the old memory is kept as superseded)");

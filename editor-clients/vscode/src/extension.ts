@@ -7,6 +7,7 @@ import {
   REPO_MAP_SCHEME,
   reindexWorkspace,
   rememberHere,
+  reviewSuggestions,
   searchMemories,
   showHealth,
   showRepoMap,
@@ -43,6 +44,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand(ClientCommand.installModel, () => installModel(forewarn, output, restart)),
     vscode.commands.registerCommand(ClientCommand.restartServer, restart),
     vscode.commands.registerCommand(ClientCommand.showOutput, () => output.show(true)),
+    vscode.commands.registerCommand(ClientCommand.reviewSuggestions, () => reviewSuggestions(forewarn)),
     vscode.workspace.onDidChangeConfiguration((event) => {
       const relevant =
         event.affectsConfiguration(SETTINGS_SECTION) &&

@@ -29,6 +29,25 @@ export interface Memory {
   age?: string;
   score?: number;
   anchor?: Anchor | null;
+  /** Mined memories: the commits they came from (newest matters most) and how precisely they are anchored. */
+  provenance?: Provenance | null;
+}
+
+export interface ProvenanceCommit {
+  sha?: string;
+  author?: string;
+  date?: string;
+  subject?: string;
+}
+
+export interface Provenance {
+  commits?: ProvenanceCommit[];
+  anchor?: string;
+}
+
+export interface ReviewResult {
+  suggestions: Memory[];
+  total?: number;
 }
 
 export interface CodeChunk {
@@ -99,6 +118,9 @@ export const ServerCommand = {
   stats: "forewarn.stats",
   reindex: "forewarn.reindex",
   accept: "forewarn.accept",
+  acceptSuggestion: "forewarn.acceptSuggestion",
+  dismissSuggestion: "forewarn.dismissSuggestion",
+  review: "forewarn.review",
 } as const;
 
 /** The extension's own commands (package.json `contributes.commands`), named once. */
@@ -111,6 +133,7 @@ export const ClientCommand = {
   installModel: "forewarn.installModel",
   restartServer: "forewarn.restartServer",
   showOutput: "forewarn.showOutput",
+  reviewSuggestions: "forewarn.reviewSuggestions",
 } as const;
 
 /** Every daemon setting (forewarn/config.py's tree), as the dotted camelCase keys the client sends. */

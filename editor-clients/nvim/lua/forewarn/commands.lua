@@ -185,6 +185,21 @@ M.code_action_commands = {
       M.ask_memory(nil, type(argument.type) == "string" and argument.type or nil, send)
     end
   end,
+  -- "edit and accept" carries `text: null` (vim.NIL); plain "accept" has no text and goes through as it is
+  [protocol.COMMANDS.accept_suggestion] = function(command, ctx)
+    local argument = shallow_copy((command.arguments or {})[1])
+    local function send(body)
+      argument.text = body
+      M.execute(command.command, argument, function()
+        notify("suggestion accepted")
+      end, ctx)
+    end
+    if argument.text == vim.NIL then
+      ask_text("Accept as (the memory's text): ", send)
+    else
+      send(argument.text)
+    end
+  end,
   [protocol.COMMANDS.supersede] = function(command, ctx)
     local argument = shallow_copy((command.arguments or {})[1])
     local function send(body)
@@ -293,12 +308,78 @@ function M.reindex()
   end)
 end
 
+--- "commit abc1234 by Ann, 2024-03-02" for a mined suggestion (its newest commit), else its source.
+function M.suggestion_origin(memory)
+  local newest
+  local commits = type(memory.provenance) == "table" and memory.provenance.commits or {}
+  for _, commit in ipairs(type(commits) == "table" and commits or {}) do
+    if type(commit) == "table" and type(commit.sha) == "string" then
+      if not newest or tostring(commit.date or "") > tostring(newest.date or "") then
+        newest = commit
+      end
+    end
+  end
+  if not newest then
+    return memory.source == "comment" and "a warning comment" or tostring(memory.source or "")
+  end
+  local who = type(newest.author) == "string" and (" by " .. newest.author) or ""
+  local when = type(newest.date) == "string" and (", " .. newest.date:sub(1, 10)) or ""
+  return "commit " .. newest.sha:sub(1, 7) .. who .. when
+end
+
+local VERDICTS = { "Accept", "Edit and accept", "Dismiss", "Open" }
+
+--- :Forewarn review — the suggestions mined from the history (best first) in vim.ui.select; then a verdict
+--- for the chosen one. The server republishes open files, so an accepted gotcha turns from hint to warning.
+function M.review()
+  M.execute(protocol.COMMANDS.review, vim.empty_dict(), function(result)
+    local suggestions = result and result.suggestions or {}
+    if #suggestions == 0 then
+      notify("no suggestions to review")
+      return
+    end
+    local prompt = string.format("Forewarn: review suggestions (%s)", tostring(result.total or #suggestions))
+    local function format_item(memory)
+      return M.format_memory(memory) .. " · " .. M.suggestion_origin(memory)
+    end
+    vim.ui.select(suggestions, { prompt = prompt, format_item = format_item, kind = "forewarn.suggestion" }, function(memory)
+      if not memory then
+        return
+      end
+      vim.ui.select(VERDICTS, { prompt = M.suggestion_origin(memory) .. ": " }, function(verdict)
+        if verdict == "Accept" then
+          M.execute(protocol.COMMANDS.accept_suggestion, { id = memory.id }, function()
+            notify("suggestion accepted")
+          end)
+        elseif verdict == "Edit and accept" then
+          vim.ui.input({ prompt = "Accept as: ", default = memory.text }, function(text)
+            if text and vim.trim(text) ~= "" then
+              M.execute(protocol.COMMANDS.accept_suggestion, { id = memory.id, text = vim.trim(text) }, function()
+                notify("suggestion accepted")
+              end)
+            end
+          end)
+        elseif verdict == "Dismiss" then
+          M.execute(protocol.COMMANDS.dismiss_suggestion, { id = memory.id }, function()
+            notify("suggestion dismissed")
+          end)
+        elseif verdict == "Open" then
+          jump_to(memory)
+        end
+      end)
+    end)
+  end)
+end
+
 M.subcommands = {
   search = function(args)
     M.search(table.concat(args, " "))
   end,
   remember = function(args, opts)
     M.remember(table.concat(args, " "), opts)
+  end,
+  review = function()
+    M.review()
   end,
   map = function()
     M.map()

@@ -17,6 +17,9 @@ M.COMMANDS = {
   stats = "forewarn.stats",
   reindex = "forewarn.reindex",
   accept = "forewarn.accept",
+  accept_suggestion = "forewarn.acceptSuggestion",
+  dismiss_suggestion = "forewarn.dismissSuggestion",
+  review = "forewarn.review",
 }
 
 --- Every daemon setting (forewarn/config.py's tree) as a dotted path, as `settings = {...}` spells it.

@@ -39,13 +39,14 @@ test("initializationOptions carry every daemon section and nothing client-only",
     index: {},
     embedder: { model: "/models/nomic.gguf" },
     diagnostics: { maxWarnings: 2 },
+    mining: {},
     logLevel: "DEBUG",
   });
 });
 
 test("workspace/configuration answers drop server.* and trace", () => {
   const section = { server: { command: ["x"] }, trace: { server: "verbose" }, index: { workers: 2 }, logLevel: "INFO" };
-  assert.deepEqual(daemonSettings(section), { index: { workers: 2 }, embedder: {}, diagnostics: {}, logLevel: "INFO" });
+  assert.deepEqual(daemonSettings(section), { index: { workers: 2 }, embedder: {}, diagnostics: {}, mining: {}, logLevel: "INFO" });
 });
 
 test("every daemon setting that is set reaches the server, nested by its dotted key", () => {
