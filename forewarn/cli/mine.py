@@ -82,4 +82,4 @@ def _line(out: Console, label: str, counts: dict[str, int]) -> None:
     if not counts:
         return
     parts = ", ".join(f"{shown(k)} {v}" for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
-    out.print(f"  {label}: {parts}", highlight=False)
+    out.print(f"  {label}: {parts}", highlight=False, soft_wrap=True)  # one line each, whatever the width

@@ -70,6 +70,7 @@ NOISE_DOCS = "docs-only"  # documentation changes teach readers of the docs, not
 DOCS_PATH = re.compile(r"(^|/)(docs?|documentation)/|\.(rst|md|adoc)$|(^|/)\.github/", re.IGNORECASE)
 NOISE_EMPTY = "empty-body"  # a subject alone rarely says why; it still counts toward hot spots
 MIN_BODY_WORDS = 6  # fewer words after trailers are stripped is an empty body ("Fixes #12.")
+NOISE_REAPPLIED = "revert-of-revert"  # the change is back: what was undone was no dead end after all
 NOISE_GIANT = "giant-commit"  # over history.GIANT_COMMIT_FILES files: a mass change, about no one symbol
 NOISE_NO_LESSON = "no-lesson"  # a body that neither fixes, reverts nor argues: a plain change log entry
 
@@ -254,7 +255,9 @@ def classify(commit: CommitRecord) -> Verdict:
     revert = REVERT_SUBJECT.match(subject)
     if revert:
         reason = REVERT_BODY_LINE.sub("", body).strip()
-        what = revert.group("what").strip() or "a change"
+        what = revert.group("what").strip().rstrip(".") or "a change"
+        if REVERT_SUBJECT.match(what):
+            return Verdict("noise", reason=NOISE_REAPPLIED)
         text = f"Tried {what}, reverted: {reason}" if reason else f"Tried {what}, reverted (no reason given)."
         return Verdict("revert", MemoryType.DEAD_END, _clip(text))
     if commit.giant:

@@ -121,6 +121,7 @@ EXPLAINED = "The pool was shared across threads, so a second request would reuse
         (record("Run black over the tree"), mining.NOISE_COSMETIC),
         (record("Update changelog", EXPLAINED, paths=("HISTORY.md",)), mining.NOISE_CHANGELOG),
         (record("Fix the pool", "Fixes #12.\n\nSigned-off-by: Ann <a@x.org>"), mining.NOISE_EMPTY),
+        (record('Revert "Revert "Stream uploads""', "This reverts commit 1234567."), mining.NOISE_REAPPLIED),
         (record("Fix the pool docs", EXPLAINED, paths=("docs/pool.rst", "README.md")), mining.NOISE_DOCS),
         (
             record("Add a retry helper", "This adds the helper and its tests to the module here."),
