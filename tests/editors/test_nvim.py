@@ -38,6 +38,7 @@ pytestmark = pytest.mark.editor
 HERE = Path(__file__).parent
 MINIMAL_INIT = HERE / "nvim" / "minimal_init.lua"
 CHECK_GOTCHA = HERE / "nvim" / "check_gotcha.lua"
+CHECK_REVIEW = HERE / "nvim" / "check_review.lua"
 LSP_ENABLE_INIT = HERE / "nvim" / "lsp_enable_init.lua"
 CHECK_LSP_ENABLE = HERE / "nvim" / "check_lsp_enable.lua"
 SCREEN = HERE / "nvim" / "screen.lua"
@@ -160,6 +161,52 @@ def test_gotcha_diagnostic_hover_and_search(
     assert result["restarted"]["after"] != result["restarted"]["before"]
     assert_code_actions(result, gotcha_workspace, diagnostic["code"])
     print(f"Neovim {version}: {elapsed:.1f} s; steps {result['steps']}")
+
+
+REVERTED = "Retry charge_card without backoff"
+
+
+def _git(root: Path, *args: str) -> None:
+    who = {"GIT_AUTHOR_NAME": "Ann", "GIT_AUTHOR_EMAIL": "ann@example.com", "GIT_COMMITTER_NAME": "Ann",
+           "GIT_COMMITTER_EMAIL": "ann@example.com", "GIT_AUTHOR_DATE": "2024-03-02T10:00:00Z",
+           "GIT_COMMITTER_DATE": "2024-03-02T10:00:00Z"}  # fmt: skip
+    subprocess.run(["git", *args], cwd=root, env={**os.environ, **who}, check=True, capture_output=True)
+
+
+@pytest.mark.parametrize(("nvim", "version_prefix"), NEOVIMS)
+def test_review_accepts_a_mined_suggestion(
+    nvim: Path, version_prefix: str, gotcha_workspace: Gotcha, tmp_path: Path
+) -> None:
+    """A revert in the history, mined by `forewarn mine`, shows as a hint; :Forewarn review accepts it."""
+    version = nvim_or_skip(nvim, version_prefix)
+    root = gotcha_workspace.root
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "Payments through the gateway")
+    payments = root / gotcha_workspace.file
+    payments.write_text(payments.read_text().replace("time.sleep(2**attempt)", "pass"))
+    _git(root, "commit", "-q", "-am", f"{REVERTED}\n\nThe gateway answers faster than we thought.")
+    _git(root, "revert", "--no-edit", "HEAD")
+    mined = run_forewarn("mine", "--workspace", str(root), "--json")
+    assert mined.returncode == 0, mined.stderr
+    result_path = tmp_path / "review.json"
+    config = {"root": str(root), "file": gotcha_workspace.file, "expect": REVERTED, "result": str(result_path),
+              "timeout_ms": EDITOR_WAIT_S * 1000}  # fmt: skip
+    config_path = tmp_path / "review-config.json"
+    config_path.write_text(json.dumps(config))
+    done = run_nvim(nvim, root, f"luafile {CHECK_REVIEW}", env={"FOREWARN_TEST_CONFIG": str(config_path)})
+    assert result_path.exists(), f"Neovim {version} wrote no result (exit {done.returncode}):\n{done.stderr}"
+    result = json.loads(result_path.read_text())
+    assert result["ok"], f"Neovim {version}: {result['error']}\nmined: {mined.stdout}\nstderr: {done.stderr}"
+    assert result["hint"]["severity"] == 4 and "suggested dead end" in result["hint"]["message"], result
+    assert "by Ann, 2024-03-02" in result["hint"]["message"], result
+    [pick, verdict] = result["prompts"]
+    assert pick["kind"] == "forewarn.suggestion" and REVERTED in pick["items"][0], pick
+    assert "commit " in pick["items"][0] and "Accept" in verdict["items"], verdict
+    assert result["notified"] == "Forewarn: suggestion accepted", result
+    assert result["accepted"]["severity"] == 3 and result["accepted"]["message"].startswith("dead end"), result
+    [accepted] = [m for m in memories(root, "--all") if REVERTED in m["text"]]
+    assert accepted["status"] == "active" and accepted["source"] == "commit", accepted
 
 
 def assert_code_actions(result: dict[str, Any], workspace: Gotcha, gotcha_id: str) -> None:
