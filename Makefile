@@ -8,7 +8,7 @@ INSTALLED := $(VENV)/.installed
 # pytest exits 5 when it collected nothing: that is a failure here, never a silent pass
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: install model demo test lint bench bench-index bench-recall bench-lsp bench-embed clean stock-wheel
+.PHONY: install model demo test lint bench bench-index bench-recall bench-lsp bench-embed bench-mine clean stock-wheel
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -49,7 +49,7 @@ test: model lint test-editors stock-wheel
 demo: model
 	$(BIN)/python examples/demo.py
 
-bench: model bench-index bench-recall bench-lsp bench-embed
+bench: model bench-index bench-recall bench-lsp bench-embed bench-mine
 
 # llama.cpp embedder vs sentence-transformers/torch on Django code chunks (bench venv in bench/.venvs/st, once)
 bench-embed: model
@@ -66,6 +66,10 @@ bench-recall: model
 # the language server through a real LSP client: didOpen → diagnostics and hover latency at 1k/10k/100k memories
 bench-lsp: install
 	$(BIN)/python bench/lsp_bench.py
+
+# mining git history (requests and click clones from ../shared/corpora): throughput, usefulness by time split, counts
+bench-mine: install
+	$(BIN)/python bench/mine_bench.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
