@@ -155,7 +155,7 @@ def _dump_fix_history(fixes: dict[tuple[str, str], list[dict[str, str]]]) -> str
 WARNING_TAG = re.compile(r"\b(HACK|XXX|FIXME|WARNING|DANGER|CAUTION)\b")
 WARNING_PHRASE = re.compile(r"\b(do not|don't|must( not)?|never)\b", re.IGNORECASE)
 COMMENT_PREFILTER = re.compile(rb"HACK|XXX|FIXME|WARNING|DANGER|CAUTION|[Dd]o not|[Dd]on't|[Mm]ust|[Nn]ever")
-COMMENT_MARKERS = re.compile(r"^\s*(/\*+|\*+/|\*|//+|#+|--|;+|<!--|-->)\s?|\s*\*+/\s*$")
+COMMENT_MARKERS = re.compile(r"^\s*(/\*+|\*+/|\*|//+|#+:?|--|;+|<!--|-->)\s?|\s*\*+/\s*$")
 # comments that talk to tools, not people ("# type: ignore[…]  # urllib3 stubs don't …")
 DIRECTIVE = re.compile(
     r"^(type:\s*ignore|noqa|pragma|pylint:|mypy:|fmt:|isort:|eslint-|prettier-ignore|nolint|NOLINT|clang-format|"

@@ -229,6 +229,12 @@ def refund(card):
     assert found[0][0].text == "HACK: the gateway rounds half-down, so we add a cent before sending."
 
 
+def test_sphinx_attribute_comments_lose_their_marker() -> None:
+    source = b"class Session:\n    #: must be set before use, never None\n    #: second line here\n    verify = True\n"
+    [(comment, _symbol)] = mining.warning_comments("sessions.py", source)
+    assert comment.text == "must be set before use, never None second line here"
+
+
 # --- mine(): anchoring, incremental, bad input -------------------------------------------------------------
 
 
