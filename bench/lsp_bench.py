@@ -162,7 +162,8 @@ async def measure(
             capabilities=client_capabilities("visual-studio-code"),
             root_uri=root.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
-            initialization_options={"embedder": {"enabled": False}},
+            # mining off: it is a one-off after the first index, and the corpus sits inside this repository
+            initialization_options={"embedder": {"enabled": False}, "mining": {"enabled": False}},
         )
     )
     await indexing_done(client)

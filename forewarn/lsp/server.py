@@ -471,15 +471,17 @@ class ForewarnServer(LanguageServer):
         report = None
         try:
             report = await loop.run_in_executor(self.mining, session.mine, progress)
+        except asyncio.CancelledError:  # the server is exiting: its output is closed, nothing more to say
+            session.cancel()
+            raise
         except Unavailable:  # its memory database turned out damaged: told once, below
             pass
         except RuntimeError:  # the executor was shut down: the server is exiting
             pass
         except Exception:
             log.exception("mining the history of %s failed", session.root)
-        finally:
-            progress.end(_mined_summary(report))
-            self.tell_damage()
+        progress.end(_mined_summary(report))
+        self.tell_damage()
         if report is not None and report.get("added"):
             self.republish_all()  # the new suggestions show on open files as hints
         return report
@@ -553,6 +555,9 @@ class ForewarnServer(LanguageServer):
     # ------------------------------------------------------------ diagnostics
 
     def republish_all(self) -> None:
+        """Every open document again: called whenever memories may have changed (so cached answers go too)."""
+        for session in list(self.sessions.values()):
+            session.drop_cached()
         for uri in list(self.open_uris):
             self.spawn(self.publish(uri, from_buffer=uri in self._dirty))
 

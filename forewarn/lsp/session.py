@@ -41,6 +41,7 @@ log = logging.getLogger(__name__)
 MENTION_PROBES = 500  # occurrences inside longer words checked before giving up on a mention
 MAP_FILES = 100  # ranked files listed beside the repo map text: a palette shows no more
 SUGGESTIONS_PER_FILE = 3  # mined suggestions shown on one open: a hot file's hundreds wait in the review command
+SUGGESTION_CACHE_FILES = 1_000  # files whose shown suggestions are kept between opens (a few records each)
 REVIEW_MAX = 500  # suggestions one review answer lists (best first); a picker past this is unusable
 
 
@@ -98,6 +99,10 @@ class FolderSession:
         self.last_report: dict[str, Any] = {}
         self._cancel = threading.Event()
         self._uris: dict[str, str] = {}
+        # what opens showed as suggestions, by file: ranking a hot file's hundreds costs ~7 ms, typing re-asks
+        # every 0.3 s. Dropped whenever anything may have changed (``drop_cached``, on every republish)
+        self._suggested: dict[str, list[Memory]] = {}
+        self._suggested_generation = 0
         self._data_version: int | None = None
         self.full_index_running = threading.Event()  # the indexer's lock is held for the whole run
 
@@ -256,10 +261,27 @@ class FolderSession:
             line = _first_mention(text, _mention_name(anchor)) if text is not None and anchor else None
             here = Span(self.uri_of(rel), rel, None, line, line)
             out.append(DiagnosticHit(memory, here, neighbour=there))
-        # one more indexed lookup per open, bounded by the cap (+1 tells whether there are more)
-        suggested = engine.suggestions(rel, limit=SUGGESTIONS_PER_FILE + 1)
+        suggested = self._suggestions_shown(engine, rel)
         hints = [DiagnosticHit(m, self._span(rel, m.anchor, live)) for m in suggested[:SUGGESTIONS_PER_FILE]]
         return FileView(rel, out, more, hints, len(suggested) > SUGGESTIONS_PER_FILE)
+
+    def _suggestions_shown(self, engine: Workspace, rel: str) -> list[Memory]:
+        """The best suggestions on ``rel``, one more than an open shows (so it can say there are more); cached."""
+        cached = self._suggested.get(rel)
+        if cached is not None:
+            return cached
+        generation = self._suggested_generation
+        found = engine.suggestions(rel, limit=SUGGESTIONS_PER_FILE + 1)
+        if generation == self._suggested_generation:  # nothing changed meanwhile: safe to keep
+            if len(self._suggested) >= SUGGESTION_CACHE_FILES:
+                self._suggested.clear()
+            self._suggested[rel] = found
+        return found
+
+    def drop_cached(self) -> None:
+        """Memories may have changed (a write, the CLI, indexing, mining): the next open asks the store again."""
+        self._suggested_generation += 1
+        self._suggested.clear()
 
     @_refusing_damage(lambda: False)
     def memories_changed_elsewhere(self) -> bool:
