@@ -143,6 +143,47 @@ def test_diagnostics_cap_warnings_and_point_neighbours_home() -> None:
     assert "[about c.py::f]" in theirs.message
 
 
+def test_suggestions_are_hints_that_name_their_commit_and_a_cap_says_how_many_more() -> None:
+    import dataclasses
+
+    commits = [
+        {"sha": "abc1234def", "author": "Ann", "date": "2024-03-02T10:00:00+00:00", "subject": "Fix"},
+        {"sha": "0011223344", "author": "Bo\nb", "date": "2023-01-01T00:00:00+00:00", "subject": "Older"},
+    ]
+    mined = dataclasses.replace(
+        memory("s", status="suggested", text="quantize once"), source="commit", provenance={"commits": commits[:1]}
+    )
+    view = convert.FileView("a.py", [DiagnosticHit(memory("g"), span())], 30, [DiagnosticHit(mined, span())], True)
+    diags = convert.file_diagnostics(view, max_warnings=3, now=NOW)
+    assert [d.severity for d in diags] == [
+        types.DiagnosticSeverity.Warning, types.DiagnosticSeverity.Hint,  # a suggestion never warns
+        types.DiagnosticSeverity.Information, types.DiagnosticSeverity.Hint,
+    ]  # fmt: skip
+    assert diags[1].message.startswith("suggested gotcha (accept or dismiss): quantize once")
+    assert diags[1].message.endswith("suggested from commit abc1234 by Ann, 2024-03-02")
+    assert diags[2].message == (
+        "30 more memories on this file and the code it uses: forewarn memory list --file a.py "
+        "or the Search Memories command"
+    )
+    assert diags[2].code is None and "review" in diags[3].message.lower()
+    accepted = dataclasses.replace(mined, status="active", provenance={"commits": commits})
+    assert convert.origin(accepted) == "learned from 2 commits, latest commit abc1234 by Ann, 2024-03-02"
+    older = dataclasses.replace(accepted, provenance={"commits": commits[1:]})
+    assert convert.origin(older) == "learned from commit 0011223 by Bo b, 2023-01-01"  # names flattened
+    assert convert.origin(dataclasses.replace(mined, source="comment")) == "suggested from a warning comment"
+    titles = [a.title for a in convert.code_actions("file:///w/a.py", convert.FILE_RANGE, None, [diags[1]])]
+    assert titles[1:] == [
+        "Forewarn: accept suggestion (s)", "Forewarn: edit and accept suggestion (s)",
+        "Forewarn: dismiss suggestion (s)",
+    ]  # fmt: skip
+    body = convert.hover_markdown(
+        "f", [memory(str(i)) for i in range(convert.HOVER_MEMORIES + 2)], None, NOW, file="a.py"
+    )
+    assert body is not None and body.endswith(
+        "2 more memories on this symbol: `forewarn memory list --file a.py` or the Search Memories command"
+    )
+
+
 def test_selection_lines_and_ranges() -> None:
     rng = types.Range(start=types.Position(4, 2), end=types.Position(6, 0))
     assert convert.selection_lines(rng) == (5, 6)  # a selection ending at column 0 leaves that line out
