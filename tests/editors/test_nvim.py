@@ -269,7 +269,7 @@ def test_lsp_enable_without_setup_on_current_neovim(gotcha_workspace: Gotcha, tm
 
     assert Path(result["root_dir"]) == gotcha_workspace.root
     assert result["cmd"] == ["forewarn", "serve"]
-    assert result["client_commands"] == ["forewarn.remember", "forewarn.supersede"]
+    assert result["client_commands"] == ["forewarn.acceptSuggestion", "forewarn.remember", "forewarn.supersede"]
     assert gotcha_workspace.marker in result["diagnostic"]["message"]
     assert result["diagnostic"]["lnum"] == gotcha_workspace.line - 1
     assert result["diagnostic"]["severity"] == 2  # WARN
