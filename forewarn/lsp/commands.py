@@ -172,6 +172,11 @@ async def _review(ls: ForewarnServer, args: Args) -> dict[str, Any]:
     return await ls.read(session.review, rel)
 
 
+async def _suggestion_diff(ls: ForewarnServer, args: Args) -> dict[str, Any]:
+    session, mid = await ls.session_owning(_id(args))
+    return await ls.read(session.suggestion_diff, mid)
+
+
 async def _repo_map(ls: ForewarnServer, args: Args) -> dict[str, Any]:
     budget = args.integer("budget", DEFAULT_MAP_TOKENS, 64, MAX_MAP_TOKENS)
     focus = args.strings("focus")
@@ -204,6 +209,7 @@ COMMANDS = (
     Command(convert.CMD_ACCEPT_SUGGESTION, _accept_suggestion, writes=True),  # its hint becomes a warning at once
     Command(convert.CMD_DISMISS_SUGGESTION, _on_memory("dismiss_suggestion"), writes=True),
     Command(convert.CMD_REVIEW, _review, writes=False),
+    Command(convert.CMD_SUGGESTION_DIFF, _suggestion_diff, writes=False),
 )
 
 

@@ -556,6 +556,7 @@ CMD_ACCEPT = "forewarn.accept"  # the client opened a memory from search (or app
 CMD_ACCEPT_SUGGESTION = "forewarn.acceptSuggestion"  # a mined suggestion becomes an active memory
 CMD_DISMISS_SUGGESTION = "forewarn.dismissSuggestion"  # never proposed again
 CMD_REVIEW = "forewarn.review"  # the suggestions of a file or folder, for a picker
+CMD_SUGGESTION_DIFF = "forewarn.suggestionDiff"  # the commit diff a suggestion was mined from, shown beside it
 
 
 def memory_id_of(diagnostic: types.Diagnostic) -> str | None:

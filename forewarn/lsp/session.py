@@ -446,6 +446,11 @@ class FolderSession:
         return _status(self._engine().dismiss_suggestion(memory_id))
 
     @_refusing_damage()
+    def suggestion_diff(self, memory_id: str) -> dict[str, Any]:
+        """The commit diff (or warning comment's place) a mined memory stands on, for the review pickers."""
+        return {"id": memory_id, "diff": self._engine().suggestion_diff(memory_id)}
+
+    @_refusing_damage()
     def review(self, rel: str | None) -> dict[str, Any]:
         """The suggestions on ``rel`` (None or a folder: everywhere below it), best first, and how many there are."""
         found = self._engine().suggestions(rel or None)

@@ -56,6 +56,7 @@ from forewarn.memory.vocabulary import (
     MemoryStatus,
     MemoryType,
 )
+from forewarn.workspace import history
 from forewarn.workspace.anchors import AnchorResolver
 from forewarn.workspace.graph_cache import GraphCache
 from forewarn.workspace.limits import MAX_TEXT_CHARS, PROACTIVE_LIMIT, SEARCH_CHUNKS
@@ -645,6 +646,24 @@ class Workspace:
                 m.id, MemoryStatus.DISMISSED, at=at, reason="dismissed", ended_at=at, event=event(m.id, "dismissed", at)
             )
         return self.store.resolve(m.id)
+
+    def suggestion_diff(self, memory_id: str, *, max_lines: int = history.DIFF_CONTEXT_LINES) -> str:
+        """What a mined memory stands on, for a reviewer: its newest commit's diff (the file as named
+        then; a workspace-wide one: the commit's ``--stat``), or a warning comment's location."""
+        m = self.store.resolve(memory_id)
+        prov = m.provenance or {}
+        raw = prov.get("commits")
+        commits = [c for c in raw if isinstance(c, dict) and c.get("sha")] if isinstance(raw, list) else []
+        if not commits:
+            if prov.get("kind") and prov.get("line") is not None and m.file:
+                where = f"{m.file}:{prov['line']}" + (f" ({m.anchor.symbol})" if m.anchor and m.anchor.symbol else "")
+                head = f", mined at commit {str(prov['head'])[:7]}" if prov.get("head") else ""
+                return f"warning comment ({prov['kind']}) at {where}{head}"
+            raise InvalidMemoryError(f"memory {m.id} was not mined from history: it has no commit to show")
+        newest = commits[0]  # mining lists a memory's commits newest first
+        then = str(prov.get("then") or "").split("::", 1)[0]
+        path = None if prov.get("anchor") == ANCHOR_WORKSPACE else then or m.file
+        return history.commit_diff(self.root, str(newest["sha"]), path, max_lines=max_lines)
 
     def mining_state(self, key: str) -> str | None:
         """What mining remembers between runs (e.g. ``last_mined_commit``)."""

@@ -130,6 +130,39 @@ def commit_date(root: Path, sha: str) -> str:
     return git(root, "show", "-s", "--format=%cI", sha).strip()
 
 
+DIFF_CONTEXT_LINES = 200  # one commit's diff shown beside a suggestion under review: a screenful or three
+
+
+def cut_lines(text: str, max_lines: int) -> str:
+    """``text``'s first ``max_lines`` lines, then ``… N more lines`` when it had more."""
+    lines = text.rstrip("\n").splitlines()
+    if len(lines) <= max_lines:
+        return "\n".join(lines)
+    rest = len(lines) - max_lines
+    return "\n".join([*lines[: max(0, max_lines)], f"… {rest} more line{'' if rest == 1 else 's'}"])
+
+
+def commit_diff(root: Path, sha: str, path: str | None, *, max_lines: int = DIFF_CONTEXT_LINES) -> str:
+    """One commit as ``git show`` prints it: the diff of ``path`` (as named at that commit, 3 lines of
+    context), or, without a path or when the commit did not touch it, the ``--stat`` summary; cut at
+    ``max_lines``. A clear :class:`GitError` when ``root`` is no repository or the commit is gone
+    (history rewritten since it was mined)."""
+    base = ["show", "--format=%h %an %ad %s", "--date=short", "--no-color", "--no-ext-diff", "-M"]
+    try:
+        head_commit(root)
+        full = resolve_commit(root, sha)
+        if full is None:
+            raise GitError(
+                f"commit {sha[:12]} is not in the repository at {root} any more (was its history rewritten?)"
+            )
+        text = git(root, *base, "-U3", full, "--", path) if path else ""
+        if not text.strip() or len(text.strip().splitlines()) <= 1:  # the header only: the path is not in it
+            text = git(root, *base, "--stat", full)
+    except subprocess.TimeoutExpired as exc:
+        raise GitError(f"git show {sha[:12]} took longer than {GIT_TIMEOUT_S} s") from exc
+    return cut_lines(text, max_lines)
+
+
 def iter_commits(root: Path, revs: Sequence[str], *, limit: int | None = None) -> Generator[CommitRecord, None, None]:
     """Commits of ``revs`` newest first, each with its diff's hunks; one ``git log`` process, streamed.
 

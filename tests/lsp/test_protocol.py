@@ -36,6 +36,7 @@ COMMANDS = {
     "forewarn.acceptSuggestion",
     "forewarn.dismissSuggestion",
     "forewarn.review",
+    "forewarn.suggestionDiff",
     "forewarn.repoMap",
     "forewarn.stats",
     "forewarn.reindex",

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import pytest_lsp
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from forewarn.config import Settings
@@ -18,6 +19,7 @@ from forewarn.lsp.session import SUGGESTIONS_PER_FILE
 from forewarn.memory.suggestions import Suggestion
 from forewarn.memory.vocabulary import MemorySource, MemoryType
 from forewarn.workspace.engine import Workspace
+from forewarn.workspace.history import GitError, cut_lines
 from forewarn.workspace.limits import PROACTIVE_LIMIT
 from tests.lsp.conftest import (
     EDITORS,
@@ -229,3 +231,54 @@ async def test_the_server_mines_the_history_in_the_background(git_client: Langua
     review = await run(git_client, "forewarn.review")  # the mining run ended after its suggestions were stored
     assert review["total"] >= 1, review
     assert any(s["type"] == "dead_end" for s in review["suggestions"]), review
+
+
+async def test_the_review_shows_the_commit_diff_a_suggestion_was_mined_from(
+    git_client: LanguageClient, repository: Path
+) -> None:
+    await indexing_done(git_client, count=2)  # indexing, then mining
+    review = await run(git_client, "forewarn.review")
+    dead_end = next(s for s in review["suggestions"] if s["type"] == "dead_end")
+    shown = await run(git_client, "forewarn.suggestionDiff", id=dead_end["id"])
+    assert shown["id"] == dead_end["id"]
+    diff: str = shown["diff"]
+    header = diff.splitlines()[0]
+    assert "Ann 2024-03-02" in header and "Revert" in header, diff
+    assert "diff --git a/billing/models.py b/billing/models.py" in diff, diff
+    removed = [line for line in diff.splitlines() if line.startswith("-") and not line.startswith("---")]
+    assert any("round(amount, 2) and amount.quantize" in line for line in removed), diff  # the reverted line
+
+    with pytest.raises(JsonRpcInvalidParams):
+        await run(git_client, "forewarn.suggestionDiff", id="01NOSUCHMEMORY0000000000000")
+    with pytest.raises(JsonRpcInvalidParams):
+        await run(git_client, "forewarn.suggestionDiff")
+
+
+def test_a_long_diff_is_cut_with_a_marker() -> None:
+    text = "\n".join(f"line {n}" for n in range(10))
+    assert cut_lines(text, 4).splitlines() == ["line 0", "line 1", "line 2", "line 3", "… 6 more lines"]
+    assert cut_lines(text, 9).splitlines()[-1] == "… 1 more line"
+    assert cut_lines(text, 10) == text
+
+
+def test_suggestion_diff_outside_history(workspace: Path) -> None:
+    """A warning comment shows its place; a commit that is gone, or no repository at all, says so."""
+    comment = Suggestion(
+        fingerprint="comment:billing/models.py:x", type=MemoryType.GOTCHA, text="HACK: cents are rounded twice",
+        source=MemorySource.COMMENT, created_at="2024-03-02T10:00:00Z", file="billing/models.py", symbol=None,
+        provenance={"anchor": "file", "kind": "HACK", "line": 12, "head": "abcdef1234"},
+    )  # fmt: skip
+    with Workspace.open(workspace, _lexical()) as ws:
+        ws.reindex()
+        ws.add_suggestions([comment, _suggestion(1, ROUNDING)])
+        ids = {m.text: m.id for m in ws.suggestions()}
+        assert ws.suggestion_diff(ids[comment.text]) == (
+            "warning comment (HACK) at billing/models.py:12, mined at commit abcdef1"
+        )
+        with pytest.raises(GitError, match="not inside a git repository"):
+            ws.suggestion_diff(ids[ROUNDING])
+        _git(workspace, "init", "-q", "-b", "main")
+        _git(workspace, "add", "-A")
+        _git(workspace, "commit", "-q", "-m", "Billing")
+        with pytest.raises(GitError, match="history rewritten"):
+            ws.suggestion_diff(ids[ROUNDING])

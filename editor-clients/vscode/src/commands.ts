@@ -12,6 +12,7 @@ import {
   type RepoMapResult,
   type ReviewResult,
   type SearchResult,
+  type SuggestionDiffResult,
   ServerCommand,
   type Stats,
 } from "./protocol";
@@ -117,8 +118,8 @@ export function suggestionOrigin(memory: Memory): string {
 }
 
 /**
- * Forewarn: Review Suggestions — the memories mined from the history, best first: pick one (its commit and
- * anchor show), then Accept, Edit and accept, Dismiss or Open. Each answer goes to the server, which
+ * Forewarn: Review Suggestions — the memories mined from the history, best first: pick one (its commit's
+ * diff opens beside, its commit and anchor show), then Accept, Edit and accept, Dismiss or Open. Each answer goes to the server, which
  * republishes the file (an accepted gotcha turns from hint to warning); the list comes back for the next one.
  */
 export async function reviewSuggestions(server: ForewarnServer): Promise<void> {
@@ -155,8 +156,28 @@ export async function reviewSuggestions(server: ForewarnServer): Promise<void> {
   }
 }
 
-/** One suggestion's verdict; false when the user walked away. */
+/**
+ * The diff a suggestion was mined from (`forewarn.suggestionDiff`), in an untitled diff document beside the
+ * editor, focus kept on the picker; a server error is shown in that document rather than ending the review.
+ */
+async function showSuggestionDiff(server: ForewarnServer, memory: Memory): Promise<void> {
+  let content: string;
+  try {
+    content = (await server.command<SuggestionDiffResult>(ServerCommand.suggestionDiff, { id: memory.id })).diff;
+  } catch (error) {
+    content = `Forewarn: no diff for this suggestion: ${errorText(error)}`;
+  }
+  const document = await vscode.workspace.openTextDocument({ content, language: "diff" });
+  await vscode.window.showTextDocument(document, {
+    viewColumn: vscode.ViewColumn.Beside,
+    preview: true,
+    preserveFocus: true,
+  });
+}
+
+/** One suggestion's verdict (its diff shown beside first); false when the user walked away. */
 async function reviewOne(server: ForewarnServer, memory: Memory): Promise<boolean> {
+  await showSuggestionDiff(server, memory);
   const verdict = await vscode.window.showQuickPick(["Accept", "Edit and accept", "Dismiss", "Open"], {
     title: `${memory.type}: ${memory.text.split("\n")[0]}`,
     placeHolder: suggestionOrigin(memory),

@@ -50,6 +50,12 @@ export interface ReviewResult {
   total?: number;
 }
 
+/** `forewarn.suggestionDiff`: the commit diff a mined suggestion stands on (or a warning comment's place). */
+export interface SuggestionDiffResult {
+  id: string;
+  diff: string;
+}
+
 export interface CodeChunk {
   uri?: string;
   file?: string;
@@ -121,6 +127,7 @@ export const ServerCommand = {
   acceptSuggestion: "forewarn.acceptSuggestion",
   dismissSuggestion: "forewarn.dismissSuggestion",
   review: "forewarn.review",
+  suggestionDiff: "forewarn.suggestionDiff",
 } as const;
 
 /** The extension's own commands (package.json `contributes.commands`), named once. */

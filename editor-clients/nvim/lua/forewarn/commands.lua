@@ -15,7 +15,8 @@ end
 
 --- Runs a server command asynchronously; `on_result(result)` is called on success only. `ctx` (optional,
 --- as Neovim passes to vim.lsp.commands handlers) names the client and buffer; default: the current buffer's.
-function M.execute(command, argument, on_result, ctx)
+--- `on_error(message)` (optional) takes a failure instead of the error notification.
+function M.execute(command, argument, on_result, ctx, on_error)
   local client = ctx and ctx.client_id and vim.lsp.get_client_by_id(ctx.client_id) or forewarn.client()
   if not client then
     notify("no server is running for this buffer (see :checkhealth forewarn)", vim.log.levels.WARN)
@@ -25,7 +26,12 @@ function M.execute(command, argument, on_result, ctx)
   local params = { command = command, arguments = { argument } }
   compat.request(client, "workspace/executeCommand", params, function(err, result)
     if err then
-      notify(command .. " failed: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      local message = command .. " failed: " .. (err.message or vim.inspect(err))
+      if on_error then
+        on_error(message)
+      else
+        notify(message, vim.log.levels.ERROR)
+      end
       return
     end
     on_result(result)
@@ -329,6 +335,38 @@ end
 
 local VERDICTS = { "Accept", "Edit and accept", "Dismiss", "Open" }
 
+--- The diff a suggestion was mined from (forewarn.suggestionDiff) in a scratch buffer (filetype diff) in a
+--- split below, focus kept where it was; `on_shown(close)` runs once it shows (or failed to load: the error is
+--- shown instead), `close()` closing the split.
+function M.show_suggestion_diff(memory, on_shown)
+  local function show(text)
+    local origin = vim.api.nvim_get_current_win()
+    local buf = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(text or "", "\n", { plain = true }))
+    vim.bo[buf].buftype = "nofile"
+    vim.bo[buf].bufhidden = "wipe"
+    vim.bo[buf].swapfile = false
+    vim.bo[buf].filetype = "diff"
+    vim.bo[buf].modifiable = false
+    vim.cmd("botright split")
+    local win = vim.api.nvim_get_current_win()
+    vim.api.nvim_win_set_buf(win, buf)
+    if vim.api.nvim_win_is_valid(origin) then
+      vim.api.nvim_set_current_win(origin)
+    end
+    on_shown(function()
+      if vim.api.nvim_win_is_valid(win) then
+        vim.api.nvim_win_close(win, true)
+      end
+    end)
+  end
+  M.execute(protocol.COMMANDS.suggestion_diff, { id = memory.id }, function(result)
+    show(result and result.diff or "")
+  end, nil, function(message)
+    show("Forewarn: no diff for this suggestion: " .. message)
+  end)
+end
+
 --- :Forewarn review — the suggestions mined from the history (best first) in vim.ui.select; then a verdict
 --- for the chosen one. The server republishes open files, so an accepted gotcha turns from hint to warning.
 function M.review()
@@ -346,26 +384,29 @@ function M.review()
       if not memory then
         return
       end
-      vim.ui.select(VERDICTS, { prompt = M.suggestion_origin(memory) .. ": " }, function(verdict)
-        if verdict == "Accept" then
-          M.execute(protocol.COMMANDS.accept_suggestion, { id = memory.id }, function()
-            notify("suggestion accepted")
-          end)
-        elseif verdict == "Edit and accept" then
-          vim.ui.input({ prompt = "Accept as: ", default = memory.text }, function(text)
-            if text and vim.trim(text) ~= "" then
-              M.execute(protocol.COMMANDS.accept_suggestion, { id = memory.id, text = vim.trim(text) }, function()
-                notify("suggestion accepted")
-              end)
-            end
-          end)
-        elseif verdict == "Dismiss" then
-          M.execute(protocol.COMMANDS.dismiss_suggestion, { id = memory.id }, function()
-            notify("suggestion dismissed")
-          end)
-        elseif verdict == "Open" then
-          jump_to(memory)
-        end
+      M.show_suggestion_diff(memory, function(close_diff)
+        vim.ui.select(VERDICTS, { prompt = M.suggestion_origin(memory) .. ": " }, function(verdict)
+          close_diff()
+          if verdict == "Accept" then
+            M.execute(protocol.COMMANDS.accept_suggestion, { id = memory.id }, function()
+              notify("suggestion accepted")
+            end)
+          elseif verdict == "Edit and accept" then
+            vim.ui.input({ prompt = "Accept as: ", default = memory.text }, function(text)
+              if text and vim.trim(text) ~= "" then
+                M.execute(protocol.COMMANDS.accept_suggestion, { id = memory.id, text = vim.trim(text) }, function()
+                  notify("suggestion accepted")
+                end)
+              end
+            end)
+          elseif verdict == "Dismiss" then
+            M.execute(protocol.COMMANDS.dismiss_suggestion, { id = memory.id }, function()
+              notify("suggestion dismissed")
+            end)
+          elseif verdict == "Open" then
+            jump_to(memory)
+          end
+        end)
       end)
     end)
   end)

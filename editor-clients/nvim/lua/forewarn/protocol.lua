@@ -20,6 +20,7 @@ M.COMMANDS = {
   accept_suggestion = "forewarn.acceptSuggestion",
   dismiss_suggestion = "forewarn.dismissSuggestion",
   review = "forewarn.review",
+  suggestion_diff = "forewarn.suggestionDiff",
 }
 
 --- Every daemon setting (forewarn/config.py's tree) as a dotted path, as `settings = {...}` spells it.
