@@ -17,7 +17,6 @@ than Aider, no-op < 1 s, one-file p95 < 50 ms, peak RSS < 400 MB.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import re
@@ -25,12 +24,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _corpus  # bench/ is not a package
+from _rss import PeakRss
 from _stats import percentile
 
 BENCH_DIR = Path(__file__).resolve().parent
@@ -38,7 +37,6 @@ AIDER_VENV = BENCH_DIR / ".venvs" / "aider"
 AIDER_VERSION = "0.86.2"
 EDITS = 50  # one-file changes timed, each on a different file
 REPEAT = 2  # best of N alternating runs: a shared machine's load swings both tools' wall clock 2x
-RSS_SAMPLE_SECONDS = 0.05  # how often the child samples its own and its workers' memory
 AIDER_MAP_TOKENS = 1024  # Aider's default map size
 SEARCH_QUERIES = 50  # natural-language chunk searches timed: docstring summary lines, as a user would ask
 SEARCH_LIMIT = 20  # hits per search, as the daemon asks
@@ -107,7 +105,7 @@ def _forewarn_child(tree: Path) -> int:
     from forewarn.config import Settings
     from forewarn.indexing.indexer import Indexer
 
-    peak = _PeakRss(psutil.Process())
+    peak = PeakRss(psutil.Process())
     peak.start()
     started, cpu_started = time.perf_counter(), time.process_time()
     indexer = Indexer(tree, Settings())
@@ -186,40 +184,6 @@ def _search_times(indexer: object) -> list[float]:
         indexer.search_chunks(query, SEARCH_LIMIT)  # type: ignore[attr-defined]
         times.append((time.perf_counter() - started) * 1000)
     return times
-
-
-class _PeakRss(threading.Thread):
-    """Samples the RSS of this process and of it plus its workers (forkserver children are not
-    waited for by us, so ``RUSAGE_CHILDREN`` cannot see them)."""
-
-    def __init__(self, proc: object) -> None:
-        super().__init__(daemon=True)
-        self.proc = proc
-        self.main_mb = self.tree_mb = 0.0
-        self._stop_event = threading.Event()
-
-    def run(self) -> None:
-        while not self._stop_event.wait(RSS_SAMPLE_SECONDS):
-            self._sample()
-
-    def _sample(self) -> None:
-        import psutil
-
-        try:
-            main = self.proc.memory_info().rss  # type: ignore[attr-defined]
-            total = main
-            for child in self.proc.children(recursive=True):  # type: ignore[attr-defined]
-                with contextlib.suppress(psutil.Error):  # a worker may exit between listing and reading
-                    total += child.memory_info().rss
-        except psutil.Error:
-            return
-        self.main_mb = max(self.main_mb, main / 2**20)
-        self.tree_mb = max(self.tree_mb, total / 2**20)
-
-    def stop(self) -> None:
-        self._sample()
-        self._stop_event.set()
-        self.join()
 
 
 def _print_forewarn(r: dict) -> None:

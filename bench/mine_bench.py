@@ -30,24 +30,24 @@ Figures also go to ``bench/results/mine_bench.json``.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import random
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
 from pathlib import Path
+
+from _rss import PeakRss  # bench/ is not a package
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_DIR = BENCH_DIR.parent
 sys.path.insert(0, str(REPO_DIR))  # run as a script from anywhere: forewarn from this checkout
 CORPORA_DIR = BENCH_DIR / ".corpora"
 RESULTS = BENCH_DIR / "results" / "mine_bench.json"
-SHARED_CORPORA = Path(os.environ.get("FOREWARN_CORPORA", "/work/shared/corpora"))
+SHARED_CORPORA = Path(os.environ.get("FOREWARN_CORPORA", REPO_DIR.parent / "shared" / "corpora"))
 CORPORA = ("requests", "click")
 BRANCH = "main"
 SPLIT_AT = 0.80  # share of the history's time span mined; the rest is the future the suggestions are judged on
@@ -56,7 +56,6 @@ SEED = 12  # issue 12: every draw (random baseline, printed sample) is reproduci
 SAMPLE_SUGGESTIONS = 30  # printed verbatim so a reader can judge them
 SAMPLE_TEXT_CHARS = 300  # a suggestion's text is cut here in the printout (the JSON keeps it whole)
 HOT_FILES = 5  # files with most suggestions, opened as an editor would
-RSS_SAMPLE_SECONDS = 0.05
 TARGET_COLD_S, TARGET_RSS_MB, TARGET_NOOP_S, TARGET_LIFT = 60.0, 400.0, 1.0, 3.0
 TARGET_COMMITS = 6500  # the throughput target is stated for requests' ~6.5k commits; others are scaled by count
 
@@ -149,7 +148,7 @@ def _child_full(root: Path) -> dict:
     started = time.perf_counter()
     ws.reindex()
     index_s = time.perf_counter() - started
-    peak = _PeakRss(psutil.Process())
+    peak = PeakRss(psutil.Process())
     peak.start()
     cpu_started = time.process_time()
     report = mine(ws)
@@ -196,39 +195,6 @@ def _child_full(root: Path) -> dict:
             for m in sample
         ],
     }
-
-
-class _PeakRss(threading.Thread):
-    """Samples this process's RSS and that of it plus its children (git log, git cat-file)."""
-
-    def __init__(self, proc: object) -> None:
-        super().__init__(daemon=True)
-        self.proc = proc
-        self.main_mb = self.tree_mb = 0.0
-        self._stop_event = threading.Event()
-
-    def run(self) -> None:
-        while not self._stop_event.wait(RSS_SAMPLE_SECONDS):
-            self._sample()
-
-    def _sample(self) -> None:
-        import psutil
-
-        try:
-            main = self.proc.memory_info().rss  # type: ignore[attr-defined]
-            total = main
-            for child in self.proc.children(recursive=True):  # type: ignore[attr-defined]
-                with contextlib.suppress(psutil.Error):
-                    total += child.memory_info().rss
-        except psutil.Error:
-            return
-        self.main_mb = max(self.main_mb, main / 2**20)
-        self.tree_mb = max(self.tree_mb, total / 2**20)
-
-    def stop(self) -> None:
-        self._sample()
-        self._stop_event.set()
-        self.join()
 
 
 def _print_full(r: dict) -> None:
