@@ -17,6 +17,7 @@ from typing import Any
 from lsprotocol import types
 
 from forewarn.memory.store import Memory
+from forewarn.memory.suggestions import newest_commit, provenance_commits
 from forewarn.memory.text import age_text, from_iso
 from forewarn.memory.vocabulary import MemorySource, MemoryStatus, MemoryType
 
@@ -218,12 +219,12 @@ def origin(memory: Memory) -> str:
     """Where a memory came from, for a message: "suggested from commit abc1234 by Ann, 2024-03-02" for a mined
     one (its provenance names the commits; the newest is quoted), else the source's phrase."""
     verb = "suggested" if memory.status == MemoryStatus.SUGGESTED else "learned"
-    commits = [c for c in (memory.provenance or {}).get("commits") or [] if isinstance(c, dict) and c.get("sha")]
     if memory.source == MemorySource.COMMENT:
         return f"{verb} from a warning comment"
-    if not commits:
+    commits = provenance_commits(memory.provenance)
+    newest = newest_commit(memory.provenance)
+    if newest is None:
         return provenance(memory.source)
-    newest = max(commits, key=lambda c: str(c.get("date") or ""))
     who = f" by {flat_text(str(newest['author']))}" if newest.get("author") else ""
     when = f", {flat_text(str(newest['date']))[:10]}" if newest.get("date") else ""
     which = f"commit {flat_text(str(newest['sha']))[:COMMIT_SHA_CHARS]}"

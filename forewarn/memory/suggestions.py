@@ -49,24 +49,36 @@ class SuggestionReport:
         }  # fmt: skip
 
 
+def provenance_commits(provenance: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The commits a provenance names (entries with a sha; an imported file may carry anything)."""
+    commits = (provenance or {}).get("commits") or []
+    return [c for c in commits if isinstance(c, dict) and c.get("sha")] if isinstance(commits, list) else []
+
+
+def newest_commit(provenance: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The commit a suggestion is quoted by: the newest (ISO dates sort as time), None without commits."""
+    commits = provenance_commits(provenance)
+    return max(commits, key=lambda c: str(c.get("date") or "")) if commits else None
+
+
 def provenance_line(provenance: dict[str, Any] | None) -> str | None:
-    """``from commit abc1234 by Ann on 2024-03-02: subject`` (the first commit; ``+N more`` when several)."""
+    """``from commit abc1234 by Ann on 2024-03-02: subject`` (the newest commit; ``+N more`` when several)."""
     if not provenance:
         return None
-    commits = provenance.get("commits") or []
-    if not isinstance(commits, list) or not commits or not isinstance(commits[0], dict):
+    commits = provenance_commits(provenance)
+    newest = newest_commit(provenance)
+    if newest is None:
         kind = provenance.get("kind")
         return f"from a warning comment ({kind})" if kind else None
-    first = commits[0]
-    sha = str(first.get("sha") or "")[:7]
-    author = first.get("author")
-    date = str(first.get("date") or "")[:10]
+    sha = str(newest.get("sha") or "")[:7]
+    author = newest.get("author")
+    date = str(newest.get("date") or "")[:10]
     line = f"from commit {sha}"
     if author:
         line += f" by {author}"
     if date:
         line += f" on {date}"
-    subject = first.get("subject")
+    subject = newest.get("subject")
     if subject:
         line += f": {subject}"
     if len(commits) > 1:
@@ -76,8 +88,7 @@ def provenance_line(provenance: dict[str, Any] | None) -> str | None:
 
 def commit_count(provenance: dict[str, Any] | None) -> int:
     """How many commits a suggestion stands on (its repetition)."""
-    commits = (provenance or {}).get("commits")
-    return len(commits) if isinstance(commits, list) else 0
+    return len(provenance_commits(provenance))
 
 
 # ranking what waits for review (a file's hints, `memory review`): repetition × recency × anchor precision

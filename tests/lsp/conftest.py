@@ -20,6 +20,9 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
+from forewarn.config import Settings
+from forewarn.lsp.session import FolderSession
+
 SERVER_COMMAND = [sys.executable, "-m", "forewarn.cli.main", "serve"]
 EDITORS = ["visual-studio-code", "neovim"]  # the two clients issue 6 ships; their real capabilities
 WAIT_S = 60.0  # generous for a loaded 2-core CI machine; a hang still fails instead of blocking forever
@@ -181,6 +184,23 @@ async def diagnostics_for(
 
     result = await wait_until(client, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, ready, timeout)
     return [d for d in result if d is not None]
+
+
+async def run(client: LanguageClient, command: str, **argument: Any) -> Any:
+    """``workspace/executeCommand`` with the one object argument every Forewarn command takes."""
+    return await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=command, arguments=[argument])
+    )
+
+
+def open_session(root: Path) -> FolderSession:
+    """One folder's session, lexical (no model), opened and indexed, as the server holds it."""
+    settings = Settings()
+    settings.embedder.enabled = False
+    session = FolderSession(root, settings)
+    session.open()
+    session.index(None)
+    return session
 
 
 def open_document(client: LanguageClient, path: Path, language: str = "python", version: int = 1) -> str:

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 import pytest_lsp
-from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from forewarn.config import Settings
 from forewarn.workspace.engine import Workspace
-from tests.lsp.conftest import SERVER_COMMAND, WAIT_S, accept_registrations, initialize_params
+from tests.lsp.conftest import SERVER_COMMAND, WAIT_S, accept_registrations, initialize_params, run
 from tests.memory.test_embedder import require_model
 
 LESSONS = [
@@ -41,12 +39,6 @@ async def client(lsp_client: LanguageClient, workspace: Path, seeded: list[str])
     await lsp_client.initialize_session(initialize_params("visual-studio-code", workspace))
     yield
     await lsp_client.shutdown_session()
-
-
-async def run(client: LanguageClient, command: str, **argument: Any) -> Any:
-    return await client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command=command, arguments=[argument])
-    )
 
 
 async def test_server_backfills_vectors_and_search_finds_a_paraphrase(

@@ -6,7 +6,6 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 import pytest_lsp
@@ -22,6 +21,7 @@ from tests.lsp.conftest import (
     initialize_params,
     open_document,
     raw_request,
+    run,
 )
 from tests.lsp.test_convert import rendered_text
 
@@ -38,12 +38,6 @@ async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest, wor
     await indexing_done(lsp_client)
     yield
     await lsp_client.shutdown_session()
-
-
-async def run(client: LanguageClient, command: str, **argument: Any) -> Any:
-    return await client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command=command, arguments=[argument])
-    )
 
 
 def ours(diags: list[types.Diagnostic], memory_id: str) -> types.Diagnostic | None:

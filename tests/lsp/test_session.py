@@ -6,15 +6,7 @@ from pathlib import Path
 
 from forewarn.config import Settings
 from forewarn.lsp.session import FolderSession
-
-
-def open_session(root: Path) -> FolderSession:
-    settings = Settings()
-    settings.embedder.enabled = False
-    session = FolderSession(root, settings)
-    session.open()
-    session.index(None)
-    return session
+from tests.lsp.conftest import open_session
 
 
 def test_file_hits_during_a_full_index_show_the_files_own_memories(workspace: Path) -> None:

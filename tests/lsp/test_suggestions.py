@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
 import pytest_lsp
@@ -30,6 +29,7 @@ from tests.lsp.conftest import (
     initialize_params,
     open_document,
     raw_request,
+    run,
 )
 
 ROUNDING = "Fix rounding in Invoice.total: quantize after summing, never per line, or cents go missing."
@@ -64,20 +64,19 @@ def seeded(workspace: Path) -> Path:
     return workspace
 
 
+async def start_lexical(client: LanguageClient, editor: str, root: Path) -> None:
+    """Initialize as ``editor`` on ``root`` with the embedder off (no model needed), and wait for the first index."""
+    client.set_configuration({"embedder": {"enabled": False}}, section="forewarn")
+    accept_registrations(client)
+    await client.initialize_session(initialize_params(editor, root, {"embedder": {"enabled": False}}))
+    await indexing_done(client)
+
+
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND), params=EDITORS)
 async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest, seeded: Path):
-    lsp_client.set_configuration({"embedder": {"enabled": False}}, section="forewarn")
-    accept_registrations(lsp_client)
-    await lsp_client.initialize_session(initialize_params(request.param, seeded, {"embedder": {"enabled": False}}))
-    await indexing_done(lsp_client)
+    await start_lexical(lsp_client, request.param, seeded)
     yield
     await lsp_client.shutdown_session()
-
-
-async def run(client: LanguageClient, command: str, **argument: Any) -> Any:
-    return await client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command=command, arguments=[argument])
-    )
 
 
 def by_text(diags: list[types.Diagnostic], text: str) -> types.Diagnostic | None:
@@ -162,10 +161,7 @@ def crowded(workspace: Path) -> Path:
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND), params=EDITORS[:1])
 async def crowded_client(lsp_client: LanguageClient, request: pytest.FixtureRequest, crowded: Path):
-    lsp_client.set_configuration({"embedder": {"enabled": False}}, section="forewarn")
-    accept_registrations(lsp_client)
-    await lsp_client.initialize_session(initialize_params(request.param, crowded, {"embedder": {"enabled": False}}))
-    await indexing_done(lsp_client)
+    await start_lexical(lsp_client, request.param, crowded)
     yield
     await lsp_client.shutdown_session()
 

@@ -20,14 +20,13 @@ from lsprotocol import types
 from markdown_it import MarkdownIt
 
 from forewarn import paths
-from forewarn.config import Settings
 from forewarn.lsp import convert
-from forewarn.lsp.session import FolderSession
 from forewarn.memory.redact import redact
 from forewarn.memory.store import Anchor, Memory
 from forewarn.memory.text import new_id, to_iso
 from forewarn.memory.transfer import TransferError
 from forewarn.workspace.engine import Workspace
+from tests.lsp.conftest import open_session
 from tests.reliability import crash, lsp
 
 LISTEN_RE = re.compile(r"listening on (\S+):(\d+)")
@@ -317,20 +316,11 @@ def test_hover_shows_any_symbol_as_one_unbroken_code_span(symbol: str, text: str
     assert spans == ([name] if name else []) + ["01HOVER00000000000000000000"]
 
 
-def _session(root: Path) -> FolderSession:
-    settings = Settings()
-    settings.embedder.enabled = False
-    session = FolderSession(root, settings)
-    session.open()
-    session.index(None)
-    return session
-
-
 def test_f6a_a_computed_js_method_name_cannot_add_a_link(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     root.mkdir()
     (root / "evil.js").write_text(F6A_SOURCE)
-    session = _session(root)
+    session = open_session(root)
     try:
         session.remember("calls the gateway twice", "gotcha", "evil.js", None, 2, [])
         symbol, memories, importance = session.symbol_info("evil.js", 2)
@@ -346,7 +336,7 @@ def test_f6a_a_computed_js_method_name_cannot_add_a_link(tmp_path: Path) -> None
 
 def test_f6b_an_imported_anchor_symbol_cannot_add_a_link_during_a_full_index(tmp_path: Path) -> None:
     root = crash.make_workspace(tmp_path / "ws", files=2)
-    session = _session(root)
+    session = open_session(root)
     try:
         made = session.remember("finalize runs twice on retry", "gotcha", "pkg0/mod0.py", None, None, [])
         assert session.engine is not None
