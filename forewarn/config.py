@@ -121,11 +121,20 @@ class MiningSettings:
 
 
 @dataclass
+class AgentSettings:
+    # what coding agents write through MCP becomes active at once instead of waiting as a suggestion for a
+    # person's accept. Never from a repository's own config: a checked-out repository (or an agent it steers)
+    # must not be able to make agents' words speak as fact in its reader's editor.
+    trust: bool = False
+
+
+@dataclass
 class Settings:
     index: IndexSettings = field(default_factory=IndexSettings)
     embedder: EmbedderSettings = field(default_factory=EmbedderSettings)
     diagnostics: DiagnosticsSettings = field(default_factory=DiagnosticsSettings)
     mining: MiningSettings = field(default_factory=MiningSettings)
+    agents: AgentSettings = field(default_factory=AgentSettings)
     log_level: str = _text("INFO", 16)
 
 

@@ -334,9 +334,18 @@ class Workspace:
         source: str = MemorySource.USER,
         confidence: float | None = None,
         anchor: Anchor | None = None,
+        status: MemoryStatus = MemoryStatus.ACTIVE,
+        provenance: dict[str, Any] | None = None,
     ) -> RememberResult:
-        """Store a new memory (redacted), or reinforce the same lesson already stored at the same anchor."""
+        """Store a new memory (redacted), or reinforce the same lesson already stored at the same anchor.
+
+        ``status``: ``active``, or ``suggested`` for what waits for a person's review (an agent's note when
+        agents are not trusted). ``provenance``: who proposed it (e.g. ``{"agent": {"name": …}}``).
+        """
+        if status not in (MemoryStatus.ACTIVE, MemoryStatus.SUGGESTED):
+            raise InvalidMemoryError(f"a new memory is active or suggested, not {status}")
         safe, kinds, clean_tags = self._validate(text, type, source, tags)
+        prov = validation.provenance(provenance)
         if anchor is None:
             anchor = self.resolve_anchor(file, symbol, line, lines)
         vec = self._embed_one(safe)
@@ -355,11 +364,11 @@ class Workspace:
             memory = Memory(
                 id=new_id(now), type=MemoryType(type), text=safe, anchor=anchor, source=source, confidence=conf,
                 created_at=at, updated_at=at, session_id=self.session.current_session(), tags=clean_tags,
+                status=status, provenance=prov,
             )  # fmt: skip
+            what = "suggested" if status == MemoryStatus.SUGGESTED else "created"
             with self.store.batch():
-                stored = self.store.insert(
-                    memory, [event(memory.id, "created", at, source=source, redacted=kinds or None)]
-                )
+                stored = self.store.insert(memory, [event(memory.id, what, at, source=source, redacted=kinds or None)])
                 if vec is not None and self.vectors is not None:
                     self.vectors.put([stored.num], vec.reshape(1, -1))
             self._sync_vectors()

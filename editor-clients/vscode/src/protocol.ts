@@ -163,5 +163,6 @@ export const DAEMON_SETTINGS = [
   "diagnostics.maxWarnings",
   "diagnostics.includeNeighbours",
   "mining.enabled",
+  "agents.trust",
   "logLevel",
 ] as const;

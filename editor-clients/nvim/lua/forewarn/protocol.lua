@@ -43,6 +43,7 @@ M.SETTINGS = {
   "diagnostics.max_warnings",
   "diagnostics.include_neighbours",
   "mining.enabled",
+  "agents.trust",
   "log_level",
 }
 
