@@ -80,6 +80,15 @@ class GraphCache:
             self._ranks = (scores, {r: i + 1 for i, r in enumerate(order)})
         return self._ranks
 
+    def dependents(self, rel: str) -> dict[str, float]:
+        """Files that use ``rel``'s definitions, strongest first (a graph failure: none)."""
+        try:
+            found: dict[str, float] = self.indexer.graph.dependents(rel)
+        except Exception:
+            log.exception("graph dependents of %s failed", rel)
+            return {}
+        return found
+
     def dependents_count(self, rel: str) -> int:
         """How many files use ``rel``'s definitions."""
         count = self._dependents.get(rel)

@@ -1,0 +1,115 @@
+"""``forewarn review``: the memories a change walks into, for a person, a pre-commit hook or CI."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+
+from forewarn.cli import util as cliutil
+from forewarn.cli.util import CliError, shown
+from forewarn.config import load_settings
+
+log = logging.getLogger(__name__)
+
+FORMATS = ("text", "json", "sarif")
+FAIL_ON = ("stale", "contested", "any", "none")  # forewarn.workspace.review.FailOn's values
+USAGE_ERROR = 2  # a bad ref, no repository, no history: as argparse's own usage errors
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``review`` to the forewarn parser."""
+    p = sub.add_parser(
+        "review",
+        help="list the memories a change walks into: on changed code, on code that uses it, and those it makes stale",
+        description=(
+            "Compares the working tree with HEAD, or with --base REF: the branch's commits since it forked from "
+            "REF (their merge base) plus what is not committed yet. Lists the memories anchored to changed "
+            "symbols, those on code that uses them (one hop), and those the change makes stale, each at its "
+            "file:line. json and sarif output never hold private memories. Exit status: 0, or 1 when a listed "
+            "memory matches --fail-on, or 2 for a usage or repository error."
+        ),
+    )
+    p.add_argument("--base", metavar="REF", help="compare with this branch, tag or commit (default: HEAD)")
+    p.add_argument("--format", choices=FORMATS, default="text", help="output on stdout (default: text)")
+    p.add_argument(
+        "--fail-on", choices=FAIL_ON, default="none",
+        help="exit 1 when a listed memory is made stale (or loses its code), is contested, or for any listed "
+        "memory (default: none)",
+    )  # fmt: skip
+    cliutil.add_workspace_flag(p)
+    p.set_defaults(handler=run_review)
+
+
+def run_review(args: argparse.Namespace) -> int:
+    from forewarn.workspace.engine import Workspace
+    from forewarn.workspace.history import GitError
+    from forewarn.workspace.review import FailOn, failing, resolve_base, review, to_sarif
+
+    root = cliutil.workspace_root(args)
+    rule = FailOn(args.fail_on)
+    try:
+        resolve_base(root, args.base)  # fails fast, before a workspace is opened for a folder git does not know
+        settings, problems = load_settings(root)
+        for problem in problems:
+            log.warning("%s", problem)
+        with Workspace.open(root, settings, embedder=None) as ws:
+            report = review(ws, args.base)
+    except GitError as exc:
+        raise CliError(str(exc), exit_code=USAGE_ERROR) from None
+    if args.format == "json":
+        cliutil.print_json(report.to_dict(rule))
+        shown_items = report.shared()
+    elif args.format == "sarif":
+        sys.stdout.write(json.dumps(to_sarif(report), indent=2, ensure_ascii=True) + "\n")
+        shown_items = report.shared()
+    else:
+        _print_text(report)
+        shown_items = report.items  # the person at this terminal may see their own private notes
+    failed = failing(shown_items, rule)
+    if failed:
+        noun = "memory" if len(failed) == 1 else "memories"
+        print(f"forewarn: review fails (--fail-on {rule}): {len(failed)} {noun}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _print_text(report: object) -> None:
+    from forewarn.workspace.review import Reason, ReviewReport
+
+    assert isinstance(report, ReviewReport)
+    out = cliutil.console()
+
+    def say(text: str = "") -> None:
+        out.print(text, markup=False, highlight=False, soft_wrap=True)
+
+    against = "HEAD" if report.base == "HEAD" else f"{shown(report.base)} (merge base {report.base_commit[:7]})"
+    files = len(report.files)
+    say(
+        f"Reviewing the working tree against {against}: {files} changed file{'' if files == 1 else 's'}, "
+        f"{len(report.changed)} changed symbol{'' if len(report.changed) == 1 else 's'}."
+    )
+    if not report.items:
+        say("No memories on this change.")
+        return
+    current = None
+    for item in report.items:
+        if item.file != current:
+            current = item.file
+            say()
+            say(shown(item.file))
+        m = item.memory
+        lock = " · private" if item.private else ""
+        say(f"  {item.line:>5}  {m.type} · {m.status}{lock}  {shown(m.text)}")
+        say(f"         {', '.join(str(r) for r in item.reasons)}: {shown(item.why)}  (id {m.id})")
+    by = {r: sum(1 for i in report.items if r in i.reasons) for r in Reason}
+    n = len(report.items)
+    say()
+    say(
+        f"{n} memor{'y' if n == 1 else 'ies'}: {by[Reason.CHANGED]} on changed code, "
+        f"{by[Reason.STALE]} made stale, {by[Reason.DELETED]} losing their code, "
+        f"{by[Reason.DEPENDENT]} on code that uses it."
+    )
+    if by[Reason.STALE] or by[Reason.DELETED]:
+        say("Still true? forewarn memory confirm ID. Changed? forewarn memory supersede ID TEXT.")
