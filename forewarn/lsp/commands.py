@@ -51,6 +51,10 @@ class Args:
     def fail(self, message: str) -> NoReturn:
         raise JsonRpcInvalidParams(f"{self.command}: {message}")
 
+    def null(self, name: str) -> bool:
+        """``name`` is present and null: a code action's "the client asks for this" that reached us unanswered."""
+        return name in self.data and self.data[name] is None
+
     def string(self, name: str, *, required: bool = False, limit: int = MAX_TEXT_CHARS) -> str | None:
         value = self.data.get(name)
         if value is None:
@@ -128,6 +132,8 @@ async def _search(ls: ForewarnServer, args: Args) -> dict[str, Any]:
 
 
 async def _remember(ls: ForewarnServer, args: Args) -> dict[str, Any]:
+    if args.null("text"):
+        return convert.needs_text(args.command)
     text = args.string("text", required=True) or ""
     mtype = args.choice("type", MEMORY_TYPES, MemoryType.GOTCHA) or MemoryType.GOTCHA
     rng = args.lsp_range("range")
@@ -143,6 +149,8 @@ def _id(args: Args) -> str:
 
 
 async def _supersede(ls: ForewarnServer, args: Args) -> dict[str, Any]:
+    if args.null("text"):
+        return convert.needs_text(args.command, args.string("id", limit=64))
     text = args.string("text", required=True) or ""
     mtype = args.choice("type", MEMORY_TYPES)
     session, mid = await ls.session_owning(_id(args))
@@ -160,6 +168,8 @@ def _on_memory(action: str) -> Callable[[ForewarnServer, Args], Any]:
 
 
 async def _accept_suggestion(ls: ForewarnServer, args: Args) -> dict[str, Any]:
+    if args.null("text"):  # "edit and accept" whose edit never happened: accepting unedited would be a guess
+        return convert.needs_text(args.command, args.string("id", limit=64))
     text = args.string("text")
     if text is not None and not text.strip():
         args.fail("'text' must not be empty (leave it out to accept the suggestion as it is)")
@@ -200,6 +210,7 @@ COMMANDS = (
     Command(convert.CMD_REMEMBER, _remember, writes=True),
     Command(convert.CMD_SUPERSEDE, _supersede, writes=True),
     Command(convert.CMD_FORGET, _on_memory("forget"), writes=True),
+    Command(convert.CMD_RESTORE, _on_memory("restore"), writes=True),
     Command(convert.CMD_CONFIRM, _on_memory("confirm"), writes=True),
     Command(convert.CMD_MARK_OUTDATED, _on_memory("mark_outdated"), writes=True),
     Command(convert.CMD_REPO_MAP, _repo_map, writes=False),

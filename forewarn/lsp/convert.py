@@ -17,7 +17,7 @@ from typing import Any
 from lsprotocol import types
 
 from forewarn.memory.store import Memory
-from forewarn.memory.suggestions import newest_commit, provenance_commits
+from forewarn.memory.suggestions import agent_name, newest_commit, provenance_commits
 from forewarn.memory.text import age_text, from_iso
 from forewarn.memory.vocabulary import MemorySource, MemoryStatus, MemoryType
 
@@ -219,6 +219,8 @@ def origin(memory: Memory) -> str:
     """Where a memory came from, for a message: "suggested from commit abc1234 by Ann, 2024-03-02" for a mined
     one (its provenance names the commits; the newest is quoted), else the source's phrase."""
     verb = "suggested" if memory.status == MemoryStatus.SUGGESTED else "learned"
+    if (agent := agent_name(memory.provenance)) is not None:  # who wrote it shows wherever a person reviews it
+        return f"{'suggested' if verb == 'suggested' else 'recorded'} by an agent ({flat_text(agent)})"
     if memory.source == MemorySource.COMMENT:
         return f"{verb} from a warning comment"
     commits = provenance_commits(memory.provenance)
@@ -482,6 +484,7 @@ def memory_result(
         "age": age(memory.created_at, now),
         "tags": list(memory.tags),
         "provenance": memory.provenance,
+        "origin": origin(memory),  # the server's words for where it came from: pickers show this, not their own
         "anchor": None,
     }
     if score is not None:
@@ -558,6 +561,46 @@ CMD_ACCEPT_SUGGESTION = "forewarn.acceptSuggestion"  # a mined suggestion become
 CMD_DISMISS_SUGGESTION = "forewarn.dismissSuggestion"  # never proposed again
 CMD_REVIEW = "forewarn.review"  # the suggestions of a file or folder, for a picker
 CMD_SUGGESTION_DIFF = "forewarn.suggestionDiff"  # the commit diff a suggestion was mined from, shown beside it
+CMD_RESTORE = "forewarn.restore"  # a forgotten memory comes back (forget archives, never deletes)
+
+
+CLIENT_CAPABILITY = "forewarn"  # our key under the client's ``capabilities.experimental``
+PROMPTS_FOR_TEXT = "promptsForText"  # …whose true value says: I ask the user for a ``text: null`` argument
+
+
+def client_prompts(experimental: Any) -> bool:
+    """Whether the client declared ``experimental.forewarn.promptsForText: true`` (the VS Code and Neovim clients do).
+
+    Agent hosts and generic editors declare nothing: they are offered only actions they can run as they are.
+    """
+    ours = experimental.get(CLIENT_CAPABILITY) if isinstance(experimental, dict) else None
+    return isinstance(ours, dict) and ours.get(PROMPTS_FOR_TEXT) is True
+
+
+def needs_text(command: str, memory_id: str | None = None) -> dict[str, Any]:
+    """The answer to a command sent with ``text: null`` by a client that did not ask for it: nothing was done, and
+    where the text can be given instead. Not an error: the request was well-formed, only incomplete."""
+    where = {
+        CMD_REMEMBER: "forewarn remember TEXT --file FILE, or this command with 'text' filled in",
+        CMD_SUPERSEDE: f"forewarn memory supersede {memory_id or 'ID'} TEXT, or this command with 'text' filled in",
+        CMD_ACCEPT_SUGGESTION: f"forewarn memory review accept {memory_id or 'ID'} --text TEXT, or this command "
+        "with 'text' filled in (leave 'text' out to accept the suggestion as it is)",
+    }.get(command, "this command with 'text' filled in")
+    return {
+        "done": False,
+        "needs": "text",
+        "message": f"{command} needs the text to write, and this editor did not ask for it; nothing was changed. "
+        f"Use {where}.",
+    }
+
+
+def restore_hint(memory_id: str) -> dict[str, Any]:
+    """How a forgotten memory comes back: the command to run as it is, and the same in words (and on the CLI)."""
+    return {
+        "command": {"title": "Restore", "command": CMD_RESTORE, "arguments": [{"id": memory_id}]},
+        "message": f"Forgotten (archived, not deleted). Bring it back with {CMD_RESTORE} {{id: {memory_id}}} "
+        f"or forewarn memory restore {memory_id}.",
+    }
 
 
 def memory_id_of(diagnostic: types.Diagnostic) -> str | None:
@@ -571,25 +614,31 @@ def memory_id_of(diagnostic: types.Diagnostic) -> str | None:
 
 
 def code_actions(
-    uri: str, rng: types.Range, symbol: str | None, diags: Iterable[types.Diagnostic]
+    uri: str, rng: types.Range, symbol: str | None, diags: Iterable[types.Diagnostic], *, prompts: bool = False
 ) -> list[types.CodeAction]:
     """Actions for a selection: remember a gotcha here, and for each memory shown there, the lifecycle.
 
-    ``remember`` and ``supersede`` need text the user types: their argument carries ``text: null``
-    and editor clients prompt for it before running the command (see docs/internals.md).
+    ``remember``, ``supersede`` and "edit and accept" need text the user types: their argument carries
+    ``text: null`` and the client prompts for it before running the command (docs/internals.md). Only a
+    client that ``prompts`` (it declared ``experimental.forewarn.promptsForText``) is offered them; any
+    other client (an agent host, a generic editor) gets only actions whose arguments are complete.
     """
-    where = f" for {flat_text(symbol)}" if symbol else " here"
-    actions = [
-        types.CodeAction(
-            title=f"Forewarn: remember a gotcha{where}",
-            kind=types.CodeActionKind.QuickFix,
-            command=types.Command(
-                title="Remember a gotcha",
-                command=CMD_REMEMBER,
-                arguments=[{"text": None, "type": "gotcha", "uri": uri, "range": range_dict(rng), "symbol": symbol}],
-            ),
+    actions: list[types.CodeAction] = []
+    if prompts:
+        where = f" for {flat_text(symbol)}" if symbol else " here"
+        actions.append(
+            types.CodeAction(
+                title=f"Forewarn: remember a gotcha{where}",
+                kind=types.CodeActionKind.QuickFix,
+                command=types.Command(
+                    title="Remember a gotcha",
+                    command=CMD_REMEMBER,
+                    arguments=[
+                        {"text": None, "type": "gotcha", "uri": uri, "range": range_dict(rng), "symbol": symbol}
+                    ],
+                ),
+            )
         )
-    ]
     seen: set[str] = set()
     for diag in diags:
         mid = memory_id_of(diag)
@@ -598,12 +647,12 @@ def code_actions(
         seen.add(mid)
         short = mid[-6:]
         if isinstance(diag.data, dict) and diag.data.get("status") == MemoryStatus.SUGGESTED:
-            actions += _suggestion_actions(diag, mid, short)
+            actions += _suggestion_actions(diag, mid, short, prompts=prompts)
             continue
         for title, command, extra in (
             ("confirm still true", CMD_CONFIRM, {}),
             ("mark outdated", CMD_MARK_OUTDATED, {}),
-            ("supersede with new text", CMD_SUPERSEDE, {"text": None}),
+            *((("supersede with new text", CMD_SUPERSEDE, {"text": None}),) if prompts else ()),
             ("forget", CMD_FORGET, {}),
         ):
             actions.append(
@@ -617,8 +666,8 @@ def code_actions(
     return actions
 
 
-def _suggestion_actions(diag: types.Diagnostic, mid: str, short: str) -> list[types.CodeAction]:
-    """Accept, edit and accept (the client asks for the text: ``text: null``), or dismiss a mined suggestion."""
+def _suggestion_actions(diag: types.Diagnostic, mid: str, short: str, *, prompts: bool) -> list[types.CodeAction]:
+    """Accept, edit and accept (a client that ``prompts`` asks for the text: ``text: null``), or dismiss."""
     return [
         types.CodeAction(
             title=f"Forewarn: {title} ({short})",
@@ -629,7 +678,7 @@ def _suggestion_actions(diag: types.Diagnostic, mid: str, short: str) -> list[ty
         )
         for title, command, extra in (
             ("accept suggestion", CMD_ACCEPT_SUGGESTION, {}),
-            ("edit and accept suggestion", CMD_ACCEPT_SUGGESTION, {"text": None}),
+            *((("edit and accept suggestion", CMD_ACCEPT_SUGGESTION, {"text": None}),) if prompts else ()),
             ("dismiss suggestion", CMD_DISMISS_SUGGESTION, {}),
         )
     ]

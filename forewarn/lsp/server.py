@@ -830,7 +830,10 @@ def _register_features(server: ForewarnServer) -> None:
             return None
         session, rel = found
         symbol = await ls.read(session.symbol_at, rel, params.range.start.line + 1)
-        actions = convert.code_actions(params.text_document.uri, params.range, symbol, params.context.diagnostics)
+        prompts = convert.client_prompts(ls.capability("experimental"))
+        actions = convert.code_actions(
+            params.text_document.uri, params.range, symbol, params.context.diagnostics, prompts=prompts
+        )
         if ls.capability("text_document.code_action.code_action_literal_support") is None:
             return convert.bare_commands(actions)  # an old client that only understands Commands
         return actions

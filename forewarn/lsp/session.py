@@ -423,7 +423,13 @@ class FolderSession:
 
     @_refusing_damage()
     def forget(self, memory_id: str) -> dict[str, Any]:
-        return _status(self._engine().forget(memory_id))
+        """Archive a memory; the answer says how to bring it back (forgetting is never deletion)."""
+        memory = self._engine().forget(memory_id)
+        return {**_status(memory), "restore": convert.restore_hint(memory.id)}
+
+    @_refusing_damage()
+    def restore(self, memory_id: str) -> dict[str, Any]:
+        return _status(self._engine().restore(memory_id))
 
     @_refusing_damage()
     def confirm(self, memory_id: str) -> dict[str, Any]:

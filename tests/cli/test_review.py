@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from forewarn.memory.suggestions import Suggestion
-from forewarn.memory.vocabulary import MemorySource, MemoryType
+from forewarn.memory.suggestions import AGENT_NAME_MAX_CHARS, Suggestion, agent_name, provenance_line
+from forewarn.memory.vocabulary import MemorySource, MemoryStatus, MemoryType
 from forewarn.workspace.engine import Workspace
 from tests.cli.conftest import Forewarn
 
@@ -49,3 +49,31 @@ def test_review_round_trip(forewarn: Forewarn, tmp_path: Path) -> None:
     assert "No suggestions" in forewarn("memory", "review", *w).stdout
     again = forewarn("memory", "review", "accept", ids[1], *w)
     assert again.returncode == 1 and "dismissed" in again.stderr
+
+
+def test_review_names_the_agent_that_wrote_a_suggestion(forewarn: Forewarn, tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    _seed(root)
+    agent = {"agent": {"name": "Claude Code", "version": "2.1.0"}}
+    with Workspace.open(root, embedder=None) as ws:
+        made = ws.remember(
+            "fetch retries forever without a timeout", type=MemoryType.GOTCHA, file="net/http.py", symbol="fetch",
+            source=MemorySource.AGENT, status=MemoryStatus.SUGGESTED, provenance=agent,
+        ).memory  # fmt: skip
+    w = ("-w", str(root))
+    listed = forewarn("memory", "review", *w)
+    assert listed.returncode == 0, listed.stderr
+    assert "fetch retries forever" in listed.stdout and "written by an agent (Claude Code 2.1.0)" in listed.stdout
+    shown = forewarn("memory", "show", made.id, *w).stdout
+    assert "provenance: written by an agent (Claude Code 2.1.0)" in shown
+
+
+def test_an_agents_name_is_one_short_line_whatever_the_client_sent() -> None:
+    assert provenance_line({"agent": {"name": "Claude Code", "version": "2.1.0"}}) == (
+        "written by an agent (Claude Code 2.1.0)"
+    )
+    assert agent_name({"agent": {"name": "codex\n\x1b[31mred", "version": None}}) == "codex [31mred"
+    assert agent_name({"agent": {}}) == "unnamed"  # still an agent's, even without a name
+    long = agent_name({"agent": {"name": "x" * 500}})
+    assert long is not None and len(long) == AGENT_NAME_MAX_CHARS and long.endswith("…")
+    assert agent_name({"commits": []}) is None and agent_name(None) is None

@@ -18,6 +18,7 @@ import pytest
 
 from forewarn.config import Settings
 from forewarn.lsp.commands import COMMANDS
+from forewarn.lsp.convert import CLIENT_CAPABILITY, PROMPTS_FOR_TEXT
 from forewarn.memory.store import MEMORY_TYPES
 from tests.editors.conftest import REPO
 from tests.editors.test_manifest import CLIENT_ONLY, MANIFEST, camel
@@ -152,6 +153,19 @@ def test_the_extensions_commands_are_its_contributed_commands() -> None:
     registered = re.findall(r"registerCommand\(ClientCommand\.(\w+)", (VSCODE_SRC / "extension.ts").read_text())
     keys = re.findall(r"^\s*(\w+):", block(TS_PROTOCOL, TS_TOKENS, r"export const ClientCommand\s*=\s*\{")[1], re.M)
     assert sorted(registered) == sorted(keys), "extension.ts must register every ClientCommand once"
+
+
+def test_both_clients_declare_that_they_prompt_for_text() -> None:
+    """The server offers remember / supersede / edit-and-accept (``text: null``) only to a client that declares
+    ``experimental.forewarn.promptsForText``: both clients prompt, so both must declare it, on every start path."""
+    key, flag = CLIENT_CAPABILITY, PROMPTS_FOR_TEXT
+    ts = re.compile(rf"EXPERIMENTAL_CAPABILITIES\s*=\s*\{{\s*{key}:\s*\{{\s*{flag}:\s*true\s*\}}\s*\}}")
+    assert ts.search(TS_PROTOCOL.read_text()), "src/protocol.ts EXPERIMENTAL_CAPABILITIES"
+    assert "client.registerFeature(declarePrompts)" in (VSCODE_SRC / "server.ts").read_text()
+    lua = re.compile(rf"M\.EXPERIMENTAL_CAPABILITIES\s*=\s*\{{\s*{key}\s*=\s*\{{\s*{flag}\s*=\s*true\s*\}}\s*\}}")
+    assert lua.search(LUA_PROTOCOL.read_text()), "lua/forewarn/protocol.lua M.EXPERIMENTAL_CAPABILITIES"
+    for start in (NVIM / "lua" / "forewarn" / "init.lua", NVIM / "lsp" / "forewarn.lua"):  # setup() and lsp.enable
+        assert 'require("forewarn.protocol").declare_prompts' in start.read_text(), start
 
 
 def client_sources() -> list[Path]:

@@ -21,6 +21,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
 from forewarn.config import Settings
+from forewarn.lsp.convert import CLIENT_CAPABILITY, PROMPTS_FOR_TEXT
 from forewarn.lsp.session import FolderSession
 
 SERVER_COMMAND = [sys.executable, "-m", "forewarn.cli.main", "serve"]
@@ -104,11 +105,20 @@ def accept_registrations(client: LanguageClient) -> list[types.Registration]:
 
 
 def initialize_params(
-    editor: str, root: Path | None, options: Any = None, folders: list[Path] | None = None
+    editor: str, root: Path | None, options: Any = None, folders: list[Path] | None = None, *, prompts: bool = True
 ) -> types.InitializeParams:
+    """``editor``'s real capabilities; ``prompts`` adds what Forewarn's own clients for it declare on top
+    (``experimental.forewarn.promptsForText``: they ask the user for a code action's ``text: null``).
+    ``prompts=False`` is a generic client: an agent host, or an editor without a Forewarn plugin."""
     folders = folders if folders is not None else ([root] if root is not None else [])
+    capabilities = client_capabilities(editor)
+    if prompts:
+        capabilities.experimental = {
+            **(capabilities.experimental if isinstance(capabilities.experimental, dict) else {}),
+            CLIENT_CAPABILITY: {PROMPTS_FOR_TEXT: True},
+        }
     return types.InitializeParams(
-        capabilities=client_capabilities(editor),
+        capabilities=capabilities,
         root_uri=root.as_uri() if root is not None else None,
         workspace_folders=[types.WorkspaceFolder(uri=f.as_uri(), name=f.name) for f in folders] or None,
         initialization_options=options,

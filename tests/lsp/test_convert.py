@@ -171,7 +171,9 @@ def test_suggestions_are_hints_that_name_their_commit_and_a_cap_says_how_many_mo
     older = dataclasses.replace(accepted, provenance={"commits": commits[1:]})
     assert convert.origin(older) == "learned from commit 0011223 by Bo b, 2023-01-01"  # names flattened
     assert convert.origin(dataclasses.replace(mined, source="comment")) == "suggested from a warning comment"
-    titles = [a.title for a in convert.code_actions("file:///w/a.py", convert.FILE_RANGE, None, [diags[1]])]
+    titles = [
+        a.title for a in convert.code_actions("file:///w/a.py", convert.FILE_RANGE, None, [diags[1]], prompts=True)
+    ]
     assert titles[1:] == [
         "Forewarn: accept suggestion (s)", "Forewarn: edit and accept suggestion (s)",
         "Forewarn: dismiss suggestion (s)",
@@ -194,13 +196,32 @@ def test_selection_lines_and_ranges() -> None:
 def test_code_actions_only_for_our_diagnostics() -> None:
     ours = types.Diagnostic(range=convert.FILE_RANGE, message="m", source="forewarn", code="ID1", data={"id": "ID1"})
     theirs = types.Diagnostic(range=convert.FILE_RANGE, message="m", source="pyright", code="ID2")
-    actions = convert.code_actions("file:///a.py", convert.FILE_RANGE, None, [ours, theirs, ours])
+    actions = convert.code_actions("file:///a.py", convert.FILE_RANGE, None, [ours, theirs, ours], prompts=True)
     commands = [(a.command.command, a.command.arguments) for a in actions if a.command]
     assert commands[0][0] == "forewarn.remember" and commands[0][1][0]["text"] is None  # type: ignore[index]
     assert {c for c, _ in commands[1:]} == {
         "forewarn.confirm", "forewarn.markOutdated", "forewarn.supersede", "forewarn.forget",
     }  # fmt: skip
     assert all(args[0]["id"] == "ID1" for _, args in commands[1:])  # type: ignore[index]
+
+
+def test_a_client_that_cannot_prompt_is_offered_only_complete_actions() -> None:
+    memory = types.Diagnostic(range=convert.FILE_RANGE, message="m", source="forewarn", code="ID1", data={"id": "ID1"})
+    mined = types.Diagnostic(
+        range=convert.FILE_RANGE, message="m", source="forewarn", data={"id": "S1", "status": "suggested"}
+    )
+    actions = convert.code_actions("file:///a.py", convert.FILE_RANGE, "f", [memory, mined])
+    offered = [(a.command.command, a.command.arguments[0]) for a in actions if a.command and a.command.arguments]
+    assert [c for c, _ in offered] == [
+        "forewarn.confirm", "forewarn.markOutdated", "forewarn.forget",
+        "forewarn.acceptSuggestion", "forewarn.dismissSuggestion",
+    ]  # fmt: skip
+    assert all("text" not in argument for _, argument in offered)  # nothing left for the client to fill in
+    assert not convert.client_prompts(None) and not convert.client_prompts({"forewarn": {"promptsForText": "yes"}})
+    assert convert.client_prompts({"other": 1, "forewarn": {"promptsForText": True}})
+    answer = convert.needs_text("forewarn.supersede", "ID1")
+    assert answer["done"] is False and answer["needs"] == "text"
+    assert "forewarn memory supersede ID1 TEXT" in answer["message"] and "nothing was changed" in answer["message"]
 
 
 def test_hover_markdown_lists_memories_with_importance() -> None:
@@ -234,7 +255,7 @@ def test_settings_layers_and_problems(tmp_path: Path) -> None:
 
 def test_bare_commands_for_clients_without_literals() -> None:
     ours = types.Diagnostic(range=convert.FILE_RANGE, message="m", source="forewarn", code="ID1")
-    actions = convert.code_actions("file:///a.py", convert.FILE_RANGE, "f", [ours])
+    actions = convert.code_actions("file:///a.py", convert.FILE_RANGE, "f", [ours], prompts=True)
     bare = convert.bare_commands(actions)
     assert [c.command for c in bare] == [a.command.command for a in actions]  # type: ignore[union-attr]
     assert bare[0].title == "Forewarn: remember a gotcha for f"

@@ -239,7 +239,18 @@ async def test_search_symbols_and_code_actions(client: LanguageClient, workspace
     )
     assert ours(after, newer["id"]).range.start.line == 8  # type: ignore[union-attr]
     forgotten = await run(client, "forewarn.forget", id=newer["id"])
-    assert forgotten == {"id": newer["id"], "status": "archived"}
+    assert forgotten["id"] == newer["id"] and forgotten["status"] == "archived"
+    assert f"forewarn memory restore {newer['id']}" in forgotten["restore"]["message"]
+    restore = forgotten["restore"]["command"]  # the answer carries the way back, ready to run
+    await diagnostics_for(client, uri, lambda ds: ours(ds, newer["id"]) is None)
+    restored = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=restore["command"], arguments=restore["arguments"])
+    )
+    assert restored == {"id": newer["id"], "status": "active"}
+    await diagnostics_for(client, uri, lambda ds: ours(ds, newer["id"]) is not None)  # shown again at once
+    with pytest.raises(Exception, match="not forgotten; nothing to restore"):
+        await run(client, "forewarn.restore", id=newer["id"])
+    await run(client, "forewarn.forget", id=newer["id"])
     await diagnostics_for(client, uri, lambda ds: ours(ds, newer["id"]) is None)
 
     stats = await run(client, "forewarn.stats")

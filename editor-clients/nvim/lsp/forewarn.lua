@@ -31,6 +31,8 @@ return {
     if params.initializationOptions == nil or vim.tbl_isempty(params.initializationOptions) then
       params.initializationOptions = (config.settings or {}).forewarn or vim.empty_dict()
     end
+    -- the code actions' prompts below are this plugin's: say so, so the server offers those actions
+    require("forewarn.protocol").declare_prompts(params)
   end,
   -- the server's "remember"/"supersede" code actions leave the text to the editor to ask for
   commands = require("forewarn.commands").code_action_commands,

@@ -104,8 +104,14 @@ export async function searchMemories(server: ForewarnServer): Promise<void> {
   pick.show();
 }
 
-/** "commit abc1234 by Ann, 2024-03-02" (the newest commit a suggestion came from), or its source. */
+/**
+ * Where a suggestion came from, in the server's words when it sends them ("suggested by an agent (Claude Code
+ * 2.1.0)", "suggested from commit abc1234 by Ann, 2024-03-02"); from an older server, the newest commit or the source.
+ */
 export function suggestionOrigin(memory: Memory): string {
+  if (typeof memory.origin === "string" && memory.origin) {
+    return memory.origin;
+  }
   const commits = (memory.provenance?.commits ?? []).filter((c) => c.sha);
   if (commits.length === 0) {
     return memory.source === "comment" ? "a warning comment" : (memory.source ?? "");

@@ -31,6 +31,8 @@ export interface Memory {
   anchor?: Anchor | null;
   /** Mined memories: the commits they came from (newest matters most) and how precisely they are anchored. */
   provenance?: Provenance | null;
+  /** The server's words for where it came from ("suggested by an agent (Claude Code 2.1.0)"); pickers show it. */
+  origin?: string;
 }
 
 export interface ProvenanceCommit {
@@ -43,6 +45,8 @@ export interface ProvenanceCommit {
 export interface Provenance {
   commits?: ProvenanceCommit[];
   anchor?: string;
+  /** What an agent wrote through Forewarn's MCP server: the agent as its MCP client named itself. */
+  agent?: { name?: string; version?: string | null };
 }
 
 export interface ReviewResult {
@@ -128,7 +132,15 @@ export const ServerCommand = {
   dismissSuggestion: "forewarn.dismissSuggestion",
   review: "forewarn.review",
   suggestionDiff: "forewarn.suggestionDiff",
+  restore: "forewarn.restore",
 } as const;
+
+/**
+ * What this client declares under `capabilities.experimental` at initialize: it asks the user for the text of a
+ * code action whose argument says `text: null` (remember, supersede, edit and accept). Clients that do not
+ * declare it (agent hosts, generic editors) are offered only actions whose arguments are complete.
+ */
+export const EXPERIMENTAL_CAPABILITIES = { forewarn: { promptsForText: true } } as const;
 
 /** The extension's own commands (package.json `contributes.commands`), named once. */
 export const ClientCommand = {

@@ -6,6 +6,7 @@ import {
   type LanguageClientOptions,
   type ServerOptions,
   State,
+  type StaticFeature,
   TransportKind,
   WorkDoneProgress,
   WorkDoneProgressCreateRequest,
@@ -13,6 +14,7 @@ import {
   type WorkDoneProgressReport,
   type WorkDoneProgressEnd,
 } from "vscode-languageclient/node";
+import { EXPERIMENTAL_CAPABILITIES } from "./protocol";
 import { pythonExtensionInterpreter } from "./python";
 import {
   daemonSettings,
@@ -115,6 +117,7 @@ export class ForewarnServer implements vscode.Disposable {
       revealOutputChannelOn: 4 /* RevealOutputChannelOn.Never */,
     };
     const client = new LanguageClient("forewarn", "Forewarn", serverOptions, clientOptions);
+    client.registerFeature(declarePrompts);
     this.client = client;
     client.onDidChangeState((event) => {
       if (event.newState === State.Starting) {
@@ -194,6 +197,16 @@ export class ForewarnServer implements vscode.Disposable {
     this.stateEmitter.dispose();
   }
 }
+
+/** Tells the server this client prompts for a code action's `text: null` (interceptCommand does the asking). */
+const declarePrompts: StaticFeature = {
+  fillClientCapabilities: (capabilities) => {
+    capabilities.experimental = { ...(capabilities.experimental ?? {}), ...EXPERIMENTAL_CAPABILITIES };
+  },
+  initialize: () => undefined,
+  getState: () => ({ kind: "static" }),
+  clear: () => undefined,
+};
 
 export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -314,8 +314,13 @@ function M.reindex()
   end)
 end
 
---- "commit abc1234 by Ann, 2024-03-02" for a mined suggestion (its newest commit), else its source.
+--- Where a suggestion came from: the server's `origin` when it sends one, else (an older server) "commit abc1234 by Ann,
+--- 2024-03-02" for a mined suggestion (its newest commit), or its source.
 function M.suggestion_origin(memory)
+  -- the server's words when it sends them ("suggested by an agent (Claude Code 2.1.0)", "suggested from commit …")
+  if type(memory.origin) == "string" and memory.origin ~= "" then
+    return memory.origin
+  end
   local newest
   local commits = type(memory.provenance) == "table" and memory.provenance.commits or {}
   for _, commit in ipairs(type(commits) == "table" and commits or {}) do

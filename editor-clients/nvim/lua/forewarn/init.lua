@@ -56,6 +56,8 @@ local function lsp_config(root)
     init_options = settings,
     settings = { forewarn = settings },
     capabilities = M.config.capabilities or vim.lsp.protocol.make_client_capabilities(),
+    -- the code actions' prompts (commands.lua) are this plugin's: say so, so the server offers those actions
+    before_init = require("forewarn.protocol").declare_prompts,
     on_attach = M.config.on_attach,
   }
 end

@@ -21,7 +21,20 @@ M.COMMANDS = {
   dismiss_suggestion = "forewarn.dismissSuggestion",
   review = "forewarn.review",
   suggestion_diff = "forewarn.suggestionDiff",
+  restore = "forewarn.restore",
 }
+
+--- What this plugin declares under `capabilities.experimental` at initialize: it asks the user for the text of a
+--- code action whose argument says `text: null` (remember, supersede, edit and accept). A client that does not
+--- declare it (an agent host, a plain LSP setup) is offered only actions whose arguments are complete.
+M.EXPERIMENTAL_CAPABILITIES = { forewarn = { promptsForText = true } }
+
+--- Adds M.EXPERIMENTAL_CAPABILITIES to initialize params (a `before_init`), keeping what else is declared there.
+function M.declare_prompts(params)
+  local capabilities = params.capabilities or {}
+  capabilities.experimental = vim.tbl_deep_extend("force", capabilities.experimental or {}, M.EXPERIMENTAL_CAPABILITIES)
+  params.capabilities = capabilities
+end
 
 --- Every daemon setting (forewarn/config.py's tree) as a dotted path, as `settings = {...}` spells it.
 M.SETTINGS = {
