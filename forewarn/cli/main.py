@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "forewarn.cli.model",
     "forewarn.cli.memory",
     "forewarn.cli.mine",
+    "forewarn.cli.review",
     "forewarn.cli.serve",
 )
 READER_GONE = 141  # 128 + SIGPIPE: what the shell reports for cat, grep or git when the reader quits early
