@@ -24,7 +24,9 @@ COMMAND_MODULES = (
     "forewarn.cli.model",
     "forewarn.cli.memory",
     "forewarn.cli.mine",
+    "forewarn.cli.team",
     "forewarn.cli.review",
+    "forewarn.cli.mcp",
     "forewarn.cli.serve",
 )
 READER_GONE = 141  # 128 + SIGPIPE: what the shell reports for cat, grep or git when the reader quits early

@@ -64,7 +64,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     # -w is never discovered from the cwd: an editor starts servers from wherever it was started
     fallback_root = cliutil.workspace_root(args) if args.workspace is not None else None
-    _configure_logging(args.log_file, args.verbose)
+    configure_logging(args.log_file, args.verbose)
     from forewarn.lsp.server import create_server, serve_tcp
 
     if args.tcp:
@@ -164,7 +164,7 @@ def claim_stdout() -> BinaryIO:
     return os.fdopen(protocol_fd, "wb")
 
 
-def _configure_logging(log_file: Path | None, verbose: int) -> None:
+def configure_logging(log_file: Path | None, verbose: int) -> None:
     root = logging.getLogger()
     for handler in root.handlers:
         handler.setFormatter(logging.Formatter(LOG_FORMAT))

@@ -55,8 +55,9 @@ from forewarn.memory.vocabulary import (
     MemorySource,
     MemoryStatus,
     MemoryType,
+    Visibility,
 )
-from forewarn.workspace import history
+from forewarn.workspace import history, team
 from forewarn.workspace.anchors import AnchorResolver
 from forewarn.workspace.graph_cache import GraphCache
 from forewarn.workspace.limits import MAX_TEXT_CHARS, PROACTIVE_LIMIT, SEARCH_CHUNKS
@@ -336,14 +337,24 @@ class Workspace:
         anchor: Anchor | None = None,
         status: MemoryStatus = MemoryStatus.ACTIVE,
         provenance: dict[str, Any] | None = None,
+        proposes_to_supersede: str | None = None,
+        private: bool = False,
     ) -> RememberResult:
         """Store a new memory (redacted), or reinforce the same lesson already stored at the same anchor.
 
         ``status``: ``active``, or ``suggested`` for what waits for a person's review (an agent's note when
         agents are not trusted). ``provenance``: who proposed it (e.g. ``{"agent": {"name": …}}``).
+        ``proposes_to_supersede``: a suggestion that, once accepted, replaces that current memory (an untrusted
+        agent's supersede: nothing changes for the old one until a person accepts).
+        ``private``: the writer's alone: never exported, and merged only into another private memory.
         """
         if status not in (MemoryStatus.ACTIVE, MemoryStatus.SUGGESTED):
             raise InvalidMemoryError(f"a new memory is active or suggested, not {status}")
+        replaces: Memory | None = None
+        if proposes_to_supersede is not None:
+            if status != MemoryStatus.SUGGESTED:
+                raise InvalidMemoryError("only a suggestion proposes to supersede; supersede replaces at once")
+            replaces = self._supersedable(self.store.resolve(proposes_to_supersede))
         safe, kinds, clean_tags = self._validate(text, type, source, tags)
         prov = validation.provenance(provenance)
         if anchor is None:
@@ -353,7 +364,10 @@ class Workspace:
         with self._lock:
             now, at = self._now()
             merge_into, candidates = self._similar(safe, anchor, vec)
-            if merge_into is not None:
+            visibility = Visibility.PRIVATE if private else Visibility.TEAM
+            if merge_into is not None and merge_into.visibility != visibility:
+                merge_into = None  # a private note inside a team memory's history would be exported with it
+            if merge_into is not None and replaces is None:
                 self.store.reinforce(
                     merge_into.id, at=at, confidence_gain=lifecycle.MERGE_CONFIDENCE_GAIN,
                     event=event(merge_into.id, "merged", at, text=safe, source=source, tags=list(clean_tags) or None),
@@ -364,7 +378,8 @@ class Workspace:
             memory = Memory(
                 id=new_id(now), type=MemoryType(type), text=safe, anchor=anchor, source=source, confidence=conf,
                 created_at=at, updated_at=at, session_id=self.session.current_session(), tags=clean_tags,
-                status=status, provenance=prov,
+                status=status, provenance=prov, supersedes=replaces.id if replaces is not None else None,
+                visibility=visibility, recorded_by=team.git_identity(self.root),
             )  # fmt: skip
             what = "suggested" if status == MemoryStatus.SUGGESTED else "created"
             with self.store.batch():
@@ -413,13 +428,7 @@ class Workspace:
 
         The old one stays as history (status superseded; ``new.supersedes`` is its id).
         """
-        old = self.store.resolve(memory_id)
-        if old.status == MemoryStatus.SUPERSEDED:
-            raise InvalidMemoryError(
-                f"memory {old.id} was already superseded by {old.superseded_by}; supersede that one"
-            )
-        if old.status == MemoryStatus.ARCHIVED:
-            raise InvalidMemoryError(f"memory {old.id} is forgotten (archived); restore it before superseding it")
+        old = self._supersedable(self.store.resolve(memory_id))
         safe, kinds, tags = self._validate(text, type or old.type, old.source, old.tags)
         vec = self._embed_one(safe)
         with self._lock:
@@ -428,7 +437,8 @@ class Workspace:
             new = Memory(
                 id=new_id(now), type=_memory_type(type) if type else old.type, text=safe, anchor=anchor,
                 source=old.source, confidence=old.confidence, created_at=at, updated_at=at, supersedes=old.id,
-                session_id=self.session.current_session(), tags=tags,
+                session_id=self.session.current_session(), tags=tags, visibility=old.visibility,
+                recorded_by=team.git_identity(self.root),
             )  # fmt: skip
             with self.store.batch():
                 current = self.store.get(old.id)
@@ -445,6 +455,18 @@ class Workspace:
                     self.vectors.put([stored.num], vec.reshape(1, -1))
             self._sync_vectors()
             return stored
+
+    @staticmethod
+    def _supersedable(old: Memory) -> Memory:
+        if old.status == MemoryStatus.SUPERSEDED:
+            raise InvalidMemoryError(
+                f"memory {old.id} was already superseded by {old.superseded_by}; supersede that one"
+            )
+        if old.status == MemoryStatus.ARCHIVED:
+            raise InvalidMemoryError(f"memory {old.id} is forgotten (archived); restore it before superseding it")
+        if old.status in (MemoryStatus.SUGGESTED, MemoryStatus.DISMISSED):
+            raise InvalidMemoryError(f"memory {old.id} is {old.status}, not a current memory; nothing to supersede")
+        return old
 
     def forget(self, memory_id: str) -> Memory:
         """Archive (restorable): never returned as current, never deleted."""
@@ -506,6 +528,10 @@ class Workspace:
         m = self.store.resolve(memory_id)
         if m.status in ENDED_STATUSES:
             raise InvalidMemoryError(f"memory {m.id} is {m.status}; only current memories can be confirmed")
+        if m.status in (MemoryStatus.SUGGESTED, MemoryStatus.DISMISSED):  # confirming must not bypass review
+            raise InvalidMemoryError(
+                f"memory {m.id} is {m.status}, not a current memory; a person accepts suggestions (memory review)"
+            )
         with self._lock:
             _, at = self._now()
             with self.store.batch():
@@ -639,6 +665,12 @@ class Workspace:
                     m.id, MemoryStatus.ACTIVE, at=at,
                     event=event(m.id, "accepted", at, previous_text=m.text if edited else None, redacted=kinds or None),
                 )  # fmt: skip
+                old = self.store.get(m.supersedes) if m.supersedes else None
+                if old is not None and old.status in CURRENT_STATUSES:  # it proposed to replace that one: now it does
+                    self.store.update_status(
+                        old.id, MemoryStatus.SUPERSEDED, at=at, reason=f"superseded by {m.id}", ended_at=at,
+                        superseded_by=m.id, event=event(old.id, "superseded", at, by=m.id),
+                    )  # fmt: skip
             self._sync_vectors()
         return self.store.resolve(m.id)
 
@@ -963,9 +995,12 @@ class Workspace:
         """Write the team file: the default path only inside the real workspace (a symlinked .forewarn is refused)."""
         if path is None:
             return transfer.export_jsonl(
-                self.store, self.default_export_path(), include_archived=include_archived, confine_to=self.root
-            )
-        return transfer.export_jsonl(self.store, path, include_archived=include_archived)
+                self.store, self.default_export_path(), include_archived=include_archived, confine_to=self.root,
+                commit=team.head_or_none(self.root),
+            )  # fmt: skip
+        return transfer.export_jsonl(
+            self.store, path, include_archived=include_archived, commit=team.head_or_none(self.root)
+        )
 
     def import_(
         self, path: Path | None = None, *, embed: bool = True, dry_run: bool = False, skip_invalid: bool = False

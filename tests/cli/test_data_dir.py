@@ -18,11 +18,11 @@ import os, sys
 from pathlib import Path
 os.umask(0)
 from forewarn.cli.main import main
-from forewarn.cli.serve import _configure_logging
+from forewarn.cli.serve import configure_logging
 from forewarn.memory import embedder
 ws, log_file, model = sys.argv[1:4]
 assert main(["remember", "rounding is half-even", "--file", "billing/invoice.py", "-w", ws]) == 0
-_configure_logging(Path(log_file), 0)
+configure_logging(Path(log_file), 0)
 embedder._memo_sha256(Path(model))  # cache/model_hashes.json: a model given by path is hashed once
 """
 
