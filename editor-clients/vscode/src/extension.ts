@@ -12,6 +12,7 @@ import {
   showHealth,
   showRepoMap,
 } from "./commands";
+import { registerMcpServers } from "./mcp";
 import { ClientCommand } from "./protocol";
 import { onDidChangePythonInterpreter } from "./python";
 import { ForewarnServer, SETTINGS_SECTION } from "./server";
@@ -30,6 +31,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   let restarting: Promise<void> = Promise.resolve();
   const restart = (): Promise<void> => (restarting = restarting.then(() => forewarn.restart()));
+  // agent mode's MCP servers follow the same settings, folders and interpreter as the language server
+  const mcpChanged = new vscode.EventEmitter<void>();
+  const mcpServers = registerMcpServers(forewarn, mcpChanged.event);
+  if (mcpServers) {
+    context.subscriptions.push(mcpServers);
+  }
 
   context.subscriptions.push(
     output,
@@ -45,7 +52,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand(ClientCommand.restartServer, restart),
     vscode.commands.registerCommand(ClientCommand.showOutput, () => output.show(true)),
     vscode.commands.registerCommand(ClientCommand.reviewSuggestions, () => reviewSuggestions(forewarn)),
+    mcpChanged,
+    vscode.workspace.onDidChangeWorkspaceFolders(() => mcpChanged.fire()),
     vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration(SETTINGS_SECTION)) {
+        mcpChanged.fire();
+      }
       const relevant =
         event.affectsConfiguration(SETTINGS_SECTION) &&
         !CLIENT_ONLY_SETTINGS.some((section) => event.affectsConfiguration(section));
@@ -61,6 +73,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     // only the fallback path uses the Python extension's interpreter
     if (!configured.get<string[]>("server.command")?.length && !configured.get<string>("server.pythonPath")) {
       void restart();
+      mcpChanged.fire();
     }
   });
   if (pythonChanges) {

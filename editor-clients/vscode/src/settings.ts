@@ -78,6 +78,19 @@ export function modelInstallLaunch(server: ServerLaunch): ServerLaunch | undefin
   return { command: server.command, args: [...server.args.slice(0, serve), "model", "install"], origin: server.origin };
 }
 
+/**
+ * `forewarn mcp -w <folder>` (plus `--trust-agents` when `trust`) run the way the server is started, for agent
+ * mode; undefined when `forewarn.server.command` does not say `serve` and so gives no hint where the CLI is.
+ */
+export function mcpLaunch(server: ServerLaunch, folder: string, trust: boolean): ServerLaunch | undefined {
+  const serve = server.args.lastIndexOf("serve");
+  if (serve < 0) {
+    return undefined;
+  }
+  const args = [...server.args.slice(0, serve), "mcp", "-w", folder, ...(trust ? ["--trust-agents"] : [])];
+  return { command: server.command, args, origin: server.origin };
+}
+
 export function serverEnv(read: SettingReader, base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const extra = read("server.env");
   const env: NodeJS.ProcessEnv = { ...base };

@@ -6,6 +6,7 @@ import {
   daemonSettings,
   initializationOptions,
   MODULE_ARGS,
+  mcpLaunch,
   modelInstallLaunch,
   resolveServerLaunch,
   type SettingReader,
@@ -40,13 +41,14 @@ test("initializationOptions carry every daemon section and nothing client-only",
     embedder: { model: "/models/nomic.gguf" },
     diagnostics: { maxWarnings: 2 },
     mining: {},
+    agents: {},
     logLevel: "DEBUG",
   });
 });
 
 test("workspace/configuration answers drop server.* and trace", () => {
   const section = { server: { command: ["x"] }, trace: { server: "verbose" }, index: { workers: 2 }, logLevel: "INFO" };
-  assert.deepEqual(daemonSettings(section), { index: { workers: 2 }, embedder: {}, diagnostics: {}, mining: {}, logLevel: "INFO" });
+  assert.deepEqual(daemonSettings(section), { index: { workers: 2 }, embedder: {}, diagnostics: {}, mining: {}, agents: {}, logLevel: "INFO" });
 });
 
 test("every daemon setting that is set reaches the server, nested by its dotted key", () => {
@@ -70,6 +72,22 @@ test("the model is installed by the program or interpreter that runs the server"
     "install",
   ]);
   assert.equal(modelInstallLaunch({ command: "/usr/local/bin/my-wrapper", args: [], origin }), undefined);
+});
+
+test("agent mode's MCP server runs the language server's program with mcp for one folder", () => {
+  const origin = "test";
+  assert.deepEqual(mcpLaunch({ command: "/venv/bin/python", args: [...MODULE_ARGS], origin }, "/w/shop", false), {
+    command: "/venv/bin/python",
+    args: ["-m", "forewarn.cli.main", "mcp", "-w", "/w/shop"],
+    origin,
+  });
+  assert.deepEqual(mcpLaunch({ command: "forewarn", args: ["serve", "-v"], origin }, "/w", true)?.args, [
+    "mcp",
+    "-w",
+    "/w",
+    "--trust-agents",
+  ]);
+  assert.equal(mcpLaunch({ command: "/usr/local/bin/my-wrapper", args: [], origin }, "/w", false), undefined);
 });
 
 test("the health page escapes everything the server sends", () => {
