@@ -34,6 +34,7 @@ from forewarn.memory.store import (
 )
 from forewarn.memory.suggestions import provenance_line
 from forewarn.memory.text import age_text, from_iso
+from forewarn.memory.vocabulary import Visibility
 from forewarn.workspace import relocation
 
 log = logging.getLogger(__name__)
@@ -52,6 +53,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     where.add_argument("--line", type=int, help="anchor to the definition holding this line of --file")
     p.add_argument("--tag", action="append", default=[], help="a label (repeatable)")
     p.add_argument("--source", default="user", choices=SOURCES, help="who says so (sets trust; default: user)")
+    p.add_argument(
+        "--private", action="store_true", help="yours alone: never exported to the team's shared file (shown with 🔒)"
+    )
     _common(p, json_flag=True)
     p.set_defaults(handler=run_remember)
 
@@ -153,6 +157,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--skip-invalid", action="store_true", help="import the good lines; report and skip the bad ones")
     _common(p, json_flag=True)
     p.set_defaults(handler=run_import)
+
+    p = msub.add_parser(
+        "diff",
+        help="memories added, changed, superseded or forgotten in .forewarn/memories.jsonl since a git ref "
+        "(the file at REF against the file in the work tree)",
+    )
+    p.add_argument("ref", metavar="REF", help="a commit, branch or tag (e.g. main, HEAD~5, v1.2)")
+    _common(p, json_flag=True)
+    p.set_defaults(handler=run_diff)
 
     p = msub.add_parser(
         "recover", help="salvage a damaged memory database (the original is moved aside and kept, never deleted)"
@@ -260,9 +273,13 @@ def _one_line(text: str, n: int = TEXT_PREVIEW) -> str:
     return cliutil.shown(flat if len(flat) <= n else flat[: n - 1] + "…")
 
 
+def _lock(m: Memory) -> str:
+    return "🔒 " if m.visibility == Visibility.PRIVATE else ""
+
+
 def _print_memory_line(m: Memory, extra: str = "") -> None:
     status = "" if m.status == "active" else f" [{cliutil.shown(m.status)}]"
-    print(f"{cliutil.shown(m.id)}  {cliutil.shown(m.type)}{status}  {_anchor_text(m)}  {_age(m)}{extra}")
+    print(f"{_lock(m)}{cliutil.shown(m.id)}  {cliutil.shown(m.type)}{status}  {_anchor_text(m)}  {_age(m)}{extra}")
     print(f"    {_one_line(m.text)}")
 
 
@@ -273,6 +290,10 @@ def _print_memory_full(m: Memory) -> None:
     print(f"status:     {show(m.status)}" + (f" ({show(m.status_reason)})" if m.status_reason else ""))
     print(f"anchor:     {_anchor_text(m)}")
     print(f"source:     {show(m.source)} (confidence {m.confidence:.2f})")
+    if m.visibility == Visibility.PRIVATE:
+        print("visibility: 🔒 private (yours alone: never exported)")
+    if m.recorded_by:
+        print(f"recorded by {show(m.recorded_by)}")
     print(f"created:    {show(m.created_at)} ({_age(m)})")
     print(f"updated:    {show(m.updated_at)}")
     print(f"accessed:   {m.access_count} times" + (f", last {show(m.last_accessed_at)}" if m.last_accessed_at else ""))
@@ -297,7 +318,7 @@ def run_remember(args: argparse.Namespace) -> int:
     with _engine(args, embedder=True) as engine:
         result = engine.remember(
             args.text, type=args.type, file=args.file, symbol=args.symbol, line=args.line, tags=args.tag,
-            source=args.source,
+            source=args.source, private=args.private,
         )  # fmt: skip
     if args.json:
         cliutil.print_json(
@@ -311,7 +332,8 @@ def run_remember(args: argparse.Namespace) -> int:
         )
         return 0
     verb = "Reinforced existing memory" if result.merged else "Remembered"
-    print(f"{verb} {result.memory.id} ({result.memory.type}, {_anchor_text(result.memory)})")
+    private = ", 🔒 private" if result.memory.visibility == Visibility.PRIVATE else ""
+    print(f"{verb} {result.memory.id} ({result.memory.type}, {_anchor_text(result.memory)}{private})")
     if result.redacted:
         print(f"Redacted before storage: {', '.join(sorted(set(result.redacted)))}")
     if result.candidates:
@@ -559,6 +581,7 @@ def run_export(args: argparse.Namespace) -> int:
         cliutil.print_json(report.to_dict())
     else:
         left = f" ({report.left_out} forgotten left out)" if report.left_out else ""
+        left += f" ({report.private} private kept out)" if report.private else ""
         print(f"Exported {report.exported} memories to {report.path}{left}")
     return 0
 
@@ -580,4 +603,30 @@ def run_import(args: argparse.Namespace) -> int:
             f"{report.unchanged} unchanged, {report.skipped} skipped{clamped}, {report.events_added} history events "
             f"merged (as imported)" + ("; nothing was written" if report.dry_run else "")
         )
+    return 0
+
+
+def run_diff(args: argparse.Namespace) -> int:
+    from forewarn.workspace import team
+
+    root = cliutil.workspace_root(args)
+    before = team.shared_file_at(root, args.ref)  # TeamError (a ForewarnError) for an unknown ref
+    current = root / transfer.DEFAULT_RELATIVE_PATH
+    with _path_errors("read", current):
+        after = current.read_bytes() if current.is_file() else None
+    changes = transfer.diff_exports(before, after)
+    if args.json:
+        cliutil.print_json({"ref": args.ref, "changes": [c.to_dict() for c in changes]})
+        return 0
+    if not changes:
+        print(f"No memories changed since {cliutil.shown(args.ref)}.")
+        return 0
+    for c in changes:
+        detail = f"  ({_one_line(c.detail, 80)})" if c.detail else ""
+        print(
+            f"{c.change:<10}  {cliutil.shown(c.id)}  {cliutil.shown(c.memory.type)}  {_anchor_text(c.memory)}{detail}"
+        )
+        print(f"    {_one_line(c.memory.text)}")
+    counts = {kind: sum(c.change == kind for c in changes) for kind in dict.fromkeys(c.change for c in changes)}
+    print(f"\nSince {cliutil.shown(args.ref)}: " + ", ".join(f"{n} {kind}" for kind, n in counts.items()))
     return 0

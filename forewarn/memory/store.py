@@ -40,6 +40,7 @@ from forewarn.memory.vocabulary import (
     MemorySource,
     MemoryStatus,
     MemoryType,
+    Visibility,
 )
 from forewarn.sqlite import (
     CACHE_KIB,
@@ -144,6 +145,8 @@ class Memory:
     num: int = 0  # integer key shared with FTS and the vector index; 0 before insertion
     # where a mined memory came from: {"commits": [{"sha", "author", "date", "subject"}], "anchor": …}
     provenance: dict[str, Any] | None = field(default=None, hash=False)
+    visibility: Visibility = Visibility.TEAM  # private: its writer's alone, never exported
+    recorded_by: str | None = None  # "Name <email>" from the writer's git config, when known
 
     @property
     def file(self) -> str | None:
@@ -171,6 +174,8 @@ class Memory:
             "session_id": self.session_id,
             "tags": list(self.tags),
             "provenance": self.provenance,
+            "visibility": self.visibility,
+            "recorded_by": self.recorded_by,
         }
 
 
@@ -377,6 +382,13 @@ CREATE TABLE mining_state (
 """
 
 
+# private memories and who recorded each; every existing memory stays team, its writer unknown
+M005 = """
+ALTER TABLE memories ADD COLUMN visibility TEXT NOT NULL DEFAULT 'team' CHECK (visibility IN ('team', 'private'));
+ALTER TABLE memories ADD COLUMN recorded_by TEXT;
+"""
+
+
 def _m004_suggestions(conn: sqlite3.Connection) -> None:
     """Statuses ``suggested``/``dismissed``, a ``provenance`` column, and the mining tables.
 
@@ -413,6 +425,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("m002_anchor_covering_index", M002),
     Migration("m003_file_recent_index", M003),
     Migration("m004_suggestions", _m004_suggestions),
+    Migration("m005_visibility", M005),
 )
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"  # must match memory_fts in M001
 COMMON_TERM_FRACTION = 0.1  # a term in over 10% of memories has a BM25 weight near zero (recall_bench: no loss)
@@ -430,21 +443,21 @@ BM25_TERMS_WEIGHT = 0.75  # split identifiers repeat words already in text/symbo
 
 _COLUMNS = """num, id, type, text, file, symbol, start_line, end_line, content_hash, source, confidence,
   created_at, updated_at, status, status_reason, last_accessed_at, access_count, surfaced_count, ended_at,
-  supersedes, superseded_by, session_id, tags, provenance"""
+  supersedes, superseded_by, session_id, tags, provenance, visibility, recorded_by"""
 _M_COLUMNS = ", ".join("m." + c.strip() for c in _COLUMNS.split(","))
 
 
 def _row_to_memory(row: sqlite3.Row | tuple[Any, ...]) -> Memory:
     (num, id_, type_, text, file, symbol, start, end, chash, source, conf, created, updated, status, reason,
      accessed, access_count, surfaced, ended, supersedes, superseded_by, session_id, tags,
-     prov) = tuple(row)  # fmt: skip
+     prov, visibility, recorded_by) = tuple(row)  # fmt: skip
     anchor = Anchor(file, symbol, start, end, chash) if file is not None else None
     return Memory(
         id=id_, type=MemoryType(type_), text=text, anchor=anchor, source=source, confidence=conf, created_at=created,
         updated_at=updated, status=MemoryStatus(status), status_reason=reason, last_accessed_at=accessed,
         access_count=access_count, surfaced_count=surfaced, ended_at=ended, supersedes=supersedes,
         superseded_by=superseded_by, session_id=session_id, tags=tuple(json.loads(tags)), num=num,
-        provenance=_provenance(prov),
+        provenance=_provenance(prov), visibility=Visibility(visibility), recorded_by=recorded_by,
     )  # fmt: skip
 
 
@@ -927,8 +940,9 @@ class MemoryStore:
                 cur = self.conn.execute(
                     """INSERT INTO memories (id, type, text, file, symbol, start_line, end_line, content_hash, source,
                          confidence, created_at, updated_at, status, status_reason, last_accessed_at, access_count,
-                         surfaced_count, ended_at, supersedes, superseded_by, session_id, tags, terms, provenance)
-                       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                         surfaced_count, ended_at, supersedes, superseded_by, session_id, tags, terms, provenance,
+                         visibility, recorded_by)
+                       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                     (
                         memory.id, memory.type, memory.text, a.file if a else None, a.symbol if a else None,
                         a.start_line if a else None, a.end_line if a else None, a.content_hash if a else None,
@@ -937,7 +951,7 @@ class MemoryStore:
                         memory.ended_at, memory.supersedes, memory.superseded_by, memory.session_id,
                         json.dumps(list(memory.tags)),
                         identifier_terms(memory.text, a.file if a else None, a.symbol if a else None, *memory.tags),
-                        _provenance_json(memory),
+                        _provenance_json(memory), memory.visibility, memory.recorded_by,
                     ),
                 )  # fmt: skip
                 self._add_events(events)
@@ -948,6 +962,7 @@ class MemoryStore:
         """Overwrite every field of an existing memory (by id) — used by import when the incoming copy is newer.
 
         The caller keeps the replaced version as history (an event holding its fields, forewarn.memory.transfer).
+        ``visibility`` is never changed here: an import does not make a private memory team or the reverse.
         """
         a = memory.anchor
         with self.batch():
@@ -956,7 +971,7 @@ class MemoryStore:
                      content_hash = ?, source = ?, confidence = ?, created_at = ?, updated_at = ?, status = ?,
                      status_reason = ?, last_accessed_at = ?, access_count = ?, surfaced_count = ?, ended_at = ?,
                      supersedes = ?, superseded_by = ?, session_id = ?, tags = ?, terms = ?,
-                     provenance = coalesce(?, provenance)
+                     provenance = coalesce(?, provenance), recorded_by = coalesce(?, recorded_by)
                    WHERE id = ?""",
                 (
                     memory.type, memory.text, a.file if a else None, a.symbol if a else None,
@@ -966,7 +981,7 @@ class MemoryStore:
                     memory.ended_at, memory.supersedes, memory.superseded_by, memory.session_id,
                     json.dumps(list(memory.tags)),
                     identifier_terms(memory.text, a.file if a else None, a.symbol if a else None, *memory.tags),
-                    _provenance_json(memory),
+                    _provenance_json(memory), memory.recorded_by,
                     memory.id,
                 ),
             )  # fmt: skip

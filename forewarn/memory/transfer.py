@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import json
 import logging
 import os
@@ -42,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from forewarn import untrusted
-from forewarn.memory import validation
+from forewarn.memory import lifecycle, validation
 from forewarn.memory.redact import redact
 from forewarn.memory.store import (
     PURGED_REASON,
@@ -53,8 +54,8 @@ from forewarn.memory.store import (
     MemoryEvent,
     MemoryStore,
 )
-from forewarn.memory.text import ID_PREFIX_RE, iso_of, new_id, parse_iso, to_iso
-from forewarn.memory.vocabulary import MemoryStatus
+from forewarn.memory.text import ID_PREFIX_RE, iso_of, new_id, normalise_text, parse_iso, to_iso
+from forewarn.memory.vocabulary import CURRENT_STATUSES, MemoryStatus, Visibility
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +76,18 @@ IMPORTED_EVENT = "imported"  # an event that came from a shared file: {"original
 REPLACED_EVENT = "replaced_by_import"  # the local version an import replaced, every field of it
 CLAMPED_EVENT = "import_clamped"  # times of an imported record that lay in the future (the originals)
 PURGED_EVENT = "purged"
+MERGED_EVENT = "replaced_by_merge"  # a version the merge driver did not keep as current, every field of it
+RESTATED_EVENT = "restatement_merged"  # a teammate's near-identical memory, merged into ours by an import
+MERGE_SOURCE = "git merge"  # the "from" of a version kept by the merge driver
+EXPORTED_AT_KEY = "exported_at"  # per memory: the commit (HEAD) the export that last changed its line was made at
+MAX_RECORDED_BY_CHARS = 320  # "Name <email>": a long name and the longest valid address
+# a teammate's memory at the same anchor whose distinct words overlap ours this much (Jaccard) says the same
+# thing reworded ("Retry must be idempotent" / "retries must be idempotent!"), not a second lesson
+RESTATEMENT_OVERLAP = 0.8
+RESTATEMENT_MIN_WORDS = 4  # below this a one-word difference is a different lesson ("use X" / "avoid X")
+_WORD_RE = re.compile(r"\w+")
+# what git writes around a conflict; a side holding them was merged by hand badly: never written back
+_CONFLICT_MARKER_RE = re.compile(r"^(<{7}|={7}|>{7}|\|{7})( .*)?$")
 
 # what str.splitlines splits on that json.dumps(ensure_ascii=False) leaves raw (it escapes the C0 ones)
 _LINE_BREAK_ESCAPES = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
@@ -102,6 +115,8 @@ class TransferReport:
     path: Path
     exported: int = 0
     left_out: int = 0  # export: forgotten (archived) memories not written, purged ones included
+    private: int = 0  # export: private memories, never written to a shared file
+    merged: int = 0  # import: a teammate's restatement of one of ours, merged into ours (history kept)
     added: int = 0
     updated: int = 0  # the incoming copy was newer and replaced ours (ours kept as a history event)
     unchanged: int = 0
@@ -117,7 +132,8 @@ class TransferReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "path": str(self.path), "exported": self.exported, "left_out": self.left_out, "added": self.added,
+            "path": str(self.path), "exported": self.exported, "left_out": self.left_out, "private": self.private,
+            "merged": self.merged, "added": self.added,
             "updated": self.updated, "unchanged": self.unchanged, "kept_local": self.kept_local,
             "skipped": self.skipped, "clamped": self.clamped, "events_added": self.events_added,
             "redacted": self.redacted, "dry_run": self.dry_run, "changes": [c.to_dict() for c in self.changes],
@@ -133,16 +149,23 @@ class Record:
     events: list[MemoryEvent]
     line: int
     clamped: dict[str, str]  # field → the future time the file gave (now stored as the import's time)
+    exported_at: str | None = None  # the commit its line was last exported at
 
 
 # ---------------------------------------------------------------- export
 
 
-def memory_record(memory: Memory, events: list[MemoryEvent]) -> dict[str, Any]:
+def memory_record(memory: Memory, events: list[MemoryEvent], *, exported_at: str | None = None) -> dict[str, Any]:
+    """One memory's line. Keys are written sorted (``jsonl_line``), so the field order never varies."""
     data = memory.to_dict()
     if data.get("provenance") is None:
         del data["provenance"]  # hand-written memories: the canonical line stays as it was
+    del data["visibility"]  # the shared file holds team memories only: export never writes a private one
+    if data.get("recorded_by") is None:
+        del data["recorded_by"]
     data["events"] = [{k: v for k, v in e.to_dict().items() if k != "memory_id"} for e in events]
+    if exported_at is not None:
+        data[EXPORTED_AT_KEY] = exported_at
     return data
 
 
@@ -156,6 +179,8 @@ def exported(memory: Memory, *, include_archived: bool) -> bool:
     (the team shares what a person accepted); a forgotten one only when asked."""
     if is_purged(memory) or memory.status in (MemoryStatus.SUGGESTED, MemoryStatus.DISMISSED):
         return False
+    if memory.visibility == Visibility.PRIVATE:
+        return False
     return include_archived or memory.status != MemoryStatus.ARCHIVED
 
 
@@ -164,12 +189,20 @@ def is_purged(memory: Memory) -> bool:
 
 
 def export_jsonl(
-    store: MemoryStore, path: Path, *, include_archived: bool = False, confine_to: Path | None = None
+    store: MemoryStore,
+    path: Path,
+    *,
+    include_archived: bool = False,
+    confine_to: Path | None = None,
+    commit: str | None = None,
 ) -> TransferReport:
     """Write the memories with their history; atomic (temporary file, then rename in the same folder).
 
     ``confine_to`` (the workspace, for the default path): every folder from it down to the file must be a
     real folder inside it, not a symbolic link. The target, when it exists, must be a regular file.
+    ``commit``: HEAD, recorded as ``exported_at`` on the lines this export changes; a line that reads as
+    it did in the file being replaced keeps its ``exported_at``, so a re-export changes nothing needlessly.
+    Private memories are never written.
     """
     path = Path(path)
     report = TransferReport(path)
@@ -177,15 +210,23 @@ def export_jsonl(
     tmp_name = f".{path.name}.tmp-{os.getpid()}"
     try:
         _check_target(dir_fd, path)
+        before = _previous_lines(dir_fd, path) if commit is not None else {}
         fd = os.open(tmp_name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=dir_fd)
         try:
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
                 fh.write(jsonl_line({"format": FORMAT, "version": VERSION}))
                 for m in sorted(store.iter_all(), key=lambda m: m.id):
                     if not exported(m, include_archived=include_archived):
-                        report.left_out += 1
+                        if m.visibility == Visibility.PRIVATE:
+                            report.private += 1
+                        else:
+                            report.left_out += 1
                         continue
-                    fh.write(jsonl_line(memory_record(m, store.events(m.id))))
+                    data = memory_record(m, store.events(m.id))
+                    if commit is not None:
+                        same, at = before.get(m.id, ("", None))
+                        data[EXPORTED_AT_KEY] = at if at is not None and same == jsonl_line(data) else commit
+                    fh.write(jsonl_line(data))
                     report.exported += 1
                 fh.flush()
                 os.fsync(fh.fileno())
@@ -197,6 +238,31 @@ def export_jsonl(
     finally:
         os.close(dir_fd)
     return report
+
+
+def _previous_lines(dir_fd: int, path: Path) -> dict[str, tuple[str, str | None]]:
+    """id → (its line without ``exported_at``, that ``exported_at``) of the file an export replaces.
+
+    Only a hint for keeping ``exported_at`` stable: anything unreadable is simply not reused.
+    """
+    try:
+        fd = os.open(path.name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=dir_fd)
+    except OSError:
+        return {}
+    out: dict[str, tuple[str, str | None]] = {}
+    with os.fdopen(fd, "rb") as fh:
+        raw = fh.read(MAX_IMPORT_BYTES + 1)
+    if len(raw) > MAX_IMPORT_BYTES:
+        return out
+    for line in raw.decode("utf-8", "replace").split("\n"):
+        try:
+            data = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(data, dict) and isinstance(data.get("id"), str):
+            at = data.pop(EXPORTED_AT_KEY, None)
+            out[data["id"]] = (jsonl_line(data), at if isinstance(at, str) else None)
+    return out
 
 
 def _open_export_dir(path: Path, confine_to: Path | None) -> int:
@@ -372,9 +438,20 @@ def parse_record(data: Any, *, now: float | None = None, root: Path | None = Non
         superseded_by=None if data.get("superseded_by") is None else _memory_id(data["superseded_by"], "superseded_by"),
         session_id=_checked("session_id", validation.label, data.get("session_id"), "session_id"),
         tags=tags, provenance=_checked("provenance", validation.provenance, data.get("provenance")),
+        visibility=_visibility(data.get("visibility", Visibility.TEAM)),
+        recorded_by=_checked(
+            "recorded_by", validation.label, data.get("recorded_by"), "recorded_by", MAX_RECORDED_BY_CHARS
+        ),
     )  # fmt: skip
     events = _events(data.get("events", []), mid, now_dt, clamped)
-    return Record(memory, events, line, clamped)
+    exported_at = _checked("exported_at", validation.label, data.get(EXPORTED_AT_KEY), "exported_at", 64)
+    return Record(memory, events, line, clamped, exported_at)
+
+
+def _visibility(value: Any) -> Visibility:
+    if value not in tuple(Visibility):
+        raise _Bad("visibility", f"must be one of {', '.join(Visibility)}")
+    return Visibility(value)
 
 
 def _read_capped(path: Path) -> bytes:
@@ -473,6 +550,8 @@ def import_jsonl(
         with store.batch():
             existing = store.get_many([r.memory.id for r in records])
             to_insert: list[tuple[Memory, list[MemoryEvent]]] = []
+            at_place: dict[tuple[str | None, str | None], list[Memory]] = {}  # current team memories per anchor
+            in_file = {r.memory.id for r in records}
             for rec in records:
                 memory = rec.memory
                 safe, kinds = redact(memory.text)
@@ -486,6 +565,9 @@ def import_jsonl(
                         MemoryEvent(new_id(now), memory.id, at, CLAMPED_EVENT, {"from": source_name, **rec.clamped})
                     )
                 local = existing.get(memory.id)
+                if local is None and (twin := _restated(store, memory, at_place, in_file)) is not None:
+                    _merge_restatement(store, twin, memory, report, at=at, source_name=source_name)
+                    continue
                 if local is None:
                     to_insert.append((memory, events))
                     report.added += 1
@@ -495,6 +577,14 @@ def import_jsonl(
                     report.skipped += 1
                     report.changes.append(Change(memory.id, "skipped", "purged here; not taken back"))
                     continue
+                if memory.visibility != local.visibility:  # never flipped by a file: said, and ours kept
+                    report.changes.append(
+                        Change(
+                            memory.id,
+                            "kept_local",
+                            f"visibility stays {local.visibility} (theirs: {memory.visibility})",
+                        )
+                    )
                 why_not = _why_not_replace(memory, local, rec)
                 if why_not is None:
                     store.replace_memory(memory)
@@ -520,6 +610,59 @@ def import_jsonl(
         report.replaced_nums.clear()
     log.info("imported %s%s: %s", path, " (dry run)" if dry_run else "", report.to_dict())
     return report
+
+
+def is_restatement(a: str, b: str) -> bool:
+    """Whether two texts say the same thing: equal once case and spacing are set aside, or (long enough to
+    judge) sharing ``RESTATEMENT_OVERLAP`` of their distinct words."""
+    if normalise_text(a) == normalise_text(b):
+        return True
+    wa, wb = set(_WORD_RE.findall(a.casefold())), set(_WORD_RE.findall(b.casefold()))
+    if min(len(wa), len(wb)) < RESTATEMENT_MIN_WORDS:
+        return False
+    return len(wa & wb) / len(wa | wb) >= RESTATEMENT_OVERLAP
+
+
+def _restated(
+    store: MemoryStore,
+    incoming: Memory,
+    at_place: dict[tuple[str | None, str | None], list[Memory]],
+    in_file: set[str],
+) -> Memory | None:
+    """A current team memory of ours at the same anchor that ``incoming`` (a new id) restates, if any.
+
+    Not one the file holds too: whoever wrote the file keeps both apart on purpose."""
+    if incoming.status not in CURRENT_STATUSES or incoming.visibility != Visibility.TEAM:
+        return None
+    key = (incoming.file, incoming.anchor.symbol if incoming.anchor else None)
+    if key not in at_place:
+        here = (
+            store.anchored_to_files([incoming.anchor.file], CURRENT_STATUSES)
+            if incoming.anchor
+            else store.workspace_wide(CURRENT_STATUSES)
+        )
+        at_place[key] = [
+            m for m in here if m.visibility == Visibility.TEAM and lifecycle.same_anchor(m.anchor, incoming.anchor)
+        ]
+    return next((m for m in at_place[key] if m.id not in in_file and is_restatement(m.text, incoming.text)), None)
+
+
+def _merge_restatement(
+    store: MemoryStore, ours: Memory, theirs: Memory, report: TransferReport, *, at: str, source_name: str
+) -> None:
+    """Keep a teammate's restatement as history of ours (an event holding its id, text and writer), and
+    reinforce ours; the event's id is derived from theirs, so importing the same file again adds nothing."""
+    detail = {
+        "from": source_name, "id": theirs.id, "text": theirs.text, "source": theirs.source,
+        "recorded_by": theirs.recorded_by, "created_at": theirs.created_at, "tags": list(theirs.tags),
+    }  # fmt: skip
+    if store.add_events([MemoryEvent(f"restated-{theirs.id}", ours.id, at, RESTATED_EVENT, detail)]):
+        store.reinforce(ours.id, at=at, confidence_gain=lifecycle.MERGE_CONFIDENCE_GAIN, event=None)
+        report.merged += 1
+        report.events_added += 1
+        report.changes.append(Change(ours.id, "merged", f"restated by {theirs.id}: '{_short(theirs.text)}'"))
+    else:
+        report.unchanged += 1
 
 
 def _why_not_replace(incoming: Memory, local: Memory, rec: Record) -> str | None:
@@ -580,3 +723,180 @@ def _place(a: Anchor | None) -> str:
 def _fields(m: Memory) -> dict[str, Any]:
     """Every field but ``num`` (the local row key, which differs between databases)."""
     return {f.name: getattr(m, f.name) for f in dataclasses.fields(m) if f.name != "num"}
+
+
+# ---------------------------------------------------------------- merging two exports (the git merge driver)
+
+
+@dataclass
+class MergeReport:
+    """What merging two versions of a shared file did (``forewarn merge-driver`` prints it on stderr)."""
+
+    memories: int = 0  # memory lines written
+    differed: int = 0  # ids both sides held in different versions: the preferred kept, the other as history
+    versions_kept: int = 0  # versions not kept as current, written into their memory's history
+    private_left_out: int = 0  # lines marked private: a shared file never holds them
+    kept_lines: int = 0  # lines that could not be read as memories, written back unchanged at the end
+    markers_dropped: int = 0  # conflict-marker lines of an earlier hand merge
+    problems: list[str] = field(default_factory=list)  # "ours line N: reason"
+
+
+@dataclass
+class _Side:
+    copies: dict[str, list[tuple[Record, dict[str, Any]]]] = field(default_factory=dict)
+    bad: list[str] = field(default_factory=list)
+
+
+def merge_exports(
+    base: bytes | None, ours: bytes, theirs: bytes, *, now: float | None = None
+) -> tuple[bytes, MergeReport]:
+    """Merge two versions of a shared file by memory id, with import's rules; the canonical result.
+
+    Every id of either side is kept. Where the sides differ, the preferred copy (``_rank``: a superseded
+    copy before a current one, a trusted time before a clamped one, then the newer ``updated_at``, then the
+    line itself) is kept whole, events of both are united by id, and each other version (unless it is the
+    base's, which the winner already descends from) becomes a ``replaced_by_merge`` event whose id is
+    derived from its fields: whichever order branches merge in, the result is the same bytes. Lines that
+    do not parse are kept at the end, unchanged; private lines are left out. Raises TransferError only
+    when a side is a file this Forewarn cannot read at all (a newer format).
+    """
+    now = time.time() if now is None else now
+    report = MergeReport()
+    sides = [_read_side(ours, "ours", now, report), _read_side(theirs, "theirs", now, report)]
+    base_side = _read_side(base, "base", now, MergeReport()) if base else _Side()
+    lines = [jsonl_line({"format": FORMAT, "version": VERSION})]
+    ids = sorted({i for side in sides for i in side.copies})
+    for mid in ids:
+        copies = [c for side in sides for c in side.copies.get(mid, [])]
+        base_copies = base_side.copies.get(mid, [])
+        lines.append(jsonl_line(_combine(copies, base_copies[0][0] if base_copies else None, report)))
+        report.memories += 1
+    kept = sorted({line for side in sides for line in side.bad})
+    report.kept_lines = len(kept)
+    lines += [line + "\n" for line in kept]
+    return "".join(lines).encode("utf-8", "surrogateescape"), report
+
+
+def _read_side(data: bytes | None, name: str, now: float, report: MergeReport) -> _Side:
+    side = _Side()
+    text = (data or b"").decode("utf-8", "surrogateescape")  # undecodable bytes survive the round trip
+    for lineno, line in enumerate(text.split("\n"), 1):
+        line = line.rstrip("\r")
+        if not line.strip():
+            continue
+        if _CONFLICT_MARKER_RE.match(line):
+            report.markers_dropped += 1
+            continue
+        try:
+            raw = json.loads(line)
+        except (ValueError, RecursionError):
+            side.bad.append(line)
+            report.problems.append(f"{name} line {lineno}: not JSON; kept as it is")
+            continue
+        if isinstance(raw, dict) and "format" in raw and "id" not in raw:
+            if raw.get("format") != FORMAT or not isinstance(raw.get("version"), int) or raw["version"] > VERSION:
+                raise TransferError(
+                    f"{name} (line {lineno}) is not a Forewarn memory export of a version this Forewarn reads; "
+                    f"upgrade Forewarn to merge it"
+                )
+            continue
+        try:
+            record = parse_record(raw, now=now, line=lineno)
+        except (ValueError, RecursionError) as exc:
+            side.bad.append(line)
+            report.problems.append(f"{name} line {lineno}: {exc}; kept as it is")
+            continue
+        if record.memory.visibility == Visibility.PRIVATE:
+            report.private_left_out += 1
+            report.problems.append(f"{name} line {lineno}: memory {record.memory.id} is private; left out")
+            continue
+        side.copies.setdefault(record.memory.id, []).append((record, raw))
+    return side
+
+
+def _rank(copy: tuple[Record, dict[str, Any]]) -> tuple[bool, bool, str, str]:
+    """Import's rules as an order, best last: a superseded copy is never made current again, a copy dated in
+    the future cannot be trusted to be newer, then the newer ``updated_at`` wins; the line breaks ties."""
+    rec, raw = copy
+    return (rec.memory.status == MemoryStatus.SUPERSEDED, not rec.clamped, rec.memory.updated_at, jsonl_line(raw))
+
+
+def _version_key(m: Memory) -> str:
+    """What makes a version worth keeping as history: its content, not its counters."""
+    return jsonl_line(_old_fields(m, MERGE_SOURCE))
+
+
+def _combine(copies: list[tuple[Record, dict[str, Any]]], base: Record | None, report: MergeReport) -> dict[str, Any]:
+    best_rec, best_raw = max(copies, key=_rank)
+    events: dict[str, dict[str, Any]] = {}
+    for _, raw in copies:
+        for e in raw.get("events") or []:
+            eid = str(e["id"])
+            events[eid] = _preferred_event(events[eid], e) if eid in events else e
+    skip = {_version_key(best_rec.memory)} | ({_version_key(base.memory)} if base is not None else set())
+    if len({jsonl_line(raw) for _, raw in copies}) > 1:
+        report.differed += 1
+    for rec, _ in copies:
+        key = _version_key(rec.memory)
+        if key in skip:
+            continue
+        skip.add(key)
+        eid = "merge-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+        if eid not in events:
+            detail = _old_fields(rec.memory, MERGE_SOURCE)
+            events[eid] = {"id": eid, "at": rec.memory.updated_at, "kind": MERGED_EVENT, "detail": detail}
+            report.versions_kept += 1
+    out = dict(best_raw)
+    out["events"] = sorted(events.values(), key=lambda e: (str(e.get("at")), str(e.get("id"))))
+    return out
+
+
+def _preferred_event(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """One event id in two forms (a teammate's re-export wraps it as ``imported``): the original form first,
+    then the smaller line, so the choice never depends on which side is which."""
+    return min(a, b, key=lambda e: (e.get("kind") == IMPORTED_EVENT, jsonl_line(e)))
+
+
+# ---------------------------------------------------------------- what changed between two exports
+
+
+@dataclass(frozen=True, slots=True)
+class ExportChange:
+    """One memory that differs between two versions of a shared file (``forewarn memory diff``)."""
+
+    id: str
+    change: str  # added | changed | superseded | forgotten | removed
+    memory: Memory  # the later version (the earlier one for ``removed``)
+    detail: str = ""  # changed: what changed; superseded: by which memory
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "change": self.change, "detail": self.detail, "memory": self.memory.to_dict()}
+
+
+def diff_exports(before: bytes | None, after: bytes | None, *, now: float | None = None) -> list[ExportChange]:
+    """The memories added, changed, superseded, forgotten or removed from ``before`` to ``after``, by id.
+
+    Lines that do not parse are passed over (``memory import`` names them); counters alone are no change.
+    """
+    now = time.time() if now is None else now
+    old = _read_side(before, "before", now, MergeReport()).copies
+    new = _read_side(after, "after", now, MergeReport()).copies
+    out: list[ExportChange] = []
+    for mid in sorted(old.keys() | new.keys()):
+        if mid not in new:
+            out.append(ExportChange(mid, "removed", max(old[mid], key=_rank)[0].memory))
+            continue
+        m = max(new[mid], key=_rank)[0].memory
+        if mid not in old:
+            out.append(ExportChange(mid, "added", m))
+            continue
+        was = max(old[mid], key=_rank)[0].memory
+        if _version_key(was) == _version_key(m):
+            continue
+        if m.status == MemoryStatus.SUPERSEDED and was.status != MemoryStatus.SUPERSEDED:
+            out.append(ExportChange(mid, "superseded", m, f"by {m.superseded_by}" if m.superseded_by else ""))
+        elif m.status == MemoryStatus.ARCHIVED and was.status != MemoryStatus.ARCHIVED:
+            out.append(ExportChange(mid, "forgotten", m))
+        else:
+            out.append(ExportChange(mid, "changed", m, _difference(was, m)))
+    return out

@@ -45,6 +45,13 @@ class MemorySource(StrEnum):
     IMPORT = "import"
 
 
+class Visibility(StrEnum):
+    """Who a memory is for: the team (exported to the shared file) or its writer alone (never exported)."""
+
+    TEAM = "team"
+    PRIVATE = "private"
+
+
 # what search returns unless asked otherwise
 CURRENT_STATUSES: tuple[MemoryStatus, ...] = (MemoryStatus.ACTIVE, MemoryStatus.STALE, MemoryStatus.ORPHANED)
 # what shows on a file: orphaned memories have lost their code

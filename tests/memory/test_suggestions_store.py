@@ -66,7 +66,8 @@ def test_upgrade_from_m003_keeps_every_memory_event_fts_hit_num_and_index(tmp_pa
         new_indexes = {r[0] for r in store.conn.execute("SELECT name FROM sqlite_master WHERE tbl_name = 'memories'")}
         assert old_indexes <= new_indexes
         rows = store.conn.execute(f"SELECT * FROM memories ORDER BY num").fetchall()  # noqa: F541
-        assert [tuple(r)[:-1] for r in rows] == [tuple(r) for r in old_rows]  # provenance appended, NULL
+        width = len(old_rows[0])  # provenance (m004), visibility and recorded_by (m005) come after
+        assert [tuple(r)[:width] for r in rows] == [tuple(r) for r in old_rows]
         assert all(r["provenance"] is None for r in rows)
         for i, (mid, num) in enumerate(nums.items()):
             m = store.get(mid)
