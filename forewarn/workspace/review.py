@@ -44,6 +44,10 @@ CONTESTED = "contested"
 # memories a review considers: current ones (suggestions wait for their own review), and contested ones
 REVIEWED_STATUSES: tuple[str, ...] = (*CURRENT_STATUSES, CONTESTED)
 MAX_DEPENDENT_FILES = 50  # strongest dependents followed per changed file: a core module can have hundreds
+# one-hop memories listed per review: a one-line change to a class every module uses reached 58 of them on
+# requests (bench/review_bench.py); past a screenful a reviewer stops reading, so the rest are counted
+MAX_DEPENDENT_ITEMS = 20
+TYPE_ORDER = {t.value: n for n, t in enumerate(MemoryType)}
 JSON_SCHEMA = "forewarn.review/1"  # bump when a field changes meaning or goes away (adding one does not)
 SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SARIF_FINGERPRINT = "forewarnMemory/v1"  # same memory at the same file: one code-scanning alert across pushes
@@ -163,6 +167,7 @@ class ReviewReport:
     changed: list[ChangedSymbol]
     items: list[ReviewItem]
     seconds: float
+    left_out: tuple[ReviewItem, ...] = ()  # one-hop memories past the review's limit, counted, not listed
 
     def shared(self) -> list[ReviewItem]:
         """What output meant for sharing (json, sarif) may hold: never a private memory."""
@@ -178,7 +183,7 @@ class ReviewReport:
             "files": [{"file": f.path or None, "old_file": f.old_path or None, "status": f.status} for f in self.files],
             "changed_symbols": [{"file": c.file, "symbol": c.symbol, "change": c.change} for c in self.changed],
             "memories": [i.to_dict() for i in items],
-            "counts": counts(items),
+            "counts": {**counts(items), "dependents_left_out": sum(1 for i in self.left_out if not i.private)},
             "fail_on": str(fail_on),
             "failed": bool(failing(items, fail_on)),
         }
@@ -387,8 +392,13 @@ def _changes(root: Path, delta: FileDelta, blobs: BlobReader, max_bytes: int) ->
 # --------------------------------------------------------------------------------------------- review
 
 
-def review(ws: Any, base: str | None = None, *, reindex: bool = True) -> ReviewReport:
+def review(
+    ws: Any, base: str | None = None, *, reindex: bool = True, dependents: int = MAX_DEPENDENT_ITEMS
+) -> ReviewReport:
     """The memories a change walks into (see the module docstring). ``ws``: an open ``Workspace``.
+
+    At most ``dependents`` memories of the one-hop tier are listed, best first (``dependent_rank``);
+    the report keeps the rest apart (``left_out``), to be counted.
 
     Raises :class:`GitError` when the workspace is no git work tree, has no commits, or ``base`` names
     no commit.
@@ -417,10 +427,20 @@ def review(ws: Any, base: str | None = None, *, reindex: bool = True) -> ReviewR
             item = _direct_item(fc, m)
             if item is not None and m.id not in items:
                 items[m.id] = item
-    for item in _dependent_items(ws, per_file, gone_dependents, items):
+    hop = sorted(_dependent_items(ws, per_file, gone_dependents, items), key=dependent_rank)
+    for item in hop[: max(0, dependents)]:
         items.setdefault(item.memory.id, item)
     ordered = sorted(items.values(), key=lambda i: (i.file, i.line, i.memory.id))
-    return ReviewReport(base or "HEAD", old, head, deltas, changed, ordered, time.perf_counter() - started)
+    left_out = tuple(i for i in hop[max(0, dependents) :] if i.memory.id not in items)
+    return ReviewReport(base or "HEAD", old, head, deltas, changed, ordered, time.perf_counter() - started, left_out)
+
+
+def dependent_rank(item: ReviewItem) -> tuple[bool, int, str, int]:
+    """One-hop memories, best first: on a definition that names the changed symbol before file-wide ones,
+    then by type as users see types (gotchas first), then by place."""
+    m = item.memory
+    order = TYPE_ORDER.get(str(m.type), len(TYPE_ORDER))
+    return (m.anchor is None or m.anchor.symbol is None, order, item.file, item.line)
 
 
 def _direct_item(fc: _FileChanges, m: Memory) -> ReviewItem | None:

@@ -155,6 +155,10 @@ def test_a_memory_on_code_that_uses_a_changed_symbol_is_listed_one_hop_out(repo:
     assert "charge" in items[user.id].why
     assert items[wide.id].reasons == (Reason.DEPENDENT,)  # file-wide in a file that uses it
     assert unrelated.id not in items  # its code never names charge
+    capped = review(ws, dependents=1)  # a definition naming the changed symbol outranks a file-wide memory
+    assert [i.memory.id for i in capped.items] == [user.id]
+    assert [i.memory.id for i in capped.left_out] == [wide.id]
+    assert capped.to_dict()["counts"]["dependents_left_out"] == 1
 
 
 def test_a_deleted_symbol_counts_and_sits_where_it_was(repo: Repo, ws: Workspace) -> None:
