@@ -8,7 +8,7 @@ INSTALLED := $(VENV)/.installed
 # pytest exits 5 when it collected nothing: that is a failure here, never a silent pass
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: install model demo test lint bench bench-index bench-recall bench-lsp bench-embed bench-mine clean stock-wheel
+.PHONY: inspector install model demo test lint bench bench-index bench-recall bench-lsp bench-embed bench-mine clean stock-wheel
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,10 +41,17 @@ lint: install
 stock-wheel: | $(BIN)/python
 	$(LLAMA_BUILD)/build-wheel.sh $(BIN)/python --stock
 
+# the MCP Inspector (npm; written by the MCP project): a client no one here wrote, for tests/mcp/test_inspector.py
+INSPECTOR_DIR := tests/mcp/inspector
+$(INSPECTOR_DIR)/node_modules/.package-lock.json: $(INSPECTOR_DIR)/package-lock.json
+	cd $(INSPECTOR_DIR) && npm ci --no-audit --no-fund
+
+inspector: $(INSPECTOR_DIR)/node_modules/.package-lock.json
+
 # the editor tests run once, in test-editors (they need the editors installed first)
-test: model lint test-editors stock-wheel
+test: model lint test-editors stock-wheel inspector
 	stock=$$($(LLAMA_BUILD)/build-wheel.sh $(BIN)/python --stock) && \
-	FOREWARN_STOCK_WHEEL_DIR="$$(dirname "$$stock")" $(PYTEST) -m "not editor"
+	FOREWARN_STOCK_WHEEL_DIR="$$(dirname "$$stock")" FOREWARN_REQUIRE_INSPECTOR=1 $(PYTEST) -m "not editor"
 
 demo: model
 	$(BIN)/python examples/demo.py
