@@ -8,7 +8,7 @@ INSTALLED := $(VENV)/.installed
 # pytest exits 5 when it collected nothing: that is a failure here, never a silent pass
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: inspector install model demo test lint bench bench-index bench-recall bench-lsp bench-embed bench-mine clean stock-wheel
+.PHONY: inspector install model demo test lint bench bench-index bench-recall bench-lsp bench-embed bench-mine bench-review clean stock-wheel
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -56,7 +56,7 @@ test: model lint test-editors stock-wheel inspector
 demo: model
 	$(BIN)/python examples/demo.py
 
-bench: model bench-index bench-recall bench-lsp bench-embed bench-mine
+bench: model bench-index bench-recall bench-lsp bench-embed bench-mine bench-mcp bench-review
 
 # llama.cpp embedder vs sentence-transformers/torch on Django code chunks (bench venv in bench/.venvs/st, once)
 bench-embed: model
@@ -74,9 +74,17 @@ bench-recall: model
 bench-lsp: install
 	$(BIN)/python bench/lsp_bench.py
 
+# forewarn mcp through the SDK's client: memories_for_files and search_memories latency and tokens at 1k/10k/100k
+bench-mcp: install
+	$(BIN)/python bench/mcp_bench.py
+
 # mining git history (requests and click clones from ../shared/corpora): throughput, usefulness by time split, counts
 bench-mine: install
 	$(BIN)/python bench/mine_bench.py
+
+# forewarn review over the last 200 commits of requests (../shared/corpora), with mined, accepted memories
+bench-review: install
+	$(BIN)/python bench/review_bench.py --cli 10
 
 clean:
 	rm -rf $(VENV) build *.egg-info

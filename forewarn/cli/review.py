@@ -112,6 +112,9 @@ def _print_text(report: object) -> None:
         f"{by[Reason.DEPENDENT]} on code that uses it."
     )
     if report.left_out:
-        say(f"{len(report.left_out)} more on code that uses the changed symbols: not listed (the first are above).")
+        say(
+            f"{len(report.left_out)} more, file-wide in changed files or on code that uses the changed symbols: "
+            "not listed (the first of each are above)."
+        )
     if by[Reason.STALE] or by[Reason.DELETED]:
         say("Still true? forewarn memory confirm ID. Changed? forewarn memory supersede ID TEXT.")

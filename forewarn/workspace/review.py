@@ -47,6 +47,9 @@ MAX_DEPENDENT_FILES = 50  # strongest dependents followed per changed file: a co
 # one-hop memories listed per review: a one-line change to a class every module uses reached 58 of them on
 # requests (bench/review_bench.py); past a screenful a reviewer stops reading, so the rest are counted
 MAX_DEPENDENT_ITEMS = 20
+# file-wide memories listed per changed file: on requests mined, accepted file-wide memories made 6 of the
+# 10 memories an average commit listed (40 on one file), the editor shows at most 3 suggestions per file
+MAX_FILE_WIDE_PER_FILE = 5
 TYPE_ORDER = {t.value: n for n, t in enumerate(MemoryType)}
 JSON_SCHEMA = "forewarn.review/1"  # bump when a field changes meaning or goes away (adding one does not)
 SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -167,7 +170,7 @@ class ReviewReport:
     changed: list[ChangedSymbol]
     items: list[ReviewItem]
     seconds: float
-    left_out: tuple[ReviewItem, ...] = ()  # one-hop memories past the review's limit, counted, not listed
+    left_out: tuple[ReviewItem, ...] = ()  # file-wide and one-hop memories past the limits: counted, not listed
 
     def shared(self) -> list[ReviewItem]:
         """What output meant for sharing (json, sarif) may hold: never a private memory."""
@@ -183,7 +186,7 @@ class ReviewReport:
             "files": [{"file": f.path or None, "old_file": f.old_path or None, "status": f.status} for f in self.files],
             "changed_symbols": [{"file": c.file, "symbol": c.symbol, "change": c.change} for c in self.changed],
             "memories": [i.to_dict() for i in items],
-            "counts": {**counts(items), "dependents_left_out": sum(1 for i in self.left_out if not i.private)},
+            "counts": {**counts(items), "left_out": sum(1 for i in self.left_out if not i.private)},
             "fail_on": str(fail_on),
             "failed": bool(failing(items, fail_on)),
         }
@@ -393,12 +396,19 @@ def _changes(root: Path, delta: FileDelta, blobs: BlobReader, max_bytes: int) ->
 
 
 def review(
-    ws: Any, base: str | None = None, *, reindex: bool = True, dependents: int = MAX_DEPENDENT_ITEMS
+    ws: Any,
+    base: str | None = None,
+    *,
+    reindex: bool = True,
+    dependents: int = MAX_DEPENDENT_ITEMS,
+    file_wide: int = MAX_FILE_WIDE_PER_FILE,
 ) -> ReviewReport:
     """The memories a change walks into (see the module docstring). ``ws``: an open ``Workspace``.
 
-    At most ``dependents`` memories of the one-hop tier are listed, best first (``dependent_rank``);
-    the report keeps the rest apart (``left_out``), to be counted.
+    At most ``dependents`` memories of the one-hop tier are listed, and ``file_wide`` file-wide memories
+    per changed file, best first (``dependent_rank``: gotchas first; file-wide: newest first within a
+    type); the report keeps the rest apart (``left_out``), to be counted. Memories on changed symbols,
+    made stale or losing their code are always listed.
 
     Raises :class:`GitError` when the workspace is no git work tree, has no commits, or ``base`` names
     no commit.
@@ -415,6 +425,7 @@ def review(
     with BlobReader(root) as blobs:
         per_file = [_changes(root, d, blobs, max_bytes) for d in deltas]
     items: dict[str, ReviewItem] = {}
+    rest: list[ReviewItem] = []  # past the limits: counted, not listed
     changed: list[ChangedSymbol] = []
     for fc in per_file:
         d = fc.delta
@@ -423,15 +434,25 @@ def review(
         memories = ws.store.anchored_to_files(
             list(dict.fromkeys(p for p in (d.path, d.old_path) if p)), REVIEWED_STATUSES
         )
+        wide: list[ReviewItem] = []
         for m in memories:
             item = _direct_item(fc, m)
-            if item is not None and m.id not in items:
+            if item is None or m.id in items:
+                continue
+            if item.reasons == (Reason.CHANGED,) and item.memory.anchor and item.memory.anchor.symbol is None:
+                wide.append(item)  # about the whole file: ranked and capped below
+            else:
                 items[m.id] = item
+        wide.sort(key=lambda i: i.memory.created_at, reverse=True)  # newest first within a type
+        wide.sort(key=dependent_rank)
+        items.update((i.memory.id, i) for i in wide[: max(0, file_wide)])
+        rest += wide[max(0, file_wide) :]
     hop = sorted(_dependent_items(ws, per_file, gone_dependents, items), key=dependent_rank)
     for item in hop[: max(0, dependents)]:
         items.setdefault(item.memory.id, item)
     ordered = sorted(items.values(), key=lambda i: (i.file, i.line, i.memory.id))
-    left_out = tuple(i for i in hop[max(0, dependents) :] if i.memory.id not in items)
+    rest += hop[max(0, dependents) :]
+    left_out = tuple({i.memory.id: i for i in rest if i.memory.id not in items}.values())
     return ReviewReport(base or "HEAD", old, head, deltas, changed, ordered, time.perf_counter() - started, left_out)
 
 

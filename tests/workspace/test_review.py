@@ -158,7 +158,7 @@ def test_a_memory_on_code_that_uses_a_changed_symbol_is_listed_one_hop_out(repo:
     capped = review(ws, dependents=1)  # a definition naming the changed symbol outranks a file-wide memory
     assert [i.memory.id for i in capped.items] == [user.id]
     assert [i.memory.id for i in capped.left_out] == [wide.id]
-    assert capped.to_dict()["counts"]["dependents_left_out"] == 1
+    assert capped.to_dict()["counts"]["left_out"] == 1
 
 
 def test_a_deleted_symbol_counts_and_sits_where_it_was(repo: Repo, ws: Workspace) -> None:
@@ -322,3 +322,16 @@ def test_map_line_follows_insertions_and_deletions_above() -> None:
     assert map_line(hunks, 5) == 8  # three lines inserted above
     assert map_line(hunks, 11) == 14  # deleted: where its hunk now sits
     assert map_line(hunks, 20) == 21  # +3 -2
+
+
+def test_file_wide_memories_of_a_changed_file_are_capped_gotchas_first(repo: Repo, ws: Workspace) -> None:
+    note = remember(ws, "billing.py was split out of shop.py in 2019", "billing.py", type="note")
+    trap = remember(ws, "billing.py is loaded by the cron worker too", "billing.py", type="gotcha")
+    charge = remember(ws, "charge is idempotent", "billing.py", "charge", type="note")
+    repo.edit("billing.py", "    total = amount\n", "    total = amount * 1\n")
+    full = by_id(review(ws))
+    assert {note.id, trap.id, charge.id} <= set(full)
+    assert full[trap.id].reasons == (Reason.CHANGED,) and full[trap.id].line == 1
+    capped = review(ws, file_wide=1)
+    assert {i.memory.id for i in capped.items} == {trap.id, charge.id}  # the symbol's memory is never capped
+    assert [i.memory.id for i in capped.left_out] == [note.id]
