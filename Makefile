@@ -8,7 +8,7 @@ INSTALLED := $(VENV)/.installed
 # pytest exits 5 when it collected nothing: that is a failure here, never a silent pass
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: inspector install model demo test lint bench bench-index bench-recall bench-lsp bench-embed bench-mine bench-review clean stock-wheel
+.PHONY: inspector install model demo test lint bench bench-index bench-recall bench-lsp bench-embed bench-mine bench-mcp bench-review clean stock-wheel
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
