@@ -447,7 +447,8 @@ def review(
         wide.sort(key=dependent_rank)
         items.update((i.memory.id, i) for i in wide[: max(0, file_wide)])
         rest += wide[max(0, file_wide) :]
-    hop = sorted(_dependent_items(ws, per_file, gone_dependents, items), key=dependent_rank)
+    seen = {**items, **{i.memory.id: i for i in rest}}  # a capped file-wide memory is not one hop out either
+    hop = sorted(_dependent_items(ws, per_file, gone_dependents, seen), key=dependent_rank)
     for item in hop[: max(0, dependents)]:
         items.setdefault(item.memory.id, item)
     ordered = sorted(items.values(), key=lambda i: (i.file, i.line, i.memory.id))
