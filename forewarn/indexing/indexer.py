@@ -446,6 +446,10 @@ class Indexer:
         with self._read_lock:
             return self._reader.chunk_at(rel, line)
 
+    def chunks_by_ids(self, ids: Sequence[int]) -> dict[int, CodeChunk]:
+        with self._read_lock:
+            return self._reader.chunks_by_ids(ids)
+
     def chunk_by_symbol(self, rel: str, symbol: str) -> CodeChunk | None:
         with self._read_lock:
             return self._reader.chunk_by_symbol(rel, symbol)

@@ -561,6 +561,20 @@ class IndexStore:
         ).fetchone()
         return CodeChunk(*row) if row else None
 
+    def chunks_by_ids(self, ids: Sequence[int]) -> dict[int, CodeChunk]:
+        """The current chunks among ``ids`` (a chunk replaced by a re-index is gone), by id."""
+        out: dict[int, CodeChunk] = {}
+        unique = list(dict.fromkeys(ids))
+        for at in range(0, len(unique), 500):  # well under SQLite's bound-parameter limit
+            part = unique[at : at + 500]
+            rows = self.conn.execute(
+                f"""SELECT {self._CHUNK_COLUMNS} FROM chunks c JOIN files f ON f.id = c.file_id
+                    WHERE c.id IN ({",".join("?" * len(part))})""",
+                part,
+            )
+            out.update((r[0], CodeChunk(*r)) for r in rows)
+        return out
+
     def chunk_by_symbol(self, rel: str, symbol: str) -> CodeChunk | None:
         """The chunk for ``symbol`` in ``rel`` (its first part when the definition was split)."""
         row = self.conn.execute(
