@@ -79,6 +79,14 @@ class Args:
             self.fail(f"'{name}' must be an integer from {low} to {high}, got {value}")
         return int(value)
 
+    def boolean(self, name: str, default: bool = False) -> bool:
+        value = self.data.get(name)
+        if value is None:
+            return default
+        if not isinstance(value, bool):
+            self.fail(f"'{name}' must be true or false, got {type(value).__name__}")
+        return value
+
     def strings(self, name: str) -> list[str]:
         value = self.data.get(name)
         if value is None:
@@ -141,7 +149,8 @@ async def _remember(ls: ForewarnServer, args: Args) -> dict[str, Any]:
     tags = args.strings("tags")
     session, rel = ls.target(args.string("uri"))
     line = convert.selection_lines(rng)[0] if rng else None
-    return await ls.write(session.remember, text, mtype, rel, symbol, line, tags)
+    private = args.boolean("private")  # the writer's alone: never exported to the team's file
+    return await ls.write(session.remember, text, mtype, rel, symbol, line, tags, private)
 
 
 def _id(args: Args) -> str:

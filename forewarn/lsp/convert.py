@@ -19,9 +19,10 @@ from lsprotocol import types
 from forewarn.memory.store import Memory
 from forewarn.memory.suggestions import agent_name, newest_commit, provenance_commits
 from forewarn.memory.text import age_text, from_iso
-from forewarn.memory.vocabulary import MemorySource, MemoryStatus, MemoryType
+from forewarn.memory.vocabulary import MemorySource, MemoryStatus, MemoryType, Visibility
 
 SOURCE = "forewarn"  # diagnostics' source: lets clients and users filter ours
+PRIVATE_MARK = "🔒 "  # before a private memory's type in hovers and diagnostics (the CLI's lists show the same)
 WARNING_TYPES = frozenset({"gotcha", "error_pattern"})  # things that bite: worth a squiggle
 HOVER_TEXT_MAX_CHARS = 2_000  # a hover is a glance; the full text is one search away
 HOVER_MEMORIES = 10  # memories in one hover, best first: more would not fit the popup
@@ -310,8 +311,13 @@ def severity(memory: Memory, *, neighbour: bool) -> types.DiagnosticSeverity:
     return types.DiagnosticSeverity.Warning
 
 
+def lock(memory: Memory) -> str:
+    """The mark of a private memory (its writer's alone, never exported), before its type wherever it is listed."""
+    return PRIVATE_MARK if memory.visibility == Visibility.PRIVATE else ""
+
+
 def diagnostic_message(memory: Memory, now: float | None = None, *, neighbour: Span | None = None) -> str:
-    head = memory.type.replace("_", " ")
+    head = lock(memory) + memory.type.replace("_", " ")
     if memory.status == "stale":
         head += " (stale: the code it describes changed)"
     elif memory.status == MemoryStatus.SUGGESTED:
@@ -444,10 +450,11 @@ def hover_markdown(
     for memory in memories[:HOVER_MEMORIES]:
         text = memory.text if len(memory.text) <= HOVER_TEXT_MAX_CHARS else memory.text[:HOVER_TEXT_MAX_CHARS] + "…"
         status = "" if memory.status == "active" else f" ({escape_inline(memory.status)})"
+        writer = f" · recorded by {escape_inline(memory.recorded_by)}" if memory.recorded_by else ""
         lines.append("---")
         lines.append(
-            f"**{escape_inline(memory.type.replace('_', ' '))}**{status} · "
-            f"{escape_inline(age(memory.created_at, now))} · {escape_inline(origin(memory))}"
+            f"{lock(memory)}**{escape_inline(memory.type.replace('_', ' '))}**{status} · "
+            f"{escape_inline(age(memory.created_at, now))} · {escape_inline(origin(memory))}{writer}"
             f" · id {code_span(memory.id)}"
         )
         lines.append(escape_markdown(text))
@@ -485,6 +492,8 @@ def memory_result(
         "tags": list(memory.tags),
         "provenance": memory.provenance,
         "origin": origin(memory),  # the server's words for where it came from: pickers show this, not their own
+        "visibility": memory.visibility,  # private: pickers show a lock
+        "recorded_by": memory.recorded_by,
         "anchor": None,
     }
     if score is not None:

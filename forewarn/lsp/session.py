@@ -400,11 +400,18 @@ class FolderSession:
 
     @_refusing_damage()
     def remember(
-        self, text: str, mtype: str, rel: str | None, symbol: str | None, line: int | None, tags: list[str]
+        self,
+        text: str,
+        mtype: str,
+        rel: str | None,
+        symbol: str | None,
+        line: int | None,
+        tags: list[str],
+        private: bool = False,
     ) -> dict[str, Any]:
         engine = self._engine()
         outcome = engine.remember(
-            text, type=mtype, file=rel, symbol=symbol, line=line, tags=tags, source=MemorySource.USER
+            text, type=mtype, file=rel, symbol=symbol, line=line, tags=tags, source=MemorySource.USER, private=private
         )
         return {
             "id": outcome.memory.id,
