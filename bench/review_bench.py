@@ -123,6 +123,7 @@ def main() -> int:
 
     times = [r["ms"] for r in rows]
     shown = [r["memories"] for r in rows]
+    code = [r for r in rows if r["symbols"]]  # the rest change docs, CI or packaging only
     by_reason = Counter()
     for r in rows:
         by_reason.update(r["reasons"])
@@ -139,6 +140,9 @@ def main() -> int:
         "memories_mean": round(statistics.fmean(shown), 2),
         "memories_max": max(shown),
         "share_with_memories": round(sum(1 for s in shown if s) / len(shown), 3),
+        "commits_changing_symbols": len(code),
+        "share_with_memories_of_those": round(sum(1 for r in code if r["memories"]) / max(1, len(code)), 3),
+        "memories_median_when_any": statistics.median([s for s in shown if s] or [0]),
         "by_reason_per_commit": {str(k): round(by_reason[str(k)] / len(rows), 2) for k in Reason},
         "file_wide_per_commit": round(statistics.fmean(r["file_wide"] for r in rows), 2),
         "left_out_per_commit": round(statistics.fmean(r["left_out"] for r in rows), 2),
@@ -152,7 +156,8 @@ def main() -> int:
     )
     print(
         f"memories shown per commit: mean {summary['memories_mean']}, max {summary['memories_max']}; "
-        f"commits with ≥ 1: {summary['share_with_memories']:.0%}"
+        f"commits with ≥ 1: {summary['share_with_memories']:.0%} (of the {len(code)} that change a symbol: "
+        f"{summary['share_with_memories_of_those']:.0%}); median when any: {summary['memories_median_when_any']}"
     )
     print("by reason, per commit: " + ", ".join(f"{k} {v}" for k, v in summary["by_reason_per_commit"].items()))
     print(
