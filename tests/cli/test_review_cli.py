@@ -160,3 +160,16 @@ def test_git_problems_are_one_line_and_status_2(forewarn: Forewarn, tmp_path: Pa
         assert "Traceback" not in done.stderr and done.stdout == ""
     bad = forewarn("review", "--fail-on", "sometimes", "-w", str(root))
     assert bad.returncode == 2 and "invalid choice" in bad.stderr
+
+
+def test_the_pre_commit_hook_runs_a_command_we_have() -> None:
+    yaml = pytest.importorskip("yaml")
+    from forewarn.cli.main import build_parser
+
+    hooks = yaml.safe_load((Path(__file__).resolve().parents[2] / ".pre-commit-hooks.yaml").read_text())
+    (hook,) = [h for h in hooks if h["id"] == "forewarn-review"]
+    assert hook["language"] == "python" and hook["pass_filenames"] is False and hook["always_run"] is True
+    program, *argv = hook["entry"].split()
+    assert program == "forewarn"
+    args = build_parser().parse_args(argv)
+    assert args.command == "review" and args.fail_on == "stale"
