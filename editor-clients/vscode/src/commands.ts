@@ -233,17 +233,35 @@ async function askText(title: string, prompt: string): Promise<string | undefine
   return text?.trim() || undefined;
 }
 
-/** The type QuickPick, then the text InputBox; undefined when the user cancels either. */
-async function askMemory(where: string, suggestedType?: string): Promise<{ type: string; text: string } | undefined> {
-  const type = await vscode.window.showQuickPick(typeItems(suggestedType), {
-    title: "Forewarn: what kind of memory?",
-    placeHolder: suggestedType ?? MEMORY_TYPES[0].type,
-  });
+/** The last entry of the type QuickPick: a private memory is the writer's alone, never exported. */
+const PRIVATE_ITEM: vscode.QuickPickItem = {
+  label: "$(lock) private…",
+  description: "only you see it: never exported to the team's file",
+  alwaysShow: true,
+};
+
+/**
+ * The type QuickPick (its last entry, "private…", asks the type again for a private memory), then the text
+ * InputBox; undefined when the user cancels any of them.
+ */
+async function askMemory(
+  where: string,
+  suggestedType?: string,
+): Promise<{ type: string; text: string; private: boolean } | undefined> {
+  const options = { title: "Forewarn: what kind of memory?", placeHolder: suggestedType ?? MEMORY_TYPES[0].type };
+  let type = await vscode.window.showQuickPick([...typeItems(suggestedType), PRIVATE_ITEM], options);
+  const isPrivate = type === PRIVATE_ITEM;
+  if (isPrivate) {
+    type = await vscode.window.showQuickPick(typeItems(suggestedType), {
+      ...options,
+      title: "Forewarn: what kind of private memory? (only you; never exported)",
+    });
+  }
   if (!type) {
     return undefined;
   }
-  const text = await askText(`Forewarn: remember a ${type.label}`, where);
-  return text ? { type: type.label, text } : undefined;
+  const text = await askText(`Forewarn: remember a ${isPrivate ? "private " : ""}${type.label}`, where);
+  return text ? { type: type.label, text, private: isPrivate } : undefined;
 }
 
 async function reportRemembered(send: () => Promise<RememberResult>): Promise<RememberResult | undefined> {

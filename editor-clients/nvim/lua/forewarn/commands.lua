@@ -157,9 +157,10 @@ local function report_remembered(result)
 end
 
 --- Remembers `text` (asked for when nil) of a type picked by the user, anchored to the range or cursor line.
+--- `opts.private`: the user's alone, never exported to the team's file (`:Forewarn remember --private …`).
 function M.remember(text, opts)
   local bufnr = vim.api.nvim_get_current_buf()
-  local argument = {}
+  local argument = { private = (opts and opts.private) and true or nil }
   if vim.api.nvim_buf_get_name(bufnr) ~= "" and vim.bo[bufnr].buftype == "" then
     argument.uri = vim.uri_from_bufnr(bufnr)
     argument.range = buffer_range(opts)
@@ -422,7 +423,11 @@ M.subcommands = {
     M.search(table.concat(args, " "))
   end,
   remember = function(args, opts)
-    M.remember(table.concat(args, " "), opts)
+    local private = args[1] == "--private"
+    if private then
+      args = vim.list_slice(args, 2)
+    end
+    M.remember(table.concat(args, " "), vim.tbl_extend("force", opts or {}, { private = private }))
   end,
   review = function()
     M.review()
