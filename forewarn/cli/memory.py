@@ -545,6 +545,8 @@ def _status_change(args: argparse.Namespace, action: str) -> int:
         print(f"{m.id} is now {m.status}, its text purged (history keeps only that it was purged)")
     else:
         print(f"{m.id} is now {m.status}")
+        if action == "forget":  # archived, not deleted: say how it comes back
+            print(f"restore it with: forewarn memory restore {cliutil.shown(m.id)}")
     return 0
 
 

@@ -138,3 +138,12 @@ def test_stats_says_lexical_and_why_when_search_is(ws: Path, capsys: pytest.Capt
     stats = run_json(capsys, "stats", *w)
     assert searched["mode"] == stats["mode"] == "lexical" and stats["vectors"] == 0
     assert "embedder.enabled = false" in stats["reason"]
+
+
+def test_forget_says_how_to_restore(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    w = ("--workspace", str(ws))
+    made = run_json(capsys, "remember", "drain() empties the queue without acking", "--file", "src/queue.py", *w)
+    code, out, _ = run(capsys, "memory", "forget", made["id"], *w)
+    assert code == 0 and f"restore it with: forewarn memory restore {made['id']}" in out
+    code, out, _ = run(capsys, "memory", "restore", made["id"], *w)
+    assert code == 0 and "is now active" in out and "restore it with" not in out
