@@ -41,6 +41,7 @@ COMMANDS = {
     "forewarn.stats",
     "forewarn.reindex",
     "forewarn.accept",
+    "forewarn.restore",
 }
 
 
