@@ -33,7 +33,7 @@ from urllib.parse import quote
 
 from forewarn import __version__
 from forewarn.indexing.languages import language_for_path
-from forewarn.indexing.parse import MODULE_SYMBOL, parse_file
+from forewarn.indexing.parse import HASH_DIGEST_BYTES, MODULE_SYMBOL, parse_file
 from forewarn.memory.store import Memory
 from forewarn.memory.vocabulary import CURRENT_STATUSES, MemoryType
 from forewarn.workspace import history
@@ -50,6 +50,7 @@ MAX_DEPENDENT_ITEMS = 20
 # file-wide memories listed per changed file: on requests mined, accepted file-wide memories made 6 of the
 # 10 memories an average commit listed (40 on one file), the editor shows at most 3 suggestions per file
 MAX_FILE_WIDE_PER_FILE = 5
+INDEXED_STATUSES = ("ok", "errors")  # the indexer's statuses of a parsed file (not "skipped")
 TYPE_ORDER = {t.value: n for n, t in enumerate(MemoryType)}
 JSON_SCHEMA = "forewarn.review/1"  # bump when a field changes meaning or goes away (adding one does not)
 SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -358,7 +359,20 @@ class _FileChanges:
     new_lines: int = 0
 
 
-def _changes(root: Path, delta: FileDelta, blobs: BlobReader, max_bytes: int) -> _FileChanges:
+def _indexed_symbols(ws: Any, indexed: dict[str, Any], rel: str, data: bytes) -> dict[str, _Span] | None:
+    """``rel``'s chunks from the index when it holds exactly these bytes (no second parse), else None."""
+    rec = indexed.get(rel)
+    if rec is None or getattr(rec, "status", "") not in INDEXED_STATUSES:
+        return None
+    if getattr(rec, "content_hash", None) != hashlib.blake2b(data, digest_size=HASH_DIGEST_BYTES).hexdigest():
+        return None
+    return {
+        c.symbol: _Span(c.start_line, c.end_line, c.content_hash) for c in ws.indexer.chunks_for(rel) if c.part == 0
+    }
+
+
+def _changes(ws: Any, delta: FileDelta, blobs: BlobReader, max_bytes: int, indexed: dict[str, Any]) -> _FileChanges:
+    root: Path = ws.root
     old_data = blobs.read(delta.old_blob, max_bytes=max_bytes) if delta.old_blob and not delta.binary else None
     new_data: bytes | None = None
     if delta.path and not delta.binary:
@@ -369,7 +383,9 @@ def _changes(root: Path, delta: FileDelta, blobs: BlobReader, max_bytes: int) ->
         except OSError:
             new_data = None
     old = _symbols(delta.old_path, old_data) if delta.old_path else {}
-    new = _symbols(delta.path, new_data) if delta.path else {}
+    new = _indexed_symbols(ws, indexed, delta.path, new_data) if delta.path and new_data is not None else None
+    if new is None:
+        new = _symbols(delta.path, new_data) if delta.path else {}
     fc = _FileChanges(delta, old, new, new_lines=_line_count(new_data))
     if old is None or new is None:
         return fc  # not code we parse (or unreadable): only file-wide memories apply
@@ -423,7 +439,8 @@ def review(
         ws.reindex()
     max_bytes = int(ws.settings.index.max_file_bytes)
     with BlobReader(root) as blobs:
-        per_file = [_changes(root, d, blobs, max_bytes) for d in deltas]
+        indexed = ws.indexer.files() if reindex else {}  # without a re-index the index may be behind the disk
+        per_file = [_changes(ws, d, blobs, max_bytes, indexed) for d in deltas]
     items: dict[str, ReviewItem] = {}
     rest: list[ReviewItem] = []  # past the limits: counted, not listed
     changed: list[ChangedSymbol] = []
