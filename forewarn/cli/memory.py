@@ -61,7 +61,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     p = sub.add_parser("search", help="search memories (and code) by meaning and words")
     p.add_argument("query")
-    p.add_argument("-k", type=int, default=10, help="memories to return (default 10)")
+    p.add_argument("-k", type=int, default=10, help="memories, and code files, to return (default 10 each)")
     p.add_argument("--as-of", help="search as of this ISO time: later memories ignored, recency judged then")
     p.add_argument("--since", help="only memories created at or after this ISO time")
     p.add_argument("--type", action="append", default=[], choices=MEMORY_TYPES, help="only this type (repeatable)")
@@ -71,6 +71,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--lexical", action="store_true", help="words only: skip the embedding model")
     p.add_argument("--suggested", action="store_true", help="include suggestions mined from history (unreviewed)")
+    p.add_argument("--code-only", action="store_true", help="only code: the files that match, best chunk first")
+    p.add_argument("--tests", action="store_true", help="rank test files like other code (default: below it)")
     _common(p, json_flag=True)
     p.set_defaults(handler=run_search)
 
@@ -363,6 +365,7 @@ def run_search(args: argparse.Namespace) -> int:
         result = engine.search(
             args.query, k=args.k, types=args.type, file=args.file, statuses=args.status or CURRENT_STATUSES,
             since=args.since, as_of=args.as_of, lexical_only=args.lexical, include_suggestions=args.suggested,
+            code_only=args.code_only, include_tests=True if args.tests else None,
         )  # fmt: skip
     if args.json:
         cliutil.print_json(
@@ -370,37 +373,58 @@ def run_search(args: argparse.Namespace) -> int:
                 "mode": result.mode,
                 "reason": result.reason,
                 "memories": [memory_json(h.memory, h.score) for h in result.memories],
-                "chunks": [
+                "files": [
                     {
-                        "file": c.chunk.rel,
-                        "symbol": c.chunk.symbol,
-                        "kind": c.chunk.kind,
-                        "start_line": c.chunk.start_line,
-                        "end_line": c.chunk.end_line,
-                        "signature": c.chunk.signature,
-                        "score": round(c.score, 6),
+                        "file": f.file,
+                        "score": round(f.score, 6),
+                        "is_test": f.is_test,
+                        "chunks": [_chunk_json(c.chunk, c.score) for c in f.chunks],
                     }
-                    for c in result.chunks
+                    for f in result.files
                 ],
+                "chunks": [_chunk_json(c.chunk, c.score) for c in result.chunks],
                 "timings_ms": {
                     "lexical": round(result.timings.lexical_ms, 2),
                     "embed": round(result.timings.embed_ms, 2),
                     "vector": round(result.timings.vector_ms, 2),
+                    "code": round(result.timings.code_ms, 2),
                     "rank": round(result.timings.rank_ms, 2),
                 },
             }
         )
         return 0
-    if not result.memories:
-        print("No memories match." + (" (lexical search)" if result.mode == "lexical" else ""))
-    for h in result.memories:
-        _print_memory_line(h.memory, f"  score {h.score:.4f}")
-    if result.chunks:
-        print("\nCode:")
-        for c in result.chunks:
-            where = cliutil.shown(f"{c.chunk.rel}:{c.chunk.start_line}  {c.chunk.symbol}")
-            print(f"  {where}  {_one_line(c.chunk.signature, 80)}")
+    if result.mode == "lexical":
+        print(f"forewarn: searched by words only: {result.reason}", file=sys.stderr)
+    if not args.code_only:
+        if not result.memories:
+            print("No memories match.")
+        for h in result.memories:
+            _print_memory_line(h.memory, f"  score {h.score:.4f}")
+    if result.files:
+        print("\nCode:" if not args.code_only else "Code:")
+        for f in result.files:
+            best = f.chunks[0].chunk if f.chunks else None
+            line = f":{best.start_line}" if best is not None else ""
+            test = "  (test)" if f.is_test else ""
+            print(f"  {cliutil.shown(f.file + line)}{test}")
+            for c in f.chunks:
+                where = cliutil.shown(f"{c.chunk.start_line}-{c.chunk.end_line}  {c.chunk.symbol}")
+                print(f"      {where}  {_one_line(c.chunk.signature, 80)}")
+    elif args.code_only:
+        print("No code matches.")
     return 0
+
+
+def _chunk_json(chunk: Any, score: float) -> dict[str, Any]:
+    return {
+        "file": chunk.rel,
+        "symbol": chunk.symbol,
+        "kind": chunk.kind,
+        "start_line": chunk.start_line,
+        "end_line": chunk.end_line,
+        "signature": chunk.signature,
+        "score": round(score, 6),
+    }
 
 
 def run_stats(args: argparse.Namespace) -> int:

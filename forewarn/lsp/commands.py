@@ -135,8 +135,9 @@ async def _search(ls: ForewarnServer, args: Args) -> dict[str, Any]:
     query = args.string("query", required=True, limit=MAX_QUERY_CHARS) or ""
     k = args.integer("k", DEFAULT_K, 1, MAX_K)
     mtype = args.choice("type", MEMORY_TYPES)
+    code_only = args.boolean("codeOnly", False)
     session, rel = ls.target(args.string("file"))
-    return await ls.read(session.search, query, k, mtype, rel)
+    return await ls.read(session.search, query, k, mtype, rel, code_only)
 
 
 async def _remember(ls: ForewarnServer, args: Args) -> dict[str, Any]:

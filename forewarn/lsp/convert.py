@@ -532,6 +532,17 @@ def chunk_result(chunk: ChunkView) -> dict[str, Any]:
     }
 
 
+def file_result(file: str, uri: str, score: float, is_test: bool, chunks: list[ChunkView]) -> dict[str, Any]:
+    """A code search hit as a file: its best chunks (best first) open where they are."""
+    return {
+        "file": file,
+        "uri": uri,
+        "score": score,
+        "is_test": is_test,
+        "chunks": [chunk_result(c) for c in chunks],
+    }
+
+
 def memory_symbol(memory: Memory, anchor: Span) -> types.WorkspaceSymbol:
     """A memory in the standard symbol picker: "⚠ gotcha: text…" at its anchor."""
     icon = TYPE_ICONS.get(memory.type, "•")

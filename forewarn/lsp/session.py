@@ -31,7 +31,9 @@ from forewarn.memory.store import (
     MemoryNotFoundError,
 )
 from forewarn.memory.vocabulary import ANCHORED_STATUSES, MemorySource
-from forewarn.workspace.limits import PROACTIVE_LIMIT, SEARCH_CHUNKS
+from forewarn.workspace.limits import PROACTIVE_LIMIT
+
+MAX_CODE_FILES = 50  # code files in a search answer (they follow k up to this)
 
 if TYPE_CHECKING:
     from forewarn.workspace.engine import Workspace
@@ -372,12 +374,22 @@ class FolderSession:
             return None
 
     @_refusing_damage()
-    def search(self, query: str, k: int, mtype: str | None, rel: str | None) -> dict[str, Any]:
-        chunks = 0 if self.full_index_running.is_set() else SEARCH_CHUNKS  # code search waits for the index
-        result = self._engine().search(query, k, types=(mtype,) if mtype else (), file=rel, chunks=chunks)
+    def search(self, query: str, k: int, mtype: str | None, rel: str | None, code_only: bool = False) -> dict[str, Any]:
+        # code search waits for the first index; its number of files follows k
+        code = 0 if self.full_index_running.is_set() else min(k, MAX_CODE_FILES)
+        result = self._engine().search(
+            query, k, types=(mtype,) if mtype else (), file=rel, chunks=code, code_only=code_only
+        )
+        files = [
+            convert.file_result(
+                f.file, self.uri_of(f.file), f.score, f.is_test, [self._chunk_view(c) for c in f.chunks]
+            )
+            for f in result.files
+        ]
         return {
             "memories": [convert.memory_result(s.memory, self.anchor_span(s.memory), s.score) for s in result.memories],
             "chunks": [convert.chunk_result(self._chunk_view(c)) for c in result.chunks],
+            "files": files,
             "mode": result.mode,
             "reason": result.reason,
         }

@@ -23,6 +23,10 @@ if TYPE_CHECKING:
     from forewarn.memory.vectors import VectorIndex
 
 RRF_K = 60  # standard; flattens rank differences past the first few
+# memories on the code a search found: a third RRF list (weight relative to the words and meaning lists); its
+# strength counts for less than a direct match of the memory's own text (bench/code_search_bench.py)
+CODE_LIST_WEIGHT = 0.5
+CODE_STRENGTH_SHARE = 0.5
 LEXICAL_CANDIDATES = 100  # BM25 list depth fed to fusion: deeper adds noise more than recall
 VECTOR_CANDIDATES = 100  # hnsw list depth fed to fusion
 VECTOR_OVERFETCH = 2  # hnsw holds superseded/archived memories too: fetch extra, filter by status after
@@ -102,6 +106,7 @@ class SearchTimings:
     lexical_ms: float = 0.0
     embed_ms: float = 0.0
     vector_ms: float = 0.0
+    code_ms: float = 0.0  # the code search (its words and vectors), before the memories are ranked
     rank_ms: float = 0.0
 
 
@@ -224,6 +229,8 @@ class SearchParams:
     use_vector: bool = True
     use_temporal: bool = True
     file_boosts: Mapping[str, float] = field(default_factory=dict)  # session personalization: file → [0, 1]
+    # memories anchored to the code a search found (nums, best first, with a strength in [0, 1]): a third list
+    code_ranked: Sequence[tuple[int, float]] = ()
 
 
 def lexical_candidates(
@@ -279,8 +286,15 @@ def rank(
         vec, vec_rows = vector_candidates(store, index, qvec, params.flt, VECTOR_CANDIDATES)
         rows.update(vec_rows)
     t2 = clock()
+    code: list[tuple[int, float]] = []
+    if params.code_ranked:
+        code_rows = store.search_rows([n for n, _ in params.code_ranked if n not in rows])
+        rows.update(code_rows)
+        code = [(n, s) for n, s in params.code_ranked if n in rows and matches_filter(rows[n], params.flt)]
     lex_rank = {n: i + 1 for i, (n, _) in enumerate(lex)}
     vec_rank = {n: i + 1 for i, (n, _) in enumerate(vec)}
+    code_rank = {n: i + 1 for i, (n, _) in enumerate(code)}
+    code_strength = dict(code)
     cos = dict(vec)
     best_bm25 = min((s for _, s in lex), default=0.0)  # FTS5 bm25 is negative: lower is better
     lex_strength = {n: (s / best_bm25 if best_bm25 < 0 else 0.0) for n, s in lex}
@@ -290,12 +304,20 @@ def rank(
     if missing:
         rows.update(store.search_rows(missing))
     scored: list[tuple[float, str, int]] = []
-    for num in lex_rank.keys() | vec_rank.keys():
+    for num in lex_rank.keys() | vec_rank.keys() | code_rank.keys():
         r = rows.get(num)
         if r is None:
             continue
         score = rrf((lex_rank.get(num), vec_rank.get(num)))
-        score *= relevance((lex_strength.get(num), vec_strength.get(num)))
+        if num in code_rank:
+            score += CODE_LIST_WEIGHT / (RRF_K + code_rank[num])
+        score *= relevance(
+            (
+                lex_strength.get(num),
+                vec_strength.get(num),
+                CODE_STRENGTH_SHARE * code_strength[num] if num in code_rank else None,
+            )
+        )
         if params.use_temporal:
             score *= temporal_factor(r, params.now, use_access=params.flt.as_of is None)
         score *= trust(r) * status_weight(r, params.flt.as_of)

@@ -57,19 +57,23 @@ from forewarn.memory.vocabulary import (
     MemoryType,
     Visibility,
 )
-from forewarn.workspace import history, team
+from forewarn.workspace import code_search, history, team
 from forewarn.workspace.anchors import AnchorResolver
+from forewarn.workspace.code_search import FileHit
 from forewarn.workspace.graph_cache import GraphCache
-from forewarn.workspace.limits import MAX_TEXT_CHARS, PROACTIVE_LIMIT, SEARCH_CHUNKS
+from forewarn.workspace.limits import MAX_TEXT_CHARS, PROACTIVE_LIMIT
 from forewarn.workspace.protocols import IndexerLike
 
 if TYPE_CHECKING:
+    from forewarn.memory.embed_cache import PruneReport
     from forewarn.memory.vectors import VectorIndex
+    from forewarn.workspace.code_vectors import CodeVectors
 
 log = logging.getLogger(__name__)
 
 MERGE_NEIGHBOURS = 10  # nearest memories checked for merge/supersession on remember
-CHUNK_QUERY_TERMS = 3  # words sent to the code-chunk FTS: each OR-ed common word makes BM25 score thousands more chunks
+MEMORY_CODE_FILES = 5  # the best code files whose memories join a search's ranking (a third list)
+FILE_WIDE_SHARE = 0.7  # a file-wide memory on a matching file, against one on the matching symbol
 SESSION_NEIGHBOUR_SHARE = 0.5  # a touched file's dependencies get half its session weight
 SESSION_NEIGHBOURS = 8  # dependencies per touched file that inherit session weight
 SYNC_BACKFILL_MAX = 256  # memories without vectors embedded on open; more waits for backfill_vectors()
@@ -126,6 +130,7 @@ class SearchResult:
     mode: str  # "hybrid" or "lexical"
     reason: str | None = None  # why lexical, when it is
     timings: SearchTimings = field(default_factory=SearchTimings)
+    files: list[FileHit] = field(default_factory=list)  # code hits ranked as files, best first
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,6 +210,8 @@ class Workspace:
         self._surfaced: list[str] = []  # memories shown on file opens, not yet counted in the store
         self._surfaced_lock = threading.Lock()
         self.vectors: VectorIndex | None = None
+        self._code_vectors: CodeVectors | None = None  # opened on first use (its file is tens of MB on a large tree)
+        self._code_lock = threading.Lock()
         if embedder is not None:
             from forewarn.memory.vectors import VectorIndex  # hnswlib: only needed with an embedder
 
@@ -254,6 +261,8 @@ class Workspace:
         with self._lock:
             if self.vectors is not None:
                 self.vectors.close()
+            if self._code_vectors is not None:
+                self._code_vectors.close()
             self.store.close()
             self.indexer.close()
 
@@ -268,6 +277,8 @@ class Workspace:
         self._write_surfaced()
         if self.vectors is not None:
             self.vectors.save()
+        if self._code_vectors is not None:
+            self._code_vectors.save()
 
     @property
     def embedder_problem(self) -> str | None:
@@ -773,19 +784,28 @@ class Workspace:
         since: str | None = None,
         as_of: str | None = None,
         tags: Sequence[str] = (),
-        chunks: int = SEARCH_CHUNKS,
+        chunks: int | None = None,
         record: bool = True,
         lexical_only: bool = False,
         include_suggestions: bool = False,
+        code_only: bool = False,
+        include_tests: bool | None = None,
     ) -> SearchResult:
-        """Hybrid search over memories (plus the most relevant code chunks, separately).
+        """Hybrid search over memories and code.
 
+        Code: chunks by words and by meaning, fused (RRF) and ranked as files (``files``; ``chunks`` holds each
+        file's best chunk). ``chunks``: how many code files (None: ``k``; 0: no code search). ``file`` and
+        ``types`` narrow the code as well: to that file or folder, and to code carrying memories of those types.
+        Memories anchored to the best code hits join the memory ranking as a third list, so a lesson on
+        ``retry_upload`` is found by "where do we retry the upload" even in other words. Test files rank
+        below other code unless the query is about tests (``include_tests`` decides when given).
         Suggestions (mined, not yet reviewed) are searched only with ``include_suggestions``.
         """
         if include_suggestions and MemoryStatus.SUGGESTED not in statuses:
             statuses = (*statuses, MemoryStatus.SUGGESTED)
         if k < 1:
             raise InvalidMemoryError(f"k must be at least 1, got {k}")
+        n_code = k if chunks is None else max(0, chunks)
         for mtype in types:
             _memory_type(mtype)
         for s in statuses:
@@ -803,25 +823,37 @@ class Workspace:
         now = from_iso(as_of_iso) if as_of_iso else self.clock()
         qvec: np.ndarray | None = None
         embed_ms = 0.0
-        if self.embedder is not None and self.vectors is not None and query.strip() and not lexical_only:
+        if self.embedder is not None and query.strip() and not lexical_only:
             t = time.perf_counter()
             try:
                 qvec = np.asarray(self.embedder.embed_query(query[:MAX_TEXT_CHARS]), dtype=np.float32)
             except Exception:
                 log.exception("embedding the query failed; searching lexically")
             embed_ms = (time.perf_counter() - t) * 1000
-            self.vectors.sync()
-        # the code chunks come from the indexer's own database: searched on a second thread meanwhile
-        chunk_job = self._chunk_pool.submit(self._search_chunks, query, chunks) if chunks > 0 else None
-        boosts = self._session_file_boosts() if as_of_iso is None else {}
-        params = SearchParams(k=k, flt=flt, now=now, file_boosts=boosts)
-        ranked = retrieval.rank(self.store, self.vectors, query, qvec, params, time.perf_counter)
-        ranked.timings.embed_ms = embed_ms
-        code = chunk_job.result() if chunk_job is not None else []
-        if record and as_of_iso is None and ranked.hits:
+            if self.vectors is not None:
+                self.vectors.sync()
+        t = time.perf_counter()
+        files: list[FileHit] = []
+        if n_code > 0 and query.strip():
+            wanted = n_code if code_only else max(n_code, MEMORY_CODE_FILES)
+            files = self._code_files(query, wanted, rel, types, statuses, include_tests, qvec)
+        code_ms = (time.perf_counter() - t) * 1000
+        if code_only:
+            hits: list[ScoredMemory] = []
+            timings = SearchTimings(embed_ms=embed_ms)
+        else:
+            boosts = self._session_file_boosts() if as_of_iso is None else {}
+            code_ranked = self._memories_on_code(files[:MEMORY_CODE_FILES]) if as_of_iso is None else []
+            params = SearchParams(k=k, flt=flt, now=now, file_boosts=boosts, code_ranked=code_ranked)
+            ranked = retrieval.rank(self.store, self.vectors, query, qvec, params, time.perf_counter)
+            hits, timings = ranked.hits, ranked.timings
+            timings.embed_ms = embed_ms
+        timings.code_ms = code_ms
+        files = files[:n_code]
+        if record and as_of_iso is None and hits:
             # shown, not yet used: access (which reinforces ranking) comes from accept/confirm, so results
             # do not feed on their own visibility
-            self.store.record_surfaced([h.memory.id for h in ranked.hits])
+            self.store.record_surfaced([h.memory.id for h in hits])
         if record and query.strip():
             self.session.observe("search", query.strip()[:200])
         mode = "hybrid" if qvec is not None else "lexical"
@@ -831,19 +863,77 @@ class Workspace:
             reason = "lexical search was asked for"
         else:
             reason = self.reason or "the query could not be embedded"
-        return SearchResult(ranked.hits, code, mode, reason, ranked.timings)
+        best = [ChunkHit(f.chunks[0].chunk, f.score) for f in files if f.chunks]
+        return SearchResult(hits, best, mode, reason, timings, files)
+
+    def search_code(
+        self, query: str, k: int = 10, *, file: str | None = None, include_tests: bool | None = None
+    ) -> list[FileHit]:
+        """The code files matching ``query``, best first (``search``'s code half alone)."""
+        return self.search(query, k, file=file, code_only=True, include_tests=include_tests, record=False).files
+
+    def _code_files(
+        self,
+        query: str,
+        k: int,
+        scope: str | None,
+        types: Sequence[str],
+        statuses: Sequence[str],
+        include_tests: bool | None,
+        qvec: np.ndarray | None,
+    ) -> list[FileHit]:
+        lexical = [(h.chunk, h.score) for h in self._search_chunks(query, code_search.LEXICAL_CANDIDATES)]
+        vector: list[tuple[Any, float]] = []
+        vector_hits = getattr(self, "code_vector_hits", None)
+        if qvec is not None and vector_hits is not None:
+            try:
+                found: list[tuple[int, float]] = vector_hits(qvec, code_search.VECTOR_CANDIDATES)
+            except Exception:  # a damaged code-vector index is rebuildable: search by words meanwhile
+                log.exception("code vector search failed; code is searched by words")
+                found = []
+            rows = self.indexer.chunks_by_ids([cid for cid, _ in found])
+            vector = [(rows[cid], cos) for cid, cos in found if cid in rows]
+        allowed: dict[str, object] | None = None
+        if types:  # code that carries memories of these types
+            flt = MemoryFilter(types=tuple(types), statuses=tuple(statuses))
+            allowed = {m.file: None for m in self.store.list_memories(flt, limit=-1) if m.file is not None}
+        tests = code_search.asks_about_tests(query) if include_tests is None else include_tests
+        matches = code_search.fuse(lexical, vector)
+        return code_search.rank_files(matches, k=k, scope=scope, allowed=allowed, include_tests=tests)
 
     def _search_chunks(self, query: str, limit: int) -> list[ChunkHit]:
-        # stop words match nearly every chunk and only cost time: the indexer sees the content words, and of
-        # those the rarest few (the memories' vocabulary stands in for the code's: the same project's words)
-        terms = query_terms(query)
-        if len(terms) > CHUNK_QUERY_TERMS:
-            kept = set(self.store.selective_terms(terms)[:CHUNK_QUERY_TERMS])
-            terms = [t for t in terms if t in kept] or terms[:CHUNK_QUERY_TERMS]
-        words = " ".join(terms)
+        # the indexer matches the query's rarer terms only (a common word adds thousands of chunks to score)
+        words = " ".join(query_terms(query))
         if not words:
             return []
         return [ChunkHit(c, float(s)) for c, s in self.indexer.search_chunks(words, limit)]
+
+    def _memories_on_code(self, files: Sequence[FileHit]) -> list[tuple[int, float]]:
+        """Memories anchored to the best code hits (nums, best first, with a strength in [0, 1]): on a matched
+        symbol (or one inside or around it) at the file's strength, file-wide ones a little lower."""
+        if not files:
+            return []
+        peak = files[0].score or 1.0
+        strength: dict[int, float] = {}
+        memories = self.store.anchored_to_files([f.file for f in files], CURRENT_STATUSES)
+        by_file: dict[str, list[Memory]] = {}
+        for m in memories:
+            if m.file is not None:
+                by_file.setdefault(m.file, []).append(m)
+        for f in files:
+            symbols = [c.chunk.symbol for c in f.chunks]
+            for m in by_file.get(f.file, ()):
+                sym = m.anchor.symbol if m.anchor is not None else None
+                if sym is None:
+                    share = FILE_WIDE_SHARE
+                elif any(sym == s or sym.startswith(s + ".") or s.startswith(sym + ".") for s in symbols):
+                    share = 1.0
+                else:
+                    continue
+                value = share * f.score / peak
+                if value > strength.get(m.num, 0.0):
+                    strength[m.num] = value
+        return sorted(strength.items(), key=lambda item: -item[1])
 
     def _session_file_boosts(self) -> dict[str, float]:
         touched = self.session.weights("file")
@@ -925,6 +1015,8 @@ class Workspace:
     def reindex(self, rels: Sequence[str] | None = None, progress: Any = None) -> ReindexReport:
         """Re-index (all files, or ``rels``) and bring memory anchors in line with the code."""
         report = self.indexer.index(progress) if rels is None else self.indexer.index_files(rels)
+        if self._code_vectors is not None:
+            self._code_vectors.invalidate()
         with self._lock:
             touched = {*report.changed, *report.added, *report.deleted, *(old for old, _ in report.renamed)}
             self.graph.invalidate(touched if rels is not None else None)
@@ -960,6 +1052,70 @@ class Workspace:
             self.vectors.add([n for n, _ in todo], np.asarray(mat, dtype=np.float32))
             done += len(todo)
         return done
+
+    # ------------------------------------------------------------ code vectors
+
+    @property
+    def code_vectors(self) -> CodeVectors | None:
+        """The code chunks' vectors (None without an embedder); opened on first use."""
+        if self.embedder is None:
+            return None
+        with self._code_lock:
+            if self._code_vectors is None:
+                from forewarn.workspace.code_vectors import CodeVectors  # hnswlib: only needed with an embedder
+
+                self._code_vectors = CodeVectors(self.store.path.parent, self.indexer, self.embedder)
+            return self._code_vectors
+
+    def embed_chunks(
+        self,
+        progress: Callable[[int, int], None] | None = None,
+        limit: int | None = None,
+        cancel: Callable[[], bool] | None = None,
+        *,
+        first: Sequence[str] = (),
+        batch: int | None = None,
+    ) -> int:
+        """Give vectors to code chunks lacking one (``first`` files, then by PageRank); how many got one."""
+        cv = self.code_vectors
+        if cv is None:
+            return 0
+        try:
+            ranks, _ = self.graph.file_ranks()
+        except Exception:  # ranking failed: name order still embeds everything
+            log.exception("ranking files for code embedding failed")
+            ranks = {}
+        first_rels = [self.rel_path(f) for f in first]
+        kwargs = {} if batch is None else {"batch": batch}
+        run = cv.embed(ranks, progress=progress, limit=limit, cancel=cancel, first=first_rels, **kwargs)
+        return run.added
+
+    def code_vector_state(self) -> tuple[int, int]:
+        """(code chunks with a vector, code chunks in all); (0, total) without an embedder."""
+        cv = self.code_vectors
+        if cv is None:
+            return 0, len(self.indexer.chunk_keys())
+        return cv.state()
+
+    def code_vector_hits(self, qvec: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """(chunk row id in the code index, cosine) of the ``k`` nearest current chunks, best first."""
+        cv = self.code_vectors
+        return [] if cv is None else cv.hits(qvec, k)
+
+    def prune_embedding_cache(self, *, now: float | None = None) -> PruneReport | None:
+        """Mark the cache entries this workspace's current chunks and memories use; drop long-unused ones.
+
+        None when there is no cache (no embedder, or one without a cache). Run after an index run.
+        """
+        from forewarn.memory.embed_cache import CachedEmbedder, text_key
+
+        emb = self.embedder
+        if not isinstance(emb, CachedEmbedder):
+            return None
+        cv = self.code_vectors
+        keys = cv.text_keys() if cv is not None else set()
+        keys.update(text_key(emb.document_input(m.text)) for m in self.store.iter_all() if m.text)
+        return emb.cache.prune(emb.model_id, keys, now=now)
 
     # ------------------------------------------------------------ stats, transfer
 

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from forewarn.memory.validation import MAX_TEXT_CHARS
 
-__all__ = ["MAX_TEXT_CHARS", "PROACTIVE_LIMIT", "SEARCH_CHUNKS"]
+__all__ = ["MAX_TEXT_CHARS", "PROACTIVE_LIMIT"]
 
 # memories shown on a file at most (diagnostics on open): past this nobody reads them, and the
 # file-open budget (15 ms at 100k memories, bench/lsp_bench.py) is measured at this many
 PROACTIVE_LIMIT = 20
-SEARCH_CHUNKS = 5  # code chunks shown beside memories in a search: a cold-start answer, not the main result

@@ -195,6 +195,12 @@ async def test_search_symbols_and_code_actions(client: LanguageClient, workspace
     assert top["anchor"]["uri"] == models.as_uri() and top["anchor"]["symbol"] == "Invoice.total"
     assert top["anchor"]["range"]["start"] == {"line": 8, "character": 0}
     assert any(c["symbol"] == "Invoice.total" and c["uri"] == models.as_uri() for c in found["chunks"])
+    # code hits grouped by file, each opening at its chunk; codeOnly leaves the memories out
+    group = next(f for f in found["files"] if f["uri"] == models.as_uri())
+    assert group["file"] == "billing/models.py" and group["is_test"] is False
+    assert group["chunks"][0]["symbol"] == "Invoice.total" and group["chunks"][0]["range"]["start"]["line"] == 8
+    code = await run(client, "forewarn.search", query="rounding cents quantize", codeOnly=True, k=1)
+    assert code["memories"] == [] and [f["file"] for f in code["files"]] == ["billing/models.py"]
 
     symbols = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="quantize rounding"))
     names = [s.name for s in symbols]
