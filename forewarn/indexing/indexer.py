@@ -450,6 +450,11 @@ class Indexer:
         with self._read_lock:
             return self._reader.chunks_by_ids(ids)
 
+    def chunk_keys(self) -> list[tuple[int, str, str]]:
+        """(id, file, content hash) of every chunk that carries its own text (see ``IndexStore.chunk_keys``)."""
+        with self._read_lock:
+            return self._reader.chunk_keys()
+
     def chunk_by_symbol(self, rel: str, symbol: str) -> CodeChunk | None:
         with self._read_lock:
             return self._reader.chunk_by_symbol(rel, symbol)

@@ -575,6 +575,19 @@ class IndexStore:
             out.update((r[0], CodeChunk(*r)) for r in rows)
         return out
 
+    def chunk_keys(self) -> list[tuple[int, str, str]]:
+        """(id, file, content hash) of every chunk carrying its own text, file by file.
+
+        A split definition's whole ``part=0`` chunk is left out: its parts carry the text (as in FTS).
+        """
+        rows = self.conn.execute(
+            """SELECT c.id, f.rel, c.content_hash FROM chunks c JOIN files f ON f.id = c.file_id
+               WHERE c.part > 0 OR NOT EXISTS (
+                   SELECT 1 FROM chunks d WHERE d.file_id = c.file_id AND d.symbol = c.symbol AND d.part > 0)
+               ORDER BY c.file_id, c.id"""
+        )
+        return [(int(r[0]), str(r[1]), str(r[2])) for r in rows]
+
     def chunk_by_symbol(self, rel: str, symbol: str) -> CodeChunk | None:
         """The chunk for ``symbol`` in ``rel`` (its first part when the definition was split)."""
         row = self.conn.execute(

@@ -12,7 +12,8 @@ import hashlib
 import logging
 import sqlite3
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -42,8 +43,13 @@ MIGRATIONS = [
             PRIMARY KEY (model_id, text_sha256)
         ) WITHOUT ROWID;
         """,
-    )
+    ),
+    # when a workspace's prune last found the entry in use (NULL: never; created_at counts instead)
+    Migration("m002_used_at", "ALTER TABLE embeddings ADD COLUMN used_at TEXT;"),
 ]
+UNUSED_DAYS = 30  # an entry no workspace's prune has found in use this long goes (old texts, old model ids)
+PRUNE_MAX_ROWS = 200_000  # rows deleted per prune: bounded work; the rest go next time
+SECONDS_PER_DAY = 86_400
 
 
 class EmbedderLike(Protocol):
@@ -58,6 +64,22 @@ class EmbedderLike(Protocol):
     def count_tokens(self, text: str) -> int: ...
     def info(self) -> dict[str, Any]: ...
     def close(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class PruneReport:
+    kept: int  # entries found in use now
+    deleted: int
+    remaining: int  # entries left, all models
+    bytes: int  # the cache file's size after pruning (WAL included)
+
+    def to_dict(self) -> dict[str, int]:
+        return {"kept": self.kept, "deleted": self.deleted, "remaining": self.remaining, "bytes": self.bytes}
+
+
+def _sql_time(at: float) -> str:
+    """``at`` in SQLite's ``datetime('now')`` format, so stored times compare as text."""
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(at))
 
 
 def text_key(text: str) -> bytes:
@@ -173,6 +195,67 @@ class EmbeddingCache:
             return int(
                 self._conn.execute("SELECT count(*) FROM embeddings WHERE model_id = ?", (model_id,)).fetchone()[0]
             )
+
+    def prune(
+        self,
+        model_id: str,
+        in_use: Iterable[bytes],
+        *,
+        unused_days: float = UNUSED_DAYS,
+        now: float | None = None,
+        max_rows: int = PRUNE_MAX_ROWS,
+    ) -> PruneReport:
+        """Mark ``in_use`` (this workspace's current chunks and memories) as used now, then delete entries
+        of any model that no prune has found in use for ``unused_days``.
+
+        The cache is shared by every workspace of this user, so an entry is never deleted just because
+        this workspace stopped using it: another workspace (a second checkout of the same project) may
+        use it and mark it on its own prunes. Old texts and old model ids are never marked again, so
+        they go once the grace period passes.
+        """
+        at = time.time() if now is None else now
+        keys = list(dict.fromkeys(in_use))
+        with self._lock:
+            if self._conn is None:
+                return PruneReport(0, 0, 0, self._size())
+            try:
+                with transaction(self._conn):
+                    stamp = _sql_time(at)
+                    for start in range(0, len(keys), SQL_VARIABLES_PER_QUERY):
+                        part = keys[start : start + SQL_VARIABLES_PER_QUERY]
+                        self._conn.execute(
+                            f"""
+                            UPDATE embeddings SET used_at = ?
+                            WHERE model_id = ? AND text_sha256 IN ({",".join("?" * len(part))})
+                            """,
+                            (stamp, model_id, *part),
+                        )
+                    deleted = self._conn.execute(
+                        """
+                        DELETE FROM embeddings WHERE (model_id, text_sha256) IN (
+                            SELECT model_id, text_sha256 FROM embeddings
+                            WHERE coalesce(used_at, created_at) < ? LIMIT ?)
+                        """,
+                        (_sql_time(at - unused_days * SECONDS_PER_DAY), max_rows),
+                    ).rowcount
+                kept = self._conn.execute(
+                    "SELECT count(*) FROM embeddings WHERE model_id = ? AND used_at = ?", (model_id, stamp)
+                ).fetchone()[0]
+                remaining = self._conn.execute("SELECT count(*) FROM embeddings").fetchone()[0]
+                if deleted:
+                    self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.DatabaseError as exc:
+                self._rebuild(exc)
+                return PruneReport(0, 0, 0, self._size())
+            return PruneReport(int(kept), int(deleted), int(remaining), self._size())
+
+    def _size(self) -> int:
+        return sum(p.stat().st_size for s in ("", "-wal") if (p := Path(str(self.path) + s)).exists())
+
+    def size(self) -> int:
+        """Bytes on disk (the database and its WAL)."""
+        with self._lock:
+            return self._size()
 
     def close(self) -> None:
         with self._lock:
