@@ -56,8 +56,8 @@ from forewarn.indexing.store import (
     FileContent,
     FileRecord,
     IndexStore,
-    camel_parts,
     file_chunk_words,
+    identifier_words,
 )
 
 if TYPE_CHECKING:  # numpy/scipy load only where ranking happens, never in parser processes
@@ -661,11 +661,11 @@ def _content(record: FileRecord, parsed: ParsedFile, data: bytes) -> FileContent
             signature = raw.decode("utf-8", "replace").strip()[:SIGNATURE_MAX_CHARS]
         defs.append((name, category, line, symbol, signature))
     refs = Counter(ref[1] for ref in parsed.refs)  # first-seen order, as the rows go in
-    # only camelCase names give chunk words, so only theirs need a line (most names are not)
-    camel = {name for name in (*refs, *(d[0] for d in parsed.defs)) if camel_parts(name)}
+    # only compound names (snake_case, camelCase) give chunk words, so only theirs need a line
+    compound = {name for name in (*refs, *(d[0] for d in parsed.defs)) if identifier_words(name)}
     names_by_line = sorted(
-        [(line, name) for name, _, line, _ in parsed.defs if name in camel]
-        + [(parsed.ref_line(ref), ref[1]) for ref in parsed.refs if ref[1] in camel]
+        [(line, name) for name, _, line, _ in parsed.defs if name in compound]
+        + [(parsed.ref_line(ref), ref[1]) for ref in parsed.refs if ref[1] in compound]
     )
     words = file_chunk_words(names_by_line, [(c.start_line, c.end_line) for c in parsed.chunks])
     return FileContent(rec, parsed.chunks, words, defs, dict(refs), parsed.imports)

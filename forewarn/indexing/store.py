@@ -24,12 +24,12 @@ log = logging.getLogger(__name__)
 WHAT = "index database"
 NAMES_SEPARATOR = "\t"  # between the names of one import; cheaper to split than JSON to parse
 CAMEL_PART_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-QUERY_WORD_RE = re.compile(r"\w+")
+IDENT_PATH_RE = re.compile(r"\w+(?:\.\w+)*")  # a word, identifier or dotted path (os.path.join) in a query
 # search matches the rarest query terms first and stops adding terms past this many candidate chunks:
 # bm25 must score every chunk that matches, and "the", "return", "self" match a fifth of Django
 SEARCH_CANDIDATES_MAX = 3_000
 SEARCH_TERMS_MAX = 8  # rarest terms kept from a long query; more add candidates, rarely better hits
-CAMEL_CACHE_MAX = 200_000  # distinct identifiers remembered per process (a few MB); names recur across files
+IDENT_CACHE_MAX = 200_000  # distinct identifiers remembered per process (a few MB); names recur across files
 
 MIGRATIONS = [
     sqlite.Migration(
@@ -58,7 +58,7 @@ MIGRATIONS = [
             content_hash TEXT NOT NULL,
             text TEXT NOT NULL,
             part INTEGER NOT NULL,
-            words TEXT NOT NULL     -- camelCase parts, so "user name" finds getUserName
+            words TEXT NOT NULL     -- identifier_words: "user name" finds getUserName
         );
         CREATE INDEX chunks_by_file ON chunks(file_id, symbol);
         -- unicode61 treats "_" as a separator, so snake_case names are searchable by their parts
@@ -112,6 +112,18 @@ MIGRATIONS = [
         DELETE FROM files;
         CREATE VIRTUAL TABLE chunks_fts USING fts5(symbol, text, words, content='', tokenize='unicode61');
         -- how many chunks hold each term: search drops the common ones before matching
+        CREATE VIRTUAL TABLE chunks_fts_terms USING fts5vocab(chunks_fts, 'row');
+        """,
+    ),
+    # words hold what identifier_words gives (camelCase parts and now snake_case names whole too): rows
+    # written before lack the whole names, so the next run indexes every file again
+    sqlite.Migration(
+        "m003_identifier_words",
+        """
+        DROP TABLE chunks_fts_terms;
+        DROP TABLE chunks_fts;
+        DELETE FROM files;
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(symbol, text, words, content='', tokenize='unicode61');
         CREATE VIRTUAL TABLE chunks_fts_terms USING fts5vocab(chunks_fts, 'row');
         """,
     ),
@@ -177,51 +189,69 @@ def split_identifier(ident: str) -> list[str]:
 
 
 def chunk_words(names: Iterable[str]) -> str:
-    """The ``words`` column for a chunk using these identifiers: the parts of the camelCase ones."""
-    return " ".join(dict.fromkeys(part for name in dict.fromkeys(names) for part in camel_parts(name)))
+    """The ``words`` column for a chunk using these identifiers: what :func:`identifier_words` adds."""
+    return " ".join(dict.fromkeys(word for name in dict.fromkeys(names) for word in identifier_words(name)))
 
 
-def camel_parts(name: str) -> list[str]:
-    """The parts of a camelCase name (getUserName, HTTPResponse); [] for any other name. Do not mutate."""
-    parts = _camel_cache.get(name)
-    if parts is None:
-        parts = _camel_parts(name)
-        if len(_camel_cache) < CAMEL_CACHE_MAX:
-            _camel_cache[name] = parts
-    return parts
+def identifier_words(name: str) -> list[str]:
+    """The search words of a compound identifier that the text's own tokens lack. Do not mutate.
+
+    unicode61 splits ``retry_upload`` at ``_`` (tokens ``retry``, ``upload``) and keeps ``retryUpload``
+    whole (``retryupload``). Each compound identifier is searchable both ways, so this gives what is
+    missing: camelCase parts (``retry``, ``upload``; ``HTTPServer`` -> ``http``, ``server``) and the
+    whole name without its underscores (``retryupload`` for ``retry_upload``). [] for a plain word.
+    """
+    words = _ident_cache.get(name)
+    if words is None:
+        words = _identifier_words(name)
+        if len(_ident_cache) < IDENT_CACHE_MAX:
+            _ident_cache[name] = words
+    return words
 
 
-_camel_cache: dict[str, list[str]] = {}
+_ident_cache: dict[str, list[str]] = {}
 
 
-def _camel_parts(name: str) -> list[str]:
-    if name.islower() or name.isupper():  # string methods in C: most names stop here
+def _identifier_words(name: str) -> list[str]:
+    inner = name.strip("_")
+    if "_" not in inner and (inner.islower() or inner.isupper()):  # string methods in C: most names stop here
         return []
+    tokens = [t for t in name.lower().split("_") if t]  # what unicode61 makes of the name itself
     parts = split_identifier(name)
-    return parts if len(parts) > 1 else []
+    if len(parts) < 2:
+        return []
+    out = dict.fromkeys(p for p in parts if p not in tokens)
+    whole = whole_identifier(name)
+    if whole not in tokens:
+        out[whole] = None
+    return list(out)
+
+
+def whole_identifier(word: str) -> str:
+    """The one search token standing for a whole identifier: lowercased, underscores dropped."""
+    return word.lower().replace("_", "")
 
 
 def file_chunk_words(names_by_line: Sequence[tuple[int, str]], spans: Iterable[tuple[int, int]]) -> list[str]:
     """``chunk_words`` for each (start_line, end_line) chunk of one file.
 
-    The tokenizer already splits snake_case (``_`` separates tokens), so only camelCase names need
-    their parts listed. The names are the parser's tags (definitions and references, sorted by
-    line), not a scan of the text: nested chunks repeat their children's text, and a regex pass over
-    every chunk cost a fifth of all parsing time.
+    Only compound names (snake_case, camelCase) give words. The names are the parser's tags
+    (definitions and references, sorted by line), not a scan of the text: nested chunks repeat their
+    children's text, and a regex pass over every chunk cost a fifth of all parsing time.
     """
-    parts = {name: split for name in {n for _, n in names_by_line} if (split := camel_parts(name))}
-    camel = [(line, name) for line, name in names_by_line if name in parts]  # usually a small minority
-    if not camel:
+    words = {name: split for name in {n for _, n in names_by_line} if (split := identifier_words(name))}
+    named = [(line, name) for line, name in names_by_line if name in words]
+    if not named:
         return ["" for _ in spans]
-    lines = [line for line, _ in camel]
+    lines = [line for line, _ in named]
     out = []
     for start, end in spans:
         lo, hi = bisect_left(lines, start), bisect_right(lines, end)
-        if lo == hi:  # most chunks: no camelCase name inside
+        if lo == hi:  # no compound name inside
             out.append("")
             continue
-        inside = dict.fromkeys(name for _, name in camel[lo:hi])
-        out.append(" ".join(dict.fromkeys(part for name in inside for part in parts[name])))
+        inside = dict.fromkeys(name for _, name in named[lo:hi])
+        out.append(" ".join(dict.fromkeys(word for name in inside for word in words[name])))
     return out
 
 
@@ -276,12 +306,25 @@ def _own_text(c: Chunk, inner: list[Chunk]) -> str:
 
 
 def query_terms(text: str) -> list[str]:
-    """The distinct search terms of free text: its words, lowercased, and their identifier parts."""
+    """The distinct search terms of free text, lowercased: each word whole (the token
+    :func:`identifier_words` stores for a compound name), its identifier parts, and a phrase of the
+    tokens of each snake_case name or dotted path, which matches where they stand together as written.
+
+    "retry upload", "retryUpload", "retry_upload" and "retryupload" all meet both ``retryUpload`` and
+    ``retry_upload``; "os.path.join" meets ``os.path.join`` above a chunk merely holding the three words.
+    """
     words: dict[str, None] = {}
-    for word in QUERY_WORD_RE.findall(text):
-        words[word.lower()] = None
-        for part in split_identifier(word):
-            words[part] = None
+    for match in IDENT_PATH_RE.finditer(text):
+        path = match.group(0)
+        tokens = [t for t in re.split(r"[._]", path.lower()) if t]
+        for word in path.split("."):
+            if not word.strip("_"):
+                continue
+            words[whole_identifier(word)] = None
+            for part in split_identifier(word):
+                words[part] = None
+        if len(tokens) > 1:
+            words[" ".join(tokens)] = None
     return list(words)
 
 
@@ -620,7 +663,10 @@ class IndexStore:
         return [(CodeChunk(*r[:-1]), float(r[-1])) for r in rows]
 
     def _doc_freq(self, term: str) -> int:
-        """How many chunks hold ``term``; a term the tokenizer would fold (diacritics) counts as rare."""
+        """How many chunks hold ``term`` (a phrase: at most as many as its rarest word); a term the
+        tokenizer would fold (diacritics) counts as rare."""
+        if " " in term:
+            return min(self._doc_freq(word) for word in term.split())
         if not term.isascii():
             return 1
         row = self.conn.execute("SELECT doc FROM chunks_fts_terms WHERE term = ?", (term,)).fetchone()

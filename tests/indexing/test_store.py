@@ -66,7 +66,8 @@ def test_split_identifier() -> None:
     assert split_identifier("getHTTPResponse_code") == ["get", "http", "response", "code"]
     assert split_identifier("__init__") == ["init"]
     assert split_identifier("parse2Tree") == ["parse", "2", "tree"]
-    assert chunk_words(["plain", "snake_case", "words"]) == ""
+    assert chunk_words(["plain", "words", "__init__"]) == ""
+    assert chunk_words(["snake_case"]) == "snakecase"  # the whole name: unicode61 gives only its parts
     assert chunk_words(["x", "getUserName", "HTTPResponse", "getUserName"]) == "get user name http response"
     assert file_chunk_words([(1, "getUser"), (3, "setName"), (9, "x")], [(1, 9), (2, 3), (4, 8)]) == [
         "get user set name",
