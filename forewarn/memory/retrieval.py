@@ -242,17 +242,19 @@ def lexical_candidates(
     returned: joining every match to ``memories`` first doubles the cost. Other filters, or too many
     rows filtered out, take the joined query.
     """
-    match = match_terms(store.selective_terms(query_terms(query)))
+    kept = store.selective_terms(query_terms(query))
+    match = match_terms(kept)
     if match is None:
         return [], {}
+    floor = store.match_floor(kept)
     if flt == MemoryFilter(statuses=flt.statuses):
         fetch = limit * LEXICAL_OVERFETCH
-        ranked = store.fts_ranked(match, fetch)
+        ranked = store.fts_ranked(match, fetch, floor)
         rows = store.search_rows([n for n, _ in ranked])
         passed = [(n, s) for n, s in ranked if n in rows and matches_filter(rows[n], flt)]
         if len(passed) >= limit or len(ranked) < fetch:
             return passed[:limit], rows
-    return store.fts_candidates(match, flt, limit), {}
+    return store.fts_candidates(match, flt, limit, floor), {}
 
 
 def vector_candidates(

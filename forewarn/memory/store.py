@@ -692,6 +692,29 @@ class MemoryStore:
             spent += freq[i]
         return [terms[i] for i in sorted(kept)]
 
+    def match_floor(self, terms: Sequence[str]) -> int | None:
+        """The lowest memory num worth scoring for ``terms`` (as ``selective_terms`` kept them), or None.
+
+        When even the kept terms match more than ``MATCH_ROW_BUDGET`` rows (a query of words most memories
+        hold, such as "test self"), FTS5 would score every one of them: tens of thousands at 100k memories.
+        Such a query says little, so it is ranked among the newest matches only — FTS5 seeks a rowid
+        bound in its doclists instead of reading them whole — in a window sized to hold about the budget.
+        """
+        if not terms:
+            return None
+        with self._lock:
+            stems = self._stems(terms)
+            df = self._doc_freqs(sorted({st for group in stems for st in group}))
+            total = self._fts_doc_count()
+            spent = sum(min((df.get(st, 0) for st in group), default=0) for group in stems)
+            if spent <= MATCH_ROW_BUDGET or total <= 0:
+                return None
+            top = self.conn.execute("""SELECT max(num) FROM memories""").fetchone()[0]
+        if top is None:
+            return None
+        window = max(MATCH_ROW_BUDGET, int(total * MATCH_ROW_BUDGET / spent))
+        return max(0, int(top) - window)
+
     def _stems(self, terms: Sequence[str]) -> list[list[str]]:
         """The FTS tokens of each term (cached: a word always stems the same way). Caller holds the lock."""
         todo = [t for t in dict.fromkeys(terms) if t not in self._stem_cache]
@@ -735,29 +758,32 @@ class MemoryStore:
             self._doc_count_at = now
         return self._doc_count
 
-    def fts_ranked(self, match: str, limit: int) -> list[tuple[int, float]]:
-        """(num, bm25) of the best lexical matches, no filter (callers check statuses on these few rows)."""
+    def fts_ranked(self, match: str, limit: int, floor: int | None = None) -> list[tuple[int, float]]:
+        """(num, bm25) of the best lexical matches, no filter (callers check statuses on these few rows);
+        ``floor``: only memories numbered above it (``match_floor``)."""
         weights = (BM25_TEXT_WEIGHT, BM25_TAGS_WEIGHT, BM25_FILE_WEIGHT, BM25_SYMBOL_WEIGHT, BM25_TERMS_WEIGHT)
         with self._lock:
             rows = self.conn.execute(
                 """SELECT rowid, bm25(memory_fts, ?, ?, ?, ?, ?) AS score FROM memory_fts
-                   WHERE memory_fts MATCH ? ORDER BY score LIMIT ?""",
-                (*weights, match, limit),
+                   WHERE memory_fts MATCH ? AND rowid > ? ORDER BY score LIMIT ?""",
+                (*weights, match, -1 if floor is None else floor, limit),
             ).fetchall()
         return [(int(r[0]), float(r[1])) for r in rows]
 
-    def fts_candidates(self, match: str, flt: MemoryFilter, limit: int) -> list[tuple[int, float]]:
+    def fts_candidates(
+        self, match: str, flt: MemoryFilter, limit: int, floor: int | None = None
+    ) -> list[tuple[int, float]]:
         """(num, bm25) of the best lexical matches passing ``flt`` (joined in SQL); lower bm25 is better."""
         where_bits, where_args = self._filter_sql(flt, "m")
         if not where_bits:
-            return self.fts_ranked(match, limit)
+            return self.fts_ranked(match, limit, floor)
         weights = (BM25_TEXT_WEIGHT, BM25_TAGS_WEIGHT, BM25_FILE_WEIGHT, BM25_SYMBOL_WEIGHT, BM25_TERMS_WEIGHT)
         with self._lock:
             rows = self.conn.execute(
                 f"""SELECT f.rowid, bm25(memory_fts, ?, ?, ?, ?, ?) AS score
                     FROM memory_fts AS f JOIN memories AS m ON m.num = f.rowid
-                    WHERE memory_fts MATCH ? AND {" AND ".join(where_bits)} ORDER BY score LIMIT ?""",
-                (*weights, match, *where_args, limit),
+                    WHERE memory_fts MATCH ? AND f.rowid > ? AND {" AND ".join(where_bits)} ORDER BY score LIMIT ?""",
+                (*weights, match, -1 if floor is None else floor, *where_args, limit),
             ).fetchall()
         return [(int(r[0]), float(r[1])) for r in rows]
 

@@ -278,3 +278,30 @@ def test_file_opens_count_what_they_showed_when_flushed_not_on_the_open_path(tmp
         assert engine.store.get(mid).surfaced_count == 0  # type: ignore[union-attr]
         engine.flush()
         assert engine.store.get(mid).surfaced_count == 1  # type: ignore[union-attr]
+
+
+def test_a_query_of_common_words_is_ranked_among_the_newest_matches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the row budget FTS5 would score every match; the search keeps to a window of the newest."""
+    from forewarn.memory import store as store_module
+    from forewarn.memory.lifecycle import event
+
+    monkeypatch.setattr(store_module, "MATCH_ROW_BUDGET", 50)
+    store = MemoryStore(tmp_path / "m.db")
+    rows = []
+    for i in range(400):
+        at = to_iso(1_700_000_000 + i)
+        text = f"the handler returns value {i}" + (" zebra" if i == 3 else "")
+        m = Memory(new_id(1_700_000_000 + i), "note", text, None, "user", 1.0, at, at)
+        rows.append((m, [event(m.id, "created", at)]))
+    store.insert_many(rows)
+    top = max(m.num for m in store.iter_all())
+    floor = store.match_floor(["handler", "returns"])
+    assert floor is not None and top - 400 < floor < top  # a window of the newest
+    assert store.match_floor(["zebra"]) is None  # a rare word: everything it matches is scored
+    hits, _ = retrieval.lexical_candidates(store, "handler returns", MemoryFilter(), 10)
+    assert len(hits) == 10 and all(n > floor for n, _ in hits)
+    rare, _ = retrieval.lexical_candidates(store, "zebra", MemoryFilter(), 10)
+    assert [store.by_nums([n])[n].text for n, _ in rare] == ["the handler returns value 3 zebra"]
+    store.close()
