@@ -41,6 +41,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("base", type=Path, help="the common ancestor's version (git's %%O)")
     p.add_argument("ours", type=Path, help="our version, replaced by the result (git's %%A)")
     p.add_argument("theirs", type=Path, help="their version (git's %%B)")
+    cliutil.add_workspace_flag(p)  # every command takes -w; the driver reads only the three files
     p.set_defaults(handler=run_merge_driver)
 
 
