@@ -884,10 +884,9 @@ class Workspace:
     ) -> list[FileHit]:
         lexical = [(h.chunk, h.score) for h in self._search_chunks(query, code_search.LEXICAL_CANDIDATES)]
         vector: list[tuple[Any, float]] = []
-        vector_hits = getattr(self, "code_vector_hits", None)
-        if qvec is not None and vector_hits is not None:
+        if qvec is not None and self.code_vectors is not None:
             try:
-                found: list[tuple[int, float]] = vector_hits(qvec, code_search.VECTOR_CANDIDATES)
+                found = self.code_vector_hits(qvec, code_search.VECTOR_CANDIDATES)
             except Exception:  # a damaged code-vector index is rebuildable: search by words meanwhile
                 log.exception("code vector search failed; code is searched by words")
                 found = []

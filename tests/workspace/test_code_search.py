@@ -171,3 +171,24 @@ def test_cli_search_groups_code_by_file(ws_root: Path, capsys: pytest.CaptureFix
     assert [f["file"] for f in data["files"]] == ["uploader.py"]
     assert data["files"][0]["chunks"][0]["symbol"] == "retry_upload" and data["files"][0]["is_test"] is False
     assert data["chunks"][0]["file"] == "uploader.py" and "code" in data["timings_ms"]
+
+
+def test_meaning_finds_code_that_shares_no_word_with_the_query(tmp_path: Path) -> None:
+    """The real model: chunks embedded (with their path and signature) are found by a paraphrase."""
+    root = tmp_path / "app"
+    root.mkdir()
+    (root / "transfer.py").write_text(
+        'def send_again_later(blob, tries):\n    """Push the blob to the bucket once more after sleeping when the'
+        ' previous push failed."""\n    return tries\n'
+    )
+    (root / "billing.py").write_text('def invoice_total(lines):\n    """Sum invoice lines."""\n    return sum(lines)\n')
+    with Workspace.open(root) as ws:
+        assert ws.embedder is not None, ws.embedder_problem
+        ws.reindex()
+        assert ws.search_code("retry the upload") == []  # no word in common, and no chunk has a vector yet
+        assert ws.embed_chunks() == 2 and ws.code_vector_state() == (2, 2)
+        result = ws.search("retry the upload", k=2)
+        assert result.mode == "hybrid"
+        assert result.files[0].file == "transfer.py"
+        best = result.files[0].chunks[0]
+        assert best.chunk.symbol == "send_again_later" and best.vector_rank == 1 and best.lexical_rank is None
