@@ -8,7 +8,7 @@ INSTALLED := $(VENV)/.installed
 # pytest exits 5 when it collected nothing: that is a failure here, never a silent pass
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: inspector install model demo test lint bench bench-index bench-recall bench-lsp bench-embed bench-mine bench-mcp bench-review clean stock-wheel
+.PHONY: inspector install model demo test lint bench bench-index bench-recall bench-lsp bench-embed bench-mine bench-mcp bench-review bench-code-search clean stock-wheel
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -56,7 +56,7 @@ test: model lint test-editors stock-wheel inspector
 demo: model
 	$(BIN)/python examples/demo.py
 
-bench: model bench-index bench-recall bench-lsp bench-embed bench-mine bench-mcp bench-review
+bench: model bench-index bench-recall bench-lsp bench-embed bench-mine bench-mcp bench-review bench-code-search
 
 # llama.cpp embedder vs sentence-transformers/torch on Django code chunks (bench venv in bench/.venvs/st, once)
 bench-embed: model
@@ -81,6 +81,11 @@ bench-mcp: install
 # mining git history (requests and click clones from ../shared/corpora): throughput, usefulness by time split, counts
 bench-mine: install
 	$(BIN)/python bench/mine_bench.py
+
+# code search on click's and requests' history (query: a commit's subject; answer: the files it changed): whole-file
+# BM25, dense chunks, their RRF and Forewarn's search, R@1/5/10 and MRR with bootstrap intervals; vectors cached
+bench-code-search: model
+	$(BIN)/python bench/code_search_bench.py --json bench/results/code_search.json
 
 # forewarn review over the last 200 commits of requests (../shared/corpora), with mined, accepted memories
 bench-review: install
