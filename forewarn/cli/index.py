@@ -26,6 +26,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     index.add_argument("path", nargs="?", type=Path, default=None, help="workspace root (the same as -w)")
     cliutil.add_workspace_flag(index)
     cliutil.add_json_flag(index)
+    index.add_argument(
+        "--no-embed",
+        action="store_true",
+        help="skip embedding code chunks (search of code is then lexical until they are embedded)",
+    )
     index.set_defaults(handler=run_index)
 
     repo_map = sub.add_parser("map", help="print a token-budgeted map of the workspace's most important code")
@@ -77,11 +82,51 @@ def run_index(args: argparse.Namespace) -> int:
     with _open(args) as indexer:
         report = _index(indexer, show_progress=True)
         summary = _summary(indexer, report)
+        if not args.no_embed:
+            summary["code_vectors"] = _embed_chunks(indexer, show_progress=True)
     if args.json:
         cliutil.print_json(summary)
     else:
         _print_summary(summary)
     return 0
+
+
+def _embed_chunks(indexer: Indexer, *, show_progress: bool) -> dict[str, Any]:
+    """Give the code chunks vectors (most important files first), then prune the embedding cache."""
+    from forewarn.errors import ForewarnError
+    from forewarn.workspace.engine import Workspace
+
+    settings, _ = load_settings(indexer.root)  # its problems were logged when the index opened
+    try:
+        ws = Workspace.open(indexer.root, settings, indexer=indexer, backfill_on_open=False)
+    except ForewarnError as exc:  # memories unreadable: the code index is still good
+        return {"mode": "lexical", "reason": f"the workspace's memories cannot be opened: {exc}"}
+    try:
+        if ws.code_vectors is None:
+            return {"mode": "lexical", "reason": ws.reason}
+        with cliutil.progress("Embedding code", enabled=show_progress) as advance:
+            last = 0
+
+            def on_progress(done: int, total: int) -> None:
+                nonlocal last
+                advance(done - last, total=total)
+                last = done
+
+            added = ws.embed_chunks(progress=on_progress)
+        run = ws.code_vectors.last_run
+        covered, total = ws.code_vector_state()
+        pruned = ws.prune_embedding_cache()
+        return {
+            "mode": "hybrid",
+            "added": added,
+            "embedded": run.embedded,
+            "seconds": round(run.seconds, 3),
+            "covered": covered,
+            "total": total,
+            "cache": pruned.to_dict() if pruned is not None else None,
+        }
+    finally:
+        ws.close()  # saves the vectors, also after Ctrl-C: what was embedded is kept
 
 
 def _summary(indexer: Indexer, report: IndexReport) -> dict[str, Any]:
@@ -111,6 +156,19 @@ def _print_summary(summary: dict[str, Any]) -> None:
         out.write("  languages: " + ", ".join(f"{k} {v}" for k, v in summary["languages"].items()) + "\n")
     if summary["skipped_by_reason"]:
         out.write("  skipped: " + ", ".join(f"{k} {v}" for k, v in summary["skipped_by_reason"].items()) + "\n")
+    vectors = summary.get("code_vectors")
+    if vectors is None:
+        return
+    if vectors["mode"] != "hybrid":
+        out.write(f"  search of code is lexical (words only): {vectors['reason']}\n")
+        return
+    cache = vectors["cache"]
+    out.write(
+        f"  code vectors: {vectors['covered']}/{vectors['total']} chunks; this run {vectors['added']} added "
+        f"({vectors['embedded']} embedded by the model, the rest from the cache) in {vectors['seconds']:.1f} s"
+        + (f"; embedding cache {cache['remaining']} entries, {cache['bytes'] / 2**20:.1f} MiB" if cache else "")
+        + "\n"
+    )
 
 
 def run_map(args: argparse.Namespace) -> int:

@@ -58,6 +58,10 @@ INVALID_REQUEST = JsonRpcInvalidRequest.CODE  # JSON-RPC's answer to a request i
 NOT_INITIALIZED = JsonRpcServerNotInitialized.CODE  # LSP: the answer to any request before initialize
 TOKEN_OPTION = "token"  # serve --tcp with a token: initializationOptions.token must carry it
 BACKFILL_BATCH = 32  # memories embedded per writer job: a remember queued behind backfill waits for one batch only
+# chunks per model call when the server embeds code: a search's query embedding waits for one call (~1 s)
+CODE_EMBED_BATCH = 16
+CODE_EMBED_QUIET_S = 0.05  # how soon code embedding, yielding to requests, looks again for a quiet moment
+CODE_EMBED_MAX_WAIT_S = 1.0  # a client that never pauses (polling) still lets one batch through this often
 IDLE_FLUSH_S = 10.0  # the vector index is saved once writes pause this long (and on shutdown)
 WATCH_REGISTRATION_ID = "forewarn-watch"
 WATCH_GLOB = "**/*"  # the indexer filters by language and ignore files; the client just reports
@@ -205,6 +209,11 @@ class ForewarnServer(LanguageServer):
         self.writes = ThreadPoolExecutor(1, thread_name_prefix="forewarn-write")
         # history mining reads git for seconds to a minute: its own thread, so neither opens nor writes wait
         self.mining = ThreadPoolExecutor(1, thread_name_prefix="forewarn-mine")
+        # code chunks are embedded here, a batch at a time, only while no read or write is waiting
+        self.embedding = ThreadPoolExecutor(1, thread_name_prefix="forewarn-embed")
+        self._in_flight = 0  # reads and writes submitted and not yet answered: code embedding yields to them
+        self._embedding: set[str] = set()  # folders whose code chunks are being embedded
+        self._embed_again: set[str] = set()  # ... and that were re-indexed meanwhile
         self._mined: set[str] = set()  # folders mined (or being mined) since the server started
         self._debounce: dict[str, asyncio.TimerHandle] = {}
         self._generation: dict[str, int] = {}
@@ -256,6 +265,7 @@ class ForewarnServer(LanguageServer):
         self.writes.shutdown(wait=True, cancel_futures=True)
         self.reads.shutdown(wait=True, cancel_futures=True)
         self.mining.shutdown(wait=True, cancel_futures=True)  # a running mine stops at the session's cancel
+        self.embedding.shutdown(wait=True, cancel_futures=True)  # a running batch ends, then the cancel stops it
         for session in list(self.sessions.values()):
             session.close()
 
@@ -272,16 +282,24 @@ class ForewarnServer(LanguageServer):
             log.error("background task failed", exc_info=exc)
 
     async def read(self, fn: Callable[..., T], *args: Any) -> T:
+        self._in_flight += 1
         try:
             return await asyncio.get_running_loop().run_in_executor(self.reads, fn, *args)
         finally:
+            self._in_flight -= 1
             self.tell_damage()
 
     async def write(self, fn: Callable[..., T], *args: Any) -> T:
+        self._in_flight += 1
         try:
             return await asyncio.get_running_loop().run_in_executor(self.writes, fn, *args)
         finally:
+            self._in_flight -= 1
             self.tell_damage()
+
+    def busy(self) -> bool:
+        """Whether a read or write is waiting or running (background embedding then yields)."""
+        return self._in_flight > 0
 
     def tell_damage(self) -> None:
         """A folder whose memory database turned out damaged: one error message, naming the way out."""
@@ -451,8 +469,10 @@ class ForewarnServer(LanguageServer):
             progress.end(session.last_summary)
         self.republish_all()
         if report is not None and rels is None:
-            self.spawn(self.backfill(session))
+            self.spawn(self.fill_vectors(session))
             self.spawn(self.mine(session))
+        elif report is not None:
+            self.spawn(self.embed_code(session))  # the saved files' changed chunks
         return report
 
     async def mine(self, session: FolderSession) -> dict[str, Any] | None:
@@ -508,6 +528,61 @@ class ForewarnServer(LanguageServer):
             log.info("embedded %d memories of %s that had no vector", total, session.root)
             self.flush_when_idle()
         return total
+
+    async def fill_vectors(self, session: FolderSession) -> None:
+        """After a full index: memories' vectors, then the code chunks', then a prune of the embedding cache."""
+        await self.backfill(session)
+        await self.embed_code(session)
+        if self._stopping.is_set() or session.engine is None:
+            return
+        with contextlib.suppress(RuntimeError):  # the executor was shut down: the server is exiting
+            await asyncio.get_running_loop().run_in_executor(self.embedding, session.prune_embedding_cache)
+
+    async def embed_code(self, session: FolderSession) -> int:
+        """Embed code chunks lacking vectors (open files first, then by PageRank), yielding to every request."""
+        key = str(session.root)
+        if session.engine is None or session.damage is not None:
+            return 0
+        if key in self._embedding:
+            self._embed_again.add(key)  # the running loop goes round once more
+            return 0
+        self._embedding.add(key)
+        loop = asyncio.get_running_loop()
+        total = 0
+        try:
+            while not self._stopping.is_set():
+                waited = 0.0
+                while self.busy() and waited < CODE_EMBED_MAX_WAIT_S and not self._stopping.is_set():
+                    await asyncio.sleep(CODE_EMBED_QUIET_S)
+                    waited += CODE_EMBED_QUIET_S
+                self._embed_again.discard(key)
+                first = self.open_files_of(session)
+                try:
+                    done = await loop.run_in_executor(
+                        self.embedding, session.embed_code, first, self.busy, CODE_EMBED_BATCH
+                    )
+                except RuntimeError:  # the executor was shut down: the server is exiting
+                    break
+                except Unavailable:
+                    break
+                total += done
+                if done == 0 and key not in self._embed_again:
+                    break  # each job embeds at least one batch when any is left: none was
+        finally:
+            self._embedding.discard(key)
+        if total:
+            log.info("embedded %d code chunks of %s", total, session.root)
+            self.flush_when_idle()
+        return total
+
+    def open_files_of(self, session: FolderSession) -> list[str]:
+        """The folder's files open in the editor (workspace-relative)."""
+        rels = []
+        for uri in list(self.open_uris):
+            found = self.locate(uri)
+            if found is not None and found[0] is session:
+                rels.append(found[1])
+        return rels
 
     def flush_when_idle(self) -> None:
         """Save the vector indexes once writes pause for ``IDLE_FLUSH_S`` (each new write postpones it)."""

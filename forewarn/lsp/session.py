@@ -33,6 +33,7 @@ from forewarn.memory.store import (
 from forewarn.memory.vocabulary import ANCHORED_STATUSES, MemorySource
 from forewarn.workspace.limits import PROACTIVE_LIMIT
 
+CODE_SAVE_S = 120.0  # background code embedding saves its index this often (and when idle, and on exit)
 MAX_CODE_FILES = 50  # code files in a search answer (they follow k up to this)
 
 if TYPE_CHECKING:
@@ -107,6 +108,7 @@ class FolderSession:
         self._suggested_generation = 0
         self._data_version: int | None = None
         self.full_index_running = threading.Event()  # the indexer's lock is held for the whole run
+        self._code_saved = time.monotonic()  # when background embedding last saved the code vectors
 
     # ------------------------------------------------------------ lifecycle
 
@@ -220,6 +222,35 @@ class FolderSession:
         if self.engine is None:
             return 0
         return self.engine.backfill_vectors(batch=batch, limit=batch)
+
+    @_refusing_damage(lambda: 0)
+    def embed_code(self, first: list[str], busy: Callable[[], bool], batch: int) -> int:
+        """Embed code chunks lacking vectors, ``first`` files first: one batch, then more until done or
+        ``busy()`` (a request is waiting); how many got a vector."""
+        engine = self.engine
+        if engine is None:
+            return 0
+        batches = 0
+
+        def count(done: int, total: int) -> None:
+            nonlocal batches
+            batches += 1
+
+        def stop() -> bool:  # the server is exiting, the engine was reopened, or a request waits after a batch
+            return self._cancel.is_set() or self.engine is not engine or (batches > 0 and busy())
+
+        done = engine.embed_chunks(count, cancel=stop, first=first, batch=batch)
+        now = time.monotonic()
+        if done and engine.code_vectors is not None and now - self._code_saved >= CODE_SAVE_S:
+            engine.code_vectors.save()  # a crash loses at most this much embedding
+            self._code_saved = now
+        return done
+
+    @_refusing_damage(lambda: None)
+    def prune_embedding_cache(self) -> None:
+        """Drop cache entries nothing has used for a month, keeping this folder's (after a full index)."""
+        if self.engine is not None and (report := self.engine.prune_embedding_cache()) is not None:
+            log.info("embedding cache of %s: %s", self.root, report.to_dict())
 
     @_refusing_damage(lambda: None)
     def flush(self) -> None:
@@ -523,7 +554,10 @@ class FolderSession:
 
     @_refusing_damage()
     def stats(self) -> dict[str, Any]:
-        data: dict[str, Any] = self._engine().stats().to_dict()
+        engine = self._engine()
+        data: dict[str, Any] = engine.stats().to_dict()
+        embedded, total = engine.code_vector_state()
+        data["code_vectors"] = {"embedded": embedded, "total": total}
         for item in data["important_without_memories"]:
             item["uri"] = self.uri_of(item["file"])
         return data
