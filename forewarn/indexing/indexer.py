@@ -57,6 +57,7 @@ from forewarn.indexing.store import (
     FileRecord,
     IndexStore,
     file_chunk_words,
+    graph_def_names,
     identifier_words,
 )
 
@@ -375,7 +376,7 @@ class Indexer:
             if rec.status == STATUS_SKIPPED:
                 self._graph.remove_file(rec.rel)
             else:
-                self._graph.set_file(rec.rel, (d[0] for d in content.defs), content.refs)
+                self._graph.set_file(rec.rel, graph_def_names((d[0], d[1], d[3]) for d in content.defs), content.refs)
 
     def _indexed(self) -> list[str]:
         return [rel for rel, rec in self._records.items() if rec.status != STATUS_SKIPPED]

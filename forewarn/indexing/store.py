@@ -183,6 +183,27 @@ class FileContent:
     imports: list[Import]
 
 
+LOCAL_SCOPES = frozenset({"function", "method"})  # a definition inside one of these is local to it
+
+
+def graph_def_names(defs: Iterable[tuple[str, str, str]]) -> list[str]:
+    """The names among ``(name, category, symbol)`` definitions that other files can refer to, once each.
+
+    A class or function defined inside a function (a test's local ``class Request``) is that function's
+    own: a reference elsewhere to the same name means some other ``Request`` (a library's, the
+    project's), so it must not draw rank into the file (the repo map put such test classes near the top).
+    """
+    items = list(defs)
+    local_parents = {symbol for _, category, symbol in items if category in LOCAL_SCOPES}
+    names: dict[str, None] = {}
+    for name, _, symbol in items:
+        parts = symbol.split(".")
+        if any(".".join(parts[:i]) in local_parents for i in range(1, len(parts))):
+            continue
+        names[name] = None
+    return list(names)
+
+
 def split_identifier(ident: str) -> list[str]:
     """``getHTTPResponse_code`` -> ``["get", "http", "response", "code"]``."""
     return [p.lower() for part in ident.split("_") if part for p in CAMEL_PART_RE.findall(part)]
@@ -551,12 +572,14 @@ class IndexStore:
     # -- what the graph is built from ----------------------------------------------------------
 
     def def_names(self) -> dict[str, list[str]]:
-        """rel -> names it defines (once each)."""
-        out: dict[str, list[str]] = {}
-        rows = self.conn.execute("SELECT DISTINCT f.rel, d.name FROM defs d JOIN files f ON f.id = d.file_id")
-        for rel, name in rows:
-            out.setdefault(rel, []).append(name)
-        return out
+        """rel -> names it defines for the rest of the code (once each; see :func:`graph_def_names`)."""
+        by_file: dict[str, list[tuple[str, str, str]]] = {}
+        rows = self.conn.execute(
+            "SELECT f.rel, d.name, d.category, d.symbol FROM defs d JOIN files f ON f.id = d.file_id"
+        )
+        for rel, name, category, symbol in rows:
+            by_file.setdefault(rel, []).append((name, category, symbol))
+        return {rel: graph_def_names(defs) for rel, defs in by_file.items()}
 
     def ref_counts(self) -> dict[str, dict[str, int]]:
         out: dict[str, dict[str, int]] = {}

@@ -10,6 +10,7 @@ import pytest
 from forewarn.config import Settings
 from forewarn.indexing.indexer import Indexer
 from forewarn.indexing.repomap import estimate_tokens
+from forewarn.indexing.store import graph_def_names
 
 WORKSPACE = Path(__file__).parent / "workspaces" / "shop"
 
@@ -62,3 +63,28 @@ def test_focus_and_idents_steer_the_map(ix: Indexer) -> None:
     assert "printBanner" in [d.name for d in focused.definitions]
     by_ident = ix.repo_map(60, idents=["AddStock"])
     assert "AddStock" in [d.name for d in by_ident.definitions]
+
+
+def test_a_class_local_to_a_test_function_draws_no_rank(tmp_path: Path) -> None:
+    """``Request`` comes from a library outside the workspace; a test's own local ``class Request`` must not
+    collect every reference to the library's name (it used to top the map)."""
+    root = tmp_path / "ws"
+    (root / "tests").mkdir(parents=True)
+    uses = "\n".join(f"def view_{i}(url):\n    return Request(url).send()\n" for i in range(12))
+    (root / "views.py").write_text(f"from requests import Request\n\n{uses}")
+    (root / "models.py").write_text("def save(row):\n    return row\n\n\ndef load(key):\n    return save(key)\n")
+    (root / "tests" / "test_views.py").write_text(
+        "import views\n\n\ndef test_view():\n    class Request:\n        def send(self):\n            return 1\n\n"
+        "    assert views.view_1('x')\n"
+    )
+    assert graph_def_names([("test_view", "function", "test_view"), ("Request", "class", "test_view.Request"),
+                            ("send", "method", "test_view.Request.send")]) == ["test_view"]  # fmt: skip
+    assert graph_def_names([("Cart", "class", "Cart"), ("total", "method", "Cart.total")]) == ["Cart", "total"]
+    indexer = Indexer(root, Settings(), db_path=tmp_path / "index.db")
+    try:
+        indexer.index()
+        rmap = indexer.repo_map(2000)
+        assert "test_view.Request" not in {d.symbol for d in rmap.definitions}
+        assert rmap.ranked_files[0][0] != "tests/test_views.py"
+    finally:
+        indexer.close()
