@@ -354,13 +354,18 @@ def _write_new_database(path: Path, rows: Rows, report: RecoveryReport) -> None:
                 if table not in rows:
                     continue
                 source_cols, data = rows[table]
-                target_cols = [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
+                info = conn.execute(f"PRAGMA table_info({table})").fetchall()
+                target_cols = [r[1] for r in info]
+                # a row written before a column was added (ALTER TABLE … DEFAULT) lacks it on disk and reads as
+                # the default: so here too (m005's NOT NULL visibility would refuse the row otherwise)
+                defaults = {r[1]: conn.execute(f"SELECT {r[4]}").fetchone()[0] for r in info if r[3] and r[4]}
                 keep = [i for i, c in enumerate(source_cols) if c in target_cols]
                 names = [source_cols[i] for i in keep]
                 sql = f"INSERT OR IGNORE INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"
                 copied = 0
                 for row in data:
-                    values = tuple(row[i] for i in keep)
+                    picked = zip(names, (row[i] for i in keep), strict=True)
+                    values = tuple(defaults[n] if v is None and n in defaults else v for n, v in picked)
                     if table == "memory_vectors":
                         num = dict(zip(names, values, strict=True)).get("memory_num")
                         if num not in memory_nums:

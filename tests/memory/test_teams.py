@@ -50,9 +50,7 @@ def test_m005_upgrade_gives_every_existing_memory_team_visibility_and_no_writer(
     conn.close()
     store = MemoryStore(db)
     try:
-        assert [r[0] for r in store.conn.execute("SELECT name FROM _migrations ORDER BY rowid")][
-            -1
-        ] == "m005_visibility"
+        assert "m005_visibility" in {r[0] for r in store.conn.execute("SELECT name FROM _migrations")}
         memories = list(store.iter_all())
         assert len(memories) == 20
         assert {m.visibility for m in memories} == {Visibility.TEAM}
@@ -259,3 +257,44 @@ def test_import_merges_a_teammates_restatement_instead_of_adding_a_near_duplicat
         assert transfer.RESTATED_EVENT in kinds
         again = ours.import_(tmp_path / "shared.jsonl", embed=False)
         assert (again.merged, again.added) == (0, 0)
+
+
+def test_recovery_keeps_rows_written_before_m005_as_team_and_private_ones_private(tmp_path: Path) -> None:
+    from forewarn.memory.recovery import integrity_ok, recover_memory_db
+    from forewarn.memory.store import Memory
+    from forewarn.memory.text import new_id, to_iso
+
+    db = tmp_path / "memory.db"
+    conn = connect(db)
+    migrate(conn, MIGRATIONS[:4], what="previous memory database")
+    with conn:
+        for i in range(300):
+            conn.execute(
+                """INSERT INTO memories (id, type, text, source, confidence, created_at, updated_at, status)
+                   VALUES (?, 'gotcha', ?, 'user', 1.0, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z', 'active')""",
+                (f"01OLD{i:021d}", f"old lesson {i}: " + "the invoice rounding detail " * 8),
+            )
+    conn.close()
+    store = MemoryStore(db)  # m005 runs: the old rows stay as they were on disk (the column reads as its default)
+    at = to_iso(1_800_000_000)
+    mine = Memory(new_id(), "note", "a private hunch", None, "user", 1.0, at, at, visibility=Visibility.PRIVATE)  # type: ignore[arg-type]
+    store.insert(mine)
+    store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    store.close()
+    conn = sqlite3.connect(db)
+    page_size, pages = conn.execute("PRAGMA page_size").fetchone()[0], conn.execute("PRAGMA page_count").fetchone()[0]
+    conn.close()
+    with open(db, "r+b") as f:  # damage one page among the memories
+        f.seek((pages // 3 - 1) * page_size)
+        f.write(b"\xa5" * page_size)
+    assert not integrity_ok(db)
+    report = recover_memory_db(db)
+    assert not any("memories row was refused" in p for p in report.problems), report.problems
+    recovered = MemoryStore(db)
+    try:
+        memories = list(recovered.iter_all())
+        assert len(memories) >= 200, report.message()
+        assert {m.visibility for m in memories if m.id.startswith("01OLD")} == {Visibility.TEAM}
+        assert all(m.visibility == Visibility.PRIVATE for m in memories if m.id == mine.id)
+    finally:
+        recovered.close()
