@@ -1,0 +1,76 @@
+"""Memories are found by identifiers however the search spells them: parts, whole names, acronyms, dotted
+paths (the ``terms`` column holds the split forms; the tokenizer splits snake_case at ``_``)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from forewarn.memory import retrieval
+from forewarn.memory.retrieval import SearchParams
+from forewarn.memory.store import Memory, MemoryFilter, MemoryStore
+from forewarn.memory.text import new_id, to_iso
+
+NOW = 1_800_000_000.0
+SNAKE = "retry_upload gives up after three attempts"
+CAMEL = "retryUpload in the client swallows timeouts"
+ACRONYM = "HTTPServer closes idle sockets after a minute"
+DOTTED = "call os.path.join with the configured root, never string concatenation"
+
+
+def make(text: str) -> Memory:
+    at = to_iso(NOW)
+    return Memory(
+        id=new_id(NOW),
+        text=text,
+        created_at=at,
+        updated_at=at,
+        type="gotcha",
+        source="user",
+        confidence=1.0,
+        anchor=None,
+    )  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> MemoryStore:
+    s = MemoryStore(Path(tmp_path_factory.mktemp("ident")) / "memory.db")
+    for text in (SNAKE, CAMEL, ACRONYM, DOTTED, *(f"lesson {i} about billing and invoices" for i in range(30))):
+        s.insert(make(text))
+    yield s
+    s.close()
+
+
+def found(store: MemoryStore, query: str) -> list[str]:
+    params = SearchParams(k=5, flt=MemoryFilter(), now=NOW)
+    return [h.memory.text for h in retrieval.rank(store, None, query, None, params, time.perf_counter).hits]
+
+
+@pytest.mark.parametrize("query", ["retry upload", "retry_upload", "retryUpload", "RetryUpload"])
+def test_snake_and_camel_names_meet_every_spelling(store: MemoryStore, query: str) -> None:
+    assert set(found(store, query)[:2]) == {SNAKE, CAMEL}
+
+
+def test_a_camel_name_typed_whole_in_lower_case(store: MemoryStore) -> None:
+    assert found(store, "retryupload")[0] == CAMEL
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="memory terms hold snake_case names split, not whole without underscores: needs a memory.db "
+    "migration recomputing terms (after m005), left for when the teams work on the store has landed",
+)
+def test_a_snake_name_typed_whole_without_underscores(store: MemoryStore) -> None:
+    assert SNAKE in found(store, "retryupload")
+
+
+@pytest.mark.parametrize("query", ["http server", "HTTPServer", "httpserver", "http_server"])
+def test_acronyms(store: MemoryStore, query: str) -> None:
+    assert found(store, query)[0] == ACRONYM
+
+
+@pytest.mark.parametrize("query", ["os.path.join", "path join", "os_path_join"])
+def test_dotted_paths(store: MemoryStore, query: str) -> None:
+    assert found(store, query)[0] == DOTTED
