@@ -242,3 +242,18 @@ def test_memory_diff_shows_what_changed_since_a_ref(origin: Path, tmp_path: Path
     assert "superseded" in text and "1 forgotten" in text
     bad = forewarn("memory", "diff", "no-such-ref", "-w", str(work))
     assert bad.returncode != 0 and "no-such-ref" in bad.stderr
+
+
+def test_remember_private_shows_a_lock_and_export_keeps_it_out(tmp_path: Path, forewarn: Forewarn) -> None:
+    ws = tmp_path / "ws"
+    (ws / "pkg").mkdir(parents=True)
+    (ws / "pkg" / "a.py").write_text("def f():\n    return 1\n", encoding="utf-8")
+    made = forewarn("remember", "--private", "halfway through: do not merge yet", "--file", "pkg/a.py", "-w", str(ws))
+    assert made.returncode == 0 and "🔒 private" in made.stdout, made.stderr
+    forewarn("remember", "the team's lesson about f", "--file", "pkg/a.py", "-w", str(ws))
+    listed = forewarn("memory", "list", "-w", str(ws)).stdout
+    assert [line.startswith("🔒 ") for line in listed.splitlines() if "  note  " in line].count(True) == 1
+    exported = forewarn("memory", "export", "-w", str(ws))
+    assert exported.returncode == 0 and "1 private kept out" in exported.stdout
+    shared = (ws / SHARED).read_text(encoding="utf-8")
+    assert "the team's lesson" in shared and "do not merge yet" not in shared
