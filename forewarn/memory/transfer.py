@@ -539,8 +539,13 @@ def import_jsonl(
     clock: Callable[[], float] = time.time,
     dry_run: bool = False,
     skip_invalid: bool = False,
+    same_meaning: Callable[[str, Memory], bool] | None = None,
 ) -> TransferReport:
-    """Merge an export into the store by id, in one transaction (rolled back when ``dry_run``)."""
+    """Merge an export into the store by id, in one transaction (rolled back when ``dry_run``).
+
+    ``same_meaning(text, ours)``: whether an incoming text says what ``ours`` says by meaning (vectors, when
+    the workspace has them), beside the textual check, to find a teammate's restatement.
+    """
     now = clock()
     records, invalid = read_jsonl(path, now=now, root=root, skip_invalid=skip_invalid)
     report = TransferReport(Path(path), dry_run=dry_run, invalid=invalid, skipped=len(invalid))
@@ -565,7 +570,7 @@ def import_jsonl(
                         MemoryEvent(new_id(now), memory.id, at, CLAMPED_EVENT, {"from": source_name, **rec.clamped})
                     )
                 local = existing.get(memory.id)
-                if local is None and (twin := _restated(store, memory, at_place, in_file)) is not None:
+                if local is None and (twin := _restated(store, memory, at_place, in_file, same_meaning)) is not None:
                     _merge_restatement(store, twin, memory, report, at=at, source_name=source_name)
                     continue
                 if local is None:
@@ -628,6 +633,7 @@ def _restated(
     incoming: Memory,
     at_place: dict[tuple[str | None, str | None], list[Memory]],
     in_file: set[str],
+    same_meaning: Callable[[str, Memory], bool] | None = None,
 ) -> Memory | None:
     """A current team memory of ours at the same anchor that ``incoming`` (a new id) restates, if any.
 
@@ -644,7 +650,11 @@ def _restated(
         at_place[key] = [
             m for m in here if m.visibility == Visibility.TEAM and lifecycle.same_anchor(m.anchor, incoming.anchor)
         ]
-    return next((m for m in at_place[key] if m.id not in in_file and is_restatement(m.text, incoming.text)), None)
+    others = [m for m in at_place[key] if m.id not in in_file]
+    found = next((m for m in others if is_restatement(m.text, incoming.text)), None)
+    if found is None and same_meaning is not None:
+        found = next((m for m in others if same_meaning(incoming.text, m)), None)
+    return found
 
 
 def _merge_restatement(

@@ -1157,6 +1157,15 @@ class Workspace:
             self.store, path, include_archived=include_archived, commit=team.head_or_none(self.root)
         )
 
+    def _same_meaning(self, text: str, ours: Memory) -> bool:
+        """An incoming text as close to ``ours`` as ``remember`` needs to merge (restatements on import)."""
+        stored = self.store.vectors_for(self.embedder.model_id, [ours.num]).get(ours.num) if self.embedder else None
+        vec = self._embed_one(text) if stored is not None else None
+        if vec is None or stored is None or stored.shape != vec.shape:
+            return False
+        cos = float(np.dot(vec, stored) / ((np.linalg.norm(vec) * np.linalg.norm(stored)) or 1.0))
+        return cos > lifecycle.MERGE_COSINE
+
     def import_(
         self, path: Path | None = None, *, embed: bool = True, dry_run: bool = False, skip_invalid: bool = False
     ) -> transfer.TransferReport:
@@ -1165,7 +1174,7 @@ class Workspace:
             # memories whose text changed lost their (derived) vectors; backfill embeds them again
             report = transfer.import_jsonl(
                 self.store, path or self.default_export_path(), root=self.root, clock=self.clock, dry_run=dry_run,
-                skip_invalid=skip_invalid,
+                skip_invalid=skip_invalid, same_meaning=self._same_meaning if self.vectors is not None else None,
             )  # fmt: skip
         if embed and not dry_run:
             self.backfill_vectors()

@@ -298,3 +298,23 @@ def test_recovery_keeps_rows_written_before_m005_as_team_and_private_ones_privat
         assert all(m.visibility == Visibility.PRIVATE for m in memories if m.id == mine.id)
     finally:
         recovered.close()
+
+
+def test_import_finds_a_restatement_by_meaning_when_the_workspace_has_vectors(tmp_path: Path) -> None:
+    from forewarn.memory import model_install
+
+    if model_install.installed_manifest(verify=False) is None:
+        raise AssertionError("the embedding model is not installed: run `make model`")
+    with Workspace.open(make_ws(tmp_path / "theirs"), embedder=None) as theirs:
+        theirs.remember("Payment API retries have to be idempotent.", file="billing/invoice.py")  # 67% word overlap
+        theirs.remember("The invoice total rounds half-even.", file="billing/invoice.py")
+        theirs.export(tmp_path / "shared.jsonl")
+    with Workspace.open(make_ws(tmp_path / "ours")) as ours:  # the real model: hybrid mode
+        assert ours.mode == "hybrid", ours.embedder_problem
+        mine = ours.remember("Retries to the payment API must be idempotent.", file="billing/invoice.py").memory
+        report = ours.import_(tmp_path / "shared.jsonl")
+        assert (report.merged, report.added) == (1, 1)
+        assert transfer.RESTATED_EVENT in [e.kind for e in ours.store.events(mine.id)]
+    with Workspace.open(make_ws(tmp_path / "lexical"), embedder=None) as lexical:  # without vectors: words only
+        lexical.remember("Retries to the payment API must be idempotent.", file="billing/invoice.py")
+        assert lexical.import_(tmp_path / "shared.jsonl", embed=False).added == 2
