@@ -8,7 +8,7 @@ INSTALLED := $(VENV)/.installed
 # pytest exits 5 when it collected nothing: that is a failure here, never a silent pass
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: inspector install model demo test lint bench bench-index bench-recall bench-lsp bench-embed bench-mine bench-mcp bench-review bench-code-search clean stock-wheel
+.PHONY: inspector install model demo test lint bench bench-index bench-recall bench-lsp bench-embed bench-mine bench-mcp bench-review bench-code-search bench-code-embed clean stock-wheel
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -56,7 +56,7 @@ test: model lint test-editors stock-wheel inspector
 demo: model
 	$(BIN)/python examples/demo.py
 
-bench: model bench-index bench-recall bench-lsp bench-embed bench-mine bench-mcp bench-review bench-code-search
+bench: model bench-index bench-recall bench-lsp bench-embed bench-mine bench-mcp bench-review bench-code-search bench-code-embed
 
 # llama.cpp embedder vs sentence-transformers/torch on Django code chunks (bench venv in bench/.venvs/st, once)
 bench-embed: model
@@ -86,6 +86,11 @@ bench-mine: install
 # BM25, dense chunks, their RRF and Forewarn's search, R@1/5/10 and MRR with bootstrap intervals; vectors cached
 bench-code-search: model
 	$(BIN)/python bench/code_search_bench.py --json bench/results/code_search.json
+
+# embedding Django's code chunks: chunks/s and time to full coverage by weights x threads (a sample each), one
+# edit's re-embedding, the embedding cache's size; --full adds the whole cold run (about 45 minutes on one core)
+bench-code-embed: model
+	$(BIN)/python bench/code_embed_bench.py --json bench/results/code_embed.json
 
 # forewarn review over the last 200 commits of requests (../shared/corpora), with mined, accepted memories
 bench-review: install
