@@ -55,6 +55,7 @@ from forewarn.indexing.store import (
     Definition,
     FileContent,
     FileRecord,
+    IndexChanges,
     IndexStore,
     file_chunk_words,
     graph_def_names,
@@ -176,7 +177,7 @@ class Indexer:
             present = {f.rel: f for f in scan.files}
             jobs = self._jobs(scan.files, report)
             gone = [rel for rel in self._records if rel not in present]
-            self._apply(jobs, gone, report, progress)
+            self._apply(jobs, gone, report, progress, full=True)
             report.timings["total"] = time.perf_counter() - started
             return report
 
@@ -204,7 +205,7 @@ class Indexer:
                 if rel in self._records:
                     gone.append(rel)
             jobs = self._jobs(found, report)
-            self._apply(jobs, gone, report, None)
+            self._apply(jobs, gone, report, None, full=False)
             report.timings["total"] = time.perf_counter() - started
             return report
 
@@ -232,7 +233,13 @@ class Indexer:
         return jobs
 
     def _apply(
-        self, jobs: list[tuple[str, str | None]], gone: list[str], report: IndexReport, progress: Progress | None
+        self,
+        jobs: list[tuple[str, str | None]],
+        gone: list[str],
+        report: IndexReport,
+        progress: Progress | None,
+        *,
+        full: bool,
     ) -> None:
         started = time.perf_counter()
         written: list[FileContent] = []
@@ -253,6 +260,11 @@ class Indexer:
             written += contents
         with self._lock:  # the swap: readers see the previous generation or this one, never half
             self._finish(written, touched, gone, report, started, write_time, parse_cpu)
+            self.store.record_changes(
+                [*report.changed, *report.added, *(new for _, new in report.renamed)],
+                [*((rel, None) for rel in report.deleted), *report.renamed],
+                full=full,
+            )
 
     def _finish(
         self,
@@ -455,6 +467,11 @@ class Indexer:
         """(id, file, content hash) of every chunk that carries its own text (see ``IndexStore.chunk_keys``)."""
         with self._read_lock:
             return self._reader.chunk_keys()
+
+    def changes_since(self, epoch: str | None, since: int) -> IndexChanges:
+        """What changed in the index after (``epoch``, ``since``): see ``IndexStore.changes_since``."""
+        with self._read_lock:
+            return self._reader.changes_since(epoch, since)
 
     def chunk_by_symbol(self, rel: str, symbol: str) -> CodeChunk | None:
         with self._read_lock:

@@ -36,6 +36,7 @@ from tree_sitter import Node, Parser, QueryCursor
 
 from forewarn.indexing.languages import LanguageSpec, compiled
 from forewarn.indexing.records import Chunk, FileParse, Import, Tag
+from forewarn.indexing.syntax import syntax_hash
 
 log = logging.getLogger(__name__)
 
@@ -153,8 +154,12 @@ def parse_source(rel_path: str, source: bytes, spec: LanguageSpec) -> FileParse:
     return parse_file(source, spec).file_parse()
 
 
-def parse_file(source: bytes, spec: LanguageSpec) -> ParsedFile:
-    """:func:`parse_source`'s findings, with references left as (start, name, node, category)."""
+def parse_file(source: bytes, spec: LanguageSpec, *, syntax: bool = False) -> ParsedFile:
+    """:func:`parse_source`'s findings, with references left as (start, name, node, category).
+
+    ``syntax``: fill each whole chunk's ``syntax_hash`` (it more than doubles the parse time, so the
+    index leaves it out; reconciling memories with changed code asks for it, file by file).
+    """
     parser, cursor = _tools(spec)
     tree = parser.parse(source)
     root = tree.root_node
@@ -179,9 +184,10 @@ def parse_file(source: bytes, spec: LanguageSpec) -> ParsedFile:
     ordered = sorted(defs.values(), key=lambda d: (d.start, -d.end, d.pattern))
     _nest(ordered)
     chunks: list[Chunk] = []
+    python: bool | None = (spec.name == "python") if syntax else None
     for d in ordered:
-        chunks.extend(_definition_chunks(d, src))
-    chunks.extend(_module_chunks(root, ordered, src, frozenset(spec.trivia)))
+        chunks.extend(_definition_chunks(d, src, python))
+    chunks.extend(_module_chunks(root, ordered, src, frozenset(spec.trivia), python))
     chunks.sort(key=lambda c: (c.start_byte, -c.end_byte, c.part))
     named = [d for d in ordered if d.label is None]
     return ParsedFile(
@@ -359,10 +365,12 @@ def _body(node: Node, depth: int) -> Node | None:
     return None
 
 
-def _definition_chunks(d: _Def, src: _Source) -> list[Chunk]:
+def _definition_chunks(d: _Def, src: _Source, python: bool | None) -> list[Chunk]:
     start_line, end_line = _line_span(d.node, d.node)
     signature = _signature(src, d.node, d.start, d.end)
-    return _chunks_for_span(d.symbol, d.kind, d.start, d.end, start_line, end_line, signature, src)
+    own_name = d.name_start if d.label is None else -1
+    syntax = "" if python is None else syntax_hash([d.node], src.data, python=python, name_start=own_name)
+    return _chunks_for_span(d.symbol, d.kind, d.start, d.end, start_line, end_line, signature, src, syntax)
 
 
 def _chunks_for_span(
@@ -374,6 +382,7 @@ def _chunks_for_span(
     end_line: int,
     signature: str,
     src: _Source,
+    syntax: str,
 ) -> list[Chunk]:
     whole = Chunk(
         symbol=symbol,
@@ -385,6 +394,7 @@ def _chunks_for_span(
         signature=signature,
         content_hash=_hash(src.view[start:end]),
         text=src.text(start, end),
+        syntax_hash=syntax,
     )
     line_count = end_line - start_line + 1
     if line_count <= MAX_CHUNK_LINES and end - start <= MAX_CHUNK_BYTES:
@@ -449,7 +459,9 @@ def _cut_point(data: bytes, bounds: list[int], low: int, high: int) -> int:
     return best
 
 
-def _module_chunks(root: Node, ordered: list[_Def], src: _Source, trivia: frozenset[str]) -> list[Chunk]:
+def _module_chunks(
+    root: Node, ordered: list[_Def], src: _Source, trivia: frozenset[str], python: bool | None
+) -> list[Chunk]:
     outer = [d for d in ordered if d.parent is None]
     starts = [d.start for d in outer]
     ends = {(d.start, d.end) for d in outer}
@@ -476,7 +488,10 @@ def _module_chunks(root: Node, ordered: list[_Def], src: _Source, trivia: frozen
         start, end = run[0].start_byte, run[-1].end_byte
         first_line_end = src.data.find(b"\n", start, end)
         signature = " ".join(src.text(start, first_line_end if first_line_end != -1 else end).split())
+        syntax = "" if python is None else syntax_hash(run, src.data, python=python)
         chunks.extend(
-            _chunks_for_span(symbol, "module", start, end, start_line, end_line, signature[:SIGNATURE_MAX_CHARS], src)
+            _chunks_for_span(
+                symbol, "module", start, end, start_line, end_line, signature[:SIGNATURE_MAX_CHARS], src, syntax
+            )
         )
     return chunks

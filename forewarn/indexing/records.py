@@ -28,6 +28,7 @@ class Chunk:
     content_hash: str  # hash of the chunk's text; changes when the code changes
     text: str
     part: int = 0  # 1, 2, … when an oversized definition was split; 0 when whole
+    syntax_hash: str = ""  # its syntax tree's hash (indexing/syntax.py), only when asked for (parse_file(syntax=True))
 
 
 @dataclass(frozen=True, slots=True)

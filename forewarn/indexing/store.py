@@ -127,7 +127,41 @@ MIGRATIONS = [
         CREATE VIRTUAL TABLE chunks_fts_terms USING fts5vocab(chunks_fts, 'row');
         """,
     ),
+    # generations: each run that changes the index is one; a file remembers the one that last changed it
+    # and removals (deletions, renames) are logged, so whoever reconciles memories with the code (any
+    # process, any time later) asks "what changed since generation N" instead of relying on being told.
+    # The epoch names this database: a rebuilt index is a new epoch, and memories are then checked whole.
+    sqlite.Migration(
+        "m004_generations",
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT INTO meta (key, value) VALUES ('epoch', lower(hex(randomblob(8)))), ('generation', '0'),
+            ('complete', '0'), ('removed_floor', '0');
+        ALTER TABLE files ADD COLUMN gen INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX files_by_gen ON files(gen);
+        CREATE TABLE removed (gen INTEGER NOT NULL, rel TEXT NOT NULL, renamed_to TEXT);
+        CREATE INDEX removed_by_gen ON removed(gen);
+        """,
+    ),
 ]
+REMOVED_LOG_MAX = 20_000  # removals remembered; a reader further behind than this checks every memory instead
+
+
+@dataclass(frozen=True, slots=True)
+class IndexChanges:
+    """What changed in the index after generation ``since`` (see m004), up to ``generation``.
+
+    ``whole``: the reader cannot be told file by file (another epoch, or it is behind the removal
+    log) and should check everything; ``complete``: a full run has finished since the index was built
+    (until then a file missing from it may simply not be indexed yet).
+    """
+
+    epoch: str
+    generation: int
+    complete: bool
+    whole: bool
+    changed: list[str]  # files (re)written after ``since``, present now
+    removed: list[tuple[str, str | None]]  # (file, renamed_to or None) in the order they happened
 
 
 @dataclass(frozen=True, slots=True)
@@ -521,6 +555,55 @@ class IndexStore:
                 "UPDATE files SET size = ?, mtime_ns = ? WHERE rel = ?",
                 [(r.size, r.mtime_ns, r.rel) for r in records],
             )
+
+    def record_changes(self, changed: Sequence[str], removed: Sequence[tuple[str, str | None]], *, full: bool) -> int:
+        """Close a run: one new generation for its changed files and removals; ``full`` marks the index complete."""
+        with sqlite.transaction(self.conn) as conn:
+            meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+            gen = int(meta["generation"])
+            if changed or removed:
+                gen += 1
+                conn.executemany("UPDATE files SET gen = ? WHERE rel = ?", [(gen, rel) for rel in changed])
+                conn.executemany(
+                    "INSERT INTO removed (gen, rel, renamed_to) VALUES (?, ?, ?)", [(gen, r, to) for r, to in removed]
+                )
+                conn.execute("UPDATE meta SET value = ? WHERE key = 'generation'", (str(gen),))
+                (count,) = conn.execute("SELECT count(*) FROM removed").fetchone()
+                if count > REMOVED_LOG_MAX:
+                    (floor,) = conn.execute(
+                        "SELECT gen FROM removed ORDER BY gen DESC LIMIT 1 OFFSET ?", (REMOVED_LOG_MAX,)
+                    ).fetchone()
+                    conn.execute("DELETE FROM removed WHERE gen <= ?", (floor,))
+                    conn.execute("UPDATE meta SET value = ? WHERE key = 'removed_floor'", (str(floor),))
+            if full:
+                conn.execute("UPDATE meta SET value = '1' WHERE key = 'complete'")
+        return gen
+
+    def changes_since(self, epoch: str | None, since: int) -> IndexChanges:
+        """What a reader that last saw (``epoch``, generation ``since``) has to catch up on."""
+        self.conn.execute("BEGIN")  # deferred: one read snapshot (the generation and the rows agree), no write lock
+        try:
+            return self._changes_since(self.conn, epoch, since)
+        finally:
+            self.conn.execute("COMMIT")
+
+    @staticmethod
+    def _changes_since(conn: sqlite3.Connection, epoch: str | None, since: int) -> IndexChanges:
+        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        gen, complete = int(meta["generation"]), meta["complete"] == "1"
+        whole = epoch != meta["epoch"] or since < int(meta["removed_floor"]) or since > gen
+        if whole:
+            changed = [r[0] for r in conn.execute("SELECT rel FROM files WHERE status != 'skipped' ORDER BY rel")]
+            return IndexChanges(meta["epoch"], gen, complete, True, changed, [])
+        changed = [
+            r[0]
+            for r in conn.execute("SELECT rel FROM files WHERE gen > ? AND status != 'skipped' ORDER BY rel", (since,))
+        ]
+        removed = [
+            (r[0], r[1])
+            for r in conn.execute("SELECT rel, renamed_to FROM removed WHERE gen > ? ORDER BY gen, rowid", (since,))
+        ]
+        return IndexChanges(meta["epoch"], gen, complete, False, changed, removed)
 
     def delete(self, rels: Iterable[str]) -> None:
         with sqlite.transaction(self.conn) as conn:

@@ -124,7 +124,7 @@ def test_an_index_from_before_identifier_words_is_rebuilt(tmp_path: Path) -> Non
     try:
         assert s.files() == {}  # the next index run parses every file again, words and all
         applied = [r[0] for r in s.conn.execute("SELECT name FROM _migrations ORDER BY rowid")]
-        assert applied[-1] == "m003_identifier_words"
+        assert "m003_identifier_words" in applied
         assert s.search_chunks("anything") == []
     finally:
         s.close()
