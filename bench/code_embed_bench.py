@@ -57,12 +57,23 @@ def main() -> int:
     parser.add_argument("--configs", default=DEFAULT_CONFIGS, help="weights:threads,… (installed|f16|bf16|q8_0)")
     parser.add_argument("--full", action="store_true", help="also embed every chunk cold (2 threads, nice'd)")
     parser.add_argument("--no-edit", action="store_true", help="skip the one-edit re-index measurement")
+    parser.add_argument(
+        "--text-recall",
+        action="store_true",
+        help="instead: dense recall of full chunk text vs signature+docstring+identifiers on click and requests",
+    )
     parser.add_argument("--json", type=Path, help="write the results here as JSON")
     parser.add_argument("--child", help=argparse.SUPPRESS)  # weights:threads:mode, run in a child process
     args = parser.parse_args()
     if args.child:
         weights, threads, mode = args.child.split(":")
         print(json.dumps(child(weights, int(threads), mode, args.sample)))
+        return 0
+    if args.text_recall:
+        os.environ.update(env())
+        text_results = text_recall()
+        if args.json:
+            args.json.write_text(json.dumps(text_results, indent=2) + "\n", encoding="utf-8")
         return 0
     prepare()
     results: dict[str, Any] = {"sample": args.sample, "configs": []}
@@ -320,3 +331,88 @@ def edit_run(ws: Any, cv: Any) -> dict[str, Any]:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+# ---------------------------------------------------------------- how much text per chunk
+
+PY_KEYWORDS = frozenset(__import__("keyword").kwlist) | {"self", "cls", "None", "True", "False"}
+IDENT = __import__("re").compile(r"[A-Za-z_][A-Za-z0-9_]*")
+DOCSTRING = __import__("re").compile(r'(?s)("""|\'\'\')(.*?)\1')
+
+
+def summary_text(rel: str, symbol: str, signature: str, own_text: str) -> str:
+    """The lean alternative: path, symbol path, signature, docstring, then the code's distinct identifiers."""
+    doc = DOCSTRING.search(own_text)
+    idents = dict.fromkeys(w for w in IDENT.findall(own_text) if w not in PY_KEYWORDS and len(w) > 1)
+    head = [rel, symbol, signature]
+    if doc:
+        head.append(" ".join(doc.group(2).split()))
+    return "\n".join(head) + "\n" + " ".join(idents)
+
+
+def text_recall() -> dict[str, Any]:
+    """Dense-only retrieval on the issue's evaluation (helper bench/code_search_bench.py builds it): each
+    chunk embedded as the shipped text and as the lean summary; files ranked by their chunks (top-3)."""
+    import code_search_bench as csb  # the issue's evaluation: query = a commit's subject, answer = its files
+    import numpy as np
+
+    from forewarn.config import Settings
+    from forewarn.memory.embed_cache import CachedEmbedder, EmbeddingCache
+    from forewarn.memory.embedder import open_embedder
+    from forewarn.workspace.code_vectors import CODE_TEXT_MAX_TOKENS, embed_text, fit_to_tokens, own_texts
+    from forewarn.workspace.engine import Workspace
+
+    seed_cache = csb.HOME_DIR / "cache" / "embeddings.db"  # the search bench's cache already holds the full texts
+    mine = HOME / "cache" / "embeddings.db"
+    if seed_cache.exists() and not mine.exists():
+        mine.parent.mkdir(parents=True, exist_ok=True)
+        src = __import__("sqlite3").connect(seed_cache)
+        dst = __import__("sqlite3").connect(mine)
+        src.backup(dst)
+        src.close()
+        dst.close()
+    raw = open_embedder(Settings().embedder)
+    emb = CachedEmbedder(raw, EmbeddingCache(mine))
+    out: dict[str, Any] = {}
+    for name in csb.CORPORA:
+        root = csb.clone(name)
+        with Workspace.open(root, embedder=emb, backfill_on_open=False) as ws:
+            ws.reindex()
+            tracked = set(csb.git(root, "ls-files", "*.py").split("\n"))
+            sources = sorted(rel for rel in ws.indexer.files() if rel in tracked)
+            ev = csb.build_evaluation(root, sources)
+            files: list[str] = []
+            forms: dict[str, list[str]] = {"full": [], "lean": []}
+            budget = min(raw.n_ctx, CODE_TEXT_MAX_TOKENS)
+            for rel in sources:
+                chunks = ws.indexer.chunks_for(rel)
+                for c, own in zip(chunks, own_texts(chunks), strict=True):
+                    if own is None:
+                        continue
+                    files.append(rel)
+                    forms["full"].append(
+                        fit_to_tokens(embed_text(rel, c.symbol, c.signature, own), raw.count_tokens, budget)
+                    )
+                    forms["lean"].append(
+                        fit_to_tokens(summary_text(rel, c.symbol, c.signature, own), raw.count_tokens, budget)
+                    )
+            qvecs = np.stack([emb.embed_query(q.text) for q in ev.queries])
+            result: dict[str, Any] = {"queries": len(ev.queries), "chunks": len(files)}
+            for form, texts in forms.items():
+                tokens = sum(raw.count_tokens(t) for t in texts)
+                cpu = time.process_time()
+                mat = np.concatenate([emb.embed_documents(texts[i : i + 32]) for i in range(0, len(texts), 32)])
+                cpu = time.process_time() - cpu
+                ranks = []
+                for qv, q in zip(qvecs, ev.queries, strict=True):
+                    scores = mat @ qv
+                    order = np.argsort(-scores)
+                    ranking = csb.aggregate([files[i] for i in order], [float(scores[i]) for i in order], "top3")
+                    ranks.append(csb.first_answer_rank(ranking, q.answers))
+                metrics = csb.summarize(ranks)
+                result[form] = {"tokens_per_chunk": round(tokens / len(texts), 1), "cpu_s": round(cpu, 1), **metrics}
+                shown = "  ".join(f"{m} {v['value']:.3f} [{v['lo']:.3f}-{v['hi']:.3f}]" for m, v in metrics.items())
+                print(f"{name} {form}: {tokens / len(texts):.0f} tokens/chunk, CPU {cpu:.0f} s; {shown}", flush=True)
+            out[name] = result
+    emb.close()
+    return out
