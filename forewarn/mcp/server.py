@@ -215,6 +215,7 @@ class ForewarnMcp:
         line: int | None,
         agent: dict[str, Any],
         trust: bool,
+        private: bool = False,
     ) -> str:
         if symbol is not None and line is not None:
             raise ToolFailure("give symbol or line, not both")
@@ -224,10 +225,10 @@ class ForewarnMcp:
         status = MemoryStatus.ACTIVE if trust else MemoryStatus.SUGGESTED
         result = ws.remember(
             text, type=type, file=file, symbol=symbol, line=line, source=_agent_source(), status=status,
-            provenance={"agent": agent},
+            provenance={"agent": agent}, private=private,
         )  # fmt: skip
         m = result.memory
-        where = _where(m)
+        where = _where(m) + (", private: never exported to the team's file" if private else "")
         if result.merged:
             out = f"Already known: memory `{m.id}` ({where}) says the same; it was reinforced, not duplicated."
         elif m.status == MemoryStatus.SUGGESTED:
@@ -392,9 +393,10 @@ def build_server(app: ForewarnMcp, *, trust_agents: bool | None = None) -> Any:
             str | None, Field(max_length=MAX_SYMBOL_CHARS, description="function/class in file, e.g. Cart.total")
         ] = None,
         line: Annotated[int | None, Field(ge=1, le=10_000_000, description="1-based line in file")] = None,
+        private: Annotated[bool, Field(description="the user's own note, never shared with the team")] = False,
     ) -> str:
         agent = agent_of(ctx)
-        return guarded(lambda: app.remember(text, str(type), file, symbol, line, agent, trusted()))
+        return guarded(lambda: app.remember(text, str(type), file, symbol, line, agent, trusted(), private))
 
     @server.tool(
         description="Say a memory is still true after checking the code (clears 'may be outdated').",

@@ -89,6 +89,20 @@ async def test_remember_waits_for_a_person_and_names_the_agent(shop: Path) -> No
     assert m.status == MemoryStatus.SUGGESTED and m.source == MemorySource.AGENT
     assert m.anchor is not None and m.anchor.symbol == "charge_card"
     assert m.provenance == {"agent": {"name": "Pytest Agent", "version": "9.1.0"}}
+    assert m.visibility == "team"
+
+
+async def test_remember_private_stays_out_of_the_shared_file(shop: Path) -> None:
+    async with mcp_session(shop, "--trust-agents") as s:
+        answer = text_of(
+            await s.call_tool("remember", {"text": "my own refactor note", "file": "pay.py", "private": True})
+        )
+    assert "private" in answer
+    with Workspace.open(shop, embedder=None) as ws:
+        (m,) = [m for m in ws.list_memories() if m.text == "my own refactor note"]
+        assert m.visibility == "private"
+        report = ws.export()
+    assert "my own refactor note" not in Path(report.path).read_text()
 
 
 async def test_trusted_agents_write_active_memories(shop: Path, forewarn_home: Path) -> None:
