@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from forewarn import paths
@@ -250,7 +251,7 @@ def test_without_an_embedder_there_are_no_code_vectors(tmp_path: Path) -> None:
         ws.reindex()
         assert ws.embed_chunks() == 0
         assert ws.code_vector_state()[0] == 0 and ws.code_vector_state()[1] > 0
-        assert ws.code_vector_hits(__import__("numpy").ones(384, dtype="float32"), 5) == []
+        assert ws.code_vector_hits(np.ones(384, dtype=np.float32), 5) == []
         assert ws.prune_embedding_cache() is None
 
 
@@ -265,3 +266,30 @@ def test_copies_of_a_workspace_share_cache_entries(tmp_path: Path, raw_embedder:
         assert ws.code_vectors is not None and ws.code_vectors.last_run.embedded == 0  # same paths, same texts
         report = ws.prune_embedding_cache(now=time.time() + 40 * DAY)
         assert report is not None and report.deleted == 0  # the other copy's entries are the same ones
+
+
+def test_index_reuses_deleted_slots_compacts_and_survives_a_reload(tmp_path: Path) -> None:
+    from forewarn.workspace.code_vectors import COMPACT_MIN_DELETED, ChunkKey, CodeVectorIndex
+
+    rng = np.random.default_rng(7)
+    n = 3 * COMPACT_MIN_DELETED
+    mat = rng.normal(size=(n, 16)).astype(np.float32)
+    mat /= np.linalg.norm(mat, axis=1, keepdims=True)
+    index = CodeVectorIndex(tmp_path, "m", 16)
+    ids = list(range(1, n + 1))
+    index.add(ids, [ChunkKey(f"h{i}", bytes(32)) for i in ids], mat)
+    assert index.reconcile({i: f"h{i}" for i in ids}) == []
+
+    keep = {i: f"h{i}" for i in ids[:100]}  # most chunks gone: more deleted slots than live ones
+    assert index.reconcile(keep) == []
+    assert len(index) == 100 and index.info()["deleted_slots"] == 0  # compacted
+    assert index.query(mat[5], 1) == [(6, pytest.approx(1.0, abs=1e-4))]
+    assert all(i in keep for i, _ in index.query(mat[500], 20))
+
+    index.reconcile({**keep, 1: "changed"})  # another chunk under a known id: its vector goes
+    index.add([n + 1], [ChunkKey("new", bytes(32))], mat[700:701])  # reuses the freed slot
+    index.save()
+    again = CodeVectorIndex(tmp_path, "m", 16)
+    assert again.loaded and len(again) == 100
+    assert again.query(mat[700], 1)[0][0] == n + 1
+    assert CodeVectorIndex(tmp_path, "another-model", 16).loaded is False
