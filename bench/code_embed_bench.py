@@ -85,6 +85,8 @@ def main() -> int:
     if not args.no_edit:
         results["edit"] = spawn("installed:1:edit", 0)
         show_edit(results["edit"])
+        results["full_size"] = spawn("installed:1:rss", 0)
+        show_full_size(results["full_size"])
     if args.full:
         results["full"] = spawn(f"installed:{FULL_THREADS}:full", 0, nice=True)
         show_config(results["full"])
@@ -148,6 +150,15 @@ def show_config(r: dict[str, Any]) -> None:
         f"{'':>9}   load {r['load_avg']:.1f}: {r['cpu_s']:.1f} CPU-s, {r['chunks_per_cpu_s']:.1f} chunks/CPU-s; "
         f"on an idle machine (CPU-s / threads) {r['idle_chunks_per_s']:.1f} chunks/s, "
         f"full coverage {r['idle_full_min_by_tokens']:.0f} min (extrapolated by tokens)"
+    )
+
+
+def show_full_size(r: dict[str, Any]) -> None:
+    print(
+        f"every chunk with a vector (synthetic vectors, real sizes): {r['vectors']} vectors, index file "
+        f"{r['vectors_file_mb']:.0f} MB, process RSS {r['rss_mb']:.0f} MB (peak {r['peak_rss_mb']:.0f} MB); "
+        f"code_vector_hits(k=50) p50 {r['hits_p50_ms']:.2f} ms, p95 {r['hits_p95_ms']:.2f} ms; "
+        f"reload {r['reload_s']:.2f} s"
     )
 
 
@@ -215,6 +226,8 @@ def child(weights: str, threads: int, mode: str, sample: int) -> dict[str, Any]:
         tokens_before = raw.stats.tokens
         if mode == "edit":
             out = edit_run(ws, cv)
+        elif mode == "rss":
+            out = full_index_run(ws, cv)
         else:
             limit = None if mode == "full" else sample
             load_before = os.getloadavg()[0]
@@ -279,6 +292,42 @@ def child(weights: str, threads: int, mode: str, sample: int) -> dict[str, Any]:
     )
     cache.close()
     return out
+
+
+def full_index_run(ws: Any, cv: Any) -> dict[str, Any]:
+    """Every chunk given a vector without the model (random unit vectors: the sizes are real, the meaning is
+    not): the memory a fully embedded Django costs, and the vector lookup's latency at that size."""
+    import numpy as np
+    import psutil
+
+    from forewarn.workspace.code_vectors import ChunkKey, CodeVectorIndex
+
+    keys = ws.indexer.chunk_keys()
+    rng = np.random.default_rng(17)
+    for at in range(0, len(keys), 4096):
+        part = keys[at : at + 4096]
+        mat = rng.normal(size=(len(part), cv.index.dim)).astype(np.float32)
+        mat /= np.linalg.norm(mat, axis=1, keepdims=True)
+        cv.index.add([i for i, _, _ in part], [ChunkKey(h, bytes(32)) for _, _, h in part], mat)
+    times = []
+    for _ in range(200):
+        q = rng.normal(size=cv.index.dim).astype(np.float32)
+        t = time.perf_counter()
+        ws.code_vector_hits(q / np.linalg.norm(q), 50)
+        times.append((time.perf_counter() - t) * 1000)
+    times.sort()
+    rss = psutil.Process().memory_info().rss / 2**20
+    cv.save()
+    started = time.perf_counter()
+    again = CodeVectorIndex(cv.index.directory, cv.index.model_id, cv.index.dim)
+    reload_s = time.perf_counter() - started
+    return {
+        "vectors": len(again),
+        "rss_mb": round(rss, 1),
+        "hits_p50_ms": round(times[len(times) // 2], 3),
+        "hits_p95_ms": round(times[int(len(times) * 0.95)], 3),
+        "reload_s": round(reload_s, 3),
+    }
 
 
 def edit_run(ws: Any, cv: Any) -> dict[str, Any]:

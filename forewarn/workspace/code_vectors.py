@@ -244,6 +244,11 @@ class CodeVectorIndex:
                 labels, dists = self._index.knn_query(query, k=max(1, k // 2))
         return [(int(label), float(1.0 - d)) for label, d in zip(labels[0], dists[0], strict=True)]
 
+    def content_hashes(self, ids: Iterable[int]) -> dict[int, str]:
+        """The content hash each of these labels was embedded from."""
+        with self._lock:
+            return {i: k.content_hash for i in ids if (k := self._keys.get(i)) is not None}
+
     def text_keys(self) -> set[bytes]:
         """Cache keys of the texts behind the live vectors (what pruning the cache must keep)."""
         with self._lock:
@@ -320,7 +325,9 @@ class CodeVectors:
         if not found:
             return []
         live = self.indexer.chunks_by_ids([i for i, _ in found])
-        return [(i, score) for i, score in found if i in live][:k]
+        held = self.index.content_hashes([i for i, _ in found])
+        # a chunk replaced since the last fill is gone; one whose id now names other code (a rebuilt index.db) too
+        return [(i, score) for i, score in found if i in live and live[i].content_hash == held.get(i)][:k]
 
     def embed(
         self,

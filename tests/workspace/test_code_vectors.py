@@ -194,10 +194,16 @@ def test_a_rebuilt_code_index_never_lends_a_vector_to_another_chunk(tmp_path: Pa
     with open_ws(root, raw_embedder) as ws:
         total = ws.embed_chunks()
         index_db = ws.store.path.parent / "index.db"
+        before = {i: h for i, _, h in ws.indexer.chunk_keys()}
     index_db.unlink()  # ids start again at 1: the same ids now name other chunks
     (root / "conf.py").unlink()
     (root / "net/upload.py").write_text(PARSE + "\n\n" + UPLOAD.split('"""\n', 2)[-1], encoding="utf-8")
     with open_ws(root, raw_embedder) as ws:
+        qvec = ws.embedder.embed_query("read settings file with comments into a dictionary")
+        early = ws.code_vector_hits(qvec, 20)  # before any fill: only ids still naming the same code
+        now = {i: h for i, _, h in ws.indexer.chunk_keys()}
+        assert all(now[i] == before.get(i) for i, _ in early)
+        assert len(early) < len(before)
         embedded, now_total = ws.code_vector_state()
         assert embedded < now_total  # the old vectors' content hashes no longer match their ids
         ws.embed_chunks()
