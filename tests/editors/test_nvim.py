@@ -51,6 +51,9 @@ SETUP_HINT = "run `make setup-editors`"
 DECISION = "We chose exponential backoff over a fixed delay because the gateway rate-limits bursts"
 CODE_ACTION_GOTCHA = "charge_card must not run inside a database transaction: the gateway call holds locks for seconds"
 SUPERSEDING = "Retrying charge_card is safe since the gateway client sends an idempotency key on every attempt"
+CODE_QUERY = "checkout cart"  # no memory says it; checkout.py's code does
+CODE_FILE = "checkout.py"
+CODE_FILE_CHUNK_LINES = {1, 6}  # its module docstring, `def checkout`
 
 NEOVIMS = [
     pytest.param(Path("/usr/bin/nvim"), "0.7.", id="debian-0.7"),
@@ -119,6 +122,7 @@ def test_gotcha_diagnostic_hover_and_search(
         "remember": DECISION,
         "code_action_text": CODE_ACTION_GOTCHA,
         "superseding_text": SUPERSEDING,
+        "code_query": CODE_QUERY,
         "timeout_ms": EDITOR_WAIT_S * 1000,
         "result": str(result_path),
     }
@@ -146,6 +150,13 @@ def test_gotcha_diagnostic_hover_and_search(
 
     picked = result["search"]
     assert any(gotcha_workspace.marker in item for item in picked["items"]), picked
+    # then the code group: the file whose best chunk is the gotcha's function, as `code  path:line  symbol  signature`
+    memory_at = next(i for i, item in enumerate(picked["items"]) if gotcha_workspace.marker in item)
+    code_at = next(i for i, item in enumerate(picked["items"]) if item.startswith("code  "))
+    assert memory_at < code_at, picked
+    best = picked["items"][code_at].split("  ")
+    assert best[1:3] == [f"{gotcha_workspace.file}:{gotcha_workspace.line}", gotcha_workspace.symbol], picked
+    assert best[3].startswith(f"def {gotcha_workspace.symbol}("), picked
     assert Path(result["jumped_to"]["file"]) == gotcha_workspace.root / gotcha_workspace.file
     assert result["jumped_to"]["line"] == gotcha_workspace.line
 
@@ -158,6 +169,13 @@ def test_gotcha_diagnostic_hover_and_search(
     assert "gotcha: 1" in result["stats"] and "decision: 1" in result["stats"]
     assert gotcha_workspace.file in result["map"] and "def charge_card" in result["map"]
     assert result["reindexed"].startswith("Forewarn: indexed 2 files"), result["reindexed"]
+    # no memory matches: only the code group; choosing its best file lands on the chunk its line names
+    code = result["code_search"]
+    assert "no memories match" in code["prompt"] and all(item.startswith("code  ") for item in code["items"]), code
+    where = re.match(r"code  (\S+):(\d+)", code["chosen"])
+    assert where and where[1] == CODE_FILE, code
+    assert Path(result["code_jumped_to"]["file"]) == gotcha_workspace.root / CODE_FILE
+    assert result["code_jumped_to"]["line"] == int(where[2]) and int(where[2]) in CODE_FILE_CHUNK_LINES, result
     assert result["restarted"]["after"] != result["restarted"]["before"]
     assert_code_actions(result, gotcha_workspace, diagnostic["code"])
     print(f"Neovim {version}: {elapsed:.1f} s; steps {result['steps']}")

@@ -197,6 +197,11 @@ def test_gotcha_in_problems_view_and_hover(
     print(f"VS Code steps: {result['steps']}")
 
 
+CODE_QUERY = "checkout cart"  # no memory says it; checkout.py's code does
+CODE_FILE = "checkout.py"
+CODE_FILE_CHUNK_LINES = {1, 6}  # its module docstring, `def checkout`
+
+
 def test_palette_commands_search_remember_health_repo_map_and_walkthrough(
     code_server: Callable[[], str], gotcha_workspace: Gotcha, tmp_path: Path, artifacts: Path
 ) -> None:
@@ -219,11 +224,26 @@ def test_palette_commands_search_remember_health_repo_map_and_walkthrough(
         quickFixRemember=quick_fix_gotcha,
         supersedeId=gotcha["id"],
         supersedeText=superseding,
+        codeQuery=CODE_QUERY,
+        codeFile=CODE_FILE,
     )
+    # Search Memories: the memories, then the code group; a code-only answer still shows its code
+    rows = result["searchRows"]
+    memory_row = next(i for i, row in enumerate(rows) if gotcha_workspace.marker in row)
+    code_row = next(i for i, row in enumerate(rows) if "def charge_card(" in row)  # the best chunk's signature
+    assert memory_row < code_row and "Code" in rows[code_row], rows
+    assert f"{gotcha_workspace.file}:{gotcha_workspace.line}" in rows[code_row], rows
+    code = result["codeSearch"]
+    assert "No memories match" in code["rows"][0], code
+    assert "Search Memories" in code["title"], code
+    # Enter opened checkout.py where its row said, and that is where one of its chunks starts
+    assert code["line"] in CODE_FILE_CHUNK_LINES, code
     assert "gotcha" in result["health"]
     assert gotcha_workspace.file in result["repoMap"]
     assert "Forewarn indexed 2 files" in result["reindexed"]
-    assert [label.strip() for label in result["memoryTypes"]] == [str(t) for t in MEMORY_TYPES], result["memoryTypes"]
+    # the types in the server's order, then the client's own "private…" entry (it asks the type again)
+    *types, private = [label.strip() for label in result["memoryTypes"]]
+    assert types == [str(t) for t in MEMORY_TYPES] and private == "private…", result["memoryTypes"]
     assert "Get Started with Forewarn" in result["walkthrough"], result["walkthrough"]
     assert "restarting the server" in result["modelInstalled"]
     listed = run_forewarn("memory", "list", "--workspace", str(gotcha_workspace.root), "--type", "decision", "--json")

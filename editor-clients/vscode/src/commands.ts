@@ -4,6 +4,7 @@ import * as vscode from "vscode";
 import { describeAnchor, openAnchor, symbolAt, toLspRange } from "./anchors";
 import { renderHealthHtml } from "./health";
 import {
+  type Anchor,
   isRecord,
   MEMORY_TYPES,
   type Memory,
@@ -16,6 +17,7 @@ import {
   ServerCommand,
   type Stats,
 } from "./protocol";
+import { type SearchRow, searchRows, searchTitle } from "./search";
 import { errorText, type ForewarnServer, settingReader, workspaceFolder } from "./server";
 import { modelInstallLaunch, serverEnv } from "./settings";
 
@@ -46,9 +48,48 @@ function memoryItem(memory: Memory): MemoryItem {
   };
 }
 
+/** A Search Memories row: a memory (opens its anchor), a code hit (opens at its best chunk), or a line to read. */
+interface SearchItem extends vscode.QuickPickItem {
+  memory?: Memory;
+  code?: Anchor;
+}
+
+function searchItem(row: SearchRow): SearchItem {
+  switch (row.kind) {
+    case "memory":
+      return memoryItem(row.memory);
+    case "separator":
+      return { label: row.label, kind: vscode.QuickPickItemKind.Separator };
+    case "message":
+      return { label: row.label, alwaysShow: true };
+    case "code":
+      return {
+        label: row.label,
+        description: row.description,
+        detail: row.detail,
+        code: row.chunk ?? { uri: row.file.uri, file: row.file.file },
+        alwaysShow: true,
+      };
+  }
+}
+
+/**
+ * Keeps the server's order and the Code separator while a query is typed: by default a QuickPick re-sorts what
+ * matches its filter by label and drops separators. `sortByLabel` is outside the stable API's typings (VS Code's
+ * quickPickSortByLabel proposal) but the extension host honours it; where it is refused, the list just sorts.
+ */
+function keepServerOrder(pick: vscode.QuickPick<SearchItem>): void {
+  try {
+    (pick as { sortByLabel?: boolean }).sortByLabel = false;
+  } catch {
+    // a VS Code that guards the proposal: the rows still come, in VS Code's order
+  }
+}
+
 export async function searchMemories(server: ForewarnServer): Promise<void> {
-  const pick = vscode.window.createQuickPick<MemoryItem>();
-  pick.title = "Forewarn: Search Memories";
+  const pick = vscode.window.createQuickPick<SearchItem>();
+  keepServerOrder(pick);
+  pick.title = searchTitle(undefined);
   pick.placeholder = "What did we learn about…";
   pick.matchOnDescription = false;
   pick.matchOnDetail = false;
@@ -67,13 +108,17 @@ export async function searchMemories(server: ForewarnServer): Promise<void> {
       if (mine !== generation) {
         return; // a newer query is on its way; do not flash stale results
       }
-      pick.items = result.memories.map(memoryItem);
-      if (result.memories.length === 0) {
-        pick.items = [{ label: "No memories match", memory: undefined as never, alwaysShow: true }];
+      const items = searchRows(result).map(searchItem);
+      pick.title = searchTitle(result);
+      pick.items = items;
+      // "No memories match" leads the list but opens nothing: then Enter goes to the best code hit
+      const code = items.find((item) => item.code);
+      if (result.memories.length === 0 && code) {
+        pick.activeItems = [code];
       }
     } catch (error) {
       if (mine === generation) {
-        pick.items = [{ label: `$(error) ${errorText(error)}`, memory: undefined as never, alwaysShow: true }];
+        pick.items = [{ label: `$(error) ${errorText(error)}`, alwaysShow: true }];
       }
     } finally {
       if (mine === generation) {
@@ -86,7 +131,15 @@ export async function searchMemories(server: ForewarnServer): Promise<void> {
     timer = setTimeout(() => void run(value), SEARCH_DEBOUNCE_MS);
   });
   pick.onDidAccept(async () => {
-    const memory = pick.selectedItems[0]?.memory;
+    const chosen = pick.selectedItems[0];
+    const memory = chosen?.memory;
+    if (chosen?.code) {
+      pick.hide();
+      if (!(await openAnchor(chosen.code))) {
+        await vscode.window.showInformationMessage(`Forewarn: ${chosen.description ?? chosen.label}`);
+      }
+      return;
+    }
     if (!memory) {
       return;
     }

@@ -64,15 +64,30 @@ export interface CodeChunk {
   uri?: string;
   file?: string;
   symbol?: string | null;
+  kind?: string;
+  signature?: string | null;
   range?: LspRange | null;
   text?: string;
   score?: number;
 }
 
+/** A code search hit as a file: its best chunks, best first. */
+export interface CodeFile {
+  file: string;
+  uri?: string;
+  score?: number;
+  is_test?: boolean;
+  chunks?: CodeChunk[];
+}
+
 export interface SearchResult {
   memories: Memory[];
   chunks?: CodeChunk[];
+  /** Code hits ranked as files, best first (servers from before hybrid code search leave it out). */
+  files?: CodeFile[];
+  /** "lexical" when the embedding model is missing; `reason` says why. */
   mode?: string;
+  reason?: string | null;
 }
 
 export interface RememberResult {

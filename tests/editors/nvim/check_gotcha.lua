@@ -229,6 +229,42 @@ local function check()
     vim.notify = notify
     result.reindexed = notified[#notified]
   end)
+  step(":Forewarn search, a code hit", function()
+    local picked, failure
+    local notify = vim.notify
+    vim.notify = function(message, level, opts)
+      if level == vim.log.levels.ERROR or level == vim.log.levels.WARN then
+        failure = message
+      end
+      return notify(message, level, opts)
+    end
+    -- no memory matches this query: the picker holds the code group alone; choose its first line
+    vim.ui.select = function(items, opts, on_choice)
+      picked = { prompt = opts.prompt, items = {} }
+      local chosen
+      for _, item in ipairs(items) do
+        local label = opts.format_item and opts.format_item(item) or tostring(item)
+        table.insert(picked.items, label)
+        if not chosen and label:find("^code  ") then
+          chosen, picked.chosen = item, label
+        end
+      end
+      on_choice(chosen)
+    end
+    vim.cmd("Forewarn search " .. config.code_query)
+    wait_for("code search results in vim.ui.select", function()
+      return picked ~= nil or failure ~= nil
+    end)
+    vim.notify = notify
+    if not picked then
+      error(failure, 0)
+    end
+    result.code_search = picked
+    result.code_jumped_to = {
+      file = vim.api.nvim_buf_get_name(0),
+      line = vim.api.nvim_win_get_cursor(0)[1],
+    }
+  end)
   step(":Forewarn restart", function()
     local before = forewarn.client(bufnr).id
     vim.cmd("Forewarn restart")

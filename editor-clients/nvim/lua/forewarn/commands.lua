@@ -60,11 +60,40 @@ function M.format_memory(memory)
   return string.format("[%s] %s%s", memory.type or "?", text, details ~= "" and ("  (" .. details:gsub("^ · ", "") .. ")") or "")
 end
 
-local function jump_to(memory)
-  local anchor = memory.anchor
+--- The first line of a server string field, or nil (JSON null arrives as vim.NIL).
+local function first_line(value)
+  if type(value) ~= "string" then
+    return nil
+  end
+  local line = vim.trim((value:gsub("\n.*", "")))
+  return line ~= "" and line or nil
+end
+
+--- A code search hit (a file and its best chunks, best first) as a picker line:
+--- `code  path:line  symbol  signature`, `(test)` at the end for a test file.
+function M.format_code(hit)
+  local chunk = type(hit.chunks) == "table" and hit.chunks[1] or nil
+  local parts = { "code" }
+  local line = chunk and type(chunk.range) == "table" and (":" .. (chunk.range.start.line + 1)) or ""
+  table.insert(parts, tostring(hit.file or "?") .. line)
+  local symbol = chunk and first_line(chunk.symbol)
+  if symbol and symbol ~= "<module>" then -- the indexer's name for a file's top level: the path says it already
+    table.insert(parts, symbol)
+  end
+  local signature = chunk and first_line(chunk.signature)
+  if signature then
+    table.insert(parts, signature)
+  end
+  if hit.is_test == true then
+    table.insert(parts, "(test)")
+  end
+  return table.concat(parts, "  ")
+end
+
+--- Moves the cursor to the start of `anchor` ({uri?, file?, range?}), opening its file; false when it names none.
+local function jump_to_anchor(anchor)
   if type(anchor) ~= "table" or not (anchor.uri or anchor.file) then
-    notify(M.format_memory(memory))
-    return
+    return false
   end
   local client = forewarn.client()
   local uri = anchor.uri
@@ -74,20 +103,49 @@ local function jump_to(memory)
   local start = type(anchor.range) == "table" and anchor.range.start or { line = 0, character = 0 }
   local location = { uri = uri, range = { start = start, ["end"] = start } }
   compat.jump(location, client and client.offset_encoding or "utf-16")
+  return true
 end
 
---- Shows `memories` in vim.ui.select and jumps to the chosen one's anchor.
-function M.pick(memories, prompt)
-  if #memories == 0 then
+local function jump_to(memory)
+  if not jump_to_anchor(memory.anchor) then
+    notify(M.format_memory(memory))
+  end
+end
+
+--- One picker line for a search item: a memory, or a code hit (`{ code = file hit }`).
+function M.format_search_item(item)
+  return item.code and M.format_code(item.code) or M.format_memory(item)
+end
+
+--- Shows `memories`, then the code hits `files` (optional: `{file, uri, is_test, chunks}`, best first), in
+--- vim.ui.select; a memory jumps to its anchor, a code hit to its best chunk.
+function M.pick(memories, prompt, files)
+  local items = vim.list_extend({}, memories)
+  for _, hit in ipairs(type(files) == "table" and files or {}) do
+    table.insert(items, { code = hit })
+  end
+  if #items == 0 then
     notify("no memories match")
     return
   end
-  vim.ui.select(memories, { prompt = prompt, format_item = M.format_memory, kind = "forewarn.memory" }, function(choice)
-    if choice then
-      jump_to(choice)
-      if choice.id then
-        M.execute(protocol.COMMANDS.accept, { id = choice.id }, function() end) -- the user acted on it: reinforce
+  if #memories == 0 then
+    prompt = prompt .. " — no memories match, only code"
+  end
+  vim.ui.select(items, { prompt = prompt, format_item = M.format_search_item, kind = "forewarn.memory" }, function(choice)
+    if not choice then
+      return
+    end
+    if choice.code then
+      local hit = choice.code
+      local chunk = type(hit.chunks) == "table" and hit.chunks[1] or nil
+      if not jump_to_anchor(chunk or { uri = hit.uri, file = hit.file }) then
+        notify(M.format_code(hit))
       end
+      return
+    end
+    jump_to(choice)
+    if choice.id then
+      M.execute(protocol.COMMANDS.accept, { id = choice.id }, function() end) -- the user acted on it: reinforce
     end
   end)
 end
@@ -98,7 +156,9 @@ function M.search(query)
       return
     end
     M.execute(protocol.COMMANDS.search, { query = q, k = SEARCH_RESULTS }, function(result)
-      M.pick(result and result.memories or {}, "Forewarn: " .. q)
+      result = result or {}
+      local lexical = result.mode == "lexical" and " [lexical: words only]" or ""
+      M.pick(result.memories or {}, "Forewarn: " .. q .. lexical, result.files)
     end)
   end
   if query and query ~= "" then

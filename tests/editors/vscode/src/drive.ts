@@ -34,6 +34,9 @@ interface Config {
   /** mode "commands": the id of the memory to supersede through its Quick Fix, and the new text */
   supersedeId?: string;
   supersedeText?: string;
+  /** mode "commands": a query no memory matches but code does, and the file whose row the test opens */
+  codeQuery?: string;
+  codeFile?: string;
 }
 
 interface Result {
@@ -50,6 +53,10 @@ interface Result {
   memoryTypes?: string[];
   walkthrough?: string;
   modelInstalled?: string;
+  /** Search Memories' rows (label, description, detail, separator) for the memory query */
+  searchRows?: string[];
+  /** Search Memories for codeQuery: its rows and title, and the line of codeFile's row that Enter opened */
+  codeSearch?: { rows: string[]; title: string; line: number };
   screenshot?: string;
 }
 
@@ -254,12 +261,18 @@ async function clearNotifications(page: Page): Promise<void> {
 }
 
 async function commands(page: Page, config: Config, result: Result, step: Step): Promise<void> {
-  const { file, line, column, expect, query, remember, quickFixRemember, supersedeId, supersedeText } = config;
-  if (!file || !line || !column || !expect || !query || !remember || !quickFixRemember || !supersedeId || !supersedeText) {
+  const { file, line, column, expect, query, remember, quickFixRemember, supersedeId, supersedeText, codeQuery, codeFile } =
+    config;
+  if (
+    !file || !line || !column || !expect || !query || !remember || !quickFixRemember || !supersedeId || !supersedeText ||
+    !codeQuery || !codeFile
+  ) {
     throw new Error(
-      "mode 'commands' needs file, line, column, expect, query, remember, quickFixRemember, supersedeId and supersedeText",
+      "mode 'commands' needs file, line, column, expect, query, remember, quickFixRemember, supersedeId, supersedeText, " +
+        "codeQuery and codeFile",
     );
   }
+  const rows = page.locator(".quick-input-list .monaco-list-row");
   const input = page.locator(".quick-input-widget input");
   await page.locator(".monaco-workbench").click({ position: { x: 640, y: 400 } });
   await step("Search Memories: results as you type, Enter opens the anchor", async () => {
@@ -267,6 +280,9 @@ async function commands(page: Page, config: Config, result: Result, step: Step):
     await page.locator(".quick-input-widget", { hasText: "Search Memories" }).waitFor();
     await input.fill(query);
     await page.locator(".quick-input-list .monaco-list-row", { hasText: expect }).first().waitFor();
+    // the code group comes in the same answer as the memories, below them
+    await rows.filter({ hasText: /\bCode\b/ }).first().waitFor();
+    result.searchRows = await rows.allInnerTexts();
     await page.keyboard.press("Enter");
     await page.locator(".tab.active", { hasText: basename(file) }).waitFor();
     await page.locator(".statusbar-item", { hasText: `Ln ${line},` }).waitFor();
@@ -303,6 +319,23 @@ async function commands(page: Page, config: Config, result: Result, step: Step):
     await input.fill(supersedeText);
     await page.keyboard.press("Enter");
     await page.locator(".notifications-toasts", { hasText: "Forewarn superseded the memory" }).waitFor();
+  });
+  await step("Search Memories: no memory matches, Enter opens the Code group's best file at its chunk", async () => {
+    await runCommand(page, "Forewarn: Search Memories");
+    await page.locator(".quick-input-widget", { hasText: "Search Memories" }).waitFor();
+    await input.fill(codeQuery);
+    await rows.filter({ hasText: "No memories match" }).first().waitFor();
+    const row = rows.filter({ hasText: `${codeFile}:` }).first();
+    await row.waitFor();
+    const where = new RegExp(`${codeFile.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:(\\d+)`).exec(await row.innerText());
+    if (!where) {
+      throw new Error(`the ${codeFile} row names no line: ${await row.innerText()}`);
+    }
+    const title = await page.locator(".quick-input-widget .quick-input-title").innerText();
+    result.codeSearch = { rows: await rows.allInnerTexts(), title, line: Number(where[1]) };
+    await page.keyboard.press("Enter"); // the best code hit is the active row: "No memories match" opens nothing
+    await page.locator(".tab.active", { hasText: basename(codeFile) }).waitFor();
+    await page.locator(".statusbar-item", { hasText: `Ln ${where[1]},` }).waitFor();
   });
   await step("Show Memory Health: a readable panel", async () => {
     await runCommand(page, "Forewarn: Show Memory Health");
