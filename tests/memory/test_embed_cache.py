@@ -143,3 +143,25 @@ def test_damaged_rows_are_misses(counting: CountingEmbedder, tmp_path: Path) -> 
     out = cached.embed_documents(TEXTS[:1])
     assert counting.embedded == TEXTS[:1]
     assert abs(float(np.linalg.norm(out[0])) - 1.0) < 1e-5
+
+
+def test_an_older_cache_is_migrated_and_an_entry_costs_about_its_vector(tmp_path: Path) -> None:
+    from forewarn.memory.embed_cache import MIGRATIONS, text_key
+    from forewarn.sqlite import connect, migrate
+
+    path = tmp_path / "old.db"
+    conn = connect(path)
+    migrate(conn, MIGRATIONS[:1], what="embedding cache")  # as the first release wrote it (WITHOUT ROWID)
+    old = np.arange(384, dtype="<f4")
+    conn.execute("INSERT INTO embeddings (model_id, text_sha256, dim, vector) VALUES ('m', ?, 384, ?)",
+                 (text_key("kept"), old.tobytes()))  # fmt: skip
+    conn.commit()
+    conn.close()
+    cache = EmbeddingCache(path)
+    assert np.array_equal(cache.get_many("m", [text_key("kept")], 384)[text_key("kept")], old)
+
+    rng = np.random.default_rng(3)
+    cache.put_many("m", [(text_key(f"t{i}"), rng.normal(size=384).astype(np.float32)) for i in range(2000)])
+    cache.close()  # checkpoints the WAL into the file
+    per_entry = path.stat().st_size / 2001
+    assert per_entry < 2.2 * 384 * 4  # two rows to a 4 KB page; the old layout took ~4.7 KB (an overflow page each)
