@@ -279,6 +279,7 @@ def child(weights: str, threads: int, mode: str, sample: int) -> dict[str, Any]:
         vectors_file = wdir / "code_vectors.hnsw"
         out["vectors_file_mb"] = round(vectors_file.stat().st_size / 2**20, 1) if vectors_file.exists() else 0.0
     rss.stop()
+    emb.close()  # the last connection checkpoints the WAL: the size below is the cache's own
     cache = EmbeddingCache(cache_path)
     out.update(
         weights=weights,
