@@ -379,10 +379,6 @@ def edit_run(ws: Any, cv: Any) -> dict[str, Any]:
     return out
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
-
-
 # ---------------------------------------------------------------- how much text per chunk
 
 PY_KEYWORDS = frozenset(__import__("keyword").kwlist) | {"self", "cls", "None", "True", "False"}
@@ -466,3 +462,7 @@ def text_recall() -> dict[str, Any]:
             out[name] = result
     emb.close()
     return out
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
