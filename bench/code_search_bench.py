@@ -29,6 +29,7 @@ Rankers, each giving a ranking of all source files:
 a. BM25 over whole files (SQLite FTS5 ``bm25``, k1 1.2, b 0.75) with Forewarn's identifier-aware
    tokenizer: a file's text plus ``identifier_words`` of every identifier in it, queried with
    ``query_terms`` (words whole, in parts, and as phrases for snake_case names and dotted paths).
+   Also reported: the same with plain unicode61 words (no identifier words), the tokenizer's ablation.
 b. Dense over chunks alone: Forewarn's code vectors (``Workspace.embed_chunks``: all-MiniLM-L6-v2,
    path + symbol + signature + code), the query embedded, every chunk ranked by cosine, files by
    their chunks in three ways: max, top-3 (best + 1/2 second + 1/4 third), RRF of the chunk ranks.
@@ -37,7 +38,8 @@ d. Forewarn as shipped: ``Workspace.search_code(query, k)`` (chunk BM25 ∪ vect
    tests below code unless the query is about tests). Also reported: the same with vectors off
    (``search(..., lexical_only=True, code_only=True)``), Forewarn's lexical fallback.
 
-Each metric comes with a bootstrap 95% interval (2,000 resamples of the queries, seeded). The index,
+Each metric comes with a bootstrap 95% interval (2,000 resamples of the queries, seeded), and
+Forewarn's gain over each baseline with a paired interval (the same resamples for both). The index,
 the chunk vectors and the embedding cache live under ``bench/.corpora/code-search-home`` and are
 reused by later runs (only changed chunks are embedded again). The target (issue 17): Forewarn as
 shipped beats the three baselines on both corpora, with R@10 >= 0.85.
@@ -226,8 +228,10 @@ def _at_head(path: str, renames: dict[str, str]) -> str:
 class WholeFileBM25:
     """(a) BM25 over whole files in an in-memory FTS5 table, with the code index's tokenizer."""
 
-    def __init__(self, root: Path, sources: Sequence[str]) -> None:
+    def __init__(self, root: Path, sources: Sequence[str], *, identifiers: bool = True) -> None:
         from forewarn.indexing.store import identifier_words
+
+        self.identifiers = identifiers  # False: plain unicode61 words, the tokenizer's ablation
 
         self.conn = sqlite3.connect(":memory:")
         self.conn.execute("CREATE VIRTUAL TABLE files USING fts5(rel UNINDEXED, text, words, tokenize='unicode61')")
@@ -235,14 +239,14 @@ class WholeFileBM25:
         for rel in sources:
             text = (root / rel).read_text(encoding="utf-8", errors="replace")
             idents = dict.fromkeys(IDENT_RE.findall(text))
-            words = " ".join(w for ident in idents for w in identifier_words(ident))
+            words = " ".join(w for ident in idents for w in identifier_words(ident)) if identifiers else ""
             rows.append((rel, text, words))
         self.conn.executemany("INSERT INTO files (rel, text, words) VALUES (?, ?, ?)", rows)
 
     def rank(self, query: str) -> list[str]:
         from forewarn.indexing.store import fts_query, query_terms
 
-        match = fts_query(query_terms(query))
+        match = fts_query(query_terms(query) if self.identifiers else re.findall(r"[^\W_]+", query.lower()))
         if not match:
             return []
         rows = self.conn.execute("SELECT rel FROM files WHERE files MATCH ? ORDER BY bm25(files)", (match,))
@@ -306,8 +310,15 @@ def run_corpus(name: str, max_queries: int, *, shipped: bool) -> dict:
         rankers = evaluate(ws, root, sources, queries, total, shipped=shipped)
     finally:
         ws.close()
-    table = {r.name: summarize(r.ranks) | {"seconds": round(r.seconds, 2)} for r in rankers}
+    draws = _draws(len(queries))
+    table = {r.name: summarize(r.ranks, draws) | {"seconds": round(r.seconds, 2)} for r in rankers}
     _print_table(name, table, len(queries))
+    by_name = {r.name: r.ranks for r in rankers}
+    shipped_ranks = by_name.get("d. Forewarn as shipped")
+    gains = {}
+    if shipped_ranks is not None:
+        gains = {n: paired(shipped_ranks, ranks, draws) for n, ranks in by_name.items() if n[:2] in ("a.", "b.", "c.")}
+        _print_gains(gains)
     return {
         "head": head,
         "sources": len(sources),
@@ -315,6 +326,7 @@ def run_corpus(name: str, max_queries: int, *, shipped: bool) -> dict:
         "filters": dict(ev.filters),
         "queries": len(queries),
         "rankers": table,
+        "shipped_minus_baseline": gains,
         "ranks": {r.name: r.ranks for r in rankers},
         "query_commits": [q.commit for q in queries],
     }
@@ -342,6 +354,7 @@ def evaluate(ws: object, root: Path, sources: Sequence[str], queries: Sequence[Q
     import numpy as np
 
     bm25 = WholeFileBM25(root, sources)
+    plain = WholeFileBM25(root, sources, identifiers=False)
     named = ["a. BM25 whole files", "b. dense chunks (max)", "b. dense chunks (top3)", "b. dense chunks (rrf)"]
     rankers = {n: Ranker(n) for n in named}
     dense_rankings: dict[str, list[list[str]]] = {"max": [], "top3": [], "rrf": []}
@@ -371,11 +384,15 @@ def evaluate(ws: object, root: Path, sources: Sequence[str], queries: Sequence[Q
     fused = Ranker(f"c. RRF of a and b ({best})")
     for q, a, b in zip(queries, bm25_rankings, dense_rankings[best], strict=True):
         fused.ranks.append(first_answer_rank(rrf(a, b), q.answers))
-    out = [*rankers.values(), fused]
+    out = [*rankers.values(), fused, Ranker("BM25 whole files, plain words")]
+    out[-1].ranks = [first_answer_rank(plain.rank(q.text), q.answers) for q in queries]
     out.append(_shipped(ws, queries, len(sources), lexical=True))
     if shipped:
         out.append(_shipped(ws, queries, len(sources), lexical=False))
-    print(f"query embedding: {1000 * embed_s / max(len(queries), 1):.1f} ms per query", flush=True)
+    print(
+        f"query embedding: {1000 * embed_s / max(len(queries), 1):.1f} ms per query (the cache answers repeats)",
+        flush=True,
+    )
     return out
 
 
@@ -398,31 +415,48 @@ def _shipped(ws: object, queries: Sequence[Query], n_files: int, *, lexical: boo
 # -- figures -------------------------------------------------------------------------------------
 
 
-def _metrics(ranks: Sequence[int | None]) -> dict[str, float]:
-    n = max(len(ranks), 1)
-    out = {f"R@{k}": sum(1 for r in ranks if r is not None and r <= k) / n for k in CUTOFFS}
-    out["MRR"] = _mrr(ranks)
-    return out
-
-
 def _mrr(ranks: Sequence[int | None]) -> float:
     return sum(1.0 / r for r in ranks if r is not None) / max(len(ranks), 1)
 
 
-def summarize(ranks: Sequence[int | None]) -> dict[str, dict[str, float]]:
+def _per_query(ranks: Sequence[int | None]):
+    """(hits at each cutoff, reciprocal rank) per query, as arrays the bootstrap indexes."""
+    import numpy as np
+
+    r = np.array([x if x is not None else np.inf for x in ranks], dtype=np.float64)
+    return {f"R@{k}": (r <= k).astype(np.float64) for k in CUTOFFS} | {"MRR": np.where(np.isfinite(r), 1.0 / r, 0.0)}
+
+
+def _draws(n: int):
+    """The bootstrap resamples (query indices), one set shared by every ranker of a corpus: paired."""
+    import numpy as np
+
+    return np.random.default_rng(SEED).integers(0, n, size=(BOOTSTRAP_SAMPLES, n))
+
+
+def summarize(ranks: Sequence[int | None], draws) -> dict[str, dict[str, float]]:
     """Each metric with its bootstrap 95% interval over the queries."""
-    point = _metrics(ranks)
-    rng = random.Random(SEED)
-    samples: dict[str, list[float]] = {m: [] for m in point}
-    for _ in range(BOOTSTRAP_SAMPLES if ranks else 0):
-        draw = [ranks[rng.randrange(len(ranks))] for _ in ranks]
-        for m, v in _metrics(draw).items():
-            samples[m].append(v)
+    import numpy as np
+
     out = {}
-    for m, v in point.items():
-        s = sorted(samples[m])
-        lo, hi = (s[int(0.025 * len(s))], s[min(int(0.975 * len(s)), len(s) - 1)]) if s else (v, v)
-        out[m] = {"value": round(v, 4), "lo": round(lo, 4), "hi": round(hi, 4)}
+    for m, values in _per_query(ranks).items():
+        boot = values[draws].mean(axis=1) if len(values) else np.zeros(1)
+        lo, hi = np.percentile(boot, [2.5, 97.5])
+        out[m] = {"value": round(float(values.mean()) if len(values) else 0.0, 4), "lo": round(float(lo), 4),
+                  "hi": round(float(hi), 4)}  # fmt: skip
+    return out
+
+
+def paired(ranks: Sequence[int | None], base: Sequence[int | None], draws) -> dict[str, dict[str, float]]:
+    """``ranks`` minus ``base`` per metric over the same resamples: the difference and its 95% interval."""
+    import numpy as np
+
+    ours, theirs = _per_query(ranks), _per_query(base)
+    out = {}
+    for m in ("R@10", "MRR"):
+        diff = ours[m] - theirs[m]
+        lo, hi = np.percentile(diff[draws].mean(axis=1), [2.5, 97.5])
+        out[m] = {"value": round(float(diff.mean()), 4), "lo": round(float(lo), 4), "hi": round(float(hi), 4)}
     return out
 
 
@@ -444,6 +478,13 @@ def _print_table(corpus: str, table: dict[str, dict], n: int) -> None:
             f"{row[m]['value']:>8.3f} [{row[m]['lo']:.3f}-{row[m]['hi']:.3f}]" for m in ("R@1", "R@5", "R@10", "MRR")
         )
         print(f"{name:<32}{cells}{1000 * row['seconds'] / max(n, 1):>10.1f}")
+
+
+def _print_gains(gains: dict[str, dict]) -> None:
+    print("\nForewarn as shipped minus each baseline, paired bootstrap 95% intervals (above 0: shipped better)")
+    for name, g in gains.items():
+        cells = "   ".join(f"{m} {v['value']:+.3f} [{v['lo']:+.3f}, {v['hi']:+.3f}]" for m, v in g.items())
+        print(f"  vs {name:<30} {cells}")
 
 
 def _verdict(results: dict[str, dict]) -> str:
