@@ -19,6 +19,7 @@ from lsprotocol import types
 from forewarn.memory.store import Memory
 from forewarn.memory.suggestions import agent_name, newest_commit, provenance_commits
 from forewarn.memory.text import age_text, from_iso
+from forewarn.memory.timeline import stale_note
 from forewarn.memory.vocabulary import MemorySource, MemoryStatus, MemoryType, Visibility
 
 SOURCE = "forewarn"  # diagnostics' source: lets clients and users filter ours
@@ -319,7 +320,7 @@ def lock(memory: Memory) -> str:
 def diagnostic_message(memory: Memory, now: float | None = None, *, neighbour: Span | None = None) -> str:
     head = lock(memory) + memory.type.replace("_", " ")
     if memory.status == "stale":
-        head += " (stale: the code it describes changed)"
+        head += f" (stale: {flat_text(stale_note(memory))})"
     elif memory.status == MemoryStatus.SUGGESTED:
         head = f"suggested {head} (accept or dismiss)"
     where = f" [about {_place(neighbour)}]" if neighbour else ""
@@ -425,6 +426,21 @@ class Importance:
     dependents: int  # files that use definitions from this one
 
 
+@dataclass(frozen=True, slots=True)
+class HoverView:
+    """What a hover shows: the symbol under the cursor (resolved to its definition) and what is known of it."""
+
+    symbol: str | None
+    memories: Sequence[Memory]
+    importance: Importance | None
+    where: str | None = None  # the definition's file, when the cursor is on a use of it in another file
+    at: tuple[int, int, int] | None = None  # (1-based line, first, end column) of the identifier hovered
+    changes: dict[str, str] = field(default_factory=dict)  # stale memory id → what changed in its code (a diff)
+
+
+HOVER_NOTHING = HoverView(None, [], None)
+
+
 def hover_markdown(
     symbol: str | None,
     memories: Sequence[Memory],
@@ -432,16 +448,21 @@ def hover_markdown(
     now: float | None = None,
     *,
     file: str | None = None,
+    where: str | None = None,
+    changes: dict[str, str] | None = None,
 ) -> str | None:
     """The hover body, or None when there is nothing worth a popup.
 
     ``memories`` come best first; past ``HOVER_MEMORIES`` a last line says how many more and where to read them.
+    ``where``: the file that defines ``symbol`` when the hover is on a use of it elsewhere. ``changes``: for a
+    stale memory, the change to its code since it was written or confirmed (a short diff), shown under it.
     """
     if not memories and importance is None:
         return None
     lines: list[str] = []
     name = flat_text(symbol or "")  # a JS computed name can hold newlines and Markdown: one code span, unbreakable
-    lines.append(f"**Forewarn** · {code_span(name)}" if name else "**Forewarn**")
+    title = f"**Forewarn** · {code_span(name)}" if name else "**Forewarn**"
+    lines.append(title + (f" · defined in {code_span(where)}" if where else ""))
     if importance is not None:
         lines.append(
             f"Importance: its file ranks {importance.rank} of {importance.files} by PageRank; "
@@ -450,7 +471,9 @@ def hover_markdown(
     for memory in memories[:HOVER_MEMORIES]:
         text = memory.text if len(memory.text) <= HOVER_TEXT_MAX_CHARS else memory.text[:HOVER_TEXT_MAX_CHARS] + "…"
         status = "" if memory.status == "active" else f" ({escape_inline(memory.status)})"
-        writer = f" · recorded by {escape_inline(memory.recorded_by)}" if memory.recorded_by else ""
+        if memory.status == MemoryStatus.STALE:
+            status = f" (stale: {escape_inline(stale_note(memory))})"
+        writer = f" · recorded by {escape_inline(writer_name(memory.recorded_by))}" if memory.recorded_by else ""
         lines.append("---")
         lines.append(
             f"{lock(memory)}**{escape_inline(memory.type.replace('_', ' '))}**{status} · "
@@ -458,19 +481,40 @@ def hover_markdown(
             f" · id {code_span(memory.id)}"
         )
         lines.append(escape_markdown(text))
+        if changes and (diff := changes.get(memory.id)):
+            lines.append("What changed in its code since:")
+            lines.append(code_block(diff, "diff"))
     if (more := len(memories) - HOVER_MEMORIES) > 0:
         lines.append("---")
         lines.append(more_message(more, file, "symbol", code_span))
     return "\n\n".join(lines)
 
 
-def hover(markdown: str | None, line: int) -> types.Hover | None:
+def hover(markdown: str | None, line: int, at: tuple[int, int, int] | None = None) -> types.Hover | None:
+    """The hover, over the identifier hovered (``at``: line, first and end column in the negotiated encoding)."""
     if markdown is None:
         return None
-    return types.Hover(
-        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown),
-        range=line_span_range(line, line),
+    if at is not None:
+        row, first, end = at
+        span = types.Range(start=types.Position(row - 1, first), end=types.Position(row - 1, end))
+    else:
+        span = line_span_range(line, line)
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown), range=span)
+
+
+def hover_view(view: HoverView, line: int, file: str, now: float | None = None) -> types.Hover | None:
+    body = hover_markdown(
+        view.symbol, view.memories, view.importance, now, file=file, where=view.where, changes=view.changes
     )
+    return hover(body, line, view.at)
+
+
+def code_block(text: str, language: str = "") -> str:
+    """``text`` as a fenced code block nothing in it can close early (the fence outgrows its longest run)."""
+    clean = _CONTROL_RE.sub("", text)  # newlines and tabs stay; escapes and bidi controls go
+    longest = max((len(run) for run in re.findall(r"`{3,}", clean)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{language}\n{clean.rstrip()}\n{fence}"
 
 
 # ---------------------------------------------------------------- results the palette shows
@@ -541,6 +585,12 @@ def file_result(file: str, uri: str, score: float, is_test: bool, chunks: list[C
         "is_test": is_test,
         "chunks": [chunk_result(c) for c in chunks],
     }
+
+
+def writer_name(recorded_by: str) -> str:
+    """``Ann Lee`` of ``Ann Lee <ann@example.com>`` (a hover names the person; the address is in ``memory show``)."""
+    name = recorded_by.split(" <", 1)[0].strip()
+    return name or recorded_by.strip().strip("<>")
 
 
 def memory_symbol(memory: Memory, anchor: Span) -> types.WorkspaceSymbol:
