@@ -8,15 +8,26 @@ import os
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from forewarn.cli import util as cliutil
 from forewarn.cli.util import CliError
 from forewarn.config import load_settings
 from forewarn.indexing.indexer import Indexer, IndexReport
 
+if TYPE_CHECKING:
+    from forewarn.workspace.engine import Workspace
+
 log = logging.getLogger(__name__)
 
+MEMORY_WORDS = (  # what reconciling did to memories, as the summary says it
+    ("stale", "may be outdated (their code changed)"),
+    ("reformatted", "still current (formatting or comments only)"),
+    ("reanchored", "followed their code"),
+    ("renamed", "followed a renamed file"),
+    ("orphaned", "orphaned (their code is gone)"),
+    ("revived", "back (their code returned)"),
+)
 DEFAULT_MAP_BUDGET = 1024  # tokens: Aider's default map size, enough for the core of a mid-sized repo
 
 
@@ -82,8 +93,7 @@ def run_index(args: argparse.Namespace) -> int:
     with _open(args) as indexer:
         report = _index(indexer, show_progress=True)
         summary = _summary(indexer, report)
-        if not args.no_embed:
-            summary["code_vectors"] = _embed_chunks(indexer, show_progress=True)
+        summary.update(_memories_and_vectors(indexer, embed=not args.no_embed, show_progress=True))
     if args.json:
         cliutil.print_json(summary)
     else:
@@ -91,42 +101,57 @@ def run_index(args: argparse.Namespace) -> int:
     return 0
 
 
-def _embed_chunks(indexer: Indexer, *, show_progress: bool) -> dict[str, Any]:
-    """Give the code chunks vectors (most important files first), then prune the embedding cache."""
+def _memories_and_vectors(indexer: Indexer, *, embed: bool, show_progress: bool) -> dict[str, Any]:
+    """Open the workspace on the fresh index: that reconciles memories with what changed (``memories``);
+    with ``embed``, give the code chunks vectors too (``code_vectors``)."""
     from forewarn.errors import ForewarnError
     from forewarn.workspace.engine import Workspace
 
     settings, _ = load_settings(indexer.root)  # its problems were logged when the index opened
     try:
-        ws = Workspace.open(indexer.root, settings, indexer=indexer, backfill_on_open=False)
+        ws = Workspace.open(
+            indexer.root, settings, indexer=indexer, backfill_on_open=False, embedder="auto" if embed else None
+        )
     except ForewarnError as exc:  # memories unreadable: the code index is still good
-        return {"mode": "lexical", "reason": f"the workspace's memories cannot be opened: {exc}"}
-    try:
-        if ws.code_vectors is None:
-            return {"mode": "lexical", "reason": ws.reason}
-        with cliutil.progress("Embedding code", enabled=show_progress) as advance:
-            last = 0
-
-            def on_progress(done: int, total: int) -> None:
-                nonlocal last
-                advance(done - last, total=total)
-                last = done
-
-            added = ws.embed_chunks(progress=on_progress)
-        run = ws.code_vectors.last_run
-        covered, total = ws.code_vector_state()
-        pruned = ws.prune_embedding_cache()
+        reason = f"the workspace's memories cannot be opened: {exc}"
         return {
-            "mode": "hybrid",
-            "added": added,
-            "embedded": run.embedded,
-            "seconds": round(run.seconds, 3),
-            "covered": covered,
-            "total": total,
-            "cache": pruned.to_dict() if pruned is not None else None,
+            "memories": {"error": reason},
+            **({"code_vectors": {"mode": "lexical", "reason": reason}} if embed else {}),
         }
+    try:
+        out: dict[str, Any] = {"memories": ws.last_reconcile.to_dict()}
+        if embed:
+            out["code_vectors"] = _embed_chunks(ws, show_progress=show_progress)
+        return out
     finally:
         ws.close()  # saves the vectors, also after Ctrl-C: what was embedded is kept
+
+
+def _embed_chunks(ws: Workspace, *, show_progress: bool) -> dict[str, Any]:
+    """Give the code chunks vectors (most important files first), then prune the embedding cache."""
+    if ws.code_vectors is None:
+        return {"mode": "lexical", "reason": ws.reason}
+    with cliutil.progress("Embedding code", enabled=show_progress) as advance:
+        last = 0
+
+        def on_progress(done: int, total: int) -> None:
+            nonlocal last
+            advance(done - last, total=total)
+            last = done
+
+        added = ws.embed_chunks(progress=on_progress)
+    run = ws.code_vectors.last_run
+    covered, total = ws.code_vector_state()
+    pruned = ws.prune_embedding_cache()
+    return {
+        "mode": "hybrid",
+        "added": added,
+        "embedded": run.embedded,
+        "seconds": round(run.seconds, 3),
+        "covered": covered,
+        "total": total,
+        "cache": pruned.to_dict() if pruned is not None else None,
+    }
 
 
 def _summary(indexer: Indexer, report: IndexReport) -> dict[str, Any]:
@@ -156,6 +181,12 @@ def _print_summary(summary: dict[str, Any]) -> None:
         out.write("  languages: " + ", ".join(f"{k} {v}" for k, v in summary["languages"].items()) + "\n")
     if summary["skipped_by_reason"]:
         out.write("  skipped: " + ", ".join(f"{k} {v}" for k, v in summary["skipped_by_reason"].items()) + "\n")
+    memories = summary.get("memories") or {}
+    if memories.get("error"):
+        out.write(f"  memories not reconciled: {memories['error']}\n")
+    said = [f"{len(memories[k])} {word}" for k, word in MEMORY_WORDS if memories.get(k)]
+    if said:
+        out.write("  memories: " + ", ".join(said) + "\n")
     vectors = summary.get("code_vectors")
     if vectors is None:
         return

@@ -389,6 +389,29 @@ ALTER TABLE memories ADD COLUMN recorded_by TEXT;
 """
 
 
+# the code a memory describes, as it was when written or last confirmed: its syntax hash decides staleness
+# (formatting and comments don't count) and its text is what a stale memory's diff is taken against; and
+# where this database last caught up with the code index (its epoch and generation), so a change any
+# process made to the index is reconciled by the next one that opens the workspace; and the definitions
+# each file with memories had when last looked at (a definition that was already there is no renamed one)
+M007 = """
+CREATE TABLE anchored_code (
+  memory_id TEXT PRIMARY KEY,
+  syntax_hash TEXT NOT NULL,
+  code TEXT NOT NULL,
+  at TEXT NOT NULL
+);
+CREATE TABLE code_sync (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+CREATE TABLE file_symbols (
+  file TEXT PRIMARY KEY,
+  symbols TEXT NOT NULL
+);
+"""
+
+
 def _m004_suggestions(conn: sqlite3.Connection) -> None:
     """Statuses ``suggested``/``dismissed``, a ``provenance`` column, and the mining tables.
 
@@ -426,6 +449,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("m003_file_recent_index", M003),
     Migration("m004_suggestions", _m004_suggestions),
     Migration("m005_visibility", M005),
+    Migration("m007_anchored_code", M007),
 )
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"  # must match memory_fts in M001
 COMMON_TERM_FRACTION = 0.1  # a term in over 10% of memories has a BM25 weight near zero (recall_bench: no loss)
@@ -1160,6 +1184,66 @@ class MemoryStore:
             self.conn.executemany(
                 """INSERT OR IGNORE INTO mined (fingerprint, memory_id, first_seen) VALUES (?, ?, ?)""",
                 [(fp, mid, at) for fp, mid in items],
+            )
+
+    def anchored_code(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """(syntax hash, code) each memory's anchored code had when written or last confirmed (m007)."""
+        out: dict[str, tuple[str, str]] = {}
+        with self._lock:
+            for part in _chunks(list(memory_ids)):
+                for mid, syntax, code in self.conn.execute(
+                    f"""SELECT memory_id, syntax_hash, code FROM anchored_code
+                        WHERE memory_id IN ({_placeholders(len(part))})""",
+                    part,
+                ):
+                    out[mid] = (syntax, code)
+        return out
+
+    def set_anchored_code(self, items: Sequence[tuple[str, str, str]], *, at: str) -> None:
+        """Remember (memory id, syntax hash, code) as what each memory now describes."""
+        if not items:
+            return
+        with self.batch():
+            self.conn.executemany(
+                """INSERT INTO anchored_code (memory_id, syntax_hash, code, at) VALUES (?, ?, ?, ?)
+                   ON CONFLICT (memory_id) DO UPDATE SET syntax_hash = excluded.syntax_hash,
+                     code = excluded.code, at = excluded.at""",
+                [(mid, syntax, code, at) for mid, syntax, code in items],
+            )
+
+    def file_symbols(self, files: Sequence[str]) -> dict[str, set[str]]:
+        """The symbols each file had when memories were last reconciled with it (absent: never looked at)."""
+        out: dict[str, set[str]] = {}
+        with self._lock:
+            for part in _chunks(list(files)):
+                for file, symbols in self.conn.execute(
+                    f"""SELECT file, symbols FROM file_symbols WHERE file IN ({_placeholders(len(part))})""", part
+                ):
+                    out[file] = set(json.loads(symbols))
+        return out
+
+    def set_file_symbols(self, items: Sequence[tuple[str, Sequence[str]]]) -> None:
+        if not items:
+            return
+        with self.batch():
+            self.conn.executemany(
+                """INSERT INTO file_symbols (file, symbols) VALUES (?, ?)
+                   ON CONFLICT (file) DO UPDATE SET symbols = excluded.symbols""",
+                [(file, json.dumps(sorted(set(symbols)))) for file, symbols in items],
+            )
+
+    def code_sync(self) -> tuple[str | None, int]:
+        """(epoch, generation) of the code index this database last caught up with; (None, 0) never."""
+        with self._lock:
+            rows = dict(self.conn.execute("""SELECT key, value FROM code_sync""").fetchall())
+        return rows.get("epoch"), int(rows.get("generation", 0))
+
+    def set_code_sync(self, epoch: str, generation: int) -> None:
+        with self.batch():
+            self.conn.executemany(
+                """INSERT INTO code_sync (key, value) VALUES (?, ?)
+                   ON CONFLICT (key) DO UPDATE SET value = excluded.value""",
+                [("epoch", epoch), ("generation", str(generation))],
             )
 
     def mining_state(self, key: str) -> str | None:

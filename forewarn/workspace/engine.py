@@ -24,6 +24,7 @@ import numpy as np
 
 from forewarn import paths
 from forewarn.config import Settings
+from forewarn.errors import ForewarnError
 from forewarn.memory import lifecycle, retrieval, transfer, validation
 from forewarn.memory.lifecycle import ReconcileReport, anchors_overlap, event, same_anchor
 from forewarn.memory.redact import redact
@@ -57,7 +58,7 @@ from forewarn.memory.vocabulary import (
     MemoryType,
     Visibility,
 )
-from forewarn.workspace import code_search, history, team
+from forewarn.workspace import code_search, history, reconcile, team
 from forewarn.workspace.anchors import AnchorResolver
 from forewarn.workspace.code_search import FileHit
 from forewarn.workspace.graph_cache import GraphCache
@@ -212,6 +213,7 @@ class Workspace:
         self.vectors: VectorIndex | None = None
         self._code_vectors: CodeVectors | None = None  # opened on first use (its file is tens of MB on a large tree)
         self._code_lock = threading.Lock()
+        self.last_reconcile = ReconcileReport()  # what the latest catch_up did (open's included)
         if embedder is not None:
             from forewarn.memory.vectors import VectorIndex  # hnswlib: only needed with an embedder
 
@@ -247,12 +249,17 @@ class Workspace:
                 emb = embedder
                 reason = None if emb is not None else "the embedder was not requested"
             idx = indexer if indexer is not None else Indexer(root, settings)
-            return cls(root, settings, idx, store, emb, reason, clock, backfill_on_open=backfill_on_open)
+            ws = cls(root, settings, idx, store, emb, reason, clock, backfill_on_open=backfill_on_open)
         except BaseException:  # damage found while loading vectors, a bad index: close what was opened
             store.close()
             if idx is not None and indexer is None:
                 idx.close()
             raise
+        try:  # whatever changed the code index since (another process's `forewarn index`, a branch switch)
+            ws.catch_up()
+        except ForewarnError as exc:  # a store that refuses writes still opens, for reading and recovery
+            log.warning("memories not reconciled with the code index: %s", exc)
+        return ws
 
     def close(self) -> None:
         self._chunk_pool.shutdown(wait=True)
@@ -398,6 +405,7 @@ class Workspace:
                 if vec is not None and self.vectors is not None:
                     self.vectors.put([stored.num], vec.reshape(1, -1))
             self._sync_vectors()
+            self._remember_code([stored])
             self.session.observe("memory", stored.id)
             return RememberResult(stored, False, candidates, kinds)
 
@@ -465,6 +473,7 @@ class Workspace:
                 if vec is not None and self.vectors is not None:
                     self.vectors.put([stored.num], vec.reshape(1, -1))
             self._sync_vectors()
+            self._remember_code([stored])
             return stored
 
     @staticmethod
@@ -556,7 +565,74 @@ class Workspace:
                     m.id, MemoryStatus.ACTIVE, at=at, event=event(m.id, "confirmed", at, previous_status=m.status)
                 )
                 self.store.reinforce(m.id, at=at, confidence_gain=lifecycle.CONFIRM_CONFIDENCE_GAIN, event=None)
-        return self.store.resolve(m.id)
+        confirmed = self.store.resolve(m.id)
+        self._remember_code([confirmed])  # "still true" of the code as it is now: later diffs start here
+        return confirmed
+
+    def _remember_code(self, memories: Sequence[Memory]) -> None:
+        """Keep the anchored code as it is now (syntax hash and text): staleness and diffs compare against it."""
+        items: list[tuple[str, str, str]] = []
+        parsed: dict[str, Any] = {}
+        for m in memories:
+            a = m.anchor
+            if a is None or a.symbol is None or a.content_hash is None:
+                continue
+            if a.file not in parsed:
+                parsed[a.file] = reconcile.syntax_chunks(self.root, a.file)
+            c = (parsed[a.file] or {}).get(a.symbol)
+            if c is not None and c.content_hash == a.content_hash and len(c.text) <= reconcile.CODE_MAX_CHARS:
+                items.append((m.id, c.syntax_hash, c.text))
+        if items:
+            _, at = self._now()
+            with self.store.batch():
+                self.store.set_anchored_code(items, at=at)
+                self.store.set_file_symbols([(rel, list(chunks)) for rel, chunks in parsed.items() if chunks])
+
+    def reanchor(
+        self, memory_id: str, file: str | Path, symbol: str | None = None, *, line: int | None = None
+    ) -> Memory:
+        """Anchor a memory to another definition by hand (an orphan's code found again, a wrong guess fixed).
+
+        The memory becomes active again (the person says it describes that code) and its history records
+        where it was and where it went.
+        """
+        m = self.store.resolve(memory_id)
+        if m.status in ENDED_STATUSES or m.status == MemoryStatus.DISMISSED:
+            raise InvalidMemoryError(
+                f"memory {m.id} is {m.status}; only current memories and suggestions can be re-anchored"
+            )
+        anchor = self.resolve_anchor(file, symbol, line)
+        with self._lock:
+            _, at = self._now()
+            old = m.anchor
+            with self.store.batch():
+                self.store.update_anchor(
+                    m.id, anchor, at=at,
+                    event=event(
+                        m.id, reconcile.REANCHORED, at, how="by hand", from_file=old.file if old else None,
+                        from_symbol=old.symbol if old else None, to_file=anchor.file if anchor else None,
+                        to_symbol=anchor.symbol if anchor else None,
+                    ),
+                )  # fmt: skip
+                if m.status in (MemoryStatus.ORPHANED, MemoryStatus.STALE):
+                    self.store.update_status(
+                        m.id, MemoryStatus.ACTIVE, at=at, event=event(m.id, "revived", at, previous_status=m.status)
+                    )
+        moved = self.store.resolve(m.id)
+        self._remember_code([moved])
+        return moved
+
+    def stale_diff(self, memory_id: str) -> str | None:
+        """What changed in a stale memory's code since it was written or last confirmed (None: unknown)."""
+        m = self.store.resolve(memory_id)
+        if m.status != MemoryStatus.STALE:
+            return None
+        for ev in reversed(self.store.events(m.id)):
+            if ev.kind in ("stale", "revived") and ev.detail.get("diff"):
+                return str(ev.detail["diff"])
+            if ev.kind == "confirmed":
+                break
+        return None
 
     def mark_stale(self, memory_id: str, reason: str = "marked outdated") -> Memory:
         m = self.store.resolve(memory_id)
@@ -683,7 +759,9 @@ class Workspace:
                         superseded_by=m.id, event=event(old.id, "superseded", at, by=m.id),
                     )  # fmt: skip
             self._sync_vectors()
-        return self.store.resolve(m.id)
+        accepted = self.store.resolve(m.id)
+        self._remember_code([accepted])
+        return accepted
 
     def dismiss_suggestion(self, memory_id: str) -> Memory:
         """A person says no: kept as history (status dismissed), and its fingerprint is never proposed again."""
@@ -1019,12 +1097,17 @@ class Workspace:
         with self._lock:
             touched = {*report.changed, *report.added, *report.deleted, *(old for old, _ in report.renamed)}
             self.graph.invalidate(touched if rels is not None else None)
+        return ReindexReport(report, self.catch_up())
+
+    def catch_up(self) -> ReconcileReport:
+        """Reconcile memories with whatever changed in the code index since they last were (by anyone).
+
+        Called on open and after every re-index; cheap when nothing changed (two small reads).
+        """
+        with self._lock:
             _, at = self._now()
-            changed = [*report.changed, *report.added]
-            rec = lifecycle.reconcile(
-                self.store, self.indexer, changed=changed, deleted=report.deleted, renamed=report.renamed, at=at
-            )
-        return ReindexReport(report, rec)
+            self.last_reconcile = reconcile.catch_up(self.root, self.indexer, self.store, at) or ReconcileReport()
+            return self.last_reconcile
 
     # ------------------------------------------------------------ vectors
 

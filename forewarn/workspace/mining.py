@@ -596,8 +596,7 @@ def mine(
     report.commits_total = history.count_commits(root, revs)
     if limit is not None:
         report.commits_total = min(report.commits_total, limit)
-    if not ws.indexer.files():
-        ws.reindex()
+    ws.reindex()  # incremental: suggestions anchor to the code as it is, and memories are reconciled with it
     head = HeadIndex(ws)
     renames: dict[str, str] = {}
     fixes: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)

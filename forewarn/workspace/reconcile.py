@@ -1,0 +1,439 @@
+"""Memories follow their code: the one place that brings anchors in line with the code index.
+
+Whatever changed the index (this process or another: ``forewarn index``, an editor's save, a branch
+switch, mining) left a generation behind (index m004); :func:`catch_up` asks the index what changed
+since the generation this memory database last saw (memory m007) and reconciles exactly that, so no
+path can skip it. A rebuilt index (another epoch) is checked whole once it is complete.
+
+A definition is followed by identity, not by position:
+
+1. same symbol, same bytes: nothing changed (its span may have moved);
+2. same syntax (``indexing/syntax.py``: formatting, comments and docstrings don't count; the
+   definition's own name is a placeholder): under its own symbol it was only reformatted (active,
+   an event says so); under another symbol of the file it was renamed or shifted (``helper#2``
+   became ``helper``; one more ``@overload`` stub pushed the implementation from ``f#3`` to ``f#4``);
+3. its symbol still there and not taken by another definition's exact match: the same definition,
+   really changed: ``stale``, with a short diff against the code it was written (or confirmed) on;
+4. otherwise it vanished here: the most similar definition (tokens, names aligned) among the
+   changed files, above ``SIMILARITY_MIN`` and clear of the runner-up, is it (renamed and edited,
+   moved to another file, ``git mv`` plus an edit): re-anchored, stale when its syntax changed;
+5. nothing like it anywhere: ``orphaned`` (re-anchor by hand: ``Workspace.reanchor``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from forewarn.indexing.languages import language_for_path
+from forewarn.indexing.parse import parse_file
+from forewarn.indexing.records import Chunk
+from forewarn.memory.lifecycle import ReconcileReport, event
+from forewarn.memory.store import Anchor, Memory, MemoryStore
+from forewarn.memory.vocabulary import CURRENT_STATUSES, MemoryStatus
+from forewarn.workspace.protocols import IndexerLike
+
+log = logging.getLogger(__name__)
+
+SIMILARITY_MIN = 0.6  # token similarity above which a vanished definition is taken to live on elsewhere
+SIMILARITY_MARGIN = 0.08  # ... and by which it must beat the runner-up; closer calls leave the memory orphaned
+LENGTH_RATIO_MAX = 2.5  # candidates more than this many times longer or shorter are not compared at all
+CROSS_FILE_MAX = 400  # changed files searched for a vanished definition (a branch switch can change thousands)
+DIFF_MAX_LINES = 40  # a stale memory's diff, as kept in its history and shown on hover
+CODE_MAX_CHARS = 60_000  # anchored code kept for diffs; longer definitions keep their syntax hash only
+REFORMATTED = "reformatted"  # event kinds this module writes, beside lifecycle's stale/orphaned/revived/renamed
+REANCHORED = "reanchored"
+STALE_REASON = "the code of {symbol} changed since this was written"
+TOKEN_RE = re.compile(r"\w+|[^\w\s]")
+PART_SUFFIX = re.compile(r"#\d+$")
+
+
+@dataclass
+class _Group:
+    """The memories anchored to one definition (file, symbol, hash): they move together."""
+
+    file: str
+    symbol: str
+    content_hash: str | None
+    memories: list[Memory]
+    syntax: str | None = None  # as written/confirmed (m007); None for memories from before it
+    code: str | None = None
+
+
+@dataclass
+class _Run:
+    ws_root: Path
+    indexer: IndexerLike
+    store: MemoryStore
+    at: str
+    report: ReconcileReport
+    parsed: dict[str, dict[str, Chunk] | None] = field(default_factory=dict)
+    claimed: set[tuple[str, str]] = field(default_factory=set)  # (file, symbol) some definition was matched to
+    snapshots: list[tuple[str, str, str]] = field(default_factory=list)
+    known: dict[str, set[str]] = field(default_factory=dict)  # symbols files had when last looked at
+    anchored_files: set[str] = field(default_factory=set)  # files found holding memories this run
+
+    def chunks(self, rel: str) -> dict[str, Chunk] | None:
+        """The file's definitions with syntax hashes, parsed from disk once per run (None: not parseable)."""
+        if rel not in self.parsed:
+            self.parsed[rel] = syntax_chunks(self.ws_root, rel)
+        return self.parsed[rel]
+
+
+def syntax_chunks(root: Path, rel: str) -> dict[str, Chunk] | None:
+    """Whole chunks of ``rel`` by symbol, each with its syntax hash."""
+    spec = language_for_path(rel)
+    if spec is None:
+        return None
+    try:
+        data = (root / rel).read_bytes()
+    except OSError:
+        return None
+    try:
+        parsed = parse_file(data, spec, syntax=True)
+    except Exception:  # a parser bug costs this file's re-anchoring only
+        log.exception("parsing %s for reconciliation failed", rel)
+        return None
+    return {c.symbol: c for c in parsed.chunks if c.part == 0}
+
+
+def catch_up(
+    root: Path, indexer: IndexerLike, store: MemoryStore, at: str, *, force_whole: bool = False
+) -> ReconcileReport | None:
+    """Reconcile what changed in the index since this database last caught up; None when nothing did."""
+    epoch, since = store.code_sync()
+    if not force_whole and not _behind(indexer.changes_since(epoch, since), since):
+        return None  # the common case (every open, every save already reconciled): no write transaction
+    with store.batch():  # read the mark again inside the write transaction: one change is reconciled once
+        epoch, since = store.code_sync()
+        changes = indexer.changes_since(None if force_whole else epoch, since)
+        if not _behind(changes, since):
+            return None
+        report = reconcile(
+            root, indexer, store, at, changed=changes.changed, removed=changes.removed, whole=changes.whole
+        )
+        store.set_code_sync(changes.epoch, changes.generation)
+    return report
+
+
+def _behind(changes: Any, since: int) -> bool:
+    if changes.whole:
+        return bool(changes.complete)  # a new index still filling: a file not in it yet is not a deleted file
+    return bool(changes.generation != since)
+
+
+def reconcile(
+    root: Path,
+    indexer: IndexerLike,
+    store: MemoryStore,
+    at: str,
+    *,
+    changed: Sequence[str],
+    removed: Sequence[tuple[str, str | None]],
+    whole: bool = False,
+) -> ReconcileReport:
+    """Bring every anchor in ``changed`` files (and those of ``removed`` ones) in line, in one transaction."""
+    run = _Run(root, indexer, store, at, ReconcileReport())
+    lost: list[_Group] = []
+    with store.batch():
+        for rel, renamed_to in removed:
+            if renamed_to is not None:
+                for m in store.anchored_to_files([rel], statuses=CURRENT_STATUSES):
+                    assert m.anchor is not None
+                    a = m.anchor
+                    moved = Anchor(renamed_to, a.symbol, a.start_line, a.end_line, a.content_hash)
+                    store.update_anchor(
+                        m.id, moved, at=at, event=event(m.id, "renamed", at, old_file=rel, new_file=renamed_to)
+                    )
+                    run.report.renamed.append(m.id)
+        gone = [rel for rel, to in removed if to is None]
+        files = list(dict.fromkeys([*changed, *(to for _, to in removed if to is not None)]))
+        indexed = set(indexer.files()) if whole else set()
+        if whole:  # every file memories are anchored to: those the index lacks and the disk too are gone
+            anchored = store.stats().anchored_files
+            gone += [rel for rel in sorted(anchored) if rel not in indexed and not (root / rel).exists()]
+            files = [rel for rel in sorted(anchored) if rel in indexed]
+        present = set(files)
+        for rel in dict.fromkeys(r for r in gone if r not in present):  # deleted, unless back since
+            groups = _groups(store.anchored_to_files([rel], statuses=CURRENT_STATUSES), store, run, file_wide_gone=True)
+            lost += groups
+        for rel in files:
+            lost += _reconcile_file(run, rel)
+        candidates = [rel for rel in dict.fromkeys([*changed, *(to for _, to in removed if to)])][:CROSS_FILE_MAX]
+        if whole and len(candidates) >= CROSS_FILE_MAX:
+            candidates = []  # a rebuilt index: every file "changed"; only exact places are trusted then
+        run.known = store.file_symbols(candidates)
+        for g in lost:
+            _find_elsewhere(run, g, candidates)
+        store.set_anchored_code(run.snapshots, at=at)
+        looked = [rel for rel in dict.fromkeys([*files, *(r for _, r in removed if r)]) if rel in run.anchored_files]
+        store.set_file_symbols([(rel, [c.symbol for c in indexer.chunks_for(rel) if c.part == 0]) for rel in looked])
+    return run.report
+
+
+def _groups(memories: Iterable[Memory], store: MemoryStore, run: _Run, *, file_wide_gone: bool = False) -> list[_Group]:
+    """Symbol-anchored memories grouped by definition; file-wide ones are settled here (file gone or back)."""
+    by_key: dict[tuple[str, str, str | None], _Group] = {}
+    for m in memories:
+        a = m.anchor
+        if a is None:
+            continue
+        if a.symbol is None:
+            if file_wide_gone and m.status != MemoryStatus.ORPHANED:
+                _orphan(run, m, f"{a.file} was deleted", reason="file deleted", file=a.file)
+            elif not file_wide_gone and m.status == MemoryStatus.ORPHANED:
+                store.update_status(
+                    m.id, MemoryStatus.ACTIVE, at=run.at, event=event(m.id, "revived", run.at, file=a.file)
+                )
+                run.report.revived.append(m.id)
+            continue
+        key = (a.file, a.symbol, a.content_hash)
+        group = by_key.get(key)
+        if group is None:
+            group = by_key[key] = _Group(a.file, a.symbol, a.content_hash, [])
+        group.memories.append(m)
+    groups = list(by_key.values())
+    codes = store.anchored_code([m.id for g in groups for m in g.memories])
+    for g in groups:
+        for m in g.memories:  # any memory of the group that has its code tells what the definition was
+            if m.id in codes:
+                g.syntax, g.code = codes[m.id]
+                break
+    return groups
+
+
+def _reconcile_file(run: _Run, rel: str) -> list[_Group]:
+    """Steps 1–3 for one file; returns the definitions that vanished from it (step 4 looks elsewhere)."""
+    groups = _groups(run.store.anchored_to_files([rel], statuses=CURRENT_STATUSES), run.store, run)
+    if not groups:
+        return []
+    run.anchored_files.add(rel)
+    index_chunks = {c.symbol: c for c in run.indexer.chunks_for(rel) if c.part == 0}
+    pending: list[_Group] = []
+    for g in groups:  # 1. same symbol, same bytes
+        c = index_chunks.get(g.symbol)
+        if c is not None and g.content_hash is not None and c.content_hash == g.content_hash:
+            run.claimed.add((rel, g.symbol))
+            for m in g.memories:
+                _settle(run, m, rel, c.symbol, c.start_line, c.end_line, c.content_hash, changed=False)
+            if g.syntax is None:  # from before m007: remember its code now that it is known unchanged
+                parsed = run.chunks(rel)
+                pc = parsed.get(g.symbol) if parsed else None
+                if pc is not None and pc.content_hash == c.content_hash:
+                    _snapshot(run, g.memories, pc)
+        else:
+            pending.append(g)
+    if not pending:
+        return []
+    parsed = run.chunks(rel) or {}
+    exact_done: list[_Group] = []
+    for g in pending:  # 2. same syntax: under its own symbol first, then the same name, then any
+        if g.syntax is None:
+            continue
+        same = [c for c in parsed.values() if c.syntax_hash == g.syntax and (rel, c.symbol) not in run.claimed]
+        target = _pick_exact(g.symbol, same)
+        if target is None:
+            continue
+        run.claimed.add((rel, target.symbol))
+        _follow(run, g, rel, target, changed=False, how="same code")
+        exact_done.append(g)
+    lost: list[_Group] = []
+    for g in pending:
+        if g in exact_done:
+            continue
+        c = parsed.get(g.symbol)
+        if c is not None and (rel, g.symbol) not in run.claimed:  # 3. same definition, really changed
+            if g.code is not None and (_base(g.symbol) != g.symbol or _has_namesakes(g.symbol, parsed)):
+                c = _best_similar(run, g, [x for x in parsed.values() if _base(x.symbol) == _base(g.symbol)], rel) or c
+            run.claimed.add((rel, c.symbol))
+            _follow(run, g, rel, c, changed=True, how="similar code")
+        else:
+            lost.append(g)
+    return lost
+
+
+def _find_elsewhere(run: _Run, g: _Group, files: Sequence[str]) -> None:
+    """Step 4 (and 5): the vanished definition in any changed file, by syntax, then by similarity."""
+    pool: list[tuple[str, Chunk]] = []
+    for rel in files:
+        for c in (run.chunks(rel) or {}).values():
+            if (rel, c.symbol) not in run.claimed and c.kind != "module":
+                pool.append((rel, c))
+    # by similarity only a definition under its old name, or under a name new to its file (a rename): one that
+    # was already there is another definition, however alike (short functions look alike)
+    similar_pool = [
+        (rel, c)
+        for rel, c in pool
+        if _name(c.symbol) == _name(g.symbol) or (rel in run.known and c.symbol not in run.known[rel])
+    ]
+    if g.syntax is not None or g.content_hash is not None:  # memories from before m007: the same bytes
+        exact = [(rel, c) for rel, c in pool if c.syntax_hash == g.syntax or c.content_hash == g.content_hash]
+        named = [(rel, c) for rel, c in exact if _name(c.symbol) == _name(g.symbol)]
+        pick = named if len(named) == 1 else exact if len(exact) == 1 else []
+        if pick:
+            rel, c = pick[0]
+            run.claimed.add((rel, c.symbol))
+            _follow(run, g, rel, c, changed=False, how="same code")
+            return
+    if g.code is not None:
+        best = _most_similar(g, similar_pool)
+        if best is not None:
+            (rel, c), score = best
+            run.claimed.add((rel, c.symbol))
+            _follow(run, g, rel, c, changed=c.syntax_hash != g.syntax, how="similar code", similarity=score)
+            return
+    for m in g.memories:
+        if m.status != MemoryStatus.ORPHANED:
+            _orphan(
+                run, m, f"{g.symbol} is no longer in {g.file}", reason="symbol vanished", symbol=g.symbol, file=g.file
+            )
+
+
+def _pick_exact(symbol: str, same: list[Chunk]) -> Chunk | None:
+    for want in (lambda c: c.symbol == symbol, lambda c: _base(c.symbol) == _base(symbol)):
+        hits = [c for c in same if want(c)]
+        if hits:
+            return hits[0]
+    return same[0] if len(same) == 1 else None
+
+
+def _best_similar(run: _Run, g: _Group, chunks: list[Chunk], rel: str) -> Chunk | None:
+    best = _most_similar(g, [(rel, c) for c in chunks if (rel, c.symbol) not in run.claimed], margin=0.0, floor=0.0)
+    return best[0][1] if best is not None else None
+
+
+def _most_similar(
+    g: _Group, pool: Sequence[tuple[str, Chunk]], *, margin: float = SIMILARITY_MARGIN, floor: float = SIMILARITY_MIN
+) -> tuple[tuple[str, Chunk], float] | None:
+    """The candidate most like the group's code (tokens; its old name read as the candidate's)."""
+    assert g.code is not None
+    old_tokens = TOKEN_RE.findall(g.code)
+    scored: list[tuple[float, int]] = []
+    for i, (_, c) in enumerate(pool):
+        new_tokens = TOKEN_RE.findall(c.text)
+        if not old_tokens or not new_tokens:
+            continue
+        ratio = len(new_tokens) / len(old_tokens)
+        if ratio > LENGTH_RATIO_MAX or ratio < 1 / LENGTH_RATIO_MAX:
+            continue
+        old_name, new_name = _name(g.symbol), _name(c.symbol)
+        aligned = [new_name if t == old_name else t for t in old_tokens]
+        scored.append((difflib.SequenceMatcher(None, aligned, new_tokens, autojunk=False).ratio(), i))
+    if not scored:
+        return None
+    scored.sort(reverse=True)
+    top, i = scored[0]
+    runner_up = scored[1][0] if len(scored) > 1 else 0.0
+    if top < floor or top - runner_up < margin:
+        return None
+    return pool[i], top
+
+
+def _follow(
+    run: _Run, g: _Group, rel: str, c: Chunk, *, changed: bool, how: str, similarity: float | None = None
+) -> None:
+    """Move the group's memories onto chunk ``c`` of ``rel``; ``changed``: its syntax differs (stale)."""
+    moved = (rel, c.symbol) != (g.file, g.symbol)
+    diff = code_diff(g.code, c.text) if changed and g.code is not None else None
+    for m in g.memories:
+        if moved:
+            ev = event(
+                m.id, REANCHORED, run.at, how=how, from_file=g.file, from_symbol=g.symbol, to_file=rel,
+                to_symbol=c.symbol, similarity=round(similarity, 3) if similarity is not None else None,
+            )  # fmt: skip
+            a = m.anchor
+            keep_hash = a.content_hash if changed and a is not None else c.content_hash
+            run.store.update_anchor(
+                m.id, Anchor(rel, c.symbol, c.start_line, c.end_line, keep_hash), at=run.at, event=ev
+            )
+            run.report.reanchored.append(m.id)
+        _settle(
+            run, m, rel, c.symbol, c.start_line, c.end_line, c.content_hash, changed=changed, diff=diff, moved=moved
+        )
+    if not changed:
+        _snapshot(run, g.memories, c)
+
+
+def _settle(
+    run: _Run,
+    m: Memory,
+    rel: str,
+    symbol: str,
+    start: int,
+    end: int,
+    content_hash: str,
+    *,
+    changed: bool,
+    diff: str | None = None,
+    moved: bool = False,
+) -> None:
+    """Status and span of one memory whose definition was found (``changed``: its syntax changed)."""
+    a = m.anchor
+    assert a is not None
+    store, at = run.store, run.at
+    if m.status == MemoryStatus.ORPHANED:
+        status = MemoryStatus.STALE if changed else MemoryStatus.ACTIVE
+        store.update_status(
+            m.id, status, at=at, reason="its code changed while it was gone" if changed else None,
+            event=event(m.id, "revived", at, symbol=symbol, file=rel, diff=diff),
+        )  # fmt: skip
+        run.report.revived.append(m.id)
+    elif changed and m.status == MemoryStatus.ACTIVE:
+        store.update_status(
+            m.id, MemoryStatus.STALE, at=at, reason=STALE_REASON.format(symbol=symbol),
+            event=event(m.id, "stale", at, symbol=symbol, old_hash=a.content_hash, new_hash=content_hash, diff=diff),
+        )  # fmt: skip
+        run.report.stale.append(m.id)
+    if not changed and not moved and a.content_hash is not None and a.content_hash != content_hash:
+        # only formatting, comments or docstrings: still what the memory describes
+        store.update_anchor(
+            m.id, Anchor(rel, symbol, start, end, content_hash), at=at,
+            event=event(m.id, REFORMATTED, at, symbol=symbol),
+        )  # fmt: skip
+        run.report.reformatted.append(m.id)
+    elif not moved and (start, end) != (a.start_line, a.end_line):
+        store.move_spans([(m.id, start, end)])
+        if m.id not in run.report.reanchored:
+            run.report.reanchored.append(m.id)
+
+
+def _orphan(run: _Run, m: Memory, why: str, **detail: Any) -> None:
+    run.store.update_status(
+        m.id, MemoryStatus.ORPHANED, at=run.at, reason=why, event=event(m.id, "orphaned", run.at, **detail)
+    )
+    run.report.orphaned.append(m.id)
+
+
+def _snapshot(run: _Run, memories: Iterable[Memory], c: Chunk) -> None:
+    if c.syntax_hash and len(c.text) <= CODE_MAX_CHARS:
+        run.snapshots += [(m.id, c.syntax_hash, c.text) for m in memories]
+
+
+def code_diff(old: str | None, new: str, *, max_lines: int = DIFF_MAX_LINES) -> str | None:
+    """A unified diff of the anchored code then and now, cut at ``max_lines`` (``… N more lines``)."""
+    if old is None:
+        return None
+    lines = list(difflib.unified_diff(old.splitlines(), new.splitlines(), "then", "now", n=1, lineterm=""))
+    if not lines:
+        return None
+    if len(lines) > max_lines:
+        lines = [*lines[:max_lines], f"… {len(lines) - max_lines} more lines"]
+    return "\n".join(lines)
+
+
+def _base(symbol: str) -> str:
+    return PART_SUFFIX.sub("", symbol)
+
+
+def _name(symbol: str) -> str:
+    return _base(symbol).rsplit(".", 1)[-1]
+
+
+def _has_namesakes(symbol: str, parsed: dict[str, Chunk]) -> bool:
+    base = _base(symbol)
+    return sum(1 for s in parsed if _base(s) == base) > 1

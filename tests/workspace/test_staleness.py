@@ -1,0 +1,287 @@
+"""Staleness that means something: syntax, not bytes; anchors that follow their definition; every index path."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from forewarn.indexing.indexer import Indexer
+from forewarn.memory.store import MemoryStore
+from forewarn.memory.vocabulary import MemoryStatus
+from forewarn.workspace.engine import Workspace
+
+PAY_PY = '''\
+import time
+
+
+def retry(fn, attempts=3):
+    """Call fn until it succeeds."""
+    for i in range(attempts):
+        try:
+            return fn()
+        except OSError:
+            time.sleep(2 ** i)
+    raise RuntimeError("gave up")
+
+
+def charge(amount, currency='EUR'):
+    total = (amount * 100)  # cents
+    return {"amount": total, "currency": currency,}
+'''
+
+
+def write(root: Path, rel: str, text: str) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    st = path.stat()  # a new mtime even within the filesystem's timestamp granularity
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    write(root, "pay.py", PAY_PY)
+    return root
+
+
+@pytest.fixture
+def ws(root: Path) -> Iterator[Workspace]:
+    w = Workspace.open(root, embedder=None)
+    w.reindex()
+    yield w
+    w.close()
+
+
+def kinds(ws: Workspace, memory_id: str) -> list[str]:
+    return [e.kind for e in ws.history(memory_id).events[ws.get(memory_id).id]]
+
+
+# ---------------------------------------------------------------- syntax, not bytes
+
+
+def test_formatting_comments_and_docstrings_keep_a_memory_active(root: Path, ws: Workspace) -> None:
+    m = ws.remember("retry sleeps exponentially", type="gotcha", file="pay.py", symbol="retry").memory
+    c = ws.remember("charge works in cents", type="gotcha", file="pay.py", symbol="charge").memory
+    reformatted = PAY_PY.replace('"""Call fn until it succeeds."""', '"""Call fn until it works (docs changed)."""')
+    reformatted = reformatted.replace("for i in range(attempts):", "# try again\n    for i in range( attempts ) :")
+    reformatted = reformatted.replace("currency='EUR'", 'currency="EUR"')
+    reformatted = reformatted.replace("(amount * 100)  # cents", "amount * 100")
+    reformatted = reformatted.replace('"currency": currency,}', '"currency": currency}')
+    write(root, "pay.py", reformatted)
+    report = ws.reindex().memories
+    assert ws.get(m.id).status == MemoryStatus.ACTIVE
+    assert ws.get(c.id).status == MemoryStatus.ACTIVE
+    assert set(report.reformatted) == {m.id, c.id}
+    assert "reformatted" in kinds(ws, m.id)
+
+
+def test_a_real_change_marks_stale_and_keeps_a_diff(root: Path, ws: Workspace) -> None:
+    m = ws.remember("retry sleeps exponentially", type="gotcha", file="pay.py", symbol="retry").memory
+    write(root, "pay.py", PAY_PY.replace("time.sleep(2 ** i)", "time.sleep(1)"))
+    assert m.id in ws.reindex().memories.stale
+    assert ws.get(m.id).status == MemoryStatus.STALE
+    diff = ws.stale_diff(m.id)
+    assert diff is not None
+    assert "-            time.sleep(2 ** i)" in diff and "+            time.sleep(1)" in diff
+    stale = [e for e in ws.store.events(m.id) if e.kind == "stale"]
+    assert stale and stale[-1].detail["diff"] == diff
+    ws.confirm(m.id)  # still true: later diffs start from the code as it is now
+    write(root, "pay.py", PAY_PY.replace("time.sleep(2 ** i)", "time.sleep(5)"))
+    ws.reindex()
+    diff = ws.stale_diff(m.id)
+    assert diff is not None and "-            time.sleep(1)" in diff and "+            time.sleep(5)" in diff
+
+
+JS = """\
+function total(items) {
+  // sum of prices
+  return items.reduce((a, b) => a + b.price, 0);
+}
+"""
+
+
+def test_javascript_formatting_is_not_a_change_but_an_operator_is(root: Path, ws: Workspace) -> None:
+    write(root, "cart.js", JS)
+    ws.reindex()
+    m = ws.remember("prices are in cents", type="gotcha", file="cart.js", symbol="total").memory
+    write(root, "cart.js", "function total(items)\n{\n    return items.reduce((a, b) => a + b.price, 0)\n}\n")
+    ws.reindex()
+    assert ws.get(m.id).status == MemoryStatus.ACTIVE
+    write(root, "cart.js", "function total(items) {\n  return items.reduce((a, b) => a - b.price, 0);\n}\n")
+    ws.reindex()
+    assert ws.get(m.id).status == MemoryStatus.STALE
+
+
+# ---------------------------------------------------------------- every path that changes the index
+
+
+def test_cli_index_reconciles_and_the_next_open_too(root: Path, ws: Workspace) -> None:
+    m = ws.remember("retry sleeps exponentially", type="gotcha", file="pay.py", symbol="retry").memory
+    ws.close()
+    write(root, "pay.py", PAY_PY.replace("attempts=3", "attempts=5"))
+    out = subprocess.run(
+        [sys.executable, "-m", "forewarn", "index", "--no-embed", "--json", "-w", str(root)],
+        capture_output=True, text=True, check=True, env=os.environ,
+    )  # fmt: skip
+    assert m.id in out.stdout  # the summary says which memories it made stale
+    store = MemoryStore(next(Path(os.environ["FOREWARN_HOME"]).glob("workspaces/*")) / "memory.db")
+    try:
+        assert store.resolve(m.id).status == MemoryStatus.STALE
+    finally:
+        store.close()
+
+
+def test_an_index_written_by_another_process_is_reconciled_on_open(root: Path, ws: Workspace) -> None:
+    m = ws.remember("retry sleeps exponentially", type="gotcha", file="pay.py", symbol="retry").memory
+    ws.close()
+    write(root, "pay.py", PAY_PY.replace("attempts=3", "attempts=5"))
+    with Indexer(root, ws.settings) as other:  # a git hook's `forewarn index` without memories (no reconcile)
+        other.index()
+    with Workspace.open(root, embedder=None) as again:  # the server starting, the CLI's next command
+        assert again.get(m.id).status == MemoryStatus.STALE
+        assert m.id in again.last_reconcile.stale
+
+
+def test_a_saved_file_is_reconciled(root: Path, ws: Workspace) -> None:
+    m = ws.remember("charge works in cents", type="gotcha", file="pay.py", symbol="charge").memory
+    write(root, "pay.py", PAY_PY.replace("amount * 100", "amount * 1000"))
+    ws.reindex(["pay.py"])  # what the server does on save and for watched files
+    assert ws.get(m.id).status == MemoryStatus.STALE
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@e", *args], cwd=root, check=True, capture_output=True
+    )
+
+
+def test_a_branch_switch_is_reconciled(root: Path, ws: Workspace) -> None:
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "init")
+    git(root, "checkout", "-qb", "other")
+    write(root, "pay.py", PAY_PY.replace("def retry(", "def retry_forever(").replace("attempts=3", "attempts=None"))
+    git(root, "commit", "-qam", "other")
+    git(root, "checkout", "-q", "main")
+    ws.reindex()
+    m = ws.remember("retry sleeps exponentially", type="gotcha", file="pay.py", symbol="retry").memory
+    git(root, "checkout", "-q", "other")
+    os.utime(root / "pay.py", ns=(1, (root / "pay.py").stat().st_mtime_ns + 1_000_000_000))
+    ws.reindex()
+    got = ws.get(m.id)
+    assert got.anchor is not None and got.anchor.symbol == "retry_forever"  # renamed and edited: followed
+    assert got.status == MemoryStatus.STALE
+
+
+def test_mining_reconciles_what_changed_before_it(root: Path, ws: Workspace) -> None:
+    from forewarn.workspace.mining import mine
+
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "init")
+    m = ws.remember("charge works in cents", type="gotcha", file="pay.py", symbol="charge").memory
+    write(root, "pay.py", PAY_PY.replace("amount * 100", "amount * 1000"))
+    mine(ws)
+    assert ws.get(m.id).status == MemoryStatus.STALE
+
+
+# ---------------------------------------------------------------- anchors follow identity
+
+
+def test_a_renamed_function_keeps_its_memory(root: Path, ws: Workspace) -> None:
+    m = ws.remember("retry sleeps exponentially", type="gotcha", file="pay.py", symbol="retry").memory
+    write(root, "pay.py", PAY_PY.replace("def retry(", "def retry_with_backoff("))
+    ws.reindex()
+    got = ws.get(m.id)
+    assert got.anchor is not None and got.anchor.symbol == "retry_with_backoff"
+    assert got.status == MemoryStatus.ACTIVE  # only the name changed
+    ev = [e for e in ws.store.events(m.id) if e.kind == "reanchored"]
+    assert ev and ev[-1].detail["from_symbol"] == "retry" and ev[-1].detail["to_symbol"] == "retry_with_backoff"
+
+
+def test_a_function_moved_unchanged_to_another_file_keeps_its_memory(root: Path, ws: Workspace) -> None:
+    m = ws.remember("charge works in cents", type="gotcha", file="pay.py", symbol="charge").memory
+    start = PAY_PY.index("def charge(")
+    write(root, "pay.py", PAY_PY[:start].rstrip() + "\n")
+    write(root, "billing/charges.py", "import decimal\n\n\n" + PAY_PY[start:])
+    ws.reindex()
+    got = ws.get(m.id)
+    assert got.anchor is not None and (got.anchor.file, got.anchor.symbol) == ("billing/charges.py", "charge")
+    assert got.status == MemoryStatus.ACTIVE
+
+
+def test_git_mv_plus_an_edit_follows_and_goes_stale(root: Path, ws: Workspace) -> None:
+    m = ws.remember("retry sleeps exponentially", type="gotcha", file="pay.py", symbol="retry").memory
+    (root / "pay.py").unlink()
+    write(root, "payments.py", PAY_PY.replace('raise RuntimeError("gave up")', 'raise TimeoutError("gave up")'))
+    ws.reindex()
+    got = ws.get(m.id)
+    assert got.anchor is not None and (got.anchor.file, got.anchor.symbol) == ("payments.py", "retry")
+    assert got.status == MemoryStatus.STALE
+    assert "TimeoutError" in (ws.stale_diff(m.id) or "")
+
+
+HELPERS = """\
+def helper(x):
+    return x + 1
+
+
+def helper(x):
+    return [x, x]
+"""
+
+
+def test_deleting_the_first_of_two_namesakes_moves_no_memory_onto_the_other(root: Path, ws: Workspace) -> None:
+    write(root, "h.py", HELPERS)
+    ws.reindex()
+    first = ws.remember("adds one", file="h.py", symbol="helper").memory
+    second = ws.remember("pairs it", file="h.py", symbol="helper#2").memory
+    write(root, "h.py", HELPERS[HELPERS.index("def helper(x):\n    return [x") :])
+    ws.reindex()
+    assert ws.get(first.id).status == MemoryStatus.ORPHANED
+    kept = ws.get(second.id)
+    assert kept.status == MemoryStatus.ACTIVE and kept.anchor is not None and kept.anchor.symbol == "helper"
+
+
+OVERLOADS = """\
+from typing import overload
+
+
+@overload
+def parse(x: int) -> int: ...
+@overload
+def parse(x: str) -> str: ...
+def parse(x):
+    return x
+"""
+
+
+def test_one_more_overload_stub_does_not_move_the_memory_onto_a_stub(root: Path, ws: Workspace) -> None:
+    write(root, "o.py", OVERLOADS)
+    ws.reindex()
+    impl = next(c for c in ws.indexer.chunks_for("o.py") if "return x" in c.text and c.kind != "module")
+    m = ws.remember("parse passes values through", file="o.py", symbol=impl.symbol).memory
+    stub = "@overload\ndef parse(x: bytes) -> bytes: ...\n"
+    write(root, "o.py", OVERLOADS.replace("def parse(x: str) -> str: ...\n", "def parse(x: str) -> str: ...\n" + stub))
+    ws.reindex()
+    got = ws.get(m.id)
+    now = next(c for c in ws.indexer.chunks_for("o.py") if "return x" in c.text and c.kind != "module")
+    assert got.anchor is not None and got.anchor.symbol == now.symbol != impl.symbol
+    assert got.status == MemoryStatus.ACTIVE
+
+
+def test_an_orphan_is_reanchored_by_hand(root: Path, ws: Workspace) -> None:
+    m = ws.remember("charge works in cents", type="gotcha", file="pay.py", symbol="charge").memory
+    start = PAY_PY.index("def charge(")
+    write(root, "pay.py", PAY_PY[:start] + "def bill(total):\n    return {'sum': total}\n")
+    ws.reindex()
+    assert ws.get(m.id).status == MemoryStatus.ORPHANED
+    got = ws.reanchor(m.id, "pay.py", "bill")
+    assert got.status == MemoryStatus.ACTIVE and got.anchor is not None and got.anchor.symbol == "bill"
+    assert "reanchored" in [e.kind for e in ws.store.events(m.id)]
