@@ -63,13 +63,18 @@ _NEGATION_WORDS = frozenset(
 )  # fmt: skip
 _REPLACEMENT_PHRASES = (
     "instead of", "instead", "rather than", "switched to", "switch to", "switched from", "moved to", "migrated to",
-    "was replaced", "were replaced", "replaced by", "replaced with", "replacing", "no longer", "is gone", "are gone",
-    "in favour of", "in favor of", "deprecated in favour", "stopped", "anymore", "any more",
+    "was replaced", "were replaced", "replaced by", "replaced with", "replacing", "is gone", "are gone",
+    "in favour of", "in favor of", "deprecated in favour",
 )  # fmt: skip
+# a change said by negating ("no longer needs"): a replacement only against a text that was not negated
+_NEGATED_CHANGE_PHRASES = ("no longer", "stopped", "anymore", "any more")
 _WEAK_REPLACEMENT_WORDS = frozenset(("now", "nowadays"))
 # the replacement phrases' own words say nothing about what is replaced
 _REPLACEMENT_WORDS = frozenset(
-    w for p in _REPLACEMENT_PHRASES for w in p.split() if w not in STOPWORDS and w not in ("favour", "favor")
+    w
+    for p in (*_REPLACEMENT_PHRASES, *_NEGATED_CHANGE_PHRASES)
+    for w in p.split()
+    if w not in STOPWORDS and w not in ("favour", "favor")
 )
 # each family's words mean the same; a word of one family is the antonym of the other family's
 _ANTONYMS: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
@@ -144,6 +149,7 @@ class _Text:
     content: frozenset[str]  # stems of the words that say what it is about
     negations: int
     replacement: bool
+    negated_change: bool
     weak_replacement: bool
 
 
@@ -180,7 +186,8 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
     if polarity_differs and antonyms and not negated_alone and about_same[CUE_ANTONYM]:
         cues.append(CUE_ANTONYM)
     weakly_replaced = b.weak_replacement and overlap >= WEAK_REPLACEMENT_MIN_OVERLAP and b.content != a.content
-    if (b.replacement and about_same[CUE_REPLACEMENT]) or weakly_replaced:
+    replaced = b.replacement or (b.negated_change and polarity_differs)
+    if (replaced and about_same[CUE_REPLACEMENT]) or weakly_replaced:
         cues.append(CUE_REPLACEMENT)
     if _value_changed(a, b):
         cues.append(CUE_VALUE)
@@ -211,7 +218,8 @@ def describe(cues: Sequence[str]) -> str:
 def _read(text: str, anchor: frozenset[str]) -> _Text:
     low = " " + " ".join(text.lower().replace("’", "'").split()) + " "
     tokens = tuple(_TOKEN_RE.findall(low))
-    plain = " " + " ".join(tokens) + " "
+    joined = " " + " ".join(tokens) + " "  # punctuation gone: "is gone;" ends a phrase like "is gone"
+    plain = joined
     negations = 0
     for phrase in _NEGATION_PHRASES:
         if " " not in phrase:
@@ -222,7 +230,8 @@ def _read(text: str, anchor: frozenset[str]) -> _Text:
     words = [t for t in plain.split() if not _is_identifier(t)]
     words += [part for w in words if "-" in w for part in w.split("-")[1:] if len(part) > 3]  # case-insensitive
     negations += sum(1 for w in words if w in _NEGATION_WORDS and _stem(w) not in anchor)
-    replacement = any(f" {p} " in low or low.rstrip(" .;").endswith(" " + p) for p in _REPLACEMENT_PHRASES)
+    replacement = any(f" {p} " in joined for p in _REPLACEMENT_PHRASES)
+    negated_change = any(f" {p} " in joined for p in _NEGATED_CHANGE_PHRASES)
     weak = any(w in _WEAK_REPLACEMENT_WORDS and _stem(w) not in anchor for w in words)
     cue_words = _NEGATION_WORDS | _WEAK_REPLACEMENT_WORDS | _REPLACEMENT_WORDS
     content: set[str] = set()
@@ -238,7 +247,7 @@ def _read(text: str, anchor: frozenset[str]) -> _Text:
                 ps = _stem(part)
                 if len(part) > 1 and part not in STOPWORDS and ps not in anchor:
                     content.add(ps)
-    return _Text(text, tokens, frozenset(words), frozenset(content), negations, replacement, weak)
+    return _Text(text, tokens, frozenset(words), frozenset(content), negations, replacement, negated_change, weak)
 
 
 def _is_identifier(token: str) -> bool:
@@ -334,8 +343,8 @@ def _value_changed(a: _Text, b: _Text) -> bool:
     if any(len(x) > FRAME_MAX_CHANGE or len(y) > FRAME_MAX_CHANGE for x, y in changes):
         return False
     for x, y in replaced:
-        if _same_quantity(x, y):
-            continue
+        if _same_quantity(x, y) or all(t in STOPWORDS or t in _SIMILARITY_STOPWORDS for t in (*x, *y)):
+            continue  # "5 minutes" for "300 seconds", "may" for "can": said another way
         valued = any(_is_value(t) for t in (*x, *y))
         if (ratio >= FRAME_MIN_RATIO or valued) and not set(x) & (_NEGATION_WORDS | _WEAK_REPLACEMENT_WORDS):
             return True

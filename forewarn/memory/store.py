@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import sqlite3
 import threading
 import time
@@ -226,6 +227,22 @@ class SearchRow:
     tags: tuple[str, ...]
 
 
+RELATION_EVENT = "relation"  # in both memories' history: {"with": the other id, "relation": both|contested}
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """What a person said holds between two memories (``a`` < ``b``): ``both`` hold, or ``contested``."""
+
+    a: str
+    b: str
+    kind: str
+    at: str
+
+    def other(self, memory_id: str) -> str:
+        return self.b if memory_id == self.a else self.a
+
+
 @dataclass(frozen=True, slots=True)
 class MemoryFilter:
     """Optional filters, each ANDed. ``file`` matches the file itself or everything under a folder."""
@@ -388,6 +405,54 @@ ALTER TABLE memories ADD COLUMN visibility TEXT NOT NULL DEFAULT 'team' CHECK (v
 ALTER TABLE memories ADD COLUMN recorded_by TEXT;
 """
 
+# the statuses ``memories.status`` accepts from m006 on: ``contested`` joins (a migration's text never changes)
+M006_STATUSES = (*M004_STATUSES, "contested")
+_STATUS_CHECK_RE = re.compile(r"CHECK \(status IN \([^)]*\)\)")
+# what a person said about two memories that seemed to contradict each other: both hold, or contested.
+# One row per pair, ``a`` the smaller id; "replace" needs no row (the superseded memory records it)
+M006_RELATIONS = """
+CREATE TABLE memory_relations (
+  a TEXT NOT NULL,
+  b TEXT NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('both', 'contested')),
+  at TEXT NOT NULL,
+  PRIMARY KEY (a, b)
+) WITHOUT ROWID;
+CREATE INDEX memory_relations_b ON memory_relations (b);
+"""
+
+
+def _m006_contested(conn: sqlite3.Connection) -> None:
+    """Status ``contested`` and the pair relations (``memory_relations``).
+
+    The CHECK on ``memories.status`` changes, so the table is rebuilt as m004 rebuilt it (every row keeps its
+    ``num``; indexes and triggers re-created from their stored SQL), from its own stored definition with only
+    the status list replaced: columns other migrations added stay as they are.
+    """
+    create = conn.execute("""SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'memories'""").fetchone()[0]
+    statuses = ", ".join(f"'{x}'" for x in M006_STATUSES)
+    rebuilt, n = _STATUS_CHECK_RE.subn(f"CHECK (status IN ({statuses}))", create)
+    if n != 1:
+        raise sqlite3.DatabaseError("m006: memories has no single status CHECK to extend")
+    columns = ", ".join(r[1] for r in conn.execute("""PRAGMA table_info(memories)"""))
+    keep = [
+        r[0]
+        for r in conn.execute(
+            """SELECT sql FROM sqlite_master WHERE tbl_name = 'memories' AND type IN ('index', 'trigger')
+                 AND sql IS NOT NULL ORDER BY type, name"""
+        )
+    ]
+    conn.execute("PRAGMA defer_foreign_keys = ON")  # reset by SQLite when the transaction ends
+    conn.execute(f"""CREATE TEMP TABLE m006_memories AS SELECT {columns} FROM memories""")
+    conn.execute("""DROP TABLE memories""")
+    conn.execute(rebuilt)
+    conn.execute(f"""INSERT INTO memories ({columns}) SELECT {columns} FROM temp.m006_memories""")
+    conn.execute("""DROP TABLE temp.m006_memories""")
+    for sql in keep:
+        conn.execute(sql)
+    for statement in _split_m004(M006_RELATIONS):
+        conn.execute(statement)
+
 
 # the code a memory describes, as it was when written or last confirmed: its syntax hash decides staleness
 # (formatting and comments don't count) and its text is what a stale memory's diff is taken against; and
@@ -449,6 +514,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("m003_file_recent_index", M003),
     Migration("m004_suggestions", _m004_suggestions),
     Migration("m005_visibility", M005),
+    Migration("m006_contested", _m006_contested),
     Migration("m007_anchored_code", M007),
 )
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"  # must match memory_fts in M001
@@ -1258,6 +1324,42 @@ class MemoryStore:
                    ON CONFLICT (key) DO UPDATE SET value = excluded.value""",
                 (key, value),
             )
+
+    def relations(self, memory_ids: Sequence[str]) -> list[Relation]:
+        """Every recorded relation with one of ``memory_ids`` on either side (m006)."""
+        out: list[Relation] = []
+        with self._lock:
+            for part in _chunks(list(dict.fromkeys(memory_ids)), SQL_VARIABLE_CHUNK // 2):
+                marks = _placeholders(len(part))
+                out += [
+                    Relation(*row)
+                    for row in self.conn.execute(
+                        f"""SELECT a, b, kind, at FROM memory_relations WHERE a IN ({marks})
+                            UNION SELECT a, b, kind, at FROM memory_relations WHERE b IN ({marks})""",
+                        (*part, *part),
+                    )
+                ]
+        return sorted(set(out), key=lambda r: (r.a, r.b))
+
+    def set_supersedes(self, memory_id: str, old_id: str, *, at: str) -> None:
+        """``memory_id`` now stands in for ``old_id`` (a contradiction resolved by replacing the older)."""
+        with self.batch():
+            self.conn.execute(
+                """UPDATE memories SET supersedes = ?, updated_at = ? WHERE id = ?""", (old_id, at, memory_id)
+            )
+
+    def set_relation(self, x: str, y: str, kind: str, *, at: str) -> bool:
+        """Record what holds between two memories (``both`` or ``contested``); an older ``at`` than the one
+        recorded changes nothing (imports replay history out of order). True when the row changed."""
+        a, b = sorted((x, y))
+        with self.batch():
+            cur = self.conn.execute(
+                """INSERT INTO memory_relations (a, b, kind, at) VALUES (?, ?, ?, ?)
+                   ON CONFLICT (a, b) DO UPDATE SET kind = excluded.kind, at = excluded.at
+                   WHERE excluded.at >= memory_relations.at AND excluded.kind != memory_relations.kind""",
+                (a, b, kind, at),
+            )
+            return cur.rowcount > 0
 
     def add_events(self, events: Iterable[MemoryEvent]) -> int:
         with self.batch():

@@ -47,6 +47,7 @@ from forewarn.memory import lifecycle, validation
 from forewarn.memory.redact import redact
 from forewarn.memory.store import (
     PURGED_REASON,
+    RELATION_EVENT,
     STATUSES,
     Anchor,
     InvalidMemoryError,
@@ -55,7 +56,7 @@ from forewarn.memory.store import (
     MemoryStore,
 )
 from forewarn.memory.text import ID_PREFIX_RE, iso_of, new_id, normalise_text, parse_iso, to_iso
-from forewarn.memory.vocabulary import CURRENT_STATUSES, MemoryStatus, Visibility
+from forewarn.memory.vocabulary import CURRENT_STATUSES, MemoryStatus, Resolution, Visibility
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +78,7 @@ REPLACED_EVENT = "replaced_by_import"  # the local version an import replaced, e
 CLAMPED_EVENT = "import_clamped"  # times of an imported record that lay in the future (the originals)
 PURGED_EVENT = "purged"
 MERGED_EVENT = "replaced_by_merge"  # a version the merge driver did not keep as current, every field of it
+RELATION_KINDS = (Resolution.BOTH.value, Resolution.CONTESTED.value)  # what a relation event may record
 RESTATED_EVENT = "restatement_merged"  # a teammate's near-identical memory, merged into ours by an import
 MERGE_SOURCE = "git merge"  # the "from" of a version kept by the merge driver
 EXPORTED_AT_KEY = "exported_at"  # per memory: the commit (HEAD) the export that last changed its line was made at
@@ -609,12 +611,26 @@ def import_jsonl(
                 report.events_added += store.add_events(events)
             store.insert_many(to_insert)
             report.events_added += sum(len(e) for _, e in to_insert)
+            _relate(store, records)
             if dry_run:
                 raise _DryRun
     except _DryRun:
         report.replaced_nums.clear()
     log.info("imported %s%s: %s", path, " (dry run)" if dry_run else "", report.to_dict())
     return report
+
+
+def _relate(store: MemoryStore, records: list[Record]) -> None:
+    """Pairs a teammate resolved (both hold, contested) from the relation events in their history: the
+    pair is not flagged again here either. The newest decision about a pair wins; a bad detail is ignored."""
+    for rec in records:
+        for e in rec.events:
+            other, kind = e.detail.get("with"), e.detail.get("relation")
+            if e.kind != RELATION_EVENT or kind not in RELATION_KINDS or not isinstance(other, str):
+                continue
+            if len(other) != 26 or ID_PREFIX_RE.match(other) is None or other.upper() == rec.memory.id:
+                continue
+            store.set_relation(rec.memory.id, other.upper(), kind, at=e.at)
 
 
 def is_restatement(a: str, b: str) -> bool:

@@ -33,6 +33,15 @@ class MemoryStatus(StrEnum):
     ORPHANED = "orphaned"  # its code is gone
     SUGGESTED = "suggested"  # proposed by mining (history, warning comments); waits for a person's review
     DISMISSED = "dismissed"  # a person said no to a suggestion: never proposed again, kept as history
+    CONTESTED = "contested"  # contradicts another current memory: both show as warnings until someone resolves it
+
+
+class Resolution(StrEnum):
+    """What a person decided about two memories that seem to contradict each other."""
+
+    REPLACE = "replace"  # the one named first stands; the other is superseded by it
+    BOTH = "both"  # both hold: recorded as a relation, and the pair is never flagged again
+    CONTESTED = "contested"  # not settled: both are marked contested until someone resolves the pair
 
 
 class MemorySource(StrEnum):
@@ -53,9 +62,14 @@ class Visibility(StrEnum):
 
 
 # what search returns unless asked otherwise
-CURRENT_STATUSES: tuple[MemoryStatus, ...] = (MemoryStatus.ACTIVE, MemoryStatus.STALE, MemoryStatus.ORPHANED)
+CURRENT_STATUSES: tuple[MemoryStatus, ...] = (
+    MemoryStatus.ACTIVE,
+    MemoryStatus.STALE,
+    MemoryStatus.ORPHANED,
+    MemoryStatus.CONTESTED,
+)
 # what shows on a file: orphaned memories have lost their code
-ANCHORED_STATUSES: tuple[MemoryStatus, ...] = (MemoryStatus.ACTIVE, MemoryStatus.STALE)
+ANCHORED_STATUSES: tuple[MemoryStatus, ...] = (MemoryStatus.ACTIVE, MemoryStatus.STALE, MemoryStatus.CONTESTED)
 # no longer current: kept as history, reachable only when asked for
 ENDED_STATUSES: tuple[MemoryStatus, ...] = (MemoryStatus.SUPERSEDED, MemoryStatus.ARCHIVED)
 # proposed, not yet reviewed: shown apart (hints, `memory review`), never as a current memory

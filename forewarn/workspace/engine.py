@@ -25,12 +25,13 @@ import numpy as np
 from forewarn import paths
 from forewarn.config import Settings
 from forewarn.errors import ForewarnError
-from forewarn.memory import lifecycle, retrieval, transfer, validation
+from forewarn.memory import contradictions, lifecycle, retrieval, transfer, validation
 from forewarn.memory.lifecycle import ReconcileReport, anchors_overlap, event, same_anchor
 from forewarn.memory.redact import redact
 from forewarn.memory.retrieval import ProactiveHit, ScoredMemory, SearchParams, SearchTimings
 from forewarn.memory.session import SessionMemory
 from forewarn.memory.store import (
+    RELATION_EVENT,
     STATUSES,
     Anchor,
     InvalidMemoryError,
@@ -56,6 +57,7 @@ from forewarn.memory.vocabulary import (
     MemorySource,
     MemoryStatus,
     MemoryType,
+    Resolution,
     Visibility,
 )
 from forewarn.workspace import code_search, history, reconcile, team
@@ -73,6 +75,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MERGE_NEIGHBOURS = 10  # nearest memories checked for merge/supersession on remember
+CONFLICT_CANDIDATES = 200  # current memories on the same place judged against a new one, newest first
+MAX_CONFLICTS = 5  # conflicts a remember reports, most similar first: past a few, the place needs a cleanup
 MEMORY_CODE_FILES = 5  # the best code files whose memories join a search's ranking (a third list)
 FILE_WIDE_SHARE = 0.7  # a file-wide memory on a matching file, against one on the matching symbol
 SESSION_NEIGHBOUR_SHARE = 0.5  # a touched file's dependencies get half its session weight
@@ -88,11 +92,25 @@ DEFAULT_CONFIDENCE: dict[str, float] = {  # how sure the source usually is
 
 
 @dataclass(frozen=True, slots=True)
+class Conflict:
+    """A current memory on the same place that the new one seems to contradict, and the cues that say so."""
+
+    memory: Memory
+    cues: tuple[str, ...]  # forewarn.memory.contradictions' CUE_* names
+    overlap: float  # shared content words, 0..1
+    cosine: float | None  # meaning, when both have vectors
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.memory.id, "cues": list(self.cues), "overlap": self.overlap, "cosine": self.cosine}
+
+
+@dataclass(frozen=True, slots=True)
 class RememberResult:
     memory: Memory
     merged: bool  # True: it restated an existing memory, which was reinforced instead of duplicated
-    candidates: list[Memory]  # existing memories this one may supersede (close in meaning and place)
+    candidates: list[Memory]  # the memories of ``conflicts``: what this one may replace
     redacted: list[str]  # kinds of secrets replaced before storage
+    conflicts: list[Conflict] = field(default_factory=list)  # current memories it seems to contradict
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,7 +399,7 @@ class Workspace:
         conf = DEFAULT_CONFIDENCE.get(source, 1.0) if confidence is None else max(0.0, min(1.0, confidence))
         with self._lock:
             now, at = self._now()
-            merge_into, candidates = self._similar(safe, anchor, vec)
+            merge_into = self._similar(safe, anchor, vec)
             visibility = Visibility.PRIVATE if private else Visibility.TEAM
             if merge_into is not None and merge_into.visibility != visibility:
                 merge_into = None  # a private note inside a team memory's history would be exported with it
@@ -392,13 +410,15 @@ class Workspace:
                 )  # fmt: skip
                 merged = self.store.get(merge_into.id)
                 assert merged is not None
-                return RememberResult(merged, True, [], kinds)
+                again = self._conflicts(safe, merged.anchor, vec, memory_id=merged.id)  # resolved pairs stay quiet
+                return RememberResult(merged, True, [c.memory for c in again], kinds, again)
             memory = Memory(
                 id=new_id(now), type=MemoryType(type), text=safe, anchor=anchor, source=source, confidence=conf,
                 created_at=at, updated_at=at, session_id=self.session.current_session(), tags=clean_tags,
                 status=status, provenance=prov, supersedes=replaces.id if replaces is not None else None,
                 visibility=visibility, recorded_by=team.git_identity(self.root),
             )  # fmt: skip
+            conflicts = self._conflicts(safe, anchor, vec)
             what = "suggested" if status == MemoryStatus.SUGGESTED else "created"
             with self.store.batch():
                 stored = self.store.insert(memory, [event(memory.id, what, at, source=source, redacted=kinds or None)])
@@ -407,30 +427,153 @@ class Workspace:
             self._sync_vectors()
             self._remember_code([stored])
             self.session.observe("memory", stored.id)
-            return RememberResult(stored, False, candidates, kinds)
+            return RememberResult(stored, False, [c.memory for c in conflicts], kinds, conflicts)
 
-    def _similar(self, text: str, anchor: Anchor | None, vec: np.ndarray | None) -> tuple[Memory | None, list[Memory]]:
-        """(memory to merge into, supersession candidates) among current memories."""
+    def _similar(self, text: str, anchor: Anchor | None, vec: np.ndarray | None) -> Memory | None:
+        """The current memory at the same place saying the same thing, to merge into (conflicts: ``_conflicts``)."""
         if vec is None or self.vectors is None:
             # lexical mode: only an identical lesson at the same place merges
             from forewarn.memory.text import normalise_text
 
             key = normalise_text(text)
             same = [m for m in self._at_anchor(anchor) if normalise_text(m.text) == key]
-            return (same[0] if same else None), []
+            return same[0] if same else None
         self.vectors.sync()
         near = self.vectors.query(vec, MERGE_NEIGHBOURS)
         loaded = self.store.by_nums([n for n, _ in near])
-        candidates: list[Memory] = []
         for num, cos in near:
             m = loaded.get(num)
-            if m is None or m.status not in CURRENT_STATUSES:
+            if (
+                m is not None
+                and m.status in CURRENT_STATUSES
+                and cos > lifecycle.MERGE_COSINE
+                and same_anchor(m.anchor, anchor)
+            ):
+                return m
+        return None
+
+    def _conflicts(
+        self, text: str, anchor: Anchor | None, vec: np.ndarray | None, *, memory_id: str | None = None
+    ) -> list[Conflict]:
+        """Current memories on the same place (symbol, file or workspace) that ``text`` seems to contradict.
+
+        ``memory_id``: the memory the text is (an existing one): itself, and every memory a person already
+        related it to (both hold, contested), are left out, so a resolved pair is never flagged again.
+        """
+        if anchor is None:
+            others = self.store.workspace_wide(CURRENT_STATUSES, limit=CONFLICT_CANDIDATES)
+        else:
+            others = [
+                m
+                for m in self.store.anchored_to_files([anchor.file], CURRENT_STATUSES)
+                if anchors_overlap(m.anchor, anchor)
+            ]
+            others.sort(key=lambda m: m.created_at, reverse=True)
+            others = others[:CONFLICT_CANDIDATES]
+        if memory_id is not None:
+            related = {r.other(memory_id) for r in self.store.relations([memory_id])}
+            others = [m for m in others if m.id != memory_id and m.id not in related]
+        if not others:
+            return []
+        cosines: dict[int, float] = {}
+        if vec is not None and self.vectors is not None:
+            for num, v in self.vectors.vectors([m.num for m in others]).items():
+                cosines[num] = float(np.dot(np.asarray(v, dtype=np.float32), vec))
+        here = contradictions.anchor_words(anchor.symbol if anchor else None)
+        found: list[Conflict] = []
+        for m in others:
+            there = contradictions.anchor_words(m.anchor.symbol if m.anchor else None)
+            verdict = contradictions.judge(text, m.text, anchor=here | there, cosine=cosines.get(m.num))
+            if verdict is not None:
+                found.append(Conflict(m, verdict.cues, verdict.overlap, verdict.cosine))
+        found.sort(key=lambda c: -max(c.overlap, c.cosine or 0.0))
+        return found[:MAX_CONFLICTS]
+
+    def conflicts(self, memory_id: str) -> list[Conflict]:
+        """The current memories an existing memory seems to contradict, leaving out pairs a person resolved."""
+        m = self.store.resolve(memory_id)
+        vec = None
+        if self.vectors is not None and m.num is not None:
+            got = self.vectors.vectors([m.num]).get(m.num)
+            vec = None if got is None else np.asarray(got, dtype=np.float32)
+        return self._conflicts(m.text, m.anchor, vec, memory_id=m.id)
+
+    def contested_with(self, memory_ids: Sequence[str]) -> dict[str, list[Memory]]:
+        """For each memory, the current memories it is contested with (a person marked the pair contested)."""
+        pairs = [r for r in self.store.relations(memory_ids) if r.kind == Resolution.CONTESTED]
+        others = self.store.get_many(list({x for r in pairs for x in (r.a, r.b)}))
+        wanted = set(memory_ids)
+        out: dict[str, list[Memory]] = {}
+        for r in pairs:
+            for mine in (r.a, r.b):
+                other = others.get(r.other(mine))
+                if mine in wanted and other is not None and other.status in CURRENT_STATUSES:
+                    out.setdefault(mine, []).append(other)
+        return out
+
+    def resolve_conflict(self, memory_id: str, other_id: str, resolution: str) -> tuple[Memory, Memory]:
+        """What a person decided about two memories that seem to contradict each other; both as they are now.
+
+        ``replace``: ``memory_id`` stands and ``other_id`` is superseded by it (kept as history). ``both``:
+        both hold; recorded, so the pair is never flagged again, and a contested one becomes current again.
+        ``contested``: both are marked contested (a Warning wherever they show) until someone resolves them.
+        """
+        try:
+            how = Resolution(resolution)
+        except ValueError:
+            raise InvalidMemoryError(f"unknown resolution '{resolution}'; use one of {', '.join(Resolution)}") from None
+        m, o = self.store.resolve(memory_id), self.store.resolve(other_id)
+        if m.id == o.id:
+            raise InvalidMemoryError(f"memory {m.id} cannot contradict itself; name the other memory")
+        for x in (m, o):
+            if x.status not in CURRENT_STATUSES:
+                raise InvalidMemoryError(
+                    f"memory {x.id} is {x.status}, not a current memory; only current memories can be resolved"
+                )
+        with self._lock:
+            _, at = self._now()
+            with self.store.batch():
+                if how == Resolution.REPLACE:
+                    self.store.update_status(
+                        o.id, MemoryStatus.SUPERSEDED, at=at, reason=f"superseded by {m.id}", ended_at=at,
+                        superseded_by=m.id, event=event(o.id, "superseded", at, by=m.id, resolution=how.value),
+                    )  # fmt: skip
+                    if m.supersedes is None:
+                        self.store.set_supersedes(m.id, o.id, at=at)
+                else:
+                    self.store.set_relation(m.id, o.id, how.value, at=at)
+                    self.store.add_events(
+                        [
+                            event(x.id, RELATION_EVENT, at, relation=how.value, **{"with": y.id})
+                            for x, y in ((m, o), (o, m))
+                        ]
+                    )
+                if how == Resolution.CONTESTED:
+                    for x, y in ((m, o), (o, m)):
+                        if x.status in (MemoryStatus.ACTIVE, MemoryStatus.STALE):
+                            self.store.update_status(
+                                x.id, MemoryStatus.CONTESTED, at=at, reason=f"contradicts {y.id}",
+                                event=event(x.id, "contested", at, previous_status=x.status, **{"with": y.id}),
+                            )  # fmt: skip
+                else:
+                    self._settle_contested([m.id] if how == Resolution.REPLACE else [m.id, o.id], at)
+        return self.store.resolve(m.id), self.store.resolve(o.id)
+
+    def _settle_contested(self, memory_ids: Sequence[str], at: str) -> None:
+        """A contested memory with no contested pair left goes back to the status it had before."""
+        still = self.contested_with(memory_ids)
+        for mid in memory_ids:
+            m = self.store.get(mid)
+            if m is None or m.status != MemoryStatus.CONTESTED or still.get(mid):
                 continue
-            if cos > lifecycle.MERGE_COSINE and same_anchor(m.anchor, anchor):
-                return m, []
-            if cos > lifecycle.SUPERSEDE_CANDIDATE_COSINE and anchors_overlap(m.anchor, anchor):
-                candidates.append(m)
-        return None, candidates
+            previous = MemoryStatus.ACTIVE
+            for ev in reversed(self.store.events(mid)):
+                if ev.kind == "contested":
+                    recorded = str(ev.detail.get("previous_status") or "")
+                    if recorded in (MemoryStatus.ACTIVE, MemoryStatus.STALE):
+                        previous = MemoryStatus(recorded)
+                    break
+            self.store.update_status(mid, previous, at=at, event=event(mid, "uncontested", at, status=previous))
 
     def _at_anchor(self, anchor: Anchor | None) -> list[Memory]:
         if anchor is None:

@@ -70,6 +70,11 @@ def test_two_negations_or_a_negation_and_an_antonym_cancel() -> None:
     assert judge("symlinks are not followed by safe_join", "safe_join does not follow symlinks") is None
 
 
+def test_a_swapped_function_word_is_no_change() -> None:
+    old = "post retries on 502 and can send the body twice"
+    assert judge("post() retries on HTTP 502 and may send the body twice", old) is None
+
+
 def test_equal_quantities_in_other_units_are_no_change() -> None:
     assert judge("entries expire after 300 seconds", "entries expire after 5 minutes") is None
     assert judge("entries expire after 10 minutes", "entries expire after 5 minutes") is not None

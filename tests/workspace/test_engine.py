@@ -1,4 +1,4 @@
-"""The engine with the real embedder: hybrid search, merge vs supersession candidates, the vector index
+"""The engine with the real embedder: hybrid search, merge vs conflicts, the vector index
 rebuilt and caught up from SQLite, and the lexical fallback when no model is available."""
 
 from __future__ import annotations
@@ -74,12 +74,18 @@ def test_restatement_merges_and_close_meaning_becomes_a_candidate(engine: Worksp
         "post() retries on HTTP 502 and may send the body twice", type="gotcha", file="net/http.py", symbol="post"
     )
     assert not related.merged
-    assert [c.id for c in related.candidates] == [first.memory.id]
+    assert related.candidates == [] and related.conflicts == []  # close in meaning, but it contradicts nothing
+    denial = engine.remember(
+        "post no longer retries on 502, so the body is sent once", type="gotcha", file="net/http.py", symbol="post"
+    )
+    assert first.memory.id in [c.memory.id for c in denial.conflicts]
+    assert [c.id for c in denial.candidates] == [c.memory.id for c in denial.conflicts]
+    assert all(c.cosine is not None for c in denial.conflicts)  # hybrid: the vectors were read too
     elsewhere = engine.remember(
         "post retries on 502 and can send the body twice", type="gotcha", file="net/http.py", symbol="fetch"
     )
     assert not elsewhere.merged and elsewhere.candidates == []  # same words, another place: not the same lesson
-    assert engine.store.count() == 3
+    assert engine.store.count() == 4
 
 
 def test_old_perfect_match_outranks_recent_weak_ones_in_hybrid_mode(tmp_path: Path, embedder: Any) -> None:
