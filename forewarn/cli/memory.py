@@ -22,7 +22,7 @@ from forewarn.cli import adopt
 from forewarn.cli import util as cliutil
 from forewarn.cli.util import CliError
 from forewarn.config import load_settings
-from forewarn.memory import transfer
+from forewarn.memory import contradictions, transfer
 from forewarn.memory.store import (
     CURRENT_STATUSES,
     MEMORY_TYPES,
@@ -129,6 +129,25 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("ids", nargs="+", metavar="ID", help="suggestion ids (or unique prefixes)")
     _common(p, json_flag=True)
     p.set_defaults(handler=run_review_dismiss)
+
+    p = msub.add_parser(
+        "resolve",
+        help="settle two memories that contradict each other: ID replaces the other, both hold, or mark them contested",
+    )
+    p.add_argument("id", help="memory id (or a unique prefix of it); with --replace, the one that stands")
+    p.add_argument(
+        "--with", dest="other", metavar="OTHER",
+        help="the memory it contradicts (default: the only one `remember` or a contested mark paired it with)",
+    )  # fmt: skip
+    how = p.add_mutually_exclusive_group(required=True)
+    how.add_argument("--replace", dest="resolution", action="store_const", const="replace",
+                     help="ID stands; the other is superseded by it (kept as history)")  # fmt: skip
+    how.add_argument("--both", dest="resolution", action="store_const", const="both",
+                     help="both hold: recorded, and the pair is never flagged again")  # fmt: skip
+    how.add_argument("--contested", dest="resolution", action="store_const", const="contested",
+                     help="not settled: both show as warnings until someone resolves them")  # fmt: skip
+    _common(p, json_flag=True)
+    p.set_defaults(handler=run_resolve)
 
     p = msub.add_parser("supersede", help="replace a memory with a corrected one (the old one stays as history)")
     p.add_argument("id")
@@ -329,6 +348,7 @@ def run_remember(args: argparse.Namespace) -> int:
                 "merged": result.merged,
                 "memory": memory_json(result.memory),
                 "candidates": [memory_json(c) for c in result.candidates],
+                "conflicts": [{**memory_json(c.memory), "cues": list(c.cues)} for c in result.conflicts],
                 "redacted": result.redacted,
             }
         )
@@ -338,10 +358,15 @@ def run_remember(args: argparse.Namespace) -> int:
     print(f"{verb} {result.memory.id} ({result.memory.type}, {_anchor_text(result.memory)}{private})")
     if result.redacted:
         print(f"Redacted before storage: {', '.join(sorted(set(result.redacted)))}")
-    if result.candidates:
-        print("It may supersede (use `forewarn memory supersede ID TEXT`):")
-        for c in result.candidates:
-            _print_memory_line(c)
+    if result.conflicts:
+        print("It seems to contradict:")
+        for c in result.conflicts:
+            _print_memory_line(c.memory, f"  ({contradictions.describe(c.cues)})")
+        mine, other = result.memory.id, result.conflicts[0].memory.id if len(result.conflicts) == 1 else "OTHER"
+        print(
+            f"Resolve: forewarn memory resolve {mine} --with {other} --replace (it replaces the other), "
+            "--both (both hold; not asked again) or --contested (both shown as warnings until resolved)"
+        )
     return 0
 
 
@@ -588,6 +613,32 @@ def run_confirm(args: argparse.Namespace) -> int:
 
 def run_outdated(args: argparse.Namespace) -> int:
     return _status_change(args, "mark_stale")
+
+
+def run_resolve(args: argparse.Namespace) -> int:
+    with _engine(args, embedder=args.other is None) as engine:
+        other = args.other
+        if other is None:
+            me = engine.get(args.id)
+            paired = engine.contested_with([me.id]).get(me.id) or [c.memory for c in engine.conflicts(me.id)]
+            if not paired:
+                raise CliError(f"memory {me.id} contradicts no current memory; name the other one with --with")
+            if len(paired) > 1:
+                listing = ", ".join(f"{m.id} ({_one_line(m.text, 40)})" for m in paired[:5])
+                raise CliError(f"memory {me.id} contradicts several memories; pick one with --with: {listing}")
+            other = paired[0].id
+        kept, theirs = engine.resolve_conflict(args.id, other, args.resolution)
+    if args.json:
+        cliutil.print_json({"resolution": args.resolution, "memory": memory_json(kept), "other": memory_json(theirs)})
+        return 0
+    said = {
+        "replace": f"{kept.id} stands; {theirs.id} is superseded by it (kept as history)",
+        "both": f"both hold: {kept.id} and {theirs.id} will not be flagged as contradicting again",
+        "contested": f"{kept.id} and {theirs.id} are contested: both show as warnings until someone resolves them "
+        f"(forewarn memory resolve {kept.id} --with {theirs.id} --replace|--both)",
+    }[args.resolution]
+    print(cliutil.shown(said))
+    return 0
 
 
 def run_supersede(args: argparse.Namespace) -> int:
