@@ -22,7 +22,7 @@ from forewarn.cli import adopt
 from forewarn.cli import util as cliutil
 from forewarn.cli.util import CliError
 from forewarn.config import load_settings
-from forewarn.memory import contradictions, transfer
+from forewarn.memory import transfer
 from forewarn.memory.store import (
     CURRENT_STATUSES,
     MEMORY_TYPES,
@@ -131,23 +131,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(handler=run_review_dismiss)
 
     p = msub.add_parser(
-        "resolve",
-        help="settle two memories that contradict each other: ID replaces the other, both hold, or mark them contested",
+        "reanchor", help="anchor a memory to another definition (an orphan whose code moved; a wrong guess)"
     )
-    p.add_argument("id", help="memory id (or a unique prefix of it); with --replace, the one that stands")
-    p.add_argument(
-        "--with", dest="other", metavar="OTHER",
-        help="the memory it contradicts (default: the only one `remember` or a contested mark paired it with)",
-    )  # fmt: skip
-    how = p.add_mutually_exclusive_group(required=True)
-    how.add_argument("--replace", dest="resolution", action="store_const", const="replace",
-                     help="ID stands; the other is superseded by it (kept as history)")  # fmt: skip
-    how.add_argument("--both", dest="resolution", action="store_const", const="both",
-                     help="both hold: recorded, and the pair is never flagged again")  # fmt: skip
-    how.add_argument("--contested", dest="resolution", action="store_const", const="contested",
-                     help="not settled: both show as warnings until someone resolves them")  # fmt: skip
+    p.add_argument("id", help="memory id (or a unique prefix of it)")
+    p.add_argument("--file", required=True, help="the file the memory is about now")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--symbol", help="the definition in it (Class.method); neither this nor --line: the whole file")
+    where.add_argument("--line", type=int, help="a line inside the definition")
     _common(p, json_flag=True)
-    p.set_defaults(handler=run_resolve)
+    p.set_defaults(handler=run_reanchor)
 
     p = msub.add_parser("supersede", help="replace a memory with a corrected one (the old one stays as history)")
     p.add_argument("id")
@@ -348,7 +340,6 @@ def run_remember(args: argparse.Namespace) -> int:
                 "merged": result.merged,
                 "memory": memory_json(result.memory),
                 "candidates": [memory_json(c) for c in result.candidates],
-                "conflicts": [{**memory_json(c.memory), "cues": list(c.cues)} for c in result.conflicts],
                 "redacted": result.redacted,
             }
         )
@@ -358,15 +349,10 @@ def run_remember(args: argparse.Namespace) -> int:
     print(f"{verb} {result.memory.id} ({result.memory.type}, {_anchor_text(result.memory)}{private})")
     if result.redacted:
         print(f"Redacted before storage: {', '.join(sorted(set(result.redacted)))}")
-    if result.conflicts:
-        print("It seems to contradict:")
-        for c in result.conflicts:
-            _print_memory_line(c.memory, f"  ({contradictions.describe(c.cues)})")
-        mine, other = result.memory.id, result.conflicts[0].memory.id if len(result.conflicts) == 1 else "OTHER"
-        print(
-            f"Resolve: forewarn memory resolve {mine} --with {other} --replace (it replaces the other), "
-            "--both (both hold; not asked again) or --contested (both shown as warnings until resolved)"
-        )
+    if result.candidates:
+        print("It may supersede (use `forewarn memory supersede ID TEXT`):")
+        for c in result.candidates:
+            _print_memory_line(c)
     return 0
 
 
@@ -564,7 +550,7 @@ def _event_text(e: MemoryEvent) -> str:
     if e.kind == transfer.IMPORTED_EVENT and "original_kind" in d:
         inner = ", ".join(f"{k}={v}" for k, v in dict(d.get("original_detail") or {}).items())
         return f"{e.kind}  ({d['original_kind']} in a shared file" + (f": {_one_line(inner, 80)})" if inner else ")")
-    detail = ", ".join(f"{k}={v}" for k, v in d.items())
+    detail = ", ".join(f"{k}={v}" for k, v in d.items() if k != "diff")  # the diff is printed below the line
     return e.kind + (f"  ({_one_line(detail, 80)})" if detail else "")
 
 
@@ -582,6 +568,9 @@ def run_history(args: argparse.Namespace) -> int:
         print(f"    {_one_line(m.text)}")
         for e in history.events.get(m.id, []):
             print(f"      {cliutil.shown(e.at)}  {cliutil.shown(_event_text(e))}")
+            if e.detail.get("diff"):  # what changed in the code it describes (stale, revived)
+                for line in str(e.detail["diff"]).splitlines():
+                    print(f"          {cliutil.shown(line)}")
     return 0
 
 
@@ -615,29 +604,15 @@ def run_outdated(args: argparse.Namespace) -> int:
     return _status_change(args, "mark_stale")
 
 
-def run_resolve(args: argparse.Namespace) -> int:
-    with _engine(args, embedder=args.other is None) as engine:
-        other = args.other
-        if other is None:
-            me = engine.get(args.id)
-            paired = engine.contested_with([me.id]).get(me.id) or [c.memory for c in engine.conflicts(me.id)]
-            if not paired:
-                raise CliError(f"memory {me.id} contradicts no current memory; name the other one with --with")
-            if len(paired) > 1:
-                listing = ", ".join(f"{m.id} ({_one_line(m.text, 40)})" for m in paired[:5])
-                raise CliError(f"memory {me.id} contradicts several memories; pick one with --with: {listing}")
-            other = paired[0].id
-        kept, theirs = engine.resolve_conflict(args.id, other, args.resolution)
+def run_reanchor(args: argparse.Namespace) -> int:
+    with _engine(args, embedder=False) as engine:
+        m = engine.reanchor(args.id, args.file, args.symbol, line=args.line)
+    a = m.anchor
     if args.json:
-        cliutil.print_json({"resolution": args.resolution, "memory": memory_json(kept), "other": memory_json(theirs)})
-        return 0
-    said = {
-        "replace": f"{kept.id} stands; {theirs.id} is superseded by it (kept as history)",
-        "both": f"both hold: {kept.id} and {theirs.id} will not be flagged as contradicting again",
-        "contested": f"{kept.id} and {theirs.id} are contested: both show as warnings until someone resolves them "
-        f"(forewarn memory resolve {kept.id} --with {theirs.id} --replace|--both)",
-    }[args.resolution]
-    print(cliutil.shown(said))
+        cliutil.print_json({"id": m.id, "status": m.status, "memory": memory_json(m)})
+    else:
+        where = f"{a.file}::{a.symbol}" if a is not None and a.symbol else a.file if a is not None else "the workspace"
+        print(cliutil.shown(f"{m.id} is now anchored to {where} ({m.status})"))
     return 0
 
 

@@ -177,6 +177,19 @@ def _on_memory(action: str) -> Callable[[ForewarnServer, Args], Any]:
     return run
 
 
+async def _reanchor(ls: ForewarnServer, args: Args) -> dict[str, Any]:
+    symbol = args.string("symbol", limit=1_000)
+    rng = args.lsp_range("range")
+    if symbol is None and rng is None:
+        args.fail("'symbol' or 'range' is required: where the memory belongs now")
+    session, mid = await ls.session_owning(_id(args))
+    target, rel = ls.target(args.string("uri", required=True))
+    if target is not session or rel is None:
+        args.fail("'uri' must be a file of the folder that holds the memory")
+    line = None if symbol is not None or rng is None else convert.selection_lines(rng)[0]
+    return await ls.write(session.reanchor, mid, rel, symbol, line)
+
+
 async def _accept_suggestion(ls: ForewarnServer, args: Args) -> dict[str, Any]:
     if args.null("text"):  # "edit and accept" whose edit never happened: accepting unedited would be a guess
         return convert.needs_text(args.command, args.string("id", limit=64))
@@ -223,6 +236,7 @@ COMMANDS = (
     Command(convert.CMD_RESTORE, _on_memory("restore"), writes=True),
     Command(convert.CMD_CONFIRM, _on_memory("confirm"), writes=True),
     Command(convert.CMD_MARK_OUTDATED, _on_memory("mark_outdated"), writes=True),
+    Command(convert.CMD_REANCHOR, _reanchor, writes=True),
     Command(convert.CMD_REPO_MAP, _repo_map, writes=False),
     Command(convert.CMD_STATS, _stats, writes=False),
     Command(convert.CMD_REINDEX, _reindex, writes=False),  # indexing republishes by itself

@@ -632,6 +632,8 @@ CMD_DISMISS_SUGGESTION = "forewarn.dismissSuggestion"  # never proposed again
 CMD_REVIEW = "forewarn.review"  # the suggestions of a file or folder, for a picker
 CMD_SUGGESTION_DIFF = "forewarn.suggestionDiff"  # the commit diff a suggestion was mined from, shown beside it
 CMD_RESTORE = "forewarn.restore"  # a forgotten memory comes back (forget archives, never deletes)
+CMD_REANCHOR = "forewarn.reanchor"  # a memory anchored by hand to another definition (an orphan found again)
+REANCHOR_ACTIONS = 3  # orphans of a file offered on one of its definitions: past a few, the CLI lists them
 
 
 CLIENT_CAPABILITY = "forewarn"  # our key under the client's ``capabilities.experimental``
@@ -684,7 +686,13 @@ def memory_id_of(diagnostic: types.Diagnostic) -> str | None:
 
 
 def code_actions(
-    uri: str, rng: types.Range, symbol: str | None, diags: Iterable[types.Diagnostic], *, prompts: bool = False
+    uri: str,
+    rng: types.Range,
+    symbol: str | None,
+    diags: Iterable[types.Diagnostic],
+    *,
+    prompts: bool = False,
+    orphans: Sequence[Memory] = (),
 ) -> list[types.CodeAction]:
     """Actions for a selection: remember a gotcha here, and for each memory shown there, the lifecycle.
 
@@ -692,8 +700,24 @@ def code_actions(
     ``text: null`` and the client prompts for it before running the command (docs/internals.md). Only a
     client that ``prompts`` (it declared ``experimental.forewarn.promptsForText``) is offered them; any
     other client (an agent host, a generic editor) gets only actions whose arguments are complete.
+    ``orphans``: memories of this file whose code was not found again; on a definition each may be
+    re-anchored to it (``forewarn.reanchor``).
     """
     actions: list[types.CodeAction] = []
+    if symbol is not None:
+        for orphan in orphans[:REANCHOR_ACTIONS]:
+            was = orphan.anchor.symbol if orphan.anchor is not None and orphan.anchor.symbol else "its code"
+            actions.append(
+                types.CodeAction(
+                    title=f"Forewarn: re-anchor “{flat_text(orphan.text)[:60]}” (was {was}, orphaned) to {symbol}",
+                    kind=types.CodeActionKind.QuickFix,
+                    command=types.Command(
+                        title="Re-anchor memory",
+                        command=CMD_REANCHOR,
+                        arguments=[{"id": orphan.id, "uri": uri, "symbol": symbol}],
+                    ),
+                )
+            )
     if prompts:
         where = f" for {flat_text(symbol)}" if symbol else " here"
         actions.append(

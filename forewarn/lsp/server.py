@@ -906,8 +906,9 @@ def _register_features(server: ForewarnServer) -> None:
         session, rel = found
         symbol = await ls.read(session.symbol_at, rel, params.range.start.line + 1)
         prompts = convert.client_prompts(ls.capability("experimental"))
+        orphans = await ls.read(session.orphans, rel) if symbol is not None else []
         actions = convert.code_actions(
-            params.text_document.uri, params.range, symbol, params.context.diagnostics, prompts=prompts
+            params.text_document.uri, params.range, symbol, params.context.diagnostics, prompts=prompts, orphans=orphans
         )
         if ls.capability("text_document.code_action.code_action_literal_support") is None:
             return convert.bare_commands(actions)  # an old client that only understands Commands

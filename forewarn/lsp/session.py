@@ -30,7 +30,7 @@ from forewarn.memory.store import (
     MemoryDatabaseCorruptError,
     MemoryNotFoundError,
 )
-from forewarn.memory.vocabulary import ANCHORED_STATUSES, MemorySource
+from forewarn.memory.vocabulary import ANCHORED_STATUSES, MemorySource, MemoryStatus
 from forewarn.workspace.limits import PROACTIVE_LIMIT
 
 CODE_SAVE_S = 120.0  # background code embedding saves its index this often (and when idle, and on exit)
@@ -487,6 +487,18 @@ class FolderSession:
         memory = engine.confirm(memory_id)
         engine.accept(memory.id)
         return _status(memory)
+
+    @_refusing_damage()
+    def reanchor(self, memory_id: str, rel: str, symbol: str | None, line: int | None) -> dict[str, Any]:
+        memory = self._engine().reanchor(memory_id, rel, symbol, line=line)
+        return {**_status(memory), "memory": convert.memory_result(memory, self.anchor_span(memory))}
+
+    def orphans(self, rel: str) -> list[Memory]:
+        """The file's orphaned memories (their code was not found again), newest first, for re-anchoring."""
+        if self.engine is None:
+            return []
+        found = self.engine.list_memories(file=rel, statuses=[MemoryStatus.ORPHANED], limit=convert.REANCHOR_ACTIONS)
+        return [m for m in found if m.anchor is not None and m.anchor.file == rel]
 
     @_refusing_damage()
     def mark_outdated(self, memory_id: str) -> dict[str, Any]:

@@ -42,6 +42,7 @@ COMMANDS = {
     "forewarn.reindex",
     "forewarn.accept",
     "forewarn.restore",
+    "forewarn.reanchor",
 }
 
 

@@ -148,6 +148,7 @@ export const ServerCommand = {
   review: "forewarn.review",
   suggestionDiff: "forewarn.suggestionDiff",
   restore: "forewarn.restore",
+  reanchor: "forewarn.reanchor",
 } as const;
 
 /**

@@ -22,6 +22,7 @@ M.COMMANDS = {
   review = "forewarn.review",
   suggestion_diff = "forewarn.suggestionDiff",
   restore = "forewarn.restore",
+  reanchor = "forewarn.reanchor",
 }
 
 --- What this plugin declares under `capabilities.experimental` at initialize: it asks the user for the text of a
