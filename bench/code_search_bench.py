@@ -323,7 +323,7 @@ def run_corpus(name: str, max_queries: int, *, shipped: bool) -> dict:
         "head": head,
         "sources": len(sources),
         "chunks": total,
-        "filters": dict(ev.filters),
+        "filters": {what.strip(): n for what, n in ev.filters},
         "queries": len(queries),
         "rankers": table,
         "shipped_minus_baseline": gains,
