@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import dataclasses
 import os
 import random
 import re
@@ -62,6 +63,13 @@ LATENCY_MEMORIES = 100_000
 LATENCY_QUERIES = 300
 PROACTIVE_FILES = 500
 EMBED_BATCH = 64
+OFFTOPIC_FILE = BENCH_DIR / "offtopic_queries.txt"  # questions the corpus cannot answer: the floor's other side
+# the floor's sweep: each threshold varied around the shipped one, the others as shipped
+FLOOR_SWEEP_ANSWER_COSINE = (0.40, 0.42, 0.44, 0.45, 0.46, 0.48, 0.50)
+FLOOR_SWEEP_RESULT_COSINE = (0.0, 0.20, 0.25, 0.30, 0.35)
+FLOOR_SWEEP_ANSWER_WORDS = (0.30, 0.35, 0.40, 0.45, 0.50, 0.55, 0.60)
+FLOOR_SWEEP_RESULT_WORDS = (0.0, 0.10, 0.15, 0.20, 0.25, 0.30)
+FLOOR_SWEEP_WORDS_WITH_MEANING = (0.40, 0.50, 0.60, 1.01)  # 1.01: meaning alone answers
 TARGETS = {"legacy_vs_recent": 0.95, "search_p95_ms": 50.0, "proactive_p99_ms": 15.0}
 
 
@@ -281,6 +289,7 @@ def run_recall(args: argparse.Namespace, embedder: object, docs: list[Doc]) -> d
                 ids = fn(query, qvecs[query])
                 results[mode][split].add(ids.index(target.id) + 1 if target.id in ids else None)
         store.set_created_at(target.num, target.created_at)
+    floor = run_floor(engine, embedder, [(docs[i].query or "", stored[i].id) for i in chosen], qvecs, now)
     engine.close()
     print(
         f"\nRecall over {len(docs)} memories ({len(pairs)} with a query); {len(chosen)} queries, each asked with "
@@ -293,7 +302,194 @@ def run_recall(args: argparse.Namespace, embedder: object, docs: list[Doc]) -> d
         r, lg = by["recent"], by["legacy"]
         ratio = lg.recall / r.recall if r.recall else 0.0
         print(f"{mode:<22}{r.recall:>12.3f}{lg.recall:>12.3f}{ratio:>14.3f}{r.mrr:>12.3f}{lg.mrr:>12.3f}")
+    print_floor(floor, len(chosen))
     return results
+
+
+# ---------------------------------------------------------------- the relevance floor
+
+
+def offtopic_queries() -> list[str]:
+    lines = (OFFTOPIC_FILE).read_text(encoding="utf-8").splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+
+
+@dataclass
+class FloorRun:
+    """One search mode's figures: real queries found in the top 10 with and without the floor, off-topic
+    queries left empty by it, and the sweep that chose the floor (settings → recall, empty share)."""
+
+    mode: str
+    floor: str
+    recall_without: float
+    recall_with: float
+    offtopic_empty: float
+    sweep: list[tuple[str, float, float]]
+
+
+def run_floor(
+    engine: object, embedder: object, real: list[tuple[str, str]], qvecs: dict[str, np.ndarray], now: float
+) -> list[FloorRun]:
+    """Real queries (a docstring's summary, its answer among the recall corpus) and off-topic ones, searched
+    with the shipped floor and without; the sweep ranks once without a floor and replays thresholds over
+    every candidate's own match (cosine, lexical coverage), which is what the floor filters on."""
+    from forewarn.memory import retrieval
+    from forewarn.memory.store import MemoryFilter
+
+    off = offtopic_queries()
+    off_vecs = dict(zip(off, embed_all(embedder, off, "off-topic queries"), strict=True))
+    store, vectors = engine.store, engine.vectors  # type: ignore[attr-defined]
+    flt = MemoryFilter(as_of=NOW_ISO)
+    every = 10_000  # no k: every candidate comes back, so any threshold can be replayed exactly
+    runs: list[FloorRun] = []
+    for mode, use_vector in (("hybrid", True), ("lexical", False)):
+
+        def search(query: str, qvec: np.ndarray, k: int, *, floor: bool) -> list[retrieval.ScoredMemory]:
+            params = retrieval.SearchParams(k=k, flt=flt, now=now, use_vector=use_vector)  # noqa: B023
+            if not floor:
+                params = dataclasses.replace(params, floor=retrieval.NO_FLOOR)
+            return retrieval.rank(store, vectors, query, qvec, params, time.perf_counter).hits
+
+        found_without = found_with = 0
+        pools: list[tuple[str | None, list[retrieval.ScoredMemory]]] = []
+        for query, answer in real:
+            pool = search(query, qvecs[query], every, floor=False)
+            found_without += answer in [h.memory.id for h in pool[:K]]
+            found_with += answer in [h.memory.id for h in search(query, qvecs[query], K, floor=True)]
+            pools.append((answer, pool))
+        empty = sum(not search(q, off_vecs[q], K, floor=True) for q in off)
+        off_pools = [(None, search(q, off_vecs[q], every, floor=False)) for q in off]
+        shipped = retrieval.Floor()
+        if use_vector:
+            grid = [dataclasses.replace(shipped, answer_cosine=c) for c in FLOOR_SWEEP_ANSWER_COSINE]
+            grid += [dataclasses.replace(shipped, result_cosine=c) for c in FLOOR_SWEEP_RESULT_COSINE]
+            grid += [dataclasses.replace(shipped, answer_words_with_meaning=w) for w in FLOOR_SWEEP_WORDS_WITH_MEANING]
+        else:
+            grid = [dataclasses.replace(shipped, answer_words=w) for w in FLOOR_SWEEP_ANSWER_WORDS]
+            grid += [dataclasses.replace(shipped, result_words=w) for w in FLOOR_SWEEP_RESULT_WORDS]
+        sweep = []
+        for f in grid:
+
+            def kept(pool: list[retrieval.ScoredMemory]) -> list[retrieval.ScoredMemory]:
+                if not any(f.reached(h.cosine, h.coverage or 0.0, answer=True) for h in pool):  # noqa: B023
+                    return []
+                return [h for h in pool if f.reached(h.cosine, h.coverage or 0.0, answer=False)]  # noqa: B023
+
+            hit = sum(answer in [h.memory.id for h in kept(pool)[:K]] for answer, pool in pools)
+            quiet = sum(not kept(pool) for _, pool in off_pools)
+            sweep.append((floor_label(f, use_vector), hit / len(real), quiet / len(off)))
+        runs.append(
+            FloorRun(
+                mode,
+                floor_label(shipped, use_vector),
+                found_without / len(real),
+                found_with / len(real),
+                empty / len(off),
+                sweep,
+            )
+        )
+    return runs
+
+
+def floor_label(f: object, meaning: bool) -> str:
+    answer = f.answer_words_with_meaning if meaning else f.answer_words  # type: ignore[attr-defined]
+    words = f"words {answer:.2f}/{f.result_words:.2f}"  # type: ignore[attr-defined]
+    return f"cosine {f.answer_cosine:.2f}/{f.result_cosine:.2f}, {words}" if meaning else words  # type: ignore[attr-defined]
+
+
+def print_floor(runs: list[FloorRun], n_real: int) -> None:
+    n_off = len(offtopic_queries())
+    print(
+        f"\nRelevance floor: {n_real} real queries (answers at their own age), {n_off} off-topic queries "
+        f"({OFFTOPIC_FILE.name}); R@10 without and with the floor, off-topic queries answered with nothing; "
+        "floor: answer/result (the best candidate must reach the first, every result the second)"
+    )
+    print(f"{'mode':<10}{'floor':<42}{'R@10 without':>14}{'R@10 with':>11}{'drop':>8}{'off-topic empty':>17}")
+    for r in runs:
+        drop = (r.recall_without - r.recall_with) * 100
+        print(
+            f"{r.mode:<10}{r.floor:<42}{r.recall_without:>14.3f}{r.recall_with:>11.3f}{drop:>7.1f}p"
+            f"{r.offtopic_empty:>16.0%}"
+        )
+    print("  sweep (replayed over every candidate ranked without a floor):")
+    for r in runs:
+        for label, recall, quiet in r.sweep:
+            print(f"  {r.mode:<8}{label:<42}R@10 {recall:.3f} (drop {(r.recall_without - recall) * 100:4.1f}p)  "
+                  f"off-topic empty {quiet:4.0%}")  # fmt: skip
+
+
+# ---------------------------------------------------------------- context in the vectors
+
+
+def vector_text(type_: str, file: str | None, symbol: str | None, text: str) -> str:
+    """A memory with its context, as issue 14 proposed: ``gotcha · billing/cart.py · Cart.total — text``."""
+    where = " · ".join(p for p in (type_.replace("_", " "), file, symbol) if p)
+    return f"{where} — {text}"
+
+
+def run_context(args: argparse.Namespace, embedder: object, docs: list[Doc]) -> dict[str, dict[str, Scores]]:
+    """Memories anchored where their docstring sits (file, symbol), embedded bare and as
+    ``type · file · symbol — text`` (``vector_text``), with the same queries: does the anchor in the vector
+    help? The lexical list is the same in both (FTS indexes file and symbol already). Measured 2026-11-23:
+    it does not (fused R@10 0.327 vs 0.520 bare, vector-only 0.273 vs 0.333), so memories are embedded bare."""
+    from forewarn.config import Settings
+    from forewarn.memory import retrieval
+    from forewarn.memory.store import Anchor, Memory, MemoryFilter
+    from forewarn.memory.text import from_iso, new_id, to_iso
+    from forewarn.workspace.engine import Workspace
+
+    rng = random.Random(SEED)
+    now = from_iso(NOW_ISO)
+    ages = [rng.uniform(0, SPAN_DAYS) for _ in docs]  # the same draws as run_recall: the same queries
+    pairs = [i for i, d in enumerate(docs) if d.query is not None]
+    chosen = rng.sample(pairs, min(args.queries, len(pairs)))
+    anchors = []
+    for d in docs:
+        path, _, name = d.source.split(":", 1)[1].partition("::")
+        anchors.append(Anchor(path, name))
+    bare = embed_all(embedder, [d.text for d in docs], "memories")
+    ctx = embed_all(
+        embedder, [vector_text("note", a.file, a.symbol, d.text) for d, a in zip(docs, anchors, strict=True)],
+        "memories with their context",
+    )  # fmt: skip
+    queries = [docs[i].query for i in chosen]
+    qvecs = dict(zip(queries, embed_all(embedder, queries, "queries"), strict=True))  # type: ignore[arg-type]
+    out: dict[str, dict[str, Scores]] = {}
+    for label, vectors in (("bare text", bare), ("type · file · symbol — text", ctx)):
+        ws = WORK_DIR / "context-ws"
+        shutil.rmtree(ws, ignore_errors=True)
+        ws.mkdir(parents=True)
+        engine = Workspace.open(ws, Settings(), embedder=embedder, clock=Clock(now))
+        memories = [
+            Memory(id=new_id(now - age * DAY), type="note", text=d.text, anchor=a, source="user", confidence=1.0,
+                   created_at=to_iso(now - age * DAY), updated_at=to_iso(now - age * DAY))
+            for d, a, age in zip(docs, anchors, ages, strict=True)
+        ]  # fmt: skip
+        stored = engine.store.insert_many([(m, []) for m in memories])
+        assert engine.vectors is not None
+        engine.vectors.add([m.num for m in stored], vectors)
+        flt = MemoryFilter(as_of=NOW_ISO)
+        scores = {"vector only": Scores(), "fused (forewarn)": Scores()}
+        for i in chosen:
+            query = docs[i].query
+            assert query is not None
+            for mode, lex in (("vector only", False), ("fused (forewarn)", True)):
+                params = retrieval.SearchParams(k=K, flt=flt, now=now, use_lexical=lex, use_vector=True)
+                ids = [
+                    h.memory.id
+                    for h in retrieval.rank(
+                        engine.store, engine.vectors, query, qvecs[query], params, time.perf_counter
+                    ).hits
+                ]
+                scores[mode].add(ids.index(stored[i].id) + 1 if stored[i].id in ids else None)
+        engine.close()
+        out[label] = scores
+    print(f"\nContext in the vectors: {len(docs)} anchored memories, {len(chosen)} queries")
+    print(f"{'embedded as':<32}{'R@10 vector':>12}{'R@10 fused':>12}{'MRR fused':>12}")
+    for label, sc in out.items():
+        v, f = sc["vector only"], sc["fused (forewarn)"]
+        print(f"{label:<32}{v.recall:>12.3f}{f.recall:>12.3f}{f.mrr:>12.3f}")
+    return out
 
 
 # ---------------------------------------------------------------- supersession chains
@@ -477,7 +673,7 @@ def run_latency(args: argparse.Namespace, embedder: object, docs: list[Doc]) -> 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer queries and chains, 20k memories for latency")
-    parser.add_argument("--skip", action="append", default=[], choices=["recall", "chains", "latency"])
+    parser.add_argument("--skip", action="append", default=[], choices=["recall", "context", "chains", "latency"])
     args = parser.parse_args()
     args.queries = 150 if args.quick else QUERIES
     args.chains = 200 if args.quick else CHAINS
@@ -527,6 +723,13 @@ def main() -> int:
         verdicts.append(
             f"fused Recall@10 {fused_all:.3f} vs best single signal {best_single:.3f}: "
             f"{'PASS' if fused_all > best_single else 'FAIL'}"
+        )
+    if "context" not in args.skip:
+        ctx = run_context(args, embedder, docs)
+        plain, with_ctx = ctx["bare text"]["fused (forewarn)"], ctx["type · file · symbol — text"]["fused (forewarn)"]
+        verdicts.append(
+            f"context in vectors: fused Recall@10 {with_ctx.recall:.3f} vs bare {plain.recall:.3f}: "
+            f"{'helps' if with_ctx.recall > plain.recall else 'does not help'}"
         )
     if "chains" not in args.skip:
         _, bad, _ = run_chains(embedder, held_out)
