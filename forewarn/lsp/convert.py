@@ -29,6 +29,8 @@ HOVER_TEXT_MAX_CHARS = 2_000  # a hover is a glance; the full text is one search
 HOVER_MEMORIES = 10  # memories in one hover, best first: more would not fit the popup
 SYMBOL_NAME_MAX_CHARS = 80  # symbol pickers show one line per entry
 DIAGNOSTIC_TEXT_MAX_CHARS = 1_000  # Problems views truncate long messages anyway
+CONTESTED_TEXT_MAX_CHARS = 300  # the other memory's text in a contested one's message: its own shows in full
+CONTESTED_ACTIONS = 3  # contested partners offered as quick fixes per memory; more are resolved from the CLI
 COMMIT_SHA_CHARS = 7  # git's short form: unique enough to paste into `git show`
 
 TYPE_ICONS: dict[str, str] = {  # one glyph per memory type in symbol pickers, so types are told apart at a glance
@@ -293,6 +295,7 @@ class DiagnosticHit:
     memory: Memory
     span: Span  # in the file being shown (the first line for neighbours and file-wide memories)
     neighbour: Span | None = None  # the neighbour's anchor, for relatedInformation
+    contested: tuple[Memory, ...] = ()  # the memories this one is contested with (a person marked the pair)
 
 
 def _place(span: Span) -> str:
@@ -307,6 +310,8 @@ def severity(memory: Memory, *, neighbour: bool) -> types.DiagnosticSeverity:
     """
     if memory.status in (MemoryStatus.STALE, MemoryStatus.SUGGESTED):
         return types.DiagnosticSeverity.Hint
+    if memory.status == MemoryStatus.CONTESTED and not neighbour:  # whatever its type: nobody knows which holds
+        return types.DiagnosticSeverity.Warning
     if neighbour or memory.type not in WARNING_TYPES:
         return types.DiagnosticSeverity.Information
     return types.DiagnosticSeverity.Warning
@@ -317,12 +322,27 @@ def lock(memory: Memory) -> str:
     return PRIVATE_MARK if memory.visibility == Visibility.PRIVATE else ""
 
 
+def contested_note(memory: Memory, others: Sequence[Memory]) -> str:
+    """What a contested memory's message adds: the text it is contested with, and how to settle it."""
+    if not others:
+        return ""
+    first = others[0]
+    more = f" (and {len(others) - 1} more)" if len(others) > 1 else ""
+    quoted = one_line(first.text, CONTESTED_TEXT_MAX_CHARS)
+    return (
+        f" | contested with: {quoted}{more} — settle it with a quick fix or "
+        f"forewarn memory resolve {memory.id} --with {first.id} --replace|--both"
+    )
+
+
 def diagnostic_message(memory: Memory, now: float | None = None, *, neighbour: Span | None = None) -> str:
     head = lock(memory) + memory.type.replace("_", " ")
     if memory.status == "stale":
         head += f" (stale: {flat_text(stale_note(memory))})"
     elif memory.status == MemoryStatus.SUGGESTED:
         head = f"suggested {head} (accept or dismiss)"
+    elif memory.status == MemoryStatus.CONTESTED:
+        head = f"contested {head}"
     where = f" [about {_place(neighbour)}]" if neighbour else ""
     text = one_line(memory.text, DIAGNOSTIC_TEXT_MAX_CHARS)
     return f"{head}{where}: {text} — {age(memory.created_at, now)}, {origin(memory)}"
@@ -358,7 +378,7 @@ def diagnostics(
     warnings = 0
     for hit in hits:
         sev = severity(hit.memory, neighbour=hit.neighbour is not None)
-        if sev == types.DiagnosticSeverity.Warning:
+        if sev == types.DiagnosticSeverity.Warning and not hit.contested:  # a contested pair is never demoted
             warnings += 1
             if warnings > max_warnings:
                 sev = types.DiagnosticSeverity.Information
@@ -373,12 +393,18 @@ def diagnostics(
         out.append(
             types.Diagnostic(
                 range=hit.span.range,
-                message=diagnostic_message(hit.memory, now, neighbour=hit.neighbour),
+                message=diagnostic_message(hit.memory, now, neighbour=hit.neighbour)
+                + contested_note(hit.memory, hit.contested),
                 severity=sev,
                 code=hit.memory.id,
                 source=SOURCE,
                 related_information=related,
-                data={"id": hit.memory.id, "type": hit.memory.type, "status": hit.memory.status},
+                data={
+                    "id": hit.memory.id,
+                    "type": hit.memory.type,
+                    "status": hit.memory.status,
+                    **({"contested": [m.id for m in hit.contested]} if hit.contested else {}),
+                },
             )
         )
     return out
@@ -632,6 +658,7 @@ CMD_DISMISS_SUGGESTION = "forewarn.dismissSuggestion"  # never proposed again
 CMD_REVIEW = "forewarn.review"  # the suggestions of a file or folder, for a picker
 CMD_SUGGESTION_DIFF = "forewarn.suggestionDiff"  # the commit diff a suggestion was mined from, shown beside it
 CMD_RESTORE = "forewarn.restore"  # a forgotten memory comes back (forget archives, never deletes)
+CMD_RESOLVE_CONFLICT = "forewarn.resolveConflict"  # two contradicting memories: replace, both hold, or contested
 CMD_REANCHOR = "forewarn.reanchor"  # a memory anchored by hand to another definition (an orphan found again)
 REANCHOR_ACTIONS = 3  # orphans of a file offered on one of its definitions: past a few, the CLI lists them
 
@@ -743,6 +770,7 @@ def code_actions(
         if isinstance(diag.data, dict) and diag.data.get("status") == MemoryStatus.SUGGESTED:
             actions += _suggestion_actions(diag, mid, short, prompts=prompts)
             continue
+        actions += _contested_actions(diag, mid, short)
         for title, command, extra in (
             ("confirm still true", CMD_CONFIRM, {}),
             ("mark outdated", CMD_MARK_OUTDATED, {}),
@@ -758,6 +786,26 @@ def code_actions(
                 )
             )
     return actions
+
+
+def _contested_actions(diag: types.Diagnostic, mid: str, short: str) -> list[types.CodeAction]:
+    """A contested memory's resolutions, per memory it is contested with: this one stands (the other is
+    superseded), or both hold. (Keeping the other is the other diagnostic's own "this one stands".)"""
+    data = diag.data if isinstance(diag.data, dict) else {}
+    others = [o for o in data.get("contested") or [] if isinstance(o, str)] if data.get("status") == "contested" else []
+    return [
+        types.CodeAction(
+            title=f"Forewarn: {title} ({short} vs {other[-6:]})",
+            kind=types.CodeActionKind.QuickFix,
+            diagnostics=[diag],
+            is_preferred=False,
+            command=types.Command(
+                title=title, command=CMD_RESOLVE_CONFLICT, arguments=[{"id": mid, "other": other, "resolution": how}]
+            ),
+        )
+        for other in others[:CONTESTED_ACTIONS]
+        for title, how in (("this one holds: supersede the other", "replace"), ("both hold", "both"))
+    ]
 
 
 def _suggestion_actions(diag: types.Diagnostic, mid: str, short: str, *, prompts: bool) -> list[types.CodeAction]:

@@ -890,9 +890,10 @@ def _register_features(server: ForewarnServer) -> None:
         if (found := ls.locate(params.text_document.uri)) is None:
             return None
         session, rel = found
-        line = params.position.line + 1
-        symbol, memories, importance = await ls.read(session.symbol_info, rel, line)
-        return convert.hover(convert.hover_markdown(symbol, memories, importance, file=rel), line)
+        line, char = params.position.line + 1, params.position.character
+        encoding = str(getattr(ls.workspace.position_encoding, "value", None) or "utf-16")  # what `char` counts
+        view = await ls.read(session.symbol_info, rel, line, char, ls.buffer_text(params.text_document.uri), encoding)
+        return convert.hover_view(view, line, rel)
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix])

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
@@ -22,7 +23,7 @@ from pygls.uris import from_fs_path
 from forewarn.config import Settings
 from forewarn.errors import ForewarnError
 from forewarn.lsp import convert
-from forewarn.lsp.convert import ChunkView, DiagnosticHit, FileView, Importance, Span
+from forewarn.lsp.convert import HOVER_NOTHING, ChunkView, DiagnosticHit, FileView, HoverView, Importance, Span
 from forewarn.memory.store import (
     AmbiguousMemoryIdError,
     InvalidMemoryError,
@@ -32,6 +33,7 @@ from forewarn.memory.store import (
 )
 from forewarn.memory.vocabulary import ANCHORED_STATUSES, MemorySource, MemoryStatus
 from forewarn.workspace.limits import PROACTIVE_LIMIT
+from forewarn.workspace.symbols import SymbolLookup, base_symbol, memories_of
 
 CODE_SAVE_S = 120.0  # background code embedding saves its index this often (and when idle, and on exit)
 MAX_CODE_FILES = 50  # code files in a search answer (they follow k up to this)
@@ -41,8 +43,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-MENTION_PROBES = 500  # occurrences inside longer words checked before giving up on a mention
 MAP_FILES = 100  # ranked files listed beside the repo map text: a palette shows no more
+# a definition with no memories gets a hover only when its file ranks in this top share by PageRank (and
+# others use it): "this is central code" is worth a popup, "rank 812 of 2,700" is not
+IMPORTANT_FILES_SHARE = 0.1
 SUGGESTIONS_PER_FILE = 3  # mined suggestions shown on one open: a hot file's hundreds wait in the review command
 SUGGESTION_CACHE_FILES = 1_000  # files whose shown suggestions are kept between opens (a few records each)
 REVIEW_MAX = 500  # suggestions one review answer lists (best first); a picker past this is unusable
@@ -106,6 +110,7 @@ class FolderSession:
         # every 0.3 s. Dropped whenever anything may have changed (``drop_cached``, on every republish)
         self._suggested: dict[str, list[Memory]] = {}
         self._suggested_generation = 0
+        self._lookup: tuple[Workspace, SymbolLookup] | None = None  # hover resolution, per engine
         self._data_version: int | None = None
         self.full_index_running = threading.Event()  # the indexer's lock is held for the whole run
         self._code_saved = time.monotonic()  # when background embedding last saved the code vectors
@@ -199,6 +204,7 @@ class FolderSession:
             self.full_index_running.clear()
         if not rels:
             engine.warm()  # ranks and references of every file, computed here rather than by the first opens
+            self._symbols(engine).warm(engine.indexer.files())  # the hover's language queries, compiled once
         report, reconciled = result.index, result.memories
         elapsed_ms = round((time.perf_counter() - started) * 1000, 1)
         files = len(engine.indexer.files())
@@ -283,6 +289,7 @@ class FolderSession:
             view = engine.open_view(rel, limit=PROACTIVE_LIMIT)
             hits, more = view.hits, view.more
         live = _buffer_spans(rel, text) if dirty and text is not None else None
+        uses = self._uses(engine, rel, text, hits)
         out: list[DiagnosticHit] = []
         for hit in hits:
             memory: Memory = hit.memory
@@ -291,12 +298,28 @@ class FolderSession:
                 out.append(DiagnosticHit(memory, self._span(rel, anchor, live)))
                 continue
             there = self._span(anchor.file, anchor, None) if anchor else Span(self.uri, "", None, None, None)
-            line = _first_mention(text, _mention_name(anchor)) if text is not None and anchor else None
+            line = uses.get(_mention_name(anchor) or "") if anchor else None
             here = Span(self.uri_of(rel), rel, None, line, line)
             out.append(DiagnosticHit(memory, here, neighbour=there))
+        contested = [h.memory.id for h in out if h.memory.status == MemoryStatus.CONTESTED and h.neighbour is None]
+        if contested:  # each names what it is contested with, so both texts show on either
+            partners = engine.contested_with(contested)
+            out = [replace(h, contested=tuple(partners.get(h.memory.id, ()))) if not h.neighbour else h for h in out]
         suggested = self._suggestions_shown(engine, rel)
         hints = [DiagnosticHit(m, self._span(rel, m.anchor, live)) for m in suggested[:SUGGESTIONS_PER_FILE]]
         return FileView(rel, out, more, hints, len(suggested) > SUGGESTIONS_PER_FILE)
+
+    def _uses(self, engine: Workspace, rel: str, text: str | None, hits: list[Any]) -> dict[str, int]:
+        """Where ``rel`` uses the symbols its neighbours' memories are about: the first line using each
+        in code (not a comment, a string or a docstring), an import only when nothing else uses it."""
+        names = [n for h in hits if h.relation != "file" and h.memory.anchor and (n := _mention_name(h.memory.anchor))]
+        if text is None or not names:
+            return {}
+        try:
+            return self._symbols(engine).code_lines(rel, text, names)
+        except Exception:  # placement is a nicety: a parse failure puts the memory on line 1, never loses it
+            log.debug("placing neighbour memories on %s failed", rel, exc_info=True)
+            return {}
 
     def _suggestions_shown(self, engine: Workspace, rel: str) -> list[Memory]:
         """The best suggestions on ``rel``, one more than an open shows (so it can say there are more); cached."""
@@ -350,23 +373,48 @@ class FolderSession:
         chunk = self.engine.indexer.chunk_at(rel, line)
         return chunk.symbol if chunk is not None and chunk.kind != "module" else None
 
-    @_refusing_damage(lambda: (None, [], None))
-    def symbol_info(self, rel: str, line: int) -> tuple[str | None, list[Memory], Importance | None]:
-        """The symbol at ``line``, the memories anchored to it (best first, all of them) and its file's importance."""
+    @_refusing_damage(lambda: HOVER_NOTHING)
+    def symbol_info(self, rel: str, line: int, char: int, text: str | None, encoding: str = "utf-16") -> HoverView:
+        """What a hover at ``line`` (1-based), ``char`` (``encoding`` units) shows: the symbol under the cursor
+        resolved to its definition (itself, or what a reference names), its memories (best first, all of them),
+        its file's importance when worth telling, and for stale memories what changed in their code."""
         if self.engine is None:
-            return None, [], None
+            return HOVER_NOTHING
         if self.full_index_running.is_set():
-            return self._symbol_info_from_anchors(rel, line)
-        info = self.engine.for_symbol(rel, line)
-        if info is None:
-            return None, [], None
-        importance = Importance(info.file_rank, info.file_count, info.dependents) if info.file_rank else None
-        symbol = info.symbol if info.kind != "module" else None
-        return symbol, info.memories, importance
+            return self._symbol_info_from_anchors(rel, line, char, text, encoding)
+        engine = self.engine
+        text = text if text is not None else _read_source(engine.root / rel, engine.settings.index.max_file_bytes)
+        target = self._symbols(engine).resolve(rel, text, line, char, encoding) if text is not None else None
+        if target is None:
+            return HOVER_NOTHING  # a blank, a keyword, a comment or string, or nothing it could be resolved to
+        memories = memories_of(engine.store, target, engine.clock())
+        scores, positions = engine.graph.file_ranks()
+        rank = positions.get(target.file)
+        importance = Importance(rank, len(scores), engine.graph.dependents_count(target.file)) if rank else None
+        if not memories and not (target.definition and importance and _worth_telling(importance)):
+            return HOVER_NOTHING  # a use of something with nothing remembered: no popup at all
+        symbol = target.symbol or target.file  # a module: its file
+        where = target.file if target.file != rel else None
+        at = (target.line, target.start_char, target.end_char)
+        return HoverView(symbol, memories, importance, where, at, self._changes(memories))
 
-    def _symbol_info_from_anchors(self, rel: str, line: int) -> tuple[str | None, list[Memory], Importance | None]:
+    def _symbols(self, engine: Workspace) -> SymbolLookup:
+        """This engine's symbol lookup (a new engine after a settings change gets a new one)."""
+        if self._lookup is None or self._lookup[0] is not engine:
+            self._lookup = (engine, SymbolLookup(engine.indexer, engine.graph))
+        return self._lookup[1]
+
+    def _changes(self, memories: list[Memory]) -> dict[str, str]:
+        """For each stale memory a hover shows, what changed in its code since it was written or confirmed
+        (the short diff staleness keeps in its history), when known."""
+        engine = self._engine()
+        shown = [m for m in memories[: convert.HOVER_MEMORIES] if m.status == MemoryStatus.STALE]
+        return {m.id: diff for m in shown if (diff := engine.stale_diff(m.id))}
+
+    def _symbol_info_from_anchors(self, rel: str, line: int, char: int, text: str | None, encoding: str) -> HoverView:
         """While the first index runs the code index is busy: answer from the spans stored with the
-        memories (the innermost one holding ``line``), without importance, rather than not at all."""
+        memories (the innermost one holding ``line``), without importance, when the cursor is on that
+        symbol's name; nothing elsewhere."""
         holding = [
             (m, a)
             for m in self._engine().store.anchored_to_files([rel])
@@ -375,14 +423,18 @@ class FolderSession:
             and a.start_line is not None
             and a.start_line <= line <= (a.end_line or a.start_line)
         ]
-        if not holding:
-            return None, [], None
+        if not holding or text is None:
+            return HOVER_NOTHING
         _, innermost = min(holding, key=lambda ma: (ma[1].end_line or 0) - (ma[1].start_line or 0))
         symbol = innermost.symbol
+        lines = text.split("\n")
+        word = _word_at(lines[line - 1], char, encoding) if line <= len(lines) else None
+        if symbol is None or word != _mention_name(innermost):
+            return HOVER_NOTHING
         same = [m for m, a in holding if a.symbol == symbol and m.status in ANCHORED_STATUSES]
         from forewarn.memory.retrieval import rank_anchored
 
-        return symbol, rank_anchored(same, time.time()), None
+        return HoverView(symbol, rank_anchored(same, time.time()), None)
 
     # ------------------------------------------------------------ commands
 
@@ -423,6 +475,7 @@ class FolderSession:
             "files": files,
             "mode": result.mode,
             "reason": result.reason,
+            "message": None if result.memories or code_only else result.no_memory_message(),
         }
 
     def _chunk_view(self, hit: Any) -> ChunkView:
@@ -461,7 +514,22 @@ class FolderSession:
             "merged": outcome.merged,
             "memory": convert.memory_result(outcome.memory, self.anchor_span(outcome.memory)),
             "candidates": [convert.memory_result(m, self.anchor_span(m)) for m in outcome.candidates],
+            "conflicts": [
+                {**convert.memory_result(c.memory, self.anchor_span(c.memory)), "cues": list(c.cues)}
+                for c in outcome.conflicts
+            ],
             "redacted": list(outcome.redacted),
+        }
+
+    @_refusing_damage()
+    def resolve_conflict(self, memory_id: str, other_id: str, resolution: str) -> dict[str, Any]:
+        kept, other = self._engine().resolve_conflict(memory_id, other_id, resolution)
+        return {
+            "id": kept.id,
+            "other": other.id,
+            "resolution": resolution,
+            "memory": convert.memory_result(kept, self.anchor_span(kept)),
+            "otherMemory": convert.memory_result(other, self.anchor_span(other)),
         }
 
     @_refusing_damage()
@@ -605,31 +673,42 @@ def _buffer_spans(rel: str, text: str) -> dict[str, tuple[int, int]] | None:
     return spans
 
 
+def _read_source(path: Path, max_bytes: int) -> str | None:
+    """A file the editor has not opened, as text (None when unreadable or over the index's size limit)."""
+    try:
+        if path.stat().st_size > max_bytes:
+            return None
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _worth_telling(importance: Importance) -> bool:
+    """Whether a definition with no memories still earns a hover: its file is among the workspace's most
+    important (``IMPORTANT_FILES_SHARE``) and other files use it."""
+    top = max(1, math.ceil(importance.files * IMPORTANT_FILES_SHARE))
+    return importance.rank <= top and importance.dependents > 0
+
+
+def _word_at(line: str, char: int, encoding: str) -> str | None:
+    """The identifier-like word at column ``char`` (``encoding`` units) of ``line``, or None."""
+    if encoding == "utf-16":
+        char = len(line.encode("utf-16-le", "surrogatepass")[: 2 * char].decode("utf-16-le", "replace"))
+    elif encoding == "utf-8":
+        char = len(line.encode("utf-8", "surrogatepass")[:char].decode("utf-8", "replace"))
+    if not 0 <= char < len(line) or not (line[char].isalnum() or line[char] in "_$"):
+        return None
+    start, end = char, char
+    while start > 0 and (line[start - 1].isalnum() or line[start - 1] in "_$"):
+        start -= 1
+    while end < len(line) and (line[end].isalnum() or line[end] in "_$"):
+        end += 1
+    return line[start:end]
+
+
 def _mention_name(anchor: Any) -> str | None:
     """What a file that depends on the anchor would write: the symbol's last part, or the module name."""
     if anchor.symbol and anchor.symbol != "<module>":
-        return str(anchor.symbol).rsplit(".", 1)[-1]
+        return base_symbol(str(anchor.symbol)).rsplit(".", 1)[-1]
     stem = Path(anchor.file).stem
     return stem if stem not in ("__init__", "index", "mod", "main") else Path(anchor.file).parent.name or None
-
-
-def _first_mention(text: str, name: str | None) -> int | None:
-    """1-based line of the first whole-word mention of ``name`` in ``text``, or None.
-
-    ``str.find`` plus a boundary check: a regex with look-arounds costs a millisecond per 100 kB.
-    """
-    if not name:
-        return None
-    pos = text.find(name)
-    for _ in range(MENTION_PROBES):
-        if pos < 0:
-            return None
-        end = pos + len(name)
-        if (pos == 0 or not _is_word(text[pos - 1])) and (end >= len(text) or not _is_word(text[end])):
-            return text.count("\n", 0, pos) + 1
-        pos = text.find(name, pos + 1)
-    return None
-
-
-def _is_word(ch: str) -> bool:
-    return ch.isalnum() or ch in "_$"

@@ -161,8 +161,8 @@ async def test_hover_shows_memories_and_importance_escaped(client: LanguageClien
     )
     await run(client, "forewarn.remember", text=INJECTION, type="gotcha", uri=models.as_uri(), symbol="Invoice.total")
     uri = open_document(client, models)
-    hover = await client.text_document_hover_async(
-        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(10, 12))
+    hover = await client.text_document_hover_async(  # on the name `total` of `def total`
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(8, 8))
     )
     assert hover is not None and isinstance(hover.contents, types.MarkupContent)
     assert hover.contents.kind == types.MarkupKind.Markdown
@@ -176,11 +176,11 @@ async def test_hover_shows_memories_and_importance_escaped(client: LanguageClien
     injected = next(line for line in body.splitlines() if "onerror" in line)
     assert rendered_text(injected) == INJECTION, injected
 
-    # a line with no symbol memory still has no crash, just less to say
+    # a keyword (`import`) is no symbol: no popup at all (tests/lsp/test_hover.py has the rest)
     nothing = await client.text_document_hover_async(
         types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(2, 0))
     )
-    assert nothing is None or "Forewarn" in nothing.contents.value  # type: ignore[union-attr]
+    assert nothing is None
 
 
 async def test_search_symbols_and_code_actions(client: LanguageClient, workspace: Path) -> None:

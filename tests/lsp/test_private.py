@@ -42,8 +42,8 @@ async def test_private_remember_shows_a_lock_in_the_hover_and_results(client: La
     )
     assert team["memory"]["visibility"] == "team"
     uri = open_document(client, models)
-    hover = await client.text_document_hover_async(
-        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(10, 12))
+    hover = await client.text_document_hover_async(  # on the name `total` of `def total`
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(8, 8))
     )
     assert hover is not None and isinstance(hover.contents, types.MarkupContent)
     assert "🔒 **todo**" in hover.contents.value and "🔒 **gotcha**" not in hover.contents.value

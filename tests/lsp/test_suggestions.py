@@ -179,8 +179,8 @@ async def test_a_crowded_file_shows_the_cap_and_says_how_many_more(
     assert "forewarn memory list --file billing/models.py" in more.message and "Search Memories" in more.message
     assert diags[0].message.startswith("gotcha: Invoice.total: quantize")  # the gotcha outranks 199 notes
 
-    hover = await client.text_document_hover_async(
-        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(10, 12))
+    hover = await client.text_document_hover_async(  # on the name `total` of `def total`
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(8, 8))
     )
     assert hover is not None and isinstance(hover.contents, types.MarkupContent)
     body = hover.contents.value
