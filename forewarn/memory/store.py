@@ -1265,6 +1265,20 @@ class MemoryStore:
                     out[mid] = (syntax, code)
         return out
 
+    def without_anchored_code(self, statuses: Sequence[str], limit: int) -> list[Memory]:
+        """Symbol-anchored memories whose code was never remembered (imported, mined, from before m007)."""
+        with self._lock:
+            return [
+                _row_to_memory(r)
+                for r in self.conn.execute(
+                    f"""SELECT {_COLUMNS} FROM memories m WHERE symbol IS NOT NULL AND content_hash IS NOT NULL
+                          AND status IN ({_placeholders(len(statuses))})
+                          AND NOT EXISTS (SELECT 1 FROM anchored_code a WHERE a.memory_id = m.id)
+                        LIMIT ?""",
+                    (*statuses, limit),
+                )
+            ]
+
     def set_anchored_code(self, items: Sequence[tuple[str, str, str]], *, at: str) -> None:
         """Remember (memory id, syntax hash, code) as what each memory now describes."""
         if not items:

@@ -1240,16 +1240,19 @@ class Workspace:
         with self._lock:
             touched = {*report.changed, *report.added, *report.deleted, *(old for old, _ in report.renamed)}
             self.graph.invalidate(touched if rels is not None else None)
-        return ReindexReport(report, self.catch_up())
+        return ReindexReport(report, self.catch_up(sweep=rels is None))
 
-    def catch_up(self) -> ReconcileReport:
+    def catch_up(self, *, sweep: bool = True) -> ReconcileReport:
         """Reconcile memories with whatever changed in the code index since they last were (by anyone).
 
-        Called on open and after every re-index; cheap when nothing changed (two small reads).
+        Called on open and after every re-index; cheap when nothing changed (two small reads). ``sweep``
+        (open, full index): also remember the code of memories that never had it (imported, mined).
         """
         with self._lock:
             _, at = self._now()
             self.last_reconcile = reconcile.catch_up(self.root, self.indexer, self.store, at) or ReconcileReport()
+            if sweep:
+                reconcile.remember_missing_code(self.root, self.store, at)
             return self.last_reconcile
 
     # ------------------------------------------------------------ vectors

@@ -49,6 +49,8 @@ CODE_MAX_CHARS = 60_000  # anchored code kept for diffs; longer definitions keep
 REFORMATTED = "reformatted"  # event kinds this module writes, beside lifecycle's stale/orphaned/revived/renamed
 REANCHORED = "reanchored"
 STALE_REASON = "the code of {symbol} changed since this was written"
+SWEEP_MAX = 2_000  # memories without remembered code given one per open or full index (a parse per file)
+UNKNOWN_SYNTAX = ""  # their code had changed before it could be remembered: compared by bytes, as before m007
 TOKEN_RE = re.compile(r"\w+|[^\w\s]")
 PART_SUFFIX = re.compile(r"#\d+$")
 
@@ -119,6 +121,26 @@ def catch_up(
         )
         store.set_code_sync(changes.epoch, changes.generation)
     return report
+
+
+def remember_missing_code(root: Path, store: MemoryStore, at: str, *, limit: int = SWEEP_MAX) -> int:
+    """Give memories that never had their code remembered (imported, mined, older) a snapshot, where their
+    code is still what they were written on; the others are marked as unknown ('') so they are not retried."""
+    missing = store.without_anchored_code([*CURRENT_STATUSES, MemoryStatus.SUGGESTED], limit)
+    if not missing:
+        return 0
+    parsed: dict[str, dict[str, Chunk] | None] = {}
+    items: list[tuple[str, str, str]] = []
+    for m in missing:
+        a = m.anchor
+        assert a is not None and a.symbol is not None
+        if a.file not in parsed:
+            parsed[a.file] = syntax_chunks(root, a.file)
+        c = (parsed[a.file] or {}).get(a.symbol)
+        same = c is not None and c.content_hash == a.content_hash and len(c.text) <= CODE_MAX_CHARS
+        items.append((m.id, c.syntax_hash, c.text) if same and c is not None else (m.id, UNKNOWN_SYNTAX, ""))
+    store.set_anchored_code(items, at=at)
+    return len(items)
 
 
 def _behind(changes: Any, since: int) -> bool:
@@ -201,7 +223,7 @@ def _groups(memories: Iterable[Memory], store: MemoryStore, run: _Run, *, file_w
     codes = store.anchored_code([m.id for g in groups for m in g.memories])
     for g in groups:
         for m in g.memories:  # any memory of the group that has its code tells what the definition was
-            if m.id in codes:
+            if m.id in codes and codes[m.id][0] != UNKNOWN_SYNTAX:
                 g.syntax, g.code = codes[m.id]
                 break
     return groups

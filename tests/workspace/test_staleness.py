@@ -285,3 +285,15 @@ def test_an_orphan_is_reanchored_by_hand(root: Path, ws: Workspace) -> None:
     got = ws.reanchor(m.id, "pay.py", "bill")
     assert got.status == MemoryStatus.ACTIVE and got.anchor is not None and got.anchor.symbol == "bill"
     assert "reanchored" in [e.kind for e in ws.store.events(m.id)]
+
+
+def test_a_memory_from_before_m007_gets_its_code_remembered_on_open(root: Path, ws: Workspace) -> None:
+    m = ws.remember("retry sleeps exponentially", type="gotcha", file="pay.py", symbol="retry").memory
+    with ws.store.batch():  # as a memory written before m007, imported or mined holds no code
+        ws.store.conn.execute("DELETE FROM anchored_code")
+    ws.close()
+    with Workspace.open(root, embedder=None) as again:  # the sweep: its code is unchanged, so it is remembered
+        assert m.id in again.store.anchored_code([m.id])
+        write(root, "pay.py", PAY_PY.replace('"""Call fn until it succeeds."""', '"""Retries."""'))
+        again.reindex()
+        assert again.get(m.id).status == MemoryStatus.ACTIVE
