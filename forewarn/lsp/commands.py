@@ -18,7 +18,7 @@ from forewarn.errors import ForewarnError
 from forewarn.lsp import convert
 from forewarn.lsp.session import Unavailable
 from forewarn.memory.store import MEMORY_TYPES
-from forewarn.memory.vocabulary import MemoryType
+from forewarn.memory.vocabulary import MemoryType, Resolution
 from forewarn.workspace.limits import MAX_TEXT_CHARS
 
 if TYPE_CHECKING:
@@ -190,6 +190,15 @@ async def _reanchor(ls: ForewarnServer, args: Args) -> dict[str, Any]:
     return await ls.write(session.reanchor, mid, rel, symbol, line)
 
 
+async def _resolve_conflict(ls: ForewarnServer, args: Args) -> dict[str, Any]:
+    resolution = args.choice("resolution", tuple(Resolution))
+    if resolution is None:
+        args.fail(f"'resolution' is required: one of {', '.join(Resolution)}")
+    other = args.string("other", required=True, limit=64) or ""
+    session, mid = await ls.session_owning(_id(args))
+    return await ls.write(session.resolve_conflict, mid, other, resolution)
+
+
 async def _accept_suggestion(ls: ForewarnServer, args: Args) -> dict[str, Any]:
     if args.null("text"):  # "edit and accept" whose edit never happened: accepting unedited would be a guess
         return convert.needs_text(args.command, args.string("id", limit=64))
@@ -245,6 +254,7 @@ COMMANDS = (
     Command(convert.CMD_DISMISS_SUGGESTION, _on_memory("dismiss_suggestion"), writes=True),
     Command(convert.CMD_REVIEW, _review, writes=False),
     Command(convert.CMD_SUGGESTION_DIFF, _suggestion_diff, writes=False),
+    Command(convert.CMD_RESOLVE_CONFLICT, _resolve_conflict, writes=True),  # statuses change: republish
 )
 
 

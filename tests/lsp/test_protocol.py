@@ -43,6 +43,7 @@ COMMANDS = {
     "forewarn.accept",
     "forewarn.restore",
     "forewarn.reanchor",
+    "forewarn.resolveConflict",
 }
 
 

@@ -11,6 +11,7 @@ import {
   type ReindexResult,
   type RememberResult,
   type RepoMapResult,
+  type Resolution,
   type ReviewResult,
   type SearchResult,
   type SuggestionDiffResult,
@@ -317,16 +318,71 @@ async function askMemory(
   return text ? { type: type.label, text, private: isPrivate } : undefined;
 }
 
-async function reportRemembered(send: () => Promise<RememberResult>): Promise<RememberResult | undefined> {
+/** Sends `forewarn.resolveConflict` with its one argument object (the server, or the code action's client). */
+export type ResolveConflict = (argument: { id: string; other: string; resolution: Resolution }) => Promise<unknown>;
+
+interface ResolutionItem extends vscode.QuickPickItem {
+  resolution: Resolution;
+}
+
+const RESOLUTION_ITEMS: ResolutionItem[] = [
+  { label: "$(replace) Replace the old one", description: "the old memory is superseded (kept as history)", resolution: "replace" },
+  { label: "$(check-all) Both hold", description: "not asked again for this pair", resolution: "both" },
+  { label: "$(warning) Mark contested", description: "both show as warnings until someone resolves them", resolution: "contested" },
+];
+
+const RESOLVED: Record<Resolution, string> = {
+  replace: "Forewarn: the new memory replaces the old one.",
+  both: "Forewarn: both hold; this pair will not be flagged again.",
+  contested: "Forewarn: both are marked contested until someone resolves them.",
+};
+
+/**
+ * After remember: the memories the new one seems to contradict, one at a time, each asked as a QuickPick
+ * (replace the old one / both hold / mark contested). Escape leaves that pair as it is (the CLI's
+ * `forewarn memory resolve` settles it later).
+ */
+export async function askConflicts(result: RememberResult, resolve: ResolveConflict): Promise<void> {
+  for (const other of result.conflicts ?? []) {
+    const cues = other.cues?.length ? ` (${other.cues.join(", ")})` : "";
+    const choice = await vscode.window.showQuickPick(RESOLUTION_ITEMS, {
+      title: `Forewarn: this contradicts “${other.text.split("\n")[0]}”${cues}`,
+      placeHolder: "What holds now?",
+      ignoreFocusOut: true,
+    });
+    if (!choice) {
+      continue;
+    }
+    try {
+      await resolve({ id: String(result.id), other: String(other.id), resolution: choice.resolution });
+      void vscode.window.showInformationMessage(RESOLVED[choice.resolution]);
+    } catch (error) {
+      await vscode.window.showErrorMessage(`Forewarn could not resolve it: ${errorText(error)}`);
+    }
+  }
+}
+
+async function reportRemembered(
+  send: () => Promise<RememberResult>,
+  resolve?: ResolveConflict,
+): Promise<RememberResult | undefined> {
+  let result: RememberResult;
   try {
-    const result = await send();
-    const merged = result.merged ? " (merged with a similar memory)" : "";
-    await vscode.window.showInformationMessage(`Forewarn remembered it${merged}.`);
-    return result;
+    result = await send();
   } catch (error) {
     await vscode.window.showErrorMessage(`Forewarn could not remember it: ${errorText(error)}`);
     return undefined;
   }
+  const merged = result.merged ? " (merged with a similar memory)" : "";
+  const conflicts = result.conflicts?.length ?? 0;
+  if (conflicts === 0 || !resolve) {
+    await vscode.window.showInformationMessage(`Forewarn remembered it${merged}.`);
+    return result;
+  }
+  const which = conflicts === 1 ? "an existing memory" : `${conflicts} existing memories`;
+  void vscode.window.showInformationMessage(`Forewarn remembered it${merged}; it contradicts ${which}.`);
+  await askConflicts(result, resolve);
+  return result;
 }
 
 export async function rememberHere(server: ForewarnServer): Promise<void> {
@@ -353,7 +409,10 @@ export async function rememberHere(server: ForewarnServer): Promise<void> {
       }
     }
   }
-  await reportRemembered(() => server.command<RememberResult>(ServerCommand.remember, argument));
+  await reportRemembered(
+    () => server.command<RememberResult>(ServerCommand.remember, argument),
+    (resolution) => server.command(ServerCommand.resolveConflict, resolution),
+  );
 }
 
 /**
@@ -365,6 +424,7 @@ export async function executeCodeActionCommand(
   command: string,
   args: unknown[],
   send: (args: unknown[]) => Promise<unknown>,
+  resolve?: ResolveConflict,
 ): Promise<unknown> {
   const [argument, ...rest] = args;
   if (!isRecord(argument) || argument.text !== null) {
@@ -378,7 +438,7 @@ export async function executeCodeActionCommand(
     if (!answer) {
       return undefined;
     }
-    return reportRemembered(() => send([{ ...argument, ...answer }, ...rest]) as Promise<RememberResult>);
+    return reportRemembered(() => send([{ ...argument, ...answer }, ...rest]) as Promise<RememberResult>, resolve);
   }
   if (command === ServerCommand.acceptSuggestion) {
     const text = await askText("Forewarn: edit and accept this suggestion", "The memory as it should read");

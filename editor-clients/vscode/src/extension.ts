@@ -13,7 +13,7 @@ import {
   showRepoMap,
 } from "./commands";
 import { registerMcpServers } from "./mcp";
-import { ClientCommand } from "./protocol";
+import { ClientCommand, ServerCommand } from "./protocol";
 import { onDidChangePythonInterpreter } from "./python";
 import { ForewarnServer, SETTINGS_SECTION } from "./server";
 import { CLIENT_ONLY_SETTINGS } from "./settings";
@@ -23,7 +23,10 @@ let server: ForewarnServer | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const output = vscode.window.createOutputChannel("Forewarn");
-  const forewarn = new ForewarnServer(output, executeCodeActionCommand);
+  // a code action's remember may contradict a memory: the answer is asked and sent through this same server
+  const forewarn: ForewarnServer = new ForewarnServer(output, (command, args, send) =>
+    executeCodeActionCommand(command, args, send, (argument) => forewarn.command(ServerCommand.resolveConflict, argument)),
+  );
   server = forewarn;
   const status = createStatusItem();
   const repoMaps = new RepoMapDocuments();

@@ -94,6 +94,24 @@ export interface RememberResult {
   id: string | number;
   merged?: boolean;
   candidates?: Memory[];
+  /** Current memories on the same place that this one seems to contradict, and why (cues); the client asks. */
+  conflicts?: Conflict[];
+}
+
+/** A memory the new one seems to contradict: negation, replacement, a changed value, an antonym. */
+export interface Conflict extends Memory {
+  cues?: string[];
+}
+
+/** What `forewarn.resolveConflict` accepts: the new one replaces the other, both hold, or both are contested. */
+export type Resolution = "replace" | "both" | "contested";
+
+export interface ResolveConflictResult {
+  id: string;
+  other: string;
+  resolution: Resolution;
+  memory?: Memory;
+  otherMemory?: Memory;
 }
 
 export interface RepoMapResult {
@@ -149,6 +167,7 @@ export const ServerCommand = {
   suggestionDiff: "forewarn.suggestionDiff",
   restore: "forewarn.restore",
   reanchor: "forewarn.reanchor",
+  resolveConflict: "forewarn.resolveConflict",
 } as const;
 
 /**

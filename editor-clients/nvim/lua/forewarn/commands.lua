@@ -212,9 +212,55 @@ function M.ask_memory(text, suggested, on_answer)
   end)
 end
 
-local function report_remembered(result)
-  notify((result and result.merged) and "merged with a similar memory" or "remembered")
+--- What a user may answer when a new memory contradicts an existing one (forewarn.resolveConflict's resolution).
+M.RESOLUTIONS = {
+  { label = "Replace the old one", resolution = "replace", done = "the new memory replaces the old one" },
+  { label = "Both hold", resolution = "both", done = "both hold; this pair will not be flagged again" },
+  { label = "Mark contested", resolution = "contested", done = "both marked contested until someone resolves them" },
+}
+
+--- After remember: each memory the new one seems to contradict, asked in turn with vim.ui.select
+--- (kind "forewarn.conflict"); no choice leaves that pair as it is (`forewarn memory resolve` settles it later).
+function M.ask_conflicts(result, ctx)
+  local conflicts = (type(result) == "table" and type(result.conflicts) == "table") and result.conflicts or {}
+  local function ask(i)
+    local other = conflicts[i]
+    if other == nil then
+      return
+    end
+    local cues = type(other.cues) == "table" and #other.cues > 0 and (" (" .. table.concat(other.cues, ", ") .. ")") or ""
+    local prompt = "Forewarn: this contradicts " .. M.format_memory(other) .. cues .. ". What holds now?"
+    local function format_item(item)
+      return item.label
+    end
+    vim.ui.select(M.RESOLUTIONS, { prompt = prompt, kind = "forewarn.conflict", format_item = format_item }, function(choice)
+      if not choice then
+        return ask(i + 1)
+      end
+      local argument = { id = result.id, other = other.id, resolution = choice.resolution }
+      M.execute(protocol.COMMANDS.resolve_conflict, argument, function()
+        notify(choice.done)
+        ask(i + 1)
+      end, ctx)
+    end)
+  end
+  ask(1)
 end
+
+local function reporter(ctx)
+  return function(result)
+    local conflicts = (type(result) == "table" and type(result.conflicts) == "table") and #result.conflicts or 0
+    local said = (result and result.merged) and "merged with a similar memory" or "remembered"
+    if conflicts == 0 then
+      notify(said)
+      return
+    end
+    notify(said .. "; it contradicts " .. (conflicts == 1 and "an existing memory" or (conflicts .. " memories")))
+    M.ask_conflicts(result, ctx)
+  end
+end
+
+local report_remembered = reporter(nil)
 
 --- Remembers `text` (asked for when nil) of a type picked by the user, anchored to the range or cursor line.
 --- `opts.private`: the user's alone, never exported to the team's file (`:Forewarn remember --private …`).
@@ -244,7 +290,7 @@ M.code_action_commands = {
     local argument = shallow_copy((command.arguments or {})[1])
     local function send(kind, body)
       argument.type, argument.text = kind, body
-      M.execute(command.command, argument, report_remembered, ctx)
+      M.execute(command.command, argument, reporter(ctx), ctx)
     end
     if type(argument.text) == "string" then
       send(argument.type, argument.text)

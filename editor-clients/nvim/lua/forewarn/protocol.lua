@@ -23,6 +23,7 @@ M.COMMANDS = {
   suggestion_diff = "forewarn.suggestionDiff",
   restore = "forewarn.restore",
   reanchor = "forewarn.reanchor",
+  resolve_conflict = "forewarn.resolveConflict",
 }
 
 --- What this plugin declares under `capabilities.experimental` at initialize: it asks the user for the text of a

@@ -21,8 +21,9 @@ interface Config {
    * "activate": the workbench loads and the extension's status item appears.
    * "gotcha": the gotcha shows in the Problems view and in the hover.
    * "commands": the palette commands (search, remember, health, repo map) against the real server.
+   * "conflict": Remember Gotcha Here with a text contradicting the gotcha, then the prompt that follows.
    */
-  mode: "activate" | "gotcha" | "commands";
+  mode: "activate" | "gotcha" | "commands" | "conflict";
   file?: string;
   line?: number;
   column?: number;
@@ -37,6 +38,9 @@ interface Config {
   /** mode "commands": a query no memory matches but code does, and the file whose row the test opens */
   codeQuery?: string;
   codeFile?: string;
+  /** mode "conflict": the contradicting text, and the label of the answer to pick in the prompt */
+  conflictText?: string;
+  conflictAnswer?: string;
 }
 
 interface Result {
@@ -57,6 +61,9 @@ interface Result {
   searchRows?: string[];
   /** Search Memories for codeQuery: its rows and title, and the line of codeFile's row that Enter opened */
   codeSearch?: { rows: string[]; title: string; line: number };
+  /** mode "conflict": the prompt's title and rows, and the notification the answer produced */
+  conflictPrompt?: { title: string; rows: string[] };
+  conflictDone?: string;
   screenshot?: string;
 }
 
@@ -149,6 +156,10 @@ async function check(page: Page, config: Config, result: Result, step: Step): Pr
   );
   if (config.mode === "commands") {
     await commands(page, config, result, step);
+    return;
+  }
+  if (config.mode === "conflict") {
+    await conflict(page, config, result, step);
     return;
   }
   await step("open the file (Quick Open)", async () => {
@@ -375,6 +386,53 @@ async function commands(page: Page, config: Config, result: Result, step: Step):
     await page.locator(".statusbar-item", { hasText: "Forewarn" }).locator(".codicon-history").first().waitFor();
   });
   result.screenshot = join(config.artifactsDir, "vscode-commands.png");
+  await page.screenshot({ path: result.screenshot });
+}
+
+async function conflict(page: Page, config: Config, result: Result, step: Step): Promise<void> {
+  const { file, line, column, conflictText, conflictAnswer } = config;
+  if (!file || !line || !column || !conflictText || !conflictAnswer) {
+    throw new Error("mode 'conflict' needs file, line, column, conflictText and conflictAnswer");
+  }
+  const input = page.locator(".quick-input-widget input");
+  await step("open the file (Quick Open), cursor on the symbol", async () => {
+    await page.locator(".monaco-workbench").click({ position: { x: 640, y: 400 } });
+    await page.keyboard.press("Control+P");
+    await input.waitFor();
+    await input.fill(file);
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: basename(file) }).first().waitFor();
+    await page.keyboard.press("Enter");
+    await page.locator(".tab.active", { hasText: basename(file) }).waitFor();
+    await page.locator(".editor-group-container.active .monaco-editor .view-lines").first().click();
+    await page.keyboard.press("Control+G");
+    await input.fill(`:${line}:${column}`);
+    await page.keyboard.press("Enter");
+    await page.locator(".quick-input-widget").waitFor({ state: "hidden" });
+  });
+  await step("Remember Gotcha Here: a text that contradicts the gotcha", async () => {
+    await runCommand(page, "Forewarn: Remember Gotcha Here");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "gotcha" }).first().waitFor();
+    await input.fill("gotcha");
+    await page.keyboard.press("Enter");
+    await page.locator(".quick-input-widget", { hasText: "remember a gotcha" }).waitFor();
+    await input.fill(conflictText);
+    await page.keyboard.press("Enter");
+  });
+  await step("the prompt after remember: what holds now", async () => {
+    const prompt = page.locator(".quick-input-widget", { hasText: "this contradicts" });
+    await prompt.waitFor();
+    const rows = page.locator(".quick-input-list .monaco-list-row");
+    await rows.filter({ hasText: conflictAnswer }).first().waitFor();
+    const title = await page.locator(".quick-input-widget .quick-input-title").innerText();
+    result.conflictPrompt = { title, rows: await rows.allInnerTexts() };
+    await input.fill(conflictAnswer);
+    await page.keyboard.press("Enter");
+    const toast = page.locator(".notifications-toasts .notification-list-item", { hasText: "Forewarn: " });
+    const done = toast.filter({ hasText: /replaces|both hold|contested/ }).first();
+    await done.waitFor();
+    result.conflictDone = await done.innerText();
+  });
+  result.screenshot = join(config.artifactsDir, "vscode-conflict.png");
   await page.screenshot({ path: result.screenshot });
 }
 
