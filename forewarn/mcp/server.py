@@ -31,6 +31,7 @@ from forewarn.config import Settings
 from forewarn.errors import ForewarnError
 from forewarn.mcp import render
 from forewarn.mcp.render import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, Entry
+from forewarn.memory import contradictions
 from forewarn.memory.store import Memory
 from forewarn.memory.vocabulary import CURRENT_STATUSES, MemorySource, MemoryStatus, MemoryType
 from forewarn.workspace.engine import Workspace
@@ -240,11 +241,14 @@ class ForewarnMcp:
             out = f"Remembered as `{m.id}` ({where}); it shows to everyone who opens this code."
         if result.redacted:
             out += f" Secrets were replaced before storing: {', '.join(result.redacted)}."
-        if result.candidates:
-            lines = "\n".join(render.entry_line(Entry(c, _line(c))) for c in result.candidates[:5])
+        if result.conflicts:
+            lines = "\n".join(
+                f"{render.entry_line(Entry(c.memory, _line(c.memory)))} ({contradictions.describe(c.cues)})"
+                for c in result.conflicts[:5]
+            )
             out += (
-                "\n\nClose to existing memories here; if the new one replaces one of them, call supersede with its "
-                f"id instead:\n{lines}"
+                "\n\nIt conflicts with what is remembered here; if it replaces one of these, call supersede with "
+                f"that id and the new text (otherwise a person settles it):\n{lines}"
             )
         return out
 

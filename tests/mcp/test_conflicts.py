@@ -1,0 +1,26 @@
+"""``remember`` through the MCP SDK's client says what the new memory conflicts with and how to replace it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.mcp.conftest import mcp_session, text_of
+
+
+async def test_remember_names_the_memory_it_conflicts_with(shop: Path) -> None:
+    async with mcp_session(shop, "--trust-agents") as s:
+        answer = text_of(
+            await s.call_tool(
+                "remember",
+                {"text": "charge_card no longer needs an idempotency key", "file": "pay.py", "symbol": "charge_card"},
+            )
+        )
+        other = text_of(
+            await s.call_tool(
+                "remember", {"text": "charge_card logs the gateway's answer", "file": "pay.py", "symbol": "charge_card"}
+            )
+        )
+    assert "It conflicts with what is remembered here" in answer, answer
+    assert "every charge carries an idempotency key" in answer and "negation" in answer
+    assert "call supersede with that id" in answer
+    assert "conflicts" not in other  # another aspect of the same function: nothing to settle
