@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable, Mapping, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from forewarn.memory.store import AnchoredRef, Memory, MemoryFilter, MemoryStore, SearchRow
-from forewarn.memory.text import from_iso, match_terms, normalise_text, query_terms
+from forewarn.memory.text import from_iso, match_terms, normalise_text, query_terms, split_identifier
 from forewarn.memory.vocabulary import ENDED_STATUSES, MemorySource, MemoryStatus, MemoryType
 
 if TYPE_CHECKING:
@@ -35,6 +36,22 @@ LEXICAL_OVERFETCH = 2  # likewise for BM25 hits ranked without a join
 # RRF keeps only ranks, so a weak match at rank 2 looks almost as good as a perfect one at rank 1; scaling
 # by how strong the match is (relative to the best candidate) keeps recency from lifting weak matches
 RELEVANCE_FLOOR = 0.3  # a candidate with almost no match strength keeps 30% of its fused score (bench-tuned)
+
+# The floor on what search returns (issue 14): ranks and relative strengths say which memory matches best, never
+# whether any matches, so an unrelated query would fill k. A memory is returned only when its own text (and
+# anchor) matches the query on an absolute scale: its cosine to the query, or the share of the query's BM25
+# weight it holds (``lexical_coverage``). Calibrated on bench/recall_bench.py with bench/offtopic_queries.txt.
+# Two levels: a query is answered only when its best candidate clears the answer floor (an off-topic question's
+# nearest memory is still some distance away; a real question's answer, or something close to it, is nearer), and
+# then every result must clear the lower result floor, which cuts the unrelated tail without losing answers
+# ranked below a stronger neighbour. Figures: bench/recall_bench.py's floor section (150 questions, 119 off-topic).
+ANSWER_COSINE_FLOOR = 0.45  # the best candidate of all but one question had ≥ 0.48; of 92% of off-topic ones < 0.45
+RESULT_COSINE_FLOOR = 0.25  # every answer found in the top 10 had ≥ 0.26
+ANSWER_WORDS_FLOOR = 0.40  # by words alone: 96% of off-topic questions stay under; recall@10 is unchanged or better
+RESULT_WORDS_FLOOR = 0.25  # cuts memories sharing one common word, which BM25 ranked above answers (+1.3 points)
+# with a query vector, words alone must cover more to answer: an off-topic question often shares a word or two with
+# some memory (0.40 here would answer 12% of them), and meaning already speaks for paraphrases
+ANSWER_WORDS_WITH_MEANING_FLOOR = 0.60
 
 RECENCY_HALF_LIFE_DAYS = 30.0  # recent memories get a gentle edge for a month or two
 # decay stops here: RRF scores of neighbouring ranks differ by ~2%, so a 4% range breaks near-ties by age but
@@ -90,6 +107,7 @@ class ScoredMemory:
     lexical_rank: int | None = None  # 1-based rank in the BM25 list
     vector_rank: int | None = None  # 1-based rank in the vector list
     cosine: float | None = None
+    coverage: float | None = None  # share of the query's BM25 weight this memory holds (``lexical_coverage``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +132,8 @@ class SearchTimings:
 class RankedSearch:
     hits: list[ScoredMemory]
     timings: SearchTimings = field(default_factory=SearchTimings)
+    # when the floor left nothing: the candidate that came closest to it (None: nothing matched at all)
+    closest: ScoredMemory | None = None
 
 
 # ---------------------------------------------------------------- pure scoring
@@ -168,6 +188,77 @@ def relevance(strengths: Sequence[float | None]) -> float:
     """``RELEVANCE_FLOOR``…1 from the best of a candidate's per-list strengths (score / best score in that list)."""
     best = max((min(1.0, max(0.0, s)) for s in strengths if s is not None), default=0.0)
     return RELEVANCE_FLOOR + (1.0 - RELEVANCE_FLOOR) * best
+
+
+def lexical_coverage(matched: Iterable[int], idfs: Sequence[float]) -> float:
+    """How much of the query a memory holds, 0…1: the IDF-weighted share of the query terms it contains.
+
+    BM25 has no absolute scale (it grows with the query's length, its words' rarity, a word's repetitions and a
+    memory's shortness); this one does. Words no memory holds weigh the most, so a question in another domain
+    that shares one word with a memory ("salt" in "how much salt goes in pasta water") covers little of it.
+    """
+    total = sum(idfs)
+    if total <= 0:
+        return 0.0
+    return sum(idfs[i] for i in set(matched)) / total
+
+
+_CODE_WORD_RE = re.compile(r"\w+")
+MIN_AFFIX_CHARS = 4  # "retry" meets "retrying", "upload" meets "uploads": shorter words must match whole
+
+
+def text_coverage(terms: Sequence[str], idfs: Sequence[float], text: str) -> float:
+    """``lexical_coverage`` for text outside the memory index (the code a memory sits on): the IDF-weighted share
+    of the query terms found among its words and the parts of its identifiers, a word meeting its inflections."""
+    words: set[str] = set()
+    for m in _CODE_WORD_RE.finditer(text):
+        w = m.group(0)
+        words.add(w.lower())
+        words.update(split_identifier(w))
+    total = sum(idfs)
+    if total <= 0:
+        return 0.0
+
+    def found(term: str) -> bool:
+        if term in words:
+            return True
+        return len(term) >= MIN_AFFIX_CHARS and any(
+            len(w) >= MIN_AFFIX_CHARS and (w.startswith(term) or term.startswith(w)) for w in words
+        )
+
+    return sum(idf for t, idf in zip(terms, idfs, strict=True) if found(t)) / total
+
+
+@dataclass(frozen=True, slots=True)
+class Floor:
+    """The relevance floor's thresholds: the best candidate must clear ``answer_*`` for the query to be answered,
+    each result ``result_*``; by meaning (cosine, when the query has a vector) or by words (coverage)."""
+
+    answer_cosine: float = ANSWER_COSINE_FLOOR
+    result_cosine: float = RESULT_COSINE_FLOOR
+    answer_words: float = ANSWER_WORDS_FLOOR
+    result_words: float = RESULT_WORDS_FLOOR
+    answer_words_with_meaning: float = ANSWER_WORDS_WITH_MEANING_FLOOR
+
+    def words_to_answer(self, cosine: float | None) -> float:
+        return self.answer_words if cosine is None else self.answer_words_with_meaning
+
+    def reached(self, cosine: float | None, coverage: float, *, answer: bool) -> bool:
+        words = self.words_to_answer(cosine) if answer else self.result_words
+        meaning = self.answer_cosine if answer else self.result_cosine
+        return coverage >= words or (cosine is not None and cosine >= meaning)
+
+    def share(self, cosine: float | None, coverage: float) -> float:
+        """How close a candidate comes to answering (1 = on the answer floor): what picks the closest miss."""
+
+        def part(value: float, floor: float) -> float:
+            return value / floor if floor > 0 else math.inf
+
+        by_words = part(coverage, self.words_to_answer(cosine))
+        return by_words if cosine is None else max(by_words, part(cosine, self.answer_cosine))
+
+
+NO_FLOOR = Floor(0.0, 0.0, 0.0, 0.0, 0.0)  # every candidate returned: the benchmark's rows without a floor
 
 
 def matches_filter(m: Memory | SearchRow, flt: MemoryFilter) -> bool:
@@ -231,6 +322,10 @@ class SearchParams:
     file_boosts: Mapping[str, float] = field(default_factory=dict)  # session personalization: file → [0, 1]
     # memories anchored to the code a search found (nums, best first, with a strength in [0, 1]): a third list
     code_ranked: Sequence[tuple[int, float]] = ()
+    # for those memories: the code text that matched and its share (1: the memory's symbol; less: file-wide), so
+    # the floor can judge a memory found through its code by that code's words when its own hold none
+    code_texts: Mapping[int, tuple[str, float]] = field(default_factory=dict)
+    floor: Floor = field(default_factory=Floor)  # the relevance floor (``NO_FLOOR``: every candidate)
 
 
 def lexical_candidates(
@@ -305,11 +400,22 @@ def rank(
     missing = [n for n in lex_rank if n not in rows]
     if missing:
         rows.update(store.search_rows(missing))
+    candidates = [n for n in lex_rank.keys() | vec_rank.keys() | code_rank.keys() if n in rows]
+    cosines, coverages = _own_match(store, index, query, qvec, params, candidates, cos)
+    floor = params.floor
+    passed: list[int] = []
+    if any(floor.reached(cosines.get(n), coverages[n], answer=True) for n in candidates):
+        passed = [n for n in candidates if floor.reached(cosines.get(n), coverages[n], answer=False)]
+    closest = None
+    if candidates and not passed:
+        near = max(candidates, key=lambda n: (floor.share(cosines.get(n), coverages[n]), -n))
+        full_near = store.by_nums([near]).get(near)
+        if full_near is not None:
+            closest = ScoredMemory(full_near, 0.0, lex_rank.get(near), vec_rank.get(near), cosines.get(near),
+                                   coverages[near])  # fmt: skip
     scored: list[tuple[float, str, int]] = []
-    for num in lex_rank.keys() | vec_rank.keys() | code_rank.keys():
-        r = rows.get(num)
-        if r is None:
-            continue
+    for num in passed:
+        r = rows[num]
         score = rrf((lex_rank.get(num), vec_rank.get(num)))
         if num in code_rank:
             score += CODE_LIST_WEIGHT / (RRF_K + code_rank[num])
@@ -330,7 +436,7 @@ def rank(
     head = scored[: params.k * DEDUPE_HEAD]  # near-duplicates remove only a few: load and compare the head only
     full = store.by_nums([num for _, _, num in head])
     ranked = [
-        ScoredMemory(full[num], score, lex_rank.get(num), vec_rank.get(num), cos.get(num))
+        ScoredMemory(full[num], score, lex_rank.get(num), vec_rank.get(num), cosines.get(num), coverages[num])
         for score, _, num in head
         if num in full
     ]
@@ -339,7 +445,39 @@ def rank(
     timings.lexical_ms = (t1 - t0) * 1000
     timings.vector_ms = (t2 - t1) * 1000
     timings.rank_ms = (clock() - t2) * 1000
-    return RankedSearch(hits, timings)
+    return RankedSearch(hits, timings, closest)
+
+
+def _own_match(
+    store: MemoryStore,
+    index: VectorIndex | None,
+    query: str,
+    qvec: np.ndarray | None,
+    params: SearchParams,
+    nums: Sequence[int],
+    cosines: Mapping[int, float],
+) -> tuple[dict[int, float], dict[int, float]]:
+    """Each candidate's own match to the query, whichever list brought it: (cosine when the query has a vector,
+    lexical coverage). Candidates from one list only are scored on the other here (a memory found through its
+    code or by meaning may hold the query's words too)."""
+    cos = dict(cosines)
+    if params.use_vector and index is not None and qvec is not None:
+        todo = [n for n in nums if n not in cos]
+        if todo:
+            cos.update({n: float(v @ qvec) for n, v in index.vectors(todo).items() if v.shape == qvec.shape})
+        cos = {n: cos.get(n, 0.0) for n in nums}  # no vector (not yet embedded): no match by meaning
+    else:
+        cos = {}
+    cov: dict[int, float] = dict.fromkeys(nums, 0.0)
+    if params.use_lexical:
+        kept = store.selective_terms(query_terms(query))
+        idfs = store.term_idfs(kept)
+        matched = store.matched_terms([match_terms([t]) or "" for t in kept], nums)
+        cov = {n: lexical_coverage(matched.get(n, ()), idfs) for n in nums}
+        for n, (text, share) in params.code_texts.items():
+            if n in cov:
+                cov[n] = max(cov[n], share * text_coverage(kept, idfs, text))
+    return cos, cov
 
 
 # the baseline the benchmark compares against: a plain weighted sum with exponential decay

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 import sqlite3
 import threading
@@ -530,6 +531,7 @@ BM25_TAGS_WEIGHT = 2.0  # a tag is a deliberate label: a match means more than a
 BM25_FILE_WEIGHT = 0.5  # path words are broad ("src", "utils"): weak evidence
 BM25_SYMBOL_WEIGHT = 2.0  # naming the anchored symbol is strong evidence
 BM25_TERMS_WEIGHT = 0.75  # split identifiers repeat words already in text/symbol: count them less
+BM25_MIN_IDF = 1e-6  # FTS5 floors a term's IDF here rather than letting a very common word count against a row
 
 _COLUMNS = """num, id, type, text, file, symbol, start_line, end_line, content_hash, source, confidence,
   created_at, updated_at, status, status_reason, last_accessed_at, access_count, surfaced_count, ended_at,
@@ -766,10 +768,12 @@ class MemoryStore:
         if len(terms) < 2:
             return list(terms)
         with self._lock:
+            total = self._fts_doc_count()
+            if total <= MATCH_ROW_BUDGET:  # every term together scores no more rows than the budget allows
+                return list(terms)
             stems = self._stems(terms)
             every = sorted({st for group in stems for st in group})
             df = self._doc_freqs(every)
-            total = self._fts_doc_count()
         # a term's frequency is at most that of its rarest token (a phrase needs all of them)
         freq = [min((df.get(st, 0) for st in stems[i]), default=0) for i in range(len(terms))]
         cutoff = COMMON_TERM_FRACTION * total
@@ -804,6 +808,42 @@ class MemoryStore:
             return None
         window = max(MATCH_ROW_BUDGET, int(total * MATCH_ROW_BUDGET / spent))
         return max(0, int(top) - window)
+
+    def term_idfs(self, terms: Sequence[str]) -> list[float]:
+        """FTS5's BM25 weight (IDF) of each term, a phrase counting as its rarest token: the most a term can add
+        to a memory's BM25 score, so a score can be judged on an absolute scale (``retrieval.lexical_coverage``).
+        A word no memory holds weighs the most: a query made of such words can match little."""
+        if not terms:
+            return []
+        with self._lock:
+            stems = self._stems(terms)
+            df = self._doc_freqs(sorted({st for group in stems for st in group}))
+            total = self._fts_doc_count()
+        out: list[float] = []
+        for group in stems:
+            hits = min((df.get(st, 0) for st in group), default=total)  # no token at all: matches nothing
+            # FTS5's own formula (fts5_aux.c), floored as it does: a term in over half the rows counts next to nothing
+            out.append(max(BM25_MIN_IDF, math.log((total - hits + 0.5) / (hits + 0.5))))
+        return out
+
+    def matched_terms(self, matches: Sequence[str], nums: Sequence[int]) -> dict[int, set[int]]:
+        """Which of ``matches`` (FTS5 expressions, one per query term) each of these memories holds: the indexes
+        of the terms found, by memory num (memories holding none are left out). One statement for all terms."""
+        out: dict[int, set[int]] = {}
+        if not matches or not nums:
+            return out
+        per_term = SQL_VARIABLE_CHUNK // (len(matches) + 1)
+        with self._lock:
+            for part in _chunks(list(nums), max(1, per_term)):
+                marks = _placeholders(len(part))
+                union = " UNION ALL ".join(
+                    f"""SELECT rowid, {i} FROM memory_fts WHERE memory_fts MATCH ? AND rowid IN ({marks})"""
+                    for i in range(len(matches))
+                )
+                args = [a for m in matches for a in (m, *part)]
+                for num, i in self.conn.execute(union, args):
+                    out.setdefault(int(num), set()).add(int(i))
+        return out
 
     def _stems(self, terms: Sequence[str]) -> list[list[str]]:
         """The FTS tokens of each term (cached: a word always stems the same way). Caller holds the lock."""

@@ -12,6 +12,7 @@ each vector query.
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -78,6 +79,7 @@ MERGE_NEIGHBOURS = 10  # nearest memories checked for merge/supersession on reme
 CONFLICT_CANDIDATES = 200  # current memories on the same place judged against a new one, newest first
 MAX_CONFLICTS = 5  # conflicts a remember reports, most similar first: past a few, the place needs a cleanup
 MEMORY_CODE_FILES = 5  # the best code files whose memories join a search's ranking (a third list)
+CLOSEST_TEXT_CHARS = 80  # the closest miss a search names when none reached the floor: enough to recognise it
 FILE_WIDE_SHARE = 0.7  # a file-wide memory on a matching file, against one on the matching symbol
 SESSION_NEIGHBOUR_SHARE = 0.5  # a touched file's dependencies get half its session weight
 SESSION_NEIGHBOURS = 8  # dependencies per touched file that inherit session weight
@@ -150,6 +152,25 @@ class SearchResult:
     reason: str | None = None  # why lexical, when it is
     timings: SearchTimings = field(default_factory=SearchTimings)
     files: list[FileHit] = field(default_factory=list)  # code hits ranked as files, best first
+    closest: ScoredMemory | None = None  # no memory reached the relevance floor: the one that came closest
+
+    def closest_summary(self) -> str | None:
+        """Why no memory was returned, in a line: the closest one held back by the relevance floor, its match and
+        the floor (None when memories were found, or none matched at all)."""
+        c = self.closest
+        if c is None or self.memories:
+            return None
+        why = [] if c.cosine is None else [f"similarity {c.cosine:.2f} < {retrieval.ANSWER_COSINE_FLOOR:.2f}"]
+        why.append(f"words matched {c.coverage or 0.0:.0%} < {retrieval.Floor().words_to_answer(c.cosine):.0%}")
+        text = " ".join(c.memory.text.split())
+        text = text if len(text) <= CLOSEST_TEXT_CHARS else text[: CLOSEST_TEXT_CHARS - 1] + "…"
+        where = f" on {c.memory.file}" if c.memory.file else ""
+        return f"“{text}” ({c.memory.type}{where}; {', '.join(why)})"
+
+    def no_memory_message(self) -> str:
+        """What a search that found no memory says: the closest one the floor held back, when there is one."""
+        closest = self.closest_summary()
+        return f"No memory matches; closest: {closest}" if closest else "No memory matches."
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,8 +296,8 @@ class Workspace:
             raise
         try:  # whatever changed the code index since (another process's `forewarn index`, a branch switch)
             ws.catch_up()
-        except ForewarnError as exc:  # a store that refuses writes still opens, for reading and recovery
-            log.warning("memories not reconciled with the code index: %s", exc)
+        except (ForewarnError, sqlite3.OperationalError) as exc:  # a store refusing writes, or busy past the
+            log.warning("memories not reconciled with the code index: %s", exc)  # timeout: still opens; next time
         return ws
 
     def close(self) -> None:
@@ -1061,13 +1082,18 @@ class Workspace:
         code_ms = (time.perf_counter() - t) * 1000
         if code_only:
             hits: list[ScoredMemory] = []
+            closest = None
             timings = SearchTimings(embed_ms=embed_ms)
         else:
             boosts = self._session_file_boosts() if as_of_iso is None else {}
-            code_ranked = self._memories_on_code(files[:MEMORY_CODE_FILES]) if as_of_iso is None else []
-            params = SearchParams(k=k, flt=flt, now=now, file_boosts=boosts, code_ranked=code_ranked)
+            code_ranked, code_texts = (
+                self._memories_on_code(files[:MEMORY_CODE_FILES]) if as_of_iso is None else ([], {})
+            )
+            params = SearchParams(
+                k=k, flt=flt, now=now, file_boosts=boosts, code_ranked=code_ranked, code_texts=code_texts
+            )
             ranked = retrieval.rank(self.store, self.vectors, query, qvec, params, time.perf_counter)
-            hits, timings = ranked.hits, ranked.timings
+            hits, timings, closest = ranked.hits, ranked.timings, ranked.closest
             timings.embed_ms = embed_ms
         timings.code_ms = code_ms
         files = files[:n_code]
@@ -1085,7 +1111,7 @@ class Workspace:
         else:
             reason = self.reason or "the query could not be embedded"
         best = [ChunkHit(f.chunks[0].chunk, f.score) for f in files if f.chunks]
-        return SearchResult(hits, best, mode, reason, timings, files)
+        return SearchResult(hits, best, mode, reason, timings, files, None if code_only else closest)
 
     def search_code(
         self, query: str, k: int = 10, *, file: str | None = None, include_tests: bool | None = None
@@ -1128,32 +1154,43 @@ class Workspace:
             return []
         return [ChunkHit(c, float(s)) for c, s in self.indexer.search_chunks(words, limit)]
 
-    def _memories_on_code(self, files: Sequence[FileHit]) -> list[tuple[int, float]]:
+    def _memories_on_code(
+        self, files: Sequence[FileHit]
+    ) -> tuple[list[tuple[int, float]], dict[int, tuple[str, float]]]:
         """Memories anchored to the best code hits (nums, best first, with a strength in [0, 1]): on a matched
-        symbol (or one inside or around it) at the file's strength, file-wide ones a little lower."""
+        symbol (or one inside or around it) at the file's strength, file-wide ones a little lower; and for each,
+        the code text that brought it with that share (what the relevance floor reads)."""
         if not files:
-            return []
+            return [], {}
         peak = files[0].score or 1.0
         strength: dict[int, float] = {}
+        texts: dict[int, tuple[str, float]] = {}
         memories = self.store.anchored_to_files([f.file for f in files], CURRENT_STATUSES)
         by_file: dict[str, list[Memory]] = {}
         for m in memories:
             if m.file is not None:
                 by_file.setdefault(m.file, []).append(m)
         for f in files:
-            symbols = [c.chunk.symbol for c in f.chunks]
             for m in by_file.get(f.file, ()):
                 sym = m.anchor.symbol if m.anchor is not None else None
                 if sym is None:
                     share = FILE_WIDE_SHARE
-                elif any(sym == s or sym.startswith(s + ".") or s.startswith(sym + ".") for s in symbols):
-                    share = 1.0
+                    code = [c.chunk.text for c in f.chunks]
                 else:
-                    continue
+                    code = [
+                        c.chunk.text
+                        for c in f.chunks
+                        if sym == c.chunk.symbol or sym.startswith(c.chunk.symbol + ".")
+                        or c.chunk.symbol.startswith(sym + ".")
+                    ]  # fmt: skip
+                    share = 1.0
+                    if not code:
+                        continue
                 value = share * f.score / peak
                 if value > strength.get(m.num, 0.0):
                     strength[m.num] = value
-        return sorted(strength.items(), key=lambda item: -item[1])
+                    texts[m.num] = ("\n".join(code), share)
+        return sorted(strength.items(), key=lambda item: -item[1]), texts
 
     def _session_file_boosts(self) -> dict[str, float]:
         touched = self.session.weights("file")

@@ -164,7 +164,7 @@ def test_cli_search_groups_code_by_file(ws_root: Path, capsys: pytest.CaptureFix
     assert main(["search", "retry the upload", "--code-only", "--lexical", "-w", str(ws_root)]) == 0
     out = capsys.readouterr()
     assert "Code:" in out.out and "uploader.py:6" in out.out and "retry_upload" in out.out
-    assert "(test)" in out.out and "No memories match" not in out.out
+    assert "(test)" in out.out and "No memory matches" not in out.out
     assert "searched by words only" in out.err
     assert main(["search", "retry the upload", "-k", "1", "--json", "--lexical", "-w", str(ws_root)]) == 0
     data = json.loads(capsys.readouterr().out)

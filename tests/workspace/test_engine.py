@@ -157,7 +157,7 @@ def test_memories_written_without_a_model_are_embedded_later(tmp_path: Path, emb
         assert engine.vectors is not None and len(engine.vectors) == 1
         vec = engine.vectors.vectors([m.num])[m.num]
         assert np.isclose(np.linalg.norm(vec), 1.0, atol=1e-3)
-        assert engine.search("leaking db handles").memories[0].memory.id == m.id
+        assert engine.search("leaking database connections").memories[0].memory.id == m.id
 
 
 def test_missing_model_means_lexical_mode_with_the_reason(tmp_path: Path) -> None:
