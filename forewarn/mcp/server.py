@@ -198,11 +198,12 @@ class ForewarnMcp:
         result = ws.search(query, k, types=list(types), file=file, chunks=0)
         mode = "by meaning and words" if result.mode == "hybrid" else f"by words only ({result.reason})"
         entries = [Entry(h.memory, _line(h.memory), score=h.score) for h in result.memories]
+        closest = result.closest_summary()  # the relevance floor held every memory back: which came closest
         packed = render.pack(
             entries,
             budget or self.budget,
             title=f"# Forewarn: {len(entries)} memories for “{render.clip(query, 120)}” (searched {mode})",
-            empty="No memory matches.",
+            empty=f"No memory matches (closest: {closest})." if closest else "No memory matches.",
             more_hint="narrow with types or file, or a larger budget",
         )
         return packed.text

@@ -19,7 +19,7 @@ LESSONS = [
     "The deploy script needs the staging credentials exported before it starts.",
     "Never resend a payment to the provider on timeout: a repeated attempt must reuse the idempotency key.",
 ]
-PARAPHRASE = "people got billed twice because of flaky connections"  # no word (or stem) in common with any lesson
+PARAPHRASE = "charging customers twice when retrying"  # no word (or stem) in common with any lesson
 
 
 @pytest.fixture

@@ -110,6 +110,9 @@ export async function searchMemories(server: ForewarnServer): Promise<void> {
         return; // a newer query is on its way; do not flash stale results
       }
       const items = searchRows(result).map(searchItem);
+      if (result.memories.length === 0 && result.message && items.length > 0) {
+        items[0] = { ...items[0], detail: result.message }; // the relevance floor's answer: which memory came closest
+      }
       pick.title = searchTitle(result);
       pick.items = items;
       // "No memories match" leads the list but opens nothing: then Enter goes to the best code hit

@@ -88,6 +88,8 @@ export interface SearchResult {
   /** "lexical" when the embedding model is missing; `reason` says why. */
   mode?: string;
   reason?: string | null;
+  /** No memory reached the relevance floor: says so, naming the one that came closest. */
+  message?: string | null;
 }
 
 export interface RememberResult {

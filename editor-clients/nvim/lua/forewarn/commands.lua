@@ -158,6 +158,10 @@ function M.search(query)
     M.execute(protocol.COMMANDS.search, { query = q, k = SEARCH_RESULTS }, function(result)
       result = result or {}
       local lexical = result.mode == "lexical" and " [lexical: words only]" or ""
+      if result.message and result.message ~= vim.NIL and #(result.memories or {}) == 0 then
+        -- the relevance floor held every memory back: say which came closest
+        vim.notify("Forewarn: " .. result.message, vim.log.levels.INFO)
+      end
       M.pick(result.memories or {}, "Forewarn: " .. q .. lexical, result.files)
     end)
   end
