@@ -29,6 +29,7 @@ DATA = REPO_DIR / "tests" / "memory" / "data"
 PAIRS = DATA / "contradictions.tsv"  # the rules and thresholds were set on this set
 HELD_OUT = DATA / "contradictions_heldout.tsv"  # written after they were fixed, never tuned on
 RESULTS = BENCH_DIR / "results" / "contradiction_bench.json"
+OLD_CANDIDATE_COSINE = 0.85  # remember's supersede candidates before the detector (SUPERSEDE_CANDIDATE_COSINE)
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,18 @@ def evaluate(pairs: list[Pair], cosines: list[float] | None = None) -> dict[str,
     }
 
 
+def cosine_only(pairs: list[Pair], cosines: list[float]) -> dict[str, float]:
+    """The rule remember used before contradictions were detected: a supersede candidate above this cosine."""
+    conflicts = [c > OLD_CANDIDATE_COSINE for c, p in zip(cosines, pairs, strict=True) if p.label == "conflict"]
+    compatible = [c > OLD_CANDIDATE_COSINE for c, p in zip(cosines, pairs, strict=True) if p.label == "compatible"]
+    out = {"detection": sum(conflicts) / len(conflicts), "false_alarms": sum(compatible) / len(compatible)}
+    print(
+        f"  {'cosine>' + str(OLD_CANDIDATE_COSINE):<11} detection {out['detection']:.1%}, false alarms "
+        f"{out['false_alarms']:.1%} (the supersede candidates remember listed before, for comparison)"
+    )
+    return out
+
+
 def model_cosines(pairs: list[Pair]) -> list[float] | None:
     import numpy as np
 
@@ -131,6 +144,7 @@ def main() -> None:
                 hybrid = evaluate(pairs, cosines)
                 report("words+model", hybrid, args.verbose)
                 result["hybrid"] = hybrid
+                result["cosine_only"] = cosine_only(pairs, cosines)
                 labels = [p.label for p in pairs]
                 for label in ("conflict", "compatible"):
                     cs = sorted(c for c, lab in zip(cosines, labels, strict=True) if lab == label)
