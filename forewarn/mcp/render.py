@@ -79,6 +79,9 @@ def status_note(memory: Memory) -> str:
         return f" ⚠ may be outdated ({clip(reason, 120)}): check the code before relying on it"
     if memory.status == MemoryStatus.ORPHANED:
         return " ⚠ its code is gone (the symbol was deleted or could not be followed)"
+    if memory.status == MemoryStatus.CONTESTED:  # a person marked it: it and another memory cannot both hold
+        other = (memory.status_reason or "").removeprefix("contradicts ")
+        return f" ⚠ contested (contradicts `{other}`; nobody has settled which holds)" if other else " ⚠ contested"
     if memory.status == MemoryStatus.SUGGESTED:
         return " (a suggestion: no person has accepted it yet)"
     if memory.status in (MemoryStatus.SUPERSEDED, MemoryStatus.ARCHIVED, MemoryStatus.DISMISSED):
