@@ -459,6 +459,11 @@ class Indexer:
         with self._read_lock:
             return self._reader.chunk_at(rel, line)
 
+    def chunk_spans(self, rel: str) -> list[tuple[str, str, int, int]]:
+        """(symbol, kind, start_line, end_line) of ``rel``'s whole chunks, without text (see ``IndexStore``)."""
+        with self._read_lock:
+            return self._reader.chunk_spans(rel)
+
     def chunks_by_ids(self, ids: Sequence[int]) -> dict[int, CodeChunk]:
         with self._read_lock:
             return self._reader.chunks_by_ids(ids)

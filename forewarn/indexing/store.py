@@ -710,6 +710,16 @@ class IndexStore:
         ).fetchone()
         return CodeChunk(*row) if row else None
 
+    def chunk_spans(self, rel: str) -> list[tuple[str, str, int, int]]:
+        """(symbol, kind, start_line, end_line) of ``rel``'s whole chunks in line order, without their text
+        (a position lookup needs only where definitions start and end)."""
+        rows = self.conn.execute(
+            """SELECT c.symbol, c.kind, c.start_line, c.end_line FROM chunks c JOIN files f ON f.id = c.file_id
+               WHERE f.rel = ? AND c.part = 0 ORDER BY c.start_line, c.end_line DESC""",
+            (rel,),
+        )
+        return [(str(r[0]), str(r[1]), int(r[2]), int(r[3])) for r in rows]
+
     def chunks_by_ids(self, ids: Sequence[int]) -> dict[int, CodeChunk]:
         """The current chunks among ``ids`` (a chunk replaced by a re-index is gone), by id."""
         out: dict[int, CodeChunk] = {}

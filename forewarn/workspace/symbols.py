@@ -30,7 +30,6 @@ from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 
 from forewarn.indexing import lookup
 from forewarn.indexing.languages import LanguageSpec, compiled, language_for_path
@@ -44,6 +43,7 @@ log = logging.getLogger(__name__)
 WINDOW_MAX_LINES = 400  # a window this long parses in a few ms on a loaded CPU; longer ones are cut…
 WINDOW_MARGIN = 80  # …to this many lines either side of the position (a long string may then misread)
 FACTS_CACHE_FILES = 128  # files whose spans and imports are kept (a few KB each)
+LINES_CACHE_FILES = 8  # buffers whose lines are kept between hovers (a file's text again, at most)
 RESOLVE_MARGIN = 4.0  # a dependency this many times stronger than the next is the one meant (imports
 # weigh 20× a bare name match in the graph, so an imported definer beats a namesake elsewhere)
 MENTION_PROBES = 500  # occurrences of a name (inside longer words too) tried before giving up
@@ -80,6 +80,7 @@ class _Facts:
     chunks: list[tuple[str, str, int, int]]  # (symbol, kind, start_line, end_line) of whole chunks
     bounds: list[int] = field(default_factory=list)  # sorted first lines of windows
     bindings: dict[str, lookup.Binding] | None = None  # the top-level imports, read on first need
+    by_name: dict[str, list[tuple[str, str, int, int]]] = field(default_factory=dict)  # definitions by last name
 
 
 class SymbolLookup:
@@ -89,6 +90,7 @@ class SymbolLookup:
         self.indexer = indexer
         self.graph = graph
         self._facts: OrderedDict[str, _Facts] = OrderedDict()
+        self._lines: OrderedDict[str, tuple[int, int, list[str]]] = OrderedDict()  # rel → (hash, len, lines)
         self._lock = threading.Lock()
 
     def warm(self, rels: Iterable[str]) -> None:
@@ -107,8 +109,10 @@ class SymbolLookup:
         ``char`` and the answer's columns count ``encoding`` units, as LSP position encodings do:
         "utf-16" (LSP's default), "utf-8" or "utf-32" (code points)."""
         spec = language_for_path(rel)
-        lines = text.split("\n")
-        if spec is None or not 1 <= line <= len(lines) or char < 0:
+        if spec is None:
+            return None
+        lines = self._lines_of(rel, text)
+        if not 1 <= line <= len(lines) or char < 0:
             return None
         char = _from_units(lines[line - 1], char, encoding)
         if char >= len(lines[line - 1]):
@@ -141,20 +145,20 @@ class SymbolLookup:
         self, rel: str, spec: LanguageSpec, text: str, facts: _Facts | None, ident: lookup.Ident, line: int
     ) -> tuple[str, tuple[str, ...]] | None:
         name = ident.name
-        own = _named(facts.chunks if facts else [], name)
+        own = facts.by_name.get(name, []) if facts else []
         if ident.role == "def":  # 1. its own name: the innermost same-named chunk holding the line
             holding = [c for c in own if c[2] <= line <= c[3]]
             if holding:
                 best = min(holding, key=lambda c: c[3] - c[2])
                 return rel, _same_named(own, best[0])
         deps = self.graph.dependencies(rel)
-        binds = self._bindings(rel, spec, text, facts)
+        binds = self._bindings(rel, spec, self._lines_of(rel, text), facts)
         if ident.receiver is None and (bound := binds.get(name)) is not None:  # 2. an import binds it
             return self._imported(bound, deps)
         if ident.receiver is not None and (via := binds.get(ident.receiver)) is not None and via.module:
             module = _module_file(via.source, deps)  # pay.charge_card() after `import pay`
             if module is not None:
-                return _unique(_named(self._chunks_of(module), name), module, ident.receiver)
+                return _unique(self._named_in(module, name), module, ident.receiver)
             return None
         methods = ident.receiver is not None
         here = [c for c in own if ("." in c[0]) == methods or not methods]
@@ -180,7 +184,7 @@ class SymbolLookup:
                 return module, ()
             bound = lookup.Binding(bound.local, bound.original, _parent_spec(bound.source), False, bound.row)
             module = _module_file(bound.source, deps)  # Rust `use crate::pay::charge_card;`
-        if module is not None and (found := _named(self._chunks_of(module), bound.original)):
+        if module is not None and (found := self._named_in(module, bound.original)):
             return _unique(found, module, None)
         defs = [(d.rel, d.symbol) for d in self.indexer.definitions_named(bound.original)]
         in_deps = [d for d in defs if d[0] in deps]
@@ -200,21 +204,20 @@ class SymbolLookup:
         wanted = [n for n in dict.fromkeys(names) if n]
         if spec is None or not wanted:
             return {}
-        lines = text.split("\n")
+        lines = self._lines_of(rel, text)
         facts = self._file_facts(rel)
         trees: dict[tuple[int, int], object] = {}
-        starts = _line_starts(text)
         out: dict[str, int] = {}
         for name in wanted:
             first_import: int | None = None
             for pos in _mentions(text, name):
-                line = bisect_right(starts, pos)
+                line = text.count("\n", 0, pos) + 1
                 first, last = self._window(facts, line, len(lines))
                 tree = trees.get((first, last))
                 source = "\n".join(lines[first - 1 : last]).encode("utf-8", "surrogatepass")
                 if tree is None:
                     tree = trees[(first, last)] = lookup.parse(spec, source)
-                col = len(text[starts[line - 1] : pos].encode("utf-8", "surrogatepass"))
+                col = len(text[text.rfind("\n", 0, pos) + 1 : pos].encode("utf-8", "surrogatepass"))
                 try:
                     use = lookup.code_use(spec, tree, line - first, col)  # type: ignore[arg-type]
                 except Exception:
@@ -241,18 +244,40 @@ class SymbolLookup:
             if facts is not None and facts.content_hash == record.content_hash:
                 self._facts.move_to_end(rel)
                 return facts
-        chunks = [(c.symbol, c.kind, c.start_line, c.end_line) for c in self.indexer.chunks_for(rel) if c.part == 0]
+        chunks = self.indexer.chunk_spans(rel)
         bounds = sorted({b for _, _, s, e in chunks for b in (s, e + 1)})
-        facts = _Facts(record.content_hash, chunks, bounds)
+        by_name: dict[str, list[tuple[str, str, int, int]]] = {}
+        for c in chunks:
+            if c[1] != "module":
+                by_name.setdefault(_last(c[0]), []).append(c)
+        facts = _Facts(record.content_hash, chunks, bounds, None, by_name)
         with self._lock:
             self._facts[rel] = facts
             while len(self._facts) > FACTS_CACHE_FILES:
                 self._facts.popitem(last=False)
         return facts
 
+    def _lines_of(self, rel: str, text: str) -> list[str]:
+        """``text`` split into lines, kept for the last few files (hovers come in runs on one buffer)."""
+        key = (hash(text), len(text))  # a str caches its hash: the editor's unchanged buffer costs nothing
+        with self._lock:
+            kept = self._lines.get(rel)
+            if kept is not None and kept[:2] == key:
+                return kept[2]
+        lines = text.split("\n")
+        with self._lock:
+            self._lines[rel] = (*key, lines)
+            while len(self._lines) > LINES_CACHE_FILES:
+                self._lines.popitem(last=False)
+        return lines
+
     def _chunks_of(self, rel: str) -> list[tuple[str, str, int, int]]:
         facts = self._file_facts(rel)
         return facts.chunks if facts is not None else []
+
+    def _named_in(self, rel: str, name: str) -> list[tuple[str, str, int, int]]:
+        facts = self._file_facts(rel)
+        return facts.by_name.get(name, []) if facts is not None else []
 
     @staticmethod
     def _window(facts: _Facts | None, line: int, count: int) -> tuple[int, int]:
@@ -267,11 +292,12 @@ class SymbolLookup:
             first, last = max(first, line - WINDOW_MARGIN), min(last, line + WINDOW_MARGIN)
         return first, max(first, min(last, count))
 
-    def _bindings(self, rel: str, spec: LanguageSpec, text: str, facts: _Facts | None) -> dict[str, lookup.Binding]:
+    def _bindings(
+        self, rel: str, spec: LanguageSpec, lines: list[str], facts: _Facts | None
+    ) -> dict[str, lookup.Binding]:
         """Names the file's top-level imports bind (module code only; a function's own imports are rare)."""
         if facts is not None and facts.bindings is not None:
             return facts.bindings
-        lines = text.split("\n")
         windows = [(s, e) for _, kind, s, e in (facts.chunks if facts else []) if kind == "module"]
         if facts is None:
             windows = [self._window(None, 1, len(lines))]
@@ -309,10 +335,6 @@ def base_symbol(symbol: str) -> str:
 
 def _last(symbol: str) -> str:
     return base_symbol(symbol).rsplit(".", 1)[-1]
-
-
-def _named(chunks: Sequence[tuple[str, str, int, int]], name: str) -> list[tuple[str, str, int, int]]:
-    return [c for c in chunks if c[1] != "module" and _last(c[0]) == name]
 
 
 def _same_named(chunks: Sequence[tuple[str, str, int, int]], symbol: str) -> tuple[str, ...]:
@@ -376,19 +398,23 @@ def _parent_spec(spec: str) -> str:
 
 
 def _matches_spec(rel: str, spec: str) -> bool:
-    """Whether workspace file ``rel`` is what import ``spec`` names (its path tail, or its package's)."""
+    """Whether workspace file ``rel`` is what import ``spec`` names (its path tail, or its folder's)."""
     tail = _spec_path(spec)
-    if not tail:
-        return False
-    path = PurePosixPath(rel)
-    stem = path.with_suffix("").as_posix()
-    package = path.parent.as_posix() if path.stem in ("__init__", "index", "mod", "lib", "main") else None
-    return any(p is not None and (p == tail or p.endswith("/" + tail)) for p in (stem, package, path.parent.as_posix()))
+    return bool(tail) and _matches_tail(rel, tail)
+
+
+def _matches_tail(rel: str, tail: str) -> bool:
+    slash = rel.rfind("/")
+    parent, name = (rel[:slash], rel[slash + 1 :]) if slash >= 0 else ("", rel)
+    dot = name.rfind(".")
+    stem = f"{parent}/{name[:dot] if dot > 0 else name}" if parent else (name[:dot] if dot > 0 else name)
+    return any(p and (p == tail or p.endswith("/" + tail)) for p in (stem, parent))
 
 
 def _module_file(spec: str, deps: dict[str, float]) -> str | None:
     """The file among this one's dependencies that import ``spec`` names (the strongest when several)."""
-    matching = [d for d in deps if _matches_spec(d, spec)]
+    tail = _spec_path(spec)
+    matching = [d for d in deps if _matches_tail(d, tail)] if tail else []
     return max(matching, key=lambda d: deps[d]) if matching else None
 
 
@@ -415,15 +441,6 @@ def _to_units(prefix: str, encoding: str) -> int:
     if encoding == "utf-16":
         return len(prefix.encode("utf-16-le", "surrogatepass")) // 2
     return len(prefix.encode("utf-8", "surrogatepass"))
-
-
-def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    pos = text.find("\n")
-    while pos >= 0:
-        starts.append(pos + 1)
-        pos = text.find("\n", pos + 1)
-    return starts
 
 
 def _mentions(text: str, name: str) -> Iterable[int]:
