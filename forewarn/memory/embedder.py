@@ -51,6 +51,10 @@ WINDOW_OVERLAP = 0.125
 # ggml's threads spin at barriers: when another process takes a core they wait on a descheduled peer
 # (2 threads ran 3.5x slower than 1 on this loaded 2-core box); half the cores also leaves room for the editor
 DEFAULT_THREAD_SHARE = 0.5
+# OpenMP's idle threads spin by default; beside other processes they spin against descheduled peers. Two
+# threads embedding 300 Django chunks at load ~5.5 on 2 cores: 2.0 chunks/s spinning, 25.2 passive (one
+# thread: 14.6) — bench/code_embed_bench.py. Set before llama.cpp loads; a user's own value is kept
+OMP_WAIT_POLICY = "PASSIVE"
 GGUF_MAGIC = b"GGUF"
 HASH_MEMO_FILE = "model_hashes.json"  # sha256 of user-configured GGUF files, keyed by path, size and mtime
 
@@ -120,11 +124,20 @@ _BACKEND_LOCK = threading.Lock()
 _backend_ready = False
 
 
+def import_llama_cpp() -> Any:
+    """``import llama_cpp``, its OpenMP threads told to sleep rather than spin when idle (unless the user said
+    otherwise): the runtime reads OMP_WAIT_POLICY once, when the library loads."""
+    os.environ.setdefault("OMP_WAIT_POLICY", OMP_WAIT_POLICY)
+    import llama_cpp
+
+    return llama_cpp
+
+
 def _llama() -> Any:
     """Import llama_cpp once, route its log to Python logging and initialise the backend."""
     global _backend_ready
     try:
-        import llama_cpp
+        llama_cpp = import_llama_cpp()
     except ImportError as exc:  # a broken or missing build: semantic search is off, lexical still works
         raise EmbedderUnavailable(f"llama-cpp-python is not importable ({exc}); reinstall it (make install)") from exc
     with _BACKEND_LOCK:

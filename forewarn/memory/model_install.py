@@ -186,9 +186,9 @@ def install_default_model(
 def preferred_weight_type() -> str:
     """bf16 where llama.cpp's CPU backend reports AVX512_BF16, else f16 (portable, exact enough everywhere)."""
     try:
-        import llama_cpp
+        from forewarn.memory.embedder import import_llama_cpp
 
-        features = llama_cpp.llama_print_system_info().decode("utf-8", "replace")
+        features = import_llama_cpp().llama_print_system_info().decode("utf-8", "replace")
     except Exception as exc:  # no usable llama.cpp yet: f16 loads everywhere once it is
         log.debug("cannot ask llama.cpp for CPU features (%s); converting to f16", exc)
         return "f16"

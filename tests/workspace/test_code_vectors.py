@@ -3,7 +3,10 @@ re-embedding of an edited file, deletes, rebuilding a lost index from the cache,
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -299,3 +302,14 @@ def test_index_reuses_deleted_slots_compacts_and_survives_a_reload(tmp_path: Pat
     assert again.loaded and len(again) == 100
     assert again.query(mat[700], 1)[0][0] == n + 1
     assert CodeVectorIndex(tmp_path, "another-model", 16).loaded is False
+
+
+@pytest.mark.parametrize(("given", "expected"), [(None, "PASSIVE"), ("ACTIVE", "ACTIVE")])
+def test_llama_cpp_threads_sleep_when_idle_unless_the_user_says_otherwise(given: str | None, expected: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    if given is not None:
+        env["OMP_WAIT_POLICY"] = given
+    code = "import os; from forewarn.memory.embedder import _llama; _llama(); print(os.environ['OMP_WAIT_POLICY'])"
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == expected
