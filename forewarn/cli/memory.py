@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from forewarn.cli import adopt
 from forewarn.cli import util as cliutil
 from forewarn.cli.util import CliError
 from forewarn.config import load_settings
-from forewarn.memory import transfer
+from forewarn.memory import contradictions, transfer
 from forewarn.memory.store import (
     CURRENT_STATUSES,
     MEMORY_TYPES,
@@ -33,7 +34,8 @@ from forewarn.memory.store import (
     MemoryEvent,
 )
 from forewarn.memory.suggestions import provenance_line
-from forewarn.memory.text import age_text, from_iso
+from forewarn.memory.text import age_text, from_iso, to_iso
+from forewarn.memory.timeline import Standing, standing_at
 from forewarn.memory.vocabulary import Visibility
 from forewarn.workspace import relocation
 
@@ -140,6 +142,25 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     where.add_argument("--line", type=int, help="a line inside the definition")
     _common(p, json_flag=True)
     p.set_defaults(handler=run_reanchor)
+
+    p = msub.add_parser(
+        "resolve",
+        help="settle two memories that contradict each other: ID replaces the other, both hold, or mark them contested",
+    )
+    p.add_argument("id", help="memory id (or a unique prefix of it); with --replace, the one that stands")
+    p.add_argument(
+        "--with", dest="other", metavar="OTHER",
+        help="the memory it contradicts (default: the only one `remember` or a contested mark paired it with)",
+    )  # fmt: skip
+    how = p.add_mutually_exclusive_group(required=True)
+    how.add_argument("--replace", dest="resolution", action="store_const", const="replace",
+                     help="ID stands; the other is superseded by it (kept as history)")  # fmt: skip
+    how.add_argument("--both", dest="resolution", action="store_const", const="both",
+                     help="both hold: recorded, and the pair is never flagged again")  # fmt: skip
+    how.add_argument("--contested", dest="resolution", action="store_const", const="contested",
+                     help="not settled: both show as warnings until someone resolves them")  # fmt: skip
+    _common(p, json_flag=True)
+    p.set_defaults(handler=run_resolve)
 
     p = msub.add_parser("supersede", help="replace a memory with a corrected one (the old one stays as history)")
     p.add_argument("id")
@@ -267,18 +288,37 @@ def _anchor_text(m: Memory) -> str:
     return cliutil.shown(where)
 
 
-def _age(m: Memory) -> str:
-    """ "3 days ago", or "just now"."""
-    text = age_text(time.time() - from_iso(m.created_at))
+def _age(m: Memory, now: float | None = None) -> str:
+    """ "3 days ago", or "just now" (``now``: as seen at that time, for --as-of)."""
+    text = age_text((time.time() if now is None else now) - from_iso(m.created_at))
     return text if text == "just now" else text + " ago"
 
 
-def memory_json(m: Memory, score: float | None = None) -> dict[str, Any]:
+def memory_json(m: Memory, score: float | None = None, then: AsOf | None = None) -> dict[str, Any]:
     data = m.to_dict()
     data["age"] = _age(m)
+    if then is not None:  # --as-of: what it was at that time; today's status beside it
+        data.update(status=then.standing.status, status_reason=then.standing.reason, age=_age(m, then.epoch))
+        data["status_now"], data["as_of"] = m.status, then.at
     if score is not None:
         data["score"] = round(score, 6)
     return data
+
+
+@dataclass(frozen=True, slots=True)
+class AsOf:
+    """A memory as it stood at an --as-of time."""
+
+    at: str  # ISO
+    epoch: float
+    standing: Standing
+
+
+def _as_of(engine: Any, memories: list[Memory], when: str) -> dict[str, AsOf]:
+    """Each memory's standing at ``when``, replayed from its history."""
+    epoch = from_iso(when)
+    at = to_iso(epoch)
+    return {m.id: AsOf(at, epoch, standing_at(m, engine.store.events(m.id), at)) for m in memories}
 
 
 def _one_line(text: str, n: int = TEXT_PREVIEW) -> str:
@@ -290,9 +330,11 @@ def _lock(m: Memory) -> str:
     return "🔒 " if m.visibility == Visibility.PRIVATE else ""
 
 
-def _print_memory_line(m: Memory, extra: str = "") -> None:
-    status = "" if m.status == "active" else f" [{cliutil.shown(m.status)}]"
-    print(f"{_lock(m)}{cliutil.shown(m.id)}  {cliutil.shown(m.type)}{status}  {_anchor_text(m)}  {_age(m)}{extra}")
+def _print_memory_line(m: Memory, extra: str = "", then: AsOf | None = None) -> None:
+    shown_status = then.standing.status if then is not None else m.status
+    status = "" if shown_status == "active" else f" [{cliutil.shown(shown_status)}]"
+    age = _age(m, then.epoch if then is not None else None)
+    print(f"{_lock(m)}{cliutil.shown(m.id)}  {cliutil.shown(m.type)}{status}  {_anchor_text(m)}  {age}{extra}")
     print(f"    {_one_line(m.text)}")
 
 
@@ -340,6 +382,7 @@ def run_remember(args: argparse.Namespace) -> int:
                 "merged": result.merged,
                 "memory": memory_json(result.memory),
                 "candidates": [memory_json(c) for c in result.candidates],
+                "conflicts": [{**memory_json(c.memory), "cues": list(c.cues)} for c in result.conflicts],
                 "redacted": result.redacted,
             }
         )
@@ -349,10 +392,15 @@ def run_remember(args: argparse.Namespace) -> int:
     print(f"{verb} {result.memory.id} ({result.memory.type}, {_anchor_text(result.memory)}{private})")
     if result.redacted:
         print(f"Redacted before storage: {', '.join(sorted(set(result.redacted)))}")
-    if result.candidates:
-        print("It may supersede (use `forewarn memory supersede ID TEXT`):")
-        for c in result.candidates:
-            _print_memory_line(c)
+    if result.conflicts:
+        print("It seems to contradict:")
+        for c in result.conflicts:
+            _print_memory_line(c.memory, f"  ({contradictions.describe(c.cues)})")
+        mine, other = result.memory.id, result.conflicts[0].memory.id if len(result.conflicts) == 1 else "OTHER"
+        print(
+            f"Resolve: forewarn memory resolve {mine} --with {other} --replace (it replaces the other), "
+            "--both (both hold; not asked again) or --contested (both shown as warnings until resolved)"
+        )
     return 0
 
 
@@ -378,12 +426,15 @@ def run_search(args: argparse.Namespace) -> int:
             since=args.since, as_of=args.as_of, lexical_only=args.lexical, include_suggestions=args.suggested,
             code_only=args.code_only, include_tests=True if args.tests else None,
         )  # fmt: skip
+        memories = [h.memory for h in result.memories]
+        then = _as_of(engine, memories, args.as_of) if args.as_of else {}
     if args.json:
         cliutil.print_json(
             {
                 "mode": result.mode,
                 "reason": result.reason,
-                "memories": [memory_json(h.memory, h.score) for h in result.memories],
+                "memories": [memory_json(h.memory, h.score, then.get(h.memory.id)) for h in result.memories],
+                "message": None if result.memories or args.code_only else result.no_memory_message(),
                 "files": [
                     {
                         "file": f.file,
@@ -408,9 +459,11 @@ def run_search(args: argparse.Namespace) -> int:
         print(f"forewarn: searched by words only: {result.reason}", file=sys.stderr)
     if not args.code_only:
         if not result.memories:
-            print("No memories match.")
+            print(cliutil.shown(result.no_memory_message()))
+        if then and result.memories:
+            print(f"As of {cliutil.shown(args.as_of)}: status and age as they were then.")
         for h in result.memories:
-            _print_memory_line(h.memory, f"  score {h.score:.4f}")
+            _print_memory_line(h.memory, f"  score {h.score:.4f}", then.get(h.memory.id))
     if result.files:
         print("\nCode:" if not args.code_only else "Code:")
         for f in result.files:
@@ -613,6 +666,32 @@ def run_reanchor(args: argparse.Namespace) -> int:
     else:
         where = f"{a.file}::{a.symbol}" if a is not None and a.symbol else a.file if a is not None else "the workspace"
         print(cliutil.shown(f"{m.id} is now anchored to {where} ({m.status})"))
+    return 0
+
+
+def run_resolve(args: argparse.Namespace) -> int:
+    with _engine(args, embedder=args.other is None) as engine:
+        other = args.other
+        if other is None:
+            me = engine.get(args.id)
+            paired = engine.contested_with([me.id]).get(me.id) or [c.memory for c in engine.conflicts(me.id)]
+            if not paired:
+                raise CliError(f"memory {me.id} contradicts no current memory; name the other one with --with")
+            if len(paired) > 1:
+                listing = ", ".join(f"{m.id} ({_one_line(m.text, 40)})" for m in paired[:5])
+                raise CliError(f"memory {me.id} contradicts several memories; pick one with --with: {listing}")
+            other = paired[0].id
+        kept, theirs = engine.resolve_conflict(args.id, other, args.resolution)
+    if args.json:
+        cliutil.print_json({"resolution": args.resolution, "memory": memory_json(kept), "other": memory_json(theirs)})
+        return 0
+    said = {
+        "replace": f"{kept.id} stands; {theirs.id} is superseded by it (kept as history)",
+        "both": f"both hold: {kept.id} and {theirs.id} will not be flagged as contradicting again",
+        "contested": f"{kept.id} and {theirs.id} are contested: both show as warnings until someone resolves them "
+        f"(forewarn memory resolve {kept.id} --with {theirs.id} --replace|--both)",
+    }[args.resolution]
+    print(cliutil.shown(said))
     return 0
 
 
