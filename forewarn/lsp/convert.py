@@ -529,8 +529,10 @@ def hover(markdown: str | None, line: int, at: tuple[int, int, int] | None = Non
 
 
 def hover_view(view: HoverView, line: int, file: str, now: float | None = None) -> types.Hover | None:
+    """The hover of ``view`` at ``line`` of ``file`` (a cap's pointer names the file defining the symbol)."""
+    where = view.where or file
     body = hover_markdown(
-        view.symbol, view.memories, view.importance, now, file=file, where=view.where, changes=view.changes
+        view.symbol, view.memories, view.importance, now, file=where, where=view.where, changes=view.changes
     )
     return hover(body, line, view.at)
 

@@ -65,6 +65,9 @@ def test_a_use_elsewhere_names_the_defining_file() -> None:
     assert found is not None and found.range.start == convert.types.Position(3, 11)
     assert found.range.end == convert.types.Position(3, 22)
     assert convert.hover_view(convert.HOVER_NOTHING, 4, "a.py", NOW) is None
+    many = [replace(active, id=f"m{i}") for i in range(convert.HOVER_MEMORIES + 2)]
+    capped = convert.hover_view(convert.HoverView("charge_card", many, None, "billing/pay.py"), 4, "a.py", NOW)
+    assert capped is not None and "forewarn memory list --file billing/pay.py" in capped.contents.value  # type: ignore[union-attr]
 
 
 @pytest.fixture
