@@ -13,6 +13,7 @@ which name it has): that is how a renamed definition is recognised.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 
 from tree_sitter import Node
@@ -24,6 +25,7 @@ TRANSPARENT_NODES = frozenset({"parenthesized_expression"})  # (x) is x: the nes
 # spellings of one construct that Python's own syntax tree does not tell apart
 PYTHON_SAME_NODE = {"expression_list": "tuple", "pattern_list": "tuple_pattern"}
 PYTHON_QUOTE_NODES = frozenset({"string_start", "string_end"})
+PYTHON_STRING_NODES = frozenset({"string", "concatenated_string"})
 NUMBER_NODES = frozenset({"integer", "float", "number", "int_literal", "float_literal", "integer_literal"})
 NAME_PLACEHOLDER = b"\x01name"
 OPEN, CLOSE, SEP = b"\x02", b"\x03", b"\x00"
@@ -51,6 +53,9 @@ def syntax_tokens(nodes: list[Node], data: bytes, *, python: bool, name_start: i
         if node.is_extra or "comment" in kind:
             continue
         if python and kind == "expression_statement" and _is_docstring(node):
+            continue
+        if python and kind in PYTHON_STRING_NODES and (value := _python_literal(node, data)) is not None:
+            out.append(value)  # its value: quotes, escapes and implicit concatenation as Python reads them
             continue
         if kind in TRANSPARENT_NODES:
             pending.extend(reversed([c for c in node.children if c.is_named or c.type not in DROPPED_TOKENS]))
@@ -80,6 +85,22 @@ def _leaf(node: Node, data: bytes, *, python: bool, name_start: int) -> bytes | 
     if kind in NUMBER_NODES:
         return text.lower()
     return text
+
+
+def _python_literal(node: Node, data: bytes) -> bytes | None:
+    """A Python string literal's value (an f-string has none: its parts are code, hashed as a tree)."""
+    text = data[node.start_byte : node.end_byte]
+    if b"{" in text and any(part.type == "interpolation" for s in _strings(node) for part in s.children):
+        return None
+    try:
+        value = ast.literal_eval("(" + text.decode("utf-8") + "\n)")
+    except (ValueError, SyntaxError, UnicodeDecodeError, MemoryError, RecursionError):
+        return None
+    return b"\x04" + repr(value).encode("utf-8", "backslashreplace")
+
+
+def _strings(node: Node) -> list[Node]:
+    return list(node.named_children) if node.type == "concatenated_string" else [node]
 
 
 def _is_docstring(node: Node) -> bool:
