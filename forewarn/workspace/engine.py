@@ -505,6 +505,8 @@ class Workspace:
         for m in others:
             there = contradictions.anchor_words(m.anchor.symbol if m.anchor else None)
             verdict = contradictions.judge(text, m.text, anchor=here | there, cosine=cosines.get(m.num))
+            if verdict is None and memory_id is not None:  # an existing memory may be the older of the two
+                verdict = contradictions.judge(m.text, text, anchor=here | there, cosine=cosines.get(m.num))
             if verdict is not None:
                 found.append(Conflict(m, verdict.cues, verdict.overlap, verdict.cosine))
         found.sort(key=lambda c: -max(c.overlap, c.cosine or 0.0))

@@ -129,3 +129,12 @@ def test_decisions_travel_through_export_and_import(tmp_path: Path) -> None:
         assert b.get(third.memory.id).status == MemoryStatus.CONTESTED
         assert [m.id for m in b.contested_with([old.id])[old.id]] == [third.memory.id]
         assert {(r.kind) for r in b.store.relations([old.id])} == {"both", "contested"}
+
+
+def test_conflicts_of_an_existing_memory_reads_both_ways(ws: Workspace) -> None:
+    old = ws.remember("charge_card uses requests.Session for pooling", file="payments.py", symbol="charge_card")
+    new = ws.remember(
+        "charge_card now uses httpx.Client instead of requests.Session", file="payments.py", symbol="charge_card"
+    )
+    assert [c.memory.id for c in new.conflicts] == [old.memory.id]
+    assert [c.memory.id for c in ws.conflicts(old.memory.id)] == [new.memory.id]  # the newer one said "instead"
