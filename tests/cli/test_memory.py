@@ -67,7 +67,7 @@ def test_remember_search_show_history_and_lifecycle(ws: Path, capsys: pytest.Cap
     assert stats["by_status"] == {"active": 1, "superseded": 1}
     assert stats["important_without_memories"][0]["file"] == "src/worker.py"
     code, out, _ = run(capsys, "search", "jobs", "--as-of", "2000-01-01", *w)
-    assert code == 0 and "No memories match" in out
+    assert code == 0 and "No memory matches" in out
 
 
 def test_export_import_between_workspaces(ws: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
