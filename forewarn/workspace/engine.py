@@ -561,6 +561,7 @@ class Workspace:
                         o.id, MemoryStatus.SUPERSEDED, at=at, reason=f"superseded by {m.id}", ended_at=at,
                         superseded_by=m.id, event=event(o.id, "superseded", at, by=m.id, resolution=how.value),
                     )  # fmt: skip
+                    self._settle_partners(o.id, at)
                     if m.supersedes is None:
                         self.store.set_supersedes(m.id, o.id, at=at)
                 else:
@@ -581,6 +582,12 @@ class Workspace:
                 else:
                     self._settle_contested([m.id] if how == Resolution.REPLACE else [m.id, o.id], at)
         return self.store.resolve(m.id), self.store.resolve(o.id)
+
+    def _settle_partners(self, memory_id: str, at: str) -> None:
+        """``memory_id`` is no longer current: the memories contested with it may be settled now."""
+        partners = [r.other(memory_id) for r in self.store.relations([memory_id]) if r.kind == Resolution.CONTESTED]
+        if partners:
+            self._settle_contested(partners, at)
 
     def _settle_contested(self, memory_ids: Sequence[str], at: str) -> None:
         """A contested memory with no contested pair left goes back to the status it had before."""
@@ -636,6 +643,7 @@ class Workspace:
                     old.id, MemoryStatus.SUPERSEDED, at=at, reason=f"superseded by {new.id}", ended_at=at,
                     superseded_by=new.id, event=event(old.id, "superseded", at, by=new.id),
                 )  # fmt: skip
+                self._settle_partners(old.id, at)
                 if vec is not None and self.vectors is not None:
                     self.vectors.put([stored.num], vec.reshape(1, -1))
             self._sync_vectors()
@@ -668,6 +676,7 @@ class Workspace:
                     previous_ended_at=m.ended_at,
                 ),
             )  # fmt: skip
+            self._settle_partners(m.id, at)
         return self.store.resolve(m.id)
 
     def purge(self, memory_id: str) -> Memory:
@@ -924,6 +933,7 @@ class Workspace:
                         old.id, MemoryStatus.SUPERSEDED, at=at, reason=f"superseded by {m.id}", ended_at=at,
                         superseded_by=m.id, event=event(old.id, "superseded", at, by=m.id),
                     )  # fmt: skip
+                    self._settle_partners(old.id, at)
             self._sync_vectors()
         accepted = self.store.resolve(m.id)
         self._remember_code([accepted])

@@ -138,3 +138,15 @@ def test_conflicts_of_an_existing_memory_reads_both_ways(ws: Workspace) -> None:
     )
     assert [c.memory.id for c in new.conflicts] == [old.memory.id]
     assert [c.memory.id for c in ws.conflicts(old.memory.id)] == [new.memory.id]  # the newer one said "instead"
+
+
+def test_a_contested_partner_superseded_or_forgotten_settles_the_other(ws: Workspace) -> None:
+    old = ws.remember(OLD, file="payments.py", symbol="charge_card").memory
+    new = ws.remember(NEW, file="payments.py", symbol="charge_card").memory
+    ws.resolve_conflict(new.id, old.id, "contested")
+    newest = ws.supersede(new.id, "charge_card sends an idempotency key only for card-present payments")
+    assert ws.get(old.id).status == MemoryStatus.ACTIVE  # nothing left to contest it
+    third = ws.remember("charge_card never needs an idempotency key", file="payments.py", symbol="charge_card")
+    ws.resolve_conflict(third.memory.id, old.id, "contested")
+    ws.forget(third.memory.id)
+    assert ws.get(old.id).status == MemoryStatus.ACTIVE and ws.get(newest.id).status == MemoryStatus.ACTIVE
