@@ -464,8 +464,8 @@ def _own_match(
     if params.use_vector and index is not None and qvec is not None:
         todo = [n for n in nums if n not in cos]
         if todo:
+            # one not embedded yet keeps no cosine: it is judged by its words alone, as in a lexical search
             cos.update({n: float(v @ qvec) for n, v in index.vectors(todo).items() if v.shape == qvec.shape})
-        cos = {n: cos.get(n, 0.0) for n in nums}  # no vector (not yet embedded): no match by meaning
     else:
         cos = {}
     cov: dict[int, float] = dict.fromkeys(nums, 0.0)

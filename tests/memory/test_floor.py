@@ -176,3 +176,14 @@ def test_by_meaning_an_unrelated_query_returns_nothing_and_a_paraphrase_is_found
             found = ws.search(query, chunks=0)
             assert found.memories and found.memories[0].memory.id == ids[text], (query, found.closest_summary())
             assert (found.memories[0].cosine or 0.0) >= retrieval.ANSWER_COSINE_FLOOR
+
+
+def test_a_memory_not_embedded_yet_is_judged_by_its_words(tmp_path: Path, raw_embedder: Any) -> None:
+    with Workspace.open(tmp_path, embedder=None) as lexical:
+        ids = fill(lexical)
+    with Workspace.open(tmp_path, embedder=_Unclosed(raw_embedder), backfill_on_open=False) as ws:
+        assert ws.vectors is not None and len(ws.vectors) == 0  # written without a model, not embedded yet
+        found = ws.search("idempotency key for a retried charge", chunks=0)
+        assert found.mode == "hybrid" and found.memories[0].memory.id == ids[MEMORIES[0][0]]
+        assert found.memories[0].cosine is None  # no vector: its words answered, at the words-only floor
+        assert ws.search("banana smoothie recipe", chunks=0).memories == []
