@@ -44,8 +44,8 @@ HOME = WORK / "home"
 TREE = WORK / "django"
 LSP_BENCH_INDEX = BENCH_DIR / ".corpora" / "lsp-bench" / "index"  # lsp_bench's index of the same sdist
 VARIANTS_DIR = BENCH_DIR / ".corpora" / "gguf-variants"
-DEFAULT_SAMPLE = 2000  # ~2 minutes per configuration at one thread: the full set is ~45 minutes
-DEFAULT_CONFIGS = "installed:1,installed:2,f16:1,q8_0:1,q8_0:2"
+DEFAULT_SAMPLE = 1000  # ~40 CPU-seconds per configuration at one thread: the full set is ~30 CPU-minutes
+DEFAULT_CONFIGS = "installed:1,installed:2,f16:1,q8_0:1"
 TOKEN_SAMPLE = 2000  # random chunks whose tokens stand for all chunks in the token-weighted extrapolation
 FULL_THREADS = 2
 EDIT_MARK = "  # edited by code_embed_bench"
@@ -428,6 +428,7 @@ def text_recall() -> dict[str, Any]:
             sources = sorted(rel for rel in ws.indexer.files() if rel in tracked)
             ev = csb.build_evaluation(root, sources)
             files: list[str] = []
+            kinds: list[str] = []
             forms: dict[str, list[str]] = {"full": [], "lean": []}
             budget = min(raw.n_ctx, CODE_TEXT_MAX_TOKENS)
             for rel in sources:
@@ -436,6 +437,7 @@ def text_recall() -> dict[str, Any]:
                     if own is None:
                         continue
                     files.append(rel)
+                    kinds.append(c.kind)
                     forms["full"].append(
                         fit_to_tokens(embed_text(rel, c.symbol, c.signature, own), raw.count_tokens, budget)
                     )
@@ -444,21 +446,37 @@ def text_recall() -> dict[str, Any]:
                     )
             qvecs = np.stack([emb.embed_query(q.text) for q in ev.queries])
             result: dict[str, Any] = {"queries": len(ev.queries), "chunks": len(files)}
+            draws = csb._draws(len(ev.queries))  # one set of bootstrap resamples: differences are paired
+            full_ranks: list[int | None] = []
             for form, texts in forms.items():
                 tokens = sum(raw.count_tokens(t) for t in texts)
                 cpu = time.process_time()
                 mat = np.concatenate([emb.embed_documents(texts[i : i + 32]) for i in range(0, len(texts), 32)])
                 cpu = time.process_time() - cpu
-                ranks = []
-                for qv, q in zip(qvecs, ev.queries, strict=True):
-                    scores = mat @ qv
-                    order = np.argsort(-scores)
-                    ranking = csb.aggregate([files[i] for i in order], [float(scores[i]) for i in order], "top3")
-                    ranks.append(csb.first_answer_rank(ranking, q.answers))
-                metrics = csb.summarize(ranks)
-                result[form] = {"tokens_per_chunk": round(tokens / len(texts), 1), "cpu_s": round(cpu, 1), **metrics}
-                shown = "  ".join(f"{m} {v['value']:.3f} [{v['lo']:.3f}-{v['hi']:.3f}]" for m, v in metrics.items())
-                print(f"{name} {form}: {tokens / len(texts):.0f} tokens/chunk, CPU {cpu:.0f} s; {shown}", flush=True)
+                # the full text also without module chunks (a file's top-level code, definitions as signatures)
+                variants = {form: None} if form == "lean" else {form: None, "full without module chunks": "module"}
+                for label, skip in variants.items():
+                    keep = np.array([k != skip for k in kinds])
+                    ranks = []
+                    for qv, q in zip(qvecs, ev.queries, strict=True):
+                        scores = np.where(keep, mat @ qv, -np.inf)
+                        order = [i for i in np.argsort(-scores) if keep[i]]
+                        ranking = csb.aggregate([files[i] for i in order], [float(scores[i]) for i in order], "top3")
+                        ranks.append(csb.first_answer_rank(ranking, q.answers))
+                    if label == "full":
+                        full_ranks = ranks
+                    metrics = csb.summarize(ranks, draws)
+                    vs_full = csb.paired(ranks, full_ranks, draws) if label != "full" else {}
+                    n_kept = int(keep.sum())
+                    result[label] = {"chunks": n_kept, "tokens_per_chunk": round(tokens / len(texts), 1), **metrics}
+                    result[label]["minus_full"] = vs_full
+                    shown = "  ".join(f"{m} {v['value']:.3f} [{v['lo']:.3f}-{v['hi']:.3f}]" for m, v in metrics.items())
+                    diff = "  ".join(
+                        f"{m} {v['value']:+.3f} [{v['lo']:+.3f}, {v['hi']:+.3f}]" for m, v in vs_full.items()
+                    )
+                    print(f"{name} {label} ({n_kept} chunks, CPU {cpu:.0f} s): {shown}", flush=True)
+                    if diff:
+                        print(f"    minus full: {diff}", flush=True)
             out[name] = result
     emb.close()
     return out
