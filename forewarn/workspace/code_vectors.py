@@ -11,6 +11,11 @@ Beside ``code_vectors.hnsw``: ``code_vectors.json`` (model id, dimension, counts
 rebuilt ``index.db`` whose ids start again never lends a vector to the wrong chunk, and the cache
 key of the text embedded, which the cache's pruning keeps). Anything missing, unreadable or for
 another model starts the index empty; the cache makes refilling it cheap.
+
+Which chunks and how much of them (measured with ``bench/code_embed_bench.py --text-recall`` on click's
+and requests' history): every chunk that carries text of its own, module chunks included (without them
+dense recall fell: MRR -0.011 on requests, R@10 -0.011 on click), each with its whole own text (a lean
+signature + docstring + identifiers saved a fifth of the tokens and cost 0.009-0.013 MRR).
 """
 
 from __future__ import annotations
