@@ -8,7 +8,7 @@ INSTALLED := $(VENV)/.installed
 # pytest exits 5 when it collected nothing: that is a failure here, never a silent pass
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: inspector install model demo test lint bench bench-index bench-recall bench-lsp bench-embed bench-mine bench-mcp bench-review bench-code-search bench-code-embed clean stock-wheel
+.PHONY: inspector install model demo test lint bench bench-index bench-recall bench-lsp bench-embed bench-mine bench-mcp bench-review bench-code-search bench-code-embed bench-staleness clean stock-wheel
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -56,7 +56,7 @@ test: model lint test-editors stock-wheel inspector
 demo: model
 	$(BIN)/python examples/demo.py
 
-bench: model bench-index bench-recall bench-lsp bench-embed bench-mine bench-mcp bench-review bench-code-search bench-code-embed
+bench: model bench-index bench-recall bench-lsp bench-embed bench-mine bench-mcp bench-review bench-code-search bench-code-embed bench-staleness
 
 # llama.cpp embedder vs sentence-transformers/torch on Django code chunks (bench venv in bench/.venvs/st, once)
 bench-embed: model
@@ -73,6 +73,10 @@ bench-recall: model
 # the language server through a real LSP client: didOpen → diagnostics and hover latency at 1k/10k/100k memories
 bench-lsp: install
 	$(BIN)/python bench/lsp_bench.py
+
+# contradiction detection on written pairs (tuning and held-out sets): detection and false-alarm rates, words and vectors
+bench-contradictions: model
+	$(BIN)/python bench/contradiction_bench.py
 
 # forewarn mcp through the SDK's client: memories_for_files and search_memories latency and tokens at 1k/10k/100k
 bench-mcp: install
@@ -95,6 +99,11 @@ bench-code-embed: model
 # forewarn review over the last 200 commits of requests (../shared/corpora), with mined, accepted memories
 bench-review: install
 	$(BIN)/python bench/review_bench.py --cli 10
+
+# staleness over 300 first-parent commits of click and requests: stale flags from formatting/comments/docstrings
+# (ground truth: Python's ast) with the byte hash and with the syntax hash, real changes still flagged, re-anchoring
+bench-staleness: install
+	$(BIN)/python bench/staleness_bench.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -773,8 +773,9 @@ def code_actions(
             actions += _suggestion_actions(diag, mid, short, prompts=prompts)
             continue
         actions += _contested_actions(diag, mid, short)
+        contested = isinstance(diag.data, dict) and diag.data.get("status") == MemoryStatus.CONTESTED
         for title, command, extra in (
-            ("confirm still true", CMD_CONFIRM, {}),
+            *((("confirm still true", CMD_CONFIRM, {}),) if not contested else ()),  # the pair is settled instead
             ("mark outdated", CMD_MARK_OUTDATED, {}),
             *((("supersede with new text", CMD_SUPERSEDE, {"text": None}),) if prompts else ()),
             ("forget", CMD_FORGET, {}),

@@ -727,6 +727,11 @@ class Workspace:
             raise InvalidMemoryError(
                 f"memory {m.id} is {m.status}, not a current memory; a person accepts suggestions (memory review)"
             )
+        if m.status == MemoryStatus.CONTESTED:  # "still true" does not say which of the pair holds
+            raise InvalidMemoryError(
+                f"memory {m.id} is contested by another memory; settle the pair first "
+                f"(forewarn memory resolve {m.id} --replace|--both|--contested)"
+            )
         with self._lock:
             _, at = self._now()
             with self.store.batch():

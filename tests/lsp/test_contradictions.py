@@ -102,6 +102,8 @@ async def test_contested_pair_warns_with_both_texts_until_a_quick_fix_resolves_i
     resolutions = [a["command"] for a in actions if a["command"]["command"] == "forewarn.resolveConflict"]
     assert sorted(c["arguments"][0]["resolution"] for c in resolutions) == ["both", "replace"]
     assert all(c["arguments"][0]["id"] == new["id"] and c["arguments"][0]["other"] == old["id"] for c in resolutions)
+    # "confirm still true" would not say which of the pair holds (the engine refuses it): not offered
+    assert not any(a["command"]["command"] == "forewarn.confirm" for a in actions)
     both = next(c for c in resolutions if c["arguments"][0]["resolution"] == "both")
     await client.workspace_execute_command_async(
         types.ExecuteCommandParams(command=both["command"], arguments=both["arguments"])

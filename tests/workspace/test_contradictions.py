@@ -88,6 +88,8 @@ def test_resolve_contested_marks_both_until_resolved(ws: Workspace) -> None:
     assert {m.memory.id for m in ws.search("idempotency key").memories} == {old.id, new.id}
     assert [m.id for m in ws.contested_with([new.id])[new.id]] == [old.id]
     assert ws.conflicts(new.id) == []  # contested is an answer too: not asked again
+    with pytest.raises(InvalidMemoryError, match="settle the pair first"):
+        ws.confirm(new.id)  # "still true" must not quietly end the dispute
     kept, gone = ws.resolve_conflict(old.id, new.id, "replace")
     assert kept.status == MemoryStatus.ACTIVE and gone.status == MemoryStatus.SUPERSEDED
 
