@@ -505,6 +505,22 @@ def _m004_suggestions(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def _m008_joined_identifier_terms(conn: sqlite3.Connection) -> None:
+    """Recompute ``terms`` (``identifier_terms`` now adds snake_case names whole: ``retryupload``); the FTS
+    update trigger re-indexes each changed row. Only rows whose terms change are written."""
+    rows = conn.execute("""SELECT num, text, file, symbol, tags, terms FROM memories""").fetchall()
+    changed = []
+    for num, text, file, symbol, tags, terms in rows:
+        try:
+            tag_list = [str(t) for t in json.loads(tags or "[]")]
+        except ValueError:
+            tag_list = []
+        new = identifier_terms(text, file, symbol, *tag_list)
+        if new != (terms or ""):
+            changed.append((new, num))
+    conn.executemany("""UPDATE memories SET terms = ? WHERE num = ?""", changed)
+
+
 def _split_m004(script: str) -> list[str]:
     return [part.strip() for part in script.split(";") if part.strip()]
 
@@ -517,6 +533,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("m005_visibility", M005),
     Migration("m006_contested", _m006_contested),
     Migration("m007_anchored_code", M007),
+    Migration("m008_joined_identifier_terms", _m008_joined_identifier_terms),
 )
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"  # must match memory_fts in M001
 COMMON_TERM_FRACTION = 0.1  # a term in over 10% of memories has a BM25 weight near zero (recall_bench: no loss)

@@ -131,7 +131,9 @@ def split_identifier(word: str) -> list[str]:
 def identifier_terms(*texts: str | None) -> str:
     """The split forms of every compound identifier in ``texts``, space-separated, for the FTS index.
 
-    Only words that split into several parts are expanded: plain words are already indexed as is.
+    Only words that split into several parts are expanded: plain words are already indexed as is. A
+    snake_case name is also given whole without its underscores (``retry_upload`` → ``retryupload``), the
+    way unicode61 already keeps a camelCase one, so either spelling typed as one word finds both.
     """
     out: list[str] = []
     seen: set[str] = set()
@@ -142,10 +144,13 @@ def identifier_terms(*texts: str | None) -> str:
             word = m.group(0)
             parts = split_identifier(word)
             if len(parts) > 1:
-                joined = " ".join(parts)
-                if joined not in seen:
-                    seen.add(joined)
-                    out.append(joined)
+                forms = [" ".join(parts)]
+                if "_" in word.strip("_"):
+                    forms.append("".join(parts))
+                for form in forms:
+                    if form not in seen:
+                        seen.add(form)
+                        out.append(form)
     return " ".join(out)
 
 

@@ -57,11 +57,6 @@ def test_a_camel_name_typed_whole_in_lower_case(store: MemoryStore) -> None:
     assert found(store, "retryupload")[0] == CAMEL
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="memory terms hold snake_case names split, not whole without underscores: needs a memory.db "
-    "migration recomputing terms (after m005), left for when the teams work on the store has landed",
-)
 def test_a_snake_name_typed_whole_without_underscores(store: MemoryStore) -> None:
     assert SNAKE in found(store, "retryupload")
 
@@ -74,3 +69,25 @@ def test_acronyms(store: MemoryStore, query: str) -> None:
 @pytest.mark.parametrize("query", ["os.path.join", "path join", "os_path_join"])
 def test_dotted_paths(store: MemoryStore, query: str) -> None:
     assert found(store, query)[0] == DOTTED
+
+
+def test_m008_gives_memories_written_before_it_their_whole_snake_names(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "memory.db"
+    s = MemoryStore(path)
+    s.insert(make(SNAKE))
+    for i in range(5):
+        s.insert(make(f"lesson {i} about billing"))
+    s.close()
+    with sqlite3.connect(path) as conn:  # as m007 left it: terms split, never joined
+        conn.execute("UPDATE memories SET terms = 'retry upload' WHERE text = ?", (SNAKE,))
+        conn.execute("DELETE FROM _migrations WHERE name = 'm008_joined_identifier_terms'")
+    old = MemoryStore(path)
+    try:
+        assert SNAKE in found(old, "retryupload")
+        assert old.conn.execute("SELECT terms FROM memories WHERE text = ?", (SNAKE,)).fetchone()[0] == (
+            "retry upload retryupload"
+        )
+    finally:
+        old.close()
