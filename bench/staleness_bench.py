@@ -17,7 +17,9 @@ numbers, equal → a formatting/comment-only change; equal once docstrings are d
 otherwise a real change. "Before" is the byte hash that used to decide (every case flagged); "after"
 is what reconciling did: stale, or kept active as reformatted. Cases where the definition moved to
 another symbol or file (re-anchored) or vanished (orphaned) are counted apart: the ground truth by
-name does not hold for them. Figures go to ``bench/results/staleness_bench.json``.
+name does not hold for them; a re-anchored one is checked with ``ast`` too (old definition against the
+one it was moved to, names and docstrings aside: the same code, or changed code, and whether it was
+flagged stale). Figures go to ``bench/results/staleness_bench.json``.
 """
 
 from __future__ import annotations
@@ -119,6 +121,22 @@ def classify(old_source: str | None, new_source: str | None, symbol: str) -> str
     return REAL
 
 
+def classify_move(old_source: str | None, old_symbol: str, new_source: str | None, new_symbol: str) -> str:
+    """A definition followed to another symbol: the same code under another name, or a changed one."""
+    old = definitions(old_source) if old_source is not None else None
+    new = definitions(new_source) if new_source is not None else None
+    if not old or not new or old_symbol not in old or new_symbol not in new:
+        return UNKNOWN
+    a, b = old[old_symbol], new[new_symbol]
+    if isinstance(a, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and isinstance(
+        b, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+    ):
+        a.name = b.name = "_"  # the name is what a rename changes
+    if ast.dump(_strip_docstrings(a)) == ast.dump(_strip_docstrings(b)):
+        return "same_code"
+    return "changed_code"
+
+
 def blob(root: Path, commit: str, rel: str) -> str | None:
     done = subprocess.run(["git", "-C", str(root), "show", f"{commit}:{rel}"], capture_output=True, timeout=60)
     return done.stdout.decode("utf-8", "replace") if done.returncode == 0 else None
@@ -172,8 +190,15 @@ def replay(corpus: str, commits: int) -> dict[str, Any]:
                         sources[(side, rel)] = blob(root, side, rel)
                 truth = classify(sources[(parent, rel)], sources[(commit, rel)], symbol)
                 m = ws.get(mid)
-                if mid in orphaned or (m.anchor is not None and (m.anchor.file, m.anchor.symbol) != (rel, symbol)):
-                    moved[truth] += 1
+                if mid in orphaned:
+                    moved["orphaned"] += 1
+                    continue
+                if m.anchor is not None and (m.anchor.file, m.anchor.symbol) != (rel, symbol):
+                    to_rel, to_symbol = m.anchor.file, m.anchor.symbol or ""
+                    if (commit, to_rel) not in sources:
+                        sources[(commit, to_rel)] = blob(root, commit, to_rel)
+                    how = classify_move(sources[(parent, rel)], symbol, sources[(commit, to_rel)], to_symbol)
+                    moved[f"reanchored_{how}_{'stale' if mid in stale else 'active'}"] += 1
                     continue
                 before[truth] += 1
                 if mid in stale:
