@@ -97,3 +97,27 @@ async def test_an_orphan_is_reanchored_from_a_code_action(client: LanguageClient
     assert done["status"] == "active" and done["memory"]["anchor"]["symbol"] == "amount_from"
     with pytest.raises(JsonRpcException, match="'symbol' or 'range' is required"):
         await run(client, "forewarn.reanchor", id=made["id"], uri=uri)
+
+
+async def test_a_stale_memory_hover_shows_what_changed(client: LanguageClient, workspace: Path) -> None:
+    models = workspace / "billing" / "models.py"
+    made = await run(
+        client, "forewarn.remember", text="parse_amount keeps decimal amounts exact", type="gotcha",
+        uri=models.as_uri(), symbol="parse_amount",
+    )  # fmt: skip
+    # reformatted only: still active
+    touch(models, models.read_text().replace("return decimal.Decimal(text)", "return decimal.Decimal( text )  # exact"))
+    await run(client, "forewarn.reindex", uri=models.as_uri())
+    assert await status_of(client, made["id"]) == "active"
+    touch(models, models.read_text().replace("return decimal.Decimal( text )  # exact", "return float(text)"))
+    await run(client, "forewarn.reindex", uri=models.as_uri())
+    assert await status_of(client, made["id"]) == "stale"
+    uri = open_document(client, models)
+    line = next(i for i, t in enumerate(models.read_text().splitlines()) if t.startswith("def parse_amount"))
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line, 6))
+    )
+    assert hover is not None
+    text = hover.contents.value  # type: ignore[union-attr]
+    assert "stale" in text and "```diff" in text
+    assert "-    return decimal.Decimal( text )  # exact" in text and "+    return float(text)" in text
