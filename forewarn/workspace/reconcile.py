@@ -78,7 +78,7 @@ class _Run:
     claimed: set[tuple[str, str]] = field(default_factory=set)  # (file, symbol) some definition was matched to
     snapshots: list[tuple[str, str, str]] = field(default_factory=list)
     known: dict[str, set[str]] = field(default_factory=dict)  # symbols files had when last looked at
-    anchored_files: set[str] = field(default_factory=set)  # files found holding memories this run
+    symbols_now: dict[str, list[str]] = field(default_factory=dict)  # files found holding memories: their symbols
 
     def chunks(self, rel: str) -> dict[str, Chunk] | None:
         """The file's definitions with syntax hashes, parsed from disk once per run (None: not parseable)."""
@@ -193,8 +193,7 @@ def reconcile(
         for g in lost:
             _find_elsewhere(run, g, candidates)
         store.set_anchored_code(run.snapshots, at=at)
-        looked = [rel for rel in dict.fromkeys([*files, *(r for _, r in removed if r)]) if rel in run.anchored_files]
-        store.set_file_symbols([(rel, [c.symbol for c in indexer.chunks_for(rel) if c.part == 0]) for rel in looked])
+        store.set_file_symbols(list(run.symbols_now.items()))
     return run.report
 
 
@@ -234,8 +233,8 @@ def _reconcile_file(run: _Run, rel: str) -> list[_Group]:
     groups = _groups(run.store.anchored_to_files([rel], statuses=CURRENT_STATUSES), run.store, run)
     if not groups:
         return []
-    run.anchored_files.add(rel)
     index_chunks = {c.symbol: c for c in run.indexer.chunks_for(rel) if c.part == 0}
+    run.symbols_now[rel] = list(index_chunks)
     pending: list[_Group] = []
     for g in groups:  # 1. same symbol, same bytes
         c = index_chunks.get(g.symbol)
