@@ -34,7 +34,7 @@ from forewarn.indexing.languages import language_for_path
 from forewarn.indexing.parse import parse_file
 from forewarn.indexing.records import Chunk
 from forewarn.memory.lifecycle import ReconcileReport, event
-from forewarn.memory.store import Anchor, Memory, MemoryStore
+from forewarn.memory.store import STATUSES, Anchor, Memory, MemoryStore
 from forewarn.memory.vocabulary import CURRENT_STATUSES, MemoryStatus
 from forewarn.workspace.protocols import IndexerLike
 
@@ -164,8 +164,8 @@ def reconcile(
     lost: list[_Group] = []
     with store.batch():
         for rel, renamed_to in removed:
-            if renamed_to is not None:
-                for m in store.anchored_to_files([rel], statuses=CURRENT_STATUSES):
+            if renamed_to is not None:  # every memory follows its file, history and suggestions included
+                for m in store.anchored_to_files([rel], statuses=STATUSES):
                     assert m.anchor is not None
                     a = m.anchor
                     moved = Anchor(renamed_to, a.symbol, a.start_line, a.end_line, a.content_hash)

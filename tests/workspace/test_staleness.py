@@ -297,3 +297,14 @@ def test_a_memory_from_before_m007_gets_its_code_remembered_on_open(root: Path, 
         write(root, "pay.py", PAY_PY.replace('"""Call fn until it succeeds."""', '"""Retries."""'))
         again.reindex()
         assert again.get(m.id).status == MemoryStatus.ACTIVE
+
+
+def test_a_renamed_file_takes_suggestions_and_history_along(root: Path, ws: Workspace) -> None:
+    kept = ws.remember("retry sleeps exponentially", file="pay.py", symbol="retry").memory
+    old = ws.remember("charge rounds down", file="pay.py", symbol="charge").memory
+    ws.forget(old.id)
+    (root / "pay.py").rename(root / "payments.py")
+    ws.reindex()
+    for mid in (kept.id, old.id):
+        anchor = ws.get(mid).anchor
+        assert anchor is not None and anchor.file == "payments.py"
