@@ -253,10 +253,13 @@ def _reconcile_file(run: _Run, rel: str) -> list[_Group]:
         return []
     parsed = run.chunks(rel) or {}
     exact_done: list[_Group] = []
-    for g in pending:  # 2. same syntax: under its own symbol first, then the same name, then any
-        if g.syntax is None:
-            continue
-        same = [c for c in parsed.values() if c.syntax_hash == g.syntax and (rel, c.symbol) not in run.claimed]
+    for g in pending:  # 2. same syntax (the same bytes, for memories without code): own symbol, same name, any
+        same = [
+            c
+            for c in parsed.values()
+            if (c.syntax_hash == g.syntax if g.syntax is not None else c.content_hash == g.content_hash)
+            and (rel, c.symbol) not in run.claimed
+        ]
         target = _pick_exact(g.symbol, same)
         if target is None:
             continue

@@ -308,3 +308,17 @@ def test_a_renamed_file_takes_suggestions_and_history_along(root: Path, ws: Work
     for mid in (kept.id, old.id):
         anchor = ws.get(mid).anchor
         assert anchor is not None and anchor.file == "payments.py"
+
+
+def test_namesakes_without_remembered_code_follow_their_bytes(root: Path, ws: Workspace) -> None:
+    write(root, "h.py", HELPERS)
+    ws.reindex()
+    first = ws.remember("adds one", file="h.py", symbol="helper").memory
+    second = ws.remember("pairs it", file="h.py", symbol="helper#2").memory
+    with ws.store.batch():  # as memories from before m007
+        ws.store.conn.execute("DELETE FROM anchored_code")
+    write(root, "h.py", HELPERS[HELPERS.index("def helper(x):\n    return [x") :])
+    ws.reindex(["h.py"])  # a save: no sweep
+    assert ws.get(first.id).status == MemoryStatus.ORPHANED
+    kept = ws.get(second.id)
+    assert kept.status == MemoryStatus.ACTIVE and kept.anchor is not None and kept.anchor.symbol == "helper"
