@@ -29,7 +29,7 @@ DATA = REPO_DIR / "tests" / "memory" / "data"
 PAIRS = DATA / "contradictions.tsv"  # the rules and thresholds were set on this set
 HELD_OUT = DATA / "contradictions_heldout.tsv"  # written after they were fixed, never tuned on
 RESULTS = BENCH_DIR / "results" / "contradiction_bench.json"
-OLD_CANDIDATE_COSINE = 0.85  # remember's supersede candidates before the detector (SUPERSEDE_CANDIDATE_COSINE)
+OLD_CANDIDATE_COSINE = 0.85  # remember's supersede candidates before the detector (the old lifecycle rule)
 
 
 @dataclass(frozen=True)

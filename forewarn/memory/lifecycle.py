@@ -17,7 +17,6 @@ from forewarn.memory.text import new_id
 
 log = logging.getLogger(__name__)
 
-SUPERSEDE_CANDIDATE_COSINE = 0.85  # this close, with an overlapping anchor, it probably replaces an older memory
 MERGE_COSINE = 0.95  # this close on the same anchor it is the same lesson again: reinforce, don't duplicate
 MERGE_CONFIDENCE_GAIN = 0.05  # each independent re-statement raises confidence a little
 CONFIRM_CONFIDENCE_GAIN = 0.1  # an explicit "still true" is stronger evidence than a re-statement
