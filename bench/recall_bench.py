@@ -67,8 +67,9 @@ OFFTOPIC_FILE = BENCH_DIR / "offtopic_queries.txt"  # questions the corpus canno
 # the floor's sweep: each threshold varied around the shipped one, the others as shipped
 FLOOR_SWEEP_ANSWER_COSINE = (0.40, 0.42, 0.44, 0.45, 0.46, 0.48, 0.50)
 FLOOR_SWEEP_RESULT_COSINE = (0.0, 0.20, 0.25, 0.30, 0.35)
-FLOOR_SWEEP_ANSWER_WORDS = (0.30, 0.35, 0.40, 0.45, 0.50, 0.55, 0.60)
+FLOOR_SWEEP_ANSWER_WORDS = (0.25, 0.30, 0.32, 0.33, 0.34, 0.35, 0.40, 0.45)
 FLOOR_SWEEP_RESULT_WORDS = (0.0, 0.10, 0.15, 0.20, 0.25, 0.30)
+FLOOR_SWEEP_ANSWER_WORDS_1TERM = (0.30, 0.33, 0.35, 0.40)  # one word shared may answer
 FLOOR_SWEEP_WORDS_WITH_MEANING = (0.40, 0.50, 0.60, 1.01)  # 1.01: meaning alone answers
 TARGETS = {"legacy_vs_recent": 0.95, "search_p95_ms": 50.0, "proactive_p99_ms": 15.0}
 
@@ -367,11 +368,14 @@ def run_floor(
         else:
             grid = [dataclasses.replace(shipped, answer_words=w) for w in FLOOR_SWEEP_ANSWER_WORDS]
             grid += [dataclasses.replace(shipped, result_words=w) for w in FLOOR_SWEEP_RESULT_WORDS]
+            grid += [
+                dataclasses.replace(shipped, answer_terms=1, answer_words=w) for w in FLOOR_SWEEP_ANSWER_WORDS_1TERM
+            ]
         sweep = []
         for f in grid:
 
             def kept(pool: list[retrieval.ScoredMemory]) -> list[retrieval.ScoredMemory]:
-                if not any(f.reached(h.cosine, h.coverage or 0.0, answer=True) for h in pool):  # noqa: B023
+                if not any(f.reached(h.cosine, h.coverage or 0.0, answer=True, terms=h.terms) for h in pool):  # noqa: B023
                     return []
                 return [h for h in pool if f.reached(h.cosine, h.coverage or 0.0, answer=False)]  # noqa: B023
 
@@ -393,7 +397,8 @@ def run_floor(
 
 def floor_label(f: object, meaning: bool) -> str:
     answer = f.answer_words_with_meaning if meaning else f.answer_words  # type: ignore[attr-defined]
-    words = f"words {answer:.2f}/{f.result_words:.2f}"  # type: ignore[attr-defined]
+    two = f", {f.answer_terms} word{'s' if f.answer_terms > 1 else ''}"  # type: ignore[attr-defined]
+    words = f"words {answer:.2f}/{f.result_words:.2f}{two}"  # type: ignore[attr-defined]
     return f"cosine {f.answer_cosine:.2f}/{f.result_cosine:.2f}, {words}" if meaning else words  # type: ignore[attr-defined]
 
 

@@ -47,11 +47,15 @@ RELEVANCE_FLOOR = 0.3  # a candidate with almost no match strength keeps 30% of 
 # ranked below a stronger neighbour. Figures: bench/recall_bench.py's floor section (150 questions, 119 off-topic).
 ANSWER_COSINE_FLOOR = 0.45  # the best candidate of all but one question had ≥ 0.48; of 92% of off-topic ones < 0.45
 RESULT_COSINE_FLOOR = 0.25  # every answer found in the top 10 had ≥ 0.26
-ANSWER_WORDS_FLOOR = 0.40  # by words alone: 96% of off-topic questions stay under; recall@10 is unchanged or better
-RESULT_WORDS_FLOOR = 0.25  # cuts memories sharing one common word, which BM25 ranked above answers (+1.3 points)
+ANSWER_WORDS_FLOOR = 0.33  # by words alone (with ANSWER_TERMS): 90% of off-topic questions stay under, -0.8 points
+RESULT_WORDS_FLOOR = 0.25  # cuts memories sharing one common word, which BM25 may rank above an answer
 # with a query vector, words alone must cover more to answer: an off-topic question often shares a word or two with
 # some memory (0.40 here would answer 12% of them), and meaning already speaks for paraphrases
 ANSWER_WORDS_WITH_MEANING_FLOOR = 0.60
+# answering by words takes two of the query's words (or all of it): an off-topic question sharing one rare word with
+# a memory ("salt" in "how much salt goes in pasta water") is a coincidence; a real one shares several
+ANSWER_TERMS = 2
+WHOLE_QUERY = 0.999  # a coverage this high holds every word of the query (a one-word query, say)
 
 RECENCY_HALF_LIFE_DAYS = 30.0  # recent memories get a gentle edge for a month or two
 # decay stops here: RRF scores of neighbouring ranks differ by ~2%, so a 4% range breaks near-ties by age but
@@ -107,7 +111,8 @@ class ScoredMemory:
     lexical_rank: int | None = None  # 1-based rank in the BM25 list
     vector_rank: int | None = None  # 1-based rank in the vector list
     cosine: float | None = None
-    coverage: float | None = None  # share of the query's BM25 weight this memory holds (``lexical_coverage``)
+    coverage: float | None = None  # IDF-weighted share of the query's words this memory holds (``lexical_coverage``)
+    terms: int = 0  # how many distinct query words it holds
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,7 +212,7 @@ _CODE_WORD_RE = re.compile(r"\w+")
 MIN_AFFIX_CHARS = 4  # "retry" meets "retrying", "upload" meets "uploads": shorter words must match whole
 
 
-def text_coverage(terms: Sequence[str], idfs: Sequence[float], text: str) -> float:
+def text_terms(terms: Sequence[str], text: str) -> set[int]:
     """``lexical_coverage`` for text outside the memory index (the code a memory sits on): the IDF-weighted share
     of the query terms found among its words and the parts of its identifiers, a word meeting its inflections."""
     words: set[str] = set()
@@ -215,9 +220,6 @@ def text_coverage(terms: Sequence[str], idfs: Sequence[float], text: str) -> flo
         w = m.group(0)
         words.add(w.lower())
         words.update(split_identifier(w))
-    total = sum(idfs)
-    if total <= 0:
-        return 0.0
 
     def found(term: str) -> bool:
         if term in words:
@@ -226,7 +228,7 @@ def text_coverage(terms: Sequence[str], idfs: Sequence[float], text: str) -> flo
             len(w) >= MIN_AFFIX_CHARS and (w.startswith(term) or term.startswith(w)) for w in words
         )
 
-    return sum(idf for t, idf in zip(terms, idfs, strict=True) if found(t)) / total
+    return {i for i, t in enumerate(terms) if found(t)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,14 +241,18 @@ class Floor:
     answer_words: float = ANSWER_WORDS_FLOOR
     result_words: float = RESULT_WORDS_FLOOR
     answer_words_with_meaning: float = ANSWER_WORDS_WITH_MEANING_FLOOR
+    answer_terms: int = ANSWER_TERMS
 
     def words_to_answer(self, cosine: float | None) -> float:
         return self.answer_words if cosine is None else self.answer_words_with_meaning
 
-    def reached(self, cosine: float | None, coverage: float, *, answer: bool) -> bool:
-        words = self.words_to_answer(cosine) if answer else self.result_words
-        meaning = self.answer_cosine if answer else self.result_cosine
-        return coverage >= words or (cosine is not None and cosine >= meaning)
+    def reached(self, cosine: float | None, coverage: float, *, answer: bool, terms: int = 0) -> bool:
+        if cosine is not None and cosine >= (self.answer_cosine if answer else self.result_cosine):
+            return True
+        if not answer:
+            return coverage >= self.result_words
+        # answering by words takes several of them (or the whole query): one rare word shared is a coincidence
+        return coverage >= self.words_to_answer(cosine) and (terms >= self.answer_terms or coverage >= WHOLE_QUERY)
 
     def share(self, cosine: float | None, coverage: float) -> float:
         """How close a candidate comes to answering (1 = on the answer floor): what picks the closest miss."""
@@ -258,7 +264,7 @@ class Floor:
         return by_words if cosine is None else max(by_words, part(cosine, self.answer_cosine))
 
 
-NO_FLOOR = Floor(0.0, 0.0, 0.0, 0.0, 0.0)  # every candidate returned: the benchmark's rows without a floor
+NO_FLOOR = Floor(0.0, 0.0, 0.0, 0.0, 0.0, 0)  # every candidate returned: the benchmark's rows without a floor
 
 
 def matches_filter(m: Memory | SearchRow, flt: MemoryFilter) -> bool:
@@ -401,10 +407,10 @@ def rank(
     if missing:
         rows.update(store.search_rows(missing))
     candidates = [n for n in lex_rank.keys() | vec_rank.keys() | code_rank.keys() if n in rows]
-    cosines, coverages = _own_match(store, index, query, qvec, params, candidates, cos)
+    cosines, coverages, held = _own_match(store, index, query, qvec, params, candidates, cos)
     floor = params.floor
     passed: list[int] = []
-    if any(floor.reached(cosines.get(n), coverages[n], answer=True) for n in candidates):
+    if any(floor.reached(cosines.get(n), coverages[n], answer=True, terms=held.get(n, 0)) for n in candidates):
         passed = [n for n in candidates if floor.reached(cosines.get(n), coverages[n], answer=False)]
     closest = None
     if candidates and not passed:
@@ -412,7 +418,7 @@ def rank(
         full_near = store.by_nums([near]).get(near)
         if full_near is not None:
             closest = ScoredMemory(full_near, 0.0, lex_rank.get(near), vec_rank.get(near), cosines.get(near),
-                                   coverages[near])  # fmt: skip
+                                   coverages[near], held.get(near, 0))  # fmt: skip
     scored: list[tuple[float, str, int]] = []
     for num in passed:
         r = rows[num]
@@ -436,7 +442,9 @@ def rank(
     head = scored[: params.k * DEDUPE_HEAD]  # near-duplicates remove only a few: load and compare the head only
     full = store.by_nums([num for _, _, num in head])
     ranked = [
-        ScoredMemory(full[num], score, lex_rank.get(num), vec_rank.get(num), cosines.get(num), coverages[num])
+        ScoredMemory(
+            full[num], score, lex_rank.get(num), vec_rank.get(num), cosines.get(num), coverages[num], held.get(num, 0)
+        )
         for score, _, num in head
         if num in full
     ]
@@ -456,10 +464,10 @@ def _own_match(
     params: SearchParams,
     nums: Sequence[int],
     cosines: Mapping[int, float],
-) -> tuple[dict[int, float], dict[int, float]]:
+) -> tuple[dict[int, float], dict[int, float], dict[int, int]]:
     """Each candidate's own match to the query, whichever list brought it: (cosine when the query has a vector,
-    lexical coverage). Candidates from one list only are scored on the other here (a memory found through its
-    code or by meaning may hold the query's words too)."""
+    lexical coverage, distinct query words held). Candidates from one list only are scored on the other here
+    (a memory found through its code or by meaning may hold the query's words too)."""
     cos = dict(cosines)
     if params.use_vector and index is not None and qvec is not None:
         todo = [n for n in nums if n not in cos]
@@ -469,15 +477,20 @@ def _own_match(
     else:
         cos = {}
     cov: dict[int, float] = dict.fromkeys(nums, 0.0)
+    held: dict[int, int] = {}
     if params.use_lexical:
         kept = store.selective_terms(query_terms(query))
         idfs = store.term_idfs(kept)
         matched = store.matched_terms([match_terms([t]) or "" for t in kept], nums)
-        cov = {n: lexical_coverage(matched.get(n, ()), idfs) for n in nums}
         for n, (text, share) in params.code_texts.items():
-            if n in cov:
-                cov[n] = max(cov[n], share * text_coverage(kept, idfs, text))
-    return cos, cov
+            in_code = text_terms(kept, text)
+            if n in cov and share * lexical_coverage(in_code, idfs) > lexical_coverage(matched.get(n, ()), idfs):
+                cov[n] = share * lexical_coverage(in_code, idfs)
+                held[n] = len(in_code)
+        for n in nums:
+            cov[n] = max(cov[n], lexical_coverage(matched.get(n, ()), idfs))
+            held[n] = max(held.get(n, 0), len(matched.get(n, ())))
+    return cos, cov, held
 
 
 # the baseline the benchmark compares against: a plain weighted sum with exponential decay

@@ -160,8 +160,13 @@ class SearchResult:
         c = self.closest
         if c is None or self.memories:
             return None
-        why = [] if c.cosine is None else [f"similarity {c.cosine:.2f} < {retrieval.ANSWER_COSINE_FLOOR:.2f}"]
-        why.append(f"words matched {c.coverage or 0.0:.0%} < {retrieval.Floor().words_to_answer(c.cosine):.0%}")
+        floor = retrieval.Floor()
+        why = [] if c.cosine is None else [f"similarity {c.cosine:.2f} < {floor.answer_cosine:.2f}"]
+        words = floor.words_to_answer(c.cosine)
+        if (c.coverage or 0.0) >= words and c.terms < floor.answer_terms:
+            why.append(f"only {c.terms} word of the query matched")  # a rare word alone does not answer
+        else:
+            why.append(f"words matched {c.coverage or 0.0:.0%} < {words:.0%}")
         text = " ".join(c.memory.text.split())
         text = text if len(text) <= CLOSEST_TEXT_CHARS else text[: CLOSEST_TEXT_CHARS - 1] + "…"
         where = f" on {c.memory.file}" if c.memory.file else ""

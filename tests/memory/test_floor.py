@@ -15,7 +15,7 @@ import pytest
 from forewarn import paths
 from forewarn.config import EmbedderSettings
 from forewarn.memory import retrieval
-from forewarn.memory.retrieval import SearchParams, lexical_coverage, text_coverage
+from forewarn.memory.retrieval import SearchParams, lexical_coverage, text_terms
 from forewarn.memory.store import MemoryFilter
 from forewarn.memory.vocabulary import MemoryType
 from forewarn.workspace.engine import Workspace
@@ -57,9 +57,9 @@ def test_lexical_coverage_is_the_share_of_the_querys_weight(tmp_path: Path) -> N
         assert lexical_coverage({0, 1}, idfs) == pytest.approx((idfs[0] + idfs[1]) / sum(idfs))
         assert 0.4 < lexical_coverage({0, 1}, idfs) < 0.6
         assert lexical_coverage((), idfs) == 0.0 and lexical_coverage({0}, []) == 0.0
-    assert text_coverage(["retry", "upload"], [1.0, 1.0], "def retrying_upload(): ...") == 1.0
-    assert text_coverage(["retry", "banana"], [1.0, 3.0], "def retry_upload(): ...") == 0.25
-    assert text_coverage(["up"], [1.0], "def upload(): ...") == 0.0  # short words match whole only
+    assert text_terms(["retry", "upload"], "def retrying_upload(): ...") == {0, 1}
+    assert text_terms(["retry", "banana"], "def retry_upload(): ...") == {0}
+    assert text_terms(["up"], "def upload(): ...") == set()  # short words match whole only
 
 
 def test_by_words_an_unrelated_query_returns_nothing_and_names_the_closest(tmp_path: Path) -> None:
@@ -77,6 +77,12 @@ def test_by_words_an_unrelated_query_returns_nothing_and_names_the_closest(tmp_p
         message = near.no_memory_message()
         assert message.startswith("No memory matches; closest: “every charge carries")
         assert "words matched" in message and f"< {retrieval.ANSWER_WORDS_FLOOR:.0%}" in message
+        # one rare word of two shared: most of the query's weight, but a single word answers nothing
+        rare = ws.search("redis tips", chunks=0)
+        assert rare.memories == [] and rare.closest is not None and rare.closest.terms == 1
+        assert (rare.closest.coverage or 0.0) >= retrieval.ANSWER_WORDS_FLOOR
+        assert rare.no_memory_message().endswith("only 1 word of the query matched)")
+        assert ws.search("redis", chunks=0).memories  # the whole query held: answered
         # related queries still find their memory, first
         for query, text in [
             ("idempotency key for a retried charge", MEMORIES[0][0]),
