@@ -5,7 +5,9 @@ memories are written in bulk through the engine's store, anchored to real chunks
 with real text (each chunk's docstring, else its signature). For each size a fresh
 ``forewarn serve`` is driven over stdio by pytest-lsp's client (VS Code's capabilities) from this
 plain asyncio script: opens of distinct files (each file's first open, caches cold), then hovers
-on anchored symbols. Reported: p50/p99 of both, and the server's peak RSS (VmHWM).
+on the names of anchored symbols: half on their definitions, half on calls of them in other files
+(resolved through the imports to the definition). Reported: p50/p99 of both, how many hovers had
+something to show, and the server's peak RSS (VmHWM).
 
     python bench/lsp_bench.py                    # 1k, 10k, 100k memories
     python bench/lsp_bench.py --sizes 1000 --opens 100
@@ -46,6 +48,7 @@ WAIT_S = 120.0  # a stuck server fails the run instead of hanging it
 TYPES = ("gotcha", "gotcha", "decision", "error_pattern", "convention", "dead_end")  # gotchas are most common
 MAX_AGE_DAYS = 730  # memories spread over two years, so ages and decay are realistic
 TARGET_DIAG_P99_MS, TARGET_HOVER_P99_MS, TARGET_RSS_MB = 15.0, 10.0, 400.0
+CALL_RE = re.compile(r"(?<![\w.])(\w+)\(")  # a bare call of a name: `charge_card(…)`, not `obj.x(…)`
 DOCSTRING_RE = re.compile(r'"""\s*(.+?)\s*(?:"""|\n\s*\n)', re.S)
 
 
@@ -74,7 +77,7 @@ def main() -> int:
 # ---------------------------------------------------------------- data: index once, memories in bulk
 
 
-def prepare(root: Path, size: int) -> tuple[Path, list[tuple[str, str, int]]]:
+def prepare(root: Path, size: int) -> tuple[Path, list[tuple[str, str, int, int]]]:
     """A data dir holding the indexed corpus and exactly ``size`` memories (reused when already built).
 
     The corpus is indexed once into ``HOME/index``; each size gets a copy of that index and its own
@@ -100,6 +103,7 @@ def prepare(root: Path, size: int) -> tuple[Path, list[tuple[str, str, int]]]:
         shutil.rmtree(home, ignore_errors=True)
         shutil.copytree(base, home, ignore=shutil.ignore_patterns("memory.db*", "vectors.*"))
     with Workspace.open(root, settings, embedder=None) as engine:
+        engine.reindex()  # this size's copy of the index may predate an index migration (which empties it)
         chunks = [
             c for rel in sorted(engine.indexer.files()) for c in engine.indexer.chunks_for(rel) if c.kind != "module"
         ]
@@ -108,8 +112,8 @@ def prepare(root: Path, size: int) -> tuple[Path, list[tuple[str, str, int]]]:
             insert_memories(engine, chunks, size)
             print(f"{size} memories inserted in {time.perf_counter() - started:.1f} s", file=sys.stderr)
             marker.write_text(json.dumps({"memories": size}) + "\n")
-        # anchors to hover on: (file, symbol, a line inside it)
-        return home, [(c.rel, c.symbol, (c.start_line + c.end_line) // 2) for c in chunks]
+        # anchors to hover on: (file, symbol, its first line, its last line)
+        return home, [(c.rel, c.symbol, c.start_line, c.end_line) for c in chunks]
 
 
 def insert_memories(engine: Any, chunks: list[Any], size: int) -> None:
@@ -146,7 +150,7 @@ def memory_text(chunk: Any, i: int) -> str:
 
 
 async def measure(
-    root: Path, home: Path, size: int, anchors: list[tuple[str, str, int]], opens: int, hovers: int
+    root: Path, home: Path, size: int, anchors: list[tuple[str, str, int, int]], opens: int, hovers: int
 ) -> dict[str, Any]:
     from lsprotocol import types
     from pytest_lsp import client_capabilities
@@ -171,7 +175,7 @@ async def measure(
     pid = client._server.pid
 
     rng = random.Random(SEED)
-    files = sorted({rel for rel, _, _ in anchors})
+    files = sorted({rel for rel, _, _, _ in anchors})
     rng.shuffle(files)
     open_ms: list[float] = []
     counts: list[int] = []
@@ -182,15 +186,16 @@ async def measure(
             counts.append(diags)
 
     hover_ms: list[float] = []
-    picks = rng.sample(anchors, min(hovers, len(anchors)))
-    for rel, _symbol, line in picks:
+    shown = 0
+    for rel, line, column in hover_sites(root, anchors, files, hovers, rng):
         uri = (root / rel).as_uri()
         params = types.HoverParams(
-            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=line - 1, character=4)
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=line, character=column)
         )
         started = time.perf_counter()
-        await asyncio.wait_for(client.text_document_hover_async(params), WAIT_S)
+        found = await asyncio.wait_for(client.text_document_hover_async(params), WAIT_S)
         hover_ms.append((time.perf_counter() - started) * 1000)
+        shown += found is not None
 
     peak_mb = peak_rss_mb(pid)
     await client.shutdown_session()
@@ -205,9 +210,43 @@ async def measure(
         "hovers": len(hover_ms),
         "hover_p50_ms": round(percentile(hover_ms, 50), 2),
         "hover_p99_ms": round(hover_p99, 2),
+        "hovers_with_contents": shown,
         "peak_rss_mb": round(peak_mb, 1),
         "ok": diag_p99 <= TARGET_DIAG_P99_MS and hover_p99 <= TARGET_HOVER_P99_MS and peak_mb <= TARGET_RSS_MB,
     }
+
+
+def hover_sites(
+    root: Path, anchors: list[tuple[str, str, int, int]], files: list[str], count: int, rng: random.Random
+) -> list[tuple[str, int, int]]:
+    """(file, 0-based line, column) of ``count`` names to hover: half the names of anchored definitions
+    where they are defined, half calls of those names in other files (ASCII lines: columns are UTF-16)."""
+    lines_of: dict[str, list[str]] = {}
+
+    def lines(rel: str) -> list[str]:
+        if rel not in lines_of:
+            lines_of[rel] = (root / rel).read_text(encoding="utf-8", errors="replace").split("\n")
+        return lines_of[rel]
+
+    definitions: list[tuple[str, int, int]] = []
+    for rel, symbol, start, end in rng.sample(anchors, min(count, len(anchors))):
+        name = symbol.split(".")[-1].split("#")[0]
+        for row in range(start - 1, min(end, len(lines(rel)))):
+            found = re.search(rf"\b(?:def|class)\s+({re.escape(name)})\b", lines(rel)[row])
+            if found:
+                definitions.append((rel, row, found.start(1)))
+                break
+    defined = {symbol.split(".")[-1].split("#")[0]: rel for rel, symbol, _, _ in anchors}
+    calls: list[tuple[str, int, int]] = []
+    for rel in rng.sample(files, len(files)):
+        for row, text in enumerate(lines(rel)):
+            for found in CALL_RE.finditer(text):
+                if defined.get(found.group(1), rel) != rel and text.isascii() and len(found.group(1)) > 3:
+                    calls.append((rel, row, found.start(1)))
+        if len(calls) >= count * 4:
+            break
+    half = count // 2
+    return definitions[:half] + rng.sample(calls, min(count - half, len(calls)))
 
 
 async def indexing_done(client: Any) -> None:
@@ -290,6 +329,7 @@ def report(results: list[dict[str, Any]]) -> None:
     print("|---|---|---|---|---|---|---|---|")
     for r in results:
         print(format_row(r))
+    print("hovers with something to show: " + ", ".join(f"{r['hovers_with_contents']}/{r['hovers']}" for r in results))
     print(
         f"\ntargets at 100k memories: diagnostics p99 ≤ {TARGET_DIAG_P99_MS} ms, hover p99 ≤ {TARGET_HOVER_P99_MS} ms, "
         f"peak RSS ≤ {TARGET_RSS_MB} MB"
