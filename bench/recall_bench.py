@@ -409,17 +409,17 @@ def print_floor(runs: list[FloorRun], n_real: int) -> None:
         f"({OFFTOPIC_FILE.name}); R@10 without and with the floor, off-topic queries answered with nothing; "
         "floor: answer/result (the best candidate must reach the first, every result the second)"
     )
-    print(f"{'mode':<10}{'floor':<42}{'R@10 without':>14}{'R@10 with':>11}{'drop':>8}{'off-topic empty':>17}")
+    print(f"{'mode':<10}{'floor':<50}{'R@10 without':>14}{'R@10 with':>11}{'drop':>8}{'off-topic empty':>17}")
     for r in runs:
         drop = (r.recall_without - r.recall_with) * 100
         print(
-            f"{r.mode:<10}{r.floor:<42}{r.recall_without:>14.3f}{r.recall_with:>11.3f}{drop:>7.1f}p"
+            f"{r.mode:<10}{r.floor:<50}{r.recall_without:>14.3f}{r.recall_with:>11.3f}{drop:>7.1f}p"
             f"{r.offtopic_empty:>16.0%}"
         )
     print("  sweep (replayed over every candidate ranked without a floor):")
     for r in runs:
         for label, recall, quiet in r.sweep:
-            print(f"  {r.mode:<8}{label:<42}R@10 {recall:.3f} (drop {(r.recall_without - recall) * 100:4.1f}p)  "
+            print(f"  {r.mode:<8}{label:<50}R@10 {recall:.3f} (drop {(r.recall_without - recall) * 100:4.1f}p)  "
                   f"off-topic empty {quiet:4.0%}")  # fmt: skip
 
 
