@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from forewarn.config import Settings
+from forewarn.lsp.convert import HOVER_NOTHING
 from forewarn.lsp.session import FolderSession
-from tests.lsp.conftest import open_session
+from tests.lsp.conftest import PY_MODELS, open_session
 
 
 def test_file_hits_during_a_full_index_show_the_files_own_memories(workspace: Path) -> None:
@@ -46,7 +47,7 @@ def test_unusable_folder_is_reported_not_raised(tmp_path: Path) -> None:
     assert session.engine is None
     assert "does not exist" in session.take_problems()[0]
     assert session.file_hits("a.py", "") == []
-    assert session.symbol_info("a.py", 1) == (None, [], None)
+    assert session.symbol_info("a.py", 1, 0, "x = 1\n") == HOVER_NOTHING
 
 
 def test_reads_that_need_the_code_index_do_not_wait_for_a_full_index(workspace: Path) -> None:
@@ -56,10 +57,12 @@ def test_reads_that_need_the_code_index_do_not_wait_for_a_full_index(workspace: 
         assert session.symbol_at("billing/models.py", 10) == "Invoice.total"
         session.full_index_running.set()  # the indexer's lock is held: these would block for the whole run
         assert session.symbol_at("billing/models.py", 10) is None
-        symbol, memories, importance = session.symbol_info("billing/models.py", 10)
-        assert symbol == "Invoice.total" and [m.id for m in memories] == [made["id"]]  # from the stored span
-        assert importance is None  # the ranks wait for the index
-        assert session.symbol_info("billing/models.py", 2) == (None, [], None)  # no memory holds line 2
+        at_name = PY_MODELS.split("\n")[8].index("total")  # line 9: `def total(self, lines):`
+        view = session.symbol_info("billing/models.py", 9, at_name, PY_MODELS)
+        assert view.symbol == "Invoice.total" and [m.id for m in view.memories] == [made["id"]]  # the stored span
+        assert view.importance is None  # the ranks wait for the index
+        assert session.symbol_info("billing/models.py", 2, 0, PY_MODELS) == HOVER_NOTHING  # no memory holds line 2
+        assert session.symbol_info("billing/models.py", 10, 8, PY_MODELS) == HOVER_NOTHING  # its docstring: no name
         found = session.search("round once", 5, None, None)
         assert found["memories"][0]["id"] == made["id"] and found["chunks"] == []
     finally:
