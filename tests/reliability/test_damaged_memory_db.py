@@ -142,10 +142,11 @@ def test_a_file_too_large_to_check_on_open_stops_at_the_first_error(
     before = sha(db)
     monkeypatch.setattr(forewarn.sqlite, "OPEN_CHECK_MAX_BYTES", 0)
     with Workspace.open(root, embedder=None) as engine:
-        assert engine.store.damage is None
-        with pytest.raises(MemoryDatabaseCorruptError, match="forewarn memory recover"):
-            engine.list_memories(limit=1000)
-        assert engine.store.damage is not None
+        # opening catches up with the code index, which reads memories: it may already have met the damage
+        if engine.store.damage is None:
+            with pytest.raises(MemoryDatabaseCorruptError, match="forewarn memory recover"):
+                engine.list_memories(limit=1000)
+        assert engine.store.damage is not None and "forewarn memory recover" in str(engine.store.damage)
         for call in (lambda: engine.search("invoices"), lambda: engine.remember("after"), engine.stats):
             with pytest.raises(MemoryDatabaseCorruptError):
                 call()

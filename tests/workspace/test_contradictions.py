@@ -70,7 +70,7 @@ def test_resolve_both_is_remembered_and_never_asked_again(ws: Workspace) -> None
     old = ws.remember(OLD, file="payments.py", symbol="charge_card").memory
     new = ws.remember(NEW, file="payments.py", symbol="charge_card").memory
     assert [c.memory.id for c in ws.conflicts(new.id)] == [old.id]
-    a, b = ws.resolve_conflict(new.id[:10], old.id, "both")
+    a, b = ws.resolve_conflict(new.id, old.id, "both")  # (a prefix can be ambiguous: ids of one millisecond)
     assert (a.status, b.status) == (MemoryStatus.ACTIVE, MemoryStatus.ACTIVE)
     assert [(r.kind) for r in ws.store.relations([new.id])] == ["both"]
     assert ws.conflicts(new.id) == [] and ws.conflicts(old.id) == []
