@@ -83,12 +83,12 @@ def queries(home: Path, root: Path, count: int) -> list[str]:
     return out
 
 
-async def measure(root: Path, home: Path, anchors: list[tuple[str, str, int]], size: int, calls: int) -> dict[str, Any]:
+async def measure(root: Path, home: Path, anchors: list[tuple[Any, ...]], size: int, calls: int) -> dict[str, Any]:
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     rng = random.Random(SEED)
-    files = sorted({rel for rel, _, _ in anchors})
+    files = sorted({anchor[0] for anchor in anchors})
     rng.shuffle(files)
     asked = queries(home, root, WARMUP + calls)
     env = {**os.environ, "FOREWARN_HOME": str(home)}
