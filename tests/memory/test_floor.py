@@ -5,21 +5,18 @@ to the same floor."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from forewarn import paths
-from forewarn.config import EmbedderSettings
 from forewarn.memory import retrieval
 from forewarn.memory.retrieval import SearchParams, lexical_coverage, text_terms
 from forewarn.memory.store import MemoryFilter
 from forewarn.memory.vocabulary import MemoryType
 from forewarn.workspace.engine import Workspace
-from tests.conftest import REAL_MODELS_DIR
+from tests.conftest import Unclosed
 
 # a small team's memories, as on the demo workspace: the floor must hold with few memories too
 MEMORIES = [
@@ -135,37 +132,10 @@ def test_memories_reached_through_code_are_held_to_the_floor(tmp_path: Path) -> 
         assert off.memories == [] and off.closest is not None and off.closest.memory.id == gotcha.id
 
 
-@pytest.fixture(scope="module")
-def raw_embedder() -> Iterator[Any]:
-    from forewarn.memory.embedder import EmbedderUnavailable, open_embedder
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv(paths.MODELS_ENV, str(REAL_MODELS_DIR))
-        try:
-            emb = open_embedder(EmbedderSettings())
-        except EmbedderUnavailable as exc:
-            pytest.skip(f"the real embedding model is needed (`make model`): {exc.reason}")
-    yield emb
-    emb.close()
-
-
-class _Unclosed:
-    """The module's embedder; closing a workspace must not close the model the next test uses."""
-
-    def __init__(self, emb: Any) -> None:
-        self.emb = emb
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.emb, name)
-
-    def close(self) -> None:
-        pass
-
-
 def test_by_meaning_an_unrelated_query_returns_nothing_and_a_paraphrase_is_found(
     tmp_path: Path, raw_embedder: Any
 ) -> None:
-    with Workspace.open(tmp_path, embedder=_Unclosed(raw_embedder)) as ws:
+    with Workspace.open(tmp_path, embedder=Unclosed(raw_embedder)) as ws:
         ids = fill(ws)
         for query in OFF_TOPIC:
             result = ws.search(query, chunks=0)
@@ -187,7 +157,7 @@ def test_by_meaning_an_unrelated_query_returns_nothing_and_a_paraphrase_is_found
 def test_a_memory_not_embedded_yet_is_judged_by_its_words(tmp_path: Path, raw_embedder: Any) -> None:
     with Workspace.open(tmp_path, embedder=None) as lexical:
         ids = fill(lexical)
-    with Workspace.open(tmp_path, embedder=_Unclosed(raw_embedder), backfill_on_open=False) as ws:
+    with Workspace.open(tmp_path, embedder=Unclosed(raw_embedder), backfill_on_open=False) as ws:
         assert ws.vectors is not None and len(ws.vectors) == 0  # written without a model, not embedded yet
         found = ws.search("idempotency key for a retried charge", chunks=0)
         assert found.mode == "hybrid" and found.memories[0].memory.id == ids[MEMORIES[0][0]]

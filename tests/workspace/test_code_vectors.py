@@ -15,12 +15,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from forewarn import paths
-from forewarn.config import EmbedderSettings
 from forewarn.memory.embed_cache import CachedEmbedder, EmbeddingCache
 from forewarn.workspace.code_vectors import CODE_TEXT_MAX_TOKENS, embed_text, fit_to_tokens
 from forewarn.workspace.engine import Workspace
-from tests.conftest import REAL_MODELS_DIR
+from tests.conftest import Unclosed
 
 DAY = 86_400.0
 
@@ -60,35 +58,8 @@ def render_page(template, context):
 '''
 
 
-@pytest.fixture(scope="module")
-def raw_embedder() -> Iterator[Any]:
-    from forewarn.memory.embedder import EmbedderUnavailable, open_embedder
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv(paths.MODELS_ENV, str(REAL_MODELS_DIR))
-        try:
-            emb = open_embedder(EmbedderSettings())
-        except EmbedderUnavailable as exc:
-            pytest.skip(f"the real embedding model is needed (`make model`): {exc.reason}")
-    yield emb
-    emb.close()
-
-
-class _Unclosed:
-    """The module's embedder behind a per-test cache; closing the workspace must not close the model."""
-
-    def __init__(self, emb: Any) -> None:
-        self.emb = emb
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.emb, name)
-
-    def close(self) -> None:
-        pass
-
-
 def cached(raw: Any) -> CachedEmbedder:
-    return CachedEmbedder(_Unclosed(raw), EmbeddingCache())  # the cache lives in this test's data dir
+    return CachedEmbedder(Unclosed(raw), EmbeddingCache())  # the cache lives in this test's data dir
 
 
 def make_root(tmp_path: Path) -> Path:
