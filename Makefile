@@ -8,7 +8,7 @@ INSTALLED := $(VENV)/.installed
 # pytest exits 5 when it collected nothing: that is a failure here, never a silent pass
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: inspector install model demo test lint bench bench-index bench-recall bench-lsp bench-embed bench-mine bench-mcp bench-review bench-code-search bench-code-embed bench-staleness bench-contradictions clean stock-wheel
+.PHONY: inspector install model demo test lint bench bench-index bench-recall bench-lsp bench-embed bench-mine bench-mcp bench-review bench-code-search bench-code-embed bench-memory-code bench-staleness bench-contradictions clean stock-wheel
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -56,7 +56,7 @@ test: model lint test-editors stock-wheel inspector
 demo: model
 	$(BIN)/python examples/demo.py
 
-bench: model bench-index bench-recall bench-lsp bench-embed bench-mine bench-mcp bench-review bench-code-search bench-code-embed bench-staleness bench-contradictions
+bench: model bench-index bench-recall bench-lsp bench-embed bench-mine bench-mcp bench-review bench-code-search bench-code-embed bench-memory-code bench-staleness bench-contradictions
 
 # llama.cpp embedder vs sentence-transformers/torch on Django code chunks (bench venv in bench/.venvs/st, once)
 bench-embed: model
@@ -90,6 +90,11 @@ bench-mine: install
 # BM25, dense chunks, their RRF and Forewarn's search, R@1/5/10 and MRR with bootstrap intervals; vectors cached
 bench-code-search: model
 	$(BIN)/python bench/code_search_bench.py --json bench/results/code_search.json
+
+# memories found through code (issue 17): requests' commit subjects against the memories mined from its history
+# on the files each commit changed (its own commit's memories excluded), R@k and MRR by CODE_LIST_WEIGHT
+bench-memory-code: model
+	$(BIN)/python bench/memory_code_bench.py --json bench/results/memory_code.json
 
 # embedding Django's code chunks: chunks/s and time to full coverage by weights x threads (a sample each), one
 # edit's re-embedding, the embedding cache's size; --full adds the whole cold run (about 45 minutes on one core)

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 RRF_K = 60  # standard; flattens rank differences past the first few
 # memories on the code a search found: a third RRF list (weight relative to the words and meaning lists); its
-# strength counts for less than a direct match of the memory's own text (bench/code_search_bench.py)
+# strength counts for less than a direct match of the memory's own text (weight: bench/memory_code_bench.py)
 CODE_LIST_WEIGHT = 0.5
 CODE_STRENGTH_SHARE = 0.5
 LEXICAL_CANDIDATES = 100  # BM25 list depth fed to fusion: deeper adds noise more than recall
