@@ -13,17 +13,7 @@ from forewarn.memory.vocabulary import MemoryStatus, MemoryType
 from forewarn.workspace import history, mining
 from forewarn.workspace.engine import Workspace
 from forewarn.workspace.history import CommitRecord, FileChange, GitError
-
-ENV = {
-    "GIT_AUTHOR_NAME": "Ann",
-    "GIT_AUTHOR_EMAIL": "ann@example.com",
-    "GIT_COMMITTER_NAME": "Ann",
-    "GIT_COMMITTER_EMAIL": "ann@example.com",
-    "GIT_CONFIG_GLOBAL": "/dev/null",
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "HOME": "/nonexistent",
-    "PATH": "/usr/bin:/bin:/usr/local/bin",
-}
+from tests.gitrepo import ENV, Repo
 
 BILLING = """\
 def charge(card, amount):
@@ -34,38 +24,6 @@ def charge(card, amount):
 def refund(card, amount):
     return -amount
 """
-
-
-class Repo:
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.n = 0
-        root.mkdir(parents=True, exist_ok=True)
-        self.git("init", "-q", "-b", "main")
-
-    def git(self, *args: str, input: bytes | None = None) -> str:
-        done = subprocess.run(["git", "-C", str(self.root), *args], env=ENV, capture_output=True, input=input)
-        assert done.returncode == 0, done.stderr.decode()
-        return done.stdout.decode("utf-8", "replace").strip()
-
-    def write(self, rel: str, text: str | bytes) -> None:
-        path = self.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(text if isinstance(text, bytes) else text.encode())
-
-    def commit(self, message: str | bytes, author: str = "Ann") -> str:
-        self.n += 1
-        self.git("add", "-A")
-        env_date = f"2024-01-{self.n:02d}T12:00:00+02:00"
-        data = message if isinstance(message, bytes) else message.encode()
-        done = subprocess.run(
-            ["git", "-C", str(self.root), "commit", "-q", "--allow-empty", "-F", "-", f"--author={author} <a@x.org>"],
-            env={**ENV, "GIT_AUTHOR_DATE": env_date, "GIT_COMMITTER_DATE": env_date},
-            input=data,
-            capture_output=True,
-        )
-        assert done.returncode == 0, done.stderr.decode()
-        return self.git("rev-parse", "HEAD")
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import json
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,18 +16,9 @@ from forewarn.workspace import review as rv
 from forewarn.workspace.engine import Workspace
 from forewarn.workspace.history import GitError
 from forewarn.workspace.review import FailOn, Reason, ReviewItem, failing, map_line, parse_diff, review, to_sarif
+from tests.gitrepo import Repo
 
 SCHEMA = Path(__file__).resolve().parent.parent / "data" / "sarif-schema-2.1.0.json"
-ENV = {
-    "GIT_AUTHOR_NAME": "Ann",
-    "GIT_AUTHOR_EMAIL": "ann@example.com",
-    "GIT_COMMITTER_NAME": "Ann",
-    "GIT_COMMITTER_EMAIL": "ann@example.com",
-    "GIT_CONFIG_GLOBAL": "/dev/null",
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "HOME": "/nonexistent",
-    "PATH": "/usr/bin:/bin:/usr/local/bin",
-}
 
 BILLING = """\
 import math
@@ -58,33 +48,6 @@ def checkout(cart):
 def browse(cart):
     return list(cart.items)
 """
-
-
-class Repo:
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        root.mkdir(parents=True, exist_ok=True)
-        self.git("init", "-q", "-b", "main")
-
-    def git(self, *args: str) -> str:
-        done = subprocess.run(["git", "-C", str(self.root), *args], env=ENV, capture_output=True, timeout=60)
-        assert done.returncode == 0, done.stderr.decode()
-        return done.stdout.decode().strip()
-
-    def write(self, rel: str, text: str) -> None:
-        path = self.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
-    def edit(self, rel: str, old: str, new: str) -> None:
-        text = (self.root / rel).read_text(encoding="utf-8")
-        assert old in text
-        self.write(rel, text.replace(old, new))
-
-    def commit(self, message: str) -> str:
-        self.git("add", "-A")
-        self.git("commit", "-q", "-m", message)
-        return self.git("rev-parse", "HEAD")
 
 
 @pytest.fixture

@@ -1,0 +1,54 @@
+"""A real git repository built by a test: fixed identity and dates, no user or system git config."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+ENV = {
+    "GIT_AUTHOR_NAME": "Ann",
+    "GIT_AUTHOR_EMAIL": "ann@example.com",
+    "GIT_COMMITTER_NAME": "Ann",
+    "GIT_COMMITTER_EMAIL": "ann@example.com",
+    "GIT_CONFIG_GLOBAL": "/dev/null",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "HOME": "/nonexistent",
+    "PATH": "/usr/bin:/bin:/usr/local/bin",
+}
+
+
+class Repo:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.n = 0
+        root.mkdir(parents=True, exist_ok=True)
+        self.git("init", "-q", "-b", "main")
+
+    def git(self, *args: str, input: bytes | None = None) -> str:
+        done = subprocess.run(["git", "-C", str(self.root), *args], env=ENV, capture_output=True, input=input)
+        assert done.returncode == 0, done.stderr.decode()
+        return done.stdout.decode("utf-8", "replace").strip()
+
+    def write(self, rel: str, text: str | bytes) -> None:
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text if isinstance(text, bytes) else text.encode())
+
+    def edit(self, rel: str, old: str, new: str) -> None:
+        text = (self.root / rel).read_text(encoding="utf-8")
+        assert old in text
+        self.write(rel, text.replace(old, new))
+
+    def commit(self, message: str | bytes, author: str = "Ann") -> str:
+        self.n += 1
+        self.git("add", "-A")
+        env_date = f"2024-01-{self.n:02d}T12:00:00+02:00"
+        data = message if isinstance(message, bytes) else message.encode()
+        done = subprocess.run(
+            ["git", "-C", str(self.root), "commit", "-q", "--allow-empty", "-F", "-", f"--author={author} <a@x.org>"],
+            env={**ENV, "GIT_AUTHOR_DATE": env_date, "GIT_COMMITTER_DATE": env_date},
+            input=data,
+            capture_output=True,
+        )
+        assert done.returncode == 0, done.stderr.decode()
+        return self.git("rev-parse", "HEAD")
