@@ -147,12 +147,16 @@ class OpenView:
 @dataclass(frozen=True, slots=True)
 class SearchResult:
     memories: list[ScoredMemory]
-    chunks: list[ChunkHit]
     mode: str  # "hybrid" or "lexical"
     reason: str | None = None  # why lexical, when it is
     timings: SearchTimings = field(default_factory=SearchTimings)
     files: list[FileHit] = field(default_factory=list)  # code hits ranked as files, best first
     closest: ScoredMemory | None = None  # no memory reached the relevance floor: the one that came closest
+
+    @property
+    def chunks(self) -> list[ChunkHit]:
+        """Each code file's best chunk, with the file's score (the flat view symbol pickers and JSON show)."""
+        return [ChunkHit(f.chunks[0].chunk, f.score) for f in self.files if f.chunks]
 
     def closest_summary(self) -> str | None:
         """Why no memory was returned, in a line: the closest one held back by the relevance floor, its match and
@@ -1132,8 +1136,7 @@ class Workspace:
             reason = "lexical search was asked for"
         else:
             reason = self.reason or "the query could not be embedded"
-        best = [ChunkHit(f.chunks[0].chunk, f.score) for f in files if f.chunks]
-        return SearchResult(hits, best, mode, reason, timings, files, None if code_only else closest)
+        return SearchResult(hits, mode, reason, timings, files, None if code_only else closest)
 
     def search_code(
         self, query: str, k: int = 10, *, file: str | None = None, include_tests: bool | None = None
