@@ -8,7 +8,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
 
 interface Config {
   url: string;
@@ -243,26 +243,55 @@ async function runCommand(page: Page, title: string): Promise<void> {
 /** Puts the cursor at line:column (Ctrl+G), opens the Quick Fix menu (Ctrl+.) and picks the action titled `title`. */
 async function quickFix(page: Page, line: number, column: number, title: string): Promise<void> {
   await page.locator(".editor-group-container.active .monaco-editor .view-lines").first().click();
-  await page.keyboard.press("Control+G");
-  await page.locator(".quick-input-widget input").fill(`:${line}:${column}`);
-  await page.keyboard.press("Enter");
-  await page.locator(".quick-input-widget").waitFor({ state: "hidden" });
+  await goToPosition(page, line, column);
   const action = page.locator(".action-widget .monaco-list-row", { hasText: title }).first();
   const none = page.locator(".monaco-editor-overlaymessage", { hasText: "No code actions available" });
   // a diagnostics republish (after every memory command) re-triggers VS Code's code-action model while
   // the menu is on its way, and the manual request then shows "No code actions available": ask again
-  for (;;) {
+  for (let attempt = 1; ; attempt++) {
     await page.keyboard.press("Control+.");
     await action.or(none).first().waitFor();
     if (await action.isVisible()) {
       break;
     }
-    await page.keyboard.press("Escape");
-    await none.waitFor({ state: "hidden" });
+    if (attempt === 10) {
+      throw new Error(`Quick Fix offered no "${title}" in ${attempt} requests`);
+    }
+    await dismissEditorMessage(page, none);
+    await goToPosition(page, line, column);
   }
   // the menu lays a pointer block over the page until the mouse moves, as a user's hand would
   await action.hover({ force: true });
   await action.click();
+}
+
+/** Moves the cursor of the focused editor to line:column (Ctrl+G opens Quick Open in its ":" mode). */
+async function goToPosition(page: Page, line: number, column: number): Promise<void> {
+  await page.keyboard.press("Control+G");
+  await page.locator(".quick-input-widget input").fill(`:${line}:${column}`);
+  await page.keyboard.press("Enter");
+  await page.locator(".quick-input-widget").waitFor({ state: "hidden" });
+}
+
+/**
+ * Closes the editor's overlay message. Escape closes it only when nothing outranks it: a visible notification
+ * toast takes the first Escape (its keybinding weighs more), so press until it is gone; the message stays open
+ * while the pointer rests on it, so move the pointer away first.
+ */
+async function dismissEditorMessage(page: Page, message: Locator): Promise<void> {
+  await page.mouse.move(1, 1);
+  for (let press = 0; press < 5; press++) {
+    await page.keyboard.press("Escape");
+    try {
+      await message.waitFor({ state: "hidden", timeout: 2000 });
+      return;
+    } catch {
+      // still open: the Escape went to something above it
+    }
+  }
+  // moving the cursor closes it whatever holds the keyboard's Escape (the caller puts the cursor back)
+  await page.keyboard.press("End");
+  await message.waitFor({ state: "hidden" });
 }
 
 /** Dismisses every notification, so that a later wait for a toast cannot match an earlier one. */
