@@ -25,6 +25,7 @@ import re
 import sqlite3
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -64,6 +65,11 @@ SOURCES: tuple[str, ...] = tuple(s.value for s in MemorySource)
 # filter) are ranked on open; the workspace's PROACTIVE_LIMIT are shown in all, and a hot file's 500th
 # memory cannot outrank its newest
 NEIGHBOUR_ROWS_PER_FILE = 40
+# file opens read the same neighbour files again and again (a project's core modules): their light rows are
+# kept until the database next changes. A file with more memories than this is read through the indexes
+# every time (its rows would crowd out the rest); the cache holds at most FILE_REFS_CACHE_ROWS rows in all
+FILE_REFS_CACHE_FILE_MAX = 2_000
+FILE_REFS_CACHE_ROWS = 50_000
 AMBIGUOUS_IDS_SHOWN = 3  # ids listed when a prefix matches several: enough to see how much more to type
 SQL_VARIABLE_CHUNK = 500  # stays far below SQLite's bound-parameter limit
 PURGED_REASON = "purged"  # status_reason of a memory whose text was removed for good (see MemoryStore.purge)
@@ -611,6 +617,11 @@ class MemoryStore:
         self._df_at = -DOC_COUNT_TTL_S
         self._doc_count = 0
         self._doc_count_at = -DOC_COUNT_TTL_S
+        # recent_refs' cache: rows by file (None: too many to keep), valid while _refs_key() is unchanged
+        self._refs: OrderedDict[str, tuple[AnchoredRef, ...] | None] = OrderedDict()
+        self._refs_rows = 0
+        self._refs_at: tuple[int, int] | None = None
+        self._benign_changes = 0  # rows changed by writes no cached row shows (surfaced counts)
         # checked on open, then every statement stops at the first sign of damage: see GuardedConnection
         self._guard: GuardedConnection = connect_guarded(self.path, self._damaged)
         self.conn: sqlite3.Connection = self._guard
@@ -999,6 +1010,46 @@ class MemoryStore:
                 out += [AnchoredRef(*r) for r in cur if keep is None or keep(r[3], r[4])]
         return out
 
+    def recent_refs(self, files: Sequence[str]) -> dict[str, tuple[AnchoredRef, ...] | None]:
+        """Each file's light rows in an anchored status (ANCHORED_STATUSES), newest first, as
+        ``neighbour_refs`` orders them; None for a file with more than ``FILE_REFS_CACHE_FILE_MAX``
+        (read it through ``symbols_in``/``neighbour_refs``).
+
+        Cached until the database changes: a row changed through this connection (``total_changes``,
+        less the surfaced counts no cached row shows) or a commit by any other (``PRAGMA data_version``).
+        """
+        out: dict[str, tuple[AnchoredRef, ...] | None] = {}
+        with self._lock:
+            version = self.data_version()  # first: a damaged database refuses here, before the closed handle is read
+            key = (self.conn.total_changes - self._benign_changes, version)
+            if key != self._refs_at:
+                self._refs.clear()
+                self._refs_rows = 0
+                self._refs_at = key
+            placeholders = _placeholders(len(ANCHORED_STATUSES))
+            for file in files:
+                if file in self._refs:
+                    self._refs.move_to_end(file)
+                    out[file] = self._refs[file]
+                    continue
+                cur = self.conn.execute(
+                    f"""SELECT num, id, type, file, symbol, source, confidence, status, created_at,
+                          last_accessed_at, access_count
+                        FROM memories INDEXED BY memories_file_recent
+                        WHERE file = ? AND status IN ({placeholders})
+                        ORDER BY created_at DESC LIMIT ?""",
+                    (file, *ANCHORED_STATUSES, FILE_REFS_CACHE_FILE_MAX + 1),
+                )
+                cur.row_factory = None
+                rows = cur.fetchall()
+                refs = None if len(rows) > FILE_REFS_CACHE_FILE_MAX else tuple(AnchoredRef(*r) for r in rows)
+                out[file] = self._refs[file] = refs
+                self._refs_rows += len(refs or ())
+                while self._refs_rows > FILE_REFS_CACHE_ROWS and len(self._refs) > 1:
+                    _, evicted = self._refs.popitem(last=False)
+                    self._refs_rows -= len(evicted or ())
+        return out
+
     def symbols_in(
         self, files: Sequence[str], statuses: Sequence[str] = ANCHORED_STATUSES
     ) -> dict[str, list[str | None]]:
@@ -1292,9 +1343,11 @@ class MemoryStore:
         if not ids:
             return
         with self.batch():
+            before = self.conn.total_changes
             self.conn.executemany(
                 """UPDATE memories SET surfaced_count = surfaced_count + 1 WHERE id = ?""", [(i,) for i in ids]
             )
+            self._benign_changes += self.conn.total_changes - before  # recent_refs' rows stay valid
 
     def set_text(self, memory_id: str, text: str, *, at: str) -> None:
         """Replace a memory's text in place (a reviewed suggestion edited before it is accepted)."""

@@ -15,7 +15,8 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,9 +33,11 @@ from forewarn.memory.redact import redact
 from forewarn.memory.retrieval import ProactiveHit, ScoredMemory, SearchParams, SearchTimings
 from forewarn.memory.session import SessionMemory
 from forewarn.memory.store import (
+    NEIGHBOUR_ROWS_PER_FILE,
     RELATION_EVENT,
     STATUSES,
     Anchor,
+    AnchoredRef,
     InvalidMemoryError,
     Memory,
     MemoryEvent,
@@ -1243,18 +1246,23 @@ class Workspace:
         strongest = list(deps.items())[: retrieval.MAX_NEIGHBOUR_FILES]
         peak = max((w for _, w in strongest), default=0.0)
         dep_w = {d: w / peak for d, w in strongest if peak > 0}
-        candidates = [retrieval.ProactiveCandidate(r, "file") for r in self.store.anchored_refs([rel])]
+        cached = self.store.recent_refs([rel, *(d for d in dep_w if d != rel)])
+        own = cached.pop(rel)
+        own_refs = own if own is not None else self.store.anchored_refs([rel])
+        candidates = [retrieval.ProactiveCandidate(r, "file") for r in own_refs]
         if dep_w:
             used = self.graph.idents_used(rel)
-            kept: dict[str, list[str | None]] = {}
-            for dep, symbols in self.store.symbols_in([d for d in dep_w if d != rel]).items():
-                # a neighbour's memory matters here when it sits on a definition this file uses (or file-wide)
-                keep = [s for s in symbols if s is None or any(part in used for part in s.split("."))]
+            neighbours: list[AnchoredRef] = []
+            kept: dict[str, list[str | None]] = {}  # files with too many memories to cache: the indexes filter them
+            for dep, symbols in self.store.symbols_in([d for d, refs in cached.items() if refs is None]).items():
+                keep = [s for s in symbols if s is None or _uses_symbol(used, s)]
                 if keep:
                     kept[dep] = keep
+            neighbours += self.store.neighbour_refs(kept)
+            for refs in cached.values():
+                neighbours += _neighbour_rows(refs or (), used)
             candidates += [
-                retrieval.ProactiveCandidate(r, "dependency", dep_w[r.file], r.symbol is not None)
-                for r in self.store.neighbour_refs(kept)
+                retrieval.ProactiveCandidate(r, "dependency", dep_w[r.file], r.symbol is not None) for r in neighbours
             ]
         top = retrieval.proactive_rank(candidates, now, limit)
         full = self.store.by_nums([c.ref.num for c, _ in top])
@@ -1470,6 +1478,28 @@ class Workspace:
         if embed and not dry_run:
             self.backfill_vectors()
         return report
+
+
+def _uses_symbol(used: AbstractSet[str], symbol: str) -> bool:
+    """A neighbour's memory matters to a file that uses the definition it sits on (any part of its name)."""
+    return any(part in used for part in symbol.split("."))
+
+
+def _neighbour_rows(refs: Iterable[AnchoredRef], used: AbstractSet[str]) -> list[AnchoredRef]:
+    """The newest ``NEIGHBOUR_ROWS_PER_FILE`` of one neighbour's rows (newest first) that are file-wide or sit
+    on a definition the opened file uses: what ``MemoryStore.neighbour_refs`` selects, from cached rows."""
+    out: list[AnchoredRef] = []
+    matters: dict[str | None, bool] = {}
+    for ref in refs:
+        symbol = ref.symbol
+        hit = matters.get(symbol)
+        if hit is None:
+            hit = matters[symbol] = symbol is None or _uses_symbol(used, symbol)
+        if hit:
+            out.append(ref)
+            if len(out) == NEIGHBOUR_ROWS_PER_FILE:
+                break
+    return out
 
 
 def _memory_type(value: str) -> MemoryType:

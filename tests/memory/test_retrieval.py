@@ -225,6 +225,65 @@ def test_a_saved_file_that_starts_using_a_definition_shows_its_memory(tmp_path: 
         assert [(h.memory.text, h.relation) for h in hits] == [("close_pool must run in finally", "dependency")]
 
 
+def test_a_file_open_ranks_the_same_from_cached_rows_as_through_the_indexes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Neighbour rows come from ``recent_refs``' cache; a file with too many memories is read through the
+    indexes instead. Both give the same hits, scores and count left out, the per-file cap included."""
+    from forewarn.memory import store as store_module
+
+    root = tmp_path / "ws"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg/db.py").write_text(
+        "class Pool:\n    def connect(self):\n        return 1\n\n\ndef close_pool(p):\n    return p\n\n\n"
+        "def unused_helper():\n    return 2\n",
+        encoding="utf-8",
+    )
+    (root / "pkg/api.py").write_text(
+        "from pkg.db import Pool, close_pool\n\n\ndef handler():\n    return close_pool(Pool().connect())\n",
+        encoding="utf-8",
+    )
+    rng = random.Random(3)
+    with Workspace.open(root, embedder=None) as engine:
+        engine.reindex()
+        symbols = ["Pool.connect", "close_pool", "unused_helper", None, "Pool"]
+        batch = []
+        for k in range(120):  # more than the per-file cap, over two years, some on the same day
+            symbol = symbols[k % len(symbols)]
+            kind = ["gotcha", "decision", "convention", "dead_end"][k % 4]
+            anchor = Anchor("pkg/db.py", symbol)
+            batch.append((make(f"db note {k}", rng.randrange(0, 730), type=kind, anchor=anchor), []))
+        batch += [(make(f"api note {k}", k, anchor=Anchor("pkg/api.py", "handler")), []) for k in range(5)]
+        engine.store.insert_many(batch)
+        engine.clock = lambda: NOW  # scores decay with time: both reads at the same instant
+
+        def view() -> tuple[list[tuple[str, str, float]], int]:
+            got = engine.open_view("pkg/api.py", limit=60, record=False)
+            return [(h.memory.id, h.relation, round(h.score, 12)) for h in got.hits], got.more
+
+        cached = view()
+        assert sum(relation == "dependency" for _, relation, _ in cached[0]) == 40  # the per-file cap
+        monkeypatch.setattr(store_module, "FILE_REFS_CACHE_FILE_MAX", 0)  # every file through the indexes
+        engine.store.insert(make("unrelated", 0, anchor=Anchor("other.py")))  # a write: the cache is read again
+        assert view() == cached
+
+
+def test_a_memory_written_after_an_open_shows_on_the_next(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg/db.py").write_text("def connect_pool(url):\n    return url\n", encoding="utf-8")
+    (root / "pkg/api.py").write_text(
+        "from pkg.db import connect_pool\n\n\ndef handler():\n    return connect_pool('x')\n", encoding="utf-8"
+    )
+    with Workspace.open(root, embedder=None) as engine:
+        engine.reindex()
+        assert engine.proactive("pkg/api.py", record=False) == []
+        added = engine.remember("connect_pool leaks on timeout", type="gotcha", file="pkg/db.py", symbol="connect_pool")
+        assert [h.memory.id for h in engine.proactive("pkg/api.py", record=False)] == [added.memory.id]
+        engine.forget(added.memory.id)
+        assert engine.proactive("pkg/api.py", record=False) == []
+
+
 def test_search_asks_the_code_index_once_with_the_querys_words(tmp_path: Path) -> None:
     """The indexer picks the rarest of them itself (``selective_terms``): the engine sends them all, once."""
     root = tmp_path / "ws"

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from forewarn.errors import ForewarnError
+from forewarn.memory import store as store_module
 from forewarn.memory.retrieval import matches_filter
 from forewarn.memory.store import (
     AmbiguousMemoryIdError,
@@ -24,6 +25,7 @@ from forewarn.memory.store import (
     MemoryStore,
 )
 from forewarn.memory.text import fts_match_expression, new_id, to_iso
+from forewarn.memory.vocabulary import MemoryStatus
 from forewarn.sqlite import SchemaTooNewError
 
 T0 = 1_700_000_000.0
@@ -242,6 +244,77 @@ def test_neighbour_rows_are_filtered_by_symbol_and_capped_newest_first(store: Me
     ]
     assert [r.symbol for r in store.neighbour_refs({"db.py": ["unused"]})] == ["unused"] * 3
     assert store.neighbour_refs({"db.py": []}) == []
+
+
+def _reads_of(store: MemoryStore, files: list[str]) -> int:
+    """How many statements ``recent_refs(files)`` ran against the memories (0: all from its cache)."""
+    statements: list[str] = []
+    store.conn.set_trace_callback(statements.append)
+    try:
+        store.recent_refs(files)
+    finally:
+        store.conn.set_trace_callback(None)
+    return sum("memories_file_recent" in q for q in statements)
+
+
+def test_recent_refs_are_the_neighbour_rows_in_the_same_order_ties_included(store: MemoryStore) -> None:
+    memories = [
+        make(f"note {k}", at=T0 + k // 3, anchor=Anchor("db.py", ["connect", "close", None][k % 3])) for k in range(9)
+    ]
+    store.insert_many([(m, []) for m in memories])
+    store.insert(make("superseded", at=T0 + 50, anchor=Anchor("db.py", "connect"), status="superseded"))
+    store.insert(make("elsewhere", anchor=Anchor("other.py", "connect")))
+    refs = store.recent_refs(["db.py"])["db.py"]
+    assert refs is not None and len(refs) == 9  # the superseded one is not anchored any more
+    assert list(refs) == store.neighbour_refs({"db.py": ["connect", "close", None]}, per_file=100)
+    assert [r.created_at for r in refs] == sorted((r.created_at for r in refs), reverse=True)
+
+
+def test_recent_refs_stay_cached_until_the_database_changes(store: MemoryStore, tmp_path: Path) -> None:
+    first = make("connect retries twice", anchor=Anchor("db.py", "connect"))
+    store.insert(first)
+    cached = store.recent_refs(["db.py"])["db.py"]
+    assert _reads_of(store, ["db.py"]) == 0 and store.recent_refs(["db.py"])["db.py"] is cached
+    store.record_surfaced([first.id])  # no cached row shows the surfaced count: still valid
+    assert _reads_of(store, ["db.py"]) == 0
+    store.record_access([first.id], to_iso(T0 + 5))  # the access time ranks opens: read again
+    assert [r.last_accessed_at for r in store.recent_refs(["db.py"])["db.py"] or ()] == [to_iso(T0 + 5)]
+    store.update_status(first.id, MemoryStatus.ARCHIVED, at=to_iso(T0 + 6))
+    assert store.recent_refs(["db.py"])["db.py"] == ()
+    other = MemoryStore(tmp_path / "memory.db")  # another process's connection: seen through data_version
+    try:
+        other.insert(make("close must run in finally", at=T0 + 7, anchor=Anchor("db.py", "close")))
+    finally:
+        other.close()
+    assert [r.symbol for r in store.recent_refs(["db.py"])["db.py"] or ()] == ["close"]
+
+
+def test_recent_refs_leave_crowded_files_to_the_indexes_and_stay_bounded(
+    store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store_module, "FILE_REFS_CACHE_FILE_MAX", 3)
+    monkeypatch.setattr(store_module, "FILE_REFS_CACHE_ROWS", 5)
+    for k, file in enumerate(["a.py", "a.py", "b.py", "b.py", "c.py", "c.py", "c.py", "d.py", "d.py", "d.py", "d.py"]):
+        store.insert(make(f"note {k}", at=T0 + k, anchor=Anchor(file, "f")))
+    got = store.recent_refs(["a.py", "b.py", "d.py"])
+    assert [len(got[f] or ()) for f in ("a.py", "b.py")] == [2, 2] and got["d.py"] is None  # four: too many
+    assert _reads_of(store, ["a.py", "b.py", "d.py"]) == 0
+    store.recent_refs(["c.py"])  # 2 + 2 + 3 rows > 5: the least recently used file (a.py) goes
+    assert _reads_of(store, ["b.py", "c.py"]) == 0
+    assert _reads_of(store, ["a.py"]) == 1
+
+
+def test_recent_refs_refuse_a_damaged_database_like_every_read(tmp_path: Path) -> None:
+    path = tmp_path / "memory.db"
+    s = MemoryStore(path)
+    try:
+        s.insert(make("kept", anchor=Anchor("db.py", "connect")))
+        s.recent_refs(["db.py"])
+        s._guard.refuse(sqlite3.DatabaseError("database disk image is malformed"))  # as the guard does on damage
+    except MemoryDatabaseCorruptError:
+        pass
+    with pytest.raises(MemoryDatabaseCorruptError):
+        s.recent_refs(["db.py"])
 
 
 def test_capped_neighbour_query_walks_an_index_without_sorting(store: MemoryStore) -> None:
