@@ -65,6 +65,7 @@ class _Matrices:
     linked: sp.csr_matrix  # files × files: True where a file imports another directly or through a package
     ident_w: np.ndarray  # per-ident weight, before mentions
     graph: sp.csr_matrix  # files × files: the weighted file graph
+    dependents: np.ndarray  # per file (row): how many live files have an edge to it (hovers tell it)
 
 
 def _locked(method: Callable[..., T]) -> Callable[..., T]:
@@ -190,7 +191,10 @@ class FileGraph:
             ident_w = np.where(definers > MANY_DEFINERS, ident_w * MANY_DEFINERS_DAMP, ident_w)
             ident_w[(definers == 0) | (definers > AMBIGUOUS_DEFINERS)] = 0.0
             graph = self._combine(refs, defs, imports, linked, ident_w)
-            self._cache = _Matrices(refs, defs, imports, linked, ident_w, graph)
+            live = np.array([rel is not None for rel in self._rels], dtype=bool)
+            sources = np.repeat(np.arange(graph.shape[0]), np.diff(graph.indptr))
+            dependents = np.bincount(graph.indices[live[sources]], minlength=graph.shape[1])
+            self._cache = _Matrices(refs, defs, imports, linked, ident_w, graph, dependents)
         return self._cache
 
     def _import_matrices(self) -> tuple[sp.csr_matrix, sp.csr_matrix]:
@@ -286,6 +290,12 @@ class FileGraph:
             return {}
         column = self._matrices().graph[:, [row]].tocoo()
         return self._named(column.row, column.data)
+
+    @_locked
+    def dependents_count(self, rel: str) -> int:
+        """``len(dependents(rel))``, counted for every file at once when the graph is built."""
+        row = self._slot.get(rel)
+        return 0 if row is None else int(self._matrices().dependents[row])
 
     def _named(self, rows: np.ndarray, weights: np.ndarray) -> dict[str, float]:
         pairs = ((self._rels[r], float(w)) for r, w in zip(rows, weights, strict=True))

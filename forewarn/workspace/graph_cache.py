@@ -93,7 +93,7 @@ class GraphCache:
         """How many files use ``rel``'s definitions."""
         count = self._dependents.get(rel)
         if count is None:
-            count = self._dependents[rel] = len(self.indexer.graph.dependents(rel))
+            count = self._dependents[rel] = self.indexer.graph.dependents_count(rel)
         return count
 
     def _ref_names(self) -> dict[str, frozenset[str]]:

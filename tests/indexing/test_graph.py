@@ -76,6 +76,18 @@ def test_dependencies_and_dependents() -> None:
     assert graph.dependencies("missing.py") == {}
 
 
+def test_dependents_counted_at_once_match_each_files_dependents() -> None:
+    graph = small_graph()
+    files = graph.files()
+    assert {f: graph.dependents_count(f) for f in files} == {f: len(graph.dependents(f)) for f in files}
+    assert graph.dependents_count("core.py") == 3 and graph.dependents_count("missing.py") == 0
+    graph.remove_file("b.py")  # its row is freed: it no longer counts as a user of core.py
+    graph.set_file("d.py", ["helper_d"], {"connect_database": 1, "helper_d": 1})
+    files = graph.files()
+    assert {f: graph.dependents_count(f) for f in files} == {f: len(graph.dependents(f)) for f in files}
+    assert graph.dependents_count("core.py") == 3
+
+
 def test_name_defined_in_many_files_is_damped() -> None:
     files = [f"m{i}.py" for i in range(g.MANY_DEFINERS + 1)]
     graph = FileGraph.build(
