@@ -69,7 +69,7 @@ NEIGHBOUR_ROWS_PER_FILE = 40
 # kept until the database next changes. A file with more memories than this is read through the indexes
 # every time (its rows would crowd out the rest); the cache holds at most FILE_REFS_CACHE_ROWS rows in all
 FILE_REFS_CACHE_FILE_MAX = 2_000
-FILE_REFS_CACHE_ROWS = 50_000
+FILE_REFS_CACHE_ROWS = 20_000  # about 8 MB
 AMBIGUOUS_IDS_SHOWN = 3  # ids listed when a prefix matches several: enough to see how much more to type
 SQL_VARIABLE_CHUNK = 500  # stays far below SQLite's bound-parameter limit
 PURGED_REASON = "purged"  # status_reason of a memory whose text was removed for good (see MemoryStore.purge)
@@ -591,6 +591,18 @@ def _provenance_json(memory: Memory) -> str | None:
     return json.dumps(memory.provenance, ensure_ascii=False) if memory.provenance is not None else None
 
 
+def _shared_strings(rows: Sequence[Sequence[Any]], file: str) -> tuple[AnchoredRef, ...]:
+    """One file's light rows for ``recent_refs``' cache, its repeated strings (file, symbols, the
+    vocabulary of type, source and status) held once: the cache's size is then mostly ids and times."""
+    seen: dict[str, str] = {}
+    out: list[AnchoredRef] = []
+    for num, mid, kind, _, symbol, source, conf, status, created, accessed, count in rows:
+        symbol = None if symbol is None else seen.setdefault(symbol, symbol)
+        kind, source, status = (seen.setdefault(v, v) for v in (kind, source, status))
+        out.append(AnchoredRef(num, mid, kind, file, symbol, source, conf, status, created, accessed, count))
+    return tuple(out)
+
+
 def _chunks(items: Sequence[Any], size: int = SQL_VARIABLE_CHUNK) -> Iterator[Sequence[Any]]:
     for i in range(0, len(items), size):
         yield items[i : i + size]
@@ -1042,7 +1054,7 @@ class MemoryStore:
                 )
                 cur.row_factory = None
                 rows = cur.fetchall()
-                refs = None if len(rows) > FILE_REFS_CACHE_FILE_MAX else tuple(AnchoredRef(*r) for r in rows)
+                refs = None if len(rows) > FILE_REFS_CACHE_FILE_MAX else _shared_strings(rows, file)
                 out[file] = self._refs[file] = refs
                 self._refs_rows += len(refs or ())
                 while self._refs_rows > FILE_REFS_CACHE_ROWS and len(self._refs) > 1:
