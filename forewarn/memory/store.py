@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -69,7 +69,7 @@ NEIGHBOUR_ROWS_PER_FILE = 40
 # kept until the database next changes. A file with more memories than this is read through the indexes
 # every time (its rows would crowd out the rest); the cache holds at most FILE_REFS_CACHE_ROWS rows in all
 FILE_REFS_CACHE_FILE_MAX = 2_000
-FILE_REFS_CACHE_ROWS = 20_000  # about 8 MB
+FILE_REFS_CACHE_ROWS = 20_000  # about 12 MB
 AMBIGUOUS_IDS_SHOWN = 3  # ids listed when a prefix matches several: enough to see how much more to type
 SQL_VARIABLE_CHUNK = 500  # stays far below SQLite's bound-parameter limit
 PURGED_REASON = "purged"  # status_reason of a memory whose text was removed for good (see MemoryStore.purge)
@@ -199,9 +199,9 @@ class MemoryEvent:
         return {"id": self.id, "memory_id": self.memory_id, "at": self.at, "kind": self.kind, "detail": self.detail}
 
 
-@dataclass(frozen=True, slots=True)
-class AnchoredRef:
-    """The few fields ranking a file's memories needs; full rows are loaded only for what is shown."""
+class AnchoredRef(NamedTuple):
+    """The few fields ranking a file's memories needs; full rows are loaded only for what is shown.
+    A named tuple: built straight from SQLite's row tuples, thousands per file open."""
 
     num: int
     id: str
@@ -589,18 +589,6 @@ def _provenance(raw: str | None) -> dict[str, Any] | None:
 
 def _provenance_json(memory: Memory) -> str | None:
     return json.dumps(memory.provenance, ensure_ascii=False) if memory.provenance is not None else None
-
-
-def _shared_strings(rows: Sequence[Sequence[Any]], file: str) -> tuple[AnchoredRef, ...]:
-    """One file's light rows for ``recent_refs``' cache, its repeated strings (file, symbols, the
-    vocabulary of type, source and status) held once: the cache's size is then mostly ids and times."""
-    seen: dict[str, str] = {}
-    out: list[AnchoredRef] = []
-    for num, mid, kind, _, symbol, source, conf, status, created, accessed, count in rows:
-        symbol = None if symbol is None else seen.setdefault(symbol, symbol)
-        kind, source, status = (seen.setdefault(v, v) for v in (kind, source, status))
-        out.append(AnchoredRef(num, mid, kind, file, symbol, source, conf, status, created, accessed, count))
-    return tuple(out)
 
 
 def _chunks(items: Sequence[Any], size: int = SQL_VARIABLE_CHUNK) -> Iterator[Sequence[Any]]:
@@ -1019,7 +1007,7 @@ class MemoryStore:
                     (*part, *statuses),
                 )
                 cur.row_factory = None  # plain tuples: this loop runs over hundreds of rows per file open
-                out += [AnchoredRef(*r) for r in cur if keep is None or keep(r[3], r[4])]
+                out += [AnchoredRef._make(r) for r in cur.fetchall() if keep is None or keep(r[3], r[4])]
         return out
 
     def recent_refs(self, files: Sequence[str]) -> dict[str, tuple[AnchoredRef, ...] | None]:
@@ -1054,7 +1042,7 @@ class MemoryStore:
                 )
                 cur.row_factory = None
                 rows = cur.fetchall()
-                refs = None if len(rows) > FILE_REFS_CACHE_FILE_MAX else _shared_strings(rows, file)
+                refs = None if len(rows) > FILE_REFS_CACHE_FILE_MAX else tuple(map(AnchoredRef._make, rows))
                 out[file] = self._refs[file] = refs
                 self._refs_rows += len(refs or ())
                 while self._refs_rows > FILE_REFS_CACHE_ROWS and len(self._refs) > 1:
@@ -1104,7 +1092,7 @@ class MemoryStore:
                     (file, *statuses, *named, wide, per_file),
                 )
                 cur.row_factory = None
-                out += [AnchoredRef(*r) for r in cur]
+                out += map(AnchoredRef._make, cur.fetchall())
         return out
 
     def workspace_wide(self, statuses: Sequence[str] = CURRENT_STATUSES, *, limit: int = 1000) -> list[Memory]:
