@@ -8,6 +8,7 @@ dicts for command results), so handlers only map them to protocol types.
 from __future__ import annotations
 
 import functools
+import gc
 import logging
 import math
 import threading
@@ -89,6 +90,16 @@ class IndexProgress:
     done: int
     total: int
     message: str
+
+
+def settle_heap() -> None:
+    """After a full index: collect once, then keep what is left (the code graph, caches, grammars)
+    out of later collections. Without it, an old-generation collection walks every one of those
+    objects in the middle of a file open or a hover (27-99 ms seen on Django); opens and hovers then
+    only pay for what they allocate. Unfrozen first, so what an earlier run left behind is collected."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
 
 
 class FolderSession:
@@ -205,6 +216,7 @@ class FolderSession:
         if not rels:
             engine.warm()  # ranks and references of every file, computed here rather than by the first opens
             self._symbols(engine).warm(engine.indexer.files())  # the hover's language queries, compiled once
+            settle_heap()
         report, reconciled = result.index, result.memories
         elapsed_ms = round((time.perf_counter() - started) * 1000, 1)
         files = len(engine.indexer.files())

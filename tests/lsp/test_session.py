@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 from forewarn.config import Settings
@@ -86,3 +87,14 @@ def test_commits_by_another_process_are_noticed_once(workspace: Path) -> None:
         assert session.memories_changed_elsewhere() is False
     finally:
         session.close()
+
+
+def test_a_full_index_keeps_what_it_leaves_out_of_later_collections(workspace: Path) -> None:
+    """Opens and hovers then pay only for what they allocate, not for walking the code graph and caches."""
+    gc.unfreeze()
+    session = open_session(workspace)
+    try:
+        assert gc.get_freeze_count() > 0
+    finally:
+        session.close()
+        gc.unfreeze()
