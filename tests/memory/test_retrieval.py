@@ -123,14 +123,7 @@ def test_dedupe_keeps_the_better_of_near_duplicates() -> None:
 
 
 def test_proactive_shows_own_then_used_definitions_and_marks_shown(tmp_path: Path) -> None:
-    root = tmp_path / "ws"
-    (root / "pkg").mkdir(parents=True)
-    (root / "pkg/db.py").write_text(
-        "def connect_pool(url):\n    return url\n\n\ndef unused_helper():\n    return 2\n", encoding="utf-8"
-    )
-    (root / "pkg/api.py").write_text(
-        "from pkg.db import connect_pool\n\n\ndef handler():\n    return connect_pool('x')\n", encoding="utf-8"
-    )
+    root = api_using_db(tmp_path, "def connect_pool(url):\n    return url\n\n\ndef unused_helper():\n    return 2\n")
     with Workspace.open(root, embedder=None) as engine:
         engine.reindex()
         own = engine.remember("handler must stay idempotent", type="gotcha", file="pkg/api.py", symbol="handler")
@@ -268,13 +261,19 @@ def test_a_file_open_ranks_the_same_from_cached_rows_as_through_the_indexes(
         assert view() == cached
 
 
-def test_a_memory_written_after_an_open_shows_on_the_next(tmp_path: Path) -> None:
+def api_using_db(tmp_path: Path, db_source: str) -> Path:
+    """A workspace whose pkg/api.py calls pkg/db.py's connect_pool; db.py holds ``db_source``."""
     root = tmp_path / "ws"
     (root / "pkg").mkdir(parents=True)
-    (root / "pkg/db.py").write_text("def connect_pool(url):\n    return url\n", encoding="utf-8")
+    (root / "pkg/db.py").write_text(db_source, encoding="utf-8")
     (root / "pkg/api.py").write_text(
         "from pkg.db import connect_pool\n\n\ndef handler():\n    return connect_pool('x')\n", encoding="utf-8"
     )
+    return root
+
+
+def test_a_memory_written_after_an_open_shows_on_the_next(tmp_path: Path) -> None:
+    root = api_using_db(tmp_path, "def connect_pool(url):\n    return url\n")
     with Workspace.open(root, embedder=None) as engine:
         engine.reindex()
         assert engine.proactive("pkg/api.py", record=False) == []
