@@ -140,7 +140,7 @@ local function check()
       -- the fixture line is ASCII, so the byte column is the UTF-16 one
       position = { line = config.line - 1, character = config.column - 1 },
     }
-    -- while the server's first index run holds its lock, hovers answer null: ask until one has contents
+    -- while the server's first index run holds its lock, a hover may answer null: ask until one has contents
     wait_for("a hover with contents", function()
       local texts = {}
       for _, response in pairs(vim.lsp.buf_request_sync(bufnr, "textDocument/hover", params, config.timeout_ms) or {}) do

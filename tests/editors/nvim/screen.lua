@@ -39,13 +39,14 @@ vim.schedule(function()
       textDocument = { uri = vim.uri_from_bufnr(bufnr) },
       position = { line = config.line - 1, character = config.column - 1 },
     }
-    -- while the server's first index run holds its lock, hovers answer null: ask until one has contents
+    -- while the server's first index run holds its lock, hovers answer from the memories' stored spans,
+    -- without the file's importance: ask until the answer has it (on a timeout, show the last answer)
     local contents
     vim.wait(config.timeout_ms, function()
       for _, response in pairs(vim.lsp.buf_request_sync(bufnr, "textDocument/hover", params, config.timeout_ms) or {}) do
-        contents = contents or (response.result and response.result.contents)
+        contents = (response.result and response.result.contents) or contents
       end
-      return contents ~= nil
+      return contents ~= nil and vim.inspect(contents):find("Importance", 1, true) ~= nil
     end, 20)
     if contents then
       local lines = vim.lsp.util.convert_input_to_markdown_lines(contents)
