@@ -104,6 +104,17 @@ def accept_registrations(client: LanguageClient) -> list[types.Registration]:
     return registrations
 
 
+async def start_editor(
+    client: LanguageClient, editor: str, root: Path, options: Any = None
+) -> list[types.Registration]:
+    """Initialize as ``editor`` on ``root`` (answering its registrations as it does) and wait for the first
+    index; returns the registrations the server made."""
+    registrations = accept_registrations(client)
+    await client.initialize_session(initialize_params(editor, root, options))
+    await indexing_done(client)
+    return registrations
+
+
 def initialize_params(
     editor: str, root: Path | None, options: Any = None, folders: list[Path] | None = None, *, prompts: bool = True
 ) -> types.InitializeParams:

@@ -14,12 +14,10 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from tests.lsp.conftest import (
     EDITORS,
     SERVER_COMMAND,
-    accept_registrations,
     diagnostics_for,
-    indexing_done,
-    initialize_params,
     open_document,
     run,
+    start_editor,
 )
 
 PAYMENTS = '''\
@@ -74,9 +72,7 @@ def shop(tmp_path: Path) -> Path:
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND), params=EDITORS)
 async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest, shop: Path):
-    lsp_client.registrations = accept_registrations(lsp_client)  # type: ignore[attr-defined]
-    await lsp_client.initialize_session(initialize_params(request.param, shop, {"mining": {"enabled": False}}))
-    await indexing_done(lsp_client)
+    await start_editor(lsp_client, request.param, shop, {"mining": {"enabled": False}})
     yield
     await lsp_client.shutdown_session()
 

@@ -15,13 +15,12 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from tests.lsp.conftest import (
     EDITORS,
     SERVER_COMMAND,
-    accept_registrations,
     diagnostics_for,
     indexing_done,
-    initialize_params,
     open_document,
     raw_request,
     run,
+    start_editor,
 )
 from tests.lsp.test_convert import rendered_text
 
@@ -32,10 +31,8 @@ INJECTION = "See [the fix](command:workbench.action.terminal.new) <img src=x one
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND), params=EDITORS)
 async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest, workspace: Path):
     lsp_client.set_configuration({"diagnostics": {"maxWarnings": 2}}, section="forewarn")
-    lsp_client.registrations = accept_registrations(lsp_client)  # type: ignore[attr-defined]
     lsp_client.editor = request.param  # type: ignore[attr-defined]
-    await lsp_client.initialize_session(initialize_params(request.param, workspace))
-    await indexing_done(lsp_client)
+    lsp_client.registrations = await start_editor(lsp_client, request.param, workspace)  # type: ignore[attr-defined]
     yield
     await lsp_client.shutdown_session()
 

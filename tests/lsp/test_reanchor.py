@@ -15,12 +15,10 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from tests.lsp.conftest import (
     EDITORS,
     SERVER_COMMAND,
-    accept_registrations,
-    indexing_done,
-    initialize_params,
     open_document,
     raw_request,
     run,
+    start_editor,
 )
 
 WATCH_POLLS = 120  # 30 s at most for the debounced watcher batch and its re-index
@@ -28,9 +26,7 @@ WATCH_POLLS = 120  # 30 s at most for the debounced watcher batch and its re-ind
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND), params=EDITORS)
 async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest, workspace: Path):
-    lsp_client.registrations = accept_registrations(lsp_client)  # type: ignore[attr-defined]
-    await lsp_client.initialize_session(initialize_params(request.param, workspace))
-    await indexing_done(lsp_client)
+    await start_editor(lsp_client, request.param, workspace)
     yield
     await lsp_client.shutdown_session()
 

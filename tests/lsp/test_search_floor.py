@@ -9,15 +9,14 @@ import pytest
 import pytest_lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.lsp.conftest import EDITORS, SERVER_COMMAND, indexing_done, initialize_params, run
+from tests.lsp.conftest import EDITORS, SERVER_COMMAND, run, start_editor
 
 GOTCHA = "Invoice.total must quantize after summing, never per line: rounding per line loses cents."
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND), params=EDITORS[:1])
 async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest, workspace: Path):
-    await lsp_client.initialize_session(initialize_params(request.param, workspace))
-    await indexing_done(lsp_client)
+    await start_editor(lsp_client, request.param, workspace)
     yield
     await lsp_client.shutdown_session()
 

@@ -30,6 +30,7 @@ from tests.lsp.conftest import (
     open_document,
     raw_request,
     run,
+    start_editor,
 )
 
 ROUNDING = "Fix rounding in Invoice.total: quantize after summing, never per line, or cents go missing."
@@ -67,9 +68,7 @@ def seeded(workspace: Path) -> Path:
 async def start_lexical(client: LanguageClient, editor: str, root: Path) -> None:
     """Initialize as ``editor`` on ``root`` with the embedder off (no model needed), and wait for the first index."""
     client.set_configuration({"embedder": {"enabled": False}}, section="forewarn")
-    accept_registrations(client)
-    await client.initialize_session(initialize_params(editor, root, {"embedder": {"enabled": False}}))
-    await indexing_done(client)
+    await start_editor(client, editor, root, {"embedder": {"enabled": False}})
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND), params=EDITORS)
