@@ -737,31 +737,17 @@ def code_actions(
         for orphan in orphans[:REANCHOR_ACTIONS]:
             was = orphan.anchor.symbol if orphan.anchor is not None and orphan.anchor.symbol else "its code"
             actions.append(
-                types.CodeAction(
-                    title=f"Forewarn: re-anchor “{flat_text(orphan.text)[:60]}” (was {was}, orphaned) to {symbol}",
-                    kind=types.CodeActionKind.QuickFix,
-                    command=types.Command(
-                        title="Re-anchor memory",
-                        command=CMD_REANCHOR,
-                        arguments=[{"id": orphan.id, "uri": uri, "symbol": symbol}],
-                    ),
+                _quick_fix(
+                    f"Forewarn: re-anchor “{flat_text(orphan.text)[:60]}” (was {was}, orphaned) to {symbol}",
+                    "Re-anchor memory",
+                    CMD_REANCHOR,
+                    {"id": orphan.id, "uri": uri, "symbol": symbol},
                 )
             )
     if prompts:
         where = f" for {flat_text(symbol)}" if symbol else " here"
-        actions.append(
-            types.CodeAction(
-                title=f"Forewarn: remember a gotcha{where}",
-                kind=types.CodeActionKind.QuickFix,
-                command=types.Command(
-                    title="Remember a gotcha",
-                    command=CMD_REMEMBER,
-                    arguments=[
-                        {"text": None, "type": "gotcha", "uri": uri, "range": range_dict(rng), "symbol": symbol}
-                    ],
-                ),
-            )
-        )
+        argument = {"text": None, "type": "gotcha", "uri": uri, "range": range_dict(rng), "symbol": symbol}
+        actions.append(_quick_fix(f"Forewarn: remember a gotcha{where}", "Remember a gotcha", CMD_REMEMBER, argument))
     seen: set[str] = set()
     for diag in diags:
         mid = memory_id_of(diag)
@@ -780,15 +766,27 @@ def code_actions(
             *((("supersede with new text", CMD_SUPERSEDE, {"text": None}),) if prompts else ()),
             ("forget", CMD_FORGET, {}),
         ):
-            actions.append(
-                types.CodeAction(
-                    title=f"Forewarn: {title} ({short})",
-                    kind=types.CodeActionKind.QuickFix,
-                    diagnostics=[diag],
-                    command=types.Command(title=title, command=command, arguments=[{"id": mid, **extra}]),
-                )
-            )
+            actions.append(_quick_fix(f"Forewarn: {title} ({short})", title, command, {"id": mid, **extra}, diag))
     return actions
+
+
+def _quick_fix(
+    title: str,
+    command_title: str,
+    command: str,
+    argument: dict[str, Any],
+    diag: types.Diagnostic | None = None,
+    *,
+    preferred: bool | None = None,
+) -> types.CodeAction:
+    """A quick fix running ``command`` with one argument object, for ``diag`` when it answers one."""
+    return types.CodeAction(
+        title=title,
+        kind=types.CodeActionKind.QuickFix,
+        diagnostics=[diag] if diag is not None else None,
+        is_preferred=preferred,
+        command=types.Command(title=command_title, command=command, arguments=[argument]),
+    )
 
 
 def _contested_actions(diag: types.Diagnostic, mid: str, short: str) -> list[types.CodeAction]:
@@ -797,14 +795,13 @@ def _contested_actions(diag: types.Diagnostic, mid: str, short: str) -> list[typ
     data = diag.data if isinstance(diag.data, dict) else {}
     others = [o for o in data.get("contested") or [] if isinstance(o, str)] if data.get("status") == "contested" else []
     return [
-        types.CodeAction(
-            title=f"Forewarn: {title} ({short} vs {other[-6:]})",
-            kind=types.CodeActionKind.QuickFix,
-            diagnostics=[diag],
-            is_preferred=False,
-            command=types.Command(
-                title=title, command=CMD_RESOLVE_CONFLICT, arguments=[{"id": mid, "other": other, "resolution": how}]
-            ),
+        _quick_fix(
+            f"Forewarn: {title} ({short} vs {other[-6:]})",
+            title,
+            CMD_RESOLVE_CONFLICT,
+            {"id": mid, "other": other, "resolution": how},
+            diag,
+            preferred=False,
         )
         for other in others[:CONTESTED_ACTIONS]
         for title, how in (("this one holds: supersede the other", "replace"), ("both hold", "both"))
@@ -814,12 +811,13 @@ def _contested_actions(diag: types.Diagnostic, mid: str, short: str) -> list[typ
 def _suggestion_actions(diag: types.Diagnostic, mid: str, short: str, *, prompts: bool) -> list[types.CodeAction]:
     """Accept, edit and accept (a client that ``prompts`` asks for the text: ``text: null``), or dismiss."""
     return [
-        types.CodeAction(
-            title=f"Forewarn: {title} ({short})",
-            kind=types.CodeActionKind.QuickFix,
-            diagnostics=[diag],
-            is_preferred=command == CMD_ACCEPT_SUGGESTION and not extra,
-            command=types.Command(title=title, command=command, arguments=[{"id": mid, **extra}]),
+        _quick_fix(
+            f"Forewarn: {title} ({short})",
+            title,
+            command,
+            {"id": mid, **extra},
+            diag,
+            preferred=command == CMD_ACCEPT_SUGGESTION and not extra,
         )
         for title, command, extra in (
             ("accept suggestion", CMD_ACCEPT_SUGGESTION, {}),
