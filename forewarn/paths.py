@@ -16,6 +16,7 @@ import re
 import shlex
 import stat
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -161,6 +162,20 @@ def read_workspace_record(wdir: Path) -> dict[str, Any] | None:
 
 def write_workspace_record(wdir: Path, record: dict[str, Any]) -> None:
     write_private_text(wdir / WORKSPACE_RECORD, json.dumps(record, ensure_ascii=False) + "\n")
+
+
+def replace_private(path: Path, write: Callable[[Path], None]) -> None:
+    """Replace ``path`` atomically with a 0600 file that ``write`` makes at a temporary name beside it (for
+    writers that take a file name: hnswlib, NumPy). The temporary name keeps the suffix, as NumPy wants."""
+    tmp = path.with_name(f".{path.stem}.tmp-{os.getpid()}-{threading.get_ident()}{path.suffix}")
+    try:
+        write(tmp)
+        os.chmod(tmp, FILE_MODE)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def write_private_text(path: Path, text: str) -> None:

@@ -51,6 +51,26 @@ def test_data_dir_is_private_and_overridable(forewarn_home: Path) -> None:
     assert stat.S_IMODE(os.stat(wdir / "workspace.json").st_mode) == 0o600
 
 
+def test_files_written_through_a_writer_are_replaced_whole_and_private(tmp_path: Path) -> None:
+    import numpy as np
+
+    target = tmp_path / "keys.npz"
+    target.write_bytes(b"the old keys")
+    os.chmod(target, 0o644)
+    paths.replace_private(target, lambda tmp: np.savez(tmp, ids=np.arange(3)))  # NumPy adds .npz to other names
+    assert np.load(target)["ids"].tolist() == [0, 1, 2]
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o600
+
+    def fails(tmp: Path) -> None:
+        tmp.write_bytes(b"half written")
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        paths.replace_private(target, fails)
+    assert np.load(target)["ids"].tolist() == [0, 1, 2]  # the old file stands
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keys.npz"]  # no temporary file left
+
+
 def test_database_files_are_private_and_migrations_append_only(tmp_path: Path) -> None:
     db = tmp_path / "x.db"
     conn = connect(db)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,7 @@ from pathlib import Path
 import hnswlib
 import numpy as np
 
+from forewarn import paths
 from forewarn.memory.store import MemoryStore
 
 log = logging.getLogger(__name__)
@@ -134,10 +134,7 @@ class VectorIndex:
             if not self._dirty:
                 return
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_suffix(".hnsw.tmp")
-            self._index.save_index(str(tmp))
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, self.path)
+            paths.replace_private(self.path, lambda tmp: self._index.save_index(str(tmp)))
             meta = {
                 "format": INDEX_FORMAT,
                 "model_id": self.model_id,
@@ -145,10 +142,7 @@ class VectorIndex:
                 "count": self._index.get_current_count(),
                 "last_vec_id": self._last_vec_id,
             }
-            tmp_meta = self.meta_path.with_suffix(".json.tmp")
-            tmp_meta.write_text(json.dumps(meta) + "\n", encoding="utf-8")
-            os.chmod(tmp_meta, 0o600)
-            os.replace(tmp_meta, self.meta_path)
+            paths.write_private_text(self.meta_path, json.dumps(meta) + "\n")
             self._dirty = False
 
     # ------------------------------------------------------------ data

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -33,6 +32,7 @@ from typing import Any
 import hnswlib
 import numpy as np
 
+from forewarn import paths
 from forewarn.indexing.records import Chunk
 from forewarn.indexing.store import CodeChunk, fts_texts
 from forewarn.memory.embed_cache import text_key
@@ -164,17 +164,13 @@ class CodeVectorIndex:
             if not self._dirty:
                 return
             self.directory.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_suffix(".hnsw.tmp")
-            self._index.save_index(str(tmp))
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, self.path)
+            paths.replace_private(self.path, lambda tmp: self._index.save_index(str(tmp)))
             ids = np.fromiter(self._keys, dtype=np.int64, count=len(self._keys))
             hashes = np.array([k.content_hash for k in self._keys.values()], dtype="U")
             text_keys = np.array([k.text_key for k in self._keys.values()], dtype="S32")
-            tmp_keys = self.directory / f"{FILE_STEM}.tmp.npz"
-            np.savez(tmp_keys, ids=ids, hashes=hashes, text_keys=text_keys)
-            os.chmod(tmp_keys, 0o600)
-            os.replace(tmp_keys, self.keys_path)
+            paths.replace_private(
+                self.keys_path, lambda tmp: np.savez(tmp, ids=ids, hashes=hashes, text_keys=text_keys)
+            )
             meta = {
                 "format": INDEX_FORMAT,
                 "model_id": self.model_id,
@@ -182,10 +178,7 @@ class CodeVectorIndex:
                 "count": len(self._keys),
                 "capacity": int(self._index.get_max_elements()),
             }
-            tmp_meta = self.meta_path.with_suffix(".json.tmp")
-            tmp_meta.write_text(json.dumps(meta) + "\n", encoding="utf-8")
-            os.chmod(tmp_meta, 0o600)
-            os.replace(tmp_meta, self.meta_path)
+            paths.write_private_text(self.meta_path, json.dumps(meta) + "\n")
             self._dirty = False
 
     def close(self) -> None:
