@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_lsp
@@ -42,12 +43,16 @@ async def status_of(client: LanguageClient, memory_id: str) -> str:
     return next(m["status"] for m in found["memories"] if m["id"] == memory_id)
 
 
-async def test_a_watched_change_is_reconciled(client: LanguageClient, workspace: Path) -> None:
-    models = workspace / "billing" / "models.py"
-    made = await run(
+async def remember_on_parse_amount(client: LanguageClient, models: Path) -> Any:
+    return await run(
         client, "forewarn.remember", text="parse_amount keeps decimal amounts exact", type="gotcha",
         uri=models.as_uri(), symbol="parse_amount",
     )  # fmt: skip
+
+
+async def test_a_watched_change_is_reconciled(client: LanguageClient, workspace: Path) -> None:
+    models = workspace / "billing" / "models.py"
+    made = await remember_on_parse_amount(client, models)
     touch(models, models.read_text().replace("return decimal.Decimal(text)", "return float(text)"))
     client.workspace_did_change_watched_files(
         types.DidChangeWatchedFilesParams(
@@ -64,10 +69,7 @@ async def test_a_watched_change_is_reconciled(client: LanguageClient, workspace:
 
 async def test_an_orphan_is_reanchored_from_a_code_action(client: LanguageClient, workspace: Path) -> None:
     models = workspace / "billing" / "models.py"
-    made = await run(
-        client, "forewarn.remember", text="parse_amount keeps decimal amounts exact", type="gotcha",
-        uri=models.as_uri(), symbol="parse_amount",
-    )  # fmt: skip
+    made = await remember_on_parse_amount(client, models)
     text = models.read_text()
     start = text.index("def parse_amount")
     touch(models, text[:start] + "def amount_from(raw, *, places):\n    return round(float(raw), places) or None\n")
@@ -97,10 +99,7 @@ async def test_an_orphan_is_reanchored_from_a_code_action(client: LanguageClient
 
 async def test_a_stale_memory_hover_shows_what_changed(client: LanguageClient, workspace: Path) -> None:
     models = workspace / "billing" / "models.py"
-    made = await run(
-        client, "forewarn.remember", text="parse_amount keeps decimal amounts exact", type="gotcha",
-        uri=models.as_uri(), symbol="parse_amount",
-    )  # fmt: skip
+    made = await remember_on_parse_amount(client, models)
     # reformatted only: still active
     touch(models, models.read_text().replace("return decimal.Decimal(text)", "return decimal.Decimal( text )  # exact"))
     await run(client, "forewarn.reindex", uri=models.as_uri())
