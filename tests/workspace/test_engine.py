@@ -13,21 +13,11 @@ import pytest
 from forewarn.config import EmbedderSettings, Settings
 from forewarn.memory.text import from_iso, to_iso
 from forewarn.workspace.engine import Workspace
-from tests.conftest import REAL_MODELS_DIR
 
 
 @pytest.fixture(scope="module")
-def embedder() -> Iterator[Any]:
-    from forewarn.memory.embedder import EmbedderUnavailable, open_embedder
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("FOREWARN_MODELS", str(REAL_MODELS_DIR))
-        try:
-            emb = open_embedder(EmbedderSettings())
-        except EmbedderUnavailable as exc:
-            pytest.skip(f"the real embedding model is needed (`make model`): {exc.reason}")
-    yield emb
-    emb.close()
+def embedder(raw_embedder: Any) -> Any:
+    return raw_embedder  # the real model, loaded once for the module (tests/conftest.py)
 
 
 def workspace(tmp_path: Path) -> Path:
