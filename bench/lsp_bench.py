@@ -118,7 +118,7 @@ def prepare(root: Path, size: int) -> tuple[Path, list[tuple[str, str, int, int]
 
 def insert_memories(engine: Any, chunks: list[Any], size: int) -> None:
     from forewarn.memory import lifecycle
-    from forewarn.memory.store import Anchor, Memory
+    from forewarn.memory.records import Anchor, Memory
     from forewarn.memory.text import new_id, to_iso
 
     rng = random.Random(SEED)

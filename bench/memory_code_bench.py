@@ -78,7 +78,7 @@ def private_copy(name: str) -> Path:
 def run(name: str, max_queries: int, *, lexical: bool) -> dict:
     from forewarn.memory import retrieval
     from forewarn.memory.suggestions import provenance_commits
-    from forewarn.workspace import engine
+    from forewarn.workspace import searching
     from forewarn.workspace.engine import Workspace
     from forewarn.workspace.mining import mine
 
@@ -137,11 +137,11 @@ def run(name: str, max_queries: int, *, lexical: bool) -> dict:
         ranks: dict[str, list[int | None]] = {}
         empty: dict[str, int] = {}
         ms: dict[str, float] = {}
-        saved = (retrieval.CODE_LIST_WEIGHT, engine.MEMORY_CODE_FILES)
+        saved = (retrieval.CODE_LIST_WEIGHT, searching.MEMORY_CODE_FILES)
         try:
             for w in WEIGHTS:
                 retrieval.CODE_LIST_WEIGHT = w
-                engine.MEMORY_CODE_FILES = saved[1] if w > 0 else 0
+                searching.MEMORY_CODE_FILES = saved[1] if w > 0 else 0
                 label = f"{w:g}" if w > 0 else "0 (no list)"
                 r: list[int | None] = []
                 none = 0
@@ -154,7 +154,7 @@ def run(name: str, max_queries: int, *, lexical: bool) -> dict:
                 ranks[label], empty[label] = r, none
                 print(f"  weight {label}: done ({ms[label]:.0f} ms/query)", flush=True)
         finally:
-            retrieval.CODE_LIST_WEIGHT, engine.MEMORY_CODE_FILES = saved
+            retrieval.CODE_LIST_WEIGHT, searching.MEMORY_CODE_FILES = saved
     finally:
         ws.close()
     draws = csb._draws(len(kept))

@@ -218,7 +218,7 @@ class Scores:
 def run_recall(args: argparse.Namespace, embedder: object, docs: list[Doc]) -> dict[str, dict[str, Scores]]:
     from forewarn.config import Settings
     from forewarn.memory import retrieval
-    from forewarn.memory.store import Memory, MemoryFilter
+    from forewarn.memory.records import Memory, MemoryFilter
     from forewarn.memory.text import from_iso, new_id, to_iso
     from forewarn.workspace.engine import Workspace
 
@@ -335,7 +335,7 @@ def run_floor(
     with the shipped floor and without; the sweep ranks once without a floor and replays thresholds over
     every candidate's own match (cosine, lexical coverage), which is what the floor filters on."""
     from forewarn.memory import retrieval
-    from forewarn.memory.store import MemoryFilter
+    from forewarn.memory.records import MemoryFilter
 
     off = offtopic_queries()
     off_vecs = dict(zip(off, embed_all(embedder, off, "off-topic queries"), strict=True))
@@ -439,7 +439,7 @@ def run_context(args: argparse.Namespace, embedder: object, docs: list[Doc]) -> 
     it does not (fused R@10 0.327 vs 0.520 bare, vector-only 0.273 vs 0.333), so memories are embedded bare."""
     from forewarn.config import Settings
     from forewarn.memory import retrieval
-    from forewarn.memory.store import Anchor, Memory, MemoryFilter
+    from forewarn.memory.records import Anchor, Memory, MemoryFilter
     from forewarn.memory.text import from_iso, new_id, to_iso
     from forewarn.workspace.engine import Workspace
 
@@ -546,7 +546,7 @@ def run_chains(embedder: object, held_out: list[Doc]) -> tuple[int, int, int]:
 
 def run_latency(args: argparse.Namespace, embedder: object, docs: list[Doc]) -> dict[str, float]:
     from forewarn.config import Settings
-    from forewarn.memory.store import Anchor, Memory
+    from forewarn.memory.records import Anchor, Memory
     from forewarn.memory.text import from_iso, new_id, to_iso
     from forewarn.workspace.engine import Workspace
 

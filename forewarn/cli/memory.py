@@ -23,16 +23,10 @@ from forewarn.cli import adopt
 from forewarn.cli import util as cliutil
 from forewarn.cli.util import CliError
 from forewarn.config import load_settings
-from forewarn.memory import contradictions, transfer
-from forewarn.memory.store import (
-    CURRENT_STATUSES,
-    MEMORY_TYPES,
-    SOURCES,
-    STATUSES,
-    InvalidMemoryError,
-    Memory,
-    MemoryEvent,
-)
+from forewarn.memory import contradictions, export_diff, transfer
+from forewarn.memory.errors import InvalidMemoryError
+from forewarn.memory.records import Memory, MemoryEvent
+from forewarn.memory.store import CURRENT_STATUSES, MEMORY_TYPES, SOURCES, STATUSES
 from forewarn.memory.suggestions import provenance_line
 from forewarn.memory.text import age_text, from_iso, to_iso
 from forewarn.memory.timeline import Standing, standing_at
@@ -745,7 +739,7 @@ def run_diff(args: argparse.Namespace) -> int:
     current = root / transfer.DEFAULT_RELATIVE_PATH
     with _path_errors("read", current):
         after = current.read_bytes() if current.is_file() else None
-    changes = transfer.diff_exports(before, after)
+    changes = export_diff.diff_exports(before, after)
     if args.json:
         cliutil.print_json({"ref": args.ref, "changes": [c.to_dict() for c in changes]})
         return 0

@@ -2,7 +2,7 @@
 
 ``init`` registers the merge driver for ``.forewarn/memories.jsonl`` in the workspace's repository; git then
 runs ``merge-driver BASE OURS THEIRS`` whenever two branches both changed the file, and the driver writes
-the merged, canonical file into OURS (forewarn.memory.transfer.merge_exports: by id, newer wins, every
+the merged, canonical file into OURS (forewarn.memory.merging.merge_exports: by id, newer wins, every
 history kept, nothing lost). The driver needs no workspace and opens no database.
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from forewarn.cli import util as cliutil
 from forewarn.cli.util import CliError
-from forewarn.memory import transfer
+from forewarn.memory import merging, transfer
 from forewarn.workspace import team
 
 EXIT_CANNOT_MERGE = 1  # git then leaves the file as a conflict for a person, with OURS untouched
@@ -92,7 +92,7 @@ def run_merge_driver(args: argparse.Namespace) -> int:
         print(f"forewarn merge-driver: cannot read {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_CANNOT_MERGE
     try:
-        merged, report = transfer.merge_exports(base, ours, theirs)
+        merged, report = merging.merge_exports(base, ours, theirs)
     except transfer.TransferError as exc:
         print(f"forewarn merge-driver: {exc}; the file is left for you to merge", file=sys.stderr)
         return EXIT_CANNOT_MERGE

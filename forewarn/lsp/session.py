@@ -25,13 +25,13 @@ from forewarn.config import Settings
 from forewarn.errors import ForewarnError
 from forewarn.lsp import convert
 from forewarn.lsp.convert import HOVER_NOTHING, ChunkView, DiagnosticHit, FileView, HoverView, Importance, Span
-from forewarn.memory.store import (
+from forewarn.memory.errors import (
     AmbiguousMemoryIdError,
     InvalidMemoryError,
-    Memory,
     MemoryDatabaseCorruptError,
     MemoryNotFoundError,
 )
+from forewarn.memory.records import Memory
 from forewarn.memory.vocabulary import ANCHORED_STATUSES, MemorySource, MemoryStatus
 from forewarn.workspace.limits import PROACTIVE_LIMIT
 from forewarn.workspace.symbols import SymbolLookup, base_symbol, memories_of

@@ -13,7 +13,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from forewarn.memory.store import Memory
+from forewarn.memory.records import Memory
 from forewarn.memory.vocabulary import MemoryStatus, MemoryType
 
 CHARS_PER_TOKEN = 4

@@ -32,7 +32,7 @@ from forewarn.errors import ForewarnError
 from forewarn.mcp import render
 from forewarn.mcp.render import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, Entry
 from forewarn.memory import contradictions
-from forewarn.memory.store import Memory
+from forewarn.memory.records import Memory
 from forewarn.memory.vocabulary import CURRENT_STATUSES, MemorySource, MemoryStatus, MemoryType
 from forewarn.workspace.engine import Workspace
 from forewarn.workspace.limits import PROACTIVE_LIMIT

@@ -12,7 +12,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from forewarn.memory.store import Anchor, Memory, MemoryEvent
+from forewarn.memory.records import Anchor, Memory, MemoryEvent
 from forewarn.memory.text import new_id
 
 log = logging.getLogger(__name__)

@@ -196,7 +196,7 @@ def _ticker(say: Say, what: str, total: int) -> Callable[[int, int], None]:
 
 def _columns(sql: Any, table: str) -> list[str]:
     """The column names of ``table``: from the damaged file's own CREATE statement, else today's schema."""
-    from forewarn.memory.store import MIGRATIONS  # the store owns the schema
+    from forewarn.memory.migrations import MIGRATIONS  # the schema is the migrations'
     from forewarn.sqlite import migrate
 
     conn = sqlite3.connect(":memory:", isolation_level=None)

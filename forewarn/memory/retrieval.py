@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from forewarn.memory.store import AnchoredRef, Memory, MemoryFilter, MemoryStore, SearchRow
+from forewarn.memory.records import AnchoredRef, Memory, MemoryFilter, SearchRow
+from forewarn.memory.store import MemoryStore
 from forewarn.memory.text import from_iso, match_terms, normalise_text, query_terms, split_identifier
 from forewarn.memory.vocabulary import ENDED_STATUSES, MemorySource, MemoryStatus, MemoryType
 

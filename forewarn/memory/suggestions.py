@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from forewarn.memory.store import Memory
+from forewarn.memory.records import Memory
 from forewarn.memory.text import from_iso
 from forewarn.memory.vocabulary import MemorySource, MemoryType
 

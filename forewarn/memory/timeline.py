@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from forewarn.memory.store import Memory, MemoryEvent
+from forewarn.memory.records import Memory, MemoryEvent
 from forewarn.memory.vocabulary import MemoryStatus
 
 # Reasons the code index writes when the code under a memory changed (workspace/reconcile.py,

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
 import json
 import logging
 import os
@@ -44,17 +43,10 @@ from typing import Any
 
 from forewarn import untrusted
 from forewarn.memory import lifecycle, validation
+from forewarn.memory.errors import InvalidMemoryError
+from forewarn.memory.records import RELATION_EVENT, Anchor, Memory, MemoryEvent
 from forewarn.memory.redact import redact
-from forewarn.memory.store import (
-    PURGED_REASON,
-    RELATION_EVENT,
-    STATUSES,
-    Anchor,
-    InvalidMemoryError,
-    Memory,
-    MemoryEvent,
-    MemoryStore,
-)
+from forewarn.memory.store import PURGED_REASON, STATUSES, MemoryStore
 from forewarn.memory.text import ID_PREFIX_RE, iso_of, new_id, normalise_text, parse_iso, to_iso
 from forewarn.memory.vocabulary import CURRENT_STATUSES, MemoryStatus, Resolution, Visibility
 
@@ -89,7 +81,7 @@ RESTATEMENT_OVERLAP = 0.8
 RESTATEMENT_MIN_WORDS = 4  # below this a one-word difference is a different lesson ("use X" / "avoid X")
 _WORD_RE = re.compile(r"\w+")
 # what git writes around a conflict; a side holding them was merged by hand badly: never written back
-_CONFLICT_MARKER_RE = re.compile(r"^(<{7}|={7}|>{7}|\|{7})( .*)?$")
+CONFLICT_MARKER_RE = re.compile(r"^(<{7}|={7}|>{7}|\|{7})( .*)?$")
 
 # what str.splitlines splits on that json.dumps(ensure_ascii=False) leaves raw (it escapes the C0 ones)
 _LINE_BREAK_ESCAPES = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
@@ -596,10 +588,10 @@ def import_jsonl(
                 if why_not is None:
                     store.replace_memory(memory)
                     events.append(
-                        MemoryEvent(new_id(now), memory.id, at, REPLACED_EVENT, _old_fields(local, source_name))
+                        MemoryEvent(new_id(now), memory.id, at, REPLACED_EVENT, old_fields(local, source_name))
                     )
                     report.updated += 1
-                    report.changes.append(Change(memory.id, "updated", _difference(local, memory)))
+                    report.changes.append(Change(memory.id, "updated", difference(local, memory)))
                     if memory.text != local.text:
                         store.delete_vectors(local.num)
                         report.replaced_nums.append(local.num)
@@ -709,7 +701,7 @@ def _as_imported(e: MemoryEvent) -> MemoryEvent:
     return MemoryEvent(e.id, e.memory_id, e.at, IMPORTED_EVENT, {"original_kind": e.kind, "original_detail": e.detail})
 
 
-def _old_fields(m: Memory, source_name: str) -> dict[str, Any]:
+def old_fields(m: Memory, source_name: str) -> dict[str, Any]:
     """The replaced version, as history keeps it (``memory history`` shows it; nothing of it is lost)."""
     return {
         "from": source_name, "text": m.text, "type": m.type, "status": m.status, "status_reason": m.status_reason,
@@ -724,7 +716,7 @@ def _short(text: str) -> str:
     return flat if len(flat) <= SUMMARY_CHARS else flat[: SUMMARY_CHARS - 1] + "…"
 
 
-def _difference(old: Memory, new: Memory) -> str:
+def difference(old: Memory, new: Memory) -> str:
     """``text 'a' → 'b'; status active → archived``: what an update changes, for the import's report."""
     bits: list[str] = []
     if old.text != new.text:
@@ -749,180 +741,3 @@ def _place(a: Anchor | None) -> str:
 def _fields(m: Memory) -> dict[str, Any]:
     """Every field but ``num`` (the local row key, which differs between databases)."""
     return {f.name: getattr(m, f.name) for f in dataclasses.fields(m) if f.name != "num"}
-
-
-# ---------------------------------------------------------------- merging two exports (the git merge driver)
-
-
-@dataclass
-class MergeReport:
-    """What merging two versions of a shared file did (``forewarn merge-driver`` prints it on stderr)."""
-
-    memories: int = 0  # memory lines written
-    differed: int = 0  # ids both sides held in different versions: the preferred kept, the other as history
-    versions_kept: int = 0  # versions not kept as current, written into their memory's history
-    private_left_out: int = 0  # lines marked private: a shared file never holds them
-    kept_lines: int = 0  # lines that could not be read as memories, written back unchanged at the end
-    markers_dropped: int = 0  # conflict-marker lines of an earlier hand merge
-    problems: list[str] = field(default_factory=list)  # "ours line N: reason"
-
-
-@dataclass
-class _Side:
-    copies: dict[str, list[tuple[Record, dict[str, Any]]]] = field(default_factory=dict)
-    bad: list[str] = field(default_factory=list)
-
-
-def merge_exports(
-    base: bytes | None, ours: bytes, theirs: bytes, *, now: float | None = None
-) -> tuple[bytes, MergeReport]:
-    """Merge two versions of a shared file by memory id, with import's rules; the canonical result.
-
-    Every id of either side is kept. Where the sides differ, the preferred copy (``_rank``: a superseded
-    copy before a current one, a trusted time before a clamped one, then the newer ``updated_at``, then the
-    line itself) is kept whole, events of both are united by id, and each other version (unless it is the
-    base's, which the winner already descends from) becomes a ``replaced_by_merge`` event whose id is
-    derived from its fields: whichever order branches merge in, the result is the same bytes. Lines that
-    do not parse are kept at the end, unchanged; private lines are left out. Raises TransferError only
-    when a side is a file this Forewarn cannot read at all (a newer format).
-    """
-    now = time.time() if now is None else now
-    report = MergeReport()
-    sides = [_read_side(ours, "ours", now, report), _read_side(theirs, "theirs", now, report)]
-    base_side = _read_side(base, "base", now, MergeReport()) if base else _Side()
-    lines = [jsonl_line({"format": FORMAT, "version": VERSION})]
-    ids = sorted({i for side in sides for i in side.copies})
-    for mid in ids:
-        copies = [c for side in sides for c in side.copies.get(mid, [])]
-        base_copies = base_side.copies.get(mid, [])
-        lines.append(jsonl_line(_combine(copies, base_copies[0][0] if base_copies else None, report)))
-        report.memories += 1
-    kept = sorted({line for side in sides for line in side.bad})
-    report.kept_lines = len(kept)
-    lines += [line + "\n" for line in kept]
-    return "".join(lines).encode("utf-8", "surrogateescape"), report
-
-
-def _read_side(data: bytes | None, name: str, now: float, report: MergeReport) -> _Side:
-    side = _Side()
-    text = (data or b"").decode("utf-8", "surrogateescape")  # undecodable bytes survive the round trip
-    for lineno, line in enumerate(text.split("\n"), 1):
-        line = line.rstrip("\r")
-        if not line.strip():
-            continue
-        if _CONFLICT_MARKER_RE.match(line):
-            report.markers_dropped += 1
-            continue
-        try:
-            raw = json.loads(line)
-        except (ValueError, RecursionError):
-            side.bad.append(line)
-            report.problems.append(f"{name} line {lineno}: not JSON; kept as it is")
-            continue
-        if isinstance(raw, dict) and "format" in raw and "id" not in raw:
-            if raw.get("format") != FORMAT or not isinstance(raw.get("version"), int) or raw["version"] > VERSION:
-                raise TransferError(
-                    f"{name} (line {lineno}) is not a Forewarn memory export of a version this Forewarn reads; "
-                    f"upgrade Forewarn to merge it"
-                )
-            continue
-        try:
-            record = parse_record(raw, now=now, line=lineno)
-        except (ValueError, RecursionError) as exc:
-            side.bad.append(line)
-            report.problems.append(f"{name} line {lineno}: {exc}; kept as it is")
-            continue
-        if record.memory.visibility == Visibility.PRIVATE:
-            report.private_left_out += 1
-            report.problems.append(f"{name} line {lineno}: memory {record.memory.id} is private; left out")
-            continue
-        side.copies.setdefault(record.memory.id, []).append((record, raw))
-    return side
-
-
-def _rank(copy: tuple[Record, dict[str, Any]]) -> tuple[bool, bool, str, str]:
-    """Import's rules as an order, best last: a superseded copy is never made current again, a copy dated in
-    the future cannot be trusted to be newer, then the newer ``updated_at`` wins; the line breaks ties."""
-    rec, raw = copy
-    return (rec.memory.status == MemoryStatus.SUPERSEDED, not rec.clamped, rec.memory.updated_at, jsonl_line(raw))
-
-
-def _version_key(m: Memory) -> str:
-    """What makes a version worth keeping as history: its content, not its counters."""
-    return jsonl_line(_old_fields(m, MERGE_SOURCE))
-
-
-def _combine(copies: list[tuple[Record, dict[str, Any]]], base: Record | None, report: MergeReport) -> dict[str, Any]:
-    best_rec, best_raw = max(copies, key=_rank)
-    events: dict[str, dict[str, Any]] = {}
-    for _, raw in copies:
-        for e in raw.get("events") or []:
-            eid = str(e["id"])
-            events[eid] = _preferred_event(events[eid], e) if eid in events else e
-    skip = {_version_key(best_rec.memory)} | ({_version_key(base.memory)} if base is not None else set())
-    if len({jsonl_line(raw) for _, raw in copies}) > 1:
-        report.differed += 1
-    for rec, _ in copies:
-        key = _version_key(rec.memory)
-        if key in skip:
-            continue
-        skip.add(key)
-        eid = "merge-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
-        if eid not in events:
-            detail = _old_fields(rec.memory, MERGE_SOURCE)
-            events[eid] = {"id": eid, "at": rec.memory.updated_at, "kind": MERGED_EVENT, "detail": detail}
-            report.versions_kept += 1
-    out = dict(best_raw)
-    out["events"] = sorted(events.values(), key=lambda e: (str(e.get("at")), str(e.get("id"))))
-    return out
-
-
-def _preferred_event(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
-    """One event id in two forms (a teammate's re-export wraps it as ``imported``): the original form first,
-    then the smaller line, so the choice never depends on which side is which."""
-    return min(a, b, key=lambda e: (e.get("kind") == IMPORTED_EVENT, jsonl_line(e)))
-
-
-# ---------------------------------------------------------------- what changed between two exports
-
-
-@dataclass(frozen=True, slots=True)
-class ExportChange:
-    """One memory that differs between two versions of a shared file (``forewarn memory diff``)."""
-
-    id: str
-    change: str  # added | changed | superseded | forgotten | removed
-    memory: Memory  # the later version (the earlier one for ``removed``)
-    detail: str = ""  # changed: what changed; superseded: by which memory
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "change": self.change, "detail": self.detail, "memory": self.memory.to_dict()}
-
-
-def diff_exports(before: bytes | None, after: bytes | None, *, now: float | None = None) -> list[ExportChange]:
-    """The memories added, changed, superseded, forgotten or removed from ``before`` to ``after``, by id.
-
-    Lines that do not parse are passed over (``memory import`` names them); counters alone are no change.
-    """
-    now = time.time() if now is None else now
-    old = _read_side(before, "before", now, MergeReport()).copies
-    new = _read_side(after, "after", now, MergeReport()).copies
-    out: list[ExportChange] = []
-    for mid in sorted(old.keys() | new.keys()):
-        if mid not in new:
-            out.append(ExportChange(mid, "removed", max(old[mid], key=_rank)[0].memory))
-            continue
-        m = max(new[mid], key=_rank)[0].memory
-        if mid not in old:
-            out.append(ExportChange(mid, "added", m))
-            continue
-        was = max(old[mid], key=_rank)[0].memory
-        if _version_key(was) == _version_key(m):
-            continue
-        if m.status == MemoryStatus.SUPERSEDED and was.status != MemoryStatus.SUPERSEDED:
-            out.append(ExportChange(mid, "superseded", m, f"by {m.superseded_by}" if m.superseded_by else ""))
-        elif m.status == MemoryStatus.ARCHIVED and was.status != MemoryStatus.ARCHIVED:
-            out.append(ExportChange(mid, "forgotten", m))
-        else:
-            out.append(ExportChange(mid, "changed", m, _difference(was, m)))
-    return out

@@ -16,7 +16,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from forewarn.memory.store import MEMORY_TYPES, SOURCES, InvalidMemoryError
+from forewarn.memory.errors import InvalidMemoryError
+from forewarn.memory.store import MEMORY_TYPES, SOURCES
 from forewarn.memory.text import clean_memory_text
 from forewarn.memory.vocabulary import MemoryType
 

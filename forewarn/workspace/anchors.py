@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from forewarn.memory import lifecycle
-from forewarn.memory.store import Anchor, InvalidMemoryError
+from forewarn.memory.errors import InvalidMemoryError
+from forewarn.memory.records import Anchor
 from forewarn.workspace.protocols import IndexerLike
 
 

@@ -34,7 +34,8 @@ from forewarn.indexing.languages import language_for_path
 from forewarn.indexing.parse import parse_file
 from forewarn.indexing.records import Chunk
 from forewarn.memory.lifecycle import ReconcileReport, event
-from forewarn.memory.store import STATUSES, Anchor, Memory, MemoryStore
+from forewarn.memory.records import Anchor, Memory
+from forewarn.memory.store import STATUSES, MemoryStore
 from forewarn.memory.vocabulary import CURRENT_STATUSES, MemoryStatus
 from forewarn.workspace.protocols import IndexerLike
 

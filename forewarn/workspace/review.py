@@ -34,7 +34,7 @@ from urllib.parse import quote
 from forewarn import __version__
 from forewarn.indexing.languages import language_for_path
 from forewarn.indexing.parse import HASH_DIGEST_BYTES, MODULE_SYMBOL, parse_file
-from forewarn.memory.store import Memory
+from forewarn.memory.records import Memory
 from forewarn.memory.vocabulary import CURRENT_STATUSES, MemoryType
 from forewarn.workspace import history
 from forewarn.workspace.history import BlobReader, GitError

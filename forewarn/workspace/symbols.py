@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 from forewarn.indexing import lookup
 from forewarn.indexing.languages import LanguageSpec, compiled, language_for_path
 from forewarn.memory import retrieval
-from forewarn.memory.store import Memory, MemoryStore
+from forewarn.memory.records import Memory
+from forewarn.memory.store import MemoryStore
 from forewarn.workspace.graph_cache import GraphCache
 from forewarn.workspace.protocols import IndexerLike
 

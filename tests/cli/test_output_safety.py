@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from forewarn.cli import util as cliutil
-from forewarn.memory.store import Anchor, Memory, MemoryEvent
+from forewarn.memory.records import Anchor, Memory, MemoryEvent
 from forewarn.memory.text import clean_memory_text, new_id, to_iso
 from forewarn.workspace.engine import Workspace
 from tests.cli.conftest import Forewarn

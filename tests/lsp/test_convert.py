@@ -13,7 +13,7 @@ from markdown_it import MarkdownIt
 from forewarn.lsp import convert
 from forewarn.lsp import settings as lsp_settings
 from forewarn.lsp.convert import DiagnosticHit, Span
-from forewarn.memory.store import Anchor, Memory
+from forewarn.memory.records import Anchor, Memory
 from forewarn.memory.vocabulary import MemoryType
 
 NOW = 1_800_000_000.0  # a fixed "now" so ages are reproducible
@@ -65,7 +65,7 @@ def rendered_text(markdown: str) -> str:
 def normalised(text: str) -> str:
     """What ``escape_markdown`` promises to keep: the text less control and bidi characters, each line
     trimmed, runs of blank lines as one paragraph break."""
-    text = convert._CONTROL_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    text = convert.CONTROL_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
     return re.sub(r"\n\n+", "\n\n", "\n".join(line.strip() for line in text.split("\n"))).strip("\n")
 
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from forewarn.memory import retrieval
+from forewarn.memory.records import MemoryFilter
 from forewarn.memory.retrieval import SearchParams, lexical_coverage, text_terms
-from forewarn.memory.store import MemoryFilter
 from forewarn.memory.vocabulary import MemoryType
 from forewarn.workspace.engine import Workspace
 from tests.conftest import Unclosed

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from forewarn.memory import retrieval
+from forewarn.memory.records import Memory, MemoryFilter
 from forewarn.memory.retrieval import SearchParams
-from forewarn.memory.store import Memory, MemoryFilter, MemoryStore
+from forewarn.memory.store import MemoryStore
 from forewarn.memory.text import new_id, to_iso
 
 NOW = 1_800_000_000.0

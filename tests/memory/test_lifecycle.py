@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from forewarn.memory.store import InvalidMemoryError
+from forewarn.memory.errors import InvalidMemoryError
 from forewarn.workspace.engine import Workspace
 
 STORE_PY = '''\

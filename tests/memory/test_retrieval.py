@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from forewarn.memory import retrieval
+from forewarn.memory.records import Anchor, AnchoredRef, Memory, MemoryFilter
 from forewarn.memory.retrieval import ScoredMemory, SearchParams, dedupe, temporal_factor
-from forewarn.memory.store import Anchor, AnchoredRef, Memory, MemoryFilter, MemoryStore
+from forewarn.memory.store import MemoryStore
 from forewarn.memory.text import new_id, to_iso
 from forewarn.workspace.engine import Workspace
 

@@ -14,16 +14,10 @@ from hypothesis import strategies as st
 
 from forewarn.errors import ForewarnError
 from forewarn.memory import store as store_module
+from forewarn.memory.errors import AmbiguousMemoryIdError, MemoryDatabaseCorruptError, MemoryNotFoundError
+from forewarn.memory.records import Anchor, Memory, MemoryFilter
 from forewarn.memory.retrieval import matches_filter
-from forewarn.memory.store import (
-    AmbiguousMemoryIdError,
-    Anchor,
-    Memory,
-    MemoryDatabaseCorruptError,
-    MemoryFilter,
-    MemoryNotFoundError,
-    MemoryStore,
-)
+from forewarn.memory.store import MemoryStore
 from forewarn.memory.text import fts_match_expression, new_id, to_iso
 from forewarn.memory.vocabulary import MemoryStatus
 from forewarn.sqlite import SchemaTooNewError
@@ -45,7 +39,7 @@ def store(tmp_path: Path) -> MemoryStore:
     s.close()
 
 
-def search(store: MemoryStore, query: str, flt: MemoryFilter = MemoryFilter()) -> list[str]:  # noqa: B008
+def search(store: MemoryStore, query: str, flt: MemoryFilter = MemoryFilter()) -> list[str]:
     match = fts_match_expression(query)
     if match is None:
         return []

@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from forewarn.memory.store import MIGRATIONS, Memory, MemoryStore
+from forewarn.memory.records import Memory
+from forewarn.memory.store import MIGRATIONS, MemoryStore
 from forewarn.memory.vocabulary import MemoryStatus
 from forewarn.sqlite import migrate
 

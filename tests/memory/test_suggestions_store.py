@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from forewarn.memory.store import MIGRATIONS, Anchor, Memory, MemoryStore
+from forewarn.memory.records import Anchor, Memory
+from forewarn.memory.store import MIGRATIONS, MemoryStore
 from forewarn.memory.suggestions import commit_count, provenance_line
 from forewarn.memory.text import new_id, to_iso
 from forewarn.memory.vocabulary import MemoryStatus, MemoryType

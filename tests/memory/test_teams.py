@@ -14,7 +14,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from forewarn.memory import transfer
+from forewarn.memory import merging, transfer
 from forewarn.memory.store import MIGRATIONS, MemoryStore
 from forewarn.memory.vocabulary import MemoryStatus, Visibility
 from forewarn.sqlite import connect, migrate
@@ -124,7 +124,7 @@ def test_a_private_memory_never_reaches_the_shared_file_whatever_writes_it(
                     ws.export(include_archived=rng.random() < 0.5)
                 elif op == "merge" and ws.default_export_path().is_file():
                     shared = ws.default_export_path()
-                    merged, _ = transfer.merge_exports(None, shared.read_bytes(), other.read_bytes())
+                    merged, _ = merging.merge_exports(None, shared.read_bytes(), other.read_bytes())
                     shared.write_bytes(merged)
                 ids, texts = _private_marks(ws)
                 for written in (ws.default_export_path(), other):
@@ -140,7 +140,7 @@ def test_a_private_memory_never_reaches_the_shared_file_whatever_writes_it(
                 m = ws.store.get(sorted(ids)[0])
                 assert m is not None
                 line = transfer.jsonl_line({**transfer.memory_record(m, []), "visibility": "private"}).encode()
-                merged, report = transfer.merge_exports(None, ws.default_export_path().read_bytes(), line)
+                merged, report = merging.merge_exports(None, ws.default_export_path().read_bytes(), line)
                 assert report.private_left_out == 1
                 _assert_no_private(merged, ids, texts)
 
@@ -188,7 +188,7 @@ def test_export_is_canonical_and_records_writer_and_commit(tmp_path: Path) -> No
         now = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True).stdout.strip()
         assert sorted(r["exported_at"] for r in later) == sorted([head, now])  # the new line: the new HEAD
         # the merge of a file with itself is the file: canonical bytes are a fixed point
-        merged, _ = transfer.merge_exports(None, path.read_bytes(), path.read_bytes())
+        merged, _ = merging.merge_exports(None, path.read_bytes(), path.read_bytes())
         assert merged == path.read_bytes()
     # files written before this release (no exported_at, no recorded_by) still import
     old = tmp_path / "old.jsonl"
@@ -229,7 +229,7 @@ def test_merge_is_the_same_whatever_the_order_and_keeps_every_version(tmp_path: 
     for order in itertools.permutations(range(4)):
         acc = base
         for k in order:
-            acc, _ = transfer.merge_exports(base, acc, sides[k])
+            acc, _ = merging.merge_exports(base, acc, sides[k])
         results.add(acc)
     assert len(results) == 1
     merged = [json.loads(x) for x in results.pop().decode().splitlines()[1:]]
@@ -260,8 +260,8 @@ def test_import_merges_a_teammates_restatement_instead_of_adding_a_near_duplicat
 
 
 def test_recovery_keeps_rows_written_before_m005_as_team_and_private_ones_private(tmp_path: Path) -> None:
+    from forewarn.memory.records import Memory
     from forewarn.memory.recovery import integrity_ok, recover_memory_db
-    from forewarn.memory.store import Memory
     from forewarn.memory.text import new_id, to_iso
 
     db = tmp_path / "memory.db"

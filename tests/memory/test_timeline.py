@@ -11,7 +11,7 @@ import pytest
 
 from forewarn.config import Settings
 from forewarn.lsp import convert
-from forewarn.memory.store import Anchor, Memory
+from forewarn.memory.records import Anchor, Memory
 from forewarn.memory.text import from_iso, to_iso
 from forewarn.memory.timeline import stale_by_hand, stale_note, standing_at
 from forewarn.workspace.engine import Workspace

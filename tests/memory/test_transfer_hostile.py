@@ -20,8 +20,9 @@ from hypothesis import strategies as st
 
 from forewarn import paths
 from forewarn.memory import transfer
+from forewarn.memory.records import Memory
 from forewarn.memory.redact import redact
-from forewarn.memory.store import STATUSES, Memory
+from forewarn.memory.store import STATUSES
 from forewarn.memory.text import clean_memory_text, from_iso, iso_of, new_id, to_iso
 from forewarn.memory.transfer import TransferError
 from forewarn.workspace.engine import Workspace

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from forewarn.memory.store import MemoryDatabaseCorruptError
+from forewarn.memory.errors import MemoryDatabaseCorruptError
 from forewarn.workspace.engine import Workspace
 from tests.reliability import crash, lsp
 

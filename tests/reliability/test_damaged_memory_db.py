@@ -21,7 +21,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from forewarn import paths
-from forewarn.memory.store import MemoryDatabaseCorruptError
+from forewarn.memory.errors import MemoryDatabaseCorruptError
 from forewarn.workspace.engine import Workspace
 from tests.reliability import lsp
 

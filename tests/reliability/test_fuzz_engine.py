@@ -20,7 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from forewarn.memory.store import STATUSES, InvalidMemoryError, MemoryNotFoundError
+from forewarn.memory.errors import InvalidMemoryError, MemoryNotFoundError
+from forewarn.memory.store import STATUSES
 from forewarn.memory.text import from_iso
 from forewarn.workspace.engine import Workspace
 from tests.reliability import crash

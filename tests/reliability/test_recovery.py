@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from forewarn.memory.errors import MemoryDatabaseCorruptError
+from forewarn.memory.records import Anchor, Memory
 from forewarn.memory.recovery import integrity_ok, recover_memory_db
-from forewarn.memory.store import Anchor, Memory, MemoryDatabaseCorruptError, MemoryStore
+from forewarn.memory.store import MemoryStore
 from forewarn.memory.text import new_id, to_iso
 
 MEMORIES = 600  # enough rows to fill many pages, so damage to one page loses only a few of them

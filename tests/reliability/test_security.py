@@ -21,8 +21,8 @@ from markdown_it import MarkdownIt
 
 from forewarn import paths
 from forewarn.lsp import convert
+from forewarn.memory.records import Anchor, Memory
 from forewarn.memory.redact import redact
-from forewarn.memory.store import Anchor, Memory
 from forewarn.memory.text import new_id, to_iso
 from forewarn.memory.transfer import TransferError
 from forewarn.workspace.engine import Workspace

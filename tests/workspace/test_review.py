@@ -11,7 +11,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from forewarn.memory.store import Memory
+from forewarn.memory.records import Memory
 from forewarn.workspace import review as rv
 from forewarn.workspace.engine import Workspace
 from forewarn.workspace.history import GitError

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from forewarn.memory.store import InvalidMemoryError
+from forewarn.memory.errors import InvalidMemoryError
 from forewarn.memory.suggestions import Suggestion
 from forewarn.memory.text import from_iso
 from forewarn.memory.vocabulary import MemorySource, MemoryStatus, MemoryType

@@ -1,0 +1,158 @@
+"""What the workspace facade returns: remember, search, file-open, hover, re-index, history and stats results."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from forewarn.memory import retrieval
+from forewarn.memory.lifecycle import ReconcileReport
+from forewarn.memory.records import Memory, MemoryEvent
+from forewarn.memory.retrieval import ProactiveHit, ScoredMemory, SearchTimings
+from forewarn.workspace.code_search import FileHit
+
+if TYPE_CHECKING:
+    pass
+
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """A current memory on the same place that the new one seems to contradict, and the cues that say so."""
+
+    memory: Memory
+    cues: tuple[str, ...]  # forewarn.memory.contradictions' CUE_* names
+    overlap: float  # shared content words, 0..1
+    cosine: float | None  # meaning, when both have vectors
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.memory.id, "cues": list(self.cues), "overlap": self.overlap, "cosine": self.cosine}
+
+
+@dataclass(frozen=True, slots=True)
+class RememberResult:
+    memory: Memory
+    merged: bool  # True: it restated an existing memory, which was reinforced instead of duplicated
+    candidates: list[Memory]  # the memories of ``conflicts``: what this one may replace
+    redacted: list[str]  # kinds of secrets replaced before storage
+    conflicts: list[Conflict] = field(default_factory=list)  # current memories it seems to contradict
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkHit:
+    """A code chunk matching a search (the indexer's ``CodeChunk``) and its BM25 score (higher is better)."""
+
+    chunk: Any
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class ReindexReport:
+    """What a re-index changed in the code (``index``) and in memory anchors (``memories``)."""
+
+    index: Any  # the indexer's IndexReport
+    memories: ReconcileReport
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dict(self.index.to_dict())
+        data["memories"] = self.memories.to_dict()
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class OpenView:
+    """What a file open shows (``hits``, ranked) and how many candidates the limit left out."""
+
+    hits: list[ProactiveHit]
+    more: int  # ranked below the limit: shown nowhere on open, reachable by search and list
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    memories: list[ScoredMemory]
+    mode: str  # "hybrid" or "lexical"
+    reason: str | None = None  # why lexical, when it is
+    timings: SearchTimings = field(default_factory=SearchTimings)
+    files: list[FileHit] = field(default_factory=list)  # code hits ranked as files, best first
+    closest: ScoredMemory | None = None  # no memory reached the relevance floor: the one that came closest
+
+    @property
+    def chunks(self) -> list[ChunkHit]:
+        """Each code file's best chunk, with the file's score (the flat view symbol pickers and JSON show)."""
+        return [ChunkHit(f.chunks[0].chunk, f.score) for f in self.files if f.chunks]
+
+    def closest_summary(self) -> str | None:
+        """Why no memory was returned, in a line: the closest one held back by the relevance floor, its match and
+        the floor (None when memories were found, or none matched at all)."""
+        c = self.closest
+        if c is None or self.memories:
+            return None
+        floor = retrieval.Floor()
+        why = [] if c.cosine is None else [f"similarity {c.cosine:.2f} < {floor.answer_cosine:.2f}"]
+        words = floor.words_to_answer(c.cosine)
+        if (c.coverage or 0.0) >= words and c.terms < floor.answer_terms:
+            why.append(f"only {c.terms} word of the query matched")  # a rare word alone does not answer
+        else:
+            why.append(f"words matched {c.coverage or 0.0:.0%} < {words:.0%}")
+        text = " ".join(c.memory.text.split())
+        text = text if len(text) <= CLOSEST_TEXT_CHARS else text[: CLOSEST_TEXT_CHARS - 1] + "…"
+        where = f" on {c.memory.file}" if c.memory.file else ""
+        return f"“{text}” ({c.memory.type}{where}; {', '.join(why)})"
+
+    def no_memory_message(self) -> str:
+        """What a search that found no memory says: the closest one the floor held back, when there is one."""
+        closest = self.closest_summary()
+        return f"No memory matches; closest: {closest}" if closest else "No memory matches."
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolInfo:
+    file: str
+    symbol: str
+    kind: str
+    start_line: int
+    end_line: int
+    memories: list[Memory]
+    file_rank: int | None  # 1 = the most important file of the workspace by PageRank
+    file_count: int
+    dependents: int  # files that use this file's definitions
+
+
+@dataclass(frozen=True, slots=True)
+class History:
+    chain: list[Memory]  # oldest first, following supersedes/superseded_by
+    events: dict[str, list[MemoryEvent]]
+
+
+@dataclass(frozen=True, slots=True)
+class WorkspaceStats:
+    total: int
+    by_type: dict[str, int]
+    by_status: dict[str, int]
+    stale: int
+    most_surfaced: list[Memory]
+    important_without_memories: list[tuple[str, float]]  # (file, PageRank score), most important first
+    mode: str
+    reason: str | None
+    vectors: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "total": self.total,
+            "by_type": self.by_type,
+            "by_status": self.by_status,
+            "stale": self.stale,
+            "most_surfaced": [
+                {"id": m.id, "type": m.type, "text": m.text, "surfaced": m.surfaced_count} for m in self.most_surfaced
+            ],
+            "important_without_memories": [{"file": f, "score": s} for f, s in self.important_without_memories],
+            "mode": self.mode,
+            "reason": self.reason,
+            "vectors": self.vectors,
+        }
+
+
+CLOSEST_TEXT_CHARS = 80  # the closest miss a search names when none reached the floor: enough to recognise it

@@ -1,0 +1,191 @@
+"""Suggestions: what mining proposes, stored as ``suggested`` until a person accepts or dismisses it."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from forewarn.memory import validation
+from forewarn.memory.errors import InvalidMemoryError
+from forewarn.memory.lifecycle import event
+from forewarn.memory.records import Anchor, Memory, MemoryEvent, MemoryFilter
+from forewarn.memory.suggestions import (
+    ANCHOR_FILE,
+    ANCHOR_SYMBOL,
+    ANCHOR_WORKSPACE,
+    Suggestion,
+    SuggestionReport,
+    rank_suggestions,
+)
+from forewarn.memory.text import from_iso, new_id, to_iso
+from forewarn.memory.vocabulary import (
+    CURRENT_STATUSES,
+    MemoryStatus,
+    MemoryType,
+)
+from forewarn.workspace import history
+
+if TYPE_CHECKING:
+    pass
+
+from forewarn.workspace.conflicts import ConflictsMixin
+from forewarn.workspace.core import DEFAULT_CONFIDENCE
+
+log = logging.getLogger(__name__)
+
+
+class SuggestionsMixin(ConflictsMixin):
+    """The review queue of mined and agent suggestions (part of ``Workspace``)."""
+
+    def add_suggestions(self, items: Sequence[Suggestion]) -> SuggestionReport:
+        """Store mined memories as ``suggested``, in one transaction; idempotent by fingerprint.
+
+        A fingerprint seen before (waiting, accepted or dismissed) is never added again. Each is checked and
+        redacted as every memory is, and anchored at HEAD: its symbol, else its file, else workspace-wide
+        (``provenance["anchor"]`` says which). Vectors come later, from ``backfill_vectors`` (as imports).
+        """
+        unique: dict[str, Suggestion] = {}
+        for item in items:
+            unique.setdefault(item.fingerprint, item)
+        seen = self.store.mined(list(unique))
+        known = sum(1 for _, status in seen.values() if status != MemoryStatus.DISMISSED)
+        dismissed = len(seen) - known
+        invalid = 0
+        rows: list[tuple[Memory, list[MemoryEvent]]] = []
+        fingerprints: list[tuple[str, str]] = []
+        now, at = self._now()
+        for n, (fp, item) in enumerate(unique.items()):
+            if fp in seen:
+                continue
+            try:
+                memory, kinds = self._suggested_memory(item, now + n * 1e-6, at)
+            except (InvalidMemoryError, ValueError) as exc:
+                log.warning("mined suggestion %s refused: %s", fp[:200], exc)
+                invalid += 1
+                continue
+            rows.append((memory, [event(memory.id, "suggested", at, source=item.source, fingerprint=fp,
+                                        redacted=kinds or None)]))  # fmt: skip
+            fingerprints.append((fp, memory.id))
+        with self._lock, self.store.batch():
+            # another process may have stored some meanwhile: look again inside the transaction
+            again = self.store.mined([fp for fp, _ in fingerprints])
+            keep = [(r, fpm) for r, fpm in zip(rows, fingerprints, strict=True) if fpm[0] not in again]
+            self.store.insert_many([r for r, _ in keep])
+            self.store.record_mined([fpm for _, fpm in keep], at=at)
+        known += len(rows) - len(keep)
+        return SuggestionReport(added=len(keep), known=known, dismissed_before=dismissed, invalid=invalid)
+
+    def _suggested_memory(self, item: Suggestion, now: float, at: str) -> tuple[Memory, list[str]]:
+        safe, kinds, _ = self._validate(item.text, item.type, item.source, ())
+        provenance = dict(validation.provenance(item.provenance) or {})
+        created = to_iso(from_iso(item.created_at))
+        anchor: Anchor | None = None
+        outcome = ANCHOR_WORKSPACE
+        if item.file is not None:
+            if item.symbol is not None:
+                try:
+                    anchor, outcome = self.resolve_anchor(item.file, item.symbol), ANCHOR_SYMBOL
+                except InvalidMemoryError:
+                    anchor = None
+            if anchor is None:
+                try:
+                    anchor, outcome = self.resolve_anchor(item.file), ANCHOR_FILE
+                except InvalidMemoryError:
+                    anchor, outcome = None, ANCHOR_WORKSPACE
+        provenance["anchor"] = outcome
+        memory = Memory(
+            id=new_id(now), type=MemoryType(item.type), text=safe, anchor=anchor, source=item.source,
+            confidence=DEFAULT_CONFIDENCE.get(item.source, 0.8), created_at=created, updated_at=at,
+            status=MemoryStatus.SUGGESTED, provenance=provenance,
+        )  # fmt: skip
+        return memory, kinds
+
+    def suggestions(self, file: str | Path | None = None, *, limit: int | None = None) -> list[Memory]:
+        """Suggestions waiting for review (on ``file``, or everywhere), best first (``rank_suggestions``)."""
+        rel = self.lookup_path(file) if file else None
+        flt = MemoryFilter(file=rel, statuses=(MemoryStatus.SUGGESTED,))
+        ranked = rank_suggestions(self.store.list_memories(flt, limit=-1), self.clock())  # -1: no limit
+        return ranked if limit is None else ranked[: max(0, limit)]
+
+    def accept_suggestion(self, memory_id: str, text: str | None = None) -> Memory:
+        """A person agrees: the suggestion becomes an active memory (its text edited first when given)."""
+        m = self.store.resolve(memory_id)
+        if m.status != MemoryStatus.SUGGESTED:
+            raise InvalidMemoryError(f"memory {m.id} is {m.status}, not a suggestion; nothing to accept")
+        safe: str | None = None
+        kinds: list[str] = []
+        vec: np.ndarray | None = None
+        if text is not None:
+            safe, kinds, _ = self._validate(text, m.type, m.source, ())
+            vec = self._embed_one(safe) if safe != m.text else None
+        with self._lock:
+            _, at = self._now()
+            with self.store.batch():
+                current = self.store.get(m.id)
+                if current is None or current.status != MemoryStatus.SUGGESTED:  # reviewed meanwhile elsewhere
+                    raise InvalidMemoryError(
+                        f"memory {m.id} was reviewed meanwhile (it is {current and current.status})"
+                    )
+                edited = safe is not None and safe != m.text
+                if edited and safe is not None:
+                    self.store.set_text(m.id, safe, at=at)
+                    if vec is not None and self.vectors is not None:
+                        self.vectors.put([m.num], vec.reshape(1, -1))
+                self.store.update_status(
+                    m.id, MemoryStatus.ACTIVE, at=at,
+                    event=event(m.id, "accepted", at, previous_text=m.text if edited else None, redacted=kinds or None),
+                )  # fmt: skip
+                old = self.store.get(m.supersedes) if m.supersedes else None
+                if old is not None and old.status in CURRENT_STATUSES:  # it proposed to replace that one: now it does
+                    self.store.update_status(
+                        old.id, MemoryStatus.SUPERSEDED, at=at, reason=f"superseded by {m.id}", ended_at=at,
+                        superseded_by=m.id, event=event(old.id, "superseded", at, by=m.id),
+                    )  # fmt: skip
+                    self._settle_partners(old.id, at)
+            self._sync_vectors()
+        accepted = self.store.resolve(m.id)
+        self._remember_code([accepted])
+        return accepted
+
+    def dismiss_suggestion(self, memory_id: str) -> Memory:
+        """A person says no: kept as history (status dismissed), and its fingerprint is never proposed again."""
+        m = self.store.resolve(memory_id)
+        if m.status == MemoryStatus.DISMISSED:
+            return m
+        if m.status != MemoryStatus.SUGGESTED:
+            raise InvalidMemoryError(f"memory {m.id} is {m.status}, not a suggestion; use forget to archive it")
+        with self._lock:
+            _, at = self._now()
+            self.store.update_status(
+                m.id, MemoryStatus.DISMISSED, at=at, reason="dismissed", ended_at=at, event=event(m.id, "dismissed", at)
+            )
+        return self.store.resolve(m.id)
+
+    def suggestion_diff(self, memory_id: str, *, max_lines: int = history.DIFF_CONTEXT_LINES) -> str:
+        """What a mined memory stands on, for a reviewer: its newest commit's diff (the file as named
+        then; a workspace-wide one: the commit's ``--stat``), or a warning comment's location."""
+        m = self.store.resolve(memory_id)
+        prov = m.provenance or {}
+        raw = prov.get("commits")
+        commits = [c for c in raw if isinstance(c, dict) and c.get("sha")] if isinstance(raw, list) else []
+        if not commits:
+            if prov.get("kind") and prov.get("line") is not None and m.file:
+                where = f"{m.file}:{prov['line']}" + (f" ({m.anchor.symbol})" if m.anchor and m.anchor.symbol else "")
+                head = f", mined at commit {str(prov['head'])[:7]}" if prov.get("head") else ""
+                return f"warning comment ({prov['kind']}) at {where}{head}"
+            raise InvalidMemoryError(f"memory {m.id} was not mined from history: it has no commit to show")
+        newest = commits[0]  # mining lists a memory's commits newest first
+        then = str(prov.get("then") or "").split("::", 1)[0]
+        path = None if prov.get("anchor") == ANCHOR_WORKSPACE else then or m.file
+        return history.commit_diff(self.root, str(newest["sha"]), path, max_lines=max_lines)
+
+    def mining_state(self, key: str) -> str | None:
+        """What mining remembers between runs (e.g. ``last_mined_commit``)."""
+        return self.store.mining_state(key)
+
+    def set_mining_state(self, key: str, value: str) -> None:
+        self.store.set_mining_state(key, value)
