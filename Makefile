@@ -48,10 +48,15 @@ $(INSPECTOR_DIR)/node_modules/.package-lock.json: $(INSPECTOR_DIR)/package-lock.
 
 inspector: $(INSPECTOR_DIR)/node_modules/.package-lock.json
 
-# the editor tests run once, in test-editors (they need the editors installed first)
-test: model lint test-editors stock-wheel inspector
-	stock=$$($(LLAMA_BUILD)/build-wheel.sh $(BIN)/python --stock) && \
-	FOREWARN_STOCK_WHEEL_DIR="$$(dirname "$$stock")" FOREWARN_REQUIRE_INSPECTOR=1 $(PYTEST) -m "not editor"
+# the whole suite: everything but the editors, then the real editors; both always run (a failure in one
+# never hides the other's results), and the target fails when either did
+test: model lint stock-wheel inspector setup-editors vsix
+	stock=$$($(LLAMA_BUILD)/build-wheel.sh $(BIN)/python --stock); \
+	suite=0; editors=0; \
+	FOREWARN_STOCK_WHEEL_DIR="$$(dirname "$$stock")" FOREWARN_REQUIRE_INSPECTOR=1 $(PYTEST) -m "not editor" || suite=$$?; \
+	$(PYTEST) -m editor tests/editors || editors=$$?; \
+	echo "make test: suite exit $$suite, editors exit $$editors"; \
+	[ $$suite -eq 0 ] && [ $$editors -eq 0 ]
 
 demo: model
 	$(BIN)/python examples/demo.py
