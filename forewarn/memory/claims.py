@@ -18,9 +18,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from forewarn.memory.text import STOPWORDS, split_identifier
 
+STEM_CACHE = 1 << 14  # distinct words seen; a few MB at most
+READ_CACHE = 512  # texts: the new one and a place's memories, judged pairwise
 _TOKEN_RE = re.compile(
     r"(?P<num>[0-9]+(?:[.:,][0-9]+)*[a-zµ%]*)"
     r"|(?P<word>[a-z_][a-z0-9_']*(?:[-.=/+][a-z0-9_']+)*)"
@@ -76,7 +79,7 @@ _BOUND_NEGATIONS = frozenset(("more", "less", "fewer", "longer", "shorter", "lat
 
 # the newer text says something took the place of what the older one describes
 _REPLACEMENT_PHRASES = (
-    "instead of", "instead", "rather than", "switched to", "switch to", "switched from", "moved to", "migrated to",
+    "instead of", "rather than", "switched to", "switch to", "switched from", "moved to", "migrated to",
     "was replaced", "were replaced", "replaced by", "replaced with", "replacing", "is gone", "are gone",
     "in favour of", "in favor of", "has been removed", "was removed", "were removed", "was dropped",
 )  # fmt: skip
@@ -172,6 +175,7 @@ _IRREGULAR = {
 }  # fmt: skip
 
 
+@lru_cache(maxsize=STEM_CACHE)
 def stem(word: str) -> str:
     """A crude stem: enough for "retries"/"retry", "releases"/"release", "streams"/"streaming", "sent"/"sends"."""
     w = word.strip("'")
@@ -217,19 +221,26 @@ def anchor_words(symbol: str | None) -> frozenset[str]:
     return frozenset(out)
 
 
+@lru_cache(maxsize=READ_CACHE)
 def read(text: str, anchor: frozenset[str] = frozenset()) -> Claim:
+    """``text`` read as a claim about the place whose words are ``anchor`` (cached: remember reads the new
+    text once per memory it is judged against)."""
     tokens = _tokens(text)
     clause = _clauses(tokens)
     joined = " " + " ".join(tokens) + " "
     spans = {p: _phrase_positions(tokens, p) for p in (*_REPLACEMENT_PHRASES, *_PAST_PHRASES, *_NEGATED_CHANGE_PHRASES)}
-    replacement = any(spans[p] for p in _REPLACEMENT_PHRASES)
+    negations = _negations(tokens, anchor)
+    # "they are not replaced by values" says nothing was replaced
+    replacement = any(
+        not any(n < i and clause[n] == clause[i] for n in negations) for p in _REPLACEMENT_PHRASES for i in spans[p]
+    )
     negated_change = any(spans[p] for p in _NEGATED_CHANGE_PHRASES)
     when = _when_spans(tokens)
     cue_positions = {i for p, found in spans.items() for s in found for i in range(s, s + len(p.split()))}
     cue_positions |= {i for s, e in when for i in range(s, e)}
     topic = [_topic(t, anchor) if i not in cue_positions else frozenset() for i, t in enumerate(tokens)]
     conditions = {clause[i] for i, t in enumerate(tokens) if t in _CONDITION_WORDS}
-    negated = tuple(i for i in _negations(tokens, anchor) if clause[i] not in conditions)
+    negated = tuple(i for i in negations if clause[i] not in conditions)
     scopes = tuple(_scope(tokens, clause, topic, i) for i in negated)
     heads = tuple(_head(tokens, clause, topic, i) for i in negated)
     replaced: set[str] = set()
@@ -330,9 +341,11 @@ def _clauses(tokens: Sequence[str]) -> tuple[int, ...]:
 
 
 def _phrase_positions(tokens: Sequence[str], phrase: str) -> list[int]:
-    words = phrase.split()
+    words = tuple(phrase.split())
+    if words[0] not in tokens:
+        return []
     k = len(words)
-    return [i for i in range(len(tokens) - k + 1) if list(tokens[i : i + k]) == words]
+    return [i for i, t in enumerate(tokens) if t == words[0] and tuple(tokens[i : i + k]) == words]
 
 
 def _topic(token: str, anchor: frozenset[str]) -> frozenset[str]:
@@ -342,13 +355,14 @@ def _topic(token: str, anchor: frozenset[str]) -> frozenset[str]:
     s = stem(token)
     if s in anchor or token in anchor:
         return frozenset()
-    out = {s}
+    # an identifier is a name (kept whole) and words; a hyphenated word ("single-threaded") only its words
+    out = {s} if is_identifier(token) or "-" not in token else set()
     if is_identifier(token) or "-" in token:
         for part in re.split(r"[-.=/+_]", token):
             ps = stem(part)
             if len(part) > 1 and part not in STOPWORDS and ps not in anchor:
                 out.add(ps)
-    return frozenset(out)
+    return frozenset(out or {s})
 
 
 def _negations(tokens: Sequence[str], anchor: frozenset[str]) -> tuple[int, ...]:
@@ -361,14 +375,20 @@ def _negations(tokens: Sequence[str], anchor: frozenset[str]) -> tuple[int, ...]
             continue  # "no more than": a bound
         if t == "no" and after == "longer" and i > 0 and tokens[i - 1] == "not":
             continue  # "not … no longer": one negation said twice
+        if t == "no" and is_number(after):
+            continue  # "no two users share a salt": a count ("none of two"), not a denial
         out.append(i)
     return tuple(out)
 
 
 def _scope(tokens: Sequence[str], clause: Sequence[int], topic: Sequence[frozenset[str]], at: int) -> frozenset[str]:
-    """What a negation denies: the rest of its clause; after a copula ("blocks are not supported") the
-    clause's subject too."""
-    after = {x for j in range(at + 1, len(tokens)) if clause[j] == clause[at] for x in topic[j]}
+    """What a negation denies: the rest of its clause up to an "and"; after a copula ("blocks are not
+    supported") the clause's subject too."""
+    after: set[str] = set()
+    for j in range(at + 1, len(tokens)):
+        if clause[j] != clause[at] or tokens[j] == "and":
+            break  # "swallows the error and returns None": the second predicate is not denied
+        after.update(topic[j])
     if (at > 0 and tokens[at - 1] in _COPULAS) or tokens[at] in _COPULAR_NEGATIONS:
         subject: list[frozenset[str]] = []
         j = at - 1
@@ -386,8 +406,8 @@ def _head(tokens: Sequence[str], clause: Sequence[int], topic: Sequence[frozense
     for j in range(at + 1, len(tokens)):
         if clause[j] != clause[at]:
             break
-        if topic[j] and tokens[j] not in _TRANSPARENT:
-            return topic[j]
+        if topic[j] and tokens[j] not in _TRANSPARENT and not is_number(tokens[j]):
+            return topic[j]  # "no longer runs on one thread" denies the thread, not the 1
     if tokens[at] not in _NEGATING_PRONOUNS:
         return frozenset()
     for j in range(at - 1, -1, -1):

@@ -125,6 +125,8 @@ _IN_PLACE = tuple(
         "low | high",
         "min | max",
         "more | less fewer",
+        "most | least",
+        "fixed constant | random randomized",
         "through | back behind",
         "yes | no",
         "always | sometimes",
@@ -136,6 +138,13 @@ _IN_PLACE = tuple(
     )
 )  # fmt: skip
 _ALL = (*_ANYWHERE, *_IN_PLACE)
+# stem → (set number, group number) for every lexicon word, so a look-up is one dict access
+_INDEX: dict[str, tuple[tuple[int, int], ...]] = {}
+for _n, _groups_of_set in enumerate(_ALL):
+    for _g, _group in enumerate(_groups_of_set):
+        for _s in _group:
+            _INDEX[_s] = (*_INDEX.get(_s, ()), (_n, _g))
+_ANYWHERE_SETS = frozenset(range(len(_ANYWHERE)))
 # a negating prefix ("unsafe", "non-blocking") or suffix against the bare word on the other side
 _NEGATING_PREFIXES = ("non-", "non", "un", "in", "im", "ir", "il", "dis")
 MIN_ROOT = 4  # "un" + "safe": a shorter root ("in" + "to") is no word negated
@@ -156,14 +165,14 @@ def flips(a: Claim, b: Claim, swapped: Iterable[tuple[range, range]]) -> list[Fl
     """The opposites standing between ``a`` and ``b``; ``swapped``: token ranges one sentence frame replaces."""
     out: list[Flip] = []
     sa, sb = _stems(a.words), _stems(b.words)
-    for n, groups in enumerate(_ANYWHERE):
-        for old, new in _exclusive(groups, sa, sb):
+    for n in sorted(_sets_of(sa) & _sets_of(sb) & _ANYWHERE_SETS):
+        for old, new in _exclusive(_ALL[n], sa, sb):
             out.append(Flip(old, new, _where(b, new), False, f"set {n}"))
     for x, y in swapped:
         sx = _stems(a.tokens[i] for i in x)
         sy = _stems(b.tokens[j] for j in y)
-        for n, groups in enumerate(_ALL):
-            for old, new in _exclusive(groups, sx, sy):
+        for n in sorted(_sets_of(sx) & _sets_of(sy)):
+            for old, new in _exclusive(_ALL[n], sx, sy):
                 # in place, but only if the other text does not say the same word elsewhere
                 if old not in sb and new not in sa:
                     out.append(Flip(old, new, _where(b, new, y), True, f"set {n}"))
@@ -183,28 +192,22 @@ def flips(a: Claim, b: Claim, swapped: Iterable[tuple[range, range]]) -> list[Fl
 
 def canonical(word: str) -> str | None:
     """A shared token for every word of one set of alternatives (both sides of a flip read as one topic)."""
-    s = stem(word)
-    for i, groups in enumerate(_ALL):
-        if any(s in g for g in groups):
-            return f"<opposites {i}>"
+    found = _INDEX.get(stem(word))
+    if found:
+        return f"<opposites {found[0][0]}>"
     root = unprefixed(word)
     return stem(root) if root is not None else None
 
 
 def synonym(word: str) -> str | None:
     """A shared token for the words of one group (they mean the same: "keeps"/"retains"), None if none."""
-    s = stem(word)
-    for i, groups in enumerate(_ALL):
-        for j, g in enumerate(groups):
-            if s in g:
-                return f"<same {i}.{j}>"
-    return None
+    found = _INDEX.get(stem(word))
+    return f"<same {found[0][0]}.{found[0][1]}>" if found else None
 
 
 def in_lexicon(word: str) -> frozenset[int]:
     """Which sets of alternatives a word belongs to (their numbers; empty when none)."""
-    s = stem(word)
-    return frozenset(i for i, groups in enumerate(_ALL) if any(s in g for g in groups))
+    return frozenset(n for n, _ in _INDEX.get(stem(word), ()))
 
 
 def unprefixed(word: str) -> str | None:
@@ -217,6 +220,10 @@ def unprefixed(word: str) -> str | None:
 
 def _stems(words: Iterable[str]) -> frozenset[str]:
     return frozenset(stem(w) for w in words)
+
+
+def _sets_of(stems: Iterable[str]) -> set[int]:
+    return {n for s in stems for n, _ in _INDEX.get(s, ())}
 
 
 def _where(c: Claim, word: str, within: Iterable[int] | None = None) -> int:
@@ -246,7 +253,7 @@ def _morphological(a: Claim, b: Claim) -> list[Flip]:
             if w in x or in_lexicon(w):
                 continue
             root = unprefixed(w)
-            if root is not None and root in x:
+            if root is not None and stem(root) in {stem(v) for v in x}:  # "unescaped" / "escapes"
                 key = f"root {stem(root)}"
                 out.append(
                     Flip(root, w, _where(b, w), False, key) if y_is_new else Flip(w, root, _where(b, root), False, key)
@@ -315,4 +322,4 @@ def _plain(token: str) -> bool:
 def _opposite(x: str, y: str) -> int | None:
     """The number of the set of alternatives in which ``x`` and ``y`` exclude each other, if any."""
     sx, sy = frozenset({stem(x)}), frozenset({stem(y)})
-    return next((n for n, groups in enumerate(_ALL) if _exclusive(groups, sx, sy)), None)
+    return next((n for n in sorted(_sets_of(sx) & _sets_of(sy)) if _exclusive(_ALL[n], sx, sy)), None)

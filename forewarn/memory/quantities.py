@@ -23,6 +23,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 
 from forewarn.memory import opposites
 from forewarn.memory.claims import PUNCT, TOPIC_STOPWORDS, Claim, is_number, stem, topic_overlap
@@ -34,6 +35,7 @@ BOUND_REACH = 2
 CONTEXT_WORDS = 3
 # numbers named by different words on each side are still one quantity when the texts share this much
 QUANTITY_TOPIC_OVERLAP = 0.5
+QUANTITY_CACHE = 512  # claims (cached like forewarn.memory.claims.read)
 # equal within this relative tolerance: "0.5 s" and "500 ms" are one amount
 SAME_AMOUNT = 1e-6
 
@@ -123,6 +125,7 @@ class Quantity:
     position: int
 
 
+@lru_cache(maxsize=QUANTITY_CACHE)
 def quantities(claim: Claim) -> tuple[Quantity, ...]:
     """Every quantity the lesson claims (numbers in examples and in "since v2.4" left out), in order."""
     dated = {i for s, e in claim.when for i in range(s, e)}
@@ -349,20 +352,22 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
 
     Words just before each number name it. Each side naming it with a word the other text never says,
     around a word both share, is two quantities ("connect timeout" / "read timeout"); named by nothing
-    in common, they are one only where the rest of the texts is about the same thing ("sleeps 500 ms
-    between polls" / "waits 2 s between two polls").
+    in common, or by nothing on one side, they are one only where the rest of the texts is about the
+    same thing ("sleeps 500 ms between polls" / "waits 2 s between two polls").
     """
     if not _kinds_meet(q, r):
         return False
     cq, cr = _synonyms(q.context), _synonyms(r.context)
+    if not cq and not cr:
+        return True  # "MAX_BODY is 50 MB" / "MAX_BODY is 50 MiB": named by the anchor alone
     novel_q = bool(cq - _synonyms(them.content))
     novel_r = bool(cr - _synonyms(me.content))
-    if not (novel_q and novel_r):
-        return True
-    if cq & cr:
+    if novel_q and novel_r and cq & cr:
         return False
-    plain = (_synonyms(frozenset(w for w in c.content if not is_number(w) and w not in _UNITS)) for c in (me, them))
-    return topic_overlap(*plain) >= QUANTITY_TOPIC_OVERLAP
+    if (novel_q and novel_r) or (novel_q and not cr) or (novel_r and not cq):
+        plain = (_synonyms(frozenset(w for w in c.content if not is_number(w) and w not in _UNITS)) for c in (me, them))
+        return topic_overlap(*plain) >= QUANTITY_TOPIC_OVERLAP
+    return True
 
 
 def _synonyms(words: frozenset[str]) -> frozenset[str]:

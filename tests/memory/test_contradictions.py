@@ -146,6 +146,14 @@ def test_each_clause_of_the_newer_text_is_read_on_its_own() -> None:
     assert Cue.NEGATION in cues("refund can be called twice without harm", "refund cannot be called twice", "refund")
 
 
+def test_what_a_negation_does_not_reach() -> None:
+    old = "load_json returns None on invalid JSON"
+    assert quiet(old, "load_json swallows JSONDecodeError and returns None", "load_json")  # its scope ends at "and"
+    assert quiet("hash uses a random salt per user", "no two users share a salt in hash", "hash")  # a count
+    assert quiet("export keeps formulas", "formulas survive export; they are not replaced by values", "export")
+    assert quiet("the job runs at 02:00", "the job skips itself when the previous run is still going", "job")
+
+
 def test_two_negations_of_one_thing_agree() -> None:
     assert quiet("symlinks are not followed by safe_join", "safe_join does not follow symlinks", "safe_join")
     assert quiet("nested atomic blocks are not supported", "do not nest atomic blocks", "atomic")
@@ -175,6 +183,19 @@ def test_replacement_names_what_it_replaces() -> None:
     # "rather than" about something the older text never says: a preference, not a replacement
     new = "Client requires an API key; read it from FOREWARN_API_KEY rather than hard-coding it"
     assert quiet("Client requires an API key", new, "Client")
+
+
+def test_the_changes_qa_and_the_red_team_saw_swallowed() -> None:
+    # functional-pass-3 D1 and red-team-2 R9: a changed value or an antonym, never a restatement
+    send = "HTTPAdapter.send"
+    old = "HTTPAdapter.send: the default connect timeout is 5 seconds"
+    assert Cue.VALUE in cues(old, "HTTPAdapter.send: the default connect timeout is 30 seconds", send)
+    assert Cue.ANTONYM in cues(
+        "HTTPAdapter.send retries are synchronous", "HTTPAdapter.send retries are asynchronous", send
+    )
+    assert Cue.VALUE in cues("keeps at most 30 redirects", "keeps at most 10 redirects", "rebuild_auth")
+    old = "the payment API allows at most 3 retries per charge"
+    assert Cue.VALUE in cues(old, "the payment API allows at most 5 retries per charge", "charge")
 
 
 # ---------------------------------------------------------------- kept quiet, vectors, API
