@@ -140,7 +140,8 @@ class Claim:
     content: frozenset[str]  # stems of the words that say what it is about (not the anchor's, not cue words)
     words: frozenset[str]  # every plain word (no identifiers)
     negated: tuple[int, ...]  # token positions of the negations that count
-    scopes: tuple[frozenset[str], ...]  # per negation: the topic stems it denies, up to the end of its clause
+    reaches: tuple[tuple[int, ...], ...]  # per negation: the token positions it denies
+    scopes: tuple[frozenset[str], ...]  # per negation: the topic stems at those positions
     heads: tuple[frozenset[str], ...]  # per negation: the first topic word it denies (what it is about)
     replacement: bool
     replaced: frozenset[str]  # topic stems named after "instead of" / "rather than": what was replaced
@@ -241,7 +242,8 @@ def read(text: str, anchor: frozenset[str] = frozenset()) -> Claim:
     topic = [_topic(t, anchor) if i not in cue_positions else frozenset() for i, t in enumerate(tokens)]
     conditions = {clause[i] for i, t in enumerate(tokens) if t in _CONDITION_WORDS}
     negated = tuple(i for i in negations if clause[i] not in conditions)
-    scopes = tuple(_scope(tokens, clause, topic, i) for i in negated)
+    reaches = tuple(_reach(tokens, clause, topic, i) for i in negated)
+    scopes = tuple(frozenset(x for j in r for x in topic[j]) for r in reaches)
     heads = tuple(_head(tokens, clause, topic, i) for i in negated)
     replaced: set[str] = set()
     for p in _REPLACED_AFTER:
@@ -262,6 +264,7 @@ def read(text: str, anchor: frozenset[str] = frozenset()) -> Claim:
         content=frozenset(x for ts in topic for x in ts),
         words=frozenset(words),
         negated=negated,
+        reaches=reaches,
         scopes=scopes,
         heads=heads,
         replacement=replacement,
@@ -381,23 +384,23 @@ def _negations(tokens: Sequence[str], anchor: frozenset[str]) -> tuple[int, ...]
     return tuple(out)
 
 
-def _scope(tokens: Sequence[str], clause: Sequence[int], topic: Sequence[frozenset[str]], at: int) -> frozenset[str]:
-    """What a negation denies: the rest of its clause up to an "and"; after a copula ("blocks are not
-    supported") the clause's subject too."""
-    after: set[str] = set()
-    for j in range(at + 1, len(tokens)):
-        if clause[j] != clause[at] or tokens[j] == "and":
+def _reach(tokens: Sequence[str], clause: Sequence[int], topic: Sequence[frozenset[str]], at: int) -> tuple[int, ...]:
+    """The token positions a negation denies: the rest of its clause up to an "and"; after a copula
+    ("blocks are not supported") the clause's subject too; "except" turns its whole clause around."""
+    same = [j for j in range(len(tokens)) if clause[j] == clause[at] and j != at]
+    if tokens[at] == "except":
+        return tuple(same)
+    out: list[int] = []
+    for j in same:
+        if j < at:
+            continue
+        if tokens[j] == "and":
             break  # "swallows the error and returns None": the second predicate is not denied
-        after.update(topic[j])
+        out.append(j)
     if (at > 0 and tokens[at - 1] in _COPULAS) or tokens[at] in _COPULAR_NEGATIONS:
-        subject: list[frozenset[str]] = []
-        j = at - 1
-        while j >= 0 and clause[j] == clause[at] and len(subject) < SUBJECT_WORDS:
-            if topic[j]:
-                subject.append(topic[j])
-            j -= 1
-        after.update(x for words in subject for x in words)
-    return frozenset(after)
+        subject = [j for j in reversed(same) if j < at and topic[j]][:SUBJECT_WORDS]
+        out.extend(subject)
+    return tuple(sorted(out))
 
 
 def _head(tokens: Sequence[str], clause: Sequence[int], topic: Sequence[frozenset[str]], at: int) -> frozenset[str]:

@@ -145,36 +145,48 @@ def _canonical(content: frozenset[str], flipped: set[str]) -> frozenset[str]:
 def _polarity(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> tuple[bool, list[opposites.Flip]]:
     """Does the newer text say the opposite of the older one: (a denial, the opposites that say it)?
 
-    Read per clause of the newer text, against the older text: a clause whose relevant negations (its own
-    and the older text's) are odd in number denies; an opposite word is cancelled only by one such
-    negation beside it ("never call it outside a transaction" restates "run it inside a transaction"),
-    so "call close manually; nothing closes it at exit" is two contradictions, not two that cancel.
+    Read per clause of the newer text, against the older text. A negation counts where it denies what the
+    other text says. A negation and an opposite cancel where the opposite is what the negation denies
+    ("never call it outside a transaction" restates "run it inside a transaction"); an opposite or a
+    negation left over says the opposite. So "is asynchronous and never blocks" is two contradictions of
+    "is synchronous and blocks", and so is "call close manually; nothing closes it at exit".
     """
     flipped = {w for f in found for w in (stem(f.old), stem(f.new), f.old, f.new)}
     bounds_a, bounds_b = quantities.bound_negations(a), quantities.bound_negations(b)
-    old_denials = sum(
-        1
-        for at, head, scope in zip(a.negated, a.heads, a.scopes, strict=True)
+    old_denials = [
+        reach
+        for at, head, scope, reach in zip(a.negated, a.heads, a.scopes, a.reaches, strict=True)
         if at not in bounds_a
         and (_denies(head, scope, b, flipped) or any(scope & theirs for theirs in b.scopes))  # one thing denied twice
-    )
-    new_denials: dict[int, int] = {}
-    for at, head, scope in zip(b.negated, b.heads, b.scopes, strict=True):
+    ]
+    new_denials: dict[int, list[tuple[int, ...]]] = {}
+    for at, head, scope, reach in zip(b.negated, b.heads, b.scopes, b.reaches, strict=True):
         if at in bounds_b:
             continue  # "never more than four": a bound, read as one
         if _denies(head, scope, a, flipped) or any(scope & theirs for theirs in a.scopes):
-            new_denials[b.clause[at]] = new_denials.get(b.clause[at], 0) + 1
+            new_denials.setdefault(b.clause[at], []).append(reach)
     by_clause: dict[int, list[opposites.Flip]] = {}
     for f in found:
         by_clause.setdefault(b.clause[f.at] if f.at < len(b.clause) else 0, []).append(f)
     denied, opposed = False, []
     for clause in set(new_denials) | set(by_clause) or {-1}:
-        negations = (old_denials + new_denials.get(clause, 0)) % 2
-        flips = by_clause.get(clause, [])
-        if not flips:
-            denied = denied or negations == 1
-        elif negations == 0 or len(flips) > 1:
-            opposed.extend(flips)
+        flips = list(by_clause.get(clause, []))
+        left = 0  # negations no opposite cancels
+        for reach in new_denials.get(clause, []):
+            match = next((f for f in flips if f.at in reach), None)
+            if match is None:
+                left += 1
+            else:
+                flips.remove(match)
+        for reach in old_denials:
+            said = {stem(a.tokens[j]) for j in reach} | {a.tokens[j] for j in reach}
+            match = next((f for f in flips if f.old in said or stem(f.old) in said), None)
+            if match is None:
+                left += 1
+            else:
+                flips.remove(match)
+        denied = denied or left % 2 == 1
+        opposed.extend(flips)
     return denied, opposed
 
 
