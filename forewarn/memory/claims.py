@@ -229,14 +229,19 @@ def read(text: str, anchor: frozenset[str] = frozenset()) -> Claim:
     tokens = _tokens(text)
     clause = _clauses(tokens)
     joined = " " + " ".join(tokens) + " "
-    spans = {p: _phrase_positions(tokens, p) for p in (*_REPLACEMENT_PHRASES, *_PAST_PHRASES, *_NEGATED_CHANGE_PHRASES)}
-    negations = _negations(tokens, anchor)
+    example = _examples(tokens, clause)
+    # cue words in an example ("e.g. a file from Monday is gone by Saturday") illustrate; they claim nothing
+    spans = {
+        p: [i for i in _phrase_positions(tokens, p) if not example[clause[i]]]
+        for p in (*_REPLACEMENT_PHRASES, *_PAST_PHRASES, *_NEGATED_CHANGE_PHRASES)
+    }
+    negations = tuple(i for i in _negations(tokens, anchor) if not example[clause[i]])
     # "they are not replaced by values" says nothing was replaced
     replacement = any(
         not any(n < i and clause[n] == clause[i] for n in negations) for p in _REPLACEMENT_PHRASES for i in spans[p]
     )
     negated_change = any(spans[p] for p in _NEGATED_CHANGE_PHRASES)
-    when = _when_spans(tokens)
+    when = tuple((i, e) for i, e in _when_spans(tokens) if not example[clause[i]])
     cue_positions = {i for p, found in spans.items() for s in found for i in range(s, s + len(p.split()))}
     cue_positions |= {i for s, e in when for i in range(s, e)}
     topic = [_topic(t, anchor) if i not in cue_positions else frozenset() for i, t in enumerate(tokens)]
@@ -273,7 +278,7 @@ def read(text: str, anchor: frozenset[str] = frozenset()) -> Claim:
         negated_change=negated_change,
         when=when,
         additive=any(w in _ADDITIVE_WORDS for w in tokens) or any(f" {p} " in joined for p in _ADDITIVE_PHRASES),
-        example_from=_examples(tokens, clause),
+        example_from=example,
     )
 
 

@@ -207,9 +207,12 @@ def _replaced(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> bool:
 
 
 def _dated_change(a: Claim, b: Claim, overlap: float, similar: bool) -> bool:
-    """The newer text puts the older state in the past, or dates something else about the same thing."""
+    """The newer text puts the older state in the past (or says again what the older one put there), or
+    dates something else about the same thing."""
     if b.past and not a.past and len(b.past & a.content) / len(b.past) >= PAST_MIN_SHARE:
         return True  # "X used to buffer the whole file" against "X buffers the whole file"
+    if a.past and not b.past and len(a.past & b.content) / len(a.past) >= PAST_MIN_SHARE:
+        return True  # and the other way round: "X used to stream rows", then "X streams rows"
     if not b.when or a.when or b.additive:
         return False
     if not (overlap >= TEMPORAL_MIN_OVERLAP or similar):
@@ -258,7 +261,7 @@ class _Frame:
             y = [self.b.tokens[j] for j in self.ib[j1:j2]]
             if _said_another_way(x, y):
                 continue
-            valued = any(_is_literal(t) for t in (*x, *y))
+            valued = any(_is_literal(t) for t in x) and any(_is_literal(t) for t in y)  # a literal for a literal
             if self.ratio >= FRAME_MIN_RATIO or valued:
                 return True
         return False

@@ -20,7 +20,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from forewarn.memory.claims import Claim, stem
+from forewarn.memory.claims import PUNCT, TOPIC_STOPWORDS, Claim, stem
+from forewarn.memory.text import STOPWORDS
 
 
 def _groups(spec: str) -> tuple[frozenset[str], ...]:
@@ -178,6 +179,7 @@ def flips(a: Claim, b: Claim, swapped: Iterable[tuple[range, range]]) -> list[Fl
                     out.append(Flip(old, new, _where(b, new, y), True, f"set {n}"))
     out.extend(_morphological(a, b))
     out.extend(_compounds(a, b))
+    out = [f for f in out if not _converse(a, b, f)]
     # one flip per opposition and per word of the newer text: "is required"/"is optional" is one, found twice
     kept: list[Flip] = []
     for f in out:
@@ -224,6 +226,39 @@ def _stems(words: Iterable[str]) -> frozenset[str]:
 
 def _sets_of(stems: Iterable[str]) -> set[int]:
     return {n for s in stems for n, _ in _INDEX.get(s, ())}
+
+
+def _converse(a: Claim, b: Claim, f: Flip) -> bool:
+    """ "pre_save runs before validation" / "validation happens after pre_save": the opposite relation with its
+    two sides swapped says the same thing."""
+    i, j = _where(a, f.old), _where(b, f.new)
+    after_a, before_a = _named(a, range(i + 1, len(a.tokens))), _named(a, range(i - 1, -1, -1))
+    after_b, before_b = _named(b, range(j + 1, len(b.tokens))), _named(b, range(j - 1, -1, -1))
+    return (
+        (
+            after_a is not None
+            and after_b is not None
+            and after_a in _all_named(b, range(j))
+            and after_b in _all_named(a, range(i))
+        )
+        and before_a is not None
+        and before_b is not None
+    )
+
+
+def _named(c: Claim, positions: Iterable[int]) -> str | None:
+    """The first word at ``positions`` that names something (not a function word), within the clause."""
+    for k in positions:
+        t = c.tokens[k]
+        if t == PUNCT:
+            return None
+        if t not in STOPWORDS and t not in TOPIC_STOPWORDS:
+            return stem(t)
+    return None
+
+
+def _all_named(c: Claim, positions: Iterable[int]) -> set[str]:
+    return {stem(c.tokens[k]) for k in positions if c.tokens[k] not in STOPWORDS and c.tokens[k] != PUNCT}
 
 
 def _where(c: Claim, word: str, within: Iterable[int] | None = None) -> int:

@@ -26,15 +26,13 @@ from enum import Enum
 from functools import lru_cache
 
 from forewarn.memory import opposites
-from forewarn.memory.claims import PUNCT, TOPIC_STOPWORDS, Claim, is_number, stem, topic_overlap
+from forewarn.memory.claims import PUNCT, TOPIC_STOPWORDS, Claim, is_number, stem
 from forewarn.memory.text import STOPWORDS
 
 # how many tokens before a number a bound may end ("at least Python 3.10": one word between)
 BOUND_REACH = 2
 # how many topic words before a number say what it measures ("the access token lives 15 min": live, token, access)
 CONTEXT_WORDS = 3
-# numbers named by different words on each side are still one quantity when the texts share this much
-QUANTITY_TOPIC_OVERLAP = 0.5
 QUANTITY_CACHE = 512  # claims (cached like forewarn.memory.claims.read)
 # equal within this relative tolerance: "0.5 s" and "500 ms" are one amount
 SAME_AMOUNT = 1e-6
@@ -123,6 +121,7 @@ class Quantity:
     nouns: frozenset[str]  # what a count counts (stems; a family's members all given), a label's noun
     context: frozenset[str]  # the topic stems just before the number: what it is a number of
     position: int
+    after: frozenset[str] = frozenset()  # the topic stems just after it (and its unit): what it is said about
 
 
 @lru_cache(maxsize=QUANTITY_CACHE)
@@ -223,7 +222,7 @@ def _read_at(claim: Claim, i: int) -> tuple[Quantity | None, int]:
         return _make(claim, i, "count", number, t, bound, _family(nouns)), after
     label = _label(claim, i, t)
     if label is not None:
-        return Quantity(label.kind, number, t, bound, label.nouns, label.context, i), after
+        return Quantity(label.kind, number, t, bound, label.nouns, label.context, i, label.after), after
     return _make(claim, i, "bare", number, t, bound, frozenset()), after
 
 
@@ -256,7 +255,7 @@ def _parse_number(token: str) -> tuple[float, str] | None:
 
 
 def _make(claim: Claim, at: int, kind: str, amount: float, text: str, bound: Bound, nouns: frozenset[str]) -> Quantity:
-    return Quantity(kind, amount, text, bound, nouns, _context(claim, at), at)
+    return Quantity(kind, amount, text, bound, nouns, _context(claim, at), at, _after(claim, at, nouns))
 
 
 def _bound(tokens: Sequence[str], start: int, after: int) -> Bound:
@@ -344,6 +343,20 @@ def _context(claim: Claim, at: int) -> frozenset[str]:
     return frozenset(out)
 
 
+def _after(claim: Claim, at: int, nouns: frozenset[str]) -> frozenset[str]:
+    """The topic stems just after position ``at`` in its clause (past its unit and what it counts)."""
+    out: list[str] = []
+    for j in range(at + 1, len(claim.tokens)):
+        if claim.clause[j] != claim.clause[at] or len(out) >= CONTEXT_WORDS:
+            break
+        t = claim.tokens[j]
+        s = stem(t)
+        if t in _UNITS or s in nouns or is_number(t) or is_bound_word(t) or s not in claim.content:
+            continue
+        out.append(s)
+    return frozenset(out)
+
+
 # ---------------------------------------------------------------- comparing
 
 
@@ -351,9 +364,10 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
     """Do ``q`` (in ``me``) and ``r`` (in ``them``) state one quantity?
 
     Words just before each number name it. Each side naming it with a word the other text never says,
-    around a word both share, is two quantities ("connect timeout" / "read timeout"); named by nothing
-    in common, or by nothing on one side, they are one only where the rest of the texts is about the
-    same thing ("sleeps 500 ms between polls" / "waits 2 s between two polls").
+    around a word both share, is two quantities ("connect timeout" / "read timeout"). Named by nothing in
+    common (or by nothing on one side), they are one where what follows them is shared ("sleeps 500 ms
+    between polls" / "waits 2 s between two polls") or where both give one threshold ("never goes below
+    zero" / "can go below zero").
     """
     if not _kinds_meet(q, r):
         return False
@@ -365,8 +379,7 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
     if novel_q and novel_r and cq & cr:
         return False
     if (novel_q and novel_r) or (novel_q and not cr) or (novel_r and not cq):
-        plain = (_synonyms(frozenset(w for w in c.content if not is_number(w) and w not in _UNITS)) for c in (me, them))
-        return topic_overlap(*plain) >= QUANTITY_TOPIC_OVERLAP
+        return bool(_synonyms(q.after) & _synonyms(r.after)) or _same_amount(q, r)
     return True
 
 
@@ -386,14 +399,18 @@ def _kinds_meet(q: Quantity, r: Quantity) -> bool:
     return kinds in ({"count", "bare"}, {"label", "bare"})
 
 
+def _same_amount(q: Quantity, r: Quantity) -> bool:
+    if q.kind == r.kind == "label":
+        return q.text == r.text
+    return abs(q.amount - r.amount) <= SAME_AMOUNT * max(abs(q.amount), abs(r.amount), 1e-12)
+
+
 def _agree(q: Quantity, r: Quantity) -> bool:
     if Bound.NOT in (q.bound, r.bound):
         return True
     if {q.bound, r.bound} == {Bound.AT_MOST, Bound.AT_LEAST}:
         return False
-    if q.kind == r.kind == "label":
-        return q.text == r.text
-    if math.inf in (q.amount, r.amount):
+    if math.inf in (q.amount, r.amount) and q.amount != r.amount:
         finite = r if q.amount == math.inf else q
-        return q.amount == r.amount or finite.bound == Bound.AT_LEAST  # "at least 3" allows forever
-    return abs(q.amount - r.amount) <= SAME_AMOUNT * max(abs(q.amount), abs(r.amount), 1e-12)
+        return finite.bound == Bound.AT_LEAST  # "at least 3" allows forever
+    return _same_amount(q, r)
