@@ -63,6 +63,8 @@ NEGATORS = frozenset(
 SUBJECT_WORDS = 2  # "nested atomic blocks are not supported": the words before the copula it also denies
 _COPULAS = frozenset(("is", "are", "was", "were", "be", "been", "being"))
 _COPULAR_NEGATIONS = frozenset(("isn't", "aren't", "wasn't", "weren't", "isnt", "arent"))
+_MODALS = frozenset(("can", "may", "must", "could"))
+_NEGATED_MODALS = frozenset(("cannot", "can't", "cant", "mustn't", "mustnt", "couldn't"))
 _NEGATING_PRONOUNS = frozenset(("nothing", "nobody", "none", "nowhere", "neither", "nor"))
 # verbs a negation reaches through to what they govern: "doesn't guarantee order" denies the order
 _TRANSPARENT = frozenset(
@@ -190,6 +192,8 @@ def stem(word: str) -> str:
         if w.endswith(suffix) and len(w) - len(suffix) >= 4:
             return w[: -len(suffix) + 1]
     for suffix in ("ing", "ed", "es", "s", "e", "ly"):
+        if suffix == "s" and w.endswith("ss"):
+            continue  # "process", "access", "class" (their plurals lose "es")
         if w.endswith(suffix) and len(w) - len(suffix) >= (4 if suffix == "ing" else 3):
             root = w[: -len(suffix)]
             if suffix in ("ing", "ed") and len(root) > 3 and root[-1] == root[-2] and root[-1] not in "lsz":
@@ -199,6 +203,7 @@ def stem(word: str) -> str:
 
 
 _EVENT_STEMS = frozenset(stem(w) for w in _EVENT_WORDS)
+_ALLOWED = frozenset(stem(w) for w in ("allowed", "permitted", "ok", "fine", "safe"))
 
 
 def is_identifier(token: str) -> bool:
@@ -249,7 +254,7 @@ def read(text: str, anchor: frozenset[str] = frozenset()) -> Claim:
     negated = tuple(i for i in negations if clause[i] not in conditions)
     reaches = tuple(_reach(tokens, clause, topic, i) for i in negated)
     scopes = tuple(frozenset(x for j in r for x in topic[j]) for r in reaches)
-    heads = tuple(_head(tokens, clause, topic, i) for i in negated)
+    heads = tuple(_head(tokens, clause, topic, i) | _prohibition(tokens, i) for i in negated)
     replaced: set[str] = set()
     for p in _REPLACED_AFTER:
         for s in spans[p]:
@@ -423,6 +428,13 @@ def _head(tokens: Sequence[str], clause: Sequence[int], topic: Sequence[frozense
             break
         if topic[j]:
             return topic[j]
+    return frozenset()
+
+
+def _prohibition(tokens: Sequence[str], at: int) -> frozenset[str]:
+    """ "cannot", "can no longer", "may not", "must not": a negated modal forbids, so it also denies "allowed"."""
+    if tokens[at] in _NEGATED_MODALS or (at > 0 and tokens[at - 1] in _MODALS):
+        return _ALLOWED
     return frozenset()
 
 

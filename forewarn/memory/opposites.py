@@ -91,7 +91,7 @@ _ANYWHERE = tuple(
         "at-least-once | at-most-once | exactly-once",
         "stateful | stateless",
         "fixed constant | exponential exponentially linear linearly variable",
-        "global globally | per-thread per-request thread-local",
+        "global globally shared | per-thread per-request per-process thread-local process-local",
         "greedy | non-greedy lazy",
     )
 )  # fmt: skip

@@ -108,6 +108,7 @@ def test_a_negating_prefix_or_suffix() -> None:
     assert Cue.ANTONYM in cues("make_key is case-sensitive", "make_key is case-insensitive", "make_key")
     assert Cue.ANTONYM in cues("the migration is reversible", "the migration is irreversible")
     assert Cue.ANTONYM in cues("the handler is stateless", "the handler is stateful")
+    assert Cue.ANTONYM in cues("memoize is per-process", "memoize is shared across processes through Redis", "memoize")
 
 
 def test_compounds_with_an_opposite_part() -> None:
@@ -145,6 +146,12 @@ def test_a_negation_of_something_the_other_does_not_say_is_no_denial() -> None:
     )
     assert quiet("send_email is synchronous", "send_email does not return until SMTP answers", "send_email")
     assert quiet("pop_task takes the first task", "pop_task raises Empty when there is nothing queued", "pop_task")
+
+
+def test_a_negated_modal_forbids() -> None:
+    old = "impersonate is allowed for support staff"
+    assert Cue.NEGATION in cues(old, "support staff can no longer impersonate users", "impersonate")
+    assert Cue.NEGATION in cues("uploads to /public are allowed", "you cannot upload to /public", "upload")
 
 
 def test_each_clause_of_the_newer_text_is_read_on_its_own() -> None:
@@ -263,7 +270,7 @@ def test_rates_on_the_labelled_pairs(name: str, detection_floor: float, false_al
     conflicts = [r for r in rows if r[0] == "conflict"]
     compatible = [r for r in rows if r[0] == "compatible"]
     if name == "contradictions.tsv":
-        assert len(conflicts) >= 290 and len(compatible) >= 310
+        assert len(conflicts) >= 300 and len(compatible) >= 340
     flagged = {id(r): judge(r[3], r[2], anchor=anchor_words(r[1])) is not None for r in rows}
     detection = sum(flagged[id(r)] for r in conflicts) / len(conflicts)
     false_alarms = sum(flagged[id(r)] for r in compatible) / len(compatible)
