@@ -153,10 +153,6 @@ class Claim:
     additive: bool
     example_from: tuple[int, ...]  # per clause: is it an example (1) or a claim (0)
 
-    @property
-    def negations(self) -> int:
-        return len(self.negated)
-
     def in_example(self, position: int) -> bool:
         return bool(self.example_from[self.clause[position]])
 

@@ -169,13 +169,6 @@ def is_amount(token: str) -> bool:
     return is_number(token) and _parse_number(token) is not None
 
 
-def same_amount(a: Claim, b: Claim, x: range, y: range) -> bool:
-    """Do the token ranges ``x`` of ``a`` and ``y`` of ``b`` give one amount in other words ("5 min" / "300 s")?"""
-    qx = [q for q in quantities(a) if q.position in x]
-    qy = [q for q in quantities(b) if q.position in y]
-    return bool(qx) and len(qx) == len(qy) and all(_agree(p, q) for p, q in zip(qx, qy, strict=True))
-
-
 # ---------------------------------------------------------------- reading one number
 
 
