@@ -1,39 +1,47 @@
 """Does a new memory contradict one already on the same place? Pure text judgement, no I/O.
 
-Two lessons about one symbol conflict when they talk about the same thing (their words overlap, or
-their vectors are close when the engine has them) and one says the opposite of the other. "The
-opposite" is read from cues, each a named rule:
+Two lessons about one symbol conflict when they talk about the same thing (their topic words overlap, or
+their vectors are close when the engine has them) and one says the opposite of the other. Each way of
+saying the opposite is a general mechanism, a named cue:
 
-- ``negation``: one side is negated and the other is not ("not", "never", "no longer", "don't"…);
-  two negations cancel, and so does a negation beside an antonym ("never call it outside a
-  transaction" restates "it must run inside a transaction").
+- ``negation``: one side denies what the other asserts ("is not idempotent" / "is idempotent now",
+  "never retries" / "retries up to twice"): the negated words (to the end of their clause) are words the
+  other text says. Two negations cancel, and so does a negation beside an opposite ("never call it
+  outside a transaction" restates "it must run inside a transaction").
+- ``antonym``: words that exclude each other (``forewarn.memory.opposites``: a lexicon of alternatives
+  such as sync/async or raises/returns/converts, negating prefixes, compounds such as big-/little-endian).
+- ``value``: a quantity stated differently (``forewarn.memory.quantities``: "3 attempts" / "at least 6",
+  "10 MB" / "10 MiB", "at most" / "at least"), or the same sentence with another literal or name in one
+  place ("decodes as UTF-8" / "as latin-1").
 - ``replacement``: the newer text says something took the place of what the older one describes
-  ("instead of", "rather than", "switched to", "replaced", "is gone").
-- ``value``: the same sentence with a different number, unit, name or literal in it ("the timeout
-  is 30 seconds" / "… 10 seconds"); equal quantities in other units ("5 minutes" / "300 seconds")
-  are no change.
-- ``antonym``: a word on one side whose opposite is on the other (sync/async, enabled/disabled,
-  before/after, secure/insecure…).
+  ("instead of", "switched to", "no longer").
+- ``temporal``: the newer text dates a change ("used to …", "now", "as of v3", "since the migration")
+  and says something else about the same thing.
 
-Elaborations, other aspects of the same function and restatements carry no cue, or carry one
-while sharing too few words: they never fire. The thresholds were set on
-``tests/memory/data/contradictions.tsv``; ``contradictions_heldout.tsv`` was written after and never
-tuned on (bench/contradiction_bench.py measures both).
+Elaborations, other aspects, restatements, other quantities and examples carry no cue, or one about
+words the other text does not say. The rules were built on ``tests/memory/data/contradictions.tsv``
+(bench/contradiction_bench.py measures them on any set).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from enum import StrEnum
 
-from forewarn.memory.text import STOPWORDS, split_identifier
+from forewarn.memory import opposites, quantities
+from forewarn.memory.claims import NEGATORS, PUNCT, Claim, read, stem, topic_overlap
+from forewarn.memory.claims import anchor_words as anchor_words
+from forewarn.memory.text import STOPWORDS
 
-# how much two texts must share (overlap coefficient of their content words, 0..1) for a cue to count
+# how much two texts must share (overlap coefficient of their topic words, 0..1) for a cue to count
 NEGATION_MIN_OVERLAP = 0.5  # a negated sentence about different words is another aspect, not a denial
 REPLACEMENT_MIN_OVERLAP = 0.34  # "X now uses B instead of A" names A, so one shared word in three is enough
-ANTONYM_MIN_OVERLAP = 0.5  # the antonyms count as one shared word; the rest must meet as much as for negation
+ANTONYM_MIN_OVERLAP = 0.5  # the opposites count as one shared word; the rest must meet as much as for negation
+TEMPORAL_MIN_OVERLAP = 0.5  # "as of v3, X does B" against "X does A": half the words shared, the rest changed
+PAST_MIN_SHARE = 0.5  # "X used to buffer the file": this much of the "used to" clause is what the older text says
+NEGATED_SAID_SHARE = 0.5  # more than this much of a negation's scope is what the other text says: it denies it
 # "the same sentence frame": token similarity (difflib ratio) of the two texts, and how long a differing
 # stretch may be on each side for it still to be one value swapped for another
 FRAME_MIN_RATIO = 0.7
@@ -42,158 +50,60 @@ FRAME_MAX_CHANGE = 3
 # with vectors: this close in meaning stands in for word overlap (MiniLM cosine; same-symbol
 # lessons on other aspects sit around 0.4-0.7; contradicting ones around 0.8-0.9)
 VECTOR_SIMILAR = 0.8
-# "now" alone says little ("now returns UTC"): it is a replacement cue only at this much overlap
-WEAK_REPLACEMENT_MIN_OVERLAP = 0.6
 
-CUE_NEGATION = "negation"
-CUE_REPLACEMENT = "replacement"
-CUE_VALUE = "value"
-CUE_ANTONYM = "antonym"
+_FRAME_IGNORED = frozenset(("a", "an", "the", PUNCT))
 
-_TOKEN_RE = re.compile(r"[0-9]+(?:[.:,][0-9]+)*[a-z%]*|[a-z_][a-z0-9_']*(?:[-.=/+][a-z0-9_']+)*")
-_NEGATION_PHRASES = (
-    "no longer", "rather not", "not any", "nothing", "neither", "nor",
-)  # fmt: skip
-_NEGATION_WORDS = frozenset(
-    (
-        "not", "never", "no", "cannot", "can't", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't",
-        "weren't", "won't", "wouldn't", "shouldn't", "mustn't", "needn't", "hasn't", "haven't", "couldn't",
-        "dont", "doesnt", "isnt", "cant", "wont", "shouldnt", "mustnt", "stopped", "nothing",
-    )
-)  # fmt: skip
-_REPLACEMENT_PHRASES = (
-    "instead of", "instead", "rather than", "switched to", "switch to", "switched from", "moved to", "migrated to",
-    "was replaced", "were replaced", "replaced by", "replaced with", "replacing", "is gone", "are gone",
-    "in favour of", "in favor of", "deprecated in favour",
-)  # fmt: skip
-# a change said by negating ("no longer needs"): a replacement only against a text that was not negated
-_NEGATED_CHANGE_PHRASES = ("no longer", "stopped", "anymore", "any more")
-_WEAK_REPLACEMENT_WORDS = frozenset(("now", "nowadays"))
-# the replacement phrases' own words say nothing about what is replaced
-_REPLACEMENT_WORDS = frozenset(
-    w
-    for p in (*_REPLACEMENT_PHRASES, *_NEGATED_CHANGE_PHRASES)
-    for w in p.split()
-    if w not in STOPWORDS and w not in ("favour", "favor")
-)
-# each family's words mean the same; a word of one family is the antonym of the other family's
-_ANTONYMS: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
-    (frozenset(a.split()), frozenset(b.split()))
-    for a, b in (
-        ("sync synchronous synchronously", "async asynchronous asynchronously"),
-        ("enable enabled enables", "disable disabled disables"),
-        ("allow allowed allows permitted", "deny denied denies forbid forbidden forbids disallowed"),
-        ("required mandatory must", "optional"),
-        ("public", "private"),
-        ("lazy lazily", "eager eagerly"),
-        ("ascending", "descending"),
-        ("deterministic", "random nondeterministic"),
-        ("before", "after"),
-        ("include includes included including", "exclude excludes excluded excluding"),
-        ("exact exactly", "approximate approximately"),
-        ("deprecated", "supported recommended"),
-        ("parallel concurrently", "sequential sequentially serially"),
-        ("true", "false"),
-        ("accept accepts accepted", "reject rejects rejected"),
-        ("inside within", "outside"),
-        ("first", "last"),
-        ("minimum min", "maximum max"),
-        ("increase increases", "decrease decreases"),
-        ("encrypted", "unencrypted plaintext"),
-        ("strict", "lenient loose"),
-        ("local", "remote"),
-        ("uppercase upper", "lowercase lower"),
-        ("more", "less fewer"),
-        ("higher", "lower"),
-        ("forever indefinitely unlimited infinite", "most limited capped"),
-        ("on", "off"),
-        ("read-only readonly", "read-write writable"),
-    )
-)
-# words too common to say two texts are about the same thing (beyond the search stop words)
-_SIMILARITY_STOPWORDS = frozenset(
-    (
-        "must", "may", "might", "need", "needs", "also", "only", "just", "every", "each", "any", "all", "always",
-        "now", "still", "even", "one", "ones", "it's", "after", "before", "use", "uses", "used", "using", "call",
-        "called", "calls", "get", "gets", "make", "makes", "let", "lets", "default", "by",
-    )
-)  # fmt: skip
-_NEGATING_PREFIXES = ("non-", "non", "un", "in", "im", "ir", "il", "dis")
-_UNITS: dict[str, tuple[str, float]] = {
-    "ms": ("time", 0.001), "millisecond": ("time", 0.001), "milliseconds": ("time", 0.001),
-    "s": ("time", 1.0), "sec": ("time", 1.0), "secs": ("time", 1.0), "second": ("time", 1.0),
-    "seconds": ("time", 1.0), "min": ("time", 60.0), "mins": ("time", 60.0), "minute": ("time", 60.0),
-    "minutes": ("time", 60.0), "h": ("time", 3600.0), "hr": ("time", 3600.0), "hour": ("time", 3600.0),
-    "hours": ("time", 3600.0), "day": ("time", 86400.0), "days": ("time", 86400.0),
-    "b": ("size", 1.0), "byte": ("size", 1.0), "bytes": ("size", 1.0), "kb": ("size", 1e3), "mb": ("size", 1e6),
-    "gb": ("size", 1e9), "kib": ("size", 1024.0), "mib": ("size", 1024.0**2), "gib": ("size", 1024.0**3),
-}  # fmt: skip
-_NUMBER_RE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)([a-z%]*)$")
-_FRAME_IGNORED = frozenset(("a", "an", "the"))
+
+class Cue(StrEnum):
+    """Why a new memory seems to contradict an older one (the names travel in results and JSON)."""
+
+    NEGATION = "negation"
+    REPLACEMENT = "replacement"
+    VALUE = "value"
+    ANTONYM = "antonym"
+    TEMPORAL = "temporal"
+
+
+_DESCRIBED: dict[str, str] = {
+    Cue.NEGATION: "negation",
+    Cue.REPLACEMENT: "replacement",
+    Cue.VALUE: "changed value",
+    Cue.ANTONYM: "antonym",
+    Cue.TEMPORAL: "said to have changed",
+}
 
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
     """Why two texts conflict: the cues that fired, how much their words overlap, their cosine if known."""
 
-    cues: tuple[str, ...]
+    cues: tuple[Cue, ...]
     overlap: float
     cosine: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class _Text:
-    raw: str
-    tokens: tuple[str, ...]  # every token, lower case, in order
-    words: frozenset[str]  # plain words (no identifiers), cue words included
-    content: frozenset[str]  # stems of the words that say what it is about
-    negations: int
-    replacement: bool
-    negated_change: bool
-    weak_replacement: bool
-
-
-def anchor_words(symbol: str | None) -> frozenset[str]:
-    """The words of the anchored symbol: every memory on it names them, so they say nothing about topic."""
-    if not symbol:
-        return frozenset()
-    out: set[str] = set()
-    for part in re.split(r"[.:#]", symbol):
-        if not part or part.isdigit():
-            continue
-        out.add(_stem(part.lower()))
-        out.update(_stem(p) for p in split_identifier(part))
-    return frozenset(out)
-
-
 def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: float | None = None) -> Verdict | None:
     """The reasons ``new`` contradicts ``old`` (both about the place whose words are ``anchor``), or None."""
-    a = _read(old, anchor)
-    b = _read(new, anchor)
-    antonyms = _antonym_flips(a, b)
-    overlap = _overlap(a, b, antonyms)
+    a, b = read(old, anchor), read(new, anchor)
+    frame = _Frame(a, b)
+    found = opposites.flips(a, b, frame.swapped())
+    overlap = _overlap(a, b, found)
     similar = cosine is not None and cosine >= VECTOR_SIMILAR
-    about_same = {
-        CUE_NEGATION: overlap >= NEGATION_MIN_OVERLAP or similar,
-        CUE_ANTONYM: overlap >= ANTONYM_MIN_OVERLAP or similar,
-        CUE_REPLACEMENT: overlap >= REPLACEMENT_MIN_OVERLAP or similar,
-    }
-    polarity_differs = (a.negations + b.negations + antonyms) % 2 == 1
-    negated_alone = (a.negations % 2) != (b.negations % 2)
-    cues: list[str] = []
-    if polarity_differs and negated_alone and about_same[CUE_NEGATION]:
-        cues.append(CUE_NEGATION)
-    if polarity_differs and antonyms and not negated_alone and about_same[CUE_ANTONYM]:
-        cues.append(CUE_ANTONYM)
-    weakly_replaced = b.weak_replacement and overlap >= WEAK_REPLACEMENT_MIN_OVERLAP and b.content != a.content
-    replaced = b.replacement or (b.negated_change and polarity_differs)
-    if (replaced and about_same[CUE_REPLACEMENT]) or weakly_replaced:
-        cues.append(CUE_REPLACEMENT)
-    if _value_changed(a, b):
-        cues.append(CUE_VALUE)
+    cues: list[Cue] = []
+    denied, opposed = _polarity(a, b, found)
+    if denied and (overlap >= NEGATION_MIN_OVERLAP or similar):
+        cues.append(Cue.NEGATION)
+    if opposed and (overlap >= ANTONYM_MIN_OVERLAP or similar or all(f.in_place for f in opposed)):
+        cues.append(Cue.ANTONYM)
+    if _replaced(a, b, found) and (overlap >= REPLACEMENT_MIN_OVERLAP or similar):
+        cues.append(Cue.REPLACEMENT)
+    if _dated_change(a, b, overlap, similar):
+        cues.append(Cue.TEMPORAL)
+    if quantities.changed(a, b) or frame.literal_swapped():
+        cues.append(Cue.VALUE)
     if not cues:
         return None
-    return Verdict(tuple(dict.fromkeys(cues)), round(overlap, 3), cosine)
+    return Verdict(tuple(cues), round(overlap, 3), cosine)
 
 
 def conflicting(
@@ -208,165 +118,177 @@ def conflicting(
 
 def describe(cues: Sequence[str]) -> str:
     """Cues in words, for messages: "negation, changed value"."""
-    names = {CUE_NEGATION: "negation", CUE_REPLACEMENT: "replacement", CUE_VALUE: "changed value"}
-    return ", ".join(names.get(c, c) for c in cues)
+    return ", ".join(_DESCRIBED.get(c, c) for c in cues)
 
 
-# ---------------------------------------------------------------- reading a text
+# ---------------------------------------------------------------- the cues
 
 
-def _read(text: str, anchor: frozenset[str]) -> _Text:
-    low = " " + " ".join(text.lower().replace("’", "'").split()) + " "
-    tokens = tuple(_TOKEN_RE.findall(low))
-    joined = " " + " ".join(tokens) + " "  # punctuation gone: "is gone;" ends a phrase like "is gone"
-    plain = joined
-    negations = 0
-    for phrase in _NEGATION_PHRASES:
-        if " " not in phrase:
-            continue
-        n = plain.count(f" {phrase} ")
-        negations += n
-        plain = plain.replace(f" {phrase} ", " ")
-    words = [t for t in plain.split() if not _is_identifier(t)]
-    words += [part for w in words if "-" in w for part in w.split("-")[1:] if len(part) > 3]  # case-insensitive
-    negations += sum(1 for w in words if w in _NEGATION_WORDS and _stem(w) not in anchor)
-    replacement = any(f" {p} " in joined for p in _REPLACEMENT_PHRASES)
-    negated_change = any(f" {p} " in joined for p in _NEGATED_CHANGE_PHRASES)
-    weak = any(w in _WEAK_REPLACEMENT_WORDS and _stem(w) not in anchor for w in words)
-    cue_words = _NEGATION_WORDS | _WEAK_REPLACEMENT_WORDS | _REPLACEMENT_WORDS
-    content: set[str] = set()
-    for t in tokens:
-        if t in STOPWORDS or t in _SIMILARITY_STOPWORDS or t in cue_words:
-            continue
-        stem = _stem(t)
-        if stem in anchor or t in anchor:
-            continue
-        content.add(stem)
-        if _is_identifier(t) or "-" in t:
-            for part in re.split(r"[-.=/+_]", t):
-                ps = _stem(part)
-                if len(part) > 1 and part not in STOPWORDS and ps not in anchor:
-                    content.add(ps)
-    return _Text(text, tokens, frozenset(words), frozenset(content), negations, replacement, negated_change, weak)
+def _overlap(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> float:
+    """Topic overlap, opposite words read as one topic ("sync" and "async" are both about the mode)."""
+    if not found:
+        return topic_overlap(a.content, b.content)
+    flipped = {w for f in found for w in (f.old, f.new)}
+    return topic_overlap(_canonical(a.content, flipped), _canonical(b.content, flipped))
 
 
-def _is_identifier(token: str) -> bool:
-    return "_" in token.strip("_") or ("." in token and not token[0].isdigit())
+def _canonical(content: frozenset[str], flipped: set[str]) -> frozenset[str]:
+    out = set()
+    for s in content:
+        if s in flipped or any(stem(w) == s for w in flipped):
+            out.add(opposites.canonical(s) or s)
+        else:
+            out.add(s)
+    return frozenset(out)
 
 
-def _stem(word: str) -> str:
-    """A crude stem: enough for "retries"/"retry", "releases"/"release", "streams"/"streaming"."""
-    w = word.strip("'")
-    if w.endswith("ies") and len(w) > 4:
-        return w[:-3] + "y"
-    for suffix in ("ing", "ed", "es", "s", "e", "ly"):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-            return w[: -len(suffix)]
-    return w
+def _polarity(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> tuple[bool, list[opposites.Flip]]:
+    """Does the newer text say the opposite of the older one: (a denial, the opposites that say it)?
+
+    Read per clause of the newer text, against the older text. A negation counts where it denies what the
+    other text says. A negation and an opposite cancel where the opposite is what the negation denies
+    ("never call it outside a transaction" restates "run it inside a transaction"); an opposite or a
+    negation left over says the opposite. So "is asynchronous and never blocks" is two contradictions of
+    "is synchronous and blocks", and so is "call close manually; nothing closes it at exit".
+    """
+    flipped = {w for f in found for w in (stem(f.old), stem(f.new), f.old, f.new)}
+    bounds_a, bounds_b = quantities.bound_negations(a), quantities.bound_negations(b)
+    old_denials = [
+        reach
+        for at, head, scope, reach in zip(a.negated, a.heads, a.scopes, a.reaches, strict=True)
+        if at not in bounds_a
+        and (_denies(head, scope, b, flipped) or any(scope & theirs for theirs in b.scopes))  # one thing denied twice
+    ]
+    new_denials: dict[int, list[tuple[int, ...]]] = {}
+    for at, head, scope, reach in zip(b.negated, b.heads, b.scopes, b.reaches, strict=True):
+        if at in bounds_b:
+            continue  # "never more than four": a bound, read as one
+        if _denies(head, scope, a, flipped) or any(scope & theirs for theirs in a.scopes):
+            new_denials.setdefault(b.clause[at], []).append(reach)
+    by_clause: dict[int, list[opposites.Flip]] = {}
+    for f in found:
+        by_clause.setdefault(b.clause[f.at] if f.at < len(b.clause) else 0, []).append(f)
+    denied, opposed = False, []
+    for clause in set(new_denials) | set(by_clause) or {-1}:
+        flips = list(by_clause.get(clause, []))
+        left = 0  # negations no opposite cancels
+        for reach in new_denials.get(clause, []):
+            match = next((f for f in flips if f.at in reach), None)
+            if match is None:
+                left += 1
+            else:
+                flips.remove(match)
+        for reach in old_denials:
+            said = {stem(a.tokens[j]) for j in reach} | {a.tokens[j] for j in reach}
+            match = next((f for f in flips if f.old in said or stem(f.old) in said), None)
+            if match is None:
+                left += 1
+            else:
+                flips.remove(match)
+        denied = denied or left % 2 == 1
+        opposed.extend(flips)
+    return denied, opposed
 
 
-def _canonical(word: str) -> str | None:
-    """The antonym family a word belongs to, as a shared token (both sides of a pair map to the same)."""
-    for i, (left, right) in enumerate(_ANTONYMS):
-        if word in left or word in right:
-            return f"<antonym {i}>"
-    return None
+def _denies(head: frozenset[str], scope: frozenset[str], other: Claim, flipped: set[str]) -> bool:
+    """A negation denies something the other text says: the word it is about, or most of what follows it
+    ("never updates an existing row" denies updating, which "inserts only, an existing id fails" never says)."""
+    said = other.content | flipped
+    if head & said:
+        return True
+    return bool(scope) and len(scope & said) / len(scope) > NEGATED_SAID_SHARE
 
 
-def _antonym_flips(a: _Text, b: _Text) -> int:
-    """How many opposite pairs stand between the two texts (each flips their polarity once)."""
-    flips = 0
-    for left, right in _ANTONYMS:
-        in_a_left, in_a_right = bool(a.words & left), bool(a.words & right)
-        in_b_left, in_b_right = bool(b.words & left), bool(b.words & right)
-        if (in_a_left and in_b_right and not in_a_right and not in_b_left) or (
-            in_a_right and in_b_left and not in_a_left and not in_b_right
+def _replaced(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> bool:
+    """The newer text says something took the place of what the older one says."""
+    if b.replacement:
+        return not b.replaced or bool(b.replaced & a.content)  # "instead of X": X is what the older one says
+    return b.negated_change and bool(_polarity(a, b, found)[0])
+
+
+def _dated_change(a: Claim, b: Claim, overlap: float, similar: bool) -> bool:
+    """The newer text puts the older state in the past (or says again what the older one put there), or
+    dates something else about the same thing."""
+    if b.past and not a.past and len(b.past & a.content) / len(b.past) >= PAST_MIN_SHARE:
+        return True  # "X used to buffer the whole file" against "X buffers the whole file"
+    if a.past and not b.past and len(a.past & b.content) / len(a.past) >= PAST_MIN_SHARE:
+        return True  # and the other way round: "X used to stream rows", then "X streams rows"
+    if not b.when or a.when or b.additive:
+        return False
+    if not (overlap >= TEMPORAL_MIN_OVERLAP or similar):
+        return False
+    return a.content != b.content  # dated, about the same thing, and saying something else about it
+
+
+class _Frame:
+    """The two texts as one sentence frame: which stretches of the older one the newer one replaces."""
+
+    def __init__(self, a: Claim, b: Claim) -> None:
+        self.a, self.b = a, b
+        self.ia, self.ib = _frame_positions(a), _frame_positions(b)
+        ta = [a.tokens[i] for i in self.ia]
+        tb = [b.tokens[i] for i in self.ib]
+        self.matcher = SequenceMatcher(None, ta, tb, autojunk=False)
+        self.ratio = self.matcher.ratio()
+        self.changes = [op for op in self.matcher.get_opcodes() if op[0] != "equal"]
+
+    def swapped(self) -> list[tuple[range, range]]:
+        """Token positions replaced one for another (older's, newer's), when the rest of the sentence is the same."""
+        if self.ratio < FRAME_MIN_RATIO_WITH_VALUE:
+            return []
+        return [
+            (range(self.ia[i1], self.ia[i2 - 1] + 1), range(self.ib[j1], self.ib[j2 - 1] + 1))
+            for op, i1, i2, j1, j2 in self.changes
+            if op == "replace"
+        ]
+
+    def literal_swapped(self) -> bool:
+        """Same sentence, one short stretch different: a literal, a name, a word (numbers are quantities')."""
+        if self.ratio < FRAME_MIN_RATIO_WITH_VALUE or len(self.changes) > 2:
+            return False
+        if any(i2 - i1 > FRAME_MAX_CHANGE or j2 - j1 > FRAME_MAX_CHANGE for _, i1, i2, j1, j2 in self.changes):
+            return False
+        if any(
+            quantities.is_amount(t)
+            for _, i1, i2, j1, j2 in self.changes
+            for t in (*(self.a.tokens[i] for i in self.ia[i1:i2]), *(self.b.tokens[j] for j in self.ib[j1:j2]))
         ):
-            if left == frozenset(("on",)) and not _frame_ratio(a, b) >= FRAME_MIN_RATIO:
-                continue  # "on" is mostly a preposition: only a swapped word in one frame counts
-            flips += 1
-    for x, y in ((a, b), (b, a)):
-        for w in y.words:
-            root = _unprefixed(w)
-            if root is not None and root in x.words and w not in x.words:
-                flips += 1
-    return flips
-
-
-def _unprefixed(word: str) -> str | None:
-    for prefix in _NEGATING_PREFIXES:
-        if word.startswith(prefix) and len(word) - len(prefix) >= 4:
-            return word[len(prefix) :].lstrip("-")
-    return None
-
-
-def _overlap(a: _Text, b: _Text, antonyms: int) -> float:
-    ca, cb = set(a.content), set(b.content)
-    if antonyms:  # opposite words are the same subject said two ways
-        for words, content in ((a.words, ca), (b.words, cb)):
-            for w in words:
-                canon = _canonical(w)
-                if canon is not None:
-                    content.discard(_stem(w))
-                    content.add(canon)
-                root = _unprefixed(w)
-                if root is not None:
-                    content.discard(_stem(w))
-                    content.add(_stem(root))
-    if not ca or not cb:
-        return 0.0
-    return len(ca & cb) / min(len(ca), len(cb))
-
-
-# ---------------------------------------------------------------- same frame, another value
-
-
-def _frame_tokens(t: _Text) -> list[str]:
-    return [x for x in t.tokens if x not in _FRAME_IGNORED and x not in _WEAK_REPLACEMENT_WORDS]
-
-
-def _frame_ratio(a: _Text, b: _Text) -> float:
-    return SequenceMatcher(None, _frame_tokens(a), _frame_tokens(b), autojunk=False).ratio()
-
-
-def _value_changed(a: _Text, b: _Text) -> bool:
-    """Same sentence, one short stretch different (a number, a unit, a name, a literal)."""
-    ta, tb = _frame_tokens(a), _frame_tokens(b)
-    matcher = SequenceMatcher(None, ta, tb, autojunk=False)
-    ratio = matcher.ratio()
-    if ratio < FRAME_MIN_RATIO_WITH_VALUE:
+            return False  # a word swapped beside a changed number names another quantity ("read"/"connect timeout")
+        for op, i1, i2, j1, j2 in self.changes:
+            if op != "replace":
+                continue
+            x = [self.a.tokens[i] for i in self.ia[i1:i2]]
+            y = [self.b.tokens[j] for j in self.ib[j1:j2]]
+            if _said_another_way(x, y):
+                continue
+            valued = any(_is_literal(t) for t in x) and any(_is_literal(t) for t in y)  # a literal for a literal
+            if self.ratio >= FRAME_MIN_RATIO or valued:
+                return True
         return False
-    changes = [(ta[i1:i2], tb[j1:j2]) for op, i1, i2, j1, j2 in matcher.get_opcodes() if op != "equal"]
-    replaced = [(x, y) for x, y in changes if x and y]
-    if not replaced or len(changes) > 2:
+
+
+def _frame_positions(c: Claim) -> list[int]:
+    dated = {i for s, e in c.when for i in range(s, e)}
+    return [i for i, t in enumerate(c.tokens) if t not in _FRAME_IGNORED and i not in dated]
+
+
+def _said_another_way(x: Sequence[str], y: Sequence[str]) -> bool:
+    """Function words, negations and opposites are other cues' business; a swap of those is no new value."""
+    words = (*x, *y)
+    if all(t in STOPWORDS or t in _WEAK_WORDS for t in words):
+        return True
+    if any(t in NEGATORS or quantities.is_bound_word(t) for t in words):
+        return True  # negations and bounds ("less than" / "at least") are the other cues' business
+    if any(_is_literal(t) for t in words):
         return False
-    if any(len(x) > FRAME_MAX_CHANGE or len(y) > FRAME_MAX_CHANGE for x, y in changes):
-        return False
-    for x, y in replaced:
-        if _same_quantity(x, y) or all(t in STOPWORDS or t in _SIMILARITY_STOPWORDS for t in (*x, *y)):
-            continue  # "5 minutes" for "300 seconds", "may" for "can": said another way
-        valued = any(_is_value(t) for t in (*x, *y))
-        if (ratio >= FRAME_MIN_RATIO or valued) and not set(x) & (_NEGATION_WORDS | _WEAK_REPLACEMENT_WORDS):
-            return True
-    return False
+    # words of the lexicon on both sides: opposites are the antonym cue's, anything else words said otherwise
+    return any(opposites.in_lexicon(t) for t in x) and any(opposites.in_lexicon(t) for t in y)
 
 
-def _is_value(token: str) -> bool:
-    return bool(_NUMBER_RE.match(token)) or any(c in token for c in "._=-/:") or token in ("true", "false")
+_WEAK_WORDS = frozenset(
+    ("must", "may", "might", "can", "could", "should", "will", "would", "also", "only", "just", "always", "still")
+)
 
 
-def _quantity(tokens: Sequence[str]) -> tuple[str, float] | None:
-    for i, t in enumerate(tokens):
-        m = _NUMBER_RE.match(t)
-        if m is None:
-            continue
-        unit = m.group(2) or (tokens[i + 1] if i + 1 < len(tokens) else "")
-        if unit in _UNITS:
-            dim, factor = _UNITS[unit]
-            return dim, float(m.group(1)) * factor
-    return None
-
-
-def _same_quantity(x: Sequence[str], y: Sequence[str]) -> bool:
-    qx, qy = _quantity(x), _quantity(y)
-    return qx is not None and qy is not None and qx[0] == qy[0] and abs(qx[1] - qy[1]) <= 1e-9 * max(qx[1], 1.0)
+def _is_literal(token: str) -> bool:
+    return any(c in token for c in "._=-/:") or token in ("true", "false", "null")

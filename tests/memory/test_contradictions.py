@@ -1,4 +1,4 @@
-"""The contradiction detector: each cue, what must not fire, and the targets on the labelled pairs."""
+"""The contradiction detector: each mechanism, what must stay quiet, and the targets on the labelled pairs."""
 
 from __future__ import annotations
 
@@ -6,85 +6,234 @@ from pathlib import Path
 
 import pytest
 
-from forewarn.memory.contradictions import (
-    CUE_ANTONYM,
-    CUE_NEGATION,
-    CUE_REPLACEMENT,
-    CUE_VALUE,
-    anchor_words,
-    conflicting,
-    judge,
-)
+from forewarn.memory.contradictions import Cue, anchor_words, conflicting, describe, judge
 
 DATA = Path(__file__).parent / "data"
-DETECTION_TARGET = 0.80
-FALSE_ALARM_TARGET = 0.10
+FALSE_ALARM_TARGET = 0.05  # issue 23, on a set written by someone else
 
 
-def cues(old: str, new: str, symbol: str | None = None) -> tuple[str, ...]:
-    v = judge(new, old, anchor=anchor_words(symbol))
+def cues(old: str, new: str, symbol: str | None = None, cosine: float | None = None) -> tuple[str, ...]:
+    v = judge(new, old, anchor=anchor_words(symbol), cosine=cosine)
     return v.cues if v is not None else ()
 
 
-def test_negation() -> None:
-    old = "every charge carries an idempotency key"
-    assert CUE_NEGATION in cues(old, "charge_card no longer needs an idempotency key", "charge_card")
-    assert CUE_NEGATION in cues("request retries on connection reset", "request doesn't retry on connection reset")
-    assert CUE_NEGATION in cues("the cache is thread-safe", "the cache is never thread-safe")
+def quiet(old: str, new: str, symbol: str | None = None, cosine: float | None = None) -> bool:
+    return judge(new, old, anchor=anchor_words(symbol), cosine=cosine) is None
 
 
-def test_replacement() -> None:
+# ---------------------------------------------------------------- a number, a unit or a bound changed
+
+
+def test_a_changed_amount_of_one_quantity() -> None:
+    assert Cue.VALUE in cues("the default timeout is 30 seconds", "the default timeout is 10 seconds")
+    old = "retry_payment gives up after 3 attempts"
+    assert Cue.VALUE in cues(
+        old, "retry_payment keeps trying for at least 6 attempts before it gives up", "retry_payment"
+    )
+    assert Cue.VALUE in cues("create_pool opens 10 connections", "create_pool opens twenty connections", "create_pool")
+    assert Cue.VALUE in cues("sync runs every 15 minutes", "sync runs once an hour", "sync")  # a period
+
+
+def test_a_changed_unit_is_a_changed_amount_and_an_equal_amount_is_not() -> None:
+    assert Cue.VALUE in cues(
+        "check_size rejects files over 10 MB", "check_size rejects files over 10 MiB", "check_size"
+    )
+    assert quiet("entries expire after 5 minutes", "entries expire after 300 seconds")
+    assert quiet("a session cookie lives 24 hours", "a session cookie lives one day")
+    assert quiet("poll sleeps 500 ms between tries", "poll sleeps 0.5 s between tries", "poll")
+    old = "adjust never goes below zero"
+    assert Cue.VALUE in cues(old, "adjust can take stock below zero when backorders are on", "adjust")  # one threshold
+    assert Cue.VALUE in cues("poll sleeps 500 ms between polls", "poll waits 2 s between two polls", "poll_status")
+
+
+def test_a_bound_turned_around() -> None:
+    old = "validate_password accepts passwords of at most 12 characters"
+    assert Cue.VALUE in cues(old, "validate_password wants passwords of at least 12 characters", "validate_password")
+    assert Cue.VALUE in cues("the lock is held for less than a second", "the lock can be held for more than a second")
+    assert Cue.VALUE in cues("failed jobs are retried forever", "failed jobs are retried at most 3 times")
+
+
+def test_a_bound_said_under_a_refusal_or_a_negation_is_the_same_bound() -> None:
+    old = "validate_password wants passwords of at least 12 characters"
+    assert quiet(old, "validate_password rejects passwords shorter than 12 characters", "validate_password")
+    assert quiet("check_size rejects files over 10 MB", "files larger than ten megabytes are refused by check_size")
+    assert quiet("SmtpPool keeps at most 4 connections open", "never open more than four connections from SmtpPool")
+
+
+def test_another_quantity_or_an_example_is_no_change() -> None:
+    assert quiet("Client.connect uses port 5432", "Client.connect times out after 30 seconds", "Client.connect")
+    assert quiet("the read timeout in Pool is 30 seconds", "the connect timeout in Pool is 5 seconds", "Pool")
+    assert quiet("access tokens expire after 15 minutes", "refresh tokens expire after 30 days")
+    assert quiet("sync_orders runs every 15 minutes", "a sync_orders run takes about 2 minutes", "sync_orders")
+    old = "check_size rejects files over 10 MB"
+    assert quiet(old, "check_size rejects files over 10 MB, e.g. a 12 MB PDF fails with 413", "check_size")
+    assert quiet(old, "check_size rejects files over 10 MB; a 24 MB RAW file gets a 413", "check_size")
+    assert quiet("backup keeps 7 snapshots", "backup keeps 7 snapshots and uploads each one to cold storage", "backup")
+
+
+def test_a_literal_swapped_in_one_sentence() -> None:
+    assert Cue.VALUE in cues("read_text decodes files as UTF-8", "read_text decodes files as latin-1", "read_text")
+    assert quiet("SignupForm.phone is required", "SignupForm.phone is normalised to E.164", "SignupForm.phone")
+    assert Cue.VALUE in cues("serve binds to 0.0.0.0", "serve binds to 127.0.0.1", "serve")
+    assert Cue.VALUE in cues(
+        "to_epoch returns seconds since the epoch", "to_epoch returns milliseconds since the epoch"
+    )
+    assert quiet(
+        "post retries on 502 and can send the body twice", "post() retries on HTTP 502 and may send the body twice"
+    )
+
+
+# ---------------------------------------------------------------- opposites
+
+
+def test_opposites_from_the_lexicon() -> None:
+    assert Cue.ANTONYM in cues("fetch_user is synchronous", "fetch_user is async now", "fetch_user")
+    assert Cue.ANTONYM in cues("the checkout flag is enabled", "the checkout flag is disabled")
+    assert Cue.ANTONYM in cues("import_rows inserts only", "import_rows upserts existing ids", "import_rows")
+    assert Cue.ANTONYM in cues("Order.total is computed on write", "Order.total is computed on read", "Order.total")
+
+
+def test_everyday_alternatives_count_only_swapped_in_place() -> None:
+    old = "parse_amount raises ValueError on an empty string"
+    assert Cue.ANTONYM in cues(old, "parse_amount returns None on an empty string", "parse_amount")
+    assert Cue.ANTONYM in cues(
+        "pop_task takes the first task in the queue", "pop_task takes the last task in the queue"
+    )
+    # "returns" elsewhere in another sentence is no opposite of "raises"
+    assert quiet(old, "parse_amount returns Decimal for every valid input", "parse_amount")
+
+
+def test_a_negating_prefix_or_suffix() -> None:
+    assert Cue.ANTONYM in cues("the socket is opened in blocking mode", "the socket is opened in non-blocking mode")
+    assert Cue.ANTONYM in cues("make_key is case-sensitive", "make_key is case-insensitive", "make_key")
+    assert Cue.ANTONYM in cues("the migration is reversible", "the migration is irreversible")
+    assert Cue.ANTONYM in cues("the handler is stateless", "the handler is stateful")
+    assert Cue.ANTONYM in cues("memoize is per-process", "memoize is shared across processes through Redis", "memoize")
+
+
+def test_compounds_with_an_opposite_part() -> None:
+    assert Cue.ANTONYM in cues("encode writes integers big-endian", "encode writes integers little-endian", "encode")
+    assert Cue.ANTONYM in cues("purge does a soft delete", "purge hard-deletes the rows", "purge")
+    assert Cue.ANTONYM in cues("apply_discount rounds up to the cent", "apply_discount rounds down to the cent")
+
+
+def test_the_converse_relation_says_the_same() -> None:
+    assert quiet("pre_save runs before validation", "validation happens after pre_save", "pre_save")
+    assert Cue.ANTONYM in cues("pre_save runs before validation", "pre_save runs after validation", "pre_save")
+
+
+def test_a_negation_beside_an_opposite_cancels() -> None:
+    assert quiet("execute must run inside a transaction", "never call execute outside a transaction", "execute")
+    assert quiet("publish is called after the commit", "publish never runs before the commit", "publish")
+    assert quiet("dedupe keeps the oldest record", "dedupe drops every duplicate except the oldest", "dedupe")
+
+
+# ---------------------------------------------------------------- negation
+
+
+def test_polarity_flipped_in_other_words() -> None:
+    assert Cue.NEGATION in cues("charge() is not idempotent", "charge() is idempotent now: it keys on the order id")
+    assert Cue.NEGATION in cues("sync_inventory never retries", "sync_inventory retries up to twice", "sync_inventory")
+    assert Cue.NEGATION in cues("get_user may return None", "get_user always returns a User, never None", "get_user")
+    assert Cue.NEGATION in cues("publish delivers events in order", "publish doesn't guarantee order", "publish")
+    assert Cue.NEGATION in cues("healthz checks the database", "healthz does not touch the database at all", "healthz")
+
+
+def test_a_negation_of_something_the_other_does_not_say_is_no_denial() -> None:
+    assert quiet("request retries on 503", "request retries on 503 but not on 504", "request")
+    assert quiet(
+        "import_rows inserts only; an existing id fails", "import_rows never updates an existing row", "import_rows"
+    )
+    assert quiet("send_email is synchronous", "send_email does not return until SMTP answers", "send_email")
+    assert quiet("pop_task takes the first task", "pop_task raises Empty when there is nothing queued", "pop_task")
+
+
+def test_a_negated_modal_forbids() -> None:
+    old = "impersonate is allowed for support staff"
+    assert Cue.NEGATION in cues(old, "support staff can no longer impersonate users", "impersonate")
+    assert Cue.NEGATION in cues("uploads to /public are allowed", "you cannot upload to /public", "upload")
+
+
+def test_each_clause_of_the_newer_text_is_read_on_its_own() -> None:
+    old = "Handle.close is called automatically at exit"
+    new = "You must call Handle.close manually; nothing closes it at exit"
+    assert cues(old, new, "Handle.close")  # two contradictions, not two that cancel
+    assert Cue.NEGATION in cues("refund can be called twice without harm", "refund cannot be called twice", "refund")
+
+
+def test_what_a_negation_does_not_reach() -> None:
+    old = "load_json returns None on invalid JSON"
+    assert quiet(old, "load_json swallows JSONDecodeError and returns None", "load_json")  # its scope ends at "and"
+    assert quiet("hash uses a random salt per user", "no two users share a salt in hash", "hash")  # a count
+    assert quiet("export keeps formulas", "formulas survive export; they are not replaced by values", "export")
+    old = "cleanup deletes files older than 5 days"
+    assert quiet(old, "cleanup deletes files older than 5 days, e.g. a file from Monday is gone by Saturday", "cleanup")
+    assert quiet("the job runs at 02:00", "the job skips itself when the previous run is still going", "job")
+
+
+def test_two_negations_of_one_thing_agree() -> None:
+    assert quiet("symlinks are not followed by safe_join", "safe_join does not follow symlinks", "safe_join")
+    assert quiet("nested atomic blocks are not supported", "do not nest atomic blocks", "atomic")
+
+
+# ---------------------------------------------------------------- said to have changed
+
+
+def test_temporal_reversal() -> None:
+    old = "upload buffers the whole file in memory"
+    assert Cue.TEMPORAL in cues(old, "upload used to buffer the whole file; it streams it to disk now", "upload")
+    assert Cue.TEMPORAL in cues("get_config reads config.ini", "Starting with 1.8, get_config reads config.toml")
+    assert Cue.TEMPORAL in cues("check compares hashes with ==", "check uses hmac.compare_digest these days", "check")
+    assert Cue.TEMPORAL in cues("export_csv used to stream rows", "export_csv streams rows", "export_csv")
+    old = "refresh sends the secret in the query string"
+    assert cues(old, "As of the security review, refresh sends the secret in the Authorization header", "refresh")
+    assert cues("Client requires an API key", "As of v3, Client no longer requires an API key", "Client")
+
+
+def test_something_added_or_a_reason_is_no_reversal() -> None:
+    assert quiet("export writes CSV", "export now also writes a manifest next to the CSV", "export")
+    assert quiet("lookup holds the lock", "since it holds the lock, lookup must stay short", "lookup")
+
+
+def test_replacement_names_what_it_replaces() -> None:
     old = "request uses requests.Session for connection pooling"
-    assert CUE_REPLACEMENT in cues(old, "request now uses httpx.Client instead of requests.Session", "request")
-    new = "Session switched to explicit transactions rather than autocommit mode"
-    assert CUE_REPLACEMENT in cues("Session uses autocommit mode", new, "Session")
-    # naming nothing of what the old one says: another subject, not a replacement
-    assert judge("Session switched to explicit transactions", "Session uses autocommit mode") is None
+    assert Cue.REPLACEMENT in cues(old, "request now uses httpx.Client instead of requests.Session", "request")
+    # "rather than" about something the older text never says: a preference, not a replacement
+    new = "Client requires an API key; read it from FOREWARN_API_KEY rather than hard-coding it"
+    assert quiet("Client requires an API key", new, "Client")
 
 
-def test_changed_value_number_name_literal() -> None:
-    assert cues("the default timeout is 30 seconds", "the default timeout is 10 seconds") == (CUE_VALUE,)
-    assert CUE_VALUE in cues("read_text decodes files as UTF-8", "read_text decodes files as latin-1", "read_text")
-    assert CUE_VALUE in cues("DEBUG defaults to True", "DEBUG defaults to False", "DEBUG")
+def test_the_changes_qa_and_the_red_team_saw_swallowed() -> None:
+    # functional-pass-3 D1 and red-team-2 R9: a changed value or an antonym, never a restatement
+    send = "HTTPAdapter.send"
+    old = "HTTPAdapter.send: the default connect timeout is 5 seconds"
+    assert Cue.VALUE in cues(old, "HTTPAdapter.send: the default connect timeout is 30 seconds", send)
+    assert Cue.ANTONYM in cues(
+        "HTTPAdapter.send retries are synchronous", "HTTPAdapter.send retries are asynchronous", send
+    )
+    assert Cue.VALUE in cues("keeps at most 30 redirects", "keeps at most 10 redirects", "rebuild_auth")
+    old = "the payment API allows at most 3 retries per charge"
+    assert Cue.VALUE in cues(old, "the payment API allows at most 5 retries per charge", "charge")
 
 
-def test_antonyms() -> None:
-    assert CUE_ANTONYM in cues("fetch_user is synchronous", "fetch_user is async now", "fetch_user")
-    assert CUE_ANTONYM in cues("the new checkout flag is enabled", "the new checkout flag is disabled")
-    assert CUE_ANTONYM in cues("the socket is opened in blocking mode", "the socket is opened in non-blocking mode")
-    assert CUE_ANTONYM in cues("make_key is case-sensitive", "make_key is case-insensitive", "make_key")
+# ---------------------------------------------------------------- kept quiet, vectors, API
 
 
 def test_compatible_pairs_do_not_fire() -> None:
     old = "every charge carries an idempotency key"
-    assert judge("the idempotency key is derived from the order id", old) is None  # an elaboration
-    assert judge("charge_card converts the amount to cents", old, anchor=anchor_words("charge_card")) is None
-    assert judge("charge_card always sends an idempotency key with each charge", old) is None  # a restatement
-    # another aspect, negated: about different words, so no denial
-    rounded = "Invoice.total is rounded per line item, not on the sum"
-    assert judge(rounded, "Invoice.total includes tax", anchor=anchor_words("Invoice.total")) is None
+    assert quiet(old, "the idempotency key is derived from the order id")  # an elaboration
+    assert quiet(old, "charge_card converts the amount to cents", "charge_card")  # another aspect
+    assert quiet(old, "charge_card always sends an idempotency key with each charge")  # a restatement
+    assert quiet(
+        "Invoice.total includes tax", "Invoice.total is rounded per line item, not on the sum", "Invoice.total"
+    )
 
 
-def test_two_negations_or_a_negation_and_an_antonym_cancel() -> None:
-    assert judge("never call execute outside a transaction", "execute must run inside a transaction") is None
-    assert judge("symlinks are not followed by safe_join", "safe_join does not follow symlinks") is None
-
-
-def test_a_swapped_function_word_is_no_change() -> None:
-    old = "post retries on 502 and can send the body twice"
-    assert judge("post() retries on HTTP 502 and may send the body twice", old) is None
-
-
-def test_equal_quantities_in_other_units_are_no_change() -> None:
-    assert judge("entries expire after 300 seconds", "entries expire after 5 minutes") is None
-    assert judge("entries expire after 10 minutes", "entries expire after 5 minutes") is not None
-
-
-def test_vectors_stand_in_for_word_overlap() -> None:
-    old, new = "run is blocking", "run does not return until the job is done"
-    assert judge(new, old, anchor=anchor_words("run")) is None
-    assert judge(new, old, anchor=anchor_words("run"), cosine=0.9) is not None  # close in meaning and negated
-    assert judge("run returns the exit code", old, anchor=anchor_words("run"), cosine=0.95) is None  # no cue
+def test_vectors_stand_in_for_word_overlap_but_add_no_cue() -> None:
+    old, new = "run is blocking", "run never blocks the caller or its event loop"
+    assert quiet(old, "run returns the exit code", "run", cosine=0.95)  # close in meaning, nothing opposite
+    assert Cue.NEGATION in cues("resolve caches answers", "resolve never keeps any of its answers cached", "resolve")
+    assert Cue.NEGATION in cues(old, new, "run", cosine=0.9)
 
 
 def test_conflicting_ranks_and_keys() -> None:
@@ -93,6 +242,11 @@ def test_conflicting_ranks_and_keys() -> None:
         [("a", "the timeout is 30 seconds", None), ("b", "the timeout covers connect and read", None)],
     )
     assert [k for k, _ in found] == ["a"]
+
+
+def test_describe_names_each_cue() -> None:
+    assert describe([Cue.VALUE, Cue.TEMPORAL]) == "changed value, said to have changed"
+    assert describe(["negation"]) == "negation"  # plain strings, as they come back from JSON
 
 
 def load(name: str) -> list[tuple[str, str, str, str]]:
@@ -104,15 +258,21 @@ def load(name: str) -> list[tuple[str, str, str, str]]:
     return rows
 
 
-@pytest.mark.parametrize("name", ["contradictions.tsv", "contradictions_heldout.tsv"])
-def test_targets_on_the_labelled_pairs(name: str) -> None:
+# (set, detection floor, false-alarm ceiling), words only: regression guards just under what each set measured
+# (bench/contradiction_bench.py). The tuning set was built with the rules (96.3% / 0.7%); the older held-out set
+# measured 80.0% / 2.9% when first run against them, 83.3% / 2.9% after one general fix it exposed.
+FLOORS = [("contradictions.tsv", 0.94, 0.02), ("contradictions_heldout.tsv", 0.80, FALSE_ALARM_TARGET)]
+
+
+@pytest.mark.parametrize(("name", "detection_floor", "false_alarm_ceiling"), FLOORS)
+def test_rates_on_the_labelled_pairs(name: str, detection_floor: float, false_alarm_ceiling: float) -> None:
     rows = load(name)
     conflicts = [r for r in rows if r[0] == "conflict"]
     compatible = [r for r in rows if r[0] == "compatible"]
     if name == "contradictions.tsv":
-        assert len(conflicts) >= 100 and len(compatible) >= 100
+        assert len(conflicts) >= 300 and len(compatible) >= 340
     flagged = {id(r): judge(r[3], r[2], anchor=anchor_words(r[1])) is not None for r in rows}
     detection = sum(flagged[id(r)] for r in conflicts) / len(conflicts)
     false_alarms = sum(flagged[id(r)] for r in compatible) / len(compatible)
-    assert detection >= DETECTION_TARGET, detection
-    assert false_alarms <= FALSE_ALARM_TARGET, false_alarms
+    assert detection >= detection_floor, detection
+    assert false_alarms <= false_alarm_ceiling, false_alarms

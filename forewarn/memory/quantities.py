@@ -1,0 +1,409 @@
+"""Numbers in a lesson as quantities, and whether two lessons state the same quantity differently. No I/O.
+
+A quantity is a number with what it measures and the bound on it:
+
+- what: a duration ("5 seconds", "an hour", "500ms"), a size ("10 MB", "64 KiB"), a period ("every 15
+  minutes", "hourly", "once a day"), a percentage, a count of something ("3 attempts", "twice", "500
+  rows"), a label ("port 5432", "HTTP 404", "Python 3.10"), or a bare number ("the limit is 50");
+- the bound: exactly, at most ("up to", "no more than", "under", "within"), at least ("more than",
+  "over", "or newer"); a bound said under a refusal ("rejects files over 10 MB") or a negation ("never
+  more than 3") is turned around: the text allows the other side.
+
+Two lessons state one quantity when the kinds agree (a duration with a duration, a count of attempts with
+a count of tries or with a bare number…) and the words next to each number are not each foreign to the
+other lesson (``connect timeout 5 s`` and ``read timeout 30 s`` are two quantities). Equal amounts in
+other units are the same ("5 minutes" / "300 seconds"); "10 MB" and "10 MiB" are not. A number in an
+example ("e.g. a 12 MB PDF") is no claim.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from functools import lru_cache
+
+from forewarn.memory import opposites
+from forewarn.memory.claims import PUNCT, TOPIC_STOPWORDS, Claim, is_number, stem
+from forewarn.memory.text import STOPWORDS
+
+# how many tokens before a number a bound may end ("at least Python 3.10": one word between)
+BOUND_REACH = 2
+# how many topic words before a number say what it measures ("the access token lives 15 min": live, token, access)
+CONTEXT_WORDS = 3
+QUANTITY_CACHE = 512  # claims (cached like forewarn.memory.claims.read)
+# equal within this relative tolerance: "0.5 s" and "500 ms" are one amount
+SAME_AMOUNT = 1e-6
+
+_UNITS: dict[str, tuple[str, float]] = {
+    "ns": ("time", 1e-9), "nanosecond": ("time", 1e-9), "nanoseconds": ("time", 1e-9),
+    "us": ("time", 1e-6), "µs": ("time", 1e-6), "microsecond": ("time", 1e-6), "microseconds": ("time", 1e-6),
+    "ms": ("time", 1e-3), "msec": ("time", 1e-3), "millisecond": ("time", 1e-3), "milliseconds": ("time", 1e-3),
+    "s": ("time", 1.0), "sec": ("time", 1.0), "secs": ("time", 1.0), "second": ("time", 1.0),
+    "seconds": ("time", 1.0), "m": ("time", 60.0), "min": ("time", 60.0), "mins": ("time", 60.0),
+    "minute": ("time", 60.0), "minutes": ("time", 60.0), "h": ("time", 3600.0), "hr": ("time", 3600.0),
+    "hrs": ("time", 3600.0), "hour": ("time", 3600.0), "hours": ("time", 3600.0), "d": ("time", 86400.0),
+    "day": ("time", 86400.0), "days": ("time", 86400.0), "week": ("time", 604800.0), "weeks": ("time", 604800.0),
+    "month": ("time", 2592000.0), "months": ("time", 2592000.0), "year": ("time", 31536000.0),
+    "years": ("time", 31536000.0),
+    "b": ("size", 1.0), "byte": ("size", 1.0), "bytes": ("size", 1.0), "kb": ("size", 1e3), "kilobytes": ("size", 1e3),
+    "kilobyte": ("size", 1e3), "mb": ("size", 1e6), "megabyte": ("size", 1e6), "megabytes": ("size", 1e6),
+    "gb": ("size", 1e9), "gigabyte": ("size", 1e9), "gigabytes": ("size", 1e9), "tb": ("size", 1e12),
+    "kib": ("size", 1024.0), "mib": ("size", 1024.0**2), "gib": ("size", 1024.0**3), "tib": ("size", 1024.0**4),
+    "k": ("size", 1e3), "%": ("percent", 1.0), "percent": ("percent", 1.0), "x": ("factor", 1.0),
+    "×": ("factor", 1.0),
+}  # fmt: skip
+# no bound at all: "retried forever" against "at most 3 times" is a changed amount
+_UNBOUNDED = frozenset(("forever", "indefinitely", "unlimited", "unbounded", "infinite", "infinitely", "endlessly"))
+_PERIODS = {"hourly": 3600.0, "daily": 86400.0, "nightly": 86400.0, "weekly": 604800.0, "monthly": 2592000.0}
+# "every 15 minutes", "once an hour", "10 calls per minute": the number is a rate, not a duration
+_RATE_WORDS = frozenset(("every", "per", "each", "a", "an"))
+# counts of one thing said several ways: "3 attempts" / "three tries" / "retries 3 times"
+_COUNT_FAMILIES = tuple(
+    frozenset(stem(w) for w in family.split()) for family in ("time times attempt attempts try tries retry retries",)
+)
+# ordinals are positions, not amounts ("the 101st call")
+_ORDINAL_RE = re.compile(r"^[0-9]+(st|nd|rd|th)$")
+_NUMBER_RE = re.compile(r"^([0-9]+(?:[.,][0-9]+)*)([a-zµ%×]*)$")
+
+
+class Bound(Enum):
+    EXACTLY = "="
+    AT_MOST = "<="
+    AT_LEAST = ">="
+    NOT = "!"  # negated "exactly": says what it is not, so never a changed value
+
+
+_TURNED = {Bound.AT_MOST: Bound.AT_LEAST, Bound.AT_LEAST: Bound.AT_MOST, Bound.EXACTLY: Bound.NOT, Bound.NOT: Bound.NOT}
+_BOUND_PHRASES: tuple[tuple[tuple[str, ...], Bound], ...] = tuple(
+    (tuple(p.split()), b)
+    for b, phrases in (
+        (Bound.AT_MOST, "at most|up to|no more than|not more than|no longer than|not longer than|maximum|max|less than"
+         "|fewer than|under|below|within|shorter than|smaller than|lower than|capped at|cap of|caps|cap|limit of"
+         "|limited to|at the most|no later than|no larger than|no bigger than|not exceed|never exceeds|below"),
+        (Bound.AT_LEAST, "at least|no less than|not less than|no fewer than|no shorter than|minimum|min|more than"
+         "|over|above|longer than|larger than|bigger than|greater than|higher than|exceeding|exceeds|beyond"
+         "|upwards of|no sooner than|not before"),
+    )
+    for p in phrases.split("|")
+)  # fmt: skip
+_BOUND_WORDS = frozenset(w for phrase, _ in _BOUND_PHRASES for w in phrase if w not in STOPWORDS)
+_TRAILING_BOUNDS = {
+    ("or", "more"): Bound.AT_LEAST, ("or", "newer"): Bound.AT_LEAST, ("or", "later"): Bound.AT_LEAST,
+    ("or", "higher"): Bound.AT_LEAST, ("or", "above"): Bound.AT_LEAST, ("or", "greater"): Bound.AT_LEAST,
+    ("or", "longer"): Bound.AT_LEAST, ("or", "less"): Bound.AT_MOST, ("or", "fewer"): Bound.AT_MOST,
+    ("or", "lower"): Bound.AT_MOST, ("or", "below"): Bound.AT_MOST, ("or", "shorter"): Bound.AT_MOST,
+    ("at", "most"): Bound.AT_MOST, ("at", "least"): Bound.AT_LEAST, ("tops",): Bound.AT_MOST,
+    ("max",): Bound.AT_MOST, ("maximum",): Bound.AT_MOST, ("minimum",): Bound.AT_LEAST, ("min",): Bound.AT_LEAST,
+}  # fmt: skip
+# a bound said under a refusal is the other side allowed: "rejects files over 10 MB" allows at most 10 MB
+_REFUSALS = frozenset(
+    stem(w)
+    for w in (
+        "reject", "rejects", "rejected", "refuse", "refuses", "refused", "deny", "denies", "denied", "forbid",
+        "forbids", "forbidden", "disallow", "disallows", "disallowed", "raise", "raises", "block", "blocks", "drop",
+        "drops", "truncate", "truncates", "truncated", "evict", "evicts", "evicted",
+    )
+)  # fmt: skip
+
+
+_PASSIVE = frozenset(("is", "are", "be", "been", "get", "gets", "got", "was", "were"))
+
+
+@dataclass(frozen=True, slots=True)
+class Quantity:
+    kind: str  # time, size, period, percent, factor, count, label, bare
+    amount: float  # in base units (seconds, bytes; a period in seconds between runs)
+    text: str  # the number as written: a label ("3.10", "5432") compares by it
+    bound: Bound
+    nouns: frozenset[str]  # what a count counts (stems; a family's members all given), a label's noun
+    context: frozenset[str]  # the topic stems just before the number: what it is a number of
+    position: int
+    after: frozenset[str] = frozenset()  # the topic stems just after it (and its unit): what it is said about
+
+
+@lru_cache(maxsize=QUANTITY_CACHE)
+def quantities(claim: Claim) -> tuple[Quantity, ...]:
+    """Every quantity the lesson claims (numbers in examples and in "since v2.4" left out), in order."""
+    dated = {i for s, e in claim.when for i in range(s, e)}
+    out: list[Quantity] = []
+    i = 0
+    while i < len(claim.tokens):
+        if claim.in_example(i) or i in dated:
+            i += 1
+            continue
+        found, i = _read_at(claim, i)
+        if found is not None:
+            out.append(found)
+    return tuple(out)
+
+
+def changed(a: Claim, b: Claim) -> bool:
+    """Does ``b`` state a quantity ``a`` states with another amount or the opposite bound?
+
+    Read from the older text: each quantity it states must be stated the same way wherever the newer
+    text states it; an amount only the newer text gives (an example, another quantity) changes nothing.
+    """
+    theirs = quantities(b)
+    for q in quantities(a):
+        matches = [r for r in theirs if _one_quantity(q, r, a, b)]
+        if matches and not any(_agree(q, r) for r in matches):
+            return True
+    return False
+
+
+def bound_negations(claim: Claim) -> frozenset[int]:
+    """The negations that are part of a bound ("never more than four"): a quantity, not a denial."""
+    out: set[int] = set()
+    for q in quantities(claim):
+        if _bound(claim.tokens, q.position, q.position + 1) == Bound.EXACTLY:
+            continue
+        out.update(n for n in claim.negated if claim.clause[n] == claim.clause[q.position] and n < q.position)
+    return frozenset(out)
+
+
+def is_amount(token: str) -> bool:
+    """A number this module reads as an amount ("30", "5,000", "500ms"), not a version or an address."""
+    return is_number(token) and _parse_number(token) is not None
+
+
+# ---------------------------------------------------------------- reading one number
+
+
+def _read_at(claim: Claim, i: int) -> tuple[Quantity | None, int]:
+    """The quantity that starts at token ``i``, if any, and where to read on."""
+    tokens = claim.tokens
+    t = tokens[i]
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+    if t in _PERIODS:
+        return _make(claim, i, "period", _PERIODS[t], t, Bound.EXACTLY, frozenset()), i + 1
+    if t in _UNBOUNDED:
+        return _make(claim, i, "unbounded", math.inf, t, _turned(claim, i, Bound.EXACTLY), frozenset()), i + 1
+    if t in ("once", "every", "each") and nxt in ("a", "an", "per", "every") and _time_unit(tokens, i + 2):
+        return _make(claim, i, "period", _UNITS[tokens[i + 2]][1], "1", Bound.EXACTLY, frozenset()), i + 3
+    if t in ("every", "each") and _time_unit(tokens, i + 1):
+        return _make(claim, i, "period", _UNITS[nxt][1], "1", Bound.EXACTLY, frozenset()), i + 2
+    if t in ("a", "an") and nxt in _UNITS and len(nxt) > 2:
+        if any(is_number(x) for x in tokens[max(0, i - 3) : i]):
+            return None, i + 2  # "100 requests a minute": the minute belongs to the rate
+        number, suffix, unit_at = 1.0, "", i + 1
+    elif is_number(t) and not _ORDINAL_RE.match(t):
+        parsed = _parse_number(t)
+        if parsed is None:
+            return (_label(claim, i, t) if re.fullmatch(r"[0-9.]+", t) else None), i + 1
+        number, suffix = parsed
+        if suffix and suffix not in _UNITS:
+            return None, i + 1  # "2fa", "4xx": not an amount
+        unit_at = i if suffix else i + 1
+    else:
+        return None, i + 1
+    unit = suffix if unit_at == i else (tokens[unit_at] if unit_at < len(tokens) else "")
+    after = unit_at + 1 if unit in _UNITS else i + 1
+    bound = _turned(claim, i, _bound(tokens, i, after))
+    if unit in _UNITS:
+        kind, factor = _UNITS[unit]
+        if kind == "time" and i > 0 and tokens[i - 1] in ("every", "each"):
+            kind = "period"
+        return _make(claim, i, kind, number * factor, t, bound, frozenset()), after
+    nouns = _nouns(tokens, after)
+    per = _rate_after(tokens, after)
+    if per is not None and nouns & _COUNT_FAMILIES[0]:
+        return _make(claim, i, "period", per / max(number, 1e-9), t, bound, frozenset()), after + 3
+    if nouns:
+        return _make(claim, i, "count", number, t, bound, _family(nouns)), after
+    label = _label(claim, i, t)
+    if label is not None:
+        return Quantity(label.kind, number, t, bound, label.nouns, label.context, i, label.after), after
+    return _make(claim, i, "bare", number, t, bound, frozenset()), after
+
+
+def _label(claim: Claim, i: int, text: str) -> Quantity | None:
+    """ "port 5432", "HTTP 404", "Python 3.10": a number named by the word just before it."""
+    before = claim.tokens[i - 1] if i > 0 else ""
+    if not before or before == PUNCT or before in STOPWORDS or before in TOPIC_STOPWORDS or is_bound_word(before):
+        return None
+    if is_number(before):
+        return None
+    parsed = _parse_number(text)
+    return _make(claim, i, "label", parsed[0] if parsed else 0.0, text, Bound.EXACTLY, frozenset({stem(before)}))
+
+
+def _time_unit(tokens: Sequence[str], at: int) -> bool:
+    return at < len(tokens) and tokens[at] in _UNITS and _UNITS[tokens[at]][0] == "time"
+
+
+def _parse_number(token: str) -> tuple[float, str] | None:
+    """ "5,000" → (5000, ""); "500ms" → (500, "ms"); "2.4.1" and "1,2" → None (a version, a list)."""
+    m = _NUMBER_RE.match(token)
+    if m is None:
+        return None
+    digits = m.group(1)
+    if re.fullmatch(r"[0-9]{1,3}(,[0-9]{3})+(\.[0-9]+)?", digits):
+        digits = digits.replace(",", "")
+    if "," in digits or digits.count(".") > 1:
+        return None
+    return float(digits), m.group(2)
+
+
+def _make(claim: Claim, at: int, kind: str, amount: float, text: str, bound: Bound, nouns: frozenset[str]) -> Quantity:
+    return Quantity(kind, amount, text, bound, nouns, _context(claim, at), at, _after(claim, at, nouns))
+
+
+def _bound(tokens: Sequence[str], start: int, after: int) -> Bound:
+    for reach in range(0, BOUND_REACH + 1):
+        end = start - reach
+        for phrase, bound in _BOUND_PHRASES:
+            k = len(phrase)
+            if end - k >= 0 and tuple(tokens[end - k : end]) == phrase and PUNCT not in tokens[end - k : start]:
+                return bound
+    for phrase, bound in _TRAILING_BOUNDS.items():
+        if tuple(tokens[after : after + len(phrase)]) == phrase:
+            return bound
+    return Bound.EXACTLY
+
+
+def is_bound_word(word: str) -> bool:
+    """A word of a bound ("at most", "more than", "up to"…), not a topic word."""
+    return word in _BOUND_WORDS
+
+
+def _turned(claim: Claim, at: int, bound: Bound) -> Bound:
+    """The bound as allowed: turned under a refusal or a negation in its clause ("rejects files over 10 MB"
+    allows at most 10 MB; "never more than 3" is at most 3). An exact amount under a refusal stays exact
+    ("expires after 5 minutes"); under a negation it says only what the amount is not."""
+    clause = claim.clause[at]
+    tokens = claim.tokens
+    same = [j for j in range(len(tokens)) if claim.clause[j] == clause]
+    refusals = sum(
+        1
+        for j in same
+        if stem(tokens[j]) in _REFUSALS and (j < at or (j > 0 and tokens[j - 1] in _PASSIVE))  # "… are refused"
+    )
+    negations = sum(1 for j in claim.negated if claim.clause[j] == clause and j < at)
+    if bound == Bound.EXACTLY:
+        return Bound.NOT if negations % 2 else bound
+    return _TURNED[bound] if (refusals + negations) % 2 else bound
+
+
+def _rate_after(tokens: Sequence[str], after: int) -> float | None:
+    """ "3 times a day" → seconds in a day: the count is per that span."""
+    j = after + 1
+    if j + 1 < len(tokens) and tokens[j] in _RATE_WORDS and tokens[j + 1] in _UNITS:
+        kind, factor = _UNITS[tokens[j + 1]]
+        return factor if kind == "time" else None
+    return None
+
+
+def _nouns(tokens: Sequence[str], after: int) -> frozenset[str]:
+    """What a bare count counts: the next word or two, if they are topic words ("3 failed attempts")."""
+    out: set[str] = set()
+    for t in tokens[after : after + 2]:
+        if t == PUNCT or t in STOPWORDS or t in TOPIC_STOPWORDS or is_number(t) or is_bound_word(t):
+            break
+        if t in ("or", "and"):
+            break
+        out.add(stem(t))
+    return frozenset(out)
+
+
+def _family(nouns: frozenset[str]) -> frozenset[str]:
+    out = set(nouns)
+    for family in _COUNT_FAMILIES:
+        if nouns & family:
+            out |= family
+    return frozenset(out)
+
+
+def _context(claim: Claim, at: int) -> frozenset[str]:
+    """The topic stems just before position ``at`` in its clause: what the number is a number of."""
+    out: list[str] = []
+    j = at - 1
+    while j >= 0 and len(out) < CONTEXT_WORDS and claim.clause[j] == claim.clause[at]:
+        t = claim.tokens[j]
+        if (
+            t not in STOPWORDS
+            and t not in TOPIC_STOPWORDS
+            and t not in _UNITS
+            and not is_number(t)
+            and not is_bound_word(t)
+        ):
+            s = stem(t)
+            if s in claim.content:
+                out.append(s)
+        j -= 1
+    return frozenset(out)
+
+
+def _after(claim: Claim, at: int, nouns: frozenset[str]) -> frozenset[str]:
+    """The topic stems just after position ``at`` in its clause (past its unit and what it counts)."""
+    out: list[str] = []
+    for j in range(at + 1, len(claim.tokens)):
+        if claim.clause[j] != claim.clause[at] or len(out) >= CONTEXT_WORDS:
+            break
+        t = claim.tokens[j]
+        s = stem(t)
+        if t in _UNITS or s in nouns or is_number(t) or is_bound_word(t) or s not in claim.content:
+            continue
+        out.append(s)
+    return frozenset(out)
+
+
+# ---------------------------------------------------------------- comparing
+
+
+def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
+    """Do ``q`` (in ``me``) and ``r`` (in ``them``) state one quantity?
+
+    Words just before each number name it. Each side naming it with a word the other text never says,
+    around a word both share, is two quantities ("connect timeout" / "read timeout"). Named by nothing in
+    common (or by nothing on one side), they are one where what follows them is shared ("sleeps 500 ms
+    between polls" / "waits 2 s between two polls") or where both give one threshold ("never goes below
+    zero" / "can go below zero").
+    """
+    if not _kinds_meet(q, r):
+        return False
+    cq, cr = _synonyms(q.context), _synonyms(r.context)
+    if not cq and not cr:
+        return True  # "MAX_BODY is 50 MB" / "MAX_BODY is 50 MiB": named by the anchor alone
+    novel_q = bool(cq - _synonyms(them.content))
+    novel_r = bool(cr - _synonyms(me.content))
+    if novel_q and novel_r and cq & cr:
+        return False
+    if (novel_q and novel_r) or (novel_q and not cr) or (novel_r and not cq):
+        return bool(_synonyms(q.after) & _synonyms(r.after)) or _same_amount(q, r)
+    return True
+
+
+def _synonyms(words: frozenset[str]) -> frozenset[str]:
+    return frozenset(opposites.synonym(w) or w for w in words)
+
+
+def _kinds_meet(q: Quantity, r: Quantity) -> bool:
+    kinds = {q.kind, r.kind}
+    if "unbounded" in kinds:
+        return "label" not in kinds
+    if len(kinds) == 1:
+        kind = q.kind
+        if kind in ("count", "label"):
+            return bool(q.nouns & r.nouns)
+        return True
+    return kinds in ({"count", "bare"}, {"label", "bare"})
+
+
+def _same_amount(q: Quantity, r: Quantity) -> bool:
+    if q.kind == r.kind == "label":
+        return q.text == r.text
+    return abs(q.amount - r.amount) <= SAME_AMOUNT * max(abs(q.amount), abs(r.amount), 1e-12)
+
+
+def _agree(q: Quantity, r: Quantity) -> bool:
+    if Bound.NOT in (q.bound, r.bound):
+        return True
+    if {q.bound, r.bound} == {Bound.AT_MOST, Bound.AT_LEAST}:
+        return False
+    if math.inf in (q.amount, r.amount) and q.amount != r.amount:
+        finite = r if q.amount == math.inf else q
+        return finite.bound == Bound.AT_LEAST  # "at least 3" allows forever
+    return _same_amount(q, r)
