@@ -210,9 +210,10 @@ RECENCY_FLOOR = 0.3  # an old lesson never vanishes behind new ones (no event ho
 # how precisely it is placed at HEAD: a symbol's warning reaches the right code, a workspace-wide one anyone
 ANCHOR_PRECISION = {ANCHOR_SYMBOL: 1.0, ANCHOR_FILE: 0.6, ANCHOR_WORKSPACE: 0.3}
 SECONDS_PER_DAY = 86_400.0
-# a suggestion scoring at least this is "worth a look" (`memory review` counts them): an explained fix on its
-# symbol, a year old, scores ~0.6; the same on a file and unexplained ~0.2
-WORTH_A_LOOK = 0.35
+# a suggestion whose quality (its value before recency) is at least this is "worth a look" (`memory review` counts
+# them): an explained fix, a decision, a tagged comment or a hot spot on its symbol, whose code has not settled for
+# years; the same on a whole file, or unexplained, is not. Recency orders the queue but never hides an old lesson.
+WORTH_A_LOOK = 0.55
 
 
 def anchor_kind(memory: Memory) -> str:
@@ -230,21 +231,24 @@ def kind_value(memory: Memory) -> float:
     return KIND_VALUE.get(kind, OTHER_VALUE)
 
 
-def suggestion_score(memory: Memory, now: float) -> float:
-    """The expected value of reviewing ``memory`` (see the weights above)."""
+def suggestion_quality(memory: Memory) -> float:
+    """What a suggestion is worth, recency aside: kind × explained × anchor precision × track record × repetition."""
     prov = memory.provenance or {}
     repetition = 1.0 + REPETITION_WEIGHT * math.log2(max(1, commit_count(prov)))
+    explained = 1.0 if prov.get("why", True) else UNEXPLAINED_VALUE  # older suggestions carry no flag: explained
+    precision = ANCHOR_PRECISION[anchor_kind(memory)]
+    return kind_value(memory) * explained * precision * track_factor(track_of(prov)) * repetition
+
+
+def suggestion_score(memory: Memory, now: float) -> float:
+    """The expected value of reviewing ``memory`` now: its quality × recency (decaying to a floor)."""
     age_days = max(0.0, now - from_iso(memory.created_at)) / SECONDS_PER_DAY
     recency = RECENCY_FLOOR + (1.0 - RECENCY_FLOOR) * 0.5 ** (age_days / RECENCY_HALF_LIFE_DAYS)
-    explained = 1.0 if prov.get("why", True) else UNEXPLAINED_VALUE  # older suggestions carry no flag: explained
-    return (
-        kind_value(memory) * explained * ANCHOR_PRECISION[anchor_kind(memory)] * track_factor(track_of(prov))
-        * recency * repetition
-    )  # fmt: skip
+    return suggestion_quality(memory) * recency
 
 
-def worth_a_look(memory: Memory, now: float) -> bool:
-    return suggestion_score(memory, now) >= WORTH_A_LOOK
+def worth_a_look(memory: Memory) -> bool:
+    return suggestion_quality(memory) >= WORTH_A_LOOK
 
 
 def rank_suggestions(memories: Iterable[Memory], now: float) -> list[Memory]:
