@@ -178,7 +178,7 @@ def track_line(provenance: dict[str, Any] | None) -> str | None:
     quiet = quiet_years(track)
     if quiet >= QUIET_AFTER_YEARS:
         return f"{code} has been quiet for {int(quiet)} years: no fix since"
-    return f"{code} has not been fixed since" if since else None
+    return None  # not fixed since, and not long ago: nothing worth a line
 
 
 def _time(value: object) -> float | None:

@@ -21,9 +21,8 @@ from forewarn.indexing.languages import language_for_path
 from forewarn.indexing.parse import parse_source
 from forewarn.indexing.records import Chunk
 from forewarn.memory.suggestions import ANCHOR_FILE, ANCHOR_SYMBOL, ANCHOR_WORKSPACE
-from forewarn.workspace.code_search import is_test_path
 from forewarn.workspace.history import BlobReader, CommitRecord, Hunk
-from forewarn.workspace.mine_rules import CHANGELOG_PATH, DOCS_PATH
+from forewarn.workspace.mine_rules import CHANGELOG_PATH, DOCS_PATH, is_product_path
 
 if TYPE_CHECKING:
     from forewarn.workspace.engine import Workspace
@@ -167,7 +166,7 @@ def place(
 ) -> Placement:
     """The symbol (else file) one commit's lesson is about, at HEAD; see the module's docstring."""
     code = [f for f in commit.files if f.path and not (DOCS_PATH.search(f.path) or CHANGELOG_PATH.search(f.path))]
-    product = [f for f in code if not is_test_path(f.path)] or code  # tests only when the commit touched no product
+    product = [f for f in code if is_product_path(f.path)] or code  # tests only when the commit touched no product
     names = names_in(message)
     candidates: list[tuple[str, str, int]] = []  # (path at the commit, symbol, changed lines)
     for f in product:

@@ -25,10 +25,9 @@ from forewarn.indexing.parse import parse_source
 from forewarn.indexing.records import Chunk
 from forewarn.memory.suggestions import ANCHOR_FILE, ANCHOR_SYMBOL, Suggestion
 from forewarn.memory.vocabulary import MemorySource, MemoryType
-from forewarn.workspace.code_search import is_test_path
 from forewarn.workspace.mine_anchors import MODULE_SYMBOL, HeadIndex
 from forewarn.workspace.mine_lessons import comment_headline, lesson_text, where
-from forewarn.workspace.mine_rules import Noise
+from forewarn.workspace.mine_rules import Noise, is_product_path
 
 if TYPE_CHECKING:
     from forewarn.workspace.engine import Workspace
@@ -97,7 +96,7 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
         if tag is None and DOC_COMMENT.match(raw):
             skipped[Noise.DOCSTRING] += 1
             continue
-        if is_test_path(path):
+        if not is_product_path(path):
             skipped[Noise.TEST_COMMENT] += 1
             continue
         kind = tag.group(1) if tag else phrase.group(1).lower() if phrase else ""

@@ -49,6 +49,14 @@ SUBJECT_REFS = re.compile(
     r"|\b(fix(es|ed)?|close[sd]?|resolve[sd]?)\s+#\d+|\bgh-\d+|#\d+)\s*[.,;:]?\s*$",
     re.I,
 )
+# a subject that says nothing by itself: the headline would be empty ("PR review fixes", "fix issue", "wip")
+VAGUE_SUBJECT = re.compile(
+    r"^\W*((fix(es|ed)?|address(ed)?|apply|applied|minor|small|more|some|misc\w*|various|review|pr|code review|"
+    r"feedback|tweaks?|changes?|updates?|cleanups?|issues?|comments?|the|a|an|to|for|of|and|from|per|after)\W*)+"
+    r"(fix(es|ed)?|issues?|changes?|comments?|feedback|tweaks?|updates?)?\W*(#?\d+)?\W*$"
+    r"|^\W*(wip|oops|typo|temp|tmp|test|tests|stuff|misc|more work|work in progress|partially addresses \w+)\W*$",
+    re.IGNORECASE,
+)
 WORD = re.compile(r"[A-Za-z_][\w']*")
 # an error the message quotes: ``KeyError: 'x'``, ``requests.exceptions.SSLError``, a traceback's last line
 ERROR_SIGNATURE = re.compile(r"\b((?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Warning|Exit))\b(?::\s*([^\n]+))?")
@@ -109,7 +117,8 @@ def sentences(body: str) -> list[str]:
     out: list[str] = []
     for para in paragraphs:
         joined = " ".join(para).strip()
-        out.extend(s.strip() for s in SENTENCE_END.split(joined) if s.strip())
+        # a sentence ending in ":" introduced a block left out (code, a list, a log): alone it says nothing
+        out.extend(s.strip() for s in SENTENCE_END.split(joined) if s.strip() and not s.strip().endswith(":"))
     return out
 
 
@@ -148,6 +157,11 @@ def error_signature(subject: str, body: str) -> str | None:
                 detail = detail[: ERROR_TEXT_CHARS - 1] + "…"
             return f"{name}: {detail}" if detail else name
     return None
+
+
+def vague(subject: str) -> bool:
+    """A subject that says nothing alone ("fix issue", "PR review fixes")."""
+    return bool(VAGUE_SUBJECT.match(subject))
 
 
 def where(file: str | None, symbol: str | None) -> str:
@@ -196,11 +210,12 @@ def dead_end_headline(what: str, place: str) -> str:
 
 def hotspot_headline(place: str, subjects: Sequence[str], count: int, first_date: str, last_date: str) -> str:
     """``place`` needed ``count`` fixes between two dates; the latest two fixes named, never listed one per line."""
-    latest = "; ".join(f"“{clean_subject(s)}”" for s in subjects[:2] if clean_subject(s))
+    named = [clean_subject(s) for s in subjects]
+    said = list(dict.fromkeys(s for s in named if s and not vague(s)))  # the same subject twice is one fix named
+    latest = "; ".join(f"“{s}”" for s in said[:2])
     span = f"from {first_date[:4]} to {last_date[:10]}" if first_date[:4] != last_date[:4] else f"in {last_date[:4]}"
     tail = f" — most recently {latest}" if latest else ""
-    advice = "Read its history before changing it."
-    return f"{_upper_first(place)} breaks often: it needed {count} fixes {span}{tail}. {advice}"
+    return f"{_upper_first(place)} has needed {count} fixes {span}{tail}. Read its history before changing it."
 
 
 def comment_headline(comment: str, place: str) -> str:

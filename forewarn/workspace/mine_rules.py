@@ -14,7 +14,7 @@ from enum import StrEnum
 from forewarn.memory.vocabulary import MemoryType
 from forewarn.workspace.code_search import is_test_path
 from forewarn.workspace.history import CommitRecord
-from forewarn.workspace.mine_lessons import REVERT_BODY_LINE, error_signature, strip_trailers, why
+from forewarn.workspace.mine_lessons import REVERT_BODY_LINE, clean_subject, error_signature, strip_trailers, vague, why
 
 
 class Noise(StrEnum):
@@ -27,7 +27,7 @@ class Noise(StrEnum):
     TYPING = "typing-only"  # type annotations and type-checker findings: the program behaves the same
     CHANGELOG = "changelog-only"  # release notes restate other commits
     DOCS = "docs-only"  # documentation changes teach readers of the docs, not of the code
-    TEST_ONLY = "test-only"  # tests changed and no product bug explained: nothing to warn product code about
+    TEST_ONLY = "test-only"  # tests (or examples) changed, no product bug explained: nothing to warn product code of
     EMPTY = "empty-body"  # a subject alone rarely says why; a fix still counts toward hot spots
     REAPPLIED = "revert-of-revert"  # the change is back: what was undone was no dead end after all
     REVERT_NO_REASON = "revert-without-reason"  # "Revert X" alone: a dead end without its why teaches nothing
@@ -40,7 +40,8 @@ class Noise(StrEnum):
     CODE_GONE = "code-gone"  # the code it was about is gone at HEAD
     DUPLICATE = "duplicate"  # the same lesson on the same code, said by another commit or comment
     DOCSTRING = "docstring-not-warning"  # documentation saying "must"/"never" describes, it does not warn
-    TEST_COMMENT = "comment-in-test"  # a warning inside a test guards the test, not the product
+    VAGUE = "vague-subject"  # "PR review fixes", "fix issue": no headline to say, whatever the body holds
+    TEST_COMMENT = "comment-in-test"  # a warning in a test (or an example) guards it, not the product
 
 
 class VerdictKind(StrEnum):
@@ -56,12 +57,15 @@ VERSION_SUBJECT = re.compile(
     r"|bump(ed)? (the )?version|version bump|new version|tag(ged)? v?\d)",
     re.IGNORECASE,
 )
+# typo, docs-in-code and lint work: no behaviour changed, whatever the body says
 COSMETIC_SUBJECT = re.compile(
-    r"\b(typos?|spelling|misspell\w*|whitespace|format(ting|ted)?|reformat\w*|lint(ing|er)?|flake8|pep ?8|"
-    r"pyflakes|pylint|black|isort|ruff|prettier|eslint|trailing spaces?|indentation|docstrings?|comments?|"
-    r"wording|grammar|syntax error in (the )?(docs?|rst|markdown))\b",
+    r"\b(typos?|spelling|misspell\w*|whitespace|flake8|pep ?8|pyflakes|pylint|black|isort|ruff|prettier|eslint|"
+    r"lint(ing|er)?|trailing spaces?|indentation|docstrings?|comments?|wording|grammar|versionchanged|versionadded|"
+    r"syntax error in (the )?(docs?|rst|markdown))\b",
     re.IGNORECASE,
 )
+# formatting: cosmetic, unless a long body says it changed what users see ("format of the error output")
+FORMAT_SUBJECT = re.compile(r"\b(format(ting|ted)?|reformat\w*)\b", re.IGNORECASE)
 TYPING_SUBJECT = re.compile(
     r"\b(mypy|pyright|pytype|typeshed|typing|type[- ]?hints?|type annotations?|annotat\w+|type[- ]?check\w*|"
     r"types? (errors?|findings?|issues?)|type[- ]?ignored?s?|stubs?|tsc|typescript (errors?|types))\b",
@@ -75,12 +79,21 @@ REFACTOR_SUBJECT = re.compile(
 )
 CHANGELOG_PATH = re.compile(r"(^|/)(CHANGE(S|LOG)|HISTORY|NEWS|RELEASE[-_]?NOTES|AUTHORS|CONTRIBUTORS)(\.\w+)?$", re.I)
 DOCS_PATH = re.compile(r"(^|/)(docs?|documentation)/|\.(rst|md|adoc|txt)$|(^|/)\.github/", re.IGNORECASE)
+# example, demo and benchmark code beside the product: its lessons are no warning for the product's code
+EXAMPLE_PATH = re.compile(r"(^|/)(examples?|samples?|demos?|benchmarks?)/", re.IGNORECASE)
 MIN_BODY_WORDS = 6  # fewer words after trailers are stripped is an empty body ("Fixes #12.")
 # a revert's reason is any sentence of its body (mine_lessons.MIN_WHY_WORDS words at least: "Broke CI." is none)
 ANY_PROSE = re.compile(r"\w")
 
 REVERT_SUBJECT = re.compile(r'^\s*revert(s|ed)?\b[:\s]*"?(?P<what>.*?)"?\s*$', re.IGNORECASE)
-# a fix: the subject or the body says so
+# a fix of behaviour, by its subject: what hot spots and track records count ("Closes #12" alone closes features
+# too; "patch", "handle", "prevent" name changes as often as bugs)
+FIX_SUBJECT = re.compile(
+    r"\b(fix(e[sd]|ing)?|bug(s|fix)?|crash(es|ed)?|regression|broken|breaks?|hotfix|workaround|"
+    r"fail(s|ed|ing|ures?)?|incorrect(ly)?|wrong(ly)?)\b",
+    re.IGNORECASE,
+)
+# a fix, when the lesson is weighed: the subject or the body says so
 FIX_WORDS = re.compile(
     r"\b(fix(e[sd])?|bug(s|fix)?|crash(es|ed)?|regression|broken|breaks?|hotfix|patch(es|ed)?|"
     r"workaround|resolves? #?\d+|closes? #\d+|handle[sd]?|prevents?|avoids?|fail(s|ed|ing|ures?)?)\b",
@@ -160,9 +173,15 @@ def code_paths(commit: CommitRecord) -> list[str]:
     return [p for p in commit.paths() if not (CHANGELOG_PATH.search(p) or DOCS_PATH.search(p))]
 
 
+def is_product_path(path: str) -> bool:
+    """Code the product runs: not tests, not examples, demos or benchmarks beside it."""
+    return not (is_test_path(path) or EXAMPLE_PATH.search(path))
+
+
 def test_only(commit: CommitRecord) -> bool:
+    """Tests (or examples) and nothing of the product: a lesson about them is no warning for product code."""
     code = code_paths(commit)
-    return bool(code) and all(is_test_path(p) for p in code)
+    return bool(code) and not any(is_product_path(p) for p in code)
 
 
 def classify(commit: CommitRecord) -> Verdict:
@@ -173,7 +192,7 @@ def classify(commit: CommitRecord) -> Verdict:
     typing = bool(TYPING_SUBJECT.search(subject))
     tests = test_only(commit)
     is_fix = (
-        bool(FIX_WORDS.search(subject))
+        bool(FIX_SUBJECT.search(subject))
         and not COSMETIC_SUBJECT.search(subject)
         and not DOCS_SUBJECT.search(subject)
         and not typing
@@ -202,18 +221,22 @@ def classify(commit: CommitRecord) -> Verdict:
         return Verdict(VerdictKind.REVERT, MemoryType.DEAD_END, why=reason, what=what or "a change")
     if commit.giant:
         return noise(Noise.GIANT)
-    if COSMETIC_SUBJECT.search(subject) and len(body.split()) < MIN_BODY_WORDS * 3:
+    if COSMETIC_SUBJECT.search(subject) or (FORMAT_SUBJECT.search(subject) and len(body.split()) < MIN_BODY_WORDS * 3):
         return noise(Noise.COSMETIC)
-    if typing and not CAUSE_WORDS.search(body):
+    if typing and not (FIX_WORDS.search(body) and CAUSE_WORDS.search(body)):  # unless it found a real bug
         return noise(Noise.TYPING)
     if REFACTOR_SUBJECT.search(subject) and not is_fix:
         return noise(Noise.REFACTOR)
     explained = why(body, subject, CAUSE_WORDS)
-    if tests and not (FIX_WORDS.search(message) and explained and not TEST_INFRA_WORDS.search(message)):
+    if TEST_INFRA_WORDS.search(subject) or (
+        tests and not (FIX_SUBJECT.search(subject) and explained and not TEST_INFRA_WORDS.search(message))
+    ):  # tests, CI or coverage work; a test-only commit speaks only for the product bug its subject names
         return noise(Noise.TEST_ONLY)
     if len(body.split()) < MIN_BODY_WORDS:
         return noise(Noise.EMPTY, fix=is_fix)
-    fixes = is_fix or tests or bool(FIX_WORDS.search(body) and not DOCS_SUBJECT.search(subject) and not typing)
+    if vague(clean_subject(subject)):
+        return noise(Noise.VAGUE, fix=is_fix)
+    fixes = is_fix or tests or bool(FIX_WORDS.search(message) and not DOCS_SUBJECT.search(subject) and not typing)
     if fixes and explained:
         error = ERROR_WORDS.search(message)
         kind = MemoryType.ERROR_PATTERN if error else MemoryType.GOTCHA

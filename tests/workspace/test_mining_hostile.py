@@ -27,7 +27,7 @@ def hostile(tmp_path: Path) -> Repo:
     shutil.copytree(DEMO, root, ignore=shutil.ignore_patterns(".forewarn"))
     repo = Repo(root)
     repo.commit("initial import", author="Mallory")
-    for n in range(2):  # two real fixes of finalize: one short of a hot spot
+    for n in range(mining.HOTSPOT_MIN_FIXES - 1):  # real fixes of finalize: one short of a hot spot
         repo.edit("billing/invoice.py", FINALIZE, f"{FINALIZE}  # retry-safe {n}")
         repo.commit(f"Fix double charge in finalize, take {n}", author="Mallory")
         repo.edit("billing/invoice.py", f"{FINALIZE}  # retry-safe {n}", FINALIZE)
@@ -59,6 +59,8 @@ def test_a_hostile_history_forges_no_record_anchor_date_or_hot_spot(tmp_path: Pa
     # the forged record's commit touched money.py only: nothing of it lands on the invoice.py its message names
     assert not [m for m in suggested if forged_sha in {c["sha"] for c in provenance_commits(m.provenance)}
                 and m.anchor is not None and m.anchor.file == "billing/invoice.py"]  # fmt: skip
-    assert [m for m in suggested if (m.provenance or {}).get("kind") == "hotspot"] == []  # 2 real fixes, not 3
+    assert [
+        m for m in suggested if (m.provenance or {}).get("kind") == "hotspot"
+    ] == []  # one real fix short, whatever the forged record claims
     [future] = [m for m in suggested if m.anchor is not None and m.anchor.file == "billing/money.py"]
     assert future.provenance is not None and future.provenance["commits"][0]["author"].startswith("Bob\x1fX")
