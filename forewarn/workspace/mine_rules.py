@@ -228,9 +228,12 @@ def classify(commit: CommitRecord) -> Verdict:
     if REFACTOR_SUBJECT.search(subject) and not is_fix:
         return noise(Noise.REFACTOR)
     explained = why(body, subject, CAUSE_WORDS)
-    if TEST_INFRA_WORDS.search(subject) or (
-        tests and not (FIX_SUBJECT.search(subject) and explained and not TEST_INFRA_WORDS.search(message))
-    ):  # tests, CI or coverage work; a test-only commit speaks only for the product bug its subject names
+    examples = tests and all(EXAMPLE_PATH.search(p) for p in code_paths(commit))
+    if (
+        TEST_INFRA_WORDS.search(subject)
+        or examples
+        or (tests and not (FIX_SUBJECT.search(subject) and explained and not TEST_INFRA_WORDS.search(message)))
+    ):  # tests, CI or coverage work, examples; a test-only commit speaks only for the product bug its subject names
         return noise(Noise.TEST_ONLY)
     if len(body.split()) < MIN_BODY_WORDS:
         return noise(Noise.EMPTY, fix=is_fix)
