@@ -15,8 +15,10 @@ Never run this on flask's or mypy's history: they are kept for independent check
 2. Counts on the full history: suggestions per 1,000 commits by type, every noise rule by name, anchors.
 3. Lessons by time split. The commit at SPLIT_AT of the history's time span is checked out into a detached
    worktree, indexed and mined (HEAD = the split, so mining sees only the past). The future is every later
-   commit (up to END_AT) whose subject names a fix by NAIVE_FIX — a definition neither miner tunes — mapped
-   to the symbols its hunks touched (its own blob; paths renamed after the split mapped back). Three anchor
+   commit (up to END_AT) whose subject names a fix by NAIVE_FIX and no typo, typing, docs, lint or formatting
+   work (NOT_BEHAVIOUR) — a definition neither miner tunes — mapped
+   to the product symbols its hunks touched (its own blob; paths renamed after the split mapped back; tests
+   and examples left out: a fix of a test is no product code a lesson should foresee). Three anchor
    sets are judged on it, at symbol level:
    - ours: the symbols our suggestions are anchored to;
    - naive: "every fix commit, every touched function" — every commit before the split whose subject names a
@@ -68,6 +70,13 @@ RANDOM_DRAWS = 20  # random anchorings averaged for the baseline: one draw swing
 SEED = 23  # issue 23: every draw is reproducible
 # a fix, by its subject alone: the naive miner's rule and the judge's, so neither side is graded by our classifier
 NAIVE_FIX = re.compile(r"\b(fix(e[sd]|ing)?|bug(s|fix)?|crash(es|ed)?|regression|hotfix)\b", re.IGNORECASE)
+# … and the judge's one refinement: a "fix" of typos, types, docs, lint or formatting fixed no behaviour, so no
+# lesson could have foreseen it (the issue's own definition of a real fix)
+NOT_BEHAVIOUR = re.compile(
+    r"\b(typos?|spelling|grammar|typing|types?|type (hints?|annotations?)|annotations?|mypy|pyright|flake8|lint\w*|"
+    r"docs?|docstrings?|documentation|comments?|format(ting)?|versionchanged|versionadded|changelog)\b",
+    re.IGNORECASE,
+)
 TARGET_COLD_S, TARGET_RSS_MB, TARGET_NOOP_S = 60.0, 400.0, 1.0
 TARGET_COMMITS = 6500  # the throughput target is stated for requests' ~6.5k commits; others are scaled by count
 TARGET_LIFT_NAIVE, TARGET_COVERAGE = 1.5, 0.60
@@ -334,6 +343,7 @@ def _judge(clone: Path, split: str, end: str, r: dict) -> dict:
     """Later fixes against ours, the naive miner's and random anchorings."""
     from forewarn.workspace import history
     from forewarn.workspace.mine_anchors import SymbolFinder
+    from forewarn.workspace.mine_rules import is_product_path
 
     later = list(history.iter_commits(clone, [f"{split}..{end}"]))
     later.reverse()  # oldest first: renames are followed forward from the split
@@ -348,11 +358,11 @@ def _judge(clone: Path, split: str, end: str, r: dict) -> dict:
             for f in commit.files:
                 if f.renamed:
                     back[f.path] = back.get(f.old_path, f.old_path)
-            if commit.is_merge or not NAIVE_FIX.search(commit.subject):
+            if commit.is_merge or not NAIVE_FIX.search(commit.subject) or NOT_BEHAVIOUR.search(commit.subject):
                 continue
             touched, files = set(), set()
             for f in commit.files:
-                if f.path:
+                if f.path and is_product_path(f.path):  # a fix of tests or examples is no product code to foresee
                     then = back.get(f.path, f.path)
                     files.add(then)
                     touched.update((then, s) for s in finder.touched(f.path, f.blob, f.hunks))

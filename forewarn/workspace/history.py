@@ -49,6 +49,10 @@ GIT_TIMEOUT_S = 30  # one small git query (rev-parse, rev-list --count); the log
 # git's diff treats a blob larger than this as binary without loading it (core.bigFileThreshold): mining parses
 # no file this large anyway (mining.MAX_PARSE_BYTES), and a 1 GB blob in history costs git nothing
 DIFF_BIG_FILE_BYTES = 1 << 20
+# paths whose history holds a blob over DIFF_BIG_FILE_BYTES are left out of the diffs (git's diff loads an added or
+# deleted file whole, binary or not); past this many such paths the rest are diffed as usual (the pathspec must fit
+# on a command line) and the run says so
+MAX_EXCLUDED_PATHS = 2000
 # what is kept of one commit object (headers and message): a 5 MB message is read in parts and the rest dropped;
 # mining clips a lesson's text far below this
 MAX_COMMIT_BYTES = 64 << 10
@@ -395,12 +399,18 @@ def _decode(data: bytes, encoding: str) -> str:
 
 
 def iter_commits(
-    root: Path, revs: Sequence[str], *, limit: int | None = None, now: float | None = None
+    root: Path,
+    revs: Sequence[str],
+    *,
+    limit: int | None = None,
+    now: float | None = None,
+    exclude: Sequence[str] = (),
 ) -> Generator[CommitRecord, None, None]:
     """Commits of ``revs`` newest first, each with its diff's hunks: ``git rev-list`` piped into one
     ``git diff-tree --stdin``, streamed; each commit's fields from its object (:class:`CommitReader`).
 
-    Closing the generator early (a cancel) ends the git processes.
+    ``exclude``: paths left out of every diff (:func:`big_blob_paths`). Closing the generator early (a cancel)
+    ends the git processes.
     """
     listing = ["git", "-C", str(root), "rev-list"]
     if limit is not None:
@@ -429,6 +439,7 @@ def iter_commits(
         "--no-ext-diff",
         "--no-textconv",
         "--format=%x00%H",
+        *_pathspec(exclude),
     ]
     lister = subprocess.Popen(listing, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     differ = subprocess.Popen(diffing, stdin=lister.stdout, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -583,7 +594,40 @@ def _unquote(raw: bytes) -> str:
     return raw.decode("utf-8", "replace")
 
 
-def patch_ids(root: Path, shas: Sequence[str]) -> dict[str, str]:
+def _pathspec(exclude: Sequence[str]) -> list[str]:
+    return ["--", ".", *(f":(exclude,literal){p}" for p in exclude)] if exclude else []
+
+
+def big_blob_paths(root: Path, revs: Sequence[str], *, limit: int = DIFF_BIG_FILE_BYTES) -> tuple[list[str], int]:
+    """The paths at which ``revs`` ever held a blob larger than ``limit`` (at most MAX_EXCLUDED_PATHS of them), and
+    how many there were. Sizes come from the object headers (``rev-list --filter=blob:limit``): nothing is loaded."""
+    found = subprocess.run(
+        ["git", "-C", str(root), "rev-list", "--objects", f"--filter=blob:limit={limit + 1}", "--filter-print-omitted",
+         *revs, "--"],
+        capture_output=True, check=False,
+    )  # fmt: skip
+    big = {line[1:].strip() for line in found.stdout.split(b"\n") if line.startswith(b"~")}
+    big = {oid for oid in big if is_object_id(oid.decode("ascii", "replace"))}
+    if not big:
+        return [], 0
+    raw = subprocess.run(
+        ["git", "-C", str(root), "log", "--raw", "--no-renames", "-z", "--no-abbrev", "--format=", *revs, "--"],
+        capture_output=True, check=False,
+    ).stdout  # fmt: skip
+    paths: dict[str, None] = {}
+    fields = iter(raw.split(b"\0"))
+    for meta in fields:  # ":mode mode old new status" NUL path NUL, in order (a path may look like anything)
+        if not meta.startswith(b":"):
+            continue  # an empty field between commits
+        path = next(fields, b"")
+        ids = meta.split(b" ")
+        if len(ids) >= 4 and (ids[2] in big or ids[3] in big) and path:
+            paths.setdefault(path.decode("utf-8", "surrogateescape"))
+    ordered = list(paths)
+    return ordered[:MAX_EXCLUDED_PATHS], len(ordered)
+
+
+def patch_ids(root: Path, shas: Sequence[str], *, exclude: Sequence[str] = ()) -> dict[str, str]:
     """``git patch-id --stable`` of each commit's diff: a cherry-pick has the same id as its original.
 
     Ids that are no object ids are left out; a commit whose diff is empty (a merge) gets none."""
@@ -597,6 +641,7 @@ def patch_ids(root: Path, shas: Sequence[str]) -> dict[str, str]:
             [
                 "git", "-C", str(root), "-c", f"core.bigFileThreshold={DIFF_BIG_FILE_BYTES}", "diff-tree", "--stdin",
                 "--root", "-r", "-p", "--no-color", "--no-ext-diff", "--no-textconv", "--format=commit %H",
+                *_pathspec(exclude),
             ],
             stdin=listing, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
         )  # fmt: skip

@@ -159,8 +159,8 @@ def commit_ref(commit: CommitRecord) -> dict[str, str]:
 class _Walk:
     """The state of one run's walk over the history, newest commit first."""
 
-    def __init__(self, finder: SymbolFinder, head: HeadIndex) -> None:
-        self.finder, self.head = finder, head
+    def __init__(self, finder: SymbolFinder, head: HeadIndex, *, exclude: list[str]) -> None:
+        self.finder, self.head, self.exclude = finder, head, exclude
         self.renames: dict[str, str] = {}
         self.fixes: dict[tuple[str, str], list[FixRef]] = defaultdict(list)  # (file, symbol) at HEAD
         self.file_fixes: dict[str, list[FixRef]] = defaultdict(list)  # file at HEAD
@@ -423,9 +423,14 @@ def mine(
         report.commits_total = min(report.commits_total, limit)
     ws.reindex()  # incremental: suggestions anchor to the code as it is, and memories are reconciled with it
     head = HeadIndex(ws)
+    big, big_total = history.big_blob_paths(root, revs)  # left out of the diffs: git would load them whole
+    if big_total:
+        report.skipped_files["big-blob-path"] = big_total
+    if big_total > len(big):
+        report.notes.append(f"{big_total} paths held blobs over 1 MiB: the first {len(big)} were left out of diffs")
     with BlobReader(root) as blobs:
-        walk = _Walk(SymbolFinder(blobs), head)
-        commits = history.iter_commits(root, revs, limit=limit)
+        walk = _Walk(SymbolFinder(blobs), head, exclude=big)
+        commits = history.iter_commits(root, revs, limit=limit, exclude=big)
         try:
             for commit in commits:
                 if cancel is not None and cancel.is_set():
@@ -488,7 +493,7 @@ def _propose(ws: Workspace, walk: _Walk, *, incremental: bool, head_sha: str, re
     report.suggestions = dict(Counter(str(s.type) for s in suggestions))
     report.anchors = dict(Counter(str(s.provenance.get("anchor")) for s in suggestions))
     report.noise = {str(k): v for k, v in walk.noise.items()}
-    report.skipped_files = {k: v for k, v in walk.skipped.items() if v}
+    report.skipped_files = {**report.skipped_files, **{k: v for k, v in walk.skipped.items() if v}}
     report.clamped_dates = walk.clamped
     if walk.clamped:
         report.notes.append(f"{walk.clamped} commit(s) dated in the future: read as dated now")
@@ -500,7 +505,7 @@ def _drop_cherry_picks(ws: Workspace, walk: _Walk) -> None:
     shas = {r.sha for refs in walk.fixes.values() for r in refs} | {le.commit.sha for le in walk.lessons}
     if len(shas) < 2:
         return
-    ids = history.patch_ids(ws.root, sorted(shas))
+    ids = history.patch_ids(ws.root, sorted(shas), exclude=walk.exclude)
     order = {r.sha: r.order for refs in walk.fixes.values() for r in refs}
     order.update({le.commit.sha: le.order for le in walk.lessons})
     groups: dict[str, list[str]] = defaultdict(list)

@@ -153,6 +153,36 @@ def test_git_diff_never_loads_a_blob_over_the_threshold(repo: Repo) -> None:
     assert top.binary_files == 1 and top.files == []
 
 
+def test_paths_of_big_blobs_are_left_out_of_the_diffs_git_reads(repo: Repo) -> None:
+    """R8, git's side: git's diff loads an added or deleted file whole, binary or not. Mining finds the paths that
+    ever held a blob over the threshold (from object headers) and leaves them out, so git never loads one."""
+    repo.write("data/big.py", b"VALUE = 1\n" * (48 << 17))  # 60 MB
+    repo.commit("Add the table")
+    repo.write("data/big.py", b"VALUE = 2\n")
+    repo.edit("billing/money.py", "'x'", "'y'")
+    repo.commit("Shrink the table and fix str")
+    probe = (
+        "import json, resource, sys\n"
+        "from pathlib import Path\n"
+        "from forewarn.workspace import history\n"
+        "root = Path(sys.argv[1])\n"
+        "big, total = history.big_blob_paths(root, ['HEAD'])\n"
+        "commits = list(history.iter_commits(root, ['HEAD'], exclude=big))\n"
+        "files = [[f.path for f in c.files] for c in commits]\n"
+        "ids = history.patch_ids(root, [c.sha for c in commits], exclude=big)\n"
+        "rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
+        "print(json.dumps({'big': big, 'total': total, 'files': files, 'ids': len(ids), 'git_kb': rss}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(repo.root)],
+        capture_output=True, text=True, check=True, cwd=Path(__file__).resolve().parents[2],
+    )  # fmt: skip
+    out = json.loads(done.stdout)
+    assert out["big"] == ["data/big.py"] and out["total"] == 1
+    assert out["files"] == [["billing/money.py"], [], ["billing/invoice.py", "billing/money.py"]]
+    assert out["git_kb"] < 30 * 1024, out  # diffing the 60 MB file would take git past 60 MB
+
+
 def test_a_cherry_pick_has_its_originals_patch_id(repo: Repo) -> None:
     repo.git("checkout", "-q", "-b", "side")
     repo.edit("billing/money.py", "'x'", "'y'")
