@@ -211,9 +211,10 @@ RECENCY_FLOOR = 0.3  # an old lesson never vanishes behind new ones (no event ho
 ANCHOR_PRECISION = {ANCHOR_SYMBOL: 1.0, ANCHOR_FILE: 0.6, ANCHOR_WORKSPACE: 0.3}
 SECONDS_PER_DAY = 86_400.0
 # a suggestion whose quality (its value before recency) is at least this is "worth a look" (`memory review` counts
-# them): an explained fix, a decision, a tagged comment or a hot spot on its symbol, whose code has not settled for
-# years; the same on a whole file, or unexplained, is not. Recency orders the queue but never hides an old lesson.
-WORTH_A_LOOK = 0.55
+# them): a hot spot, an explained fix, a dead end with its reason or a tagged comment on its symbol, whose code has
+# not settled for years; a decision or a "must" comment once its code was fixed again since; nothing on a whole file
+# unless its code keeps breaking. Recency orders the queue but never hides an old lesson.
+WORTH_A_LOOK = 0.8
 
 
 def anchor_kind(memory: Memory) -> str:

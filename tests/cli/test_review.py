@@ -14,7 +14,8 @@ from tests.cli.conftest import Forewarn
 def _seed(root: Path) -> None:
     (root / "net").mkdir(parents=True)
     (root / "net/http.py").write_text("def fetch(url, timeout=5):\n    return url\n", encoding="utf-8")
-    prov = {"commits": [{"sha": "abc1234ffff", "author": "Ann", "date": "2024-03-02T10:00:00Z", "subject": "Fix hang"}]}
+    commits = [{"sha": "abc1234ffff", "author": "Ann", "date": "2024-03-02T10:00:00Z", "subject": "Fix hang"}]
+    prov = {"commits": commits, "kind": "fix", "why": True}
     with Workspace.open(root, embedder=None) as ws:
         ws.reindex()
         ws.add_suggestions([

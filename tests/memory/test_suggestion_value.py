@@ -49,8 +49,10 @@ def test_the_queue_leads_with_explained_lessons_on_symbols_whose_code_kept_break
     phrase_comment = suggestion("f", kind="must", source="comment")
     ranked = rank_suggestions([on_a_file, phrase_comment, unexplained, decision, explained, fixed_since], NOW)
     assert [m.id for m in ranked] == ["a", "b", "e", "f", "c", "d"]
-    assert [m.id for m in ranked if worth_a_look(m)] == ["a", "b", "e", "f"]
-    assert suggestion_quality(on_a_file) < WORTH_A_LOOK <= suggestion_quality(phrase_comment)
+    assert [m.id for m in ranked if worth_a_look(m)] == ["a", "b"]
+    assert suggestion_quality(on_a_file) < suggestion_quality(decision) < WORTH_A_LOOK <= suggestion_quality(explained)
+    fixed_decision = dataclasses.replace(decision, provenance={**(decision.provenance or {}), "track": {"fixes": 2}})
+    assert worth_a_look(fixed_decision)  # its code was fixed again since: the decision mattered
     old = dataclasses.replace(explained, id="o", created_at="2014-01-01T00:00:00Z")
     assert worth_a_look(old) and suggestion_score(old, NOW) < suggestion_score(explained, NOW)
 
