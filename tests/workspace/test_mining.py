@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from forewarn.memory.records import Memory
+from forewarn.memory.timeline import standing_at
 from forewarn.memory.vocabulary import MemoryStatus, MemoryType
 from forewarn.workspace import mine_comments, mining
 from forewarn.workspace.engine import Workspace
@@ -316,7 +317,11 @@ def test_a_revert_without_a_reason_proposes_nothing_and_withdraws_earlier_runs(
     report = mining.mine(ws)  # incremental: the revert is new, the reverted commit was mined before
     assert report.withdrawn == 1 and report.noise[Noise.REVERT_NO_REASON] == 1
     assert ws.suggestions() == [] and ws.get(decision.id).status == MemoryStatus.DISMISSED
-    assert [e.kind for e in ws.store.events(decision.id)][-1] == "withdrawn"
+    events = ws.store.events(decision.id)
+    assert events[-1].kind == "withdrawn"
+    withdrawn = ws.get(decision.id)
+    assert standing_at(withdrawn, events, events[0].at).status == MemoryStatus.SUGGESTED  # the history replays
+    assert standing_at(withdrawn, events, events[-1].at).status == MemoryStatus.DISMISSED
 
 
 def test_workspace_wide_only_for_a_repository_wide_rule(repo: Repo, open_ws: list[Workspace]) -> None:
