@@ -8,7 +8,7 @@ INSTALLED := $(VENV)/.installed
 # pytest exits 5 when it collected nothing: that is a failure here, never a silent pass
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: inspector install model demo test lint bench bench-index bench-recall bench-lsp bench-embed bench-mine bench-mcp bench-review bench-code-search bench-code-embed bench-memory-code bench-staleness bench-contradictions clean stock-wheel
+.PHONY: inspector install model demo test lint bench bench-index bench-recall bench-lsp bench-embed bench-mine bench-mine-sample bench-mcp bench-review bench-code-search bench-code-embed bench-memory-code bench-staleness bench-contradictions clean stock-wheel
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -87,9 +87,15 @@ bench-contradictions: model
 bench-mcp: install
 	$(BIN)/python bench/mcp_bench.py
 
-# mining git history (requests and click clones from ../shared/corpora): throughput, usefulness by time split, counts
+# mining git history (click, requests, express from $FOREWARN_CORPORA): throughput, counts, lessons by time split
+# against a naive fix-commit miner; then peak RSS of `forewarn mine` on the red-team kit's big-blob repository
 bench-mine: install
 	$(BIN)/python bench/mine_bench.py
+	$(BIN)/python bench/mine_bench.py --bigblob 300
+
+# 50 random mined suggestions per corpus, as a reviewer sees them, for a blind usefulness judgement
+bench-mine-sample: install
+	$(BIN)/python bench/mine_sample.py
 
 # code search on click's and requests' history (query: a commit's subject; answer: the files it changed): whole-file
 # BM25, dense chunks, their RRF and Forewarn's search, R@1/5/10 and MRR with bootstrap intervals; vectors cached

@@ -39,13 +39,29 @@ class Repo:
         assert old in text
         self.write(rel, text.replace(old, new))
 
-    def commit(self, message: str | bytes, author: str = "Ann") -> str:
+    def commit(
+        self, message: str | bytes, author: str = "Ann", *, date: str | None = None, verbatim: bool = False
+    ) -> str:
+        """Commit everything (``date``: ISO, else one day per commit in January 2024; ``verbatim``: the message's
+        bytes as given, control characters and all)."""
         self.n += 1
         self.git("add", "-A")
-        env_date = f"2024-01-{self.n:02d}T12:00:00+02:00"
+        env_date = date or f"2024-01-{self.n:02d}T12:00:00+02:00"
         data = message if isinstance(message, bytes) else message.encode()
+        cleanup = ["--cleanup=verbatim"] if verbatim else []
         done = subprocess.run(
-            ["git", "-C", str(self.root), "commit", "-q", "--allow-empty", "-F", "-", f"--author={author} <a@x.org>"],
+            [
+                "git",
+                "-C",
+                str(self.root),
+                "commit",
+                "-q",
+                "--allow-empty",
+                *cleanup,
+                "-F",
+                "-",
+                f"--author={author} <a@x.org>",
+            ],
             env={**ENV, "GIT_AUTHOR_DATE": env_date, "GIT_COMMITTER_DATE": env_date},
             input=data,
             capture_output=True,

@@ -27,7 +27,7 @@ from forewarn.memory import contradictions, export_diff, transfer
 from forewarn.memory.errors import InvalidMemoryError
 from forewarn.memory.records import Memory, MemoryEvent
 from forewarn.memory.store import CURRENT_STATUSES, MEMORY_TYPES, SOURCES, STATUSES
-from forewarn.memory.suggestions import provenance_line
+from forewarn.memory.suggestions import provenance_line, suggestion_score, track_line, worth_a_look
 from forewarn.memory.text import age_text, from_iso, to_iso
 from forewarn.memory.timeline import Standing, standing_at
 from forewarn.memory.vocabulary import Visibility
@@ -112,7 +112,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     review = msub.add_parser("review", help="review suggestions mined from history: list, accept, dismiss")
     review.add_argument("--file", help="only suggestions anchored to this file or folder")
     review.add_argument("--limit", type=int, default=None, help="show at most this many (best first)")
-    review.add_argument("--accept-all", action="store_true", help="accept every listed suggestion")
+    review.add_argument(
+        "--accept-all", action="store_true", help="accept every listed suggestion unread (read them first instead)"
+    )
     _common(review, json_flag=True)
     review.set_defaults(handler=run_review)
     rsub = review.add_subparsers(dest="review_command", metavar="ACTION")
@@ -528,9 +530,17 @@ def run_review(args: argparse.Namespace) -> int:
         raise InvalidMemoryError(f"--limit must be at least 1, got {args.limit}")
     with _engine(args, embedder=False) as engine:
         pending = engine.suggestions(args.file, limit=args.limit)
+        now = engine.clock()
+        worth = sum(1 for m in pending if worth_a_look(m))  # ranked best first: these come first
         accepted = [engine.accept_suggestion(m.id) for m in pending] if args.accept_all else []
     if args.json:
-        cliutil.print_json({"suggestions": [memory_json(m) for m in pending], "accepted": [m.id for m in accepted]})
+        cliutil.print_json(
+            {
+                "suggestions": [{**memory_json(m), "value": round(suggestion_score(m, now), 4)} for m in pending],
+                "worth_a_look": worth,
+                "accepted": [m.id for m in accepted],
+            }
+        )
         return 0
     if args.accept_all:
         print(f"Accepted {len(accepted)} suggestion(s).")
@@ -542,7 +552,12 @@ def run_review(args: argparse.Namespace) -> int:
         _print_memory_line(m)
         if (origin := provenance_line(m.provenance)) is not None:
             print(f"    {_one_line(origin)}")
-    print(f"\n{len(pending)} suggestion(s): forewarn memory review accept ID… [--text T] | dismiss ID…")
+        if (record := track_line(m.provenance)) is not None:
+            print(f"    {_one_line(record)}")
+    print(
+        f"\n{len(pending)} suggestion(s), best first; {worth} worth a look (explained, on a symbol, its code fixed "
+        "again since or recent). Read each, then: forewarn memory review accept ID… [--text T] | dismiss ID…"
+    )
     return 0
 
 

@@ -19,7 +19,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``mine`` to the forewarn parser."""
     mine = sub.add_parser(
         "mine",
-        help="propose memories from git history (reverts, explained fixes, decisions, hot spots) and warning comments",
+        help="propose lessons from git history (reverts, explained fixes, decisions, hot spots) and warning comments",
         description=(
             "Reads the git history since the last run (the first run reads all of it) and proposes memories "
             "with status 'suggested'; review them with 'forewarn memory review'. Nothing leaves the machine."
@@ -73,6 +73,13 @@ def run_mine(args: argparse.Namespace) -> int:
     _line(out, "anchored to", report.anchors)
     _line(out, "noise skipped", report.noise)
     _line(out, "files skipped", report.skipped_files)
+    if report.withdrawn or report.tracks_updated:
+        out.print(
+            f"  earlier suggestions withdrawn (their commit was reverted): {report.withdrawn}; "
+            f"track records brought up to date: {report.tracks_updated}",
+            highlight=False,
+            soft_wrap=True,
+        )
     if report.added:
         out.print("Review them: forewarn memory review", highlight=False)
     return 0

@@ -16,7 +16,7 @@ from typing import Any
 from lsprotocol import types
 
 from forewarn.memory.records import Memory
-from forewarn.memory.suggestions import agent_name, newest_commit, provenance_commits
+from forewarn.memory.suggestions import agent_name, newest_commit, provenance_commits, track_line
 from forewarn.memory.text import age_text, from_iso
 from forewarn.memory.timeline import stale_note
 from forewarn.memory.vocabulary import MemorySource, MemoryStatus, MemoryType, Visibility
@@ -372,6 +372,8 @@ def hover_markdown(
         if memory.status == MemoryStatus.STALE:
             status = f" (stale: {escape_inline(stale_note(memory))})"
         writer = f" · recorded by {escape_inline(writer_name(memory.recorded_by))}" if memory.recorded_by else ""
+        if (record := track_line(memory.provenance)) is not None:  # mined: what the history after it says
+            writer += f" · {escape_inline(record)}"
         lines.append("---")
         lines.append(
             f"{lock(memory)}**{escape_inline(memory.type.replace('_', ' '))}**{status} · "

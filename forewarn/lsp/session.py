@@ -32,6 +32,7 @@ from forewarn.memory.errors import (
     MemoryNotFoundError,
 )
 from forewarn.memory.records import Memory
+from forewarn.memory.suggestions import worth_a_look
 from forewarn.memory.vocabulary import ANCHORED_STATUSES, MemorySource, MemoryStatus
 from forewarn.workspace.limits import PROACTIVE_LIMIT
 from forewarn.workspace.symbols import SymbolLookup, base_symbol, memories_of
@@ -605,6 +606,7 @@ class FolderSession:
         return {
             "suggestions": [convert.memory_result(m, self.anchor_span(m)) for m in found[:REVIEW_MAX]],
             "total": len(found),
+            "worth_a_look": sum(1 for m in found if worth_a_look(m)),  # best first: these lead the list
         }
 
     def mineable(self) -> bool:

@@ -26,6 +26,7 @@ STATUS_AFTER: dict[str, MemoryStatus | None] = {
     "suggested": MemoryStatus.SUGGESTED,
     "accepted": MemoryStatus.ACTIVE,
     "dismissed": MemoryStatus.DISMISSED,
+    "withdrawn": MemoryStatus.DISMISSED,  # mining withdrew a suggestion: a later commit reverted its commit
     "stale": MemoryStatus.STALE,
     "marked_stale": MemoryStatus.STALE,
     "confirmed": MemoryStatus.ACTIVE,

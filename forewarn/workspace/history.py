@@ -1,20 +1,39 @@
-"""Reading a repository's history with the git CLI: one streamed ``git log -p`` and one ``cat-file``.
+"""Reading a repository's history with the git CLI, in a form nothing written into the history can forge.
 
-``git log -p -U0 -M`` is read line by line (bytes) and turned into :class:`CommitRecord`\\ s one
-commit at a time, so memory stays flat whatever the history's length. Only what mining needs is
-kept: the message, the new-side line ranges of each hunk, the new blob's id (to parse the file as
-it was at that commit) and renames. Binary and vendored files are counted, not kept; a commit
-touching more than :data:`GIANT_COMMIT_FILES` files keeps its message and its file count only.
-Messages that are not UTF-8 are decoded with replacement characters.
+Every commit message, author name and file in a repository is untrusted: whoever wrote a commit
+chose its bytes. So the structure of what mining reads never comes from those bytes:
+
+- ``git rev-list`` names the commits and ``git diff-tree --stdin`` prints each one's diff, headed by a
+  line that starts with NUL and holds only the commit id (``%x00%H``). A message never appears in
+  that stream; diff content lines are prefixed (``+``/``-``) and *counted* against their hunk header,
+  so an added line reading ``+++ b/other.py`` is content, not a header; paths with control bytes
+  arrive C-quoted. Every id is checked to be hexadecimal of a hash's length.
+- The message, parents, author and date come from the commit object itself, read through
+  ``git cat-file --batch`` (length-prefixed): fields are found by their position in the object's
+  header, never by a separator a message could hold. Dates come from the object's Unix time, and a
+  date in the future is clamped to now.
+- Sizes are checked before reading (``git cat-file --batch-check``): a blob larger than the caller's
+  cap is never read, and git's own diff treats blobs over ``core.bigFileThreshold`` as binary, so
+  neither git nor Forewarn loads a huge blob from history. A commit object is read in bounded parts.
+
+Only what mining needs is kept: the message, each hunk's new-side lines and how many lines it
+changed, the new blob's id (to parse the file as it was at that commit) and renames. Binary and
+vendored files are counted, not kept; a commit touching more than :data:`GIANT_COMMIT_FILES` files
+keeps its message and its file count only.
 """
 
 from __future__ import annotations
 
+import codecs
 import re
 import subprocess
+import tempfile
+import time
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import IO, NamedTuple
 
 from forewarn.errors import ForewarnError
 
@@ -27,14 +46,41 @@ VENDORED_PATH = re.compile(
     r"|\.min\.(js|css)$|(^|/)(package-lock\.json|yarn\.lock|poetry\.lock|Cargo\.lock|go\.sum|Pipfile\.lock)$"
 )
 GIT_TIMEOUT_S = 30  # one small git query (rev-parse, rev-list --count); the log itself is streamed, unbounded
+# git's diff treats a blob larger than this as binary without loading it (core.bigFileThreshold): mining parses
+# no file this large anyway (mining.MAX_PARSE_BYTES), and a 1 GB blob in history costs git nothing
+DIFF_BIG_FILE_BYTES = 1 << 20
+# paths whose history holds a blob over DIFF_BIG_FILE_BYTES are left out of the diffs (git's diff loads an added or
+# deleted file whole, binary or not); past this many such paths the rest are diffed as usual (the pathspec must fit
+# on a command line) and the run says so
+MAX_EXCLUDED_PATHS = 2000
+# what is kept of one commit object (headers and message): a 5 MB message is read in parts and the rest dropped;
+# mining clips a lesson's text far below this
+MAX_COMMIT_BYTES = 64 << 10
+READ_CHUNK_BYTES = 1 << 20  # an object's bytes past what is kept are read and dropped in parts this large
+# an object id: SHA-1 (40 hex digits) or SHA-256 (64); anything else (a revision like HEAD:file) is refused
+OBJECT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+NULL_ID = re.compile(r"0+")
 
-# fields of one commit header; %x1e starts a commit, %x1f separates fields, %x1d ends the message
-_FORMAT = "%x1e%H%x1f%P%x1f%an%x1f%aI%x1f%B%x1d"
-_HUNK = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
+_HUNK = re.compile(rb"^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+# author/committer line of a commit object: name <email> unix-time timezone (git refuses '<' and '>' in names)
+_IDENT = re.compile(rb"^(?P<name>[^<>]*?) ?<(?P<email>[^<>]*)> (?P<time>\d{1,15}) (?P<tz>[+-]\d{4})$")
 
 
 class GitError(ForewarnError):
     """The workspace is not a git repository, has no commits, or git failed."""
+
+
+def is_object_id(text: str) -> bool:
+    """A full object id (40 or 64 lowercase hex digits), not a revision expression."""
+    return OBJECT_ID.fullmatch(text) is not None
+
+
+class Hunk(NamedTuple):
+    """One hunk's new side: lines ``start``–``end`` (1-based, inclusive) and how many lines it changed."""
+
+    start: int
+    end: int
+    changed: int  # lines removed plus lines added: how much of the commit this hunk is
 
 
 @dataclass(slots=True)
@@ -44,11 +90,15 @@ class FileChange:
     path: str  # new path ("" when the file was deleted)
     old_path: str  # old path ("" when the file was added)
     blob: str = ""  # the new side's blob id (full), "" when deleted
-    hunks: list[tuple[int, int]] = field(default_factory=list)  # new-side (start, end) lines, 1-based inclusive
+    hunks: list[Hunk] = field(default_factory=list)
 
     @property
     def renamed(self) -> bool:
         return bool(self.path and self.old_path and self.path != self.old_path)
+
+    @property
+    def changed(self) -> int:
+        return sum(h.changed for h in self.hunks)
 
 
 @dataclass(slots=True)
@@ -56,7 +106,7 @@ class CommitRecord:
     sha: str
     parents: list[str]
     author: str
-    date: str  # author date, ISO-8601 strict
+    date: str  # author date, ISO-8601 UTC (``…Z``), never later than when it was read
     subject: str
     body: str
     files: list[FileChange] = field(default_factory=list)
@@ -64,6 +114,7 @@ class CommitRecord:
     binary_files: int = 0
     vendored_files: int = 0
     giant: bool = False  # more than GIANT_COMMIT_FILES files: counted, not parsed
+    clamped_date: bool = False  # its object claimed a date in the future: clamped to now
 
     @property
     def is_merge(self) -> bool:
@@ -126,8 +177,21 @@ def count_commits(root: Path, revs: Sequence[str]) -> int:
     return int(out) if out.isdigit() else 0
 
 
-def commit_date(root: Path, sha: str) -> str:
-    return git(root, "show", "-s", "--format=%cI", sha).strip()
+def commit_date(root: Path, sha: str, *, now: float | None = None) -> str:
+    """The commit's committer date, ISO-8601 UTC, clamped to now."""
+    raw = git(root, "show", "-s", "--format=%ct", sha).strip()
+    return iso_utc(int(raw) if raw.isdigit() else 0, now=now)[0]
+
+
+def iso_utc(unix: int, *, now: float | None = None) -> tuple[str, bool]:
+    """``YYYY-MM-DDTHH:MM:SSZ`` for a Unix time, and whether it lay in the future (then it is now)."""
+    limit = time.time() if now is None else now
+    clamped = unix > limit
+    try:
+        when = datetime.fromtimestamp(min(unix, limit), UTC)
+    except (OverflowError, OSError, ValueError):
+        when, clamped = datetime.fromtimestamp(limit, UTC), True
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ"), clamped
 
 
 DIFF_CONTEXT_LINES = 200  # one commit's diff shown beside a suggestion under review: a screenful or three
@@ -147,7 +211,17 @@ def commit_diff(root: Path, sha: str, path: str | None, *, max_lines: int = DIFF
     context), or, without a path or when the commit did not touch it, the ``--stat`` summary; cut at
     ``max_lines``. A clear :class:`GitError` when ``root`` is no repository or the commit is gone
     (history rewritten since it was mined)."""
-    base = ["show", "--format=%h %an %ad %s", "--date=short", "--no-color", "--no-ext-diff", "-M"]
+    base = [
+        "-c",
+        f"core.bigFileThreshold={DIFF_BIG_FILE_BYTES}",
+        "show",
+        "--format=%h %an %ad %s",
+        "--date=short",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-textconv",
+        "-M",
+    ]
     try:
         head_commit(root)
         full = resolve_commit(root, sha)
@@ -163,12 +237,186 @@ def commit_diff(root: Path, sha: str, path: str | None, *, max_lines: int = DIFF
     return cut_lines(text, max_lines)
 
 
-def iter_commits(root: Path, revs: Sequence[str], *, limit: int | None = None) -> Generator[CommitRecord, None, None]:
-    """Commits of ``revs`` newest first, each with its diff's hunks; one ``git log`` process, streamed.
+# --- objects: sizes first, bytes only under a cap -----------------------------------------------------------
 
-    Closing the generator early (a cancel) ends the git process.
+
+def _cat_file(root: Path, mode: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        ["git", "-C", str(root), "cat-file", mode],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def _ask(proc: subprocess.Popen[bytes], oid: str) -> list[bytes]:
+    """Send one object id to a cat-file process and return its header line's fields."""
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(oid.encode("ascii") + b"\n")
+    proc.stdin.flush()
+    return proc.stdout.readline().split()
+
+
+def _read_bounded(stream: IO[bytes], size: int, keep: int) -> bytes:
+    """Read exactly ``size`` bytes and the newline after them; return the first ``keep`` (the rest dropped)."""
+    kept = stream.read(min(size, keep)) if keep > 0 else b""
+    left = size - len(kept)
+    while left > 0:
+        part = stream.read(min(left, READ_CHUNK_BYTES))
+        if not part:
+            break
+        left -= len(part)
+    stream.read(1)
+    return kept
+
+
+def _close(proc: subprocess.Popen[bytes]) -> None:
+    if proc.stdin:
+        proc.stdin.close()
+    if proc.stdout:
+        proc.stdout.close()
+    proc.wait()
+
+
+class BlobReader:
+    """Blobs by id: the size asked first (``cat-file --batch-check``), the bytes (``--batch``) only when the
+    blob is no larger than the cap. Two long-lived processes; a context manager."""
+
+    def __init__(self, root: Path) -> None:
+        self._check = _cat_file(root, "--batch-check")
+        self._batch = _cat_file(root, "--batch")
+
+    def size(self, blob: str) -> int | None:
+        """The blob's size in bytes, or None when ``blob`` is no object id, is missing or is no blob."""
+        if not is_object_id(blob):
+            return None
+        header = _ask(self._check, blob)
+        if len(header) != 3 or header[1] != b"blob" or not header[2].isdigit():
+            return None
+        return int(header[2])
+
+    def read(self, blob: str, *, max_bytes: int) -> bytes | None:
+        """The blob's bytes, or None when it is missing (a shallow clone), no blob, or larger than ``max_bytes``."""
+        size = self.size(blob)
+        if size is None or size > max_bytes:
+            return None
+        header = _ask(self._batch, blob)
+        if len(header) != 3 or header[1] != b"blob" or not header[2].isdigit():
+            return None
+        assert self._batch.stdout is not None
+        return _read_bounded(self._batch.stdout, int(header[2]), max_bytes)
+
+    def close(self) -> None:
+        _close(self._check)
+        _close(self._batch)
+
+    def __enter__(self) -> BlobReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class CommitReader:
+    """Commit objects by id (``cat-file --batch``, length-prefixed), parsed into :class:`CommitRecord`\\ s."""
+
+    def __init__(self, root: Path, *, now: float | None = None) -> None:
+        self._batch = _cat_file(root, "--batch")
+        self._now = now
+
+    def record(self, sha: str) -> CommitRecord | None:
+        """The commit's fields (no files yet), or None when ``sha`` is no commit id or the commit is missing."""
+        if not is_object_id(sha):
+            return None
+        header = _ask(self._batch, sha)
+        if len(header) != 3 or not header[2].isdigit():
+            return None
+        assert self._batch.stdout is not None
+        raw = _read_bounded(self._batch.stdout, int(header[2]), MAX_COMMIT_BYTES)
+        if header[1] != b"commit":
+            return None
+        return parse_commit(sha, raw, now=time.time() if self._now is None else self._now)
+
+    def close(self) -> None:
+        _close(self._batch)
+
+
+def parse_commit(sha: str, raw: bytes, *, now: float) -> CommitRecord:
+    """A commit object's fields by position: header lines up to the first blank line, then the message.
+
+    Parents must be object ids; the author is the ``author`` line's name (its time and zone as UTC, clamped to
+    ``now``); the message is decoded by its ``encoding`` header (else UTF-8), bad bytes replaced."""
+    head, _, message = raw.partition(b"\n\n")
+    parents: list[str] = []
+    author, unix, encoding = "", 0, "utf-8"
+    committer_unix: int | None = None
+    for line in head.split(b"\n"):
+        key, _, value = line.partition(b" ")
+        if key == b"parent":
+            parent = value.decode("ascii", "replace").strip()
+            if is_object_id(parent):
+                parents.append(parent)
+        elif key in (b"author", b"committer"):
+            ident = _IDENT.match(value)
+            if key == b"committer":
+                committer_unix = int(ident.group("time")) if ident else None
+                continue
+            if ident is None:
+                author = value.split(b"<", 1)[0].decode("utf-8", "replace").strip()
+                continue
+            author = ident.group("name").decode("utf-8", "replace").strip()
+            unix = int(ident.group("time"))
+        elif key == b"encoding":
+            encoding = value.decode("ascii", "replace").strip() or "utf-8"
+    if not unix and committer_unix:
+        unix = committer_unix
+    date, clamped = iso_utc(unix, now=now)
+    text = _decode(message, encoding).replace("\x00", "\ufffd").strip("\n")
+    subject, _, body = text.partition("\n")
+    return CommitRecord(
+        sha=sha,
+        parents=parents,
+        author=author,
+        date=date,
+        subject=subject.strip(),
+        body=body.strip("\n"),
+        clamped_date=clamped,
+    )
+
+
+def _decode(data: bytes, encoding: str) -> str:
+    try:
+        codec = codecs.lookup(encoding).name
+    except LookupError:
+        codec = "utf-8"
+    try:
+        return data.decode(codec, "replace")
+    except (LookupError, TypeError):  # a codec that is no text codec (e.g. "zlib")
+        return data.decode("utf-8", "replace")
+
+
+# --- the streamed diff -----------------------------------------------------------------------------------
+
+
+def iter_commits(
+    root: Path,
+    revs: Sequence[str],
+    *,
+    limit: int | None = None,
+    now: float | None = None,
+    exclude: Sequence[str] = (),
+) -> Generator[CommitRecord, None, None]:
+    """Commits of ``revs`` newest first, each with its diff's hunks: ``git rev-list`` piped into one
+    ``git diff-tree --stdin``, streamed; each commit's fields from its object (:class:`CommitReader`).
+
+    ``exclude``: paths left out of every diff (:func:`big_blob_paths`). Closing the generator early (a cancel)
+    ends the git processes.
     """
-    args = [
+    listing = ["git", "-C", str(root), "rev-list"]
+    if limit is not None:
+        listing.append(f"--max-count={limit}")
+    listing.extend([*revs, "--"])
+    diffing = [
         "git",
         "-C",
         str(root),
@@ -176,7 +424,13 @@ def iter_commits(root: Path, revs: Sequence[str], *, limit: int | None = None) -
         "core.quotePath=false",
         "-c",
         "diff.renameLimit=2000",
-        "log",
+        "-c",
+        f"core.bigFileThreshold={DIFF_BIG_FILE_BYTES}",
+        "diff-tree",
+        "--stdin",
+        "--root",
+        "--always",  # every commit gets its header line, merges and empty commits too
+        "-r",
         "-p",
         "-U0",
         "-M",
@@ -184,53 +438,57 @@ def iter_commits(root: Path, revs: Sequence[str], *, limit: int | None = None) -
         "--no-color",
         "--no-ext-diff",
         "--no-textconv",
-        "--no-abbrev-commit",
-        f"--format={_FORMAT}",
+        "--format=%x00%H",
+        *_pathspec(exclude),
     ]
-    if limit is not None:
-        args.append(f"--max-count={limit}")
-    args.extend([*revs, "--"])
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=1 << 16)
-    assert proc.stdout is not None
+    lister = subprocess.Popen(listing, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    differ = subprocess.Popen(diffing, stdin=lister.stdout, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert lister.stdout is not None and differ.stdout is not None
+    lister.stdout.close()  # the differ holds it now: the lister sees a closed pipe if the differ stops
+    reader = CommitReader(root, now=now)
     try:
-        yield from _parse_log(proc.stdout)
+        yield from _parse_diff_stream(differ.stdout, reader)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.stdout.close()
-        err = proc.stderr.read().decode("utf-8", "replace").strip() if proc.stderr else ""
-        if proc.stderr:
-            proc.stderr.close()
-        code = proc.wait()
-        if code not in (0, -9) and err:
-            raise GitError(f"git log failed: {err.splitlines()[-1]}")
+        for proc in (differ, lister):
+            if proc.poll() is None:
+                proc.kill()
+        differ.stdout.close()
+        reader.close()
+        errors = []
+        for name, proc in (("rev-list", lister), ("diff-tree", differ)):
+            err = proc.stderr.read().decode("utf-8", "replace").strip() if proc.stderr else ""
+            if proc.stderr:
+                proc.stderr.close()
+            code = proc.wait()
+            if code not in (0, -9) and err:
+                errors.append(f"git {name} failed: {err.splitlines()[-1]}")
+        if errors:
+            raise GitError(errors[0])
 
 
-def _parse_log(stream: Iterator[bytes]) -> Iterator[CommitRecord]:
+def _parse_diff_stream(stream: Iterator[bytes], reader: CommitReader) -> Iterator[CommitRecord]:
+    """``diff-tree --stdin`` output → records. A line starting with NUL heads a commit; inside a hunk exactly the
+    header's count of ``-``/``+`` lines is content; file headers are read only before a file's first hunk."""
     commit: CommitRecord | None = None
     current: FileChange | None = None
-    header: list[bytes] | None = None  # lines of a message still being read
+    in_hunks = False  # past the current file's first hunk header: only hunks, content and markers follow
+    left = 0  # content lines still owed to the current hunk
     for line in stream:
-        if line.startswith(b"\x1e"):
+        if left > 0 and line[:1] in (b"-", b"+"):
+            left -= 1
+            continue
+        left = 0
+        if line.startswith(b"\x00"):
             if commit is not None:
                 yield finish_record(commit)
-            commit, current = None, None
-            header = [line[1:]]
-            if b"\x1d" not in line:
-                continue
-        elif header is not None:
-            header.append(line)
-            if b"\x1d" not in line:
-                continue
-        if header is not None:
-            commit = _commit_from_header(b"".join(header))
-            header = None
+            commit = reader.record(line[1:].strip().decode("ascii", "replace"))
+            current, in_hunks = None, False
             continue
         if commit is None:
             continue
         if line.startswith(b"diff --git "):
             commit.file_count += 1
-            current = None
+            current, in_hunks = None, False
             if commit.file_count > GIANT_COMMIT_FILES:
                 if not commit.giant:
                     commit.giant = True
@@ -238,17 +496,23 @@ def _parse_log(stream: Iterator[bytes]) -> Iterator[CommitRecord]:
                 continue
             current = FileChange(path="", old_path="")
             commit.files.append(current)
-        elif current is None:
             continue
-        elif line.startswith(b"@@"):
+        if current is None or line.startswith(b"\\"):  # "\ No newline at end of file"
+            continue
+        if line.startswith(b"@@"):
             m = _HUNK.match(line)
-            if m:
-                start = int(m.group(1))
-                count = int(m.group(2)) if m.group(2) is not None else 1
-                # a pure deletion (count 0) sits after line `start`: the code around it is what changed
-                current.hunks.append((max(start, 1), max(start, 1) + max(count, 1) - 1))
-        elif line.startswith((b"+", b"-", b" ", b"\\")) and not line.startswith((b"+++ ", b"--- ")):
-            continue  # diff content: only the hunk headers matter
+            if m is None:
+                continue
+            in_hunks = True
+            old = int(m.group(1)) if m.group(1) is not None else 1
+            start = int(m.group(2))
+            new = int(m.group(3)) if m.group(3) is not None else 1
+            left = old + new
+            # a pure deletion (new count 0) sits after line `start`: the code around it is what changed
+            first = max(start, 1)
+            current.hunks.append(Hunk(first, first + max(new, 1) - 1, max(old + new, 1)))
+        elif in_hunks:
+            continue  # nothing but hunks belongs here: a stray line is no header
         elif line.startswith(b"--- "):
             current.old_path = _diff_path(line[4:], b"a/")
         elif line.startswith(b"+++ "):
@@ -258,10 +522,11 @@ def _parse_log(stream: Iterator[bytes]) -> Iterator[CommitRecord]:
         elif line.startswith(b"rename to "):
             current.path = _unquote(line[10:])
         elif line.startswith(b"index "):
-            ids = line[6:].split(b" ")[0].split(b"..")
-            if len(ids) == 2 and ids[1].strip(b"0\n"):
-                current.blob = ids[1].strip().decode("ascii", "replace")
-        elif line.startswith(b"Binary files ") or line.startswith(b"GIT binary patch"):
+            ids = line[6:].split(b" ")[0].strip().split(b"..")
+            new_id = ids[1].decode("ascii", "replace") if len(ids) == 2 else ""
+            if is_object_id(new_id) and not NULL_ID.fullmatch(new_id):
+                current.blob = new_id
+        elif line.startswith(b"Binary files "):
             commit.binary_files += 1
             commit.files.remove(current)
             current = None
@@ -284,27 +549,25 @@ def finish_record(commit: CommitRecord) -> CommitRecord:
     return commit
 
 
-def _commit_from_header(raw: bytes) -> CommitRecord:
-    text = raw.split(b"\x1d", 1)[0].decode("utf-8", "replace")
-    sha, parents, author, date, message = [*text.split("\x1f", 4), "", "", "", ""][:5]
-    message = message.strip("\n")
-    subject, _, body = message.partition("\n")
-    return CommitRecord(
-        sha=sha.strip(),
-        parents=parents.split(),
-        author=author,
-        date=date.strip(),
-        subject=subject.strip(),
-        body=body.strip("\n"),
-    )
-
-
 def _diff_path(raw: bytes, prefix: bytes) -> str:
     raw = raw.rstrip(b"\n")
     if raw == b"/dev/null":
         return ""
     path = _unquote(raw)
     return path[2:] if path.startswith(prefix.decode()) else path
+
+
+_ESCAPES = {
+    b"n": b"\n",
+    b"t": b"\t",
+    b'"': b'"',
+    b"\\": b"\\",
+    b"a": b"\a",
+    b"b": b"\b",
+    b"f": b"\f",
+    b"r": b"\r",
+    b"v": b"\v",
+}
 
 
 def _unquote(raw: bytes) -> str:
@@ -314,17 +577,6 @@ def _unquote(raw: bytes) -> str:
         body = raw[1:-1]
         out = bytearray()
         i = 0
-        escapes = {
-            b"n": b"\n",
-            b"t": b"\t",
-            b'"': b'"',
-            b"\\": b"\\",
-            b"a": b"\a",
-            b"b": b"\b",
-            b"f": b"\f",
-            b"r": b"\r",
-            b"v": b"\v",
-        }
         while i < len(body):
             c = body[i : i + 1]
             if c == b"\\" and i + 1 < len(body):
@@ -333,7 +585,7 @@ def _unquote(raw: bytes) -> str:
                     out.append(int(body[i + 1 : i + 4], 8) & 0xFF)
                     i += 4
                     continue
-                out += escapes.get(nxt, nxt)
+                out += _ESCAPES.get(nxt, nxt)
                 i += 2
                 continue
             out += c
@@ -342,39 +594,70 @@ def _unquote(raw: bytes) -> str:
     return raw.decode("utf-8", "replace")
 
 
-class BlobReader:
-    """``git cat-file --batch``: blobs by id, one long-lived process (a context manager)."""
+def _pathspec(exclude: Sequence[str]) -> list[str]:
+    return ["--", ".", *(f":(exclude,literal){p}" for p in exclude)] if exclude else []
 
-    def __init__(self, root: Path) -> None:
-        self._proc = subprocess.Popen(
-            ["git", "-C", str(root), "cat-file", "--batch"],
-            stdin=subprocess.PIPE,
+
+def big_blob_paths(root: Path, revs: Sequence[str], *, limit: int = DIFF_BIG_FILE_BYTES) -> tuple[list[str], int]:
+    """The paths at which ``revs`` ever held a blob larger than ``limit`` (at most MAX_EXCLUDED_PATHS of them), and
+    how many there were. Sizes come from the object headers (``rev-list --filter=blob:limit``): nothing is loaded."""
+    found = subprocess.run(
+        ["git", "-C", str(root), "rev-list", "--objects", f"--filter=blob:limit={limit + 1}", "--filter-print-omitted",
+         *revs, "--"],
+        capture_output=True, check=False,
+    )  # fmt: skip
+    big = {line[1:].strip() for line in found.stdout.split(b"\n") if line.startswith(b"~")}
+    big = {oid for oid in big if is_object_id(oid.decode("ascii", "replace"))}
+    if not big:
+        return [], 0
+    raw = subprocess.run(
+        ["git", "-C", str(root), "log", "--raw", "--no-renames", "-z", "--no-abbrev", "--format=", *revs, "--"],
+        capture_output=True, check=False,
+    ).stdout  # fmt: skip
+    paths: dict[str, None] = {}
+    fields = iter(raw.split(b"\0"))
+    for meta in fields:  # ":mode mode old new status" NUL path NUL, in order (a path may look like anything)
+        if not meta.startswith(b":"):
+            continue  # an empty field between commits
+        path = next(fields, b"")
+        ids = meta.split(b" ")
+        if len(ids) >= 4 and (ids[2] in big or ids[3] in big) and path:
+            paths.setdefault(path.decode("utf-8", "surrogateescape"))
+    ordered = list(paths)
+    return ordered[:MAX_EXCLUDED_PATHS], len(ordered)
+
+
+def patch_ids(root: Path, shas: Sequence[str], *, exclude: Sequence[str] = ()) -> dict[str, str]:
+    """``git patch-id --stable`` of each commit's diff: a cherry-pick has the same id as its original.
+
+    Ids that are no object ids are left out; a commit whose diff is empty (a merge) gets none."""
+    wanted = [s for s in dict.fromkeys(shas) if is_object_id(s)]
+    if not wanted:
+        return {}
+    with tempfile.TemporaryFile() as listing:  # a file, not a pipe: writing it never waits on git's output
+        listing.write("".join(f"{s}\n" for s in wanted).encode("ascii"))
+        listing.seek(0)
+        differ = subprocess.Popen(
+            [
+                "git", "-C", str(root), "-c", f"core.bigFileThreshold={DIFF_BIG_FILE_BYTES}", "diff-tree", "--stdin",
+                "--root", "-r", "-p", "--no-color", "--no-ext-diff", "--no-textconv", "--format=commit %H",
+                *_pathspec(exclude),
+            ],
+            stdin=listing, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        assert differ.stdout is not None
+        ider = subprocess.Popen(
+            ["git", "-C", str(root), "patch-id", "--stable"],
+            stdin=differ.stdout,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
         )
-
-    def read(self, blob: str, *, max_bytes: int) -> bytes | None:
-        """The blob's bytes, or None when it is missing (a shallow clone) or larger than ``max_bytes``."""
-        proc = self._proc
-        assert proc.stdin is not None and proc.stdout is not None
-        proc.stdin.write(blob.encode("ascii") + b"\n")
-        proc.stdin.flush()
-        header = proc.stdout.readline().split()
-        if len(header) != 3:
-            return None
-        size = int(header[2])
-        data = proc.stdout.read(size + 1)[:size]
-        return data if size <= max_bytes else None
-
-    def close(self) -> None:
-        if self._proc.stdin:
-            self._proc.stdin.close()
-        if self._proc.stdout:
-            self._proc.stdout.close()
-        self._proc.wait()
-
-    def __enter__(self) -> BlobReader:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+        differ.stdout.close()
+        out, _ = ider.communicate()
+        differ.wait()
+    ids: dict[str, str] = {}
+    for line in out.decode("ascii", "replace").splitlines():
+        parts = line.split()
+        if len(parts) == 2 and is_object_id(parts[0]) and is_object_id(parts[1]):
+            ids[parts[1]] = parts[0]
+    return ids

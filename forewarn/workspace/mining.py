@@ -1,41 +1,68 @@
-"""Mining: memories proposed from the repository's history and its warning comments (no LLM, no network).
+"""Mining: lessons proposed from the repository's history and its warning comments (no LLM, no network).
 
-Each commit is classified by the rules below — every pattern and threshold is a named constant with
-its reason. Noise is counted by reason; what is left becomes a ``dead_end`` (a revert), an
-``error_pattern``/``gotcha`` (a fix whose body explains the cause or the trap) or a ``decision`` (a
-body that argues a choice). Symbols fixed again and again become one ``gotcha`` each (a hot spot), and
-warning comments at HEAD (``HACK``, ``XXX``, "do not …") become ``gotcha``\\ s from source ``comment``.
+One run reads the commits since the last run, newest first (:func:`history.iter_commits`), and for each:
 
-Anchoring: a commit's hunks are mapped to the symbols they touched at that commit (the file's blob at
-that commit, parsed with :func:`parse_source`), then followed to HEAD through the renames seen in the
-log; a symbol still present at HEAD wins, else its file, else the suggestion stays workspace-wide —
-``provenance["anchor"]`` says which. Everything is handed to ``Workspace.add_suggestions``, which
-dedupes by fingerprint, so re-mining is idempotent.
+- classifies it (:func:`mine_rules.classify`): noise is counted by rule name; what is left is a dead
+  end (a revert with its reason), an error pattern or gotcha (a fix that explains its cause) or a
+  decision (a body that argues a choice); a commit a later one reverted is withdrawn instead;
+- places it (:func:`mine_anchors.place`): one suggestion per commit, on the symbol its message names,
+  else the one it changed most, followed to HEAD; a diffuse commit is workspace-wide only when its
+  message states a repository-wide rule;
+- counts real fixes (not typing, docs, formatting, merges; cherry-picks once, by ``git patch-id``) on
+  the symbols they touched: a symbol fixed :data:`HOTSPOT_MIN_FIXES` times becomes one hot-spot gotcha,
+  and every lesson carries its **track record** — the fixes that touched its code after it, and when
+  (``provenance["track"]``), which sets its confidence (fixed since: higher; settled for years: lower).
+
+Warning comments at HEAD become gotchas from source ``comment`` (:mod:`mine_comments`). Everything is
+handed to ``Workspace.add_suggestions`` (idempotent by fingerprint); an incremental run withdraws
+suggestions of commits it finds reverted and brings earlier lessons' track records up to date.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import re
 import threading
 import time
-from collections import Counter, OrderedDict, defaultdict
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from tree_sitter import Node, Parser
-
-from forewarn.indexing.languages import compiled, language_for_path
-from forewarn.indexing.parse import parse_source
-from forewarn.indexing.records import Chunk
-from forewarn.memory.suggestions import ANCHOR_FILE, ANCHOR_SYMBOL, ANCHOR_WORKSPACE, Suggestion
-from forewarn.memory.validation import MAX_TEXT_CHARS
+from forewarn.memory.suggestions import (
+    ANCHOR_FILE,
+    ANCHOR_SYMBOL,
+    ANCHOR_WORKSPACE,
+    TRACK_FIX_DATES,
+    Suggestion,
+    track_confidence,
+    track_factor,
+    track_of,
+)
 from forewarn.memory.vocabulary import MemorySource, MemoryType
 from forewarn.workspace import history
+from forewarn.workspace.core import DEFAULT_CONFIDENCE
 from forewarn.workspace.history import BlobReader, CommitRecord, GitError
+from forewarn.workspace.mine_anchors import Anchored, HeadIndex, Placement, SymbolFinder, place, record_renames
+from forewarn.workspace.mine_comments import comment_suggestions
+from forewarn.workspace.mine_lessons import (
+    dead_end_headline,
+    decision_headline,
+    fix_headline,
+    hotspot_headline,
+    lesson_text,
+    where,
+)
+from forewarn.workspace.mine_rules import (
+    Noise,
+    Verdict,
+    VerdictKind,
+    classify,
+    revert_target,
+    reverted_shas,
+    states_repo_wide_rule,
+)
 
 if TYPE_CHECKING:
     from forewarn.workspace.engine import Workspace
@@ -46,124 +73,12 @@ STATE_LAST_MINED = "last_mined_commit"  # mining_state key: HEAD at the end of t
 # mining_state key: symbols fixed fewer than HOTSPOT_MIN_FIXES times so far, with those fixes (JSON), so an
 # incremental run can still find a hot spot whose fixes span several runs
 STATE_FIX_HISTORY = "fix_history"
-
-# --- noise: each rule's pattern, with why it carries no lesson --------------------------------------
-NOISE_MERGE = "merge"  # a merge repeats its parents' changes; its message is "Merge branch …"
-NOISE_BOT = "dependency-bot"  # automated dependency updates carry no team lesson
-BOT_AUTHOR = re.compile(r"\[bot\]|dependabot|renovate|greenkeeper|pyup|snyk-bot|github-actions", re.IGNORECASE)
-NOISE_VERSION = "version-bump"  # releases and version bumps: a number changed, nothing learned
-VERSION_SUBJECT = re.compile(
-    r"^\s*(v?\d+(\.\d+)+\S*\s*$|(bump(ed)?|release[ds]?|releasing|prepare|preparing)\b.*\d+\.\d+"
-    r"|bump(ed)? (the )?version|version bump|new version|tag(ged)? v?\d)",
-    re.IGNORECASE,
-)
-NOISE_COSMETIC = "typo-format-lint"  # typo, formatting or lint fixes do not change behaviour
-COSMETIC_SUBJECT = re.compile(
-    r"\b(typos?|spelling|misspell\w*|whitespace|format(ting|ted)?|reformat\w*|lint(ing|er)?|flake8|pep ?8|"
-    r"pyflakes|pylint|black|isort|ruff|prettier|eslint|trailing spaces?|indentation|docstrings?|comments?|"
-    r"wording|grammar)\b",
-    re.IGNORECASE,
-)
-NOISE_CHANGELOG = "changelog-only"  # release notes restate other commits
-CHANGELOG_PATH = re.compile(r"(^|/)(CHANGE(S|LOG)|HISTORY|NEWS|RELEASE[-_]?NOTES|AUTHORS|CONTRIBUTORS)(\.\w+)?$", re.I)
-NOISE_DOCS = "docs-only"  # documentation changes teach readers of the docs, not of the code
-DOCS_PATH = re.compile(r"(^|/)(docs?|documentation)/|\.(rst|md|adoc)$|(^|/)\.github/", re.IGNORECASE)
-NOISE_EMPTY = "empty-body"  # a subject alone rarely says why; it still counts toward hot spots
-MIN_BODY_WORDS = 6  # fewer words after trailers are stripped is an empty body ("Fixes #12.")
-NOISE_REAPPLIED = "revert-of-revert"  # the change is back: what was undone was no dead end after all
-NOISE_GIANT = "giant-commit"  # over history.GIANT_COMMIT_FILES files: a mass change, about no one symbol
-NOISE_NO_LESSON = "no-lesson"  # a body that neither fixes, reverts nor argues: a plain change log entry
-
-# --- lessons ----------------------------------------------------------------------------------------
-REVERT_SUBJECT = re.compile(r'^\s*revert(s|ed)?\b[:\s]*"?(?P<what>.*?)"?\s*$', re.IGNORECASE)
-REVERT_BODY_LINE = re.compile(r"^This reverts commit (?P<sha>[0-9a-f]{7,40})\.?\s*$", re.IGNORECASE | re.MULTILINE)
-# a fix: the subject or the body says so
-FIX_WORDS = re.compile(
-    r"\b(fix(e[sd])?|bug(s|fix)?|crash(es|ed)?|regression|broken|breaks?|hotfix|patch(es|ed)?|"
-    r"workaround|resolves? #?\d+|closes? #\d+|handle[sd]?|prevents?|avoids?|fail(s|ed|ing|ures?)?)\b",
-    re.IGNORECASE,
-)
-# a "fix" of documentation changes no behaviour: not a fix for hot spots or error patterns
-DOCS_SUBJECT = re.compile(r"\b(docs?|documentation|readme|docstrings?|changelog|comments?)\b", re.IGNORECASE)
-# the body explains what went wrong (cause or trap): only such a fix is worth a memory of its own
-CAUSE_WORDS = re.compile(
-    r"\b(because|caused by|due to|the (problem|issue|bug|cause) (is|was)|otherwise|would|fails?|failed|"
-    r"failing|raises?|raised|leads? to|led to|result(s|ed)? in|race|deadlock|leak(s|ed)?|when\b.+\b(is|are|was)|"
-    r"if\b.+\b(is|are)|unless|incorrectly|wrongly|never|always)\b",
-    re.IGNORECASE,
-)
-# a fix whose body names an error is an error pattern; other explained fixes are gotchas
-ERROR_WORDS = re.compile(
-    r"\b(\w+(Error|Exception|Warning)|exception|traceback|raises?|raised|error|segfault|crash(es|ed)?|"
-    r"timeout|hangs?|infinite loop)\b"
-)
-# rationale: the body argues a choice
-RATIONALE_WORDS = re.compile(
-    r"\b(because|instead of|rather than|we (chose|choose|decided|prefer)|in fav(ou)?r of|trade-?offs?|"
-    r"the reason|so that|never|must|must not|don't|do not|should not|shouldn't|deliberately|intentionally|"
-    r"on purpose)\b",
-    re.IGNORECASE,
-)
-TRAILER = re.compile(
-    r"^(Signed-off-by|Co-authored-by|Co-Authored-By|Change-Id|Reviewed-by|Reviewed-on|Acked-by|Tested-by|"
-    r"Reported-by|Suggested-by|Cc|Helped-by|Cherry-picked-from|Bug|Fixes|Closes|Refs|See-also|"
-    r"Differential Revision|git-svn-id)\s*:.*$",
-    re.IGNORECASE,
-)
-
-# git's list of conflicted files, left in merge and cherry-pick messages: bookkeeping, not a reason
-CONFLICTS_HEADER = re.compile(r"^#?\s*Conflicts:\s*$")
-
-# --- anchoring ---------------------------------------------------------------------------------------
-# a commit touching more symbols than this is about none of them in particular: anchor it to its files
-MAX_SYMBOL_ANCHORS = 3
-MAX_FILE_ANCHORS = 3  # … and touching more files than this: one workspace-wide suggestion
-HOTSPOT_MIN_FIXES = 3  # fixed this many times (distinct commits) is a pattern, not bad luck
-HOTSPOT_LISTED = 8  # commits listed in a hot spot's text (all are in its provenance)
+# fixed in this many distinct commits is a pattern worth a warning: on the tuning split (bench/mine_bench.py --tune)
+# symbols fixed twice before were fixed again 2.6-3.8x as often as the naive miner's, and 3 halved the coverage
+HOTSPOT_MIN_FIXES = 2
+HOTSPOT_KEPT = 30  # the newest fixes a hot spot's provenance keeps (its text names the latest two)
 FIX_HISTORY_SUBJECT_CHARS = 120  # a remembered fix's subject, clipped: the state stays small on long histories
-MAX_PARSE_BYTES = 1 << 20  # a blob larger than this is generated or data: anchored to its file only
-PARSE_CACHE = 64  # parsed blobs kept (a hot file is parsed once per version that a lesson touched)
-MODULE_SYMBOL = "<module>"  # top-level code ("<module>", "<module>#2" …): anchored to its file
-
-
-def _load_fix_history(ws: Workspace, renames: dict[str, str]) -> dict[tuple[str, str], list[dict[str, str]]]:
-    """The fixes remembered from earlier runs, their paths followed through this run's renames."""
-    try:
-        data = json.loads(ws.mining_state(STATE_FIX_HISTORY) or "{}")
-    except ValueError:
-        log.warning("mining state %s is not JSON: earlier fixes are not counted toward hot spots", STATE_FIX_HISTORY)
-        return {}
-    out: dict[tuple[str, str], list[dict[str, str]]] = {}
-    for where, refs in data.items() if isinstance(data, dict) else ():
-        path, _, symbol = str(where).partition("::")
-        if symbol and isinstance(refs, list):
-            out[(renames.get(path, path), symbol)] = [r for r in refs if isinstance(r, dict) and "sha" in r]
-    return out
-
-
-def _dump_fix_history(fixes: dict[tuple[str, str], list[dict[str, str]]]) -> str:
-    """Symbols not yet hot spots, with their fixes (a hot spot, once proposed, is never proposed again)."""
-    kept = {
-        f"{path}::{symbol}": [{**r, "subject": r["subject"][:FIX_HISTORY_SUBJECT_CHARS]} for r in refs]
-        for (path, symbol), refs in fixes.items()
-        if len({r["sha"] for r in refs}) < HOTSPOT_MIN_FIXES
-    }
-    return json.dumps(kept, separators=(",", ":"))
-
-
-# --- warning comments at HEAD --------------------------------------------------------------------------
-WARNING_TAG = re.compile(r"\b(HACK|XXX|FIXME|WARNING|DANGER|CAUTION)\b")
-WARNING_PHRASE = re.compile(r"\b(do not|don't|must( not)?|never)\b", re.IGNORECASE)
-COMMENT_PREFILTER = re.compile(rb"HACK|XXX|FIXME|WARNING|DANGER|CAUTION|[Dd]o not|[Dd]on't|[Mm]ust|[Nn]ever")
-COMMENT_MARKERS = re.compile(r"^\s*(/\*+|\*+/|\*|//+|#+:?|--|;+|<!--|-->)\s?|\s*\*+/\s*$")
-# comments that talk to tools, not people ("# type: ignore[…]  # urllib3 stubs don't …")
-DIRECTIVE = re.compile(
-    r"^(type:\s*ignore|noqa|pragma|pylint:|mypy:|fmt:|isort:|eslint-|prettier-ignore|nolint|NOLINT|clang-format|"
-    r"istanbul|ts-(ignore|expect-error|nocheck)|@ts-|rubocop:|go:|nosec)",
-    re.IGNORECASE,
-)
-MIN_COMMENT_WORDS = 3  # "XXX" alone, or "# must", says nothing
-MAX_COMMENT_BYTES = 1 << 20  # files larger than this are not scanned for comments (generated)
+ABBREVIATED_SHA = 7  # a revert may name its commit by this many hex digits or more
 
 
 @dataclass(slots=True)
@@ -171,12 +86,15 @@ class MineReport:
     commits_read: int = 0
     commits_total: int = 0
     suggestions: dict[str, int] = field(default_factory=dict)  # proposed, by type
-    noise: dict[str, int] = field(default_factory=dict)  # commits skipped, by reason
+    noise: dict[str, int] = field(default_factory=dict)  # commits (and comments) proposing nothing, by rule
     anchors: dict[str, int] = field(default_factory=dict)  # symbol | file | workspace
     skipped_files: dict[str, int] = field(default_factory=dict)  # binary | vendored
     added: int = 0
     known: int = 0
     dismissed_before: int = 0
+    withdrawn: int = 0  # suggestions of earlier runs whose commit this run found reverted
+    tracks_updated: int = 0  # earlier mined memories whose track record this run's fixes changed
+    clamped_dates: int = 0  # commits dated in the future, read as now
     comments_scanned: int = 0  # files scanned for warning comments
     head: str = ""
     since: str | None = None  # the commit mining started after (incremental) or --since
@@ -195,6 +113,9 @@ class MineReport:
             "added": self.added,
             "known": self.known,
             "dismissed_before": self.dismissed_before,
+            "withdrawn": self.withdrawn,
+            "tracks_updated": self.tracks_updated,
+            "clamped_dates": self.clamped_dates,
             "comments_scanned": self.comments_scanned,
             "head": self.head,
             "since": self.since,
@@ -204,361 +125,265 @@ class MineReport:
         }
 
 
-# --- classification (pure) ------------------------------------------------------------------------------
-
-
 @dataclass(frozen=True, slots=True)
-class Verdict:
-    """One commit: a lesson of ``type`` with ``text``, or noise for ``reason``; ``fix`` counts toward hot spots."""
+class FixRef:
+    """One real fix commit on some code; ``order`` is its place in this run's walk (0 = newest; earlier runs'
+    fixes come after every commit of this one)."""
 
-    kind: str  # "revert" | "fix" | "decision" | "noise"
-    type: MemoryType | None = None
-    text: str = ""
-    reason: str = ""  # noise reason
-    fix: bool = False
+    sha: str
+    date: str
+    author: str
+    subject: str
+    order: int
 
-
-def strip_trailers(body: str) -> str:
-    """The body without trailer lines (Signed-off-by, Co-authored-by, Change-Id, …) and conflict lists."""
-    lines: list[str] = []
-    in_conflicts = False
-    for line in body.splitlines():
-        if CONFLICTS_HEADER.match(line):
-            in_conflicts = True
-            continue
-        if in_conflicts and (line.startswith(("\t", "#\t", "  ")) or not line.strip()):
-            continue
-        in_conflicts = False
-        if not TRAILER.match(line.strip()):
-            lines.append(line)
-    return "\n".join(lines).strip()
+    def to_dict(self) -> dict[str, str]:
+        return {"sha": self.sha, "author": self.author, "date": self.date, "subject": self.subject}
 
 
-def classify(commit: CommitRecord) -> Verdict:
-    """One commit's verdict, by the rules above, in order: noise first, then revert, fix, rationale."""
-    subject = commit.subject.strip()
-    body = strip_trailers(commit.body)
-    is_fix = (
-        bool(FIX_WORDS.search(subject)) and not COSMETIC_SUBJECT.search(subject) and not DOCS_SUBJECT.search(subject)
-    )
-    if commit.is_merge:
-        return Verdict("noise", reason=NOISE_MERGE)
-    if BOT_AUTHOR.search(commit.author):
-        return Verdict("noise", reason=NOISE_BOT)
-    if VERSION_SUBJECT.search(subject):
-        return Verdict("noise", reason=NOISE_VERSION)
-    paths = commit.paths()
-    if paths and all(CHANGELOG_PATH.search(p) for p in paths):
-        return Verdict("noise", reason=NOISE_CHANGELOG)
-    if paths and all(DOCS_PATH.search(p) for p in paths):
-        return Verdict("noise", reason=NOISE_DOCS)
-    revert = REVERT_SUBJECT.match(subject)
-    if revert:
-        reason = REVERT_BODY_LINE.sub("", body).strip()
-        what = revert.group("what").strip().rstrip(".") or "a change"
-        if REVERT_SUBJECT.match(what):
-            return Verdict("noise", reason=NOISE_REAPPLIED)
-        text = f"Tried {what}, reverted: {reason}" if reason else f"Tried {what}, reverted (no reason given)."
-        return Verdict("revert", MemoryType.DEAD_END, _clip(text))
-    if commit.giant:
-        return Verdict("noise", reason=NOISE_GIANT)
-    if COSMETIC_SUBJECT.search(subject) and len(body.split()) < MIN_BODY_WORDS * 3:
-        return Verdict("noise", reason=NOISE_COSMETIC)
-    if len(body.split()) < MIN_BODY_WORDS:
-        return Verdict("noise", reason=NOISE_EMPTY, fix=is_fix)
-    text = _clip(f"{subject}\n\n{body}")
-    if (is_fix or (FIX_WORDS.search(body) and not DOCS_SUBJECT.search(subject))) and CAUSE_WORDS.search(body):
-        kind = MemoryType.ERROR_PATTERN if ERROR_WORDS.search(f"{subject}\n{body}") else MemoryType.GOTCHA
-        return Verdict("fix", kind, text, fix=True)
-    if RATIONALE_WORDS.search(body):
-        return Verdict("decision", MemoryType.DECISION, text, fix=is_fix)
-    return Verdict("noise", reason=NOISE_NO_LESSON, fix=is_fix)
-
-
-def _clip(text: str) -> str:
-    return text if len(text) <= MAX_TEXT_CHARS else text[: MAX_TEXT_CHARS - 1].rstrip() + "…"
-
-
-# --- anchoring -----------------------------------------------------------------------------------------
-
-
-class SymbolFinder:
-    """Symbols a set of new-side line ranges touched in a blob (parsed once, cached by blob id)."""
-
-    def __init__(self, blobs: BlobReader) -> None:
-        self._blobs = blobs
-        self._cache: OrderedDict[str, list[Chunk] | None] = OrderedDict()
-
-    def chunks(self, path: str, blob: str) -> list[Chunk] | None:
-        if blob in self._cache:
-            self._cache.move_to_end(blob)
-            return self._cache[blob]
-        spec = language_for_path(path)
-        chunks: list[Chunk] | None = None
-        if spec is not None and blob:
-            data = self._blobs.read(blob, max_bytes=MAX_PARSE_BYTES)
-            if data is not None:
-                chunks = parse_source(path, data, spec).chunks
-        self._cache[blob] = chunks
-        if len(self._cache) > PARSE_CACHE:
-            self._cache.popitem(last=False)
-        return chunks
-
-    def touched(self, path: str, blob: str, hunks: Iterable[tuple[int, int]]) -> list[str]:
-        """Innermost named symbols overlapping the hunks, in file order; [] when only module code was touched."""
-        chunks = self.chunks(path, blob)
-        if not chunks:
-            return []
-        return touched_symbols(chunks, hunks)
-
-
-def touched_symbols(chunks: list[Chunk], hunks: Iterable[tuple[int, int]]) -> list[str]:
-    found: dict[str, None] = {}
-    for start, end in hunks:
-        best: Chunk | None = None
-        for c in chunks:
-            if c.symbol.startswith(MODULE_SYMBOL) or c.end_line < start or c.start_line > end:
-                continue
-            if best is None or (c.end_line - c.start_line) < (best.end_line - best.start_line):
-                best = c
-        if best is not None:
-            found.setdefault(best.symbol)
-    return list(found)
-
-
-class HeadIndex:
-    """What exists at HEAD: the workspace index's files and symbols."""
-
-    def __init__(self, ws: Workspace) -> None:
-        self._ws = ws
-        self.files = set(ws.indexer.files())
-
-    def has_file(self, path: str) -> bool:
-        return path in self.files or (self._ws.root / path).is_file()
-
-    def has_symbol(self, path: str, symbol: str) -> bool:
-        return path in self.files and self._ws.indexer.chunk_by_symbol(path, symbol) is not None
+EARLIER_RUN = 1 << 62  # the order of a fix remembered from an earlier run: older than anything read now
 
 
 @dataclass(slots=True)
-class Anchored:
-    file: str | None
-    symbol: str | None
-    anchor: str
-    then: str  # "path::symbol" at the commit
-
-
-def follow(path: str, symbol: str | None, renames: dict[str, str], head: HeadIndex) -> Anchored:
-    """A (path, symbol) at some commit, followed to HEAD: symbol if it still exists, else file, else workspace."""
-    now = renames.get(path, path)
-    then = f"{path}::{symbol}" if symbol else path
-    if symbol and head.has_symbol(now, symbol):
-        return Anchored(now, symbol, ANCHOR_SYMBOL, then)
-    if head.has_file(now):
-        return Anchored(now, None, ANCHOR_FILE, then)
-    return Anchored(None, None, ANCHOR_WORKSPACE, then)
-
-
-def record_renames(commit: CommitRecord, renames: dict[str, str]) -> None:
-    """Commits arrive newest first: a rename old→new maps old to wherever new is at HEAD."""
-    for f in commit.files:
-        if f.renamed:
-            renames[f.old_path] = renames.get(f.path, f.path)
+class Lesson:
+    commit: CommitRecord
+    verdict: Verdict
+    anchor: Anchored
+    placement: Placement
+    order: int
 
 
 def commit_ref(commit: CommitRecord) -> dict[str, str]:
     return {"sha": commit.sha, "author": commit.author, "date": commit.date, "subject": commit.subject}
 
 
-def anchors_for(commit: CommitRecord, finder: SymbolFinder, renames: dict[str, str], head: HeadIndex) -> list[Anchored]:
-    """Where one commit's lesson belongs at HEAD: its symbols (a few), else its files (a few), else the workspace."""
-    pairs: list[tuple[str, str]] = []
-    files: list[str] = []
-    code = [f for f in commit.files if f.path and not (DOCS_PATH.search(f.path) or CHANGELOG_PATH.search(f.path))]
-    for f in code or commit.files:  # a lesson about code is not about the release notes that mention it
-        if not f.path:
-            continue
-        files.append(f.path)
-        for symbol in finder.touched(f.path, f.blob, f.hunks):
-            pairs.append((f.path, symbol))
-    if pairs and len(pairs) <= MAX_SYMBOL_ANCHORS:
-        return _dedupe([follow(p, s, renames, head) for p, s in pairs])
-    if files and len(files) <= MAX_FILE_ANCHORS:
-        return _dedupe([follow(p, None, renames, head) for p in files])
-    return [Anchored(None, None, ANCHOR_WORKSPACE, "")]
+class _Walk:
+    """The state of one run's walk over the history, newest commit first."""
+
+    def __init__(self, finder: SymbolFinder, head: HeadIndex, *, exclude: list[str]) -> None:
+        self.finder, self.head, self.exclude = finder, head, exclude
+        self.renames: dict[str, str] = {}
+        self.fixes: dict[tuple[str, str], list[FixRef]] = defaultdict(list)  # (file, symbol) at HEAD
+        self.file_fixes: dict[str, list[FixRef]] = defaultdict(list)  # file at HEAD
+        self.lessons: list[Lesson] = []
+        self.noise: Counter[str] = Counter()
+        self.skipped: Counter[str] = Counter()
+        self.last_change: dict[str, str] = {}  # file at HEAD → the newest date a commit touched it
+        self.newest = ""  # the newest commit date read
+        self.reverted: dict[str, list[str]] = defaultdict(list)  # a reverted sha's first 7 digits → shas named
+        self.reverted_subjects: set[str] = set()  # subjects of reverted commits a revert named only by subject
+        self.met: set[str] = set()  # reverted shas (as named) met in this walk
+        self.order = 0
+        self.clamped = 0
+
+    def step(self, commit: CommitRecord) -> None:
+        order = self.order
+        self.order += 1
+        self.skipped["binary"] += commit.binary_files
+        self.skipped["vendored"] += commit.vendored_files
+        self.clamped += commit.clamped_date
+        self.newest = max(self.newest, commit.date)
+        for p in commit.paths():
+            self.last_change.setdefault(self.renames.get(p, p), commit.date)  # newest first: the first is the last
+        if self._undone(commit):
+            self.noise[Noise.REVERTED] += 1  # its revert stands: no lesson, no fix, and what it reverted holds
+            record_renames(commit, self.renames)
+            return
+        self._note_revert(commit)
+        verdict = classify(commit)
+        if verdict.reason is not None:
+            self.noise[verdict.reason] += 1
+        if verdict.lesson or verdict.fix:
+            message = f"{commit.subject}\n{commit.body}"
+            placement = place(commit, message, self.finder, self.renames, self.head)
+            if verdict.fix:
+                ref = FixRef(commit.sha, commit.date, commit.author, commit.subject, order)
+                for a in placement.fixed:
+                    if a.key is not None:
+                        self.fixes[a.key].append(ref)
+                for path in {a.file for a in placement.fixed if a.file} | (
+                    {placement.anchor.file} if placement.anchor and placement.anchor.file else set()
+                ):
+                    self.file_fixes[path].append(ref)
+            if verdict.lesson:
+                self._lesson(commit, verdict, placement, order)
+        record_renames(commit, self.renames)
+
+    def _lesson(self, commit: CommitRecord, verdict: Verdict, placement: Placement, order: int) -> None:
+        if placement.anchor is not None:
+            self.lessons.append(Lesson(commit, verdict, placement.anchor, placement, order))
+        elif placement.gone:
+            self.noise[Noise.CODE_GONE] += 1
+        elif states_repo_wide_rule(commit):
+            self.lessons.append(Lesson(commit, verdict, Anchored(None, None, ANCHOR_WORKSPACE, ""), placement, order))
+        else:
+            self.noise[Noise.NO_ANCHOR] += 1
+
+    def _undone(self, commit: CommitRecord) -> bool:
+        """A later commit (already read) reverted this one."""
+        for named in self.reverted.get(commit.sha[:ABBREVIATED_SHA], ()):
+            if commit.sha.startswith(named):
+                self.met.add(named)
+                return True
+        if commit.subject in self.reverted_subjects:
+            self.reverted_subjects.discard(commit.subject)
+            return True
+        return False
+
+    def _note_revert(self, commit: CommitRecord) -> None:
+        if revert_target(commit) is None or commit.is_merge:
+            return
+        shas = [s for s in reverted_shas(commit) if len(s) >= ABBREVIATED_SHA]
+        for sha in shas:
+            self.reverted[sha[:ABBREVIATED_SHA]].append(sha)
+        if not shas:
+            what = revert_target(commit)
+            if what:
+                self.reverted_subjects.add(what)
+
+    def pending_reverts(self) -> set[str]:
+        """Shas reverts named that this walk did not reach: commits of earlier runs."""
+        return {s for shas in self.reverted.values() for s in shas} - self.met
 
 
-def _dedupe(items: list[Anchored]) -> list[Anchored]:
-    seen: dict[tuple[str | None, str | None], Anchored] = {}
-    for a in items:
-        seen.setdefault((a.file, a.symbol), a)
-    return list(seen.values())
-
-
-def to_iso_utc(date: str) -> str:
-    """git's ISO-8601 strict date (with its offset) as UTC ``YYYY-MM-DDTHH:MM:SSZ``."""
-    from datetime import UTC, datetime
-
+def _load_fix_history(ws: Workspace, renames: dict[str, str]) -> dict[tuple[str, str], list[FixRef]]:
+    """The fixes remembered from earlier runs, their paths followed through this run's renames."""
     try:
-        return datetime.fromisoformat(date).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        data = json.loads(ws.mining_state(STATE_FIX_HISTORY) or "{}")
     except ValueError:
-        return date
-
-
-def commit_suggestions(commit: CommitRecord, verdict: Verdict, anchors: list[Anchored]) -> list[Suggestion]:
-    out: list[Suggestion] = []
-    assert verdict.type is not None
-    for a in anchors:
-        where = f"{a.file}::{a.symbol}" if a.symbol else (a.file or "")
-        fingerprint = f"{verdict.kind}:{commit.sha}" + (f":{where}" if where else "")
-        out.append(
-            Suggestion(
-                fingerprint=fingerprint,
-                type=verdict.type,
-                text=verdict.text,
-                source=MemorySource.COMMIT,
-                created_at=to_iso_utc(commit.date),
-                file=a.file,
-                symbol=a.symbol,
-                provenance={"commits": [commit_ref(commit)], "anchor": a.anchor, "kind": verdict.kind, "then": a.then},
+        log.warning("mining state %s is not JSON: earlier fixes are not counted toward hot spots", STATE_FIX_HISTORY)
+        return {}
+    out: dict[tuple[str, str], list[FixRef]] = {}
+    for place_, refs in data.items() if isinstance(data, dict) else ():
+        path, _, symbol = str(place_).partition("::")
+        if not symbol or not isinstance(refs, list):
+            continue
+        out[(renames.get(path, path), symbol)] = [
+            FixRef(
+                str(r["sha"]), str(r.get("date", "")), str(r.get("author", "")), str(r.get("subject", "")), EARLIER_RUN
             )
-        )
+            for r in refs
+            if isinstance(r, dict) and history.is_object_id(str(r.get("sha", "")))
+        ]
     return out
 
 
-def hotspot_suggestions(fixes: dict[tuple[str, str], list[dict[str, str]]]) -> list[Suggestion]:
-    """One gotcha per symbol fixed in at least HOTSPOT_MIN_FIXES distinct commits, newest fix first."""
+def _dump_fix_history(fixes: dict[tuple[str, str], list[FixRef]]) -> str:
+    """Symbols not yet hot spots, with their fixes (a hot spot, once proposed, is never proposed again)."""
+    kept = {
+        f"{path}::{symbol}": [{**r.to_dict(), "subject": r.subject[:FIX_HISTORY_SUBJECT_CHARS]} for r in refs]
+        for (path, symbol), refs in fixes.items()
+        if len({r.sha for r in refs}) < HOTSPOT_MIN_FIXES
+    }
+    return json.dumps(kept, separators=(",", ":"))
+
+
+# --- track records ---------------------------------------------------------------------------------------------
+
+
+def track(
+    later: list[FixRef], *, since: str | None, last_change: str | None, through: str, scope: str = ANCHOR_SYMBOL
+) -> dict[str, Any]:
+    """The track record of a lesson dated ``since`` (None: one that stands at HEAD) from the fixes after it."""
+    dates = sorted({r.date for r in later}, reverse=True)
+    record: dict[str, Any] = {
+        "fixes": len({r.sha for r in later}),
+        "fix_dates": dates[:TRACK_FIX_DATES],
+        "last_fix": dates[0] if dates else None,
+        "last_change": last_change,
+        "since": since,
+        "through": through or None,
+        "scope": scope,
+    }
+    record["factor"] = round(track_factor(record), 4)
+    return record
+
+
+def _confidence(source: MemorySource, record: dict[str, Any]) -> float:
+    return round(track_confidence(DEFAULT_CONFIDENCE.get(source, 0.8), record), 4)
+
+
+# --- building suggestions -----------------------------------------------------------------------------------
+
+
+def lesson_suggestion(lesson: Lesson, record: dict[str, Any]) -> Suggestion:
+    commit, verdict, a = lesson.commit, lesson.verdict, lesson.anchor
+    assert verdict.type is not None
+    place_ = where(a.file, a.symbol)
+    if verdict.kind == VerdictKind.REVERT:
+        headline = dead_end_headline(verdict.what, place_)
+    elif verdict.kind == VerdictKind.DECISION:
+        headline = decision_headline(commit.subject, place_)
+    else:
+        headline = fix_headline(commit.subject, place_)
+    spot = f"{a.file}::{a.symbol}" if a.symbol else (a.file or "")
+    provenance: dict[str, Any] = {
+        "commits": [commit_ref(commit)], "anchor": a.anchor, "kind": str(verdict.kind), "then": a.then,
+        "why": bool(verdict.why), "named": lesson.placement.named, "track": record,
+    }  # fmt: skip
+    if lesson.placement.also:
+        provenance["also"] = lesson.placement.also
+    if verdict.error:
+        provenance["error"] = verdict.error
+    return Suggestion(
+        fingerprint=f"{verdict.kind}:{commit.sha}" + (f":{spot}" if spot else ""),
+        type=verdict.type,
+        text=lesson_text(headline, verdict.why),
+        source=MemorySource.COMMIT,
+        created_at=commit.date,
+        file=a.file,
+        symbol=a.symbol,
+        provenance=provenance,
+        confidence=_confidence(MemorySource.COMMIT, record),
+    )
+
+
+def hotspot_suggestions(
+    fixes: dict[tuple[str, str], list[FixRef]], last_change: dict[str, str], through: str
+) -> list[Suggestion]:
+    """One gotcha per symbol fixed in at least HOTSPOT_MIN_FIXES distinct commits."""
     out: list[Suggestion] = []
-    for (path, symbol), commits in fixes.items():
-        unique = list({c["sha"]: c for c in commits}.values())
+    for (path, symbol), refs in fixes.items():
+        unique = sorted({r.sha: r for r in refs}.values(), key=lambda r: r.date, reverse=True)
         if len(unique) < HOTSPOT_MIN_FIXES:
             continue
-        unique.sort(key=lambda c: c["date"], reverse=True)
-        lines = [f"- {c['date'][:10]} {c['sha'][:7]} {c['subject']}" for c in unique[:HOTSPOT_LISTED]]
-        more = f"\n- … and {len(unique) - HOTSPOT_LISTED} more" if len(unique) > HOTSPOT_LISTED else ""
-        text = _clip(
-            f"{symbol} has been fixed {len(unique)} times; read its fix history before changing it:\n"
-            + "\n".join(lines)
-            + more
+        newest, oldest = unique[0], unique[-1]
+        headline = hotspot_headline(
+            where(path, symbol), [r.subject for r in unique], len(unique), oldest.date, newest.date
         )
+        record = track([], since=newest.date, last_change=last_change.get(path), through=through)
         out.append(
             Suggestion(
                 fingerprint=f"hotspot:{path}::{symbol}",
                 type=MemoryType.GOTCHA,
-                text=text,
+                text=lesson_text(headline),
                 source=MemorySource.COMMIT,
-                created_at=to_iso_utc(unique[0]["date"]),
+                created_at=newest.date,
                 file=path,
                 symbol=symbol,
-                provenance={"commits": unique, "anchor": ANCHOR_SYMBOL, "kind": "hotspot"},
+                provenance={
+                    "commits": [r.to_dict() for r in unique[:HOTSPOT_KEPT]],
+                    "fixes": len(unique),
+                    "anchor": ANCHOR_SYMBOL,
+                    "kind": "hotspot",
+                    "track": record,
+                },
+                confidence=_confidence(MemorySource.COMMIT, record),
             )
         )
     return out
 
 
-# --- warning comments at HEAD ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class WarningComment:
-    line: int  # first line, 1-based
-    text: str  # without comment markers
-    kind: str  # the tag (HACK, XXX, …) or the phrase ("do not", "must", "never")
-
-
-def warning_comments(path: str, source: bytes) -> list[tuple[WarningComment, str | None]]:
-    """Warning comments in one file with the innermost symbol enclosing each (None: module level)."""
-    spec = language_for_path(path)
-    if spec is None or len(source) > MAX_COMMENT_BYTES or not COMMENT_PREFILTER.search(source):
-        return []
-    language, _query = compiled(spec)
-    tree = Parser(language).parse(source)
-    blocks = _comment_blocks(_comment_nodes(tree.root_node), source)
-    if not blocks:
-        return []
-    chunks = parse_source(path, source, spec).chunks
-    out: list[tuple[WarningComment, str | None]] = []
-    for first, last, raw in blocks:
-        text = " ".join(
-            part for part in (COMMENT_MARKERS.sub("", line).strip() for line in raw.splitlines()) if part
-        ).strip()
-        tag = WARNING_TAG.search(text)
-        phrase = WARNING_PHRASE.search(text)
-        if (tag is None and phrase is None) or len(text.split()) < MIN_COMMENT_WORDS:
-            continue
-        kind = tag.group(1) if tag else phrase.group(1).lower() if phrase else ""
-        out.append((WarningComment(first, _clip(text), kind), _enclosing(chunks, first, last)))
-    return out
-
-
-def _comment_nodes(root: Node) -> Iterator[Node]:
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if "comment" in node.type:
-            yield node
-            continue
-        stack.extend(reversed(node.children))
-
-
-def _comment_blocks(nodes: Iterable[Node], source: bytes) -> list[tuple[int, int, str]]:
-    """Comments as (first line, last line, text): adjacent comments on lines of their own joined into one
-    block; tool directives (``# type: ignore``, ``# noqa`` …) left out."""
-    blocks: list[list[Any]] = []
-    alone_before = False
-    for node in nodes:
-        first, last = node.start_point.row + 1, node.end_point.row + 1
-        text = source[node.start_byte : node.end_byte].decode("utf-8", "replace")
-        if DIRECTIVE.match(COMMENT_MARKERS.sub("", text).strip()):
-            alone_before = False
-            continue
-        line_start = source.rfind(b"\n", 0, node.start_byte) + 1
-        alone = not source[line_start : node.start_byte].strip()  # not trailing code on its line
-        if blocks and alone and alone_before and blocks[-1][1] == first - 1:
-            blocks[-1][1] = last
-            blocks[-1][2] += "\n" + text
-        else:
-            blocks.append([first, last, text])
-        alone_before = alone
-    return [(int(b[0]), int(b[1]), str(b[2])) for b in blocks]
-
-
-def _enclosing(chunks: list[Chunk], first: int, last: int) -> str | None:
-    """The innermost named symbol holding the comment, or the one right below it (a comment on a def)."""
-    named = [c for c in chunks if not c.symbol.startswith(MODULE_SYMBOL)]
-    inside = [c for c in named if c.start_line <= first and last <= c.end_line]
-    if inside:
-        return min(inside, key=lambda c: c.end_line - c.start_line).symbol
-    below = [c for c in named if last < c.start_line <= last + 1]
-    return below[0].symbol if below else None
-
-
-def comment_suggestions(
-    ws: Workspace, paths: Iterable[str], head: HeadIndex, created_at: str, sha: str
-) -> list[Suggestion]:
+def _dedupe(suggestions: list[Suggestion], noise: Counter[str]) -> list[Suggestion]:
+    """The same words on the same place are one lesson: the first (newest) is kept."""
+    seen: set[tuple[str | None, str | None, str]] = set()
     out: list[Suggestion] = []
-    for path in paths:
-        try:
-            source = (ws.root / path).read_bytes()
-        except OSError:
+    for s in suggestions:
+        key = (s.file, s.symbol, re.sub(r"\s+", " ", s.text.lower()))
+        if key in seen:
+            noise[Noise.DUPLICATE] += 1
             continue
-        for comment, symbol in warning_comments(path, source):
-            anchor = ANCHOR_SYMBOL if symbol and head.has_symbol(path, symbol) else ANCHOR_FILE
-            symbol = symbol if anchor == ANCHOR_SYMBOL else None
-            digest = hashlib.sha1(comment.text.encode("utf-8")).hexdigest()
-            where = f"{path}::{symbol}" if symbol else path
-            out.append(
-                Suggestion(
-                    fingerprint=f"comment:{where}:{digest}",
-                    type=MemoryType.GOTCHA,
-                    text=comment.text,
-                    source=MemorySource.COMMENT,
-                    created_at=created_at,
-                    file=path,
-                    symbol=symbol,
-                    provenance={"anchor": anchor, "kind": comment.kind, "line": comment.line, "head": sha},
-                )
-            )
+        seen.add(key)
+        out.append(s)
     return out
 
 
@@ -598,36 +423,21 @@ def mine(
         report.commits_total = min(report.commits_total, limit)
     ws.reindex()  # incremental: suggestions anchor to the code as it is, and memories are reconciled with it
     head = HeadIndex(ws)
-    renames: dict[str, str] = {}
-    fixes: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
-    suggestions: list[Suggestion] = []
-    noise: Counter[str] = Counter()
-    skipped: Counter[str] = Counter()
-    changed_paths: set[str] = set()
+    big, big_total = history.big_blob_paths(root, revs)  # left out of the diffs: git would load them whole
+    if big_total:
+        report.skipped_files["big-blob-path"] = big_total
+    if big_total > len(big):
+        report.notes.append(f"{big_total} paths held blobs over 1 MiB: the first {len(big)} were left out of diffs")
     with BlobReader(root) as blobs:
-        finder = SymbolFinder(blobs)
-        commits = history.iter_commits(root, revs, limit=limit)
+        walk = _Walk(SymbolFinder(blobs), head, exclude=big)
+        commits = history.iter_commits(root, revs, limit=limit, exclude=big)
         try:
             for commit in commits:
                 if cancel is not None and cancel.is_set():
                     report.cancelled = True
                     break
                 report.commits_read += 1
-                skipped["binary"] += commit.binary_files
-                skipped["vendored"] += commit.vendored_files
-                changed_paths.update(renames.get(p, p) for p in commit.paths())
-                verdict = classify(commit)
-                if verdict.kind == "noise":
-                    noise[verdict.reason] += 1
-                if verdict.kind != "noise" or verdict.fix:
-                    anchors = anchors_for(commit, finder, renames, head)
-                    if verdict.kind != "noise":
-                        suggestions.extend(commit_suggestions(commit, verdict, anchors))
-                    if verdict.fix:
-                        for a in anchors:
-                            if a.anchor == ANCHOR_SYMBOL and a.file and a.symbol:
-                                fixes[(a.file, a.symbol)].append(commit_ref(commit))
-                record_renames(commit, renames)
+                walk.step(commit)
                 if progress is not None:
                     progress(report.commits_read, report.commits_total)
         finally:
@@ -635,24 +445,115 @@ def mine(
     if report.cancelled:
         report.seconds = time.perf_counter() - started
         return report
-    if incremental:  # fixes of earlier runs, below the threshold then, still count
-        for key, refs in _load_fix_history(ws, renames).items():
-            fixes[key] = refs + fixes.get(key, [])
-    suggestions.extend(hotspot_suggestions(fixes))
-    scan = sorted(head.files) if not incremental else sorted(p for p in changed_paths if p in head.files)
-    report.comments_scanned = len(scan)
-    suggestions.extend(comment_suggestions(ws, scan, head, to_iso_utc(history.commit_date(root, head_sha)), head_sha))
-    report.suggestions = dict(Counter(str(s.type) for s in suggestions))
-    report.anchors = dict(Counter(str(s.provenance.get("anchor")) for s in suggestions))
-    report.noise = dict(noise)
-    report.skipped_files = {k: v for k, v in skipped.items() if v}
+    complete = since is None and limit is None
+    suggestions = _propose(ws, walk, incremental=incremental, head_sha=head_sha, report=report)
     outcome = ws.add_suggestions(suggestions)
     report.added, report.known, report.dismissed_before = outcome.added, outcome.known, outcome.dismissed_before
-    if since is None and limit is None:
-        ws.set_mining_state(STATE_FIX_HISTORY, _dump_fix_history(fixes))
+    if complete:
+        pending = walk.pending_reverts()
+        if incremental and pending:
+            report.withdrawn = ws.withdraw_mined(pending, reason="its commit was reverted")
+        report.tracks_updated = _update_tracks(ws, walk, suggestions, incremental=incremental)
+        ws.set_mining_state(STATE_FIX_HISTORY, _dump_fix_history(walk.fixes))
         ws.set_mining_state(STATE_LAST_MINED, head_sha)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _propose(ws: Workspace, walk: _Walk, *, incremental: bool, head_sha: str, report: MineReport) -> list[Suggestion]:
+    """The run's suggestions: lessons (cherry-picks counted once), hot spots and warning comments."""
+    _drop_cherry_picks(ws, walk)
+    if incremental:  # fixes of earlier runs, below the threshold then, still count toward hot spots
+        pending = walk.pending_reverts()
+        for key, refs in _load_fix_history(ws, walk.renames).items():
+            walk.fixes[key] = [r for r in refs if not any(r.sha.startswith(p) for p in pending)] + walk.fixes.get(
+                key, []
+            )
+    through = walk.newest
+    suggestions: list[Suggestion] = []
+    for lesson in walk.lessons:
+        a = lesson.anchor
+        pool = walk.fixes.get(a.key, []) if a.key else walk.file_fixes.get(a.file, []) if a.file else []
+        later = [r for r in pool if r.order < lesson.order and r.sha != lesson.commit.sha]
+        record = track(later, since=lesson.commit.date, last_change=walk.last_change.get(a.file or ""), through=through)
+        suggestions.append(lesson_suggestion(lesson, record))
+    suggestions.extend(hotspot_suggestions(walk.fixes, walk.last_change, through))
+    head = walk.head
+    scan = sorted(head.files) if not incremental else sorted(p for p in walk.last_change if p in head.files)
+    report.comments_scanned = len(scan)
+    found = comment_suggestions(ws, scan, head, history.commit_date(ws.root, head_sha), head_sha)
+    for s in found.suggestions:
+        if s.symbol and s.file:  # what stands at HEAD: its track record is every fix its code had
+            pool = walk.fixes.get((s.file, s.symbol), [])
+            record = track(pool, since=None, last_change=walk.last_change.get(s.file), through=through)
+            s = replace(s, provenance={**s.provenance, "track": record}, confidence=_confidence(s.source, record))
+        suggestions.append(s)
+    walk.noise.update(found.skipped)
+    suggestions = _dedupe(suggestions, walk.noise)
+    report.suggestions = dict(Counter(str(s.type) for s in suggestions))
+    report.anchors = dict(Counter(str(s.provenance.get("anchor")) for s in suggestions))
+    report.noise = {str(k): v for k, v in walk.noise.items()}
+    report.skipped_files = {**report.skipped_files, **{k: v for k, v in walk.skipped.items() if v}}
+    report.clamped_dates = walk.clamped
+    if walk.clamped:
+        report.notes.append(f"{walk.clamped} commit(s) dated in the future: read as dated now")
+    return suggestions
+
+
+def _drop_cherry_picks(ws: Workspace, walk: _Walk) -> None:
+    """A patch applied twice (a cherry-pick, a backport merged back) is one fix and one lesson: the oldest copy."""
+    shas = {r.sha for refs in walk.fixes.values() for r in refs} | {le.commit.sha for le in walk.lessons}
+    if len(shas) < 2:
+        return
+    ids = history.patch_ids(ws.root, sorted(shas), exclude=walk.exclude)
+    order = {r.sha: r.order for refs in walk.fixes.values() for r in refs}
+    order.update({le.commit.sha: le.order for le in walk.lessons})
+    groups: dict[str, list[str]] = defaultdict(list)
+    for sha, pid in ids.items():
+        groups[pid].append(sha)
+    copies = {sha for group in groups.values() if len(group) > 1 for sha in sorted(group, key=lambda s: -order[s])[1:]}
+    if not copies:
+        return
+    walk.noise[Noise.CHERRY_PICK] += len(copies)
+    walk.lessons = [le for le in walk.lessons if le.commit.sha not in copies]
+    for refs in (*walk.fixes.values(), *walk.file_fixes.values()):
+        refs[:] = [r for r in refs if r.sha not in copies]
+
+
+def _update_tracks(ws: Workspace, walk: _Walk, proposed: list[Suggestion], *, incremental: bool) -> int:
+    """Bring earlier mined memories' track records up to date: a full run recomputes those it proposed again;
+    an incremental run adds its fixes (and changes) to the memories on the code they touched."""
+    updates: dict[str, dict[str, Any]] = {}
+    seen = ws.store.mined([s.fingerprint for s in proposed])
+    fresh = {fp: s for fp, s in ((s.fingerprint, s) for s in proposed)}
+    if not incremental:
+        for fp, (memory_id, _status) in seen.items():
+            record = fresh[fp].provenance.get("track")
+            if isinstance(record, dict):
+                updates[memory_id] = record
+        return ws.update_mined_tracks(updates, only_changed=True)
+    mine_now = {memory_id for memory_id, _ in seen.values()}
+    for memory in ws.mined_memories_on(sorted(walk.last_change)):
+        a = memory.anchor
+        if memory.id in mine_now or a is None:
+            continue
+        old = track_of(memory.provenance) or {}
+        since = str(old["since"]) if old.get("since") else None
+        pool = walk.fixes.get((a.file, a.symbol), []) if a.symbol else walk.file_fixes.get(a.file, [])
+        record = track(
+            [r for r in pool if r.order != EARLIER_RUN and (since is None or r.date > since)],
+            since=since, last_change=walk.last_change.get(a.file), through=walk.newest,
+            scope=ANCHOR_SYMBOL if a.symbol else ANCHOR_FILE,
+        )  # fmt: skip
+        before = old.get("fixes")
+        record["fixes"] += before if isinstance(before, int) and before > 0 else 0
+        earlier = old.get("fix_dates")
+        dates = sorted({*record["fix_dates"], *(str(d) for d in earlier if d)} if isinstance(earlier, list) else
+                       set(record["fix_dates"]), reverse=True)  # fmt: skip
+        record["fix_dates"], record["last_fix"] = dates[:TRACK_FIX_DATES], dates[0] if dates else None
+        record["factor"] = round(track_factor(record), 4)
+        updates[memory.id] = record
+    return ws.update_mined_tracks(updates, only_changed=True)
 
 
 def _revs(ws: Workspace, head_sha: str, since: str | None, report: MineReport) -> tuple[list[str], bool]:
@@ -685,4 +586,4 @@ def _revs(ws: Workspace, head_sha: str, since: str | None, report: MineReport) -
     return [f"{last}..{head_sha}"], True
 
 
-__all__ = ["STATE_LAST_MINED", "MineReport", "Verdict", "classify", "mine", "strip_trailers", "warning_comments"]
+__all__ = ["STATE_LAST_MINED", "MineReport", "mine"]

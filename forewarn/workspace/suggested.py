@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -17,13 +18,19 @@ from forewarn.memory.suggestions import (
     ANCHOR_FILE,
     ANCHOR_SYMBOL,
     ANCHOR_WORKSPACE,
+    TRACK,
     Suggestion,
     SuggestionReport,
+    provenance_commits,
     rank_suggestions,
+    track_confidence,
+    track_of,
 )
 from forewarn.memory.text import from_iso, new_id, to_iso
 from forewarn.memory.vocabulary import (
     CURRENT_STATUSES,
+    SUGGESTION_STATUSES,
+    MemorySource,
     MemoryStatus,
     MemoryType,
 )
@@ -99,7 +106,8 @@ class SuggestionsMixin(ConflictsMixin):
         provenance["anchor"] = outcome
         memory = Memory(
             id=new_id(now), type=MemoryType(item.type), text=safe, anchor=anchor, source=item.source,
-            confidence=DEFAULT_CONFIDENCE.get(item.source, 0.8), created_at=created, updated_at=at,
+            confidence=DEFAULT_CONFIDENCE.get(item.source, 0.8) if item.confidence is None else item.confidence,
+            created_at=created, updated_at=at,
             status=MemoryStatus.SUGGESTED, provenance=provenance,
         )  # fmt: skip
         return memory, kinds
@@ -182,6 +190,50 @@ class SuggestionsMixin(ConflictsMixin):
         then = str(prov.get("then") or "").split("::", 1)[0]
         path = None if prov.get("anchor") == ANCHOR_WORKSPACE else then or m.file
         return history.commit_diff(self.root, str(newest["sha"]), path, max_lines=max_lines)
+
+    def mined_memories_on(self, files: Sequence[str]) -> list[Memory]:
+        """Mined memories (commit or comment), waiting or current, anchored in ``files``."""
+        found = self.store.anchored_to_files(list(files), (*SUGGESTION_STATUSES, *CURRENT_STATUSES)) if files else []
+        return [m for m in found if m.source in (MemorySource.COMMIT, MemorySource.COMMENT)]
+
+    def withdraw_mined(self, shas: Iterable[str], *, reason: str) -> int:
+        """Suggestions mined from these commits (full or abbreviated shas) that still wait are withdrawn: dismissed,
+        with a ``withdrawn`` event saying why (their commit was reverted). What a person accepted stays."""
+        named = [s for s in shas if s]
+        waiting = self.store.list_memories(MemoryFilter(statuses=SUGGESTION_STATUSES), limit=-1)
+        hits = [
+            m for m in waiting
+            if m.source == MemorySource.COMMIT and (m.provenance or {}).get("kind") != "hotspot"
+            and any(str(c.get("sha", "")).startswith(n) for c in provenance_commits(m.provenance) for n in named)
+        ]  # fmt: skip
+        with self._lock:
+            _, at = self._now()
+            for m in hits:
+                self.store.update_status(
+                    m.id, MemoryStatus.DISMISSED, at=at, reason=f"withdrawn: {reason}", ended_at=at,
+                    event=event(m.id, "withdrawn", at, reason=reason),
+                )  # fmt: skip
+        return len(hits)
+
+    def update_mined_tracks(self, updates: Mapping[str, dict[str, Any]], *, only_changed: bool = True) -> int:
+        """Replace mined memories' track records (``provenance["track"]``) and scale their confidence by the
+        new record's factor over the old one's; how many changed."""
+        changed = 0
+        with self._lock, self.store.batch():
+            for memory_id, record in updates.items():
+                m = self.store.get(memory_id)
+                if m is None:
+                    continue
+                old = track_of(m.provenance)
+                if only_changed and old == record:
+                    continue
+                previous = float(old.get("factor", 1.0)) if old and isinstance(old.get("factor"), int | float) else 1.0
+                confidence = round(track_confidence(m.confidence, record, previous=previous), 4)
+                self.store.replace_memory(
+                    replace(m, provenance={**(m.provenance or {}), TRACK: record}, confidence=confidence)
+                )
+                changed += 1
+        return changed
 
     def mining_state(self, key: str) -> str | None:
         """What mining remembers between runs (e.g. ``last_mined_commit``)."""

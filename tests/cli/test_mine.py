@@ -37,6 +37,24 @@ def test_mine_json_then_an_incremental_no_op(tmp_path: Path, forewarn: Forewarn)
     assert again["commits_read"] == 0 and again["added"] == 0 and again["seconds"] < 1
 
 
+def test_mine_json_counts_every_noise_rule_by_name(tmp_path: Path, forewarn: Forewarn) -> None:
+    """Issue 23: what proposes nothing is counted under its rule's name, in the report scripts read."""
+    root = git_repo(tmp_path / "ws")
+    invoice = root / "billing" / "invoice.py"
+    (root / "tests").mkdir()
+    (root / "tests" / "test_invoice.py").write_text("def test_total():\n    assert True\n", encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "Make the test stricter\n\nOtherwise the flaky CI run passes although it fails.")
+    invoice.write_text(invoice.read_text(encoding="utf-8") + "\n\ndef vat(x: float) -> float:\n    return x\n")
+    git(root, "commit", "-q", "-am", "Fix mypy findings in vat")
+    invoice.write_text(invoice.read_text(encoding="utf-8").replace("return x", "return x * 0.21"))
+    git(root, "commit", "-q", "-am", "Compute VAT in vat\n\nWe compute it here because the gateway rounds otherwise.")
+    git(root, "revert", "--no-edit", "HEAD")
+    report = json.loads(forewarn("mine", "--json", "-w", str(root)).stdout)
+    assert {"test-only", "typing-only", "revert-without-reason", "reverted"} <= set(report["noise"]), report
+    assert report["added"] == 0 and report["suggestions"] == {}  # a revert with no reason: no dead end either
+
+
 def test_mine_human_summary(tmp_path: Path, forewarn: Forewarn) -> None:
     root = _repo(tmp_path)
     done = forewarn("mine", "-w", str(root))

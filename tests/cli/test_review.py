@@ -14,7 +14,8 @@ from tests.cli.conftest import Forewarn
 def _seed(root: Path) -> None:
     (root / "net").mkdir(parents=True)
     (root / "net/http.py").write_text("def fetch(url, timeout=5):\n    return url\n", encoding="utf-8")
-    prov = {"commits": [{"sha": "abc1234ffff", "author": "Ann", "date": "2024-03-02T10:00:00Z", "subject": "Fix hang"}]}
+    commits = [{"sha": "abc1234ffff", "author": "Ann", "date": "2024-03-02T10:00:00Z", "subject": "Fix hang"}]
+    prov = {"commits": commits, "kind": "fix", "why": True}
     with Workspace.open(root, embedder=None) as ws:
         ws.reindex()
         ws.add_suggestions([
@@ -33,8 +34,11 @@ def test_review_round_trip(forewarn: Forewarn, tmp_path: Path) -> None:
     assert (
         "from commit abc1234 by Ann on 2024-03-02: Fix hang" in listed.stdout and "net/http.py::fetch" in listed.stdout
     )
-    ids = [m["id"] for m in json.loads(forewarn("memory", "review", "--json", *w).stdout)["suggestions"]]
-    assert len(ids) == 3
+    assert "3 suggestion(s), best first; 3 worth a look" in listed.stdout
+    assert "--accept-all" not in listed.stdout  # read them: accepting unread is not the path offered
+    answer = json.loads(forewarn("memory", "review", "--json", *w).stdout)
+    ids = [m["id"] for m in answer["suggestions"]]
+    assert len(ids) == 3 and answer["worth_a_look"] == 3 and all(m["value"] > 0 for m in answer["suggestions"])
     done = forewarn("memory", "review", "accept", ids[0], "--text", "fetch needs an explicit timeout", *w)
     assert done.returncode == 0, done.stderr
     assert forewarn("memory", "review", "dismiss", ids[1], *w).returncode == 0

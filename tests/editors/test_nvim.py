@@ -204,7 +204,8 @@ def test_review_accepts_a_mined_suggestion(
     payments = root / gotcha_workspace.file
     payments.write_text(payments.read_text().replace("time.sleep(2**attempt)", "pass"))
     _git(root, "commit", "-q", "-am", f"{REVERTED}\n\nThe gateway answers faster than we thought.")
-    _git(root, "revert", "--no-edit", "HEAD")
+    _git(root, "revert", "--no-edit", "HEAD")  # with its reason: a revert without one proposes no dead end
+    _git(root, "commit", "-q", "--amend", "-m", f'Revert "{REVERTED}"\n\nWithout backoff the gateway rate-limits us.')
     mined = run_forewarn("mine", "--workspace", str(root), "--json")
     assert mined.returncode == 0, mined.stderr
     result_path = tmp_path / "review.json"

@@ -234,6 +234,22 @@ def test_hover_markdown_lists_memories_with_importance() -> None:
     assert convert.hover_markdown(None, [], None) is None
 
 
+def test_a_mined_memorys_hover_says_its_track_record() -> None:
+    """Issue 23: what the history after a lesson says about its code, in the hover ("fixed 3 times since")."""
+    import dataclasses
+
+    track = {"fixes": 3, "last_fix": "2024-05-01T10:00:00Z", "since": "2023-01-02T10:00:00Z", "scope": "symbol"}
+    mined = dataclasses.replace(
+        memory("01ABC", text="Avoid reintroducing a bug in `f`: a crash on None."),
+        source="commit",
+        provenance={"commits": [{"sha": "abc1234ff", "author": "Ann", "date": "2023-01-02T10:00:00Z"}], "track": track},
+    )
+    body = convert.hover_markdown("f", [mined], None, now=NOW)
+    assert body is not None and "its code was fixed 3 times since (last on 2024-05-01)" in body
+    person = convert.hover_markdown("f", [memory("01ABD")], None, now=NOW)
+    assert person is not None and "fixed" not in person  # a person's memory has no track record
+
+
 def test_settings_layers_and_problems(tmp_path: Path) -> None:
     (tmp_path / ".forewarn").mkdir()
     (tmp_path / ".forewarn" / "config.toml").write_text("[diagnostics]\nmax_warnings = 5\n")

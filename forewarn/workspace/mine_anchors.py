@@ -1,0 +1,212 @@
+"""Where a commit's lesson belongs: the one symbol it is about, at the commit, followed to HEAD.
+
+A commit's hunks are mapped to the symbols they touched in the file as it was at that commit (its blob,
+parsed with :func:`parse_source`), each weighted by the lines it changed. The lesson goes to the symbol
+its message names (``Session.send`` in "Fix send when …"), else to the most changed one; then it follows
+renames seen in the log to HEAD: the symbol if it still exists, else its file. A commit spread thin over
+many files, naming none of them, is about no code in particular (:func:`place` returns no anchor).
+Only files the commit's own diff touched are ever candidates: a message cannot name its anchor elsewhere.
+"""
+
+from __future__ import annotations
+
+import re
+import stat
+from collections import OrderedDict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from forewarn.indexing.languages import language_for_path
+from forewarn.indexing.parse import parse_source
+from forewarn.indexing.records import Chunk
+from forewarn.memory.suggestions import ANCHOR_FILE, ANCHOR_SYMBOL, ANCHOR_WORKSPACE
+from forewarn.workspace.history import BlobReader, CommitRecord, Hunk
+from forewarn.workspace.mine_rules import CHANGELOG_PATH, DOCS_PATH, is_product_path
+
+if TYPE_CHECKING:
+    from forewarn.workspace.engine import Workspace
+
+MAX_PARSE_BYTES = 1 << 20  # a blob larger than this is generated or data: anchored to its file only
+PARSE_CACHE = 64  # parsed blobs kept (a hot file is parsed once per version that a lesson touched)
+MODULE_SYMBOL = "<module>"  # top-level code ("<module>", "<module>#2" …): anchored to its file
+# a fix touching at most this many symbols counts toward each one's hot spot and track record; a wider one
+# counts toward its chosen symbol only (it fixed one thing and tidied the rest)
+MAX_FIXED_SYMBOLS = 3
+# a change spread over more files than this, naming none of its symbols, whose most changed symbol holds less than
+# DOMINANT_SHARE of the changed lines, is about no code in particular
+DIFFUSE_FILES = 4
+DOMINANT_SHARE = 0.4
+MIN_NAME_CHARS = 3  # "x", "id": too short to count as the message naming a symbol
+ALSO_LISTED = 3  # other symbols the commit touched, kept in the provenance for the reviewer
+
+
+class SymbolFinder:
+    """Symbols a set of new-side hunks touched in a blob (parsed once, cached by blob id)."""
+
+    def __init__(self, blobs: BlobReader) -> None:
+        self._blobs = blobs
+        self._cache: OrderedDict[str, list[Chunk] | None] = OrderedDict()
+
+    def chunks(self, path: str, blob: str) -> list[Chunk] | None:
+        if blob in self._cache:
+            self._cache.move_to_end(blob)
+            return self._cache[blob]
+        spec = language_for_path(path)
+        chunks: list[Chunk] | None = None
+        if spec is not None and blob:
+            data = self._blobs.read(blob, max_bytes=MAX_PARSE_BYTES)
+            if data is not None:
+                chunks = parse_source(path, data, spec).chunks
+        self._cache[blob] = chunks
+        if len(self._cache) > PARSE_CACHE:
+            self._cache.popitem(last=False)
+        return chunks
+
+    def touched(self, path: str, blob: str, hunks: Iterable[Hunk]) -> dict[str, int]:
+        """Innermost named symbols the hunks touched, in file order, with the lines each hunk changed;
+        {} when only module code was touched."""
+        chunks = self.chunks(path, blob)
+        return touched_symbols(chunks, hunks) if chunks else {}
+
+
+def touched_symbols(chunks: list[Chunk], hunks: Iterable[Hunk]) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for hunk in hunks:
+        best: Chunk | None = None
+        for c in chunks:
+            if c.symbol.startswith(MODULE_SYMBOL) or c.end_line < hunk.start or c.start_line > hunk.end:
+                continue
+            if best is None or (c.end_line - c.start_line) < (best.end_line - best.start_line):
+                best = c
+        if best is not None:
+            found[best.symbol] = found.get(best.symbol, 0) + hunk.changed
+    return found
+
+
+class HeadIndex:
+    """What exists at HEAD: the workspace index's files and symbols."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self._ws = ws
+        self.files = set(ws.indexer.files())
+
+    def has_file(self, path: str) -> bool:
+        """Indexed, or a regular file of the work tree (a language the index does not parse); never a link."""
+        if path in self.files:
+            return True
+        try:
+            return stat.S_ISREG((self._ws.root / path).lstat().st_mode)
+        except (OSError, ValueError):
+            return False
+
+    def has_symbol(self, path: str, symbol: str) -> bool:
+        return path in self.files and self._ws.indexer.chunk_by_symbol(path, symbol) is not None
+
+
+@dataclass(slots=True)
+class Anchored:
+    file: str | None
+    symbol: str | None
+    anchor: str  # symbol | file | workspace: how precisely it is placed at HEAD
+    then: str  # "path::symbol" at the commit
+
+    @property
+    def key(self) -> tuple[str, str] | None:
+        return (self.file, self.symbol) if self.file and self.symbol else None
+
+
+def follow(path: str, symbol: str | None, renames: dict[str, str], head: HeadIndex) -> Anchored:
+    """A (path, symbol) at some commit, followed to HEAD: symbol if it still exists, else file, else workspace."""
+    now = renames.get(path, path)
+    then = f"{path}::{symbol}" if symbol else path
+    if symbol and head.has_symbol(now, symbol):
+        return Anchored(now, symbol, ANCHOR_SYMBOL, then)
+    if head.has_file(now):
+        return Anchored(now, None, ANCHOR_FILE, then)
+    return Anchored(None, None, ANCHOR_WORKSPACE, then)
+
+
+def record_renames(commit: CommitRecord, renames: dict[str, str]) -> None:
+    """Commits arrive newest first: a rename old→new maps old to wherever new is at HEAD."""
+    for f in commit.files:
+        if f.renamed:
+            renames[f.old_path] = renames.get(f.path, f.path)
+
+
+@dataclass(slots=True)
+class Placement:
+    """Where one commit's lesson goes (``anchor``), and the symbols at HEAD its change fixed (``fixed``)."""
+
+    anchor: Anchored | None  # None: about no code in particular (diffuse), or its code is gone
+    named: bool = False  # the message names the anchored symbol
+    fixed: list[Anchored] = field(default_factory=list)  # symbol anchors at HEAD, for hot spots and track records
+    also: list[str] = field(default_factory=list)  # other touched symbols at HEAD ("file::symbol")
+    gone: bool = False  # the code it was about exists no more at HEAD
+
+
+def names_in(message: str) -> set[str]:
+    """Identifier-like words of a message (``Session.send`` gives ``Session.send``, ``Session`` and ``send``)."""
+    words = set(re.findall(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*", message))
+    out = set(words)
+    for w in words:
+        out.update(w.split("."))
+    return {w for w in out if len(w) >= MIN_NAME_CHARS}
+
+
+def _named(symbol: str, names: set[str]) -> bool:
+    if symbol in names:
+        return True
+    parts = [p for p in re.split(r"[.#:]", symbol) if p and not p.isdigit()]
+    return bool(parts) and parts[-1] in names
+
+
+def place(
+    commit: CommitRecord, message: str, finder: SymbolFinder, renames: dict[str, str], head: HeadIndex
+) -> Placement:
+    """The symbol (else file) one commit's lesson is about, at HEAD; see the module's docstring."""
+    code = [f for f in commit.files if f.path and not (DOCS_PATH.search(f.path) or CHANGELOG_PATH.search(f.path))]
+    product = [f for f in code if is_product_path(f.path)] or code  # tests only when the commit touched no product
+    names = names_in(message)
+    candidates: list[tuple[str, str, int]] = []  # (path at the commit, symbol, changed lines)
+    for f in product:
+        for symbol, changed in finder.touched(f.path, f.blob, f.hunks).items():
+            candidates.append((f.path, symbol, changed))
+    total = sum(c for _, _, c in candidates) or 1
+    if candidates:
+        followed = [(follow(p, s, renames, head), p, s, c) for p, s, c in candidates]
+        ranked = sorted(
+            followed,
+            key=lambda x: (not _named(x[2], names), x[0].anchor != ANCHOR_SYMBOL, -x[3]),
+        )
+        best, _, best_symbol, best_changed = ranked[0]
+        named = _named(best_symbol, names)
+        files = {p for _, p, _, _ in followed}
+        fixed = [a for a, _, _, _ in followed if a.key] if len(followed) <= MAX_FIXED_SYMBOLS else []
+        if not fixed and best.key:
+            fixed = [best]
+        also = [f"{a.file}::{a.symbol}" for a, _, _, _ in ranked[1 : 1 + ALSO_LISTED] if a.key]
+        if not named and len(files) > DIFFUSE_FILES and best_changed / total < DOMINANT_SHARE:
+            return Placement(None, fixed=[], also=also)
+        if best.anchor == ANCHOR_WORKSPACE:
+            return Placement(None, fixed=fixed, gone=True)
+        return Placement(best, named=named, fixed=_unique(fixed), also=also)
+    # module-level code only: the file most changed, when the change is not spread thin
+    by_file = sorted(product, key=lambda f: -f.changed)
+    if not by_file:
+        return Placement(None)
+    top = by_file[0]
+    spread = sum(f.changed for f in by_file) or 1
+    if len(by_file) > DIFFUSE_FILES and top.changed / spread < DOMINANT_SHARE:
+        return Placement(None)
+    anchored = follow(top.path, None, renames, head)
+    if anchored.anchor == ANCHOR_WORKSPACE:
+        return Placement(None, gone=True)
+    return Placement(anchored)
+
+
+def _unique(items: list[Anchored]) -> list[Anchored]:
+    seen: dict[tuple[str | None, str | None], Anchored] = {}
+    for a in items:
+        seen.setdefault((a.file, a.symbol), a)
+    return list(seen.values())

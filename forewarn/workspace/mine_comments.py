@@ -1,0 +1,204 @@
+"""Warning comments at HEAD (``HACK``, ``XXX``, "do not …"): the code's own warnings, as suggestions.
+
+A comment is a warning when it carries a tag (``HACK``, ``XXX``, ``FIXME``, ``WARNING``, ``DANGER``,
+``CAUTION``) or warns in words ("do not", "must not", "never" …). Documentation comments — Sphinx
+``#:``, JSDoc/Javadoc ``/** */``, Rust ``///`` and ``//!`` — describe what code does: "the key must
+match the module's name" is a docstring, not a warning, so words alone do not make one a warning
+there (a tag still does). Comments in tests guard the tests, not the product: left out. Each rule that
+leaves a comment out is counted by name (:class:`~forewarn.workspace.mine_rules.Noise`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import stat
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from tree_sitter import Node, Parser
+
+from forewarn.indexing.languages import compiled, language_for_path
+from forewarn.indexing.parse import parse_source
+from forewarn.indexing.records import Chunk
+from forewarn.memory.suggestions import ANCHOR_FILE, ANCHOR_SYMBOL, Suggestion
+from forewarn.memory.vocabulary import MemorySource, MemoryType
+from forewarn.workspace.mine_anchors import MODULE_SYMBOL, HeadIndex
+from forewarn.workspace.mine_lessons import comment_headline, lesson_text, where
+from forewarn.workspace.mine_rules import Noise, is_product_path
+
+if TYPE_CHECKING:
+    from forewarn.workspace.engine import Workspace
+
+WARNING_TAG = re.compile(r"\b(HACK|XXX|FIXME|WARNING|DANGER|CAUTION)\b")
+# warning words: a sentence that starts with them warns ("Never call this twice."); "must" warns anywhere in a short
+# comment ("the lock must be held"); mid-sentence "never"/"do not" is as often narrative ("we do not need to…")
+WARNING_OPENING = re.compile(
+    r"(?:^|[.!?;:]\s+)(do not|don't|never|must not|must never|avoid|beware|careful|important)\b", re.IGNORECASE
+)
+WARNING_MUST = re.compile(r"\b(must( not| never)?|mustn't|should never)\b", re.IGNORECASE)
+MAX_MUST_WORDS = 40  # "must" in a longer block is a paragraph of documentation, not a warning
+COMMENT_PREFILTER = re.compile(rb"HACK|XXX|FIXME|WARNING|DANGER|CAUTION|[Dd]o not|[Dd]on't|[Mm]ust|[Nn]ever")
+COMMENT_MARKERS = re.compile(r"^\s*(/\*+|\*+/|\*|//+!?|#+:?|--|;+|<!--|-->)\s?|\s*\*+/\s*$")
+# documentation comments: they describe (Sphinx "#:", JSDoc/Javadoc "/**", Rust "///" and "//!")
+DOC_COMMENT = re.compile(r"^\s*(#:|/\*\*(?!/)|///(?!/)|//!)")
+# comments that talk to tools, not people ("# type: ignore[…]  # urllib3 stubs don't …")
+DIRECTIVE = re.compile(
+    r"^(type:\s*ignore|noqa|pragma|pylint:|mypy:|fmt:|isort:|eslint-|prettier-ignore|nolint|NOLINT|clang-format|"
+    r"istanbul|ts-(ignore|expect-error|nocheck)|@ts-|rubocop:|go:|nosec)",
+    re.IGNORECASE,
+)
+MIN_COMMENT_WORDS = 3  # "XXX" alone, or "# must", says nothing
+MAX_COMMENT_BYTES = 1 << 20  # files larger than this are not scanned for comments (generated)
+MAX_COMMENT_CHARS = 600  # a warning is a few lines; a longer block is an essay the hover cannot hold
+
+
+@dataclass(frozen=True, slots=True)
+class WarningComment:
+    line: int  # first line, 1-based
+    text: str  # without comment markers
+    kind: str  # the tag (HACK, XXX, …) or the phrase ("do not", "must", "never")
+
+
+@dataclass(slots=True)
+class CommentScan:
+    """Warning comments found in one file, each with its enclosing symbol, and what was left out, by rule."""
+
+    found: list[tuple[WarningComment, str | None]]
+    skipped: Counter[str]
+
+
+def warning_comments(path: str, source: bytes) -> CommentScan:
+    """Warning comments in one file with the innermost symbol enclosing each (None: module level)."""
+    skipped: Counter[str] = Counter()
+    spec = language_for_path(path)
+    if spec is None or len(source) > MAX_COMMENT_BYTES or not COMMENT_PREFILTER.search(source):
+        return CommentScan([], skipped)
+    language, _query = compiled(spec)
+    tree = Parser(language).parse(source)
+    blocks = _comment_blocks(_comment_nodes(tree.root_node), source)
+    if not blocks:
+        return CommentScan([], skipped)
+    chunks = parse_source(path, source, spec).chunks
+    out: list[tuple[WarningComment, str | None]] = []
+    for first, last, raw in blocks:
+        text = " ".join(
+            part for part in (COMMENT_MARKERS.sub("", line).strip() for line in raw.splitlines()) if part
+        ).strip()
+        tag = WARNING_TAG.search(text)
+        phrase = WARNING_OPENING.search(text)
+        if phrase is None and len(text.split()) <= MAX_MUST_WORDS:
+            phrase = WARNING_MUST.search(text)
+        if (tag is None and phrase is None) or len(text.split()) < MIN_COMMENT_WORDS:
+            continue
+        if tag is None and DOC_COMMENT.match(raw):
+            skipped[Noise.DOCSTRING] += 1
+            continue
+        if not is_product_path(path):
+            skipped[Noise.TEST_COMMENT] += 1
+            continue
+        kind = tag.group(1) if tag else phrase.group(1).lower() if phrase else ""
+        if len(text) > MAX_COMMENT_CHARS:
+            text = text[: MAX_COMMENT_CHARS - 1].rstrip() + "…"
+        out.append((WarningComment(first, text, kind), _enclosing(chunks, first, last)))
+    return CommentScan(out, skipped)
+
+
+def _comment_nodes(root: Node) -> Iterator[Node]:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if "comment" in node.type:
+            yield node
+            continue
+        stack.extend(reversed(node.children))
+
+
+def _comment_blocks(nodes: Iterable[Node], source: bytes) -> list[tuple[int, int, str]]:
+    """Comments as (first line, last line, text): adjacent comments on lines of their own joined into one
+    block; tool directives (``# type: ignore``, ``# noqa`` …) left out."""
+    blocks: list[list[Any]] = []
+    alone_before = False
+    for node in nodes:
+        first, last = node.start_point.row + 1, node.end_point.row + 1
+        text = source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+        if DIRECTIVE.match(COMMENT_MARKERS.sub("", text).strip()):
+            alone_before = False
+            continue
+        line_start = source.rfind(b"\n", 0, node.start_byte) + 1
+        alone = not source[line_start : node.start_byte].strip()  # not trailing code on its line
+        if blocks and alone and alone_before and blocks[-1][1] == first - 1:
+            blocks[-1][1] = last
+            blocks[-1][2] += "\n" + text
+        else:
+            blocks.append([first, last, text])
+        alone_before = alone
+    return [(int(b[0]), int(b[1]), str(b[2])) for b in blocks]
+
+
+def _enclosing(chunks: list[Chunk], first: int, last: int) -> str | None:
+    """The innermost named symbol holding the comment, or the one right below it (a comment on a def)."""
+    named = [c for c in chunks if not c.symbol.startswith(MODULE_SYMBOL)]
+    inside = [c for c in named if c.start_line <= first and last <= c.end_line]
+    if inside:
+        return min(inside, key=lambda c: c.end_line - c.start_line).symbol
+    below = [c for c in named if last < c.start_line <= last + 1]
+    return below[0].symbol if below else None
+
+
+def _read_regular(ws: Workspace, path: str) -> bytes | None:
+    """A work-tree file's bytes when it is a regular file (never a link, device or FIFO) under the size cap."""
+    target = ws.root / path
+    try:
+        info = target.lstat()
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_COMMENT_BYTES:
+            return None
+        return target.read_bytes()
+    except (OSError, ValueError):
+        return None
+
+
+@dataclass(slots=True)
+class CommentSuggestions:
+    suggestions: list[Suggestion]
+    skipped: Counter[str]
+
+
+def comment_suggestions(
+    ws: Workspace, paths: Iterable[str], head: HeadIndex, created_at: str, sha: str
+) -> CommentSuggestions:
+    """One gotcha per warning comment (the same words twice are one lesson), anchored to its symbol or file."""
+    out: list[Suggestion] = []
+    skipped: Counter[str] = Counter()
+    seen: set[str] = set()
+    for path in paths:
+        source = _read_regular(ws, path)
+        if source is None:
+            continue
+        scan = warning_comments(path, source)
+        skipped.update(scan.skipped)
+        for comment, symbol in scan.found:
+            anchor = ANCHOR_SYMBOL if symbol and head.has_symbol(path, symbol) else ANCHOR_FILE
+            symbol = symbol if anchor == ANCHOR_SYMBOL else None
+            same = " ".join(comment.text.lower().split())
+            if same in seen:
+                skipped[Noise.DUPLICATE] += 1
+                continue
+            seen.add(same)
+            digest = hashlib.sha1(comment.text.encode("utf-8")).hexdigest()
+            place = f"{path}::{symbol}" if symbol else path
+            out.append(
+                Suggestion(
+                    fingerprint=f"comment:{place}:{digest}",
+                    type=MemoryType.GOTCHA,
+                    text=lesson_text(comment_headline(comment.text, where(path, symbol))),
+                    source=MemorySource.COMMENT,
+                    created_at=created_at,
+                    file=path,
+                    symbol=symbol,
+                    provenance={"anchor": anchor, "kind": comment.kind, "line": comment.line, "head": sha},
+                )
+            )
+    return CommentSuggestions(out, skipped)

@@ -1,0 +1,228 @@
+"""Writing a mined lesson: a headline that says what to do or avoid and where, then the why, in the
+commit's or comment's own words (pure text, no model).
+
+A commit message is raw material: a subject ("Fix crash when body is None"), a body that may explain
+the cause, trailers, issue numbers, bullet logs of a squash. :func:`why` keeps only the sentences that
+explain (cause or rationale words) and never the subject again; the headline turns the subject into
+advice on the anchored symbol ("Avoid reintroducing a bug in `send`: crash when body is None."). The
+evidence (commit, date, author) is not repeated in the text: it travels in the provenance and every
+front end prints it beside the text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from forewarn.memory.validation import MAX_TEXT_CHARS
+
+WHY_SENTENCES = 2  # the explaining sentences kept: the cause and its consequence, rarely more
+WHY_MAX_CHARS = 420  # a hover shows ~6 lines of text: the why must leave room for the headline
+HEADLINE_SUBJECT_CHARS = 160  # a subject longer than this is a paragraph written on one line: cut
+MIN_WHY_WORDS = 5  # "because of #12" explains nothing
+# a why sentence this similar to the subject (shared words / all words) restates it: "never a subject copied twice"
+RESTATES_SUBJECT = 0.7
+ERROR_TEXT_CHARS = 200  # the error text kept beside its name: enough to match a log line, not a traceback
+
+TRAILER = re.compile(
+    r"^(Signed-off-by|Co-authored-by|Co-Authored-By|Change-Id|Reviewed-by|Reviewed-on|Acked-by|Tested-by|"
+    r"Reported-by|Suggested-by|Cc|Helped-by|Cherry-picked-from|Bug|Fixes|Closes|Refs|See-also|"
+    r"Differential Revision|git-svn-id)\s*:.*$",
+    re.IGNORECASE,
+)
+# git's list of conflicted files, left in merge and cherry-pick messages: bookkeeping, not a reason
+CONFLICTS_HEADER = re.compile(r"^#?\s*Conflicts:\s*$")
+REVERT_BODY_LINE = re.compile(r"^This reverts commit (?P<sha>[0-9a-f]{7,64})\.?\s*$", re.IGNORECASE | re.MULTILINE)
+CHERRY_PICK_LINE = re.compile(r"^\(cherry picked from commit [0-9a-f]{7,64}\)\s*$", re.IGNORECASE | re.MULTILINE)
+# lines that carry no sentence: issue references, bare links, quoted replies, horizontal rules
+NOT_PROSE = re.compile(
+    r"^\s*((fix(es|ed)?|close[sd]?|resolve[sd]?|see|refs?)\s*:?\s*#?\d+\.?|https?://\S+|>.*|[-=*_]{3,})\s*$", re.I
+)
+FENCE = re.compile(r"^\s*(```|~~~)")
+BULLET = re.compile(r"^\s*([-*+•]|\d+[.)])\s+")
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])")
+# the subject's decoration: "[sessions] ", "sessions: ", "(#1234)", "Fixes #12", "GH-12"
+SUBJECT_TAG = re.compile(r"^\s*(\[[^\]]{1,30}\]\s*|[a-z][\w./-]{0,24}:\s+)")
+SUBJECT_LEADING_REF = re.compile(r"^(fix(es|ed)?|close[sd]?|issue|gh)?\s*#\d+\s*[:,-]\s*", re.I)
+SUBJECT_REFS = re.compile(
+    r"\s*(\((fix(es|ed)?\s*|close[sd]?\s*|see\s*|refs?\s*)?(#|gh-)\d+\)"
+    r"|\b(fix(es|ed)?|close[sd]?|resolve[sd]?)\s+#\d+|\bgh-\d+|#\d+)\s*[.,;:]?\s*$",
+    re.I,
+)
+# a subject that says nothing by itself: the headline would be empty ("PR review fixes", "fix issue", "wip")
+VAGUE_SUBJECT = re.compile(
+    r"^\W*((fix(es|ed)?|address(ed)?|apply|applied|minor|small|more|some|misc\w*|various|review|pr|code review|"
+    r"feedback|tweaks?|changes?|updates?|cleanups?|issues?|comments?|the|a|an|to|for|of|and|from|per|after)\W*)+"
+    r"(fix(es|ed)?|issues?|changes?|comments?|feedback|tweaks?|updates?)?\W*(#?\d+)?\W*$"
+    r"|^\W*(wip|oops|typo|temp|tmp|test|tests|stuff|misc|more work|work in progress|partially addresses \w+)\W*$",
+    re.IGNORECASE,
+)
+WORD = re.compile(r"[A-Za-z_][\w']*")
+# an error the message quotes: ``KeyError: 'x'``, ``requests.exceptions.SSLError``, a traceback's last line
+ERROR_SIGNATURE = re.compile(r"\b((?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Warning|Exit))\b(?::\s*([^\n]+))?")
+
+# how a subject starts says what kind of advice it is
+_FIX_VERBS = {"fix", "fixed", "fixes", "fixing", "bugfix", "hotfix", "correct", "corrected", "corrects", "repair"}
+_MUST_VERBS = {"handle": "handle", "handles": "handle", "handled": "handle", "prevent": "prevent",
+               "prevents": "prevent", "prevented": "prevent", "support": "support", "supports": "support"}  # fmt: skip
+_FILLER = re.compile(r"^(the |a |an )?(bug|issue|problem|regression|error)s?\s+(where|when|with|in|that|of)\s+", re.I)
+
+
+def strip_trailers(body: str) -> str:
+    """The body without trailer lines (Signed-off-by, Co-authored-by, Change-Id, …) and conflict lists."""
+    lines: list[str] = []
+    in_conflicts = False
+    for line in body.splitlines():
+        if CONFLICTS_HEADER.match(line):
+            in_conflicts = True
+            continue
+        if in_conflicts and (line.startswith(("\t", "#\t", "  ")) or not line.strip()):
+            continue
+        in_conflicts = False
+        if not TRAILER.match(line.strip()):
+            lines.append(line)
+    return "\n".join(lines).strip()
+
+
+def clean_subject(subject: str) -> str:
+    """A subject without its tag prefix, issue references and final period."""
+    s = SUBJECT_LEADING_REF.sub("", " ".join(subject.split()))
+    s = SUBJECT_TAG.sub("", s, count=1) if SUBJECT_TAG.match(s) and len(SUBJECT_TAG.sub("", s)) > 8 else s
+    s = SUBJECT_REFS.sub("", s).strip()
+    s = s.rstrip(" .")
+    if len(s) > HEADLINE_SUBJECT_CHARS:
+        s = s[: HEADLINE_SUBJECT_CHARS - 1].rstrip() + "…"
+    return s
+
+
+def sentences(body: str) -> list[str]:
+    """The body's prose as sentences: trailers, revert lines, code blocks, quotes and bare links left out,
+    wrapped lines joined, a bullet's text kept as its own sentence."""
+    text = CHERRY_PICK_LINE.sub("", REVERT_BODY_LINE.sub("", strip_trailers(body)))
+    paragraphs: list[list[str]] = [[]]
+    fenced = False
+    for line in text.splitlines():
+        if FENCE.match(line):
+            fenced = not fenced
+            continue
+        if fenced or line.startswith(("    ", "\t")) or NOT_PROSE.match(line):
+            continue
+        if not line.strip():
+            paragraphs.append([])
+            continue
+        if BULLET.match(line):
+            paragraphs.append([BULLET.sub("", line).strip()])
+            continue
+        paragraphs[-1].append(line.strip())
+    out: list[str] = []
+    for para in paragraphs:
+        joined = " ".join(para).strip()
+        # a sentence ending in ":" introduced a block left out (code, a list, a log): alone it says nothing
+        out.extend(s.strip() for s in SENTENCE_END.split(joined) if s.strip() and not s.strip().endswith(":"))
+    return out
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in WORD.findall(text)}
+
+
+def restates(sentence: str, subject: str) -> bool:
+    """The sentence says what the subject already says (most of its words are the subject's)."""
+    own, subj = _words(sentence), _words(subject)
+    return bool(own) and len(own & subj) / len(own) >= RESTATES_SUBJECT
+
+
+def why(body: str, subject: str, explains: re.Pattern[str]) -> str:
+    """The body's sentences that explain (match ``explains``), the subject never repeated; "" when none does."""
+    kept: list[str] = []
+    for sentence in sentences(body):
+        if len(WORD.findall(sentence)) < MIN_WHY_WORDS or not explains.search(sentence) or restates(sentence, subject):
+            continue
+        kept.append(sentence if sentence[-1] in ".!?…" else sentence + ".")
+        if len(kept) == WHY_SENTENCES:
+            break
+    text = " ".join(kept)
+    return text if len(text) <= WHY_MAX_CHARS else text[: WHY_MAX_CHARS - 1].rstrip() + "…"
+
+
+def error_signature(subject: str, body: str) -> str | None:
+    """The error a message quotes, as a matcher would look for it: ``Name: text`` (text cut), or the name alone."""
+    for text in (subject, body):
+        for m in ERROR_SIGNATURE.finditer(text):
+            name = m.group(1)
+            if name.lower() in ("error", "exception", "warning"):
+                continue
+            detail = (m.group(2) or "").strip()
+            if detail and len(detail) > ERROR_TEXT_CHARS:
+                detail = detail[: ERROR_TEXT_CHARS - 1] + "…"
+            return f"{name}: {detail}" if detail else name
+    return None
+
+
+def vague(subject: str) -> bool:
+    """A subject that says nothing alone ("fix issue", "PR review fixes")."""
+    return bool(VAGUE_SUBJECT.match(subject))
+
+
+def where(file: str | None, symbol: str | None) -> str:
+    """The anchor as the text names it: the symbol, else the file, else the repository."""
+    if symbol:
+        return f"`{symbol}`"
+    if file:
+        return f"`{file}`"
+    return "this repository"
+
+
+def _lower_first(text: str) -> str:
+    """ "Crash when…" → "crash when…", but identifiers and acronyms keep their case ("SSLError", "URLs")."""
+    first = text.split(" ", 1)[0]
+    if len(first) > 1 and (first[1:].lower() != first[1:] or "_" in first or "`" in first):
+        return text
+    return text[:1].lower() + text[1:]
+
+
+def _upper_first(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def fix_headline(subject: str, place: str) -> str:
+    """What a fix teaches, as advice on ``place``: the bug not to bring back, or the rule the fix added."""
+    s = clean_subject(subject)
+    words = s.split(" ", 1)
+    verb = words[0].lower().rstrip(":")
+    rest = words[1].strip() if len(words) > 1 else ""
+    if verb in _FIX_VERBS and rest:
+        rest = _FILLER.sub("", rest.lstrip(": "))
+        return f"Avoid reintroducing a bug in {place}: {_lower_first(rest)}."
+    if verb in _MUST_VERBS and rest:
+        return f"{_upper_first(place)} must {_MUST_VERBS[verb]} {rest}."
+    return f"In {place}: {_lower_first(s)}."
+
+
+def decision_headline(subject: str, place: str) -> str:
+    return f"In {place}: {_lower_first(clean_subject(subject))}."
+
+
+def dead_end_headline(what: str, place: str) -> str:
+    what = clean_subject(what) or "that change"
+    return f"Do not bring back “{what}” in {place}: it was tried and reverted."
+
+
+def hotspot_headline(place: str, subjects: Sequence[str], count: int, first_date: str, last_date: str) -> str:
+    """``place`` needed ``count`` fixes between two dates; the latest two fixes named, never listed one per line."""
+    named = [clean_subject(s) for s in subjects]
+    said = list(dict.fromkeys(s for s in named if s and not vague(s)))  # the same subject twice is one fix named
+    latest = "; ".join(f"“{s}”" for s in said[:2])
+    span = f"from {first_date[:4]} to {last_date[:10]}" if first_date[:4] != last_date[:4] else f"in {last_date[:4]}"
+    tail = f" — most recently {latest}" if latest else ""
+    return f"{_upper_first(place)} has needed {count} fixes {span}{tail}. Read its history before changing it."
+
+
+def comment_headline(comment: str, place: str) -> str:
+    return f"In {place}: {comment}"
+
+
+def lesson_text(headline: str, reason: str = "") -> str:
+    """The headline, then the why on its own paragraph; clipped to the memory text limit."""
+    text = f"{headline}\n\nWhy: {reason}" if reason else headline
+    return text if len(text) <= MAX_TEXT_CHARS else text[: MAX_TEXT_CHARS - 1].rstrip() + "…"

@@ -1,0 +1,258 @@
+"""Which commits teach something: the noise rules and the lesson kinds, each a named pattern with its reason.
+
+:func:`classify` looks at one commit alone (pure: its message, author and paths); what needs the rest of
+the history — a later revert, a cherry-pick's twin, a diffuse change with no anchor — is decided by the
+run (``mining.mine``) and counted under the same :class:`Noise` names.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+from forewarn.memory.vocabulary import MemoryType
+from forewarn.workspace.code_search import is_test_path
+from forewarn.workspace.history import CommitRecord
+from forewarn.workspace.mine_lessons import REVERT_BODY_LINE, clean_subject, error_signature, strip_trailers, vague, why
+
+
+class Noise(StrEnum):
+    """Why a commit (or a comment) proposes nothing; ``mine --json`` counts each by this name."""
+
+    MERGE = "merge"  # a merge repeats its parents' changes; its message is "Merge branch …"
+    BOT = "dependency-bot"  # automated dependency updates carry no team lesson
+    VERSION = "version-bump"  # releases and version bumps: a number changed, nothing learned
+    COSMETIC = "typo-format-lint"  # typo, formatting or lint fixes do not change behaviour
+    TYPING = "typing-only"  # type annotations and type-checker findings: the program behaves the same
+    CHANGELOG = "changelog-only"  # release notes restate other commits
+    DOCS = "docs-only"  # documentation changes teach readers of the docs, not of the code
+    TEST_ONLY = "test-only"  # tests (or examples) changed, no product bug explained: nothing to warn product code of
+    EMPTY = "empty-body"  # a subject alone rarely says why; a fix still counts toward hot spots
+    REAPPLIED = "revert-of-revert"  # the change is back: what was undone was no dead end after all
+    REVERT_NO_REASON = "revert-without-reason"  # "Revert X" alone: a dead end without its why teaches nothing
+    REVERTED = "reverted"  # a later commit undid this one: its lesson is withdrawn
+    CHERRY_PICK = "cherry-pick"  # the same patch again (git patch-id): counted once
+    GIANT = "giant-commit"  # over history.GIANT_COMMIT_FILES files: a mass change, about no one symbol
+    REFACTOR = "refactor"  # a restructuring that keeps behaviour ("simplify", "move", "rename"): no trap to warn of
+    NO_LESSON = "no-lesson"  # a body that neither explains a fix, reverts with a reason, nor argues a choice
+    NO_ANCHOR = "no-anchor"  # a diffuse change that states no repository-wide rule: about no code in particular
+    CODE_GONE = "code-gone"  # the code it was about is gone at HEAD
+    DUPLICATE = "duplicate"  # the same lesson on the same code, said by another commit or comment
+    DOCSTRING = "docstring-not-warning"  # documentation saying "must"/"never" describes, it does not warn
+    VAGUE = "vague-subject"  # "PR review fixes", "fix issue": no headline to say, whatever the body holds
+    TEST_COMMENT = "comment-in-test"  # a warning in a test (or an example) guards it, not the product
+
+
+class VerdictKind(StrEnum):
+    REVERT = "revert"
+    FIX = "fix"
+    DECISION = "decision"
+    NOISE = "noise"
+
+
+BOT_AUTHOR = re.compile(r"\[bot\]|dependabot|renovate|greenkeeper|pyup|snyk-bot|github-actions", re.IGNORECASE)
+VERSION_SUBJECT = re.compile(
+    r"^\s*(v?\d+(\.\d+)+\S*\s*$|(bump(ed)?|release[ds]?|releasing|prepare|preparing)\b.*\d+\.\d+"
+    r"|bump(ed)? (the )?version|version bump|new version|tag(ged)? v?\d)",
+    re.IGNORECASE,
+)
+# typo, docs-in-code and lint work: no behaviour changed, whatever the body says
+COSMETIC_SUBJECT = re.compile(
+    r"\b(typos?|spelling|misspell\w*|whitespace|flake8|pep ?8|pyflakes|pylint|black|isort|ruff|prettier|eslint|"
+    r"lint(ing|er)?|trailing spaces?|indentation|docstrings?|comments?|wording|grammar|versionchanged|versionadded|"
+    r"syntax error in (the )?(docs?|rst|markdown))\b",
+    re.IGNORECASE,
+)
+# formatting: cosmetic, unless a long body says it changed what users see ("format of the error output")
+FORMAT_SUBJECT = re.compile(r"\b(format(ting|ted)?|reformat\w*)\b", re.IGNORECASE)
+TYPING_SUBJECT = re.compile(
+    r"\b(mypy|pyright|pytype|typeshed|typing|type[- ]?hints?|type annotations?|annotat\w+|type[- ]?check\w*|"
+    r"types? (errors?|findings?|issues?)|type[- ]?ignored?s?|stubs?|tsc|typescript (errors?|types))\b",
+    re.IGNORECASE,
+)
+REFACTOR_SUBJECT = re.compile(
+    r"^\s*(refactor\w*|clean ?up|cleanups?|simplif\w+|rename[sd]?|move[sd]?|tidy|tidied|reorgani[sz]e\w*|"
+    r"restructur\w+|extract\w*|split|inline[sd]?|dedupe|deduplicate\w*|modernize\w*|remove (unused|dead|old)|"
+    r"drop (support|python)|deprecate\w*|use f-strings|convert (to|from))\b",
+    re.IGNORECASE,
+)
+CHANGELOG_PATH = re.compile(r"(^|/)(CHANGE(S|LOG)|HISTORY|NEWS|RELEASE[-_]?NOTES|AUTHORS|CONTRIBUTORS)(\.\w+)?$", re.I)
+DOCS_PATH = re.compile(r"(^|/)(docs?|documentation)/|\.(rst|md|adoc|txt)$|(^|/)\.github/", re.IGNORECASE)
+# example, demo and benchmark code beside the product: its lessons are no warning for the product's code
+EXAMPLE_PATH = re.compile(r"(^|/)(examples?|samples?|demos?|benchmarks?)/", re.IGNORECASE)
+MIN_BODY_WORDS = 6  # fewer words after trailers are stripped is an empty body ("Fixes #12.")
+# a revert's reason is any sentence of its body (mine_lessons.MIN_WHY_WORDS words at least: "Broke CI." is none)
+ANY_PROSE = re.compile(r"\w")
+
+REVERT_SUBJECT = re.compile(r'^\s*revert(s|ed)?\b[:\s]*"?(?P<what>.*?)"?\s*$', re.IGNORECASE)
+# a fix of behaviour, by its subject: what hot spots and track records count ("Closes #12" alone closes features
+# too; "patch", "handle", "prevent" name changes as often as bugs)
+FIX_SUBJECT = re.compile(
+    r"\b(fix(e[sd]|ing)?|bug(s|fix)?|crash(es|ed)?|regression|broken|breaks?|hotfix|workaround|"
+    r"fail(s|ed|ing|ures?)?|incorrect(ly)?|wrong(ly)?)\b",
+    re.IGNORECASE,
+)
+# a fix, when the lesson is weighed: the subject or the body says so
+FIX_WORDS = re.compile(
+    r"\b(fix(e[sd])?|bug(s|fix)?|crash(es|ed)?|regression|broken|breaks?|hotfix|patch(es|ed)?|"
+    r"workaround|resolves? #?\d+|closes? #\d+|handle[sd]?|prevents?|avoids?|fail(s|ed|ing|ures?)?)\b",
+    re.IGNORECASE,
+)
+# a "fix" of documentation changes no behaviour: not a fix for hot spots or error patterns
+DOCS_SUBJECT = re.compile(r"\b(docs?|documentation|readme|docstrings?|changelog|comments?)\b", re.IGNORECASE)
+# the message explains what went wrong (cause or trap): only such a fix is worth a memory of its own
+CAUSE_WORDS = re.compile(
+    r"\b(because|caused by|due to|the (problem|issue|bug|cause) (is|was)|otherwise|would|fails?|failed|"
+    r"failing|raises?|raised|leads? to|led to|result(s|ed)? in|race|deadlock|leak(s|ed)?|when\b.+\b(is|are|was)|"
+    r"if\b.+\b(is|are)|unless|incorrectly|wrongly|never|always|so that|instead)\b",
+    re.IGNORECASE,
+)
+# a fix whose message names an error is an error pattern; other explained fixes are gotchas
+ERROR_WORDS = re.compile(
+    r"\b(\w+(Error|Exception|Warning)|exception|traceback|raises?|raised|error|segfault|crash(es|ed)?|"
+    r"timeout|hangs?|infinite loop)\b"
+)
+# rationale: the body argues a choice (a rule alone — "must", "never" — is as often a change described)
+RATIONALE_WORDS = re.compile(
+    r"\b(because|rather than|we (chose|choose|decided|prefer)|in fav(ou)?r of|trade-?offs?|the reason|so that|"
+    r"deliberately|intentionally|on purpose|otherwise|to avoid|to prevent|at the cost of|is safer|is faster)\b",
+    re.IGNORECASE,
+)
+# a test-only commit about the tests themselves (flaky, coverage, CI, fixtures) explains no product bug
+TEST_INFRA_WORDS = re.compile(
+    r"\b(flak(y|iness)|coverage|ci\b|continuous integration|fixtures?|mocks?|pytest|tox|nose|unittest|"
+    r"test (suite|runner|setup|teardown|helpers?)|warnings? in tests?|resourcewarning|deprecationwarning|"
+    r"on (windows|macos|pypy) ci)\b",
+    re.IGNORECASE,
+)
+# what a message says when its rule holds for the whole repository (the only workspace-wide suggestions)
+REPO_WIDE_RULE = re.compile(
+    r"\b(always|never|must|must not|do not|don't|should not|shouldn't|avoid)\b.{0,120}"
+    r"\b(anywhere|everywhere|throughout|across the (code ?base|project|repo(sitory)?|package)|"
+    r"in (all|every|any) (modules?|files?|places?|code)|project-wide|repo(sitory)?-wide|code ?base-wide)\b",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """One commit: a lesson of ``type`` (``why`` explains it), or noise for ``reason``; ``fix`` counts toward hot
+    spots and track records."""
+
+    kind: VerdictKind
+    type: MemoryType | None = None
+    reason: Noise | None = None
+    fix: bool = False
+    why: str = ""
+    what: str = ""  # a revert: the subject of what it undid
+    error: str | None = None  # an error pattern: the error its message quotes
+
+    @property
+    def lesson(self) -> bool:
+        return self.kind != VerdictKind.NOISE
+
+
+def noise(reason: Noise, *, fix: bool = False) -> Verdict:
+    return Verdict(VerdictKind.NOISE, reason=reason, fix=fix)
+
+
+def reverted_shas(commit: CommitRecord) -> list[str]:
+    """The commits a revert names in its body (``This reverts commit <sha>.``), full or abbreviated."""
+    return [m.group("sha").lower() for m in REVERT_BODY_LINE.finditer(commit.body)]
+
+
+def revert_target(commit: CommitRecord) -> str | None:
+    """The subject a ``Revert "…"`` commit quotes, or None when it is no revert."""
+    m = REVERT_SUBJECT.match(commit.subject.strip())
+    return m.group("what").strip().rstrip(".") if m else None
+
+
+def code_paths(commit: CommitRecord) -> list[str]:
+    """The paths that are code: not release notes, not documentation."""
+    return [p for p in commit.paths() if not (CHANGELOG_PATH.search(p) or DOCS_PATH.search(p))]
+
+
+def is_product_path(path: str) -> bool:
+    """Code the product runs: not tests, not examples, demos or benchmarks beside it."""
+    return not (is_test_path(path) or EXAMPLE_PATH.search(path))
+
+
+def test_only(commit: CommitRecord) -> bool:
+    """Tests (or examples) and nothing of the product: a lesson about them is no warning for product code."""
+    code = code_paths(commit)
+    return bool(code) and not any(is_product_path(p) for p in code)
+
+
+def classify(commit: CommitRecord) -> Verdict:
+    """One commit's verdict, by the rules above, in order: noise first, then revert, fix, rationale."""
+    subject = commit.subject.strip()
+    body = strip_trailers(commit.body)
+    message = f"{subject}\n{body}"
+    typing = bool(TYPING_SUBJECT.search(subject))
+    tests = test_only(commit)
+    is_fix = (
+        bool(FIX_SUBJECT.search(subject))
+        and not COSMETIC_SUBJECT.search(subject)
+        and not DOCS_SUBJECT.search(subject)
+        and not typing
+        and not tests
+    )
+    if commit.is_merge:
+        return noise(Noise.MERGE)
+    if BOT_AUTHOR.search(commit.author):
+        return noise(Noise.BOT)
+    if VERSION_SUBJECT.search(subject):
+        return noise(Noise.VERSION)
+    paths = commit.paths()
+    if paths and all(CHANGELOG_PATH.search(p) for p in paths):
+        return noise(Noise.CHANGELOG)
+    if paths and all(DOCS_PATH.search(p) or CHANGELOG_PATH.search(p) for p in paths):
+        return noise(Noise.DOCS)
+    what = revert_target(commit)
+    if what is not None:
+        if REVERT_SUBJECT.match(what):
+            return noise(Noise.REAPPLIED)
+        if tests:
+            return noise(Noise.TEST_ONLY)
+        reason = why(body, what, ANY_PROSE)
+        if not reason:
+            return noise(Noise.REVERT_NO_REASON)
+        return Verdict(VerdictKind.REVERT, MemoryType.DEAD_END, why=reason, what=what or "a change")
+    if commit.giant:
+        return noise(Noise.GIANT)
+    if COSMETIC_SUBJECT.search(subject) or (FORMAT_SUBJECT.search(subject) and len(body.split()) < MIN_BODY_WORDS * 3):
+        return noise(Noise.COSMETIC)
+    if typing and not (FIX_WORDS.search(body) and CAUSE_WORDS.search(body)):  # unless it found a real bug
+        return noise(Noise.TYPING)
+    if REFACTOR_SUBJECT.search(subject) and not is_fix:
+        return noise(Noise.REFACTOR)
+    explained = why(body, subject, CAUSE_WORDS)
+    examples = tests and all(EXAMPLE_PATH.search(p) for p in code_paths(commit))
+    if (
+        TEST_INFRA_WORDS.search(subject)
+        or examples
+        or (tests and not (FIX_SUBJECT.search(subject) and explained and not TEST_INFRA_WORDS.search(message)))
+    ):  # tests, CI or coverage work, examples; a test-only commit speaks only for the product bug its subject names
+        return noise(Noise.TEST_ONLY)
+    if len(body.split()) < MIN_BODY_WORDS:
+        return noise(Noise.EMPTY, fix=is_fix)
+    if vague(clean_subject(subject)):
+        return noise(Noise.VAGUE, fix=is_fix)
+    fixes = is_fix or tests or bool(FIX_WORDS.search(message) and not DOCS_SUBJECT.search(subject) and not typing)
+    if fixes and explained:
+        error = ERROR_WORDS.search(message)
+        kind = MemoryType.ERROR_PATTERN if error else MemoryType.GOTCHA
+        return Verdict(
+            VerdictKind.FIX, kind, fix=is_fix, why=explained, error=error_signature(subject, body) if error else None
+        )
+    rationale = why(body, subject, RATIONALE_WORDS)
+    if rationale and is_fix:  # a fix that argues its way is a fix explained
+        return Verdict(VerdictKind.FIX, MemoryType.GOTCHA, fix=True, why=rationale)
+    if rationale:
+        return Verdict(VerdictKind.DECISION, MemoryType.DECISION, why=rationale)
+    return noise(Noise.NO_LESSON, fix=is_fix)
+
+
+def states_repo_wide_rule(commit: CommitRecord) -> bool:
+    return bool(REPO_WIDE_RULE.search(f"{commit.subject}\n{strip_trailers(commit.body)}"))

@@ -1,0 +1,89 @@
+"""The review queue's order (expected value) and the track record's words and weight, as pure functions."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from forewarn.memory.records import Anchor, Memory
+from forewarn.memory.suggestions import (
+    QUIET_FLOOR,
+    WORTH_A_LOOK,
+    rank_suggestions,
+    suggestion_quality,
+    suggestion_score,
+    track_confidence,
+    track_factor,
+    track_line,
+    worth_a_look,
+)
+from forewarn.memory.text import from_iso
+
+NOW = from_iso("2024-06-01T00:00:00Z")
+COMMIT = {"sha": "abc1234ff", "author": "Ann", "date": "2024-03-02T10:00:00Z", "subject": "Fix hang"}
+
+
+def suggestion(
+    mid: str,
+    *,
+    kind: str = "fix",
+    symbol: str | None = "fetch",
+    why: bool = True,
+    track: dict[str, Any] | None = None,
+    source: str = "commit",
+    date: str = "2024-03-02T10:00:00Z",
+) -> Memory:
+    provenance: dict[str, Any] = {"commits": [COMMIT], "kind": kind, "why": why}
+    if track is not None:
+        provenance["track"] = track
+    return Memory(mid, "gotcha", f"lesson {mid}", Anchor("net.py", symbol), source, 0.8, date, date, "suggested",
+                  provenance=provenance)  # fmt: skip
+
+
+def test_the_queue_leads_with_explained_lessons_on_symbols_whose_code_kept_breaking() -> None:
+    fixed_since = suggestion("a", track={"fixes": 4, "since": COMMIT["date"], "through": "2024-06-01T00:00:00Z"})
+    explained = suggestion("b")
+    unexplained = suggestion("c", why=False)
+    on_a_file = suggestion("d", symbol=None)
+    decision = suggestion("e", kind="decision")
+    phrase_comment = suggestion("f", kind="must", source="comment")
+    ranked = rank_suggestions([on_a_file, phrase_comment, unexplained, decision, explained, fixed_since], NOW)
+    assert [m.id for m in ranked] == ["a", "b", "e", "f", "c", "d"]
+    assert [m.id for m in ranked if worth_a_look(m)] == ["a", "b"]
+    assert suggestion_quality(on_a_file) < suggestion_quality(decision) < WORTH_A_LOOK <= suggestion_quality(explained)
+    fixed_decision = dataclasses.replace(decision, provenance={**(decision.provenance or {}), "track": {"fixes": 2}})
+    assert worth_a_look(fixed_decision)  # its code was fixed again since: the decision mattered
+    old = dataclasses.replace(explained, id="o", created_at="2014-01-01T00:00:00Z")
+    assert worth_a_look(old) and suggestion_score(old, NOW) < suggestion_score(explained, NOW)
+
+
+def test_code_quiet_for_years_weighs_less_and_fixes_since_weigh_more() -> None:
+    quiet = {"fixes": 0, "since": "2015-01-01T00:00:00Z", "last_change": "2016-01-01T00:00:00Z",
+             "through": "2024-06-01T00:00:00Z"}  # fmt: skip
+    lively = {**quiet, "last_change": "2024-05-01T00:00:00Z"}
+    fixed = {**lively, "fixes": 3, "last_fix": "2024-05-01T00:00:00Z"}
+    assert track_factor(quiet) == QUIET_FLOOR  # 8 quiet years: down to the floor
+    assert track_factor(lively) == 1.0 < track_factor(fixed)
+    assert track_factor({**fixed, "scope": "file"}) < track_factor(fixed)  # fixes elsewhere in its file say less
+    assert track_confidence(0.8, quiet) < track_confidence(0.8, lively) < track_confidence(0.8, fixed) <= 1.0
+    # an accepted memory's confidence moves by the change of factor, whatever people did to it meanwhile
+    assert round(track_confidence(0.9, fixed, previous=track_factor(fixed)), 6) == 0.9
+    old = suggestion("q", track=quiet, date="2015-01-01T00:00:00Z")
+    new = dataclasses.replace(old, id="n", provenance={**(old.provenance or {}), "track": lively})
+    assert [m.id for m in rank_suggestions([old, new], NOW)] == ["n", "q"]
+
+
+def test_the_track_record_in_words() -> None:
+    since = "2023-01-02T10:00:00Z"
+    assert track_line({"track": {"fixes": 3, "last_fix": "2024-05-01T10:00:00Z", "since": since}}) == (
+        "its code was fixed 3 times since (last on 2024-05-01)"
+    )
+    assert track_line({"track": {"fixes": 1, "last_fix": "2024-05-01T10:00:00Z", "since": None, "scope": "file"}}) == (
+        "its file was fixed once in its history (last on 2024-05-01)"
+    )
+    assert track_line({"track": {"fixes": 0, "since": since, "through": "2023-06-01T00:00:00Z"}}) is None
+    assert track_line({"track": {"fixes": 0, "since": "2015-01-01T00:00:00Z", "through": "2024-06-01T00:00:00Z"}}) == (
+        "its code has been quiet for 9 years: no fix since"
+    )
+    assert track_line({"commits": [COMMIT]}) is None and track_line(None) is None
+    assert track_line({"track": {"fixes": "many", "since": since, "through": "x"}}) is None  # bad input: no claim
