@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from forewarn.memory import shorthand
 from forewarn.memory.text import STOPWORDS, split_identifier
 
 STEM_CACHE = 1 << 14  # distinct words seen; a few MB at most
@@ -219,7 +220,9 @@ def anchor_words(symbol: str | None) -> frozenset[str]:
         if not part or part.isdigit():
             continue
         out.add(stem(part.lower()))
-        out.update(stem(p) for p in split_identifier(part))
+        for p in split_identifier(part):
+            out.add(stem(p))
+            out.update(stem(w) for w in shorthand.ABBREVIATIONS.get(p, "").split())  # "UserRepo": repository
     return frozenset(out)
 
 
@@ -294,10 +297,12 @@ def topic_overlap(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 def _tokens(text: str) -> tuple[str, ...]:
-    raw = " ".join(text.replace("’", "'").replace("`", " ").split())
+    raw = shorthand.rewrite(" ".join(text.replace("’", "'").replace("`", " ").split()))
     for literal, value in _LITERALS.items():
         raw = re.sub(rf"(?<![A-Za-z_.]){literal}(?![A-Za-z_])", value, raw)
-    words = [PUNCT if m.group("punct") else m.group(0) for m in _TOKEN_RE.finditer(" " + raw.lower() + " ")]
+    words = shorthand.expand(
+        [PUNCT if m.group("punct") else m.group(0) for m in _TOKEN_RE.finditer(" " + raw.lower() + " ")]
+    )
     out: list[str] = []
     for i, w in enumerate(words):
         if w in _MULTIPLES:

@@ -110,6 +110,17 @@ _REFUSALS = frozenset(
 
 
 _PASSIVE = frozenset(("is", "are", "be", "been", "get", "gets", "got", "was", "were"))
+_PAST_COPULAS = frozenset(("was", "were"))
+_DELTA_WORDS = frozenset(("extra", "more", "additional", "further", "fewer", "less"))
+_GROWTH_VERBS = frozenset(stem(w) for w in ("overflow", "grow", "exceed", "shift", "offset", "off", "lag", "differ"))
+# verbs that state a new value: "raised to 1000", "bumped to 6"
+_CHANGE_VERBS = frozenset(
+    stem(w)
+    for w in (
+        "raised", "bumped", "lowered", "increased", "decreased", "reduced", "dropped", "cut", "upped", "changed",
+        "moved", "doubled", "halved", "tightened", "loosened", "extended", "shortened",
+    )
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +133,9 @@ class Quantity:
     context: frozenset[str]  # the topic stems just before the number: what it is a number of
     position: int
     after: frozenset[str] = frozenset()  # the topic stems just after it (and its unit): what it is said about
+    past: bool = False  # what it was ("3 was too few", "from 5 to 10"): states nothing now
+    changed_to: bool = False  # said as the new value ("raised to 1000", "bumped to 6")
+    delta: bool = False  # a difference, not an amount: "overflow by 5", "5 extra connections"
 
 
 @lru_cache(maxsize=QUANTITY_CACHE)
@@ -145,11 +159,16 @@ def changed(a: Claim, b: Claim) -> bool:
 
     Read from the older text: each quantity it states must be stated the same way wherever the newer
     text states it; an amount only the newer text gives (an example, another quantity) changes nothing.
+    Where the newer text states it several times, the statements that name it most closely (the same
+    counted noun, a shared name) are the ones compared ("at least 6 attempts; 3 was too few").
     """
-    theirs = quantities(b)
+    theirs = [r for r in quantities(b) if not r.past]
     for q in quantities(a):
+        if q.past:
+            continue
         matches = [r for r in theirs if _one_quantity(q, r, a, b)]
-        if matches and not any(_agree(q, r) for r in matches):
+        closest = _closest(q, matches)
+        if closest and not any(_agree(q, r) for r in closest):
             return True
     return False
 
@@ -248,7 +267,48 @@ def _parse_number(token: str) -> tuple[float, str] | None:
 
 
 def _make(claim: Claim, at: int, kind: str, amount: float, text: str, bound: Bound, nouns: frozenset[str]) -> Quantity:
-    return Quantity(kind, amount, text, bound, nouns, _context(claim, at), at, _after(claim, at, nouns))
+    return Quantity(
+        kind,
+        amount,
+        text,
+        bound,
+        nouns,
+        _context(claim, at),
+        at,
+        _after(claim, at, nouns),
+        _is_past(claim.tokens, at),
+        _is_changed_to(claim.tokens, at),
+        _is_delta(claim.tokens, at),
+    )
+
+
+def _is_delta(tokens: Sequence[str], at: int) -> bool:
+    """ "grows by 5", "5 extra connections", "2 more retries": a difference from some amount, not the amount."""
+    if at > 0 and tokens[at - 1] == "by":  # "debounces by 300ms" is the amount; "overflows by 5" a difference
+        return any(stem(t) in _CHANGE_VERBS or stem(t) in _GROWTH_VERBS for t in tokens[max(0, at - 4) : at - 1])
+    return any(t in _DELTA_WORDS for t in tokens[at + 1 : at + 3])
+
+
+def _is_past(tokens: Sequence[str], at: int) -> bool:
+    """ "3 was too few", "it was 30s", "from 5 to 10" (the 5): the number says what held before."""
+    nxt = tokens[at + 1 : at + 3]
+    if nxt[:1] and nxt[0] in _UNITS:
+        nxt = tokens[at + 2 : at + 4]
+    if nxt[:1] and nxt[0] in _PAST_COPULAS:
+        return True
+    before = tokens[max(0, at - 2) : at]
+    if any(t in _PAST_COPULAS or t in ("previously", "formerly", "originally") for t in before):
+        return True
+    if "from" in before:  # "from 5 to 10": the first is the old value when a second follows
+        rest = tokens[at + 1 : at + 5]
+        return "to" in rest and any(is_number(t) for t in rest[rest.index("to") :])
+    return False
+
+
+def _is_changed_to(tokens: Sequence[str], at: int) -> bool:
+    """ "raised to 1000", "bumped it to 6", "lowered to 2 s": the number is stated as the new value."""
+    before = tokens[max(0, at - 4) : at]
+    return "to" in before and any(stem(t) in _CHANGE_VERBS for t in before[: before.index("to")])
 
 
 def _bound(tokens: Sequence[str], start: int, after: int) -> Bound:
@@ -343,6 +403,8 @@ def _after(claim: Claim, at: int, nouns: frozenset[str]) -> frozenset[str]:
         if claim.clause[j] != claim.clause[at] or len(out) >= CONTEXT_WORDS:
             break
         t = claim.tokens[j]
+        if t == "to" and not (j + 1 < len(claim.tokens) and is_number(claim.tokens[j + 1])):
+            break  # "2 KB to sniff the file type": a purpose, not what the number measures
         s = stem(t)
         if t in _UNITS or s in nouns or is_number(t) or is_bound_word(t) or s not in claim.content:
             continue
@@ -364,6 +426,8 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
     """
     if not _kinds_meet(q, r):
         return False
+    if q.kind == r.kind and q.kind in ("label", "period"):
+        return True  # "port 8080" / "binds port 9000", "every 15 minutes" / "once an hour": one of each per place
     cq, cr = _synonyms(q.context), _synonyms(r.context)
     if not cq and not cr:
         return True  # "MAX_BODY is 50 MB" / "MAX_BODY is 50 MiB": named by the anchor alone
@@ -372,8 +436,19 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
     if novel_q and novel_r and cq & cr:
         return False
     if (novel_q and novel_r) or (novel_q and not cr) or (novel_r and not cq):
-        return bool(_synonyms(q.after) & _synonyms(r.after)) or _same_amount(q, r)
+        return _named_alike(q, r) or bool(q.nouns & r.nouns) or _same_amount(q, r) or q.changed_to or r.changed_to
     return True
+
+
+def _named_alike(q: Quantity, r: Quantity) -> bool:
+    """The two numbers share a word that names them, before or after either ("the gRPC deadline is 2s" / "a
+    10s deadline", "pages through the results 500 rows at a time" / "5,000 rows per page")."""
+    return bool(_synonyms(q.context | q.after) & _synonyms(r.context | r.after))
+
+
+def _closest(q: Quantity, matches: list[Quantity]) -> list[Quantity]:
+    """Of the newer text's statements of ``q``, those that name it most closely (one counted noun, a name)."""
+    return [r for r in matches if q.nouns & r.nouns or _named_alike(q, r)] or matches
 
 
 def _synonyms(words: frozenset[str]) -> frozenset[str]:
@@ -381,6 +456,8 @@ def _synonyms(words: frozenset[str]) -> frozenset[str]:
 
 
 def _kinds_meet(q: Quantity, r: Quantity) -> bool:
+    if q.delta != r.delta:
+        return False  # "opens 10 connections" / "overflows by 5 extra connections"
     kinds = {q.kind, r.kind}
     if "unbounded" in kinds:
         return "label" not in kinds
