@@ -30,9 +30,10 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from enum import StrEnum
 
-from forewarn.memory import opposites, quantities
+from forewarn.memory import opposites, quantities, slots
 from forewarn.memory.claims import NEGATORS, PUNCT, Claim, read, stem, topic_overlap
 from forewarn.memory.claims import anchor_words as anchor_words
+from forewarn.memory.predicates import predicates
 from forewarn.memory.text import STOPWORDS
 
 # how much two texts must share (overlap coefficient of their topic words, 0..1) for a cue to count
@@ -101,6 +102,11 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
         cues.append(Cue.TEMPORAL)
     if quantities.changed(a, b) or frame.literal_swapped():
         cues.append(Cue.VALUE)
+    pa, pb = predicates(a, anchor), predicates(b, anchor)
+    if Cue.NEGATION not in cues and slots.denied(pa, pb):
+        cues.append(Cue.NEGATION)
+    if Cue.ANTONYM not in cues and slots.opposed(pa, pb, a.words, b.words):
+        cues.append(Cue.ANTONYM)
     if not cues:
         return None
     return Verdict(tuple(cues), round(overlap, 3), cosine)

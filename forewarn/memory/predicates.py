@@ -1,0 +1,392 @@
+"""What a lesson says its anchored symbol does: the predicates of its clauses about the symbol. No I/O.
+
+The detector is only ever asked about two memories on one place, so the place is what both talk about;
+where both say what the symbol *does*, the predicate is the slot they share, however differently the
+rest is worded ("save() commits the txn itself" / "UserRepo.save does not commit, the caller owns the
+transaction"). A predicate is read from one clause (``forewarn.memory.claims`` splits them):
+
+- its subject is the symbol: a mention of it ("UserRepo.save", "the pool", "User#email match": the
+  symbol's words and at most one other), "it"/"this", or nothing where the text starts with what the
+  symbol does ("inserts only; …", "max 1000 entries, evicts oldest") or a bare mention came first
+  ("LoadConfig: file beats env"); an imperative ("don't call …") is advice to the reader, not a predicate;
+- a passive clause about something else is the symbol acting on that thing ("unknown fields are
+  ignored", "order NOT preserved", "exp is not checked"): its subject is the predicate's object;
+- the predicate: its polarity (a "not", "never", "no longer" before its first content word), its head
+  (that word), its objects (the content words after it) and its condition ("on empty string", "for
+  every valid input", an adjacent "when …"/"if …" clause), and whether it is a caveat ("only if",
+  "except", "unless", "only for").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from forewarn.memory.claims import (
+    _IRREGULAR,
+    NEGATORS,
+    PUNCT,
+    TOPIC_STOPWORDS,
+    Claim,
+    is_number,
+    stem,
+)
+from forewarn.memory.text import STOPWORDS
+
+PREDICATE_CACHE = 512  # (claim, anchor) pairs, cached like forewarn.memory.claims.read
+CONDITION_PREFIX_REACH = 5  # "on cache miss RedisCache.get falls through": the mention this far into the clause
+SUBJECT_EXTRA_WORDS = 1  # "User#email match", "jwt claims": the symbol's words and this many others
+HEAD_WORDS = 2  # "is thread safe", "does a hard delete": the first this many content words are its head
+
+# polarity: these before the head deny the predicate ("skips", "ignores" are heads of their own here)
+POLARITY = frozenset(
+    (
+        "not", "never", "no", "cannot", "can't", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't",
+        "weren't", "won't", "wouldn't", "shouldn't", "mustn't", "needn't", "hasn't", "haven't", "couldn't",
+    )
+)  # fmt: skip
+# a subject ends where one of these starts the predicate ("orders queue visibility timeout is 30s")
+_MARKERS = (POLARITY - {"no"}) | frozenset(
+    (
+        "is", "are", "was", "were", "be", "been", "being", "does", "do", "did", "has", "have", "had", "will",
+        "would", "can", "could", "should", "must", "may", "might", "shall", "gets", "got",
+    )
+)  # fmt: skip
+# a clause that starts with these is advice to the reader ("don't call …", "never pass …", "avoid …")
+_IMPERATIVE = frozenset(("don't", "do", "never", "avoid", "please", "make"))
+# "ignores", "skips", "swallows" are verbs with a head of their own in a predicate, not its polarity
+_NEGATING_VERBS = NEGATORS - POLARITY - frozenset(
+    ("nothing", "nobody", "none", "neither", "nor", "without", "nowhere", "except", "dont", "doesnt", "isnt", "cant",
+     "wont", "shouldnt", "mustnt")
+)  # fmt: skip
+# words between the subject and the head that say how, not what
+_SKIPPED = frozenset(
+    (
+        "also", "just", "only", "still", "always", "now", "already", "really", "actually", "even", "itself",
+        "longer", "more", "simply", "happily", "silently", "quietly", "then", "currently", "basically", "all",
+        "a", "an", "the", "its", "their", "to", "by", "default", "usually", "normally", "typically", "ever",
+        "anymore", "either", "both", "too",
+    )
+)  # fmt: skip
+_PRONOUNS = frozenset(("it", "this"))
+_DETERMINERS = frozenset(
+    ("the", "a", "an", "its", "their", "our", "your", "his", "her", "each", "every", "any", "some", "these", "those")
+)
+_LEADING = frozenset(("and", "so", "but", "then", "also", "plus", "however", "though", "instead", "now", "note"))
+# a clause they start is a relative clause or a reason: about something else
+_NOT_SUBJECTS = frozenset(("which", "that", "who", "because", "whereas", "while", "although", "they", "we", "you"))
+# a clause they start states when, for the neighbouring predicate (forewarn.memory.claims splits there)
+_CONDITION_CLAUSES = frozenset(("when", "if", "whenever", "until", "once"))
+# they start a condition inside a clause: "raises ValueError on an empty string", "returns None for every id"
+_CONDITION_PREPOSITIONS = frozenset(
+    ("on", "for", "when", "if", "whenever", "during", "under", "upon", "after", "before", "once", "while", "until")
+)
+# caveats: the predicate holds only in a case ("only if", "except when …", "unless …", "only for GET")
+_CAVEATS = frozenset(("except", "unless", "provided", "caveat", "otherwise"))
+_ONLY_CASES = frozenset(("if", "when", "for", "on", "in", "with", "applies", "after", "once"))
+# prepositions and function words that are not what a predicate is about
+PREPOSITIONS = frozenset(
+    (
+        "through", "via", "across", "over", "between", "within", "without", "about", "after", "before", "per",
+        "against", "along", "around", "onto", "towards", "toward", "upon", "among", "behind", "beside", "up",
+        "down", "out", "off", "back", "away", "here", "there", "again", "right", "then",
+    )
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Predicate:
+    """What one clause says the anchored symbol does (see the module docstring)."""
+
+    clause: int
+    positions: tuple[int, ...]  # token positions of its content words, head first
+    words: tuple[str, ...]  # their stems, in order
+    raw: tuple[str, ...]  # the same words as written
+    negated: bool
+    passive: bool  # "X is not checked" about something other than the symbol
+    objects: frozenset[str]  # stems after the head, before any condition (a passive's: its subject)
+    condition: frozenset[str]  # stems of its condition ("on empty string", an adjacent "when …" clause)
+    restricted: bool  # a caveat: "only if", "except", "unless", "only for"
+    named_subject: bool  # the symbol is named or pointed at ("it"), not implied
+
+    @property
+    def head(self) -> str:
+        return self.words[0]
+
+    @property
+    def heads(self) -> tuple[str, ...]:
+        return self.words[:HEAD_WORDS]
+
+
+def mention(token: str, anchor: frozenset[str]) -> tuple[bool, int]:
+    """Does ``token`` name the anchored symbol (any of its words), and how many other words it carries."""
+    if not anchor or token == PUNCT:
+        return False, 0
+    if stem(token) in anchor or token in anchor:
+        return True, 0
+    parts = [p for p in re.split(r"[-._/#+]", token) if p]
+    if len(parts) < 2:
+        return False, 0
+    hits = sum(1 for p in parts if stem(p) in anchor or p in anchor)
+    return hits > 0, len(parts) - hits
+
+
+@lru_cache(maxsize=PREDICATE_CACHE)
+def predicates(claim: Claim, anchor: frozenset[str]) -> tuple[Predicate, ...]:
+    """The predicates ``claim`` states about the symbol whose words are ``anchor`` (examples left out)."""
+    tokens = claim.tokens
+    n_clauses = (claim.clause[-1] + 1) if claim.clause else 0
+    spans: list[list[int]] = [[] for _ in range(n_clauses)]
+    for i, t in enumerate(tokens):
+        if t != PUNCT:
+            spans[claim.clause[i]].append(i)
+    kinds = [_clause_kind(tokens, span) for span in spans]
+    out: list[Predicate] = []
+    about_anchor_before = False  # the previous clause with words was about the symbol
+    bare_mention_before = False  # … and was nothing but its name ("LoadConfig: …")
+    first = True
+    for c, span in enumerate(spans):
+        if not span:
+            continue
+        if kinds[c] != "main" or claim.example_from[c]:
+            first = first and kinds[c] == "condition"
+            about_anchor_before = bare_mention_before = False
+            continue
+        found = _read_clause(claim, anchor, c, span, implied=first or about_anchor_before or bare_mention_before)
+        first = False
+        if found is None:
+            about_anchor_before = bare_mention_before = False
+            continue
+        read, bare = found
+        bare_mention_before = bare
+        about_anchor_before = any(not p.passive for p in read)
+        out.extend(_with_neighbours(claim, p, spans, kinds, c) for p in read)
+    return tuple(out)
+
+
+def _coordinated(tokens: Sequence[str], span: Sequence[int]) -> list[Sequence[int]]:
+    """ "falls through to the db and backfills the key", "renames first and never fsyncs": one subject, two
+    predicates (split where "and" is followed by a negation or a verb in -s)."""
+    parts: list[Sequence[int]] = []
+    start = 0
+    for k in range(1, len(span) - 1):
+        if tokens[span[k]] != "and":
+            continue
+        nxt = tokens[span[k + 1]]
+        if nxt in POLARITY or nxt in _MARKERS or (nxt.endswith("s") and not nxt.endswith("ss") and len(nxt) > 3):
+            parts.append(span[start:k])
+            start = k + 1
+    parts.append(span[start:])
+    return [p for p in parts if p]
+
+
+def _clause_kind(tokens: Sequence[str], span: Sequence[int]) -> str:
+    if not span:
+        return "empty"
+    first = tokens[span[0]]
+    if first in _CONDITION_CLAUSES or first == "unless":
+        return "condition"
+    if first in _NOT_SUBJECTS:
+        return "other"
+    return "main"
+
+
+def _read_clause(
+    claim: Claim, anchor: frozenset[str], c: int, span: Sequence[int], *, implied: bool
+) -> tuple[list[Predicate], bool] | None:
+    """The predicates of one clause and whether the clause is only the symbol's name; None if not about it."""
+    tokens = claim.tokens
+    k = 0
+    while k < len(span) and tokens[span[k]] in _LEADING:
+        k += 1
+    condition: set[str] = set()
+    if k < len(span) and tokens[span[k]] in _CONDITION_PREPOSITIONS:
+        window = range(k + 1, min(len(span), k + 1 + CONDITION_PREFIX_REACH))
+        at = max((j for j in window if _names(tokens[span[j]], anchor)), default=None)  # its last mention
+        if at is not None:  # "on cache miss RedisCache.get falls through …": the prefix says when
+            condition.update(_content(claim, anchor, span[k + 1 : at]))
+            k = at
+    if k >= len(span):
+        return None
+    rest = span[k:]
+    run = 0
+    while run < len(rest) and (tokens[rest[run]] in _DETERMINERS or _names(tokens[rest[run]], anchor)):
+        run += 1
+    if not run and tokens[rest[0]] in _PRONOUNS:
+        run = 1
+    marker = next((j for j, i in enumerate(rest) if _is_marker(tokens[i], anchor, tokens, i)), None)
+    # "User#email match is …", "the orders queue visibility timeout is …"; "AtomicWrite renames first and never …"
+    near = marker is not None and (not run or marker <= run + SUBJECT_EXTRA_WORDS)
+    subject = rest[:marker] if near else rest[:run]
+    predicate = rest[len(subject) :]
+    words = [tokens[i] for i in subject if tokens[i] not in _DETERMINERS]
+    named = bool(words) and _is_the_symbol(words, anchor)
+    if not predicate:
+        return ([], named) if named else None
+    if not words:
+        first = next((tokens[i] for i in predicate if not _skipped(tokens[i])), "")
+        if first in _IMPERATIVE:
+            return None  # "don't call session.commit() after", "never call it twice": advice to the reader
+        if not implied or not (first in _MARKERS or first.endswith("s") or _participle(first)):
+            return None  # "environment override only applies …": a subject of its own, not the symbol's verb
+    elif not named:
+        passive = _passive(claim, anchor, c, predicate, subject, condition)
+        return ([passive], False) if passive is not None else None
+    parts = _coordinated(tokens, predicate)
+    found = [_predicate(claim, anchor, c, part, condition, named=bool(words)) for part in parts]
+    return [p for p in found if p is not None], False
+
+
+def _is_the_symbol(words: Sequence[str], anchor: frozenset[str]) -> bool:
+    """A subject is the symbol: "it", or its words with at most ``SUBJECT_EXTRA_WORDS`` others."""
+    if len(words) == 1 and words[0] in _PRONOUNS:
+        return True
+    hit, extra = False, 0
+    for w in words:
+        named, others = mention(w, anchor)
+        if named:
+            hit = True
+            extra += others
+        elif w not in STOPWORDS and w not in TOPIC_STOPWORDS:
+            extra += 1
+    return hit and extra <= SUBJECT_EXTRA_WORDS
+
+
+def _names(token: str, anchor: frozenset[str]) -> bool:
+    return mention(token, anchor)[0]
+
+
+def _is_marker(token: str, anchor: frozenset[str], tokens: Sequence[str], i: int) -> bool:
+    if token in _MARKERS and not _names(token, anchor):
+        return True
+    return token == "no" and i + 1 < len(tokens) and tokens[i + 1] == "longer"
+
+
+def _predicate(
+    claim: Claim, anchor: frozenset[str], c: int, span: Sequence[int], condition: set[str], *, named: bool
+) -> Predicate | None:
+    tokens = claim.tokens
+    negations = 0
+    j = 0
+    while j < len(span) and (tokens[span[j]] in POLARITY or tokens[span[j]] in _MARKERS or _skipped(tokens[span[j]])):
+        if tokens[span[j]] in POLARITY and not (tokens[span[j]] == "no" and _bound_after(tokens, span[j])):
+            negations += 1
+        j += 1
+    return _build(claim, anchor, c, span[j:], negations % 2 == 1, False, None, condition, named)
+
+
+def _passive(
+    claim: Claim, anchor: frozenset[str], c: int, span: Sequence[int], subject: Sequence[int], condition: set[str]
+) -> Predicate | None:
+    """ "unknown fields are ignored", "order NOT preserved": the symbol acting on the subject."""
+    tokens = claim.tokens
+    negations = 0
+    j = 0
+    while j < len(span) and (tokens[span[j]] in _MARKERS or _skipped(tokens[span[j]])):
+        negations += tokens[span[j]] in POLARITY
+        j += 1
+    body = span[j:]
+    if not body or not _participle(tokens[body[0]]):
+        return None
+    objects = frozenset(_content(claim, anchor, subject))
+    if not objects:
+        return None
+    return _build(claim, anchor, c, body, negations % 2 == 1, True, objects, condition, False)
+
+
+def _build(
+    claim: Claim,
+    anchor: frozenset[str],
+    c: int,
+    body: Sequence[int],
+    negated: bool,
+    passive: bool,
+    objects: frozenset[str] | None,
+    condition: set[str],
+    named: bool,
+) -> Predicate | None:
+    tokens = claim.tokens
+    positions = [i for i in body if _is_content(claim, anchor, i)]
+    if not positions:
+        return None
+    cut = next((k for k, i in enumerate(body) if tokens[i] in _CONDITION_PREPOSITIONS and i > positions[0]), None)
+    main = body if cut is None else body[:cut]
+    found_objects = {stem(tokens[i]) for i in main[1:] if i in positions and i != positions[0]}
+    if cut is not None:
+        condition = condition | set(_content(claim, anchor, body[cut + 1 :]))
+    restricted = any(tokens[i] in _CAVEATS for i in body) or any(
+        tokens[i] == "only" and k + 1 < len(body) and tokens[body[k + 1]] in _ONLY_CASES for k, i in enumerate(body)
+    )
+    return Predicate(
+        clause=c,
+        positions=tuple(positions),
+        words=tuple(stem(tokens[i]) for i in positions),
+        raw=tuple(tokens[i] for i in positions),
+        negated=negated,
+        passive=passive,
+        objects=objects if objects is not None else frozenset(found_objects),
+        condition=frozenset(condition),
+        restricted=restricted,
+        named_subject=named,
+    )
+
+
+def _with_neighbours(
+    claim: Claim, p: Predicate, spans: Sequence[Sequence[int]], kinds: Sequence[str], c: int
+) -> Predicate:
+    """An adjacent "when …"/"if …"/"unless …" clause is the predicate's condition (a caveat for "unless")."""
+    condition = set(p.condition)
+    restricted = p.restricted
+    for n in (c - 1, c + 1):
+        while 0 <= n < len(spans) and not spans[n]:
+            n += -1 if n < c else 1
+        if not (0 <= n < len(spans)) or kinds[n] != "condition":
+            continue
+        span = spans[n]
+        condition.update(stem(claim.tokens[i]) for i in span[1:] if stem(claim.tokens[i]) in claim.content)
+        restricted = restricted or claim.tokens[span[0]] == "unless" or _caveat_before(claim, span[0])
+    if condition == p.condition and restricted == p.restricted:
+        return p
+    return Predicate(
+        p.clause, p.positions, p.words, p.raw, p.negated, p.passive, p.objects, frozenset(condition), restricted,
+        p.named_subject,
+    )  # fmt: skip
+
+
+def _caveat_before(claim: Claim, at: int) -> bool:
+    """ "except when …", "only if …": the word before a condition clause makes it a caveat."""
+    before = [t for t in claim.tokens[max(0, at - 2) : at] if t != PUNCT]
+    return bool(before) and before[-1] in ("except", "only", "but")
+
+
+def _content(claim: Claim, anchor: frozenset[str], span: Sequence[int]) -> list[str]:
+    return [stem(claim.tokens[i]) for i in span if _is_content(claim, anchor, i)]
+
+
+def _is_content(claim: Claim, anchor: frozenset[str], i: int) -> bool:
+    t = claim.tokens[i]
+    if t == PUNCT or t in STOPWORDS or t in TOPIC_STOPWORDS or t in PREPOSITIONS or t in POLARITY:
+        return False
+    if is_number(t) or _names(t, anchor) or t in _SKIPPED or t in _CAVEATS:
+        return False
+    if "-" in t and any(stem(part) in claim.content for part in t.split("-")):
+        return True  # "case-insensitive": the claim's topic holds its parts
+    return stem(t) in claim.content or t in _NEGATING_VERBS  # "ignores", "skips": verbs here
+
+
+def _skipped(token: str) -> bool:
+    return token in _SKIPPED
+
+
+def _bound_after(tokens: Sequence[str], at: int) -> bool:
+    """ "no more than": a bound, not a denial."""
+    return tokens[at + 1 : at + 3] in (("more", "than"), ("less", "than"), ("fewer", "than"))
+
+
+_PARTICIPLES = frozenset(w for w, base in _IRREGULAR.items() if w != base)
+
+
+def _participle(token: str) -> bool:
+    return (token.endswith("ed") and len(token) > 4) or token in _PARTICIPLES

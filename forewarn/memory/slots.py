@@ -1,0 +1,135 @@
+"""Two lessons that say opposite things in the symbol's predicate slot. No I/O.
+
+``forewarn.memory.predicates`` reads what each lesson says the anchored symbol does. Two predicates
+fill one slot when they have the same head ("commits" / "does not commit"; "exp is not checked" /
+"checks expiry" through the passive), or when a negated contact verb's object is what the other does
+something to ("never hits the DB" / "falls through to the db"). In one slot:
+
+- ``denied``: one predicate is negated and the other not;
+- ``opposed``: words that exclude each other (``forewarn.memory.opposites``), anywhere in the two
+  predicates for the lexicon's exclusive alternatives (sync/async, lazy/eager), between their heads for
+  everyday outcomes ("raises ValueError" / "returns None", "resolves" / "rejects", "keeps the first" /
+  "keeps the last"), with the same polarity on both sides ("is not sync" restates "is async").
+
+Each stays quiet where the two say it of different things: both name objects and share none ("must not
+expose the internal id" / "exposes the public number"), both state conditions and share none ("raises
+on an empty string" / "returns Decimal for every valid input"), a passive's subject is something the
+other never mentions ("POST isn't retried"), or the newer one is a caveat ("only if", "except",
+"unless"). Overall word overlap is not asked: the symbol and the slot are what the two share.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from forewarn.memory import opposites
+from forewarn.memory.claims import stem
+from forewarn.memory.opposites import Reach
+from forewarn.memory.predicates import HEAD_WORDS, Predicate
+
+# "never hits the DB", "doesn't touch disk": the verb says only that the symbol reaches the object
+CONTACT_VERBS = frozenset(
+    stem(w)
+    for w in (
+        "hit", "hits", "touch", "touches", "reach", "reaches", "query", "queries", "access", "accesses",
+        "contact", "contacts", "call", "calls", "use", "uses", "need", "needs", "go", "goes", "talk", "talks",
+        "make", "makes", "do", "does", "have", "has", "involve", "involves", "require", "requires",
+    )
+)  # fmt: skip
+MIN_ABBREVIATION = 3  # "exp" for "expiry", "conf" for "confirmation": a prefix this long names the word
+
+
+def denied(old: Sequence[Predicate], new: Sequence[Predicate]) -> bool:
+    """A predicate of one text negated in the other, in one slot."""
+    for p in old:
+        for q in new:
+            if p.negated == q.negated or q.restricted:
+                continue
+            if _one_slot(p, q) and _conditions_meet(p, q):
+                return True
+    return False
+
+
+def opposed(
+    old: Sequence[Predicate], new: Sequence[Predicate], old_words: Iterable[str], new_words: Iterable[str]
+) -> tuple[str, str] | None:
+    """Words of one slot that exclude each other, said with the same polarity: (older's, newer's) or None.
+    ``old_words``/``new_words``: every word of each text (an opposite the other also says is none)."""
+    said = {"x_said": tuple(old_words), "y_said": tuple(new_words)}
+    for p in old:
+        for q in new:
+            if p.negated != q.negated or q.restricted:
+                continue
+            if (p.passive or q.passive) and not _objects_meet(p, q):
+                continue
+            found = opposites.excluding(_parts(p.raw), _parts(q.raw), Reach.ANYWHERE, **said)
+            if found is not None:  # "generated eagerly on create" / "rendered lazily on first download"
+                return found
+            if not _conditions_meet(p, q):
+                continue  # "raises on an empty string" / "returns Decimal for every valid input": two cases
+            found = opposites.excluding(p.raw[:1], q.raw[:1], Reach.OUTCOMES, **said)  # "raises" / "returns"
+            if found is None and _same(p.head, q.head):  # "keeps the first" / "keeps the last"
+                found = opposites.excluding(p.raw[1:HEAD_WORDS], q.raw[1:HEAD_WORDS], Reach.EVERYDAY, **said)
+            if found is not None:
+                return found
+    return None
+
+
+def _one_slot(p: Predicate, q: Predicate) -> bool:
+    """Do ``p`` and ``q`` say something of the same thing: one head, or a contact verb's object?"""
+    if _same(p.head, q.head):
+        return _objects_meet(p, q)
+    for x, y in ((p, q), (q, p)):
+        if x.negated and x.head in CONTACT_VERBS and x.objects:
+            first = next((w for w in x.words[1:] if w in x.objects), None)
+            if first is not None and any(_same(first, w) for w in y.words):
+                return True  # "never hits the DB" / "falls through to the db"
+    return False
+
+
+def _objects_meet(p: Predicate, q: Predicate) -> bool:
+    """Both name what they act on and share none of it: two things, not one. A passive's subject must be
+    something the other says ("POST isn't retried" against "retries on 5xx" is about POST)."""
+    if p.passive or q.passive:
+        x, y = (p, q) if p.passive else (q, p)
+        said = set(y.objects) | set(y.condition) | set(y.words)
+        return _share(x.objects, said)
+    if not p.objects or not q.objects:
+        return True
+    return _share(p.objects, q.objects | q.condition) or _share(q.objects, p.objects | p.condition)
+
+
+def _conditions_meet(p: Predicate, q: Predicate) -> bool:
+    """Both say when and share none of it: two cases, not one."""
+    if not p.condition or not q.condition:
+        return True
+    return _share(p.condition, q.condition | q.objects) or _share(q.condition, p.objects)
+
+
+def _share(x: Iterable[str], y: Iterable[str]) -> bool:
+    """A word in both, or one an abbreviation of the other ("exp" / "expiry")."""
+    ys = list(y)
+    return any(_same(a, b) or _abbreviates(a, b) for a in x for b in ys)
+
+
+def _same(a: str, b: str) -> bool:
+    """One word: one stem, or one group of the lexicon ("keeps"/"retains")."""
+    if a == b:
+        return True
+    ga, gb = opposites.synonym(a), opposites.synonym(b)
+    return ga is not None and ga == gb
+
+
+def _abbreviates(a: str, b: str) -> bool:
+    short, long = sorted((a, b), key=len)
+    return len(short) >= MIN_ABBREVIATION and len(long) > len(short) + 1 and long.startswith(short)
+
+
+def _parts(words: Iterable[str]) -> list[str]:
+    """Words and the parts of hyphenated ones ("case-insensitive" → also "insensitive")."""
+    out: list[str] = []
+    for w in words:
+        out.append(w)
+        if "-" in w:
+            out.extend(p for p in w.split("-") if len(p) >= opposites.MIN_ROOT)
+    return out
