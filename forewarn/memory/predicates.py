@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from forewarn.memory.claims import (
@@ -38,6 +38,7 @@ from forewarn.memory.text import STOPWORDS
 PREDICATE_CACHE = 512  # (claim, anchor) pairs, cached like forewarn.memory.claims.read
 CONDITION_PREFIX_REACH = 5  # "on cache miss RedisCache.get falls through": the mention this far into the clause
 SUBJECT_EXTRA_WORDS = 1  # "User#email match", "jwt claims": the symbol's words and this many others
+SHORT_CLAUSE = 3  # "…, read-only": a clause this short after one about the symbol says more of it
 HEAD_WORDS = 2  # "is thread safe", "does a hard delete": the first this many content words are its head
 
 # polarity: these before the head deny the predicate ("skips", "ignores" are heads of their own here)
@@ -54,6 +55,7 @@ _MARKERS = (POLARITY - {"no"}) | frozenset(
         "would", "can", "could", "should", "must", "may", "might", "shall", "gets", "got",
     )
 )  # fmt: skip
+_COPULAS = frozenset(("is", "are", "was", "were", "be", "been", "being", "gets", "get", "got"))
 # a clause that starts with these is advice to the reader ("don't call …", "never pass …", "avoid …")
 _IMPERATIVE = frozenset(("don't", "do", "never", "avoid", "please", "make"))
 # "ignores", "skips", "swallows" are verbs with a head of their own in a predicate, not its polarity
@@ -71,6 +73,8 @@ _SKIPPED = frozenset(
     )
 )  # fmt: skip
 _PRONOUNS = frozenset(("it", "this"))
+# "rolls back" / "no rollback", "sets up" / "setup": a verb and its particle are one word
+_PARTICLES = frozenset(("up", "down", "back", "out", "off", "over", "in"))
 _DETERMINERS = frozenset(
     ("the", "a", "an", "its", "their", "our", "your", "his", "her", "each", "every", "any", "some", "these", "those")
 )
@@ -85,7 +89,7 @@ _CONDITION_PREPOSITIONS = frozenset(
 )
 # caveats: the predicate holds only in a case ("only if", "except when …", "unless …", "only for GET")
 _CAVEATS = frozenset(("except", "unless", "provided", "caveat", "otherwise"))
-_ONLY_CASES = frozenset(("if", "when", "for", "on", "in", "with", "applies", "after", "once"))
+_ONLY_CASES = frozenset(("if", "when", "for", "on", "in", "with", "applies", "within"))
 # prepositions and function words that are not what a predicate is about
 PREPOSITIONS = frozenset(
     (
@@ -110,6 +114,8 @@ class Predicate:
     condition: frozenset[str]  # stems of its condition ("on empty string", an adjacent "when …" clause)
     restricted: bool  # a caveat: "only if", "except", "unless", "only for"
     named_subject: bool  # the symbol is named or pointed at ("it"), not implied
+    copular: bool = False  # "is argon2id", "has been on elasticsearch": the head is what the symbol is
+    phrasal: str = ""  # the head with its particle, as one word: "rolls back" → "rollback", "sets up" → "setup"
 
     @property
     def head(self) -> str:
@@ -175,7 +181,8 @@ def _coordinated(tokens: Sequence[str], span: Sequence[int]) -> list[Sequence[in
         if tokens[span[k]] != "and":
             continue
         nxt = tokens[span[k + 1]]
-        if nxt in POLARITY or nxt in _MARKERS or (nxt.endswith("s") and not nxt.endswith("ss") and len(nxt) > 3):
+        verb = nxt.endswith("s") and not nxt.endswith("ss") and len(nxt) > 3
+        if nxt in POLARITY or nxt in _MARKERS or nxt in _PRONOUNS or verb:
             parts.append(span[start:k])
             start = k + 1
     parts.append(span[start:])
@@ -219,6 +226,9 @@ def _read_clause(
     marker = next((j for j, i in enumerate(rest) if _is_marker(tokens[i], anchor, tokens, i)), None)
     # "User#email match is …", "the orders queue visibility timeout is …"; "AtomicWrite renames first and never …"
     near = marker is not None and (not run or marker <= run + SUBJECT_EXTRA_WORDS)
+    between = run + 1 < len(rest) and not _verb_like(tokens[rest[run]]) and _verb_like(tokens[rest[run + 1]])
+    if not near and run and between:
+        run += 1  # "db fixture rolls back": the symbol's words and one more, then the verb
     subject = rest[:marker] if near else rest[:run]
     predicate = rest[len(subject) :]
     words = [tokens[i] for i in subject if tokens[i] not in _DETERMINERS]
@@ -229,7 +239,8 @@ def _read_clause(
         first = next((tokens[i] for i in predicate if not _skipped(tokens[i])), "")
         if first in _IMPERATIVE:
             return None  # "don't call session.commit() after", "never call it twice": advice to the reader
-        if not implied or not (first in _MARKERS or first.endswith("s") or _participle(first)):
+        short = len(predicate) <= SHORT_CLAUSE  # "…, read-only", "…, constant memory"
+        if not implied or not (first in _MARKERS or first == "no" or _verb_like(first) or short):
             return None  # "environment override only applies …": a subject of its own, not the symbol's verb
     elif not named:
         passive = _passive(claim, anchor, c, predicate, subject, condition)
@@ -254,6 +265,13 @@ def _is_the_symbol(words: Sequence[str], anchor: frozenset[str]) -> bool:
     return hit and extra <= SUBJECT_EXTRA_WORDS
 
 
+def _verb_like(token: str) -> bool:
+    """A verb in the third person or a participle, as far as its ending tells ("evicts", "upserts", "moved")."""
+    return (
+        token in _MARKERS or (token.endswith("s") and not token.endswith("ss") and len(token) > 3) or _participle(token)
+    )
+
+
 def _names(token: str, anchor: frozenset[str]) -> bool:
     return mention(token, anchor)[0]
 
@@ -270,11 +288,15 @@ def _predicate(
     tokens = claim.tokens
     negations = 0
     j = 0
-    while j < len(span) and (tokens[span[j]] in POLARITY or tokens[span[j]] in _MARKERS or _skipped(tokens[span[j]])):
+    skippable = POLARITY | _MARKERS | _PRONOUNS
+    while j < len(span) and (tokens[span[j]] in skippable or _skipped(tokens[span[j]])):
         if tokens[span[j]] in POLARITY and not (tokens[span[j]] == "no" and _bound_after(tokens, span[j])):
             negations += 1
         j += 1
-    return _build(claim, anchor, c, span[j:], negations % 2 == 1, False, None, condition, named)
+    found = _build(claim, anchor, c, span[j:], negations % 2 == 1, False, None, condition, named)
+    if found is not None and any(tokens[i] in _COPULAS for i in span[:j]):
+        return replace(found, copular=True)
+    return found
 
 
 def _passive(
@@ -319,6 +341,8 @@ def _build(
     restricted = any(tokens[i] in _CAVEATS for i in body) or any(
         tokens[i] == "only" and k + 1 < len(body) and tokens[body[k + 1]] in _ONLY_CASES for k, i in enumerate(body)
     )
+    after = positions[0] + 1
+    particle = tokens[after] if after < len(tokens) and claim.clause[after] == c else ""
     return Predicate(
         clause=c,
         positions=tuple(positions),
@@ -330,6 +354,7 @@ def _build(
         condition=frozenset(condition),
         restricted=restricted,
         named_subject=named,
+        phrasal=stem(tokens[positions[0]]) + particle if particle in _PARTICLES else "",
     )
 
 
@@ -347,12 +372,7 @@ def _with_neighbours(
         span = spans[n]
         condition.update(stem(claim.tokens[i]) for i in span[1:] if stem(claim.tokens[i]) in claim.content)
         restricted = restricted or claim.tokens[span[0]] == "unless" or _caveat_before(claim, span[0])
-    if condition == p.condition and restricted == p.restricted:
-        return p
-    return Predicate(
-        p.clause, p.positions, p.words, p.raw, p.negated, p.passive, p.objects, frozenset(condition), restricted,
-        p.named_subject,
-    )  # fmt: skip
+    return replace(p, condition=frozenset(condition), restricted=restricted)
 
 
 def _caveat_before(claim: Claim, at: int) -> bool:

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 # an argument list written inline right after a name: at most this long and without spaces ("('')", "(x)")
 MAX_INLINE_ARGS = 24
-_CALL_RE = re.compile(rf"(?<=[A-Za-z0-9_])\([^()\s]{{0,{MAX_INLINE_ARGS}}}\)")
+_CALL_RE = re.compile(rf"(?<=[A-Za-z0-9_]{{2}})\([^()\s]{{0,{MAX_INLINE_ARGS}}}\)")  # not "O(1)"
 _PATH_RE = re.compile(r"(?<=[A-Za-z0-9_])::(?=[A-Za-z_])")  # Rust/C++ paths: Parser::parse
 _PORT_RE = re.compile(r"(?<![\w:/.]):([0-9]{2,5})\b")  # ":8080", not "02:00" or "host:5432"
 _THOUSANDS_RE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)k$")

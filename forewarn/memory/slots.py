@@ -77,7 +77,7 @@ def opposed(
 
 def _one_slot(p: Predicate, q: Predicate) -> bool:
     """Do ``p`` and ``q`` say something of the same thing: one head, or a contact verb's object?"""
-    if _same(p.head, q.head):
+    if _same(p.head, q.head) or p.phrasal == q.head or q.phrasal == p.head:  # "rolls back" / "no rollback"
         return _objects_meet(p, q)
     for x, y in ((p, q), (q, p)):
         if x.negated and x.head in CONTACT_VERBS and x.objects:
