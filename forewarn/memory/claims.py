@@ -89,6 +89,7 @@ _REPLACEMENT_PHRASES = (
 # these name what is replaced right after them ("instead of pickle"): it must be what the older text says
 _REPLACED_AFTER = ("instead of", "rather than")
 # the newer text puts the older state in the past
+_DETERMINERS = frozenset(("the", "a", "an", "this", "that", "its", "their", "each", "every", "any", "our", "your"))
 _PAST_PHRASES = ("used to", "previously", "formerly", "in the past", "until recently", "originally")
 # a change said by negating ("no longer needs"): a replacement only against a text that was not negated
 _NEGATED_CHANGE_PHRASES = ("no longer", "stopped", "anymore", "any more", "not any longer")
@@ -185,6 +186,9 @@ def stem(word: str) -> str:
         return w[:-3] + "y"
     if w.endswith("ically") and len(w) > 8:
         return w[:-4]  # "atomically" → "atomic"
+    for suffix in ("izations", "ization", "isations", "isation"):  # "virtualization"/"virtualizes"
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            return w[: -len(suffix)] + suffix[:2]
     for suffix in ("tions", "tion"):  # "concatenation"/"concatenating", "connection"/"connect"
         if w.endswith(suffix) and len(w) - len(suffix) >= 4:
             return w[: -len(suffix) + 1]
@@ -284,6 +288,18 @@ def read(text: str, anchor: frozenset[str] = frozenset()) -> Claim:
         additive=any(w in _ADDITIVE_WORDS for w in tokens) or any(f" {p} " in joined for p in _ADDITIVE_PHRASES),
         example_from=example,
     )
+
+
+def noun_only(claim: Claim) -> frozenset[str]:
+    """Topic stems the text only says as nouns: each time after an article or a determiner ("the commit")."""
+    noun: set[str] = set()
+    other: set[str] = set()
+    for i, t in enumerate(claim.tokens):
+        s = stem(t)
+        if s not in claim.content:
+            continue
+        (noun if i > 0 and claim.tokens[i - 1] in _DETERMINERS else other).add(s)
+    return frozenset(noun - other)
 
 
 def topic_overlap(a: frozenset[str], b: frozenset[str]) -> float:

@@ -30,10 +30,10 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from enum import StrEnum
 
-from forewarn.memory import opposites, quantities, slots
-from forewarn.memory.claims import NEGATORS, PUNCT, Claim, read, stem, topic_overlap
+from forewarn.memory import opposites, quantities, roles, slots
+from forewarn.memory.claims import NEGATORS, PUNCT, Claim, noun_only, read, stem, topic_overlap
 from forewarn.memory.claims import anchor_words as anchor_words
-from forewarn.memory.predicates import predicates
+from forewarn.memory.predicates import is_caveat, predicates
 from forewarn.memory.text import STOPWORDS
 
 # how much two texts must share (overlap coefficient of their topic words, 0..1) for a cue to count
@@ -53,6 +53,7 @@ FRAME_MAX_CHANGE = 3
 VECTOR_SIMILAR = 0.8
 
 _FRAME_IGNORED = frozenset(("a", "an", "the", PUNCT))
+_BETWEEN_NEGATION_AND_VERB = frozenset(("longer", "ever", "even", "really", "actually", "always", "be", "been", "get"))
 
 
 class Cue(StrEnum):
@@ -92,21 +93,26 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
     similar = cosine is not None and cosine >= VECTOR_SIMILAR
     cues: list[Cue] = []
     denied, opposed = _polarity(a, b, found)
-    if denied and (overlap >= NEGATION_MIN_OVERLAP or similar):
+    caveat = is_caveat(b)  # "except Stripe 429s: those are retried once": a case of its own, not a denial
+    if denied and not caveat and (overlap >= NEGATION_MIN_OVERLAP or similar):
         cues.append(Cue.NEGATION)
-    if opposed and (overlap >= ANTONYM_MIN_OVERLAP or similar or all(f.in_place for f in opposed)):
+    if opposed and not caveat and (overlap >= ANTONYM_MIN_OVERLAP or similar or all(f.in_place for f in opposed)):
         cues.append(Cue.ANTONYM)
-    if _replaced(a, b, found) and (overlap >= REPLACEMENT_MIN_OVERLAP or similar):
+    named_replaced = b.replacement and bool(b.replaced & a.content)  # "rather than openpyxl": the older one's
+    if _replaced(a, b, found) and (overlap >= REPLACEMENT_MIN_OVERLAP or similar or named_replaced):
         cues.append(Cue.REPLACEMENT)
     if _dated_change(a, b, overlap, similar):
         cues.append(Cue.TEMPORAL)
-    if quantities.changed(a, b) or frame.literal_swapped():
+    if quantities.changed(a, b) or quantities.setting_changed(a, b) or frame.literal_swapped():
         cues.append(Cue.VALUE)
     pa, pb = predicates(a, anchor), predicates(b, anchor)
-    if Cue.NEGATION not in cues and slots.denied(pa, pb):
+    if Cue.NEGATION not in cues and not caveat and slots.denied(pa, pb):
         cues.append(Cue.NEGATION)
-    if Cue.ANTONYM not in cues and slots.opposed(pa, pb, a.words, b.words):
+    opposite = slots.opposed(pa, pb, a.words, b.words) or roles.reversed_precedence(a, b, anchor)
+    if Cue.ANTONYM not in cues and not caveat and opposite:
         cues.append(Cue.ANTONYM)
+    if Cue.REPLACEMENT not in cues and (roles.removed(a, b, anchor) or roles.swapped(a, b, pa, pb)):
+        cues.append(Cue.REPLACEMENT)
     if not cues:
         return None
     return Verdict(tuple(cues), round(overlap, 3), cosine)
@@ -163,13 +169,13 @@ def _polarity(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> tuple[bool
         reach
         for at, head, scope, reach in zip(a.negated, a.heads, a.scopes, a.reaches, strict=True)
         if at not in bounds_a
-        and (_denies(head, scope, b, flipped) or any(scope & theirs for theirs in b.scopes))  # one thing denied twice
+        and (_denies(a, at, head, scope, b, flipped) or any(scope & theirs for theirs in b.scopes))  # denied twice
     ]
     new_denials: dict[int, list[tuple[int, ...]]] = {}
     for at, head, scope, reach in zip(b.negated, b.heads, b.scopes, b.reaches, strict=True):
         if at in bounds_b:
             continue  # "never more than four": a bound, read as one
-        if _denies(head, scope, a, flipped) or any(scope & theirs for theirs in a.scopes):
+        if _denies(b, at, head, scope, a, flipped) or any(scope & theirs for theirs in a.scopes):
             new_denials.setdefault(b.clause[at], []).append(reach)
     by_clause: dict[int, list[opposites.Flip]] = {}
     for f in found:
@@ -196,13 +202,27 @@ def _polarity(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> tuple[bool
     return denied, opposed
 
 
-def _denies(head: frozenset[str], scope: frozenset[str], other: Claim, flipped: set[str]) -> bool:
+def _denies(c: Claim, at: int, head: frozenset[str], scope: frozenset[str], other: Claim, flipped: set[str]) -> bool:
     """A negation denies something the other text says: the word it is about, or most of what follows it
-    ("never updates an existing row" denies updating, which "inserts only, an existing id fails" never says)."""
+    ("never updates an existing row" denies updating, which "inserts only, an existing id fails" never says).
+    A verb denied is not said by the same word as a noun ("does not commit" / "the commit happens in the
+    middleware")."""
     said = other.content | flipped
+    if _verbal(c, at, head):
+        said = said - (noun_only(other) & head)
     if head & said:
         return True
     return bool(scope) and len(scope & said) / len(scope) > NEGATED_SAID_SHARE
+
+
+def _verbal(c: Claim, at: int, head: frozenset[str]) -> bool:
+    """ "does not commit", "is never retried": the negation stands right before the word it denies (not "no")."""
+    if c.tokens[at] == "no":
+        return False
+    j = at + 1
+    while j < len(c.tokens) and c.tokens[j] in _BETWEEN_NEGATION_AND_VERB:
+        j += 1
+    return j < len(c.tokens) and stem(c.tokens[j]) in head
 
 
 def _replaced(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> bool:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from functools import lru_cache
 
 from forewarn.memory.claims import (
@@ -34,6 +35,38 @@ from forewarn.memory.claims import (
     stem,
 )
 from forewarn.memory.text import STOPWORDS
+
+
+class Role(StrEnum):
+    """What a role verb's object is to the symbol ("uses bcrypt", "reads ~/.toolrc", "pushes to RabbitMQ")."""
+
+    MEANS = "means"  # what it uses, runs on, goes through, is
+    SOURCE = "source"  # where it reads from
+    DESTINATION = "destination"  # where it writes, sends, stores
+
+
+_ROLE_VERBS: dict[str, Role] = {
+    stem(w): role
+    for role, words in (
+        (Role.MEANS, "use uses using run runs go goes call calls talk talks hit hits wrap wraps depend depends rely "
+                     "relies connect connects back backed build builds built bundle bundles hash hashes sign signs "
+                     "encrypt encrypts compress compresses serialize serializes render renders power powered host "
+                     "hosted sit sits"),
+        (Role.SOURCE, "read reads load loads come comes pull pulls fetch fetches"),
+        (Role.DESTINATION, "write writes push pushes send sends publish publishes post posts produce produces log "
+                           "logs queue queues deploy deploys ship ships persist persists store stores stored live "
+                           "lives point points"),
+    )
+    for w in words.split()
+}  # fmt: skip
+ROLE_VERBS = frozenset(_ROLE_VERBS)
+# a destination verb names a place only with one of these after it ("writes to kafka"; "writes json logs" names
+# what it writes)
+_TO_PLACES = frozenset(("to", "into", "in", "onto", "via", "through"))
+# a copula before one of these makes a role: "has been on elasticsearch", "lives in Redis", "is behind nginx"
+_LOCATIVE = frozenset(("on", "in", "behind", "via", "through"))
+# verbs the search stop words drop that are predicates here: "uses bcrypt", "calls the OpenAI endpoint"
+_VERBS_KEPT = frozenset(("use", "uses", "using", "call", "calls"))
 
 PREDICATE_CACHE = 512  # (claim, anchor) pairs, cached like forewarn.memory.claims.read
 CONDITION_PREFIX_REACH = 5  # "on cache miss RedisCache.get falls through": the mention this far into the clause
@@ -73,6 +106,7 @@ _SKIPPED = frozenset(
     )
 )  # fmt: skip
 _PRONOUNS = frozenset(("it", "this"))
+_OTHERS = frozenset(("those", "these", "they", "them", "we", "you", "he", "she", "i"))
 # "rolls back" / "no rollback", "sets up" / "setup": a verb and its particle are one word
 _PARTICLES = frozenset(("up", "down", "back", "out", "off", "over", "in"))
 _DETERMINERS = frozenset(
@@ -88,7 +122,7 @@ _CONDITION_PREPOSITIONS = frozenset(
     ("on", "for", "when", "if", "whenever", "during", "under", "upon", "after", "before", "once", "while", "until")
 )
 # caveats: the predicate holds only in a case ("only if", "except when …", "unless …", "only for GET")
-_CAVEATS = frozenset(("except", "unless", "provided", "caveat", "otherwise"))
+_CAVEATS = frozenset(("except", "unless", "provided", "caveat"))
 _ONLY_CASES = frozenset(("if", "when", "for", "on", "in", "with", "applies", "within"))
 # prepositions and function words that are not what a predicate is about
 PREPOSITIONS = frozenset(
@@ -114,8 +148,10 @@ class Predicate:
     condition: frozenset[str]  # stems of its condition ("on empty string", an adjacent "when …" clause)
     restricted: bool  # a caveat: "only if", "except", "unless", "only for"
     named_subject: bool  # the symbol is named or pointed at ("it"), not implied
-    copular: bool = False  # "is argon2id", "has been on elasticsearch": the head is what the symbol is
+    copular: bool = False  # "is argon2id": the head is what the symbol is
+    located: bool = False  # "has been on elasticsearch", "is in Redis": a copula and a preposition of place
     phrasal: str = ""  # the head with its particle, as one word: "rolls back" → "rollback", "sets up" → "setup"
+    role: Role | None = None  # a role verb's ("uses", "reads", "writes to") or a copula's: what its object is
 
     @property
     def head(self) -> str:
@@ -189,6 +225,14 @@ def _coordinated(tokens: Sequence[str], span: Sequence[int]) -> list[Sequence[in
     return [p for p in parts if p]
 
 
+def is_caveat(claim: Claim) -> bool:
+    """Does the text state a case the rule does not cover ("except …", "unless …", "only if …", "caveat: …")?"""
+    tokens = claim.tokens
+    if any(t in _CAVEATS for t in tokens):
+        return True
+    return any(t == "only" and tokens[i + 1 : i + 2] and tokens[i + 1] in _ONLY_CASES for i, t in enumerate(tokens))
+
+
 def _clause_kind(tokens: Sequence[str], span: Sequence[int]) -> str:
     if not span:
         return "empty"
@@ -231,6 +275,8 @@ def _read_clause(
         run += 1  # "db fixture rolls back": the symbol's words and one more, then the verb
     subject = rest[:marker] if near else rest[:run]
     predicate = rest[len(subject) :]
+    if any(tokens[i] in _OTHERS for i in subject):
+        return None  # "those are retried once …": about something named before, not the symbol
     words = [tokens[i] for i in subject if tokens[i] not in _DETERMINERS]
     named = bool(words) and _is_the_symbol(words, anchor)
     if not predicate:
@@ -295,7 +341,8 @@ def _predicate(
         j += 1
     found = _build(claim, anchor, c, span[j:], negations % 2 == 1, False, None, condition, named)
     if found is not None and any(tokens[i] in _COPULAS for i in span[:j]):
-        return replace(found, copular=True)
+        located = j < len(span) and tokens[span[j]] in _LOCATIVE
+        return replace(found, copular=True, located=located, role=Role.MEANS)
     return found
 
 
@@ -333,7 +380,15 @@ def _build(
     positions = [i for i in body if _is_content(claim, anchor, i)]
     if not positions:
         return None
-    cut = next((k for k, i in enumerate(body) if tokens[i] in _CONDITION_PREPOSITIONS and i > positions[0]), None)
+    role = stem(tokens[positions[0]]) in ROLE_VERBS  # "runs on i18next": its object, not a condition
+    cut = next(
+        (
+            k
+            for k, i in enumerate(body)
+            if tokens[i] in _CONDITION_PREPOSITIONS and i > positions[0] and not (role and i == positions[0] + 1)
+        ),
+        None,
+    )
     main = body if cut is None else body[:cut]
     found_objects = {stem(tokens[i]) for i in main[1:] if i in positions and i != positions[0]}
     if cut is not None:
@@ -355,7 +410,15 @@ def _build(
         restricted=restricted,
         named_subject=named,
         phrasal=stem(tokens[positions[0]]) + particle if particle in _PARTICLES else "",
+        role=_role(stem(tokens[positions[0]]), particle),
     )
+
+
+def _role(head: str, after: str) -> Role | None:
+    role = _ROLE_VERBS.get(head)
+    if role == Role.DESTINATION and after not in _TO_PLACES:
+        return None  # "sends a client certificate": what it sends, not where
+    return role
 
 
 def _with_neighbours(
@@ -387,6 +450,8 @@ def _content(claim: Claim, anchor: frozenset[str], span: Sequence[int]) -> list[
 
 def _is_content(claim: Claim, anchor: frozenset[str], i: int) -> bool:
     t = claim.tokens[i]
+    if t in _VERBS_KEPT:
+        return not _names(t, anchor)
     if t == PUNCT or t in STOPWORDS or t in TOPIC_STOPWORDS or t in PREPOSITIONS or t in POLARITY:
         return False
     if is_number(t) or _names(t, anchor) or t in _SKIPPED or t in _CAVEATS:

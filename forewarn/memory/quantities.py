@@ -173,6 +173,22 @@ def changed(a: Claim, b: Claim) -> bool:
     return False
 
 
+def setting_changed(a: Claim, b: Claim) -> bool:
+    """ "SameSite=None" / "SameSite=Lax", "sslmode=require" / "sslmode=disable": one key, another value (and
+    the newer does not also give the older value)."""
+    old, new = _settings(a), _settings(b)
+    return any(key in new and value not in new[key] for key, values in old.items() for value in values)
+
+
+def _settings(c: Claim) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for i, t in enumerate(c.tokens):
+        key, sep, value = t.partition("=")
+        if sep and key and value and not c.in_example(i) and "=" not in value:
+            out.setdefault(key, set()).add(value)
+    return out
+
+
 def bound_negations(claim: Claim) -> frozenset[int]:
     """The negations that are part of a bound ("never more than four"): a quantity, not a denial."""
     out: set[int] = set()
