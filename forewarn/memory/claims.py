@@ -186,6 +186,9 @@ def stem(word: str) -> str:
         return w[:-3] + "y"
     if w.endswith("ically") and len(w) > 8:
         return w[:-4]  # "atomically" → "atomic"
+    if w.endswith("ly") and len(w) > 5 and not w.endswith("ply"):  # "insensitively" → "insensitive" → …
+        root = w[:-2]
+        return stem(root[:-1] + "y" if root.endswith("i") else root)  # "lazily" → "lazy"
     for suffix in ("izations", "ization", "isations", "isation"):  # "virtualization"/"virtualizes"
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             return w[: -len(suffix)] + suffix[:2]

@@ -53,6 +53,8 @@ FRAME_MAX_CHANGE = 3
 VECTOR_SIMILAR = 0.8
 
 _FRAME_IGNORED = frozenset(("a", "an", "the", PUNCT))
+# negations that are only that; the others ("ignores", "skips", "omits") are verbs with synonyms
+_PLAIN_NEGATIONS = frozenset(("not", "never", "no", "cannot", "nothing", "nobody", "none", "neither", "nor", "without"))
 _BETWEEN_NEGATION_AND_VERB = frozenset(("longer", "ever", "even", "really", "actually", "always", "be", "been", "get"))
 
 
@@ -207,6 +209,9 @@ def _denies(c: Claim, at: int, head: frozenset[str], scope: frozenset[str], othe
     ("never updates an existing row" denies updating, which "inserts only, an existing id fails" never says).
     A verb denied is not said by the same word as a noun ("does not commit" / "the commit happens in the
     middleware")."""
+    verb = c.tokens[at]
+    if verb not in _PLAIN_NEGATIONS and any(opposites.same_group(verb, w) for w in other.words):
+        return False  # "ignores unknown keys" / "unknown keys are silently dropped": one way of not using them
     said = other.content | flipped
     if _verbal(c, at, head):
         said = said - (noun_only(other) & head)

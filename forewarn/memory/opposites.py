@@ -33,7 +33,7 @@ def _groups(spec: str) -> tuple[frozenset[str], ...]:
 _ANYWHERE = tuple(
     _groups(spec)
     for spec in (
-        "sync synchronous synchronously | async asynchronous asynchronously",
+        "sync synchronous synchronously | async asynchronous asynchronously fire-and-forget",
         "blocking | non-blocking nonblocking",
         "enable enabled enables | disable disabled disables",
         "allow allowed allows permit permitted permits | forbid forbidden forbids disallow disallowed disallows "
@@ -71,10 +71,11 @@ _ANYWHERE = tuple(
         "persistent persisted durable permanent permanently | temporary transient ephemeral volatile",
         "insert inserts inserted | upsert upserts upserted",
         "append appends appended | overwrite overwrites overwritten truncates",
-        "keep keeps kept retain retains retained preserve preserves preserved | drop drops dropped delete deletes "
-        "deleted remove removes removed discard discards discarded wipe wipes wiped purge purges strip strips",
+        "keep keeps kept retain retains retained retention preserve preserves preserved | drop drops dropped "
+        "delete deletes deleted remove removes removed discard discards discarded wipe wipes wiped purge purges "
+        "strip strips",
         "succeed succeeds succeeded | fail fails failed",
-        "valid | invalid",
+        "valid well-formed | invalid bad garbage malformed unparseable unparsable corrupt corrupted bogus junk broken",
         "safe safely | unsafe dangerous risky race races racy",
         "incremental incrementally | full",
         "fifo | lifo",
@@ -97,7 +98,10 @@ _ANYWHERE = tuple(
         "greedy | non-greedy lazy",
         "ack acks acked acknowledge acknowledges | nack nacks nacked",
         "atomic atomically all-or-nothing transactional | partial partially non-atomic piecemeal",
-        "dedupe dedupes deduplicate deduplicates | duplicate duplicates",
+        "dedupe dedupes deduplicate deduplicates idempotent | duplicate duplicates",
+        # one group each: words for one thing, for slots and conditions ("on error" / "if processing fails")
+        "error errors failure failures fail fails failed exception exceptions",
+        "ignore ignores ignored skip skips skipped omit omits omitted discard discards discarded drop drops dropped",
     )
 )  # fmt: skip
 # outcomes of one call on one input, and other everyday alternatives: only swapped in place
@@ -112,7 +116,7 @@ _IN_PLACE = tuple(
         "on | off",
         "up | down",
         "open opened | closed close closes",
-        "read reads | write writes written",
+        "read reads load loads loaded | write writes written",
         "soft | hard",
         "client client-side | server server-side",
         "binary | text",
@@ -260,6 +264,11 @@ def canonical(word: str) -> str | None:
         return f"<opposites {found[0][0]}>"
     root = unprefixed(word)
     return stem(root) if root is not None else None
+
+
+def same_group(a: str, b: str) -> bool:
+    """Do two words (stems) stand in one group of the lexicon ("keeps"/"retains", "error"/"fails")?"""
+    return bool(set(_INDEX.get(stem(a), ())) & set(_INDEX.get(stem(b), ())))
 
 
 def synonym(word: str) -> str | None:

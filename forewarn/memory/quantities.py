@@ -52,6 +52,7 @@ _UNITS: dict[str, tuple[str, float]] = {
     "kilobyte": ("size", 1e3), "mb": ("size", 1e6), "megabyte": ("size", 1e6), "megabytes": ("size", 1e6),
     "gb": ("size", 1e9), "gigabyte": ("size", 1e9), "gigabytes": ("size", 1e9), "tb": ("size", 1e12),
     "kib": ("size", 1024.0), "mib": ("size", 1024.0**2), "gib": ("size", 1024.0**3), "tib": ("size", 1024.0**4),
+    "ki": ("size", 1024.0), "mi": ("size", 1024.0**2), "gi": ("size", 1024.0**3), "ti": ("size", 1024.0**4),
     "k": ("size", 1e3), "%": ("percent", 1.0), "percent": ("percent", 1.0), "x": ("factor", 1.0),
     "×": ("factor", 1.0),
 }  # fmt: skip
@@ -111,6 +112,14 @@ _REFUSALS = frozenset(
 
 _PASSIVE = frozenset(("is", "are", "be", "been", "get", "gets", "got", "was", "were"))
 _PAST_COPULAS = frozenset(("was", "were"))
+MAX_UNIT_LETTERS = 3  # "256px", "64bit"… a number with this many letters on it counts that unit
+_NOT_UNITS = frozenset(("xx", "fa", "st", "nd", "rd", "th", "d"))
+# a three-digit number after these is an HTTP status ("returns 404", "answers 410", "HTTP 503")
+_STATUS_WORDS = frozenset(
+    stem(w)
+    for w in ("return", "returns", "answer", "answers", "respond", "responds", "reply", "replies", "send", "sends",
+              "give", "gives", "http", "status", "code", "with", "get", "gets", "throw", "throws", "raise", "raises")
+)  # fmt: skip
 _DELTA_WORDS = frozenset(("extra", "more", "additional", "further", "fewer", "less"))
 _GROWTH_VERBS = frozenset(stem(w) for w in ("overflow", "grow", "exceed", "shift", "offset", "off", "lag", "differ"))
 # verbs that state a new value: "raised to 1000", "bumped to 6"
@@ -230,7 +239,12 @@ def _read_at(claim: Claim, i: int) -> tuple[Quantity | None, int]:
             return (_label(claim, i, t) if re.fullmatch(r"[0-9.]+", t) else None), i + 1
         number, suffix = parsed
         if suffix and suffix not in _UNITS:
-            return None, i + 1  # "2fa", "4xx": not an amount
+            if suffix in _NOT_UNITS or len(suffix) > MAX_UNIT_LETTERS or not suffix.isalpha():
+                return None, i + 1  # "4xx", "2fa": not an amount
+            # "256px": a count of the unit written on it ("512 px wide" counts px too)
+            return _make(
+                claim, i, "count", number, t, _turned(claim, i, _bound(tokens, i, i + 1)), frozenset({suffix})
+            ), i + 1
         unit_at = i if suffix else i + 1
     else:
         return None, i + 1
@@ -243,9 +257,14 @@ def _read_at(claim: Claim, i: int) -> tuple[Quantity | None, int]:
             kind = "period"
         return _make(claim, i, kind, number * factor, t, bound, frozenset()), after
     nouns = _nouns(tokens, after)
-    per = _rate_after(tokens, after)
+    per, end = _rate_after(tokens, after, len(nouns))
     if per is not None and nouns & _COUNT_FAMILIES[0]:
-        return _make(claim, i, "period", per / max(number, 1e-9), t, bound, frozenset()), after + 3
+        return _make(claim, i, "period", per / max(number, 1e-9), t, bound, frozenset()), end
+    if per is not None:  # "60 per minute", "100 requests per second": a rate, per second
+        return _make(claim, i, "rate", number / per, t, bound, _family(nouns)), end
+    status = _status(claim, i, number)
+    if status is not None:
+        return status, after
     if nouns:
         return _make(claim, i, "count", number, t, bound, _family(nouns)), after
     label = _label(claim, i, t)
@@ -363,13 +382,23 @@ def _turned(claim: Claim, at: int, bound: Bound) -> Bound:
     return _TURNED[bound] if (refusals + negations) % 2 else bound
 
 
-def _rate_after(tokens: Sequence[str], after: int) -> float | None:
-    """ "3 times a day" → seconds in a day: the count is per that span."""
-    j = after + 1
-    if j + 1 < len(tokens) and tokens[j] in _RATE_WORDS and tokens[j + 1] in _UNITS:
-        kind, factor = _UNITS[tokens[j + 1]]
-        return factor if kind == "time" else None
-    return None
+def _rate_after(tokens: Sequence[str], after: int, nouns: int) -> tuple[float | None, int]:
+    """ "3 times a day", "60 per minute", "100 requests per second": the seconds in the span the number is
+    per, and where to read on (None when it is no rate)."""
+    for j in (after + nouns, after + 1, after):
+        if j + 1 < len(tokens) and tokens[j] in _RATE_WORDS and _time_unit(tokens, j + 1):
+            return _UNITS[tokens[j + 1]][1], j + 2
+    return None, after
+
+
+def _status(claim: Claim, i: int, number: float) -> Quantity | None:
+    """ "returns 404", "answers 410 Gone", "HTTP 503": a status code, one per outcome whatever verb says it."""
+    if not (100 <= number <= 599 and claim.tokens[i].isdigit() and len(claim.tokens[i]) == 3):
+        return None
+    before = [stem(t) for t in claim.tokens[max(0, i - 2) : i]]
+    if not any(b in _STATUS_WORDS for b in before):
+        return None
+    return _make(claim, i, "label", number, claim.tokens[i], Bound.EXACTLY, frozenset({"<status>"}))
 
 
 def _nouns(tokens: Sequence[str], after: int) -> frozenset[str]:
@@ -449,11 +478,41 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
         return True  # "MAX_BODY is 50 MB" / "MAX_BODY is 50 MiB": named by the anchor alone
     novel_q = bool(cq - _synonyms(them.content))
     novel_r = bool(cr - _synonyms(me.content))
-    if novel_q and novel_r and cq & cr:
-        return False
+    if novel_q and novel_r and cq & cr and _modified_apart(q, r, me, them):
+        return False  # "read timeout" / "connect timeout", "access tokens" / "refresh tokens"
     if (novel_q and novel_r) or (novel_q and not cr) or (novel_r and not cq):
         return _named_alike(q, r) or bool(q.nouns & r.nouns) or _same_amount(q, r) or q.changed_to or r.changed_to
     return True
+
+
+def _modified_apart(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
+    """A word naming both numbers is modified differently on each side, by words foreign to the other text:
+    right before it ("read timeout" / "connect timeout") or right after it ("page size" / "page numbers").
+    "OTP codes are valid for 30 s" / "accepts a code for 5 min" name one thing."""
+    for word in _synonyms(q.context) & _synonyms(r.context):
+        (bq, aq), (br, ar) = _modifiers(me, q.position, word), _modifiers(them, r.position, word)
+        if bq and br and bq != br and bq not in them.content and br not in me.content:
+            return True
+        if (aq or ar) and aq != ar and (aq or "") not in them.content and (ar or "") not in me.content:
+            return True
+    return False
+
+
+def _modifiers(c: Claim, position: int, word: str) -> tuple[str, str]:
+    """The topic stems right before and right after the nearest ``word`` ahead of ``position`` in its clause."""
+    for j in range(position - 1, 0, -1):
+        if c.clause[j] != c.clause[position]:
+            break
+        if (opposites.synonym(stem(c.tokens[j])) or stem(c.tokens[j])) == word:
+            return _modifier_at(c, j - 1, j), (_modifier_at(c, j + 1, j) if j + 1 < position else "")
+    return "", ""
+
+
+def _modifier_at(c: Claim, k: int, j: int) -> str:
+    if k < 0 or c.clause[k] != c.clause[j] or is_number(c.tokens[k]) or c.tokens[k] in _UNITS:
+        return ""
+    s = stem(c.tokens[k])
+    return s if s in c.content else ""
 
 
 def _named_alike(q: Quantity, r: Quantity) -> bool:
@@ -480,6 +539,8 @@ def _kinds_meet(q: Quantity, r: Quantity) -> bool:
     if len(kinds) == 1:
         kind = q.kind
         if kind in ("count", "label"):
+            return bool(q.nouns & r.nouns)
+        if kind == "rate" and q.nouns and r.nouns:
             return bool(q.nouns & r.nouns)
         return True
     return kinds in ({"count", "bare"}, {"label", "bare"})

@@ -6,7 +6,7 @@ the same spelling, so both sides are read in one vocabulary first:
 
 - call syntax is the name: ``save()``, ``parse_amount('')``, ``Parser::parse`` → ``save``,
   ``parse_amount``, ``Parser.parse`` (an argument list written inline is not a clause of its own);
-- a port written ``:8080`` is "port 8080";
+- a port written ``:8080`` is "port 8080"; "60/min" and "req/s" are "60 per min", "req per s";
 - an abbreviation is its word ("conns" → connections, "txn" → transaction, "biz" → business, "w/" → with);
   filler ("btw", "fyi") is dropped;
 - a thousands suffix is the number ("10k" → 10000, "1.5k" → 1500); "3x" beside no comparative is "3 times".
@@ -24,6 +24,7 @@ MAX_INLINE_ARGS = 24
 _CALL_RE = re.compile(rf"(?<=[A-Za-z0-9_]{{2}})\([^()\s]{{0,{MAX_INLINE_ARGS}}}\)")  # not "O(1)"
 _PATH_RE = re.compile(r"(?<=[A-Za-z0-9_])::(?=[A-Za-z_])")  # Rust/C++ paths: Parser::parse
 _PORT_RE = re.compile(r"(?<![\w:/.]):([0-9]{2,5})\b")  # ":8080", not "02:00" or "host:5432"
+_PER_RE = re.compile(r"\b([0-9]+|[A-Za-z]+)\s*/\s*(s|sec|second|min|minute|h|hr|hour|d|day)\b")  # "60/min", "req/s"
 _THOUSANDS_RE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)k$")
 _TIMES_RE = re.compile(r"^([0-9]+)x$")
 # "3x faster" is a factor; "retries 3x" a count
@@ -66,6 +67,7 @@ def rewrite(text: str) -> str:
     """The raw text with call syntax, paths and ports said plainly (case kept: literals such as None need it)."""
     text = _CALL_RE.sub("", text)
     text = _PATH_RE.sub(".", text)
+    text = _PER_RE.sub(r"\1 per \2", text)
     return _PORT_RE.sub(r"port \1", text)
 
 

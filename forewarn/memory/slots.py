@@ -37,6 +37,8 @@ CONTACT_VERBS = frozenset(
     )
 )  # fmt: skip
 MIN_ABBREVIATION = 3  # "exp" for "expiry", "conf" for "confirmation": a prefix this long names the word
+MIN_ROOT = 5  # "verif(y)" / "verif(ication)": two words sharing this many first letters …
+ROOT_SHARE = 0.8  # … and this much of the shorter one are one word
 
 
 def denied(old: Sequence[Predicate], new: Sequence[Predicate]) -> bool:
@@ -114,10 +116,19 @@ def _share(x: Iterable[str], y: Iterable[str]) -> bool:
 
 def _same(a: str, b: str) -> bool:
     """One word: one stem, or one group of the lexicon ("keeps"/"retains")."""
-    if a == b:
-        return True
-    ga, gb = opposites.synonym(a), opposites.synonym(b)
-    return ga is not None and ga == gb
+    return a == b or opposites.same_group(a, b) or _one_root(a, b)
+
+
+def _one_root(a: str, b: str) -> bool:
+    """ "verify" / "verificat(ion)", "validat(e)" / "validat(ion)": one root, most of the shorter word."""
+    if not (a.isalpha() and b.isalpha()):
+        return False  # "async" / "asyncio.run": a name, not a form of the word
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n >= MIN_ROOT and n >= ROOT_SHARE * min(len(a), len(b))
 
 
 def _abbreviates(a: str, b: str) -> bool:
