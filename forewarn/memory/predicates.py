@@ -43,6 +43,7 @@ class Role(StrEnum):
     MEANS = "means"  # what it uses, runs on, goes through, is
     SOURCE = "source"  # where it reads from
     DESTINATION = "destination"  # where it writes, sends, stores
+    OUTPUT = "output"  # what it hands back
 
 
 _ROLE_VERBS: dict[str, Role] = {
@@ -51,11 +52,12 @@ _ROLE_VERBS: dict[str, Role] = {
         (Role.MEANS, "use uses using run runs go goes call calls talk talks hit hits wrap wraps depend depends rely "
                      "relies connect connects back backed build builds built bundle bundles hash hashes sign signs "
                      "encrypt encrypts compress compresses serialize serializes render renders power powered host "
-                     "hosted sit sits"),
+                     "hosted sit sits switch switches switched move moves moved migrate migrates migrated"),
+        (Role.OUTPUT, "return returns hand hands yield yields give gives generate generates"),
         (Role.SOURCE, "read reads load loads come comes pull pulls fetch fetches"),
         (Role.DESTINATION, "write writes push pushes send sends publish publishes post posts produce produces log "
                            "logs queue queues deploy deploys ship ships persist persists store stores stored live "
-                           "lives point points"),
+                           "lives point points put puts"),
     )
     for w in words.split()
 }  # fmt: skip
@@ -63,6 +65,9 @@ ROLE_VERBS = frozenset(_ROLE_VERBS)
 # a destination verb names a place only with one of these after it ("writes to kafka"; "writes json logs" names
 # what it writes)
 _TO_PLACES = frozenset(("to", "into", "in", "onto", "via", "through"))
+# "switched to X", "moved to X" (replacement phrases, so not topic words): X is what it uses now
+_CHANGED_TO = frozenset(("switched", "switch", "switches", "moved", "moves", "migrated", "migrates"))
+_SOURCE_FILES = (".py", ".ts", ".js", ".go", ".rs", ".rb", ".java", ".tsx", ".jsx", ".c", ".h", ".cpp")
 # a copula before one of these makes a role: "has been on elasticsearch", "lives in Redis", "is behind nginx"
 _LOCATIVE = frozenset(("on", "in", "behind", "via", "through"))
 # verbs the search stop words drop that are predicates here: "uses bcrypt", "calls the OpenAI endpoint"
@@ -70,7 +75,8 @@ _VERBS_KEPT = frozenset(("use", "uses", "using", "call", "calls"))
 
 PREDICATE_CACHE = 512  # (claim, anchor) pairs, cached like forewarn.memory.claims.read
 CONDITION_PREFIX_REACH = 5  # "on cache miss RedisCache.get falls through": the mention this far into the clause
-SUBJECT_EXTRA_WORDS = 1  # "User#email match", "jwt claims": the symbol's words and this many others
+MIN_MENTION_ROOT = 4  # "rout(es)" names Router: the shorter word at least this long
+SUBJECT_EXTRA_WORDS = 2  # "User#email match", "jwt claims": the symbol's words and this many others
 SHORT_CLAUSE = 3  # "…, read-only": a clause this short after one about the symbol says more of it
 HEAD_WORDS = 2  # "is thread safe", "does a hard delete": the first this many content words are its head
 
@@ -91,6 +97,10 @@ _MARKERS = (POLARITY - {"no"}) | frozenset(
 _COPULAS = frozenset(("is", "are", "was", "were", "be", "been", "being", "gets", "get", "got"))
 # a clause that starts with these is advice to the reader ("don't call …", "never pass …", "avoid …")
 _IMPERATIVE = frozenset(("don't", "do", "never", "avoid", "please", "make"))
+# "skips X", "bypasses X": the symbol does not do X
+_SKIPPING = frozenset(
+    ("skip", "skips", "skipped", "bypass", "bypasses", "bypassed", "omit", "omits", "omitted", "avoid", "avoids")
+)
 # "ignores", "skips", "swallows" are verbs with a head of their own in a predicate, not its polarity
 _NEGATING_VERBS = NEGATORS - POLARITY - frozenset(
     ("nothing", "nobody", "none", "neither", "nor", "without", "nowhere", "except", "dont", "doesnt", "isnt", "cant",
@@ -152,6 +162,8 @@ class Predicate:
     located: bool = False  # "has been on elasticsearch", "is in Redis": a copula and a preposition of place
     phrasal: str = ""  # the head with its particle, as one word: "rolls back" → "rollback", "sets up" → "setup"
     role: Role | None = None  # a role verb's ("uses", "reads", "writes to") or a copula's: what its object is
+    target: str = ""  # the role's object as written ("bcrypt", "stdout")
+    identity: bool = False  # the target is a copula's complement: a name ("is argon2id") or a property ("is lazy")
 
     @property
     def head(self) -> str:
@@ -168,11 +180,19 @@ def mention(token: str, anchor: frozenset[str]) -> tuple[bool, int]:
         return False, 0
     if stem(token) in anchor or token in anchor:
         return True, 0
+    if token.isalpha() and any(_same_root(stem(token), a) for a in anchor):
+        return True, 0  # "routes" for Router, "embeddings" for load_embeddings
     parts = [p for p in re.split(r"[-._/#+]", token) if p]
     if len(parts) < 2:
         return False, 0
     hits = sum(1 for p in parts if stem(p) in anchor or p in anchor)
     return hits > 0, len(parts) - hits
+
+
+def _same_root(a: str, b: str) -> bool:
+    """ "rout(e)" / "router": one is the other and a short ending (the anchor's words are its own names)."""
+    short, long = sorted((a, b), key=len)
+    return len(short) >= MIN_MENTION_ROOT and long.startswith(short) and len(long) - len(short) <= 2
 
 
 @lru_cache(maxsize=PREDICATE_CACHE)
@@ -273,6 +293,10 @@ def _read_clause(
     between = run + 1 < len(rest) and not _verb_like(tokens[rest[run]]) and _verb_like(tokens[rest[run + 1]])
     if not near and run and between:
         run += 1  # "db fixture rolls back": the symbol's words and one more, then the verb
+    elif not near and not run:  # "CI test job runs on Travis": a few words naming the symbol, then the verb
+        verb = next((k for k in range(1, min(len(rest), SUBJECT_EXTRA_WORDS + 2)) if _verb_like(tokens[rest[k]])), 0)
+        if verb and any(_names(tokens[i], anchor) for i in rest[:verb]):
+            run = verb
     subject = rest[:marker] if near else rest[:run]
     predicate = rest[len(subject) :]
     if any(tokens[i] in _OTHERS for i in subject):
@@ -293,7 +317,28 @@ def _read_clause(
         return ([passive], False) if passive is not None else None
     parts = _coordinated(tokens, predicate)
     found = [_predicate(claim, anchor, c, part, condition, named=bool(words)) for part in parts]
-    return [p for p in found if p is not None], False
+    out = [p for p in found if p is not None]
+    return out + [s for p in out if (s := _skipping(p)) is not None], False
+
+
+def _skipping(p: Predicate) -> Predicate | None:
+    """ "skips signature verification", "ignores the cache": the symbol does not do what it skips."""
+    if p.raw[0] not in _SKIPPING or len(p.words) < 2 or p.words[1] not in p.objects:
+        return None
+    run = 1  # the noun phrase right after it; its last word is what is skipped ("signature verification")
+    while run + 1 < len(p.positions) and p.positions[run + 1] == p.positions[run] + 1:
+        run += 1
+    order = [run, *range(1, run), *range(run + 1, len(p.words))]
+    return replace(
+        p,
+        positions=tuple(p.positions[k] for k in order),
+        words=tuple(p.words[k] for k in order),
+        raw=tuple(p.raw[k] for k in order),
+        negated=not p.negated,
+        objects=frozenset(p.objects - {p.words[run]}),
+        phrasal="",
+        role=None,
+    )
 
 
 def _is_the_symbol(words: Sequence[str], anchor: frozenset[str]) -> bool:
@@ -342,7 +387,9 @@ def _predicate(
     found = _build(claim, anchor, c, span[j:], negations % 2 == 1, False, None, condition, named)
     if found is not None and any(tokens[i] in _COPULAS for i in span[:j]):
         located = j < len(span) and tokens[span[j]] in _LOCATIVE
-        return replace(found, copular=True, located=located, role=Role.MEANS)
+        if found.role is not None:  # "is stored in Redis", "was moved to a celery task": the verb's role
+            return replace(found, copular=True, located=located)
+        return replace(found, copular=True, located=located, role=Role.MEANS, target=found.raw[0], identity=True)
     return found
 
 
@@ -380,12 +427,12 @@ def _build(
     positions = [i for i in body if _is_content(claim, anchor, i)]
     if not positions:
         return None
-    role = stem(tokens[positions[0]]) in ROLE_VERBS  # "runs on i18next": its object, not a condition
+    role_verb = stem(tokens[positions[0]]) in ROLE_VERBS  # "runs on i18next": its object, not a condition
     cut = next(
         (
             k
             for k, i in enumerate(body)
-            if tokens[i] in _CONDITION_PREPOSITIONS and i > positions[0] and not (role and i == positions[0] + 1)
+            if tokens[i] in _CONDITION_PREPOSITIONS and i > positions[0] and not (role_verb and i == positions[0] + 1)
         ),
         None,
     )
@@ -398,6 +445,9 @@ def _build(
     )
     after = positions[0] + 1
     particle = tokens[after] if after < len(tokens) and claim.clause[after] == c else ""
+    role, target = _role(claim, anchor, positions[0], main)
+    if any(tokens[i] in _CHANGED_TO for i in body if i < positions[0]):
+        role, target = Role.MEANS, tokens[positions[0]]  # "switched to RS256", "was moved to a celery task"
     return Predicate(
         clause=c,
         positions=tuple(positions),
@@ -410,15 +460,26 @@ def _build(
         restricted=restricted,
         named_subject=named,
         phrasal=stem(tokens[positions[0]]) + particle if particle in _PARTICLES else "",
-        role=_role(stem(tokens[positions[0]]), particle),
+        role=role,
+        target=target,
     )
 
 
-def _role(head: str, after: str) -> Role | None:
-    role = _ROLE_VERBS.get(head)
-    if role == Role.DESTINATION and after not in _TO_PLACES:
-        return None  # "sends a client certificate": what it sends, not where
-    return role
+def _role(claim: Claim, anchor: frozenset[str], head: int, main: Sequence[int]) -> tuple[Role | None, str]:
+    """What role the head gives its object, and the object: "writes json logs to stdout" → stdout (a place
+    after "to" for a destination verb), "reads ~/.toolrc", "uses bcrypt", "returns UUIDv7" (the first)."""
+    tokens = claim.tokens
+    role = _ROLE_VERBS.get(stem(tokens[head]))
+    after = [i for i in main if i > head]
+    if role == Role.DESTINATION:
+        place = next((k for k, i in enumerate(after) if tokens[i] in _TO_PLACES), None)
+        if place is None:
+            return None, ""  # "sends a client certificate": what it sends, not where
+        after = after[place + 1 :]
+    target = next((tokens[i] for i in after if _is_content(claim, anchor, i)), "")
+    if role == Role.MEANS and ("/" in target or target.endswith(_SOURCE_FILES)):
+        return None, ""  # "moved to utils/time.py": where the code lives, not what it uses
+    return role, target
 
 
 def _with_neighbours(

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 from forewarn.memory.claims import PUNCT, TOPIC_STOPWORDS, Claim, stem
 from forewarn.memory.predicates import PREPOSITIONS, Predicate, mention
+from forewarn.memory.slots import conditions_meet as _conditions_meet
 from forewarn.memory.text import STOPWORDS
 
 # removal said as an event or a state: "X was removed", "X is gone", "X removed" (telegraphic)
@@ -35,7 +36,13 @@ _REMOVED_STATES = frozenset(("gone", "dead", "unused", "obsolete", "deprecated",
 _PAST_AUXILIARIES = frozenset(("was", "were", "got", "been"))
 _PRESENT_COPULAS = frozenset(("is", "are", "'s"))
 # "no more rsync", "got rid of X", "ripped out X": removal with the thing after it
-_REMOVED_BEFORE = (("no", "more"), ("got", "rid", "of"), ("ripped", "out"), ("removed",), ("dropped",))
+_REMOVED_BEFORE = tuple(
+    tuple(p.split())
+    for p in (
+        "no more", "got rid of", "ripped out", "removed", "dropped", "ditched", "replaced", "moved off",
+        "moved away from", "migrated off", "migrated away from", "switched from", "switched away from",
+    )
+)  # fmt: skip
 # words too general to say which thing is gone ("the old code path is gone")
 _GENERIC = frozenset(
     stem(w)
@@ -81,7 +88,7 @@ def swapped(a: Claim, b: Claim, old: Sequence[Predicate], new: Sequence[Predicat
         if not np_ or any(stem(w) in said_new for w in np_):
             continue
         for q in new:
-            if q.negated or q.role != p.role or (q.condition and not p.condition):
+            if q.negated or q.role != p.role or (q.condition and not p.condition) or not _conditions_meet(p, q):
                 continue
             nq = _objects(q, named_b)
             if not nq or any(stem(w) in a.content or w in a.tokens for w in nq):
@@ -114,7 +121,14 @@ def _removals(c: Claim, anchor: frozenset[str]) -> list[set[str]]:
         after = [j for j in range(i + 1, len(tokens)) if c.clause[j] == c.clause[i] and tokens[j] != PUNCT]
         state = t in _REMOVED_STATES and bool(before) and tokens[before[0]] in _PRESENT_COPULAS | _PAST_AUXILIARIES
         event = t in _REMOVED_EVENTS and bool(before) and tokens[before[0]] in _PAST_AUXILIARIES
-        no_longer = t == "used" and len(before) >= 2 and [tokens[j] for j in before[:2]] == ["longer", "no"]
+        no_longer = (
+            t in ("used", "needed")
+            and bool(before)
+            and (
+                tokens[before[0]] in ("not", "isn't", "aren't", "never")
+                or [tokens[j] for j in before[:2]] == ["longer", "no"]
+            )
+        )  # "localStorage is not used", "X is no longer used"
         telegraphic = (
             t in _REMOVED_EVENTS
             and bool(before)
@@ -126,7 +140,8 @@ def _removals(c: Claim, anchor: frozenset[str]) -> list[set[str]]:
             continue
         for phrase in _REMOVED_BEFORE:
             k = len(phrase)
-            if tuple(tokens[i : i + k]) == phrase and (not before or tokens[before[0]] in ("and", "so", "we")):
+            subject = not before or tokens[before[0]] in ("and", "so", "we") or mention(tokens[before[0]], anchor)[0]
+            if tuple(tokens[i : i + k]) == phrase and subject:  # "Mailer moved off Sendgrid to Postmark"
                 rest = after[k - 1 :]
                 out.append({x for j in rest[: SIDE_WORDS + 1] if (x := _thing(c, anchor, j))})
     return [w for w in out if w]
@@ -155,11 +170,10 @@ def _objects(p: Predicate, named: frozenset[str]) -> frozenset[str]:
     out = {w for w in main if w in named}
     if p.located:
         return frozenset({*out, p.raw[0]})  # "has been on elasticsearch", "lives in Redis"
-    if p.copular:
-        return frozenset(out)
-    first = next((w for w in p.raw[1:] if stem(w) in p.objects), None)
-    if first is not None:
-        out.add(first)
+    if p.identity:
+        return frozenset(out)  # "is argon2id" names it, "is idempotent" says what it is like
+    if p.target:
+        out.add(p.target)
     return frozenset(out)
 
 

@@ -47,7 +47,7 @@ def denied(old: Sequence[Predicate], new: Sequence[Predicate]) -> bool:
         for q in new:
             if p.negated == q.negated or q.restricted:
                 continue
-            if _one_slot(p, q) and _conditions_meet(p, q):
+            if _one_slot(p, q) and conditions_meet(p, q):
                 return True
     return False
 
@@ -67,7 +67,7 @@ def opposed(
             found = opposites.excluding(_parts(p.raw), _parts(q.raw), Reach.ANYWHERE, **said)
             if found is not None:  # "generated eagerly on create" / "rendered lazily on first download"
                 return found
-            if not _conditions_meet(p, q):
+            if not conditions_meet(p, q):
                 continue  # "raises on an empty string" / "returns Decimal for every valid input": two cases
             found = opposites.excluding(p.raw[:1], q.raw[:1], Reach.OUTCOMES, **said)  # "raises" / "returns"
             if found is None and _same(p.head, q.head):  # "keeps the first" / "keeps the last"
@@ -101,7 +101,7 @@ def _objects_meet(p: Predicate, q: Predicate) -> bool:
     return _share(p.objects, q.objects | q.condition) or _share(q.objects, p.objects | p.condition)
 
 
-def _conditions_meet(p: Predicate, q: Predicate) -> bool:
+def conditions_meet(p: Predicate, q: Predicate) -> bool:
     """Both say when and share none of it: two cases, not one."""
     if not p.condition or not q.condition:
         return True
