@@ -101,6 +101,9 @@ _ANYWHERE = tuple(
         "dedupe dedupes deduplicate deduplicates idempotent | duplicate duplicates",
         # one group each: words for one thing, for slots and conditions ("on error" / "if processing fails")
         "error errors failure failures fail fails failed exception exceptions",
+        "ttl expire expires expiry lifetime live lives alive valid",
+        "delay delays wait waits sleep sleeps pause pauses debounce debounces",
+        "limit limits cap caps max maximum ceiling",
         "ignore ignores ignored skip skips skipped omit omits omitted discard discards discarded drop drops dropped",
     )
 )  # fmt: skip

@@ -112,6 +112,17 @@ _REFUSALS = frozenset(
 
 _PASSIVE = frozenset(("is", "are", "be", "been", "get", "gets", "got", "was", "were"))
 _PAST_COPULAS = frozenset(("was", "were"))
+# words that name an amount, so the number after them is one ("page size 50", "ttl 3600"), not a label
+_MEASURES = frozenset(
+    stem(w)
+    for w in (
+        "size", "limit", "count", "capacity", "length", "ttl", "timeout", "delay", "cap", "budget", "depth", "width",
+        "height", "batch", "quota", "threshold", "rate", "interval", "period", "window", "retention", "pool",
+        "concurrency", "workers", "threads", "buffer", "retries", "attempts", "backoff", "deadline", "expiry",
+    )
+)  # fmt: skip
+# a number after these is a divisor or an alignment, not an amount ("a multiple of 4 KiB")
+_NOT_AMOUNT_AFTER = (("multiple", "of"), ("divisible", "by"), ("aligned", "to"), ("power", "of"), ("multiples", "of"))
 MAX_UNIT_LETTERS = 3  # "256px", "64bit"… a number with this many letters on it counts that unit
 _NOT_UNITS = frozenset(("xx", "fa", "st", "nd", "rd", "th", "d"))
 # a three-digit number after these is an HTTP status ("returns 404", "answers 410", "HTTP 503")
@@ -233,6 +244,11 @@ def _read_at(claim: Claim, i: int) -> tuple[Quantity | None, int]:
         if any(is_number(x) for x in tokens[max(0, i - 3) : i]):
             return None, i + 2  # "100 requests a minute": the minute belongs to the rate
         number, suffix, unit_at = 1.0, "", i + 1
+    elif is_number(t) and tuple(tokens[max(0, i - 2) : i]) in _NOT_AMOUNT_AFTER:
+        return None, i + 1
+    elif _ORDINAL_RE.match(t) and tokens[max(0, i - 2) : i] == ("after", "the") and i + 1 < len(tokens):
+        # "gives up after the 2nd retry": 2 of them
+        return _make(claim, i, "count", float(t[:-2]), t, Bound.EXACTLY, _family(_nouns(tokens, i + 1))), i + 2
     elif is_number(t) and not _ORDINAL_RE.match(t):
         parsed = _parse_number(t)
         if parsed is None:
@@ -278,8 +294,8 @@ def _label(claim: Claim, i: int, text: str) -> Quantity | None:
     before = claim.tokens[i - 1] if i > 0 else ""
     if not before or before == PUNCT or before in STOPWORDS or before in TOPIC_STOPWORDS or is_bound_word(before):
         return None
-    if is_number(before):
-        return None
+    if is_number(before) or stem(before) in _MEASURES:
+        return None  # "page size 50" is an amount; "port 5432" names a port
     parsed = _parse_number(text)
     return _make(claim, i, "label", parsed[0] if parsed else 0.0, text, Bound.EXACTLY, frozenset({stem(before)}))
 
@@ -437,6 +453,8 @@ def _context(claim: Claim, at: int) -> frozenset[str]:
             s = stem(t)
             if s in claim.content:
                 out.append(s)
+                if "_" in t:  # "chunk_size": also its words
+                    out.extend(stem(p) for p in t.split("_") if p and stem(p) in claim.content)
         j -= 1
     return frozenset(out)
 
@@ -491,11 +509,15 @@ def _modified_apart(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
     "OTP codes are valid for 30 s" / "accepts a code for 5 min" name one thing."""
     for word in _synonyms(q.context) & _synonyms(r.context):
         (bq, aq), (br, ar) = _modifiers(me, q.position, word), _modifiers(them, r.position, word)
-        if bq and br and bq != br and bq not in them.content and br not in me.content:
+        if bq and br and not _alike(bq, br) and bq not in them.content and br not in me.content:
             return True
-        if (aq or ar) and aq != ar and (aq or "") not in them.content and (ar or "") not in me.content:
+        if (aq or ar) and not _alike(aq, ar) and aq not in them.content and ar not in me.content:
             return True
     return False
+
+
+def _alike(a: str, b: str) -> bool:
+    return a == b or (bool(a) and bool(b) and opposites.same_group(a, b))
 
 
 def _modifiers(c: Claim, position: int, word: str) -> tuple[str, str]:
@@ -517,8 +539,10 @@ def _modifier_at(c: Claim, k: int, j: int) -> str:
 
 def _named_alike(q: Quantity, r: Quantity) -> bool:
     """The two numbers share a word that names them, before or after either ("the gRPC deadline is 2s" / "a
-    10s deadline", "pages through the results 500 rows at a time" / "5,000 rows per page")."""
-    return bool(_synonyms(q.context | q.after) & _synonyms(r.context | r.after))
+    10s deadline", "pages through the results 500 rows at a time" / "5,000 rows per page"), or words of one
+    group ("ttl" / "live", "delay" / "waits")."""
+    x, y = q.context | q.after, r.context | r.after
+    return bool(x & y) or any(opposites.same_group(a, b) for a in x for b in y)
 
 
 def _closest(q: Quantity, matches: list[Quantity]) -> list[Quantity]:
