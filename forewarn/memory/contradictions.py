@@ -105,7 +105,8 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
         cues.append(Cue.REPLACEMENT)
     if _dated_change(a, b, overlap, similar):
         cues.append(Cue.TEMPORAL)
-    if quantities.changed(a, b) or quantities.setting_changed(a, b) or frame.literal_swapped():
+    changed = quantities.changed(a, b) or quantities.list_changed(a, b) or quantities.setting_changed(a, b)
+    if changed or frame.literal_swapped():
         cues.append(Cue.VALUE)
     pa, pb = predicates(a, anchor), predicates(b, anchor)
     if Cue.NEGATION not in cues and not caveat and slots.denied(pa, pb):

@@ -112,6 +112,9 @@ _REFUSALS = frozenset(
 
 _PASSIVE = frozenset(("is", "are", "be", "been", "get", "gets", "got", "was", "were"))
 _PAST_COPULAS = frozenset(("was", "were"))
+_UNITLESS = frozenset(("bare", "count", "label"))
+_ORDINAL_COUNTS = (("after", "the"), ("at", "the"), ("on", "the"))
+_CLOCK_RE = re.compile(r"^([01]?[0-9]|2[0-3]):[0-5][0-9]$")
 # words that name an amount, so the number after them is one ("page size 50", "ttl 3600"), not a label
 _MEASURES = frozenset(
     stem(w)
@@ -193,6 +196,27 @@ def changed(a: Claim, b: Claim) -> bool:
     return False
 
 
+def list_changed(a: Claim, b: Claim) -> bool:
+    """ "covers 502 and 503" / "covers 502, 503 and 504": a list of numbers both give, with other members."""
+    old, new = _lists(a), _lists(b)
+    return any(x != y and x & y for x in old for y in new)
+
+
+def _lists(c: Claim) -> list[frozenset[str]]:
+    """Each run of listed numbers ("502, 503 and 504"), as the set of its members."""
+    runs: list[set[str]] = []
+    last = -10
+    for i, t in enumerate(c.tokens):
+        if not (is_number(t) and _listed(c.tokens, i)) or c.in_example(i):
+            continue
+        if runs and i - last <= 2:
+            runs[-1].add(t)
+        else:
+            runs.append({t})
+        last = i
+    return [frozenset(r) for r in runs if len(r) > 1]
+
+
 def setting_changed(a: Claim, b: Claim) -> bool:
     """ "SameSite=None" / "SameSite=Lax", "sslmode=require" / "sslmode=disable": one key, another value (and
     the newer does not also give the older value)."""
@@ -246,9 +270,14 @@ def _read_at(claim: Claim, i: int) -> tuple[Quantity | None, int]:
         number, suffix, unit_at = 1.0, "", i + 1
     elif is_number(t) and tuple(tokens[max(0, i - 2) : i]) in _NOT_AMOUNT_AFTER:
         return None, i + 1
-    elif _ORDINAL_RE.match(t) and tokens[max(0, i - 2) : i] == ("after", "the") and i + 1 < len(tokens):
-        # "gives up after the 2nd retry": 2 of them
+    elif _ORDINAL_RE.match(t) and tokens[max(0, i - 2) : i] in _ORDINAL_COUNTS and i + 1 < len(tokens):
+        # "gives up after the 2nd retry", "locks at the 10th failed attempt": that many of them
         return _make(claim, i, "count", float(t[:-2]), t, Bound.EXACTLY, _family(_nouns(tokens, i + 1))), i + 2
+    elif _CLOCK_RE.match(t):  # "at 08:00": a time of day, in minutes
+        hours, minutes = t.split(":")[:2]
+        return _make(claim, i, "clock", int(hours) * 60 + int(minutes), t, Bound.EXACTLY, frozenset()), i + 1
+    elif is_number(t) and _listed(tokens, i):
+        return None, i + 1  # "on days 1, 3 and 7": members of a list, not an amount
     elif is_number(t) and not _ORDINAL_RE.match(t):
         parsed = _parse_number(t)
         if parsed is None:
@@ -407,6 +436,15 @@ def _rate_after(tokens: Sequence[str], after: int, nouns: int) -> tuple[float | 
     return None, after
 
 
+def _listed(tokens: Sequence[str], i: int) -> bool:
+    """ "1, 3 and 7": a number with another number a comma, "and" or "or" away."""
+    for step in (-2, 2):
+        j = i + step
+        if 0 <= j < len(tokens) and is_number(tokens[j]) and tokens[(i + j) // 2] in (PUNCT, "and", "or"):
+            return True
+    return False
+
+
 def _status(claim: Claim, i: int, number: float) -> Quantity | None:
     """ "returns 404", "answers 410 Gone", "HTTP 503": a status code, one per outcome whatever verb says it."""
     if not (100 <= number <= 599 and claim.tokens[i].isdigit() and len(claim.tokens[i]) == 3):
@@ -489,7 +527,7 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
     """
     if not _kinds_meet(q, r):
         return False
-    if q.kind == r.kind and q.kind in ("label", "period"):
+    if q.kind == r.kind and q.kind in ("label", "period", "clock"):
         return True  # "port 8080" / "binds port 9000", "every 15 minutes" / "once an hour": one of each per place
     cq, cr = _synonyms(q.context), _synonyms(r.context)
     if not cq and not cr:
@@ -507,11 +545,12 @@ def _modified_apart(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
     """A word naming both numbers is modified differently on each side, by words foreign to the other text:
     right before it ("read timeout" / "connect timeout") or right after it ("page size" / "page numbers").
     "OTP codes are valid for 30 s" / "accepts a code for 5 min" name one thing."""
+    unitless = q.kind in _UNITLESS and r.kind in _UNITLESS  # a unit already says much of what is measured
     for word in _synonyms(q.context) & _synonyms(r.context):
         (bq, aq), (br, ar) = _modifiers(me, q.position, word), _modifiers(them, r.position, word)
         if bq and br and not _alike(bq, br) and bq not in them.content and br not in me.content:
             return True
-        if (aq or ar) and not _alike(aq, ar) and aq not in them.content and ar not in me.content:
+        if unitless and (aq or ar) and not _alike(aq, ar) and aq not in them.content and ar not in me.content:
             return True
     return False
 
@@ -533,6 +572,8 @@ def _modifiers(c: Claim, position: int, word: str) -> tuple[str, str]:
 def _modifier_at(c: Claim, k: int, j: int) -> str:
     if k < 0 or c.clause[k] != c.clause[j] or is_number(c.tokens[k]) or c.tokens[k] in _UNITS:
         return ""
+    if k < j and c.tokens[k].endswith("s") and not c.tokens[k].endswith("ss"):
+        return ""  # "rejects bodies": a verb before the noun, not a modifier of it
     s = stem(c.tokens[k])
     return s if s in c.content else ""
 
