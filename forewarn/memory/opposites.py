@@ -97,6 +97,7 @@ _ANYWHERE = tuple(
         "global globally shared | per-thread per-request per-process thread-local process-local",
         "greedy | non-greedy lazy",
         "ack acks acked acknowledge acknowledges | nack nacks nacked",
+        "round rounds rounded | truncate truncates truncated",
         "atomic atomically all-or-nothing transactional | partial partially non-atomic piecemeal",
         "dedupe dedupes deduplicate deduplicates idempotent | duplicate duplicates",
         # one group each: words for one thing, for slots and conditions ("on error" / "if processing fails")

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import lru_cache
 
+from forewarn.memory import opposites
 from forewarn.memory.claims import (
     _IRREGULAR,
     NEGATORS,
@@ -57,14 +58,20 @@ _ROLE_VERBS: dict[str, Role] = {
         (Role.SOURCE, "read reads load loads come comes pull pulls fetch fetches"),
         (Role.DESTINATION, "write writes push pushes send sends publish publishes post posts produce produces log "
                            "logs queue queues deploy deploys ship ships persist persists store stores stored live "
-                           "lives point points put puts"),
+                           "lives point points put puts copy copies copied deliver delivers delivered upload uploads"),
     )
     for w in words.split()
 }  # fmt: skip
 ROLE_VERBS = frozenset(_ROLE_VERBS)
 # a destination verb names a place only with one of these after it ("writes to kafka"; "writes json logs" names
 # what it writes)
-_TO_PLACES = frozenset(("to", "into", "in", "onto", "via", "through"))
+_TO_PLACES = frozenset(("to", "into", "in", "onto"))
+_MEANS_PREPOSITIONS = frozenset(("via", "through", "with", "using"))
+# after a role verb, these name another role of the same predicate: "copies to S3 with aws cli"
+_PREPOSITION_ROLES = {
+    "to": Role.DESTINATION, "into": Role.DESTINATION, "onto": Role.DESTINATION, "via": Role.MEANS,
+    "through": Role.MEANS, "with": Role.MEANS, "using": Role.MEANS, "from": Role.SOURCE,
+}  # fmt: skip
 # "switched to X", "moved to X" (replacement phrases, so not topic words): X is what it uses now
 _CHANGED_TO = frozenset(("switched", "switch", "switches", "moved", "moves", "migrated", "migrates"))
 _SOURCE_FILES = (".py", ".ts", ".js", ".go", ".rs", ".rb", ".java", ".tsx", ".jsx", ".c", ".h", ".cpp")
@@ -164,6 +171,8 @@ class Predicate:
     role: Role | None = None  # a role verb's ("uses", "reads", "writes to") or a copula's: what its object is
     target: str = ""  # the role's object as written ("bcrypt", "stdout")
     identity: bool = False  # the target is a copula's complement: a name ("is argon2id") or a property ("is lazy")
+    targets: tuple[tuple[Role, str], ...] = ()  # every role it names: "copies to S3 with aws cli"
+    purpose: bool = False  # its condition says what for ("uses SHA-256 for the cache key")
 
     @property
     def head(self) -> str:
@@ -186,7 +195,10 @@ def mention(token: str, anchor: frozenset[str]) -> tuple[bool, int]:
     if len(parts) < 2:
         return False, 0
     hits = sum(1 for p in parts if stem(p) in anchor or p in anchor)
-    return hits > 0, len(parts) - hits
+    if not any(ch in token for ch in "._/#"):  # "soft-deletes" is a word with a part of DeleteUser in it
+        return hits == len(parts), 0
+    last = parts[-1]  # "UserRepo.save", "cfg.Load" name the member; "chart.js", "s.mu" name something else
+    return stem(last) in anchor or last in anchor, len(parts) - hits
 
 
 def _same_root(a: str, b: str) -> bool:
@@ -290,7 +302,12 @@ def _read_clause(
     marker = next((j for j, i in enumerate(rest) if _is_marker(tokens[i], anchor, tokens, i)), None)
     # "User#email match is …", "the orders queue visibility timeout is …"; "AtomicWrite renames first and never …"
     near = marker is not None and (not run or marker <= run + SUBJECT_EXTRA_WORDS)
-    between = run + 1 < len(rest) and not _verb_like(tokens[rest[run]]) and _verb_like(tokens[rest[run + 1]])
+    between = (
+        run + 1 < len(rest)
+        and not _verb_like(tokens[rest[run]])
+        and not opposites.in_lexicon(tokens[rest[run]])  # "DeleteUser hard deletes": "hard" says how, not who
+        and _verb_like(tokens[rest[run + 1]])
+    )
     if not near and run and between:
         run += 1  # "db fixture rolls back": the symbol's words and one more, then the verb
     elif not near and not run:  # "CI test job runs on Travis": a few words naming the symbol, then the verb
@@ -389,7 +406,11 @@ def _predicate(
         located = j < len(span) and tokens[span[j]] in _LOCATIVE
         if found.role is not None:  # "is stored in Redis", "was moved to a celery task": the verb's role
             return replace(found, copular=True, located=located)
-        return replace(found, copular=True, located=located, role=Role.MEANS, target=found.raw[0], identity=True)
+        target = found.raw[0]
+        return replace(
+            found, copular=True, located=located, role=Role.MEANS, target=target, identity=True,
+            targets=((Role.MEANS, target),),
+        )  # fmt: skip
     return found
 
 
@@ -437,17 +458,19 @@ def _build(
         None,
     )
     main = body if cut is None else body[:cut]
-    found_objects = {stem(tokens[i]) for i in main[1:] if i in positions and i != positions[0]}
+    # the symbol's own words say nothing about which thing it acts on: every memory on it has them
+    found_objects = {stem(tokens[i]) for i in main[1:] if i in positions and i != positions[0]} - anchor
     if cut is not None:
-        condition = condition | set(_content(claim, anchor, body[cut + 1 :]))
+        condition = condition | (set(_content(claim, anchor, body[cut + 1 :])) - anchor)
     restricted = any(tokens[i] in _CAVEATS for i in body) or any(
         tokens[i] == "only" and k + 1 < len(body) and tokens[body[k + 1]] in _ONLY_CASES for k, i in enumerate(body)
     )
     after = positions[0] + 1
     particle = tokens[after] if after < len(tokens) and claim.clause[after] == c else ""
-    role, target = _role(claim, anchor, positions[0], main)
+    targets = _role(claim, anchor, positions[0], main)
     if any(tokens[i] in _CHANGED_TO for i in body if i < positions[0]):
-        role, target = Role.MEANS, tokens[positions[0]]  # "switched to RS256", "was moved to a celery task"
+        targets = ((Role.MEANS, tokens[positions[0]]),)  # "switched to RS256", "was moved to a celery task"
+    purpose = cut is not None and tokens[body[cut]] == "for"
     return Predicate(
         clause=c,
         positions=tuple(positions),
@@ -460,26 +483,46 @@ def _build(
         restricted=restricted,
         named_subject=named,
         phrasal=stem(tokens[positions[0]]) + particle if particle in _PARTICLES else "",
-        role=role,
-        target=target,
+        role=targets[0][0] if targets else None,
+        target=targets[0][1] if targets else "",
+        targets=targets,
+        purpose=purpose,
     )
 
 
-def _role(claim: Claim, anchor: frozenset[str], head: int, main: Sequence[int]) -> tuple[Role | None, str]:
-    """What role the head gives its object, and the object: "writes json logs to stdout" → stdout (a place
-    after "to" for a destination verb), "reads ~/.toolrc", "uses bcrypt", "returns UUIDv7" (the first)."""
+def _role(claim: Claim, anchor: frozenset[str], head: int, main: Sequence[int]) -> tuple[tuple[Role, str], ...]:
+    """What roles the predicate gives what it names, each with its object, the verb's own first: "uses
+    bcrypt", "reads ~/.toolrc", "returns UUIDv7"; "writes json logs to stdout" → stdout (a destination verb
+    names a place after "to"); "copies to S3 with aws cli" → S3, and aws as its means; "delivers through
+    SES" → SES as its means."""
     tokens = claim.tokens
     role = _ROLE_VERBS.get(stem(tokens[head]))
     after = [i for i in main if i > head]
-    if role == Role.DESTINATION:
-        place = next((k for k, i in enumerate(after) if tokens[i] in _TO_PLACES), None)
-        if place is None:
-            return None, ""  # "sends a client certificate": what it sends, not where
-        after = after[place + 1 :]
-    target = next((tokens[i] for i in after if _is_content(claim, anchor, i)), "")
-    if role == Role.MEANS and ("/" in target or target.endswith(_SOURCE_FILES)):
-        return None, ""  # "moved to utils/time.py": where the code lives, not what it uses
-    return role, target
+    out: list[tuple[Role, str]] = []
+    if role is not None:
+        if role == Role.DESTINATION:
+            place = next((k for k, i in enumerate(after) if tokens[i] in _TO_PLACES), None)
+            means = next((k for k, i in enumerate(after) if tokens[i] in _MEANS_PREPOSITIONS), None)
+            role = Role.DESTINATION if place is not None else Role.MEANS if means is not None else None
+            start = place if place is not None else means
+            rest = after[start + 1 :] if start is not None else []
+        else:
+            rest = after
+        target = next((tokens[i] for i in rest if _is_content(claim, anchor, i)), "")
+        if role == Role.MEANS and ("/" in target or target.endswith(_SOURCE_FILES)):
+            role = None  # "moved to utils/time.py": where the code lives, not what it uses
+        if role is not None and target:
+            out.append((role, target))
+    if not out:
+        return ()
+    for k, i in enumerate(after):  # "… to S3 with aws cli": each preposition of place or means adds its role
+        found = _PREPOSITION_ROLES.get(tokens[i])
+        if found is None or any(r == found for r, _ in out):
+            continue
+        target = next((tokens[j] for j in after[k + 1 :] if _is_content(claim, anchor, j)), "")
+        if target:
+            out.append((found, target))
+    return tuple(out)
 
 
 def _with_neighbours(
@@ -515,8 +558,10 @@ def _is_content(claim: Claim, anchor: frozenset[str], i: int) -> bool:
         return not _names(t, anchor)
     if t == PUNCT or t in STOPWORDS or t in TOPIC_STOPWORDS or t in PREPOSITIONS or t in POLARITY:
         return False
-    if is_number(t) or _names(t, anchor) or t in _SKIPPED or t in _CAVEATS:
+    if is_number(t) or t in _SKIPPED or t in _CAVEATS:
         return False
+    if _names(t, anchor):  # the symbol's own words say what it does after its subject: "with_retry retries"
+        return t.replace("-", "").isalpha() and i > 0 and not _names(claim.tokens[i - 1], anchor)
     if "-" in t and any(stem(part) in claim.content for part in t.split("-")):
         return True  # "case-insensitive": the claim's topic holds its parts
     return stem(t) in claim.content or t in _NEGATING_VERBS  # "ignores", "skips": verbs here

@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 
 from forewarn.memory.claims import PUNCT, TOPIC_STOPWORDS, Claim, stem
-from forewarn.memory.predicates import PREPOSITIONS, Predicate, mention
+from forewarn.memory.predicates import PREPOSITIONS, Predicate, Role, mention
 from forewarn.memory.slots import conditions_meet as _conditions_meet
 from forewarn.memory.text import STOPWORDS
 
@@ -82,19 +82,19 @@ def swapped(a: Claim, b: Claim, old: Sequence[Predicate], new: Sequence[Predicat
     named_a, named_b = _names(a), _names(b)
     said_new = {w for q in new for w in q.words}
     for p in old:
-        if p.negated or not _role(p):
-            continue
-        np_ = _objects(p, named_a)
-        if not np_ or any(stem(w) in said_new for w in np_):
+        if p.negated:
             continue
         for q in new:
-            if q.negated or q.role != p.role or (q.condition and not p.condition) or not _conditions_meet(p, q):
-                continue
-            nq = _objects(q, named_b)
-            if not nq or any(stem(w) in a.content or w in a.tokens for w in nq):
-                continue
-            if dated or (np_ & named_a) or (nq & named_b):
-                return True
+            if q.negated or (q.purpose and not p.purpose) or not _conditions_meet(p, q):
+                continue  # "uses SHA-256 for the cache key": another purpose, another thing
+            for role in {r for r, _ in p.targets} & {r for r, _ in q.targets}:
+                np_, nq = _objects(p, role, named_a), _objects(q, role, named_b)
+                if not np_ or not nq or any(stem(w) in said_new for w in np_):
+                    continue  # the newer still says the older thing in what the symbol does
+                if any(stem(w) in a.content or w in a.tokens for w in nq):
+                    continue
+                if dated or (np_ & named_a) or (nq & named_b):
+                    return True
     return False
 
 
@@ -159,22 +159,16 @@ def _topic_word(token: str) -> bool:
     return token != PUNCT and token not in STOPWORDS and token not in TOPIC_STOPWORDS and token not in PREPOSITIONS
 
 
-def _role(p: Predicate) -> bool:
-    return p.role is not None
-
-
-def _objects(p: Predicate, named: frozenset[str]) -> frozenset[str]:
-    """What a role predicate names in its role: a copula's complement if it is a name ("is argon2id"), a
-    role verb's first object ("uses bcrypt"), and every name among its objects."""
-    main = [w for w in p.raw if stem(w) in p.objects or w == p.raw[0]]
-    out = {w for w in main if w in named}
+def _objects(p: Predicate, role: Role, named: frozenset[str]) -> frozenset[str]:
+    """What a predicate names in one role: the role's object ("uses bcrypt", "writes to kafka") and the
+    names among its objects; a copula's complement only if it is a name ("is argon2id", not "is lazy")."""
+    target = next(t for r, t in p.targets if r == role)
+    out = {w for w in p.raw if (stem(w) in p.objects or w == p.raw[0]) and w in named}
     if p.located:
         return frozenset({*out, p.raw[0]})  # "has been on elasticsearch", "lives in Redis"
     if p.identity:
-        return frozenset(out)  # "is argon2id" names it, "is idempotent" says what it is like
-    if p.target:
-        out.add(p.target)
-    return frozenset(out)
+        return frozenset(out)
+    return frozenset({*out, target})
 
 
 def _names(c: Claim) -> frozenset[str]:

@@ -7,6 +7,7 @@ the same spelling, so both sides are read in one vocabulary first:
 - call syntax is the name: ``save()``, ``parse_amount('')``, ``Parser::parse`` → ``save``,
   ``parse_amount``, ``Parser.parse`` (an argument list written inline is not a clause of its own);
 - a port written ``:8080`` is "port 8080"; "60/min" and "req/s" are "60 per min", "req per s";
+- a possessive is its name ("Postmark's batch API" → postmark);
 - an abbreviation is its word ("conns" → connections, "txn" → transaction, "biz" → business, "w/" → with);
   filler ("btw", "fyi") is dropped;
 - a thousands suffix is the number ("10k" → 10000, "1.5k" → 1500); "3x" beside no comparative is "3 times".
@@ -60,6 +61,7 @@ ABBREVIATIONS: dict[str, str] = {
     "doesnt": "doesn't", "isnt": "isn't", "dont": "don't", "wont": "won't", "cant": "can't",
     "shouldnt": "shouldn't", "arent": "aren't", "wasnt": "wasn't", "didnt": "didn't",
 }  # fmt: skip
+_CONTRACTED = frozenset(("it", "that", "let", "what", "there", "here", "who", "he", "she", "where", "how"))
 _FILLER = frozenset(("btw", "fyi", "imo", "imho", "iirc", "afaik", "tbh", "nb", "ps", "lol", "heads-up"))
 
 
@@ -80,6 +82,8 @@ def expand(words: Sequence[str]) -> list[str]:
         if w in ABBREVIATIONS:
             out.extend(ABBREVIATIONS[w].split())
             continue
+        if w.endswith("'s") and w[:-2] not in _CONTRACTED:
+            w = w[:-2]  # "Postmark's batch API": the name, possessed
         m = _THOUSANDS_RE.match(w)
         if m:
             out.append(_number(float(m.group(1)) * 1000))

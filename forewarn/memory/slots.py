@@ -33,7 +33,8 @@ CONTACT_VERBS = frozenset(
     for w in (
         "hit", "hits", "touch", "touches", "reach", "reaches", "query", "queries", "access", "accesses",
         "contact", "contacts", "call", "calls", "use", "uses", "need", "needs", "go", "goes", "talk", "talks",
-        "make", "makes", "do", "does", "have", "has", "involve", "involves", "require", "requires",
+        "make", "makes", "do", "does", "have", "has", "involve", "involves", "require", "requires", "guarantee",
+        "guaranteed", "ensure", "ensured", "promise", "promised",
     )
 )  # fmt: skip
 MIN_ABBREVIATION = 3  # "exp" for "expiry", "conf" for "confirmation": a prefix this long names the word
@@ -70,11 +71,35 @@ def opposed(
             if not conditions_meet(p, q):
                 continue  # "raises on an empty string" / "returns Decimal for every valid input": two cases
             found = opposites.excluding(p.raw[:1], q.raw[:1], Reach.OUTCOMES, **said)  # "raises" / "returns"
-            if found is None and _same(p.head, q.head):  # "keeps the first" / "keeps the last"
-                found = opposites.excluding(p.raw[1:HEAD_WORDS], q.raw[1:HEAD_WORDS], Reach.EVERYDAY, **said)
+            if found is None:
+                found = _aligned(p, q, said)
             if found is not None:
                 return found
     return None
+
+
+def _aligned(p: Predicate, q: Predicate, said: dict[str, tuple[str, ...]]) -> tuple[str, str] | None:
+    """Everyday opposites in the first two words, the other word the same: "keeps the first" / "keeps the
+    last", "hard deletes" / "soft-deletes", "rounds up" / "rounds down"."""
+    x, y = _split(p.raw)[:HEAD_WORDS], _split(q.raw)[:HEAD_WORDS]
+    if len(x) < HEAD_WORDS or len(y) < HEAD_WORDS:
+        return None
+    for k in range(HEAD_WORDS):
+        other = HEAD_WORDS - 1 - k
+        if _same(stem(x[other]), stem(y[other])):
+            found = opposites.excluding(x[k : k + 1], y[k : k + 1], Reach.EVERYDAY, **said)
+            if found is not None:
+                return found
+    return None
+
+
+def _split(words: Iterable[str]) -> list[str]:
+    """Words with hyphenated ones in their parts ("soft-deletes" → "soft", "deletes")."""
+    out: list[str] = []
+    for w in words:
+        parts = w.split("-")
+        out.extend(parts if len(parts) == 2 and all(x.isalpha() for x in parts) else [w])
+    return out
 
 
 def _one_slot(p: Predicate, q: Predicate) -> bool:
@@ -83,9 +108,10 @@ def _one_slot(p: Predicate, q: Predicate) -> bool:
         return _objects_meet(p, q)
     for x, y in ((p, q), (q, p)):
         if x.negated and x.head in CONTACT_VERBS and x.objects:
-            first = next((w for w in x.words[1:] if w in x.objects), None)
-            if first is not None and any(_same(first, w) for w in y.words):
-                return True  # "never hits the DB" / "falls through to the db"
+            first = next((w for w in x.words[1:] if w in x.objects), None) if not x.passive else None
+            things = [first] if first is not None else sorted(x.objects) if x.passive else []
+            if any(_same(t, w) for t in things for w in y.words):
+                return True  # "never hits the DB" / "falls through to the db"; "order is not guaranteed"
     return False
 
 
