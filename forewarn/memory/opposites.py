@@ -98,6 +98,10 @@ _ANYWHERE = tuple(
         "greedy | non-greedy lazy",
         "ack acks acked acknowledge acknowledges | nack nacks nacked",
         "round rounds rounded | truncate truncates truncated",
+        "json | xml | yaml yml | toml | csv | protobuf | msgpack",
+        "optimistic optimistically | pessimistic pessimistically",
+        "cache cached caches memoize memoized memoizes | recompute recomputes recomputed recalculate recalculates",
+        "check checks checked validate validates validated verify verifies verified",
         "atomic atomically all-or-nothing transactional | partial partially non-atomic piecemeal",
         "dedupe dedupes deduplicate deduplicates idempotent | duplicate duplicates",
         # one group each: words for one thing, for slots and conditions ("on error" / "if processing fails")

@@ -173,6 +173,7 @@ class Predicate:
     identity: bool = False  # the target is a copula's complement: a name ("is argon2id") or a property ("is lazy")
     targets: tuple[tuple[Role, str], ...] = ()  # every role it names: "copies to S3 with aws cli"
     purpose: bool = False  # its condition says what for ("uses SHA-256 for the cache key")
+    exclusive: bool = False  # "only validates the signature", "only validates on submit": that and nothing else
 
     @property
     def head(self) -> str:
@@ -281,8 +282,9 @@ def _read_clause(
 ) -> tuple[list[Predicate], bool] | None:
     """The predicates of one clause and whether the clause is only the symbol's name; None if not about it."""
     tokens = claim.tokens
+    dated = {i for start, end in claim.when for i in range(start, end)}
     k = 0
-    while k < len(span) and tokens[span[k]] in _LEADING:
+    while k < len(span) and (tokens[span[k]] in _LEADING or span[k] in dated):  # "as of the migration backup …"
         k += 1
     condition: set[str] = set()
     if k < len(span) and tokens[span[k]] in _CONDITION_PREPOSITIONS:
@@ -306,6 +308,7 @@ def _read_clause(
         run + 1 < len(rest)
         and not _verb_like(tokens[rest[run]])
         and not opposites.in_lexicon(tokens[rest[run]])  # "DeleteUser hard deletes": "hard" says how, not who
+        and not _skipped(tokens[rest[run]])  # "Signup only validates"
         and _verb_like(tokens[rest[run + 1]])
     )
     if not near and run and between:
@@ -402,6 +405,8 @@ def _predicate(
             negations += 1
         j += 1
     found = _build(claim, anchor, c, span[j:], negations % 2 == 1, False, None, condition, named)
+    if found is not None and "only" in (tokens[i] for i in span[:j]):
+        found = replace(found, exclusive=True)  # "only validates the signature": nothing else
     if found is not None and any(tokens[i] in _COPULAS for i in span[:j]):
         located = j < len(span) and tokens[span[j]] in _LOCATIVE
         if found.role is not None:  # "is stored in Redis", "was moved to a celery task": the verb's role
@@ -468,8 +473,9 @@ def _build(
     after = positions[0] + 1
     particle = tokens[after] if after < len(tokens) and claim.clause[after] == c else ""
     targets = _role(claim, anchor, positions[0], main)
-    if any(tokens[i] in _CHANGED_TO for i in body if i < positions[0]):
-        targets = ((Role.MEANS, tokens[positions[0]]),)  # "switched to RS256", "was moved to a celery task"
+    moved = tokens[positions[0]]
+    if any(tokens[i] in _CHANGED_TO for i in body if i < positions[0]) and not _is_path(moved):
+        targets = ((Role.MEANS, moved),)  # "switched to RS256", "was moved to a celery task" (not "to utils/x.py")
     purpose = cut is not None and tokens[body[cut]] == "for"
     return Predicate(
         clause=c,
@@ -509,7 +515,7 @@ def _role(claim: Claim, anchor: frozenset[str], head: int, main: Sequence[int]) 
         else:
             rest = after
         target = next((tokens[i] for i in rest if _is_content(claim, anchor, i)), "")
-        if role == Role.MEANS and ("/" in target or target.endswith(_SOURCE_FILES)):
+        if role == Role.MEANS and "/" in target:
             role = None  # "moved to utils/time.py": where the code lives, not what it uses
         if role is not None and target:
             out.append((role, target))
@@ -523,6 +529,10 @@ def _role(claim: Claim, anchor: frozenset[str], head: int, main: Sequence[int]) 
         if target:
             out.append((found, target))
     return tuple(out)
+
+
+def _is_path(token: str) -> bool:
+    return "/" in token or token.endswith(_SOURCE_FILES)
 
 
 def _with_neighbours(

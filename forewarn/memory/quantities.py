@@ -527,8 +527,8 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
     """
     if not _kinds_meet(q, r):
         return False
-    if q.kind == r.kind and q.kind in ("label", "period", "clock"):
-        return True  # "port 8080" / "binds port 9000", "every 15 minutes" / "once an hour": one of each per place
+    if q.kind == r.kind and q.kind in ("label", "period", "clock", "rate"):
+        return True  # "port 8080" / "binds port 9000", "every 15 minutes" / "once an hour", "60/min": one per place
     cq, cr = _synonyms(q.context), _synonyms(r.context)
     if not cq and not cr:
         return True  # "MAX_BODY is 50 MB" / "MAX_BODY is 50 MiB": named by the anchor alone

@@ -46,11 +46,23 @@ def denied(old: Sequence[Predicate], new: Sequence[Predicate]) -> bool:
     """A predicate of one text negated in the other, in one slot."""
     for p in old:
         for q in new:
-            if p.negated == q.negated or q.restricted:
+            if q.restricted:
                 continue
-            if _one_slot(p, q) and conditions_meet(p, q):
+            if p.negated != q.negated and _one_slot(p, q) and conditions_meet(p, q):
+                return True
+            if not p.negated and not q.negated and q.exclusive and _excludes(p, q):
                 return True
     return False
+
+
+def _excludes(p: Predicate, q: Predicate) -> bool:
+    """ "only validates the signature" against "checks expiry", "only validates on submit" against "validates
+    on blur": one slot, and what the newer allows leaves out what the older says."""
+    if not _same(p.head, q.head):
+        return False
+    objects = bool(p.objects) and bool(q.objects) and not _share(p.objects, q.objects | q.condition)
+    conditions = bool(p.condition) and bool(q.condition) and not _share(p.condition, q.condition | q.objects)
+    return objects or conditions
 
 
 def opposed(
