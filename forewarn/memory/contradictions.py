@@ -111,7 +111,7 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
     pa, pb = predicates(a, anchor), predicates(b, anchor)
     if Cue.NEGATION not in cues and not caveat and slots.denied(pa, pb):
         cues.append(Cue.NEGATION)
-    opposite = slots.opposed(pa, pb, a.words, b.words) or roles.reversed_precedence(a, b, anchor)
+    opposite = slots.opposed(pa, pb, _affirmed(a), _affirmed(b)) or roles.reversed_precedence(a, b, anchor)
     if Cue.ANTONYM not in cues and not caveat and opposite:
         cues.append(Cue.ANTONYM)
     if Cue.REPLACEMENT not in cues and (roles.removed(a, b, anchor) or roles.swapped(a, b, pa, pb)):
@@ -219,6 +219,12 @@ def _denies(c: Claim, at: int, head: frozenset[str], scope: frozenset[str], othe
     if head & said:
         return True
     return bool(scope) and len(scope & said) / len(scope) > NEGATED_SAID_SHARE
+
+
+def _affirmed(c: Claim) -> frozenset[str]:
+    """The words a text says outside its negations ("no lock held" does not say "held")."""
+    denied = {j for reach in c.reaches for j in reach} | set(c.negated)
+    return frozenset(t for i, t in enumerate(c.tokens) if i not in denied and t != PUNCT)
 
 
 def _verbal(c: Claim, at: int, head: frozenset[str]) -> bool:

@@ -98,7 +98,10 @@ _ANYWHERE = tuple(
         "greedy | non-greedy lazy",
         "ack acks acked acknowledge acknowledges | nack nacks nacked",
         "round rounds rounded | truncate truncates truncated",
-        "json | xml | yaml yml | toml | csv | protobuf | msgpack",
+        "json | xml | yaml yml | toml | csv | protobuf | msgpack | xlsx xls | parquet",
+        "leading | trailing",
+        "hold holds held acquire acquires acquired | release releases released",
+        "continuous continuously real-time realtime | periodic periodically batched",
         "optimistic optimistically | pessimistic pessimistically",
         "cache cached caches memoize memoized memoizes | recompute recomputes recomputed recalculate recalculates",
         "check checks checked validate validates validated verify verifies verified",
@@ -299,7 +302,10 @@ def unprefixed(word: str) -> str | None:
 
 
 def _stems(words: Iterable[str]) -> frozenset[str]:
-    return frozenset(stem(w) for w in words)
+    return frozenset(_PER_EACH if w.startswith("per-") else stem(w) for w in words)  # "per-logger" is per-anything
+
+
+_PER_EACH = stem("per-process")
 
 
 def _sets_of(stems: Iterable[str]) -> set[int]:

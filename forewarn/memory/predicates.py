@@ -58,14 +58,15 @@ _ROLE_VERBS: dict[str, Role] = {
         (Role.SOURCE, "read reads load loads come comes pull pulls fetch fetches"),
         (Role.DESTINATION, "write writes push pushes send sends publish publishes post posts produce produces log "
                            "logs queue queues deploy deploys ship ships persist persists store stores stored live "
-                           "lives point points put puts copy copies copied deliver delivers delivered upload uploads"),
+                           "lives point points put puts copy copies copied deliver delivers delivered upload uploads "
+                           "route routes routed forward forwards"),
     )
     for w in words.split()
 }  # fmt: skip
 ROLE_VERBS = frozenset(_ROLE_VERBS)
 # a destination verb names a place only with one of these after it ("writes to kafka"; "writes json logs" names
 # what it writes)
-_TO_PLACES = frozenset(("to", "into", "in", "onto"))
+_TO_PLACES = frozenset(("to", "into", "in", "onto", "on"))
 _MEANS_PREPOSITIONS = frozenset(("via", "through", "with", "using"))
 # after a role verb, these name another role of the same predicate: "copies to S3 with aws cli"
 _PREPOSITION_ROLES = {
@@ -106,8 +107,9 @@ _COPULAS = frozenset(("is", "are", "was", "were", "be", "been", "being", "gets",
 _IMPERATIVE = frozenset(("don't", "do", "never", "avoid", "please", "make"))
 # "skips X", "bypasses X": the symbol does not do X
 _SKIPPING = frozenset(
-    ("skip", "skips", "skipped", "bypass", "bypasses", "bypassed", "omit", "omits", "omitted", "avoid", "avoids")
-)
+    ("skip", "skips", "skipped", "bypass", "bypasses", "bypassed", "omit", "omits", "omitted", "avoid", "avoids",
+     "refuse", "refuses", "refused", "decline", "declines", "declined", "neglect", "neglects", "forget", "forgets")
+)  # fmt: skip
 # "ignores", "skips", "swallows" are verbs with a head of their own in a predicate, not its polarity
 _NEGATING_VERBS = NEGATORS - POLARITY - frozenset(
     ("nothing", "nobody", "none", "neither", "nor", "without", "nowhere", "except", "dont", "doesnt", "isnt", "cant",
@@ -123,6 +125,8 @@ _SKIPPED = frozenset(
     )
 )  # fmt: skip
 _PRONOUNS = frozenset(("it", "this"))
+# "<feature> is off": the symbol does not do it (True: negated)
+_SWITCHES = {"off": True, "disabled": True, "on": False, "enabled": False}
 _OTHERS = frozenset(("those", "these", "they", "them", "we", "you", "he", "she", "i"))
 # "rolls back" / "no rollback", "sets up" / "setup": a verb and its particle are one word
 _PARTICLES = frozenset(("up", "down", "back", "out", "off", "over", "in"))
@@ -173,6 +177,7 @@ class Predicate:
     identity: bool = False  # the target is a copula's complement: a name ("is argon2id") or a property ("is lazy")
     targets: tuple[tuple[Role, str], ...] = ()  # every role it names: "copies to S3 with aws cli"
     purpose: bool = False  # its condition says what for ("uses SHA-256 for the cache key")
+    noun_phrase: bool = False  # a copula's complement after an article: a thing ("is a pydantic model")
     exclusive: bool = False  # "only validates the signature", "only validates on submit": that and nothing else
 
     @property
@@ -333,6 +338,9 @@ def _read_clause(
         if not implied or not (first in _MARKERS or first == "no" or _verb_like(first) or short):
             return None  # "environment override only applies …": a subject of its own, not the symbol's verb
     elif not named:
+        switched = _switched(claim, anchor, c, predicate, subject)
+        if switched is not None:
+            return [switched], False
         passive = _passive(claim, anchor, c, predicate, subject, condition)
         return ([passive], False) if passive is not None else None
     parts = _coordinated(tokens, predicate)
@@ -412,11 +420,26 @@ def _predicate(
         if found.role is not None:  # "is stored in Redis", "was moved to a celery task": the verb's role
             return replace(found, copular=True, located=located)
         target = found.raw[0]
+        noun = found.positions[0] > 0 and tokens[found.positions[0] - 1] in ("a", "an", "the")  # "is a pydantic model"
         return replace(
             found, copular=True, located=located, role=Role.MEANS, target=target, identity=True,
-            targets=((Role.MEANS, target),),
+            targets=((Role.MEANS, target),), noun_phrase=noun,
         )  # fmt: skip
     return found
+
+
+def _switched(
+    claim: Claim, anchor: frozenset[str], c: int, span: Sequence[int], subject: Sequence[int]
+) -> Predicate | None:
+    """ "shuffle is off", "caching is disabled", "retries are on": the symbol does (or not) what is switched."""
+    tokens = claim.tokens
+    words = [tokens[i] for i in span if tokens[i] not in _SKIPPED]
+    if len(words) != 2 or words[0] not in _COPULAS or words[1] not in _SWITCHES:
+        return None
+    thing = [i for i in subject if _is_content(claim, anchor, i)]
+    if not thing:
+        return None
+    return _build(claim, anchor, c, thing[-1:], _SWITCHES[words[1]], False, None, set(), False)
 
 
 def _passive(
@@ -453,13 +476,15 @@ def _build(
     positions = [i for i in body if _is_content(claim, anchor, i)]
     if not positions:
         return None
-    role_verb = stem(tokens[positions[0]]) in ROLE_VERBS  # "runs on i18next": its object, not a condition
+    head_role = _ROLE_VERBS.get(stem(tokens[positions[0]]))
+
+    def place(i: int) -> bool:  # "runs on i18next", "puts jobs on RQ": its object, not a condition
+        return head_role is not None and (
+            i == positions[0] + 1 or (head_role == Role.DESTINATION and tokens[i] == "on")
+        )
+
     cut = next(
-        (
-            k
-            for k, i in enumerate(body)
-            if tokens[i] in _CONDITION_PREPOSITIONS and i > positions[0] and not (role_verb and i == positions[0] + 1)
-        ),
+        (k for k, i in enumerate(body) if tokens[i] in _CONDITION_PREPOSITIONS and i > positions[0] and not place(i)),
         None,
     )
     main = body if cut is None else body[:cut]

@@ -532,10 +532,14 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
     cq, cr = _synonyms(q.context), _synonyms(r.context)
     if not cq and not cr:
         return True  # "MAX_BODY is 50 MB" / "MAX_BODY is 50 MiB": named by the anchor alone
-    novel_q = bool(cq - _synonyms(them.content))
-    novel_r = bool(cr - _synonyms(me.content))
+    # words foreign to the other text; beside a unit, a word that only says "a limit" ("limit is 50MB") is none
+    generic = _MEASURES if q.kind not in _UNITLESS else frozenset()
+    novel_q = bool(cq - _synonyms(them.content) - generic)
+    novel_r = bool(cr - _synonyms(me.content) - generic)
     if novel_q and novel_r and cq & cr and _modified_apart(q, r, me, them):
         return False  # "read timeout" / "connect timeout", "access tokens" / "refresh tokens"
+    if (not cq or not cr) and q.kind == r.kind and q.kind not in _UNITLESS and not (q.after or r.after):
+        return True  # "ttl 10 min" (named by TTLCache alone) / "expires entries after 1 hour": a unit says what
     if (novel_q and novel_r) or (novel_q and not cr) or (novel_r and not cq):
         return _named_alike(q, r) or bool(q.nouns & r.nouns) or _same_amount(q, r) or q.changed_to or r.changed_to
     return True

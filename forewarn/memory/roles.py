@@ -88,7 +88,7 @@ def swapped(a: Claim, b: Claim, old: Sequence[Predicate], new: Sequence[Predicat
             if q.negated or (q.purpose and not p.purpose) or not _conditions_meet(p, q):
                 continue  # "uses SHA-256 for the cache key": another purpose, another thing
             for role in {r for r, _ in p.targets} & {r for r, _ in q.targets}:
-                np_, nq = _objects(p, role, named_a), _objects(q, role, named_b)
+                np_, nq = _objects(p, role, named_a, dated), _objects(q, role, named_b, dated)
                 if not np_ or not nq or any(stem(w) in said_new for w in np_):
                     continue  # the newer still says the older thing in what the symbol does
                 if any(stem(w) in a.content or w in a.tokens for w in nq):
@@ -159,15 +159,16 @@ def _topic_word(token: str) -> bool:
     return token != PUNCT and token not in STOPWORDS and token not in TOPIC_STOPWORDS and token not in PREPOSITIONS
 
 
-def _objects(p: Predicate, role: Role, named: frozenset[str]) -> frozenset[str]:
+def _objects(p: Predicate, role: Role, named: frozenset[str], dated: bool) -> frozenset[str]:
     """What a predicate names in one role: the role's object ("uses bcrypt", "writes to kafka") and the
-    names among its objects; a copula's complement only if it is a name ("is argon2id", not "is lazy")."""
+    names among its objects; a copula's complement only if it is a name ("is argon2id", not "is lazy"), or
+    a thing in a change said as one ("is a pydantic model now")."""
     target = next(t for r, t in p.targets if r == role)
     out = {w for w in p.raw if (stem(w) in p.objects or w == p.raw[0]) and w in named}
     if p.located:
         return frozenset({*out, p.raw[0]})  # "has been on elasticsearch", "lives in Redis"
     if p.identity:
-        return frozenset(out)
+        return frozenset({*out, target}) if dated and p.noun_phrase else frozenset(out)
     return frozenset({*out, target})
 
 
