@@ -116,6 +116,9 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
         cues.append(Cue.ANTONYM)
     if Cue.REPLACEMENT not in cues and (roles.removed(a, b, anchor) or roles.swapped(a, b, pa, pb)):
         cues.append(Cue.REPLACEMENT)
+    dated = bool(b.when) or b.negated_change or b.replacement or bool(b.past)
+    if not cues and dated and not b.additive and not caveat and slots.changed_in_slot(pa, pb):
+        cues.append(Cue.TEMPORAL)  # "i18n runs on i18next now" against "i18n is react-intl"
     if not cues:
         return None
     return Verdict(tuple(cues), round(overlap, 3), cosine)

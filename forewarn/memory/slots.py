@@ -182,3 +182,23 @@ def _parts(words: Iterable[str]) -> list[str]:
         if "-" in w:
             out.extend(p for p in w.split("-") if len(p) >= opposites.MIN_ROOT)
     return out
+
+
+def changed_in_slot(old: Sequence[Predicate], new: Sequence[Predicate]) -> bool:
+    """The newer text, dated ("now", "since v3", "no longer", "switched to"), says something else in a slot
+    the older one fills: one head with other objects ("runs on i18next now" / "is react-intl" is one role),
+    or one role of the symbol with another object."""
+    for p in old:
+        for q in new:
+            if q.restricted:
+                continue
+            if _same(p.head, q.head) and p.objects and q.objects and not _share(p.objects, q.objects | q.condition):
+                return True
+            common = {r for r, _ in p.targets} & {r for r, _ in q.targets}
+            if any(_target(p, r) != _target(q, r) and not _abbreviates(_target(p, r), _target(q, r)) for r in common):
+                return True
+    return False
+
+
+def _target(p: Predicate, role: object) -> str:
+    return stem(next(t for r, t in p.targets if r == role))
