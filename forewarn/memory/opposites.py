@@ -68,11 +68,13 @@ _ANYWHERE = tuple(
         "mutable | immutable frozen",
         "absolute | relative",
         "static statically | dynamic dynamically",
-        "persistent persisted durable permanent permanently | temporary transient ephemeral volatile",
+        "persistent persisted durable permanent permanently disk-backed on-disk | temporary transient ephemeral "
+        "volatile in-memory",
         "insert inserts inserted | upsert upserts upserted",
         "append appends appended | overwrite overwrites overwritten truncates",
         "keep keeps kept retain retains retained retention preserve preserves preserved | drop drops dropped "
         "delete deletes deleted remove removes removed discard discards discarded wipe wipes wiped purge purges "
+        "reset resets clear clears cleared "
         "strip strips",
         "succeed succeeds succeeded | fail fails failed",
         "valid well-formed | invalid bad garbage malformed unparseable unparsable corrupt corrupted bogus junk broken",
@@ -100,6 +102,7 @@ _ANYWHERE = tuple(
         "round rounds rounded | truncate truncates truncated",
         "json | xml | yaml yml | toml | csv | protobuf | msgpack | xlsx xls | parquet",
         "leading | trailing",
+        "foreground blocking | background",
         "hold holds held acquire acquires acquired | release releases released",
         "continuous continuously real-time realtime | periodic periodically batched",
         "optimistic optimistically | pessimistic pessimistically",

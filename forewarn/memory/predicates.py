@@ -125,6 +125,7 @@ _SKIPPED = frozenset(
     )
 )  # fmt: skip
 _PRONOUNS = frozenset(("it", "this"))
+_NEGATING_SUBJECTS = frozenset(("nothing", "none", "nobody", "neither"))
 # "<feature> is off": the symbol does not do it (True: negated)
 _SWITCHES = {"off": True, "disabled": True, "on": False, "enabled": False}
 _OTHERS = frozenset(("those", "these", "they", "them", "we", "you", "he", "she", "i"))
@@ -346,6 +347,8 @@ def _read_clause(
     parts = _coordinated(tokens, predicate)
     found = [_predicate(claim, anchor, c, part, condition, named=bool(words)) for part in parts]
     out = [p for p in found if p is not None]
+    if any(tokens[i] in _NEGATING_SUBJECTS for i in subject):  # "nothing from the store is persisted"
+        out = [replace(p, negated=not p.negated) for p in out]
     return out + [s for p in out if (s := _skipping(p)) is not None], False
 
 

@@ -113,6 +113,7 @@ _REFUSALS = frozenset(
 _PASSIVE = frozenset(("is", "are", "be", "been", "get", "gets", "got", "was", "were"))
 _PAST_COPULAS = frozenset(("was", "were"))
 _UNITLESS = frozenset(("bare", "count", "label"))
+_PERIOD_NOUNS = frozenset(("interval", "intervals", "period", "cadence", "cycle", "schedule", "frequency"))
 _ORDINAL_COUNTS = (("after", "the"), ("at", "the"), ("on", "the"))
 _CLOCK_RE = re.compile(r"^([01]?[0-9]|2[0-3]):[0-5][0-9]$")
 # words that name an amount, so the number after them is one ("page size 50", "ttl 3600"), not a label
@@ -300,6 +301,8 @@ def _read_at(claim: Claim, i: int) -> tuple[Quantity | None, int]:
         kind, factor = _UNITS[unit]
         if kind == "time" and i > 0 and tokens[i - 1] in ("every", "each"):
             kind = "period"
+        if kind == "time" and after < len(tokens) and tokens[after] in _PERIOD_NOUNS:
+            kind = "period"  # "a 30 minute interval"
         return _make(claim, i, kind, number * factor, t, bound, frozenset()), after
     nouns = _nouns(tokens, after)
     per, end = _rate_after(tokens, after, len(nouns))
@@ -419,7 +422,9 @@ def _turned(claim: Claim, at: int, bound: Bound) -> Bound:
     refusals = sum(
         1
         for j in same
-        if stem(tokens[j]) in _REFUSALS and (j < at or (j > 0 and tokens[j - 1] in _PASSIVE))  # "… are refused"
+        if stem(tokens[j]) in _REFUSALS
+        and (j < at or (j > 0 and tokens[j - 1] in _PASSIVE))  # "… are refused"
+        and not (j + 1 < len(tokens) and is_bound_word(tokens[j + 1]))  # "drops below 4" falls, refuses nothing
     )
     negations = sum(1 for j in claim.negated if claim.clause[j] == clause and j < at)
     if bound == Bound.EXACTLY:
@@ -608,7 +613,7 @@ def _kinds_meet(q: Quantity, r: Quantity) -> bool:
     if len(kinds) == 1:
         kind = q.kind
         if kind in ("count", "label"):
-            return bool(q.nouns & r.nouns)
+            return bool(q.nouns & r.nouns) or any(opposites.same_group(x, y) for x in q.nouns for y in r.nouns)
         if kind == "rate" and q.nouns and r.nouns:
             return bool(q.nouns & r.nouns)
         return True

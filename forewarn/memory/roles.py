@@ -80,7 +80,7 @@ def swapped(a: Claim, b: Claim, old: Sequence[Predicate], new: Sequence[Predicat
         return False
     dated = bool(b.when) or b.replacement
     named_a, named_b = _names(a), _names(b)
-    said_new = {w for q in new for w in q.words}
+    said_new = {w for q in new if not q.negated for w in q.words}
     for p in old:
         if p.negated:
             continue
@@ -89,7 +89,7 @@ def swapped(a: Claim, b: Claim, old: Sequence[Predicate], new: Sequence[Predicat
                 continue  # "uses SHA-256 for the cache key": another purpose, another thing
             for role in {r for r, _ in p.targets} & {r for r, _ in q.targets}:
                 np_, nq = _objects(p, role, named_a, dated), _objects(q, role, named_b, dated)
-                if not np_ or not nq or any(stem(w) in said_new for w in np_):
+                if not np_ or not nq or stem(_target(p, role)) in said_new:
                     continue  # the newer still says the older thing in what the symbol does
                 if any(stem(w) in a.content or w in a.tokens for w in nq):
                     continue
@@ -159,11 +159,15 @@ def _topic_word(token: str) -> bool:
     return token != PUNCT and token not in STOPWORDS and token not in TOPIC_STOPWORDS and token not in PREPOSITIONS
 
 
+def _target(p: Predicate, role: Role) -> str:
+    return next(t for r, t in p.targets if r == role)
+
+
 def _objects(p: Predicate, role: Role, named: frozenset[str], dated: bool) -> frozenset[str]:
     """What a predicate names in one role: the role's object ("uses bcrypt", "writes to kafka") and the
     names among its objects; a copula's complement only if it is a name ("is argon2id", not "is lazy"), or
     a thing in a change said as one ("is a pydantic model now")."""
-    target = next(t for r, t in p.targets if r == role)
+    target = _target(p, role)
     out = {w for w in p.raw if (stem(w) in p.objects or w == p.raw[0]) and w in named}
     if p.located:
         return frozenset({*out, p.raw[0]})  # "has been on elasticsearch", "lives in Redis"

@@ -26,6 +26,9 @@ _CALL_RE = re.compile(rf"(?<=[A-Za-z0-9_]{{2}})\([^()\s]{{0,{MAX_INLINE_ARGS}}}\
 _PATH_RE = re.compile(r"(?<=[A-Za-z0-9_])::(?=[A-Za-z_])")  # Rust/C++ paths: Parser::parse
 _PORT_RE = re.compile(r"(?<![\w:/.]):([0-9]{2,5})\b")  # ":8080", not "02:00" or "host:5432"
 _PER_RE = re.compile(r"\b([0-9]+|[A-Za-z]+)\s*/\s*(s|sec|second|min|minute|h|hr|hour|d|day)\b")  # "60/min", "req/s"
+_MILLIONS_RE = re.compile(r"\b([0-9]+(?:\.[0-9]+)?)M\b(?![Bb])")  # "1M keys" (capital M: not minutes)
+# phrases with one word for them
+_PHRASES = {"by hand": "manually", "up front": "upfront", "in memory": "in-memory", "on disk": "on-disk"}
 _THOUSANDS_RE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)k$")
 _TIMES_RE = re.compile(r"^([0-9]+)x$")
 # "3x faster" is a factor; "retries 3x" a count
@@ -69,6 +72,9 @@ def rewrite(text: str) -> str:
     """The raw text with call syntax, paths and ports said plainly (case kept: literals such as None need it)."""
     text = _CALL_RE.sub("", text)
     text = _PATH_RE.sub(".", text)
+    text = _MILLIONS_RE.sub(lambda m: _number(float(m.group(1)) * 1e6), text)  # "1M keys"
+    for phrase, word in _PHRASES.items():
+        text = re.sub(rf"\b{phrase}\b", word, text, flags=re.IGNORECASE)
     text = _PER_RE.sub(r"\1 per \2", text)
     return _PORT_RE.sub(r"port \1", text)
 
