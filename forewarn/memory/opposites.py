@@ -33,7 +33,8 @@ def _groups(spec: str) -> tuple[frozenset[str], ...]:
 _ANYWHERE = tuple(
     _groups(spec)
     for spec in (
-        "sync synchronous synchronously | async asynchronous asynchronously fire-and-forget",
+        "sync synchronous synchronously inline | async asynchronous asynchronously fire-and-forget enqueue enqueues "
+        "enqueued",
         "blocking | non-blocking nonblocking",
         "enable enabled enables | disable disabled disables",
         "allow allowed allows permit permitted permits | forbid forbidden forbids disallow disallowed disallows "
@@ -54,7 +55,7 @@ _ANYWHERE = tuple(
         "inside within | outside",
         "minimum | maximum",
         "increase increases increased | decrease decreases decreased",
-        "encrypted | unencrypted plaintext cleartext",
+        "encrypted https tls ssl | unencrypted plaintext cleartext",
         "strict strictly | lenient loose loosely permissive",
         "local locally | remote remotely",
         "uppercase uppercased | lowercase lowercased",
@@ -109,7 +110,11 @@ _ANYWHERE = tuple(
         "cache cached caches memoize memoized memoizes | recompute recomputes recomputed recalculate recalculates",
         "check checks checked validate validates validated verify verifies verified",
         "atomic atomically all-or-nothing transactional | partial partially non-atomic piecemeal",
-        "dedupe dedupes deduplicate deduplicates idempotent | duplicate duplicates",
+        "dedupe dedupes deduplicate deduplicates idempotent unique | duplicate duplicates",
+        "lossless | lossy",
+        "shallow | deep",
+        "internal | external",
+        "compressed compress compresses gzip gzipped zstd snappy | uncompressed",
         # one group each: words for one thing, for slots and conditions ("on error" / "if processing fails")
         "error errors failure failures fail fails failed exception exceptions",
         "ttl expire expires expiry lifetime live lives alive valid",

@@ -60,7 +60,8 @@ ABBREVIATIONS: dict[str, str] = {
     "addr": "address", "cert": "certificate", "certs": "certificates", "creds": "credentials",
     "pw": "password", "pwd": "password", "cb": "callback", "ctx": "context", "src": "source",
     "dst": "destination", "dest": "destination", "tmp": "temporary", "temp": "temporary", "mgr": "manager",
-    "svc": "service", "svcs": "services", "pct": "percent", "ppl": "people",
+    "svc": "service", "svcs": "services", "pct": "percent", "ppl": "people", "asc": "ascending",
+    "desc": "descending",
     "doesnt": "doesn't", "isnt": "isn't", "dont": "don't", "wont": "won't", "cant": "can't",
     "shouldnt": "shouldn't", "arent": "aren't", "wasnt": "wasn't", "didnt": "didn't",
 }  # fmt: skip
