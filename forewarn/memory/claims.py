@@ -176,6 +176,11 @@ _IRREGULAR = {
 }  # fmt: skip
 
 
+def irregular_forms() -> frozenset[str]:
+    """Irregular past forms and participles ("kept", "written", "sent"): a verb's, whatever its ending."""
+    return frozenset(w for w, base in _IRREGULAR.items() if w != base)
+
+
 @lru_cache(maxsize=STEM_CACHE)
 def stem(word: str) -> str:
     """A crude stem: enough for "retries"/"retry", "releases"/"release", "streams"/"streaming", "sent"/"sends"."""

@@ -1,26 +1,36 @@
 """Does a new memory contradict one already on the same place? Pure text judgement, no I/O.
 
-Two lessons about one symbol conflict when they talk about the same thing (their topic words overlap, or
-their vectors are close when the engine has them) and one says the opposite of the other. Each way of
+Two lessons about one symbol conflict when they talk about the same thing and one says the opposite of
+the other. "The same thing" is read two ways: the two texts share enough topic words (or their vectors
+are close when the engine has them), or they fill one *slot* of the symbol, whatever their other words
+(``forewarn.memory.predicates``: what each says the symbol does; quantities named alike). Each way of
 saying the opposite is a general mechanism, a named cue:
 
 - ``negation``: one side denies what the other asserts ("is not idempotent" / "is idempotent now",
   "never retries" / "retries up to twice"): the negated words (to the end of their clause) are words the
-  other text says. Two negations cancel, and so does a negation beside an opposite ("never call it
-  outside a transaction" restates "it must run inside a transaction").
+  other text says, or the two predicates of one slot differ in polarity ("save() commits the txn" /
+  "UserRepo.save does not commit"; ``forewarn.memory.slots``). Two negations cancel, and so does a
+  negation beside an opposite ("never call it outside a transaction" restates "it must run inside a
+  transaction"); a caveat ("except …", "unless …", "only if …") denies nothing.
 - ``antonym``: words that exclude each other (``forewarn.memory.opposites``: a lexicon of alternatives
-  such as sync/async or raises/returns/converts, negating prefixes, compounds such as big-/little-endian).
+  such as sync/async or raises/returns/converts, negating prefixes, compounds such as big-/little-endian),
+  in one sentence frame, with enough shared words, or in one slot ("raises ValueError on empty string" /
+  "returns None, no exception"); a precedence turned round ("env vars override the file" / "file beats
+  env").
 - ``value``: a quantity stated differently (``forewarn.memory.quantities``: "3 attempts" / "at least 6",
-  "10 MB" / "10 MiB", "at most" / "at least"), or the same sentence with another literal or name in one
-  place ("decodes as UTF-8" / "as latin-1").
+  "10 MB" / "10 MiB", "at most" / "at least", "pool size 20 conns" / "max 4 connections per worker"), a
+  list of numbers, a ``key=value`` with another value, or the same sentence with another literal or name
+  in one place ("decodes as UTF-8" / "as latin-1").
 - ``replacement``: the newer text says something took the place of what the older one describes
-  ("instead of", "switched to", "no longer").
+  ("instead of", "switched to", "no longer"), says a thing the older names is gone ("axios was ripped
+  out"), or names another thing in one role of the symbol ("uses bcrypt" / "is argon2id"; ``roles``).
 - ``temporal``: the newer text dates a change ("used to …", "now", "as of v3", "since the migration")
-  and says something else about the same thing.
+  and says something else about the same thing, or in the same slot.
 
 Elaborations, other aspects, restatements, other quantities and examples carry no cue, or one about
-words the other text does not say. The rules were built on ``tests/memory/data/contradictions.tsv``
-(bench/contradiction_bench.py measures them on any set).
+words the other text does not say. Team shorthand is read first (``forewarn.memory.shorthand``). The
+rules were built on ``tests/memory/data/contradictions.tsv`` (bench/contradiction_bench.py measures them
+on any set).
 """
 
 from __future__ import annotations

@@ -5,16 +5,22 @@ where both say what the symbol *does*, the predicate is the slot they share, how
 rest is worded ("save() commits the txn itself" / "UserRepo.save does not commit, the caller owns the
 transaction"). A predicate is read from one clause (``forewarn.memory.claims`` splits them):
 
-- its subject is the symbol: a mention of it ("UserRepo.save", "the pool", "User#email match": the
-  symbol's words and at most one other), "it"/"this", or nothing where the text starts with what the
-  symbol does ("inserts only; …", "max 1000 entries, evicts oldest") or a bare mention came first
-  ("LoadConfig: file beats env"); an imperative ("don't call …") is advice to the reader, not a predicate;
+- its subject is the symbol: a mention of it ("UserRepo.save", "the pool", "User#email match", "CI test
+  job": the symbol's words and at most two others before the verb), "it"/"this", or nothing where the
+  text starts with what the symbol does ("inserts only; …", "max 1000 entries, evicts oldest") or a
+  bare mention came first ("LoadConfig: file beats env"); an imperative ("don't call …") is advice to
+  the reader, and "those are retried" is about something else;
 - a passive clause about something else is the symbol acting on that thing ("unknown fields are
-  ignored", "order NOT preserved", "exp is not checked"): its subject is the predicate's object;
-- the predicate: its polarity (a "not", "never", "no longer" before its first content word), its head
-  (that word), its objects (the content words after it) and its condition ("on empty string", "for
-  every valid input", an adjacent "when …"/"if …" clause), and whether it is a caveat ("only if",
-  "except", "unless", "only for").
+  ignored", "order NOT preserved", "exp is not checked"), and "shuffle is off" says it does not shuffle;
+- the predicate: its polarity (a "not", "never", "no longer" before its first content word, or
+  "nothing … is"), its head (that word; "skips signature verification" and "refuses to overwrite" are
+  negated predicates of what they skip), its objects (the content words after it) and its condition
+  ("on empty string", "for every valid input", an adjacent "when …"/"if …" clause), whether it is a
+  caveat ("only if", "except", "unless", "only for") or exclusive ("only validates on submit");
+- its roles: what a role verb or a copula names and in which role (``Role``): "uses bcrypt", "is
+  argon2id" (means), "reads ~/.toolrc" (source), "pushes to the RabbitMQ exchange" (destination: a
+  place after "to"), "returns UUIDv7" (output), several where prepositions add them ("copies to S3
+  with aws cli").
 """
 
 from __future__ import annotations
@@ -27,11 +33,11 @@ from functools import lru_cache
 
 from forewarn.memory import opposites
 from forewarn.memory.claims import (
-    _IRREGULAR,
     NEGATORS,
     PUNCT,
     TOPIC_STOPWORDS,
     Claim,
+    irregular_forms,
     is_number,
     stem,
 )
@@ -614,7 +620,7 @@ def _bound_after(tokens: Sequence[str], at: int) -> bool:
     return tokens[at + 1 : at + 3] in (("more", "than"), ("less", "than"), ("fewer", "than"))
 
 
-_PARTICIPLES = frozenset(w for w, base in _IRREGULAR.items() if w != base)
+_PARTICIPLES = irregular_forms()
 
 
 def _participle(token: str) -> bool:
