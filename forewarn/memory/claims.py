@@ -442,8 +442,8 @@ def _head(tokens: Sequence[str], clause: Sequence[int], topic: Sequence[frozense
     """The first topic word after the negation at ``at`` in its clause (through "guarantee", "try"…);
     for a pronoun with nothing after it ("… is read by nobody"), the nearest one before."""
     for j in range(at + 1, len(tokens)):
-        if clause[j] != clause[at]:
-            break
+        if clause[j] != clause[at] or tokens[j] == "and":
+            break  # "swallows it and returns None" denies nothing about returning (as its reach ends there)
         if topic[j] and tokens[j] not in _TRANSPARENT and not is_number(tokens[j]):
             return topic[j]  # "no longer runs on one thread" denies the thread, not the 1
     if tokens[at] not in _NEGATING_PRONOUNS:

@@ -131,6 +131,7 @@ _SKIPPED = frozenset(
     )
 )  # fmt: skip
 _PRONOUNS = frozenset(("it", "this"))
+_OF = frozenset(("of", "in", "inside", "from", "for", "within", "by", "on"))
 _NEGATING_SUBJECTS = frozenset(("nothing", "none", "nobody", "neither"))
 # "<feature> is off": the symbol does not do it (True: negated)
 _SWITCHES = {"off": True, "disabled": True, "on": False, "enabled": False}
@@ -311,6 +312,8 @@ def _read_clause(
     run = 0
     while run < len(rest) and (tokens[rest[run]] in _DETERMINERS or _names(tokens[rest[run]], anchor)):
         run += 1
+    if not any(_names(tokens[i], anchor) for i in rest[:run]):
+        run = 0  # "the orders queue …": an article alone names nothing
     if not run and tokens[rest[0]] in _PRONOUNS:
         run = 1
     marker = next((j for j, i in enumerate(rest) if _is_marker(tokens[i], anchor, tokens, i)), None)
@@ -383,8 +386,10 @@ def _is_the_symbol(words: Sequence[str], anchor: frozenset[str]) -> bool:
     if len(words) == 1 and words[0] in _PRONOUNS:
         return True
     hit, extra = False, 0
-    for w in words:
+    for k, w in enumerate(words):
         named, others = mention(w, anchor)
+        if named and k > 0 and words[k - 1] in _OF and words[0] not in _NEGATING_SUBJECTS:
+            return False  # "the cursor in paginate" is about the cursor ("nothing from the store": the store)
         if named:
             hit = True
             extra += others
@@ -429,6 +434,8 @@ def _predicate(
         if found.role is not None:  # "is stored in Redis", "was moved to a celery task": the verb's role
             return replace(found, copular=True, located=located)
         target = found.raw[0]
+        if _is_path(target):
+            return replace(found, copular=True)  # "was moved to utils/time.py": where it lives, not what it is
         noun = found.positions[0] > 0 and tokens[found.positions[0] - 1] in ("a", "an", "the")  # "is a pydantic model"
         return replace(
             found, copular=True, located=located, role=Role.MEANS, target=target, identity=True,
