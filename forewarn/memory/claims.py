@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from forewarn.memory import shorthand
 from forewarn.memory.text import STOPWORDS, split_identifier
 
 STEM_CACHE = 1 << 14  # distinct words seen; a few MB at most
@@ -88,6 +89,7 @@ _REPLACEMENT_PHRASES = (
 # these name what is replaced right after them ("instead of pickle"): it must be what the older text says
 _REPLACED_AFTER = ("instead of", "rather than")
 # the newer text puts the older state in the past
+_DETERMINERS = frozenset(("the", "a", "an", "this", "that", "its", "their", "each", "every", "any", "our", "your"))
 _PAST_PHRASES = ("used to", "previously", "formerly", "in the past", "until recently", "originally")
 # a change said by negating ("no longer needs"): a replacement only against a text that was not negated
 _NEGATED_CHANGE_PHRASES = ("no longer", "stopped", "anymore", "any more", "not any longer")
@@ -174,6 +176,11 @@ _IRREGULAR = {
 }  # fmt: skip
 
 
+def irregular_forms() -> frozenset[str]:
+    """Irregular past forms and participles ("kept", "written", "sent"): a verb's, whatever its ending."""
+    return frozenset(w for w, base in _IRREGULAR.items() if w != base)
+
+
 @lru_cache(maxsize=STEM_CACHE)
 def stem(word: str) -> str:
     """A crude stem: enough for "retries"/"retry", "releases"/"release", "streams"/"streaming", "sent"/"sends"."""
@@ -184,6 +191,12 @@ def stem(word: str) -> str:
         return w[:-3] + "y"
     if w.endswith("ically") and len(w) > 8:
         return w[:-4]  # "atomically" → "atomic"
+    if w.endswith("ly") and len(w) > 5 and not w.endswith("ply"):  # "insensitively" → "insensitive" → …
+        root = w[:-2]
+        return stem(root[:-1] + "y" if root.endswith("i") else root)  # "lazily" → "lazy"
+    for suffix in ("izations", "ization", "isations", "isation"):  # "virtualization"/"virtualizes"
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            return w[: -len(suffix)] + suffix[:2]
     for suffix in ("tions", "tion"):  # "concatenation"/"concatenating", "connection"/"connect"
         if w.endswith(suffix) and len(w) - len(suffix) >= 4:
             return w[: -len(suffix) + 1]
@@ -219,7 +232,9 @@ def anchor_words(symbol: str | None) -> frozenset[str]:
         if not part or part.isdigit():
             continue
         out.add(stem(part.lower()))
-        out.update(stem(p) for p in split_identifier(part))
+        for p in split_identifier(part):
+            out.add(stem(p))
+            out.update(stem(w) for w in shorthand.ABBREVIATIONS.get(p, "").split())  # "UserRepo": repository
     return frozenset(out)
 
 
@@ -283,6 +298,18 @@ def read(text: str, anchor: frozenset[str] = frozenset()) -> Claim:
     )
 
 
+def noun_only(claim: Claim) -> frozenset[str]:
+    """Topic stems the text only says as nouns: each time after an article or a determiner ("the commit")."""
+    noun: set[str] = set()
+    other: set[str] = set()
+    for i, t in enumerate(claim.tokens):
+        s = stem(t)
+        if s not in claim.content:
+            continue
+        (noun if i > 0 and claim.tokens[i - 1] in _DETERMINERS else other).add(s)
+    return frozenset(noun - other)
+
+
 def topic_overlap(a: frozenset[str], b: frozenset[str]) -> float:
     """How much two topic sets share: the overlap coefficient (0..1), 0 when either is empty."""
     if not a or not b:
@@ -294,10 +321,12 @@ def topic_overlap(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 def _tokens(text: str) -> tuple[str, ...]:
-    raw = " ".join(text.replace("’", "'").replace("`", " ").split())
+    raw = shorthand.rewrite(" ".join(text.replace("’", "'").replace("`", " ").split()))
     for literal, value in _LITERALS.items():
         raw = re.sub(rf"(?<![A-Za-z_.]){literal}(?![A-Za-z_])", value, raw)
-    words = [PUNCT if m.group("punct") else m.group(0) for m in _TOKEN_RE.finditer(" " + raw.lower() + " ")]
+    words = shorthand.expand(
+        [PUNCT if m.group("punct") else m.group(0) for m in _TOKEN_RE.finditer(" " + raw.lower() + " ")]
+    )
     out: list[str] = []
     for i, w in enumerate(words):
         if w in _MULTIPLES:
@@ -413,8 +442,8 @@ def _head(tokens: Sequence[str], clause: Sequence[int], topic: Sequence[frozense
     """The first topic word after the negation at ``at`` in its clause (through "guarantee", "try"…);
     for a pronoun with nothing after it ("… is read by nobody"), the nearest one before."""
     for j in range(at + 1, len(tokens)):
-        if clause[j] != clause[at]:
-            break
+        if clause[j] != clause[at] or tokens[j] == "and":
+            break  # "swallows it and returns None" denies nothing about returning (as its reach ends there)
         if topic[j] and tokens[j] not in _TRANSPARENT and not is_number(tokens[j]):
             return topic[j]  # "no longer runs on one thread" denies the thread, not the 1
     if tokens[at] not in _NEGATING_PRONOUNS:

@@ -1,26 +1,36 @@
 """Does a new memory contradict one already on the same place? Pure text judgement, no I/O.
 
-Two lessons about one symbol conflict when they talk about the same thing (their topic words overlap, or
-their vectors are close when the engine has them) and one says the opposite of the other. Each way of
+Two lessons about one symbol conflict when they talk about the same thing and one says the opposite of
+the other. "The same thing" is read two ways: the two texts share enough topic words (or their vectors
+are close when the engine has them), or they fill one *slot* of the symbol, whatever their other words
+(``forewarn.memory.predicates``: what each says the symbol does; quantities named alike). Each way of
 saying the opposite is a general mechanism, a named cue:
 
 - ``negation``: one side denies what the other asserts ("is not idempotent" / "is idempotent now",
   "never retries" / "retries up to twice"): the negated words (to the end of their clause) are words the
-  other text says. Two negations cancel, and so does a negation beside an opposite ("never call it
-  outside a transaction" restates "it must run inside a transaction").
+  other text says, or the two predicates of one slot differ in polarity ("save() commits the txn" /
+  "UserRepo.save does not commit"; ``forewarn.memory.slots``). Two negations cancel, and so does a
+  negation beside an opposite ("never call it outside a transaction" restates "it must run inside a
+  transaction"); a caveat ("except …", "unless …", "only if …") denies nothing.
 - ``antonym``: words that exclude each other (``forewarn.memory.opposites``: a lexicon of alternatives
-  such as sync/async or raises/returns/converts, negating prefixes, compounds such as big-/little-endian).
+  such as sync/async or raises/returns/converts, negating prefixes, compounds such as big-/little-endian),
+  in one sentence frame, with enough shared words, or in one slot ("raises ValueError on empty string" /
+  "returns None, no exception"); a precedence turned round ("env vars override the file" / "file beats
+  env").
 - ``value``: a quantity stated differently (``forewarn.memory.quantities``: "3 attempts" / "at least 6",
-  "10 MB" / "10 MiB", "at most" / "at least"), or the same sentence with another literal or name in one
-  place ("decodes as UTF-8" / "as latin-1").
+  "10 MB" / "10 MiB", "at most" / "at least", "pool size 20 conns" / "max 4 connections per worker"), a
+  list of numbers, a ``key=value`` with another value, or the same sentence with another literal or name
+  in one place ("decodes as UTF-8" / "as latin-1").
 - ``replacement``: the newer text says something took the place of what the older one describes
-  ("instead of", "switched to", "no longer").
+  ("instead of", "switched to", "no longer"), says a thing the older names is gone ("axios was ripped
+  out"), or names another thing in one role of the symbol ("uses bcrypt" / "is argon2id"; ``roles``).
 - ``temporal``: the newer text dates a change ("used to …", "now", "as of v3", "since the migration")
-  and says something else about the same thing.
+  and says something else about the same thing, or in the same slot.
 
 Elaborations, other aspects, restatements, other quantities and examples carry no cue, or one about
-words the other text does not say. The rules were built on ``tests/memory/data/contradictions.tsv``
-(bench/contradiction_bench.py measures them on any set).
+words the other text does not say. Team shorthand is read first (``forewarn.memory.shorthand``). The
+rules were built on ``tests/memory/data/contradictions.tsv`` (bench/contradiction_bench.py measures them
+on any set).
 """
 
 from __future__ import annotations
@@ -30,9 +40,10 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from enum import StrEnum
 
-from forewarn.memory import opposites, quantities
-from forewarn.memory.claims import NEGATORS, PUNCT, Claim, read, stem, topic_overlap
+from forewarn.memory import opposites, quantities, roles, slots
+from forewarn.memory.claims import NEGATORS, PUNCT, Claim, noun_only, read, stem, topic_overlap
 from forewarn.memory.claims import anchor_words as anchor_words
+from forewarn.memory.predicates import is_caveat, predicates
 from forewarn.memory.text import STOPWORDS
 
 # how much two texts must share (overlap coefficient of their topic words, 0..1) for a cue to count
@@ -52,6 +63,9 @@ FRAME_MAX_CHANGE = 3
 VECTOR_SIMILAR = 0.8
 
 _FRAME_IGNORED = frozenset(("a", "an", "the", PUNCT))
+# negations that are only that; the others ("ignores", "skips", "omits") are verbs with synonyms
+_PLAIN_NEGATIONS = frozenset(("not", "never", "no", "cannot", "nothing", "nobody", "none", "neither", "nor", "without"))
+_BETWEEN_NEGATION_AND_VERB = frozenset(("longer", "ever", "even", "really", "actually", "always", "be", "been", "get"))
 
 
 class Cue(StrEnum):
@@ -91,16 +105,30 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
     similar = cosine is not None and cosine >= VECTOR_SIMILAR
     cues: list[Cue] = []
     denied, opposed = _polarity(a, b, found)
-    if denied and (overlap >= NEGATION_MIN_OVERLAP or similar):
+    caveat = is_caveat(b)  # "except Stripe 429s: those are retried once": a case of its own, not a denial
+    if denied and not caveat and (overlap >= NEGATION_MIN_OVERLAP or similar):
         cues.append(Cue.NEGATION)
-    if opposed and (overlap >= ANTONYM_MIN_OVERLAP or similar or all(f.in_place for f in opposed)):
+    if opposed and not caveat and (overlap >= ANTONYM_MIN_OVERLAP or similar or all(f.in_place for f in opposed)):
         cues.append(Cue.ANTONYM)
-    if _replaced(a, b, found) and (overlap >= REPLACEMENT_MIN_OVERLAP or similar):
+    named_replaced = b.replacement and bool(b.replaced & a.content)  # "rather than openpyxl": the older one's
+    if _replaced(a, b, found) and (overlap >= REPLACEMENT_MIN_OVERLAP or similar or named_replaced):
         cues.append(Cue.REPLACEMENT)
     if _dated_change(a, b, overlap, similar):
         cues.append(Cue.TEMPORAL)
-    if quantities.changed(a, b) or frame.literal_swapped():
+    changed = quantities.changed(a, b) or quantities.list_changed(a, b) or quantities.setting_changed(a, b)
+    if changed or frame.literal_swapped():
         cues.append(Cue.VALUE)
+    pa, pb = predicates(a, anchor), predicates(b, anchor)
+    if Cue.NEGATION not in cues and not caveat and slots.denied(pa, pb):
+        cues.append(Cue.NEGATION)
+    opposite = slots.opposed(pa, pb, _affirmed(a), _affirmed(b)) or roles.reversed_precedence(a, b, anchor)
+    if Cue.ANTONYM not in cues and not caveat and opposite:
+        cues.append(Cue.ANTONYM)
+    if Cue.REPLACEMENT not in cues and (roles.removed(a, b, anchor) or roles.swapped(a, b, pa, pb)):
+        cues.append(Cue.REPLACEMENT)
+    dated = bool(b.when) or b.negated_change or b.replacement or bool(b.past)
+    if not cues and dated and not b.additive and not caveat and slots.changed_in_slot(pa, pb):
+        cues.append(Cue.TEMPORAL)  # "i18n runs on i18next now" against "i18n is react-intl"
     if not cues:
         return None
     return Verdict(tuple(cues), round(overlap, 3), cosine)
@@ -157,13 +185,13 @@ def _polarity(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> tuple[bool
         reach
         for at, head, scope, reach in zip(a.negated, a.heads, a.scopes, a.reaches, strict=True)
         if at not in bounds_a
-        and (_denies(head, scope, b, flipped) or any(scope & theirs for theirs in b.scopes))  # one thing denied twice
+        and (_denies(a, at, head, scope, b, flipped) or any(scope & theirs for theirs in b.scopes))  # denied twice
     ]
     new_denials: dict[int, list[tuple[int, ...]]] = {}
     for at, head, scope, reach in zip(b.negated, b.heads, b.scopes, b.reaches, strict=True):
         if at in bounds_b:
             continue  # "never more than four": a bound, read as one
-        if _denies(head, scope, a, flipped) or any(scope & theirs for theirs in a.scopes):
+        if _denies(b, at, head, scope, a, flipped) or any(scope & theirs for theirs in a.scopes):
             new_denials.setdefault(b.clause[at], []).append(reach)
     by_clause: dict[int, list[opposites.Flip]] = {}
     for f in found:
@@ -190,13 +218,36 @@ def _polarity(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> tuple[bool
     return denied, opposed
 
 
-def _denies(head: frozenset[str], scope: frozenset[str], other: Claim, flipped: set[str]) -> bool:
+def _denies(c: Claim, at: int, head: frozenset[str], scope: frozenset[str], other: Claim, flipped: set[str]) -> bool:
     """A negation denies something the other text says: the word it is about, or most of what follows it
-    ("never updates an existing row" denies updating, which "inserts only, an existing id fails" never says)."""
+    ("never updates an existing row" denies updating, which "inserts only, an existing id fails" never says).
+    A verb denied is not said by the same word as a noun ("does not commit" / "the commit happens in the
+    middleware")."""
+    verb = c.tokens[at]
+    if verb not in _PLAIN_NEGATIONS and any(opposites.same_group(verb, w) for w in other.words):
+        return False  # "ignores unknown keys" / "unknown keys are silently dropped": one way of not using them
     said = other.content | flipped
+    if _verbal(c, at, head):
+        said = said - (noun_only(other) & head)
     if head & said:
         return True
     return bool(scope) and len(scope & said) / len(scope) > NEGATED_SAID_SHARE
+
+
+def _affirmed(c: Claim) -> frozenset[str]:
+    """The words a text says outside its negations ("no lock held" does not say "held")."""
+    denied = {j for reach in c.reaches for j in reach} | set(c.negated)
+    return frozenset(t for i, t in enumerate(c.tokens) if i not in denied and t != PUNCT)
+
+
+def _verbal(c: Claim, at: int, head: frozenset[str]) -> bool:
+    """ "does not commit", "is never retried": the negation stands right before the word it denies (not "no")."""
+    if c.tokens[at] == "no":
+        return False
+    j = at + 1
+    while j < len(c.tokens) and c.tokens[j] in _BETWEEN_NEGATION_AND_VERB:
+        j += 1
+    return j < len(c.tokens) and stem(c.tokens[j]) in head
 
 
 def _replaced(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> bool:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 
 from forewarn.memory.claims import PUNCT, TOPIC_STOPWORDS, Claim, stem
 from forewarn.memory.text import STOPWORDS
@@ -32,7 +33,8 @@ def _groups(spec: str) -> tuple[frozenset[str], ...]:
 _ANYWHERE = tuple(
     _groups(spec)
     for spec in (
-        "sync synchronous synchronously | async asynchronous asynchronously",
+        "sync synchronous synchronously inline | async asynchronous asynchronously fire-and-forget enqueue enqueues "
+        "enqueued",
         "blocking | non-blocking nonblocking",
         "enable enabled enables | disable disabled disables",
         "allow allowed allows permit permitted permits | forbid forbidden forbids disallow disallowed disallows "
@@ -41,7 +43,8 @@ _ANYWHERE = tuple(
         "public | private",
         "lazy lazily on-demand deferred | eager eagerly upfront up-front",
         "ascending | descending",
-        "deterministic | random randomly nondeterministic non-deterministic randomized randomised",
+        "deterministic monotonic monotonically | random randomly nondeterministic non-deterministic randomized "
+        "randomised",
         "before prior | after",
         "include includes included including | exclude excludes excluded excluding",
         "exact exactly | approximate approximately",
@@ -52,13 +55,13 @@ _ANYWHERE = tuple(
         "inside within | outside",
         "minimum | maximum",
         "increase increases increased | decrease decreases decreased",
-        "encrypted | unencrypted plaintext cleartext",
+        "encrypted https tls ssl | unencrypted plaintext cleartext",
         "strict strictly | lenient loose loosely permissive",
         "local locally | remote remotely",
         "uppercase uppercased | lowercase lowercased",
         "higher | lower",
         "forever indefinitely unlimited unbounded infinite | limited capped bounded",
-        "read-only readonly | read-write writable",
+        "read-only readonly | read-write writable write writes writing",
         "big-endian | little-endian",
         "primary master leader | replica replicas secondary follower standby",
         "write-through | write-back write-behind",
@@ -66,14 +69,17 @@ _ANYWHERE = tuple(
         "mutable | immutable frozen",
         "absolute | relative",
         "static statically | dynamic dynamically",
-        "persistent persisted durable permanent permanently | temporary transient ephemeral volatile",
+        "persistent persisted durable permanent permanently disk-backed on-disk | temporary transient ephemeral "
+        "volatile in-memory",
         "insert inserts inserted | upsert upserts upserted",
         "append appends appended | overwrite overwrites overwritten truncates",
-        "keep keeps kept retain retains retained preserve preserves preserved | drop drops dropped delete deletes "
-        "deleted remove removes removed discard discards discarded wipe wipes wiped purge purges strip strips",
+        "keep keeps kept retain retains retained retention preserve preserves preserved | drop drops dropped "
+        "delete deletes deleted remove removes removed discard discards discarded wipe wipes wiped purge purges "
+        "reset resets clear clears cleared "
+        "strip strips",
         "succeed succeeds succeeded | fail fails failed",
-        "valid | invalid",
-        "safe safely | unsafe dangerous risky",
+        "valid well-formed | invalid bad garbage malformed unparseable unparsable corrupt corrupted bogus junk broken",
+        "safe safely | unsafe dangerous risky race races racy",
         "incremental incrementally | full",
         "fifo | lifo",
         "allowlist whitelist | denylist blacklist blocklist",
@@ -93,21 +99,43 @@ _ANYWHERE = tuple(
         "fixed constant | exponential exponentially linear linearly variable",
         "global globally shared | per-thread per-request per-process thread-local process-local",
         "greedy | non-greedy lazy",
+        "ack acks acked acknowledge acknowledges | nack nacks nacked",
+        "round rounds rounded | truncate truncates truncated",
+        "json | xml | yaml yml | toml | csv | protobuf | msgpack | xlsx xls | parquet",
+        "leading | trailing",
+        "foreground blocking | background",
+        "hold holds held acquire acquires acquired | release releases released",
+        "continuous continuously real-time realtime | periodic periodically batched",
+        "optimistic optimistically | pessimistic pessimistically",
+        "cache cached caches memoize memoized memoizes | recompute recomputes recomputed recalculate recalculates",
+        "check checks checked validate validates validated verify verifies verified",
+        "atomic atomically all-or-nothing transactional | partial partially non-atomic piecemeal",
+        "dedupe dedupes deduplicate deduplicates idempotent unique | duplicate duplicates",
+        "lossless | lossy",
+        "shallow | deep",
+        "internal | external",
+        "compressed compress compresses gzip gzipped zstd snappy | uncompressed",
+        # one group each: words for one thing, for slots and conditions ("on error" / "if processing fails")
+        "error errors failure failures fail fails failed exception exceptions",
+        "ttl expire expires expiry lifetime live lives alive valid",
+        "delay delays wait waits sleep sleeps pause pauses debounce debounces",
+        "limit limits cap caps max maximum ceiling",
+        "ignore ignores ignored skip skips skipped omit omits omitted discard discards discarded drop drops dropped",
     )
 )  # fmt: skip
 # outcomes of one call on one input, and other everyday alternatives: only swapped in place
 _IN_PLACE = tuple(
     _groups(spec)
     for spec in (
-        "raise raises raised throw throws thrown fail fails | return returns returned "
+        "raise raises raised throw throws thrown fail fails | return returns returned resolve resolves resolved "
         "| convert converts converted coerce coerces coerced cast casts | log logs logged warn warns warned "
         "| block blocks blocked wait waits hang hangs | retry retries retried | crash crashes abort aborts "
-        "| reject rejects rejected",
+        "| reject rejects rejected | ignore ignores ignored skip skips skipped swallow swallows swallowed",
         "first | last",
         "on | off",
         "up | down",
         "open opened | closed close closes",
-        "read reads | write writes written",
+        "read reads load loads loaded | write writes written",
         "soft | hard",
         "client client-side | server server-side",
         "binary | text",
@@ -146,6 +174,13 @@ for _n, _groups_of_set in enumerate(_ALL):
         for _s in _group:
             _INDEX[_s] = (*_INDEX.get(_s, ()), (_n, _g))
 _ANYWHERE_SETS = frozenset(range(len(_ANYWHERE)))
+_OUTCOME_SET = len(_ANYWHERE)  # the first in-place set: what one call does with one input
+# outcomes a call has beside another, not instead of it: "logs a warning and returns", "blocks, then returns"
+_SIDE_EFFECTS = frozenset(
+    stem(w)
+    for w in ("log", "logs", "logged", "warn", "warns", "warned", "block", "blocks", "blocked", "wait", "waits",
+              "hang", "hangs", "retry", "retries")
+)  # fmt: skip
 # a negating prefix ("unsafe", "non-blocking") or suffix against the bare word on the other side
 _NEGATING_PREFIXES = ("non-", "non", "un", "in", "im", "ir", "il", "dis")
 MIN_ROOT = 4  # "un" + "safe": a shorter root ("in" + "to") is no word negated
@@ -192,6 +227,55 @@ def flips(a: Claim, b: Claim, swapped: Iterable[tuple[range, range]]) -> list[Fl
     return kept
 
 
+class Reach(StrEnum):
+    """Which sets of alternatives a comparison of two predicates reads (see ``excluding``)."""
+
+    ANYWHERE = "anywhere"  # the exclusive alternatives (sync/async, lazy/eager)
+    OUTCOMES = "outcomes"  # what one call does with one input: raises / returns / rejects / ignores / converts
+    EVERYDAY = "everyday"  # every set, everyday words too (first/last, up/down)
+
+
+def excluding(
+    x: Iterable[str], y: Iterable[str], reach: Reach, *, x_said: Iterable[str] = (), y_said: Iterable[str] = ()
+) -> tuple[str, str] | None:
+    """A word of ``x`` and a word of ``y`` (as written) that exclude each other, or None: from the lexicon
+    (as far as ``reach``), a negating prefix ("unsafe"/"safe") or suffix ("stateless"/"stateful").
+    ``x_said``/``y_said``: every word of each text; an opposite the other text also says is none ("returns
+    None on invalid JSON" / "swallows JSONDecodeError and returns None")."""
+    wx, wy = list(x), list(y)
+    sx, sy = _stems(wx), _stems(wy)
+    all_x, all_y = sx | _stems(x_said), sy | _stems(y_said)
+    sets = _sets_of(sx) & _sets_of(sy)
+    if reach == Reach.ANYWHERE:
+        sets &= _ANYWHERE_SETS
+    elif reach == Reach.OUTCOMES:
+        sets &= {_OUTCOME_SET}
+    for n in sorted(sets):
+        for old, new in _exclusive(_ALL[n], sx, sy):
+            if reach != Reach.ANYWHERE and (old in _SIDE_EFFECTS or new in _SIDE_EFFECTS):
+                continue  # "logs a warning", "blocks", "retries": beside an outcome, not instead of one
+            if _group_of(n, old) & all_y or _group_of(n, new) & all_x:
+                continue
+            return old, new
+    if reach == Reach.OUTCOMES:
+        return None
+    for u, v, flip in ((wx, wy, False), (wy, wx, True)):
+        stems_v = _stems(v)
+        for w in u:
+            root = unprefixed(w)
+            if root is not None and not in_lexicon(w) and stem(root) in stems_v and w not in v:
+                return (root, w) if flip else (w, root)
+    for w in wx:
+        for neg, pos in (("less", "ful"), ("ful", "less")):
+            if w.endswith(neg) and len(w) - len(neg) >= MIN_ROOT and w[: -len(neg)] + pos in wy:
+                return w, w[: -len(neg)] + pos
+    return None
+
+
+def _group_of(n: int, word: str) -> frozenset[str]:
+    return next((g for g in _ALL[n] if word in g), frozenset())
+
+
 def canonical(word: str) -> str | None:
     """A shared token for every word of one set of alternatives (both sides of a flip read as one topic)."""
     found = _INDEX.get(stem(word))
@@ -199,6 +283,11 @@ def canonical(word: str) -> str | None:
         return f"<opposites {found[0][0]}>"
     root = unprefixed(word)
     return stem(root) if root is not None else None
+
+
+def same_group(a: str, b: str) -> bool:
+    """Do two words (stems) stand in one group of the lexicon ("keeps"/"retains", "error"/"fails")?"""
+    return bool(set(_INDEX.get(stem(a), ())) & set(_INDEX.get(stem(b), ())))
 
 
 def synonym(word: str) -> str | None:
@@ -221,7 +310,10 @@ def unprefixed(word: str) -> str | None:
 
 
 def _stems(words: Iterable[str]) -> frozenset[str]:
-    return frozenset(stem(w) for w in words)
+    return frozenset(_PER_EACH if w.startswith("per-") else stem(w) for w in words)  # "per-logger" is per-anything
+
+
+_PER_EACH = stem("per-process")
 
 
 def _sets_of(stems: Iterable[str]) -> set[int]:

@@ -52,6 +52,7 @@ _UNITS: dict[str, tuple[str, float]] = {
     "kilobyte": ("size", 1e3), "mb": ("size", 1e6), "megabyte": ("size", 1e6), "megabytes": ("size", 1e6),
     "gb": ("size", 1e9), "gigabyte": ("size", 1e9), "gigabytes": ("size", 1e9), "tb": ("size", 1e12),
     "kib": ("size", 1024.0), "mib": ("size", 1024.0**2), "gib": ("size", 1024.0**3), "tib": ("size", 1024.0**4),
+    "ki": ("size", 1024.0), "mi": ("size", 1024.0**2), "gi": ("size", 1024.0**3), "ti": ("size", 1024.0**4),
     "k": ("size", 1e3), "%": ("percent", 1.0), "percent": ("percent", 1.0), "x": ("factor", 1.0),
     "×": ("factor", 1.0),
 }  # fmt: skip
@@ -110,6 +111,40 @@ _REFUSALS = frozenset(
 
 
 _PASSIVE = frozenset(("is", "are", "be", "been", "get", "gets", "got", "was", "were"))
+_PAST_COPULAS = frozenset(("was", "were"))
+_UNITLESS = frozenset(("bare", "count", "label"))
+_PERIOD_NOUNS = frozenset(("interval", "intervals", "period", "cadence", "cycle", "schedule", "frequency"))
+_ORDINAL_COUNTS = (("after", "the"), ("at", "the"), ("on", "the"))
+_CLOCK_RE = re.compile(r"^([01]?[0-9]|2[0-3]):[0-5][0-9]$")
+# words that name an amount, so the number after them is one ("page size 50", "ttl 3600"), not a label
+_MEASURES = frozenset(
+    stem(w)
+    for w in (
+        "size", "limit", "count", "capacity", "length", "ttl", "timeout", "delay", "cap", "budget", "depth", "width",
+        "height", "batch", "quota", "threshold", "rate", "interval", "period", "window", "retention", "pool",
+        "concurrency", "workers", "threads", "buffer", "retries", "attempts", "backoff", "deadline", "expiry",
+    )
+)  # fmt: skip
+# a number after these is a divisor or an alignment, not an amount ("a multiple of 4 KiB")
+_NOT_AMOUNT_AFTER = (("multiple", "of"), ("divisible", "by"), ("aligned", "to"), ("power", "of"), ("multiples", "of"))
+MAX_UNIT_LETTERS = 3  # "256px", "64bit"… a number with this many letters on it counts that unit
+_NOT_UNITS = frozenset(("xx", "fa", "st", "nd", "rd", "th", "d"))
+# a three-digit number after these is an HTTP status ("returns 404", "answers 410", "HTTP 503")
+_STATUS_WORDS = frozenset(
+    stem(w)
+    for w in ("return", "returns", "answer", "answers", "respond", "responds", "reply", "replies", "send", "sends",
+              "give", "gives", "http", "status", "code", "with", "get", "gets", "throw", "throws", "raise", "raises")
+)  # fmt: skip
+_DELTA_WORDS = frozenset(("extra", "more", "additional", "further", "fewer", "less"))
+_GROWTH_VERBS = frozenset(stem(w) for w in ("overflow", "grow", "exceed", "shift", "offset", "off", "lag", "differ"))
+# verbs that state a new value: "raised to 1000", "bumped to 6"
+_CHANGE_VERBS = frozenset(
+    stem(w)
+    for w in (
+        "raised", "bumped", "lowered", "increased", "decreased", "reduced", "dropped", "cut", "upped", "changed",
+        "moved", "doubled", "halved", "tightened", "loosened", "extended", "shortened",
+    )
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +157,9 @@ class Quantity:
     context: frozenset[str]  # the topic stems just before the number: what it is a number of
     position: int
     after: frozenset[str] = frozenset()  # the topic stems just after it (and its unit): what it is said about
+    past: bool = False  # what it was ("3 was too few", "from 5 to 10"): states nothing now
+    changed_to: bool = False  # said as the new value ("raised to 1000", "bumped to 6")
+    delta: bool = False  # a difference, not an amount: "overflow by 5", "5 extra connections"
 
 
 @lru_cache(maxsize=QUANTITY_CACHE)
@@ -145,13 +183,55 @@ def changed(a: Claim, b: Claim) -> bool:
 
     Read from the older text: each quantity it states must be stated the same way wherever the newer
     text states it; an amount only the newer text gives (an example, another quantity) changes nothing.
+    Where the newer text states it several times, the statements that name it most closely (the same
+    counted noun, a shared name) are the ones compared ("at least 6 attempts; 3 was too few").
     """
-    theirs = quantities(b)
+    theirs = [r for r in quantities(b) if not r.past]
     for q in quantities(a):
+        if q.past:
+            continue
         matches = [r for r in theirs if _one_quantity(q, r, a, b)]
-        if matches and not any(_agree(q, r) for r in matches):
+        closest = _closest(q, matches)
+        if closest and not any(_agree(q, r) for r in closest):
             return True
     return False
+
+
+def list_changed(a: Claim, b: Claim) -> bool:
+    """ "covers 502 and 503" / "covers 502, 503 and 504": a list of numbers both give, with other members."""
+    old, new = _lists(a), _lists(b)
+    return any(x != y and x & y for x in old for y in new)
+
+
+def _lists(c: Claim) -> list[frozenset[str]]:
+    """Each run of listed numbers ("502, 503 and 504"), as the set of its members."""
+    runs: list[set[str]] = []
+    last = -10
+    for i, t in enumerate(c.tokens):
+        if not (is_number(t) and _listed(c.tokens, i)) or c.in_example(i):
+            continue
+        if runs and i - last <= 2:
+            runs[-1].add(t)
+        else:
+            runs.append({t})
+        last = i
+    return [frozenset(r) for r in runs if len(r) > 1]
+
+
+def setting_changed(a: Claim, b: Claim) -> bool:
+    """ "SameSite=None" / "SameSite=Lax", "sslmode=require" / "sslmode=disable": one key, another value (and
+    the newer does not also give the older value)."""
+    old, new = _settings(a), _settings(b)
+    return any(key in new and value not in new[key] for key, values in old.items() for value in values)
+
+
+def _settings(c: Claim) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for i, t in enumerate(c.tokens):
+        key, sep, value = t.partition("=")
+        if sep and key and value and not c.in_example(i) and "=" not in value:
+            out.setdefault(key, set()).add(value)
+    return out
 
 
 def bound_negations(claim: Claim) -> frozenset[int]:
@@ -189,13 +269,28 @@ def _read_at(claim: Claim, i: int) -> tuple[Quantity | None, int]:
         if any(is_number(x) for x in tokens[max(0, i - 3) : i]):
             return None, i + 2  # "100 requests a minute": the minute belongs to the rate
         number, suffix, unit_at = 1.0, "", i + 1
+    elif is_number(t) and tuple(tokens[max(0, i - 2) : i]) in _NOT_AMOUNT_AFTER:
+        return None, i + 1
+    elif _ORDINAL_RE.match(t) and tokens[max(0, i - 2) : i] in _ORDINAL_COUNTS and i + 1 < len(tokens):
+        # "gives up after the 2nd retry", "locks at the 10th failed attempt": that many of them
+        return _make(claim, i, "count", float(t[:-2]), t, Bound.EXACTLY, _family(_nouns(tokens, i + 1))), i + 2
+    elif _CLOCK_RE.match(t):  # "at 08:00": a time of day, in minutes
+        hours, minutes = t.split(":")[:2]
+        return _make(claim, i, "clock", int(hours) * 60 + int(minutes), t, Bound.EXACTLY, frozenset()), i + 1
+    elif is_number(t) and _listed(tokens, i):
+        return None, i + 1  # "on days 1, 3 and 7": members of a list, not an amount
     elif is_number(t) and not _ORDINAL_RE.match(t):
         parsed = _parse_number(t)
         if parsed is None:
             return (_label(claim, i, t) if re.fullmatch(r"[0-9.]+", t) else None), i + 1
         number, suffix = parsed
         if suffix and suffix not in _UNITS:
-            return None, i + 1  # "2fa", "4xx": not an amount
+            if suffix in _NOT_UNITS or len(suffix) > MAX_UNIT_LETTERS or not suffix.isalpha():
+                return None, i + 1  # "4xx", "2fa": not an amount
+            # "256px": a count of the unit written on it ("512 px wide" counts px too)
+            return _make(
+                claim, i, "count", number, t, _turned(claim, i, _bound(tokens, i, i + 1)), frozenset({suffix})
+            ), i + 1
         unit_at = i if suffix else i + 1
     else:
         return None, i + 1
@@ -206,11 +301,18 @@ def _read_at(claim: Claim, i: int) -> tuple[Quantity | None, int]:
         kind, factor = _UNITS[unit]
         if kind == "time" and i > 0 and tokens[i - 1] in ("every", "each"):
             kind = "period"
+        if kind == "time" and after < len(tokens) and tokens[after] in _PERIOD_NOUNS:
+            kind = "period"  # "a 30 minute interval"
         return _make(claim, i, kind, number * factor, t, bound, frozenset()), after
     nouns = _nouns(tokens, after)
-    per = _rate_after(tokens, after)
+    per, end = _rate_after(tokens, after, len(nouns))
     if per is not None and nouns & _COUNT_FAMILIES[0]:
-        return _make(claim, i, "period", per / max(number, 1e-9), t, bound, frozenset()), after + 3
+        return _make(claim, i, "period", per / max(number, 1e-9), t, bound, frozenset()), end
+    if per is not None:  # "60 per minute", "100 requests per second": a rate, per second
+        return _make(claim, i, "rate", number / per, t, bound, _family(nouns)), end
+    status = _status(claim, i, number)
+    if status is not None:
+        return status, after
     if nouns:
         return _make(claim, i, "count", number, t, bound, _family(nouns)), after
     label = _label(claim, i, t)
@@ -224,8 +326,8 @@ def _label(claim: Claim, i: int, text: str) -> Quantity | None:
     before = claim.tokens[i - 1] if i > 0 else ""
     if not before or before == PUNCT or before in STOPWORDS or before in TOPIC_STOPWORDS or is_bound_word(before):
         return None
-    if is_number(before):
-        return None
+    if is_number(before) or stem(before) in _MEASURES:
+        return None  # "page size 50" is an amount; "port 5432" names a port
     parsed = _parse_number(text)
     return _make(claim, i, "label", parsed[0] if parsed else 0.0, text, Bound.EXACTLY, frozenset({stem(before)}))
 
@@ -248,7 +350,48 @@ def _parse_number(token: str) -> tuple[float, str] | None:
 
 
 def _make(claim: Claim, at: int, kind: str, amount: float, text: str, bound: Bound, nouns: frozenset[str]) -> Quantity:
-    return Quantity(kind, amount, text, bound, nouns, _context(claim, at), at, _after(claim, at, nouns))
+    return Quantity(
+        kind,
+        amount,
+        text,
+        bound,
+        nouns,
+        _context(claim, at),
+        at,
+        _after(claim, at, nouns),
+        _is_past(claim.tokens, at),
+        _is_changed_to(claim.tokens, at),
+        _is_delta(claim.tokens, at),
+    )
+
+
+def _is_delta(tokens: Sequence[str], at: int) -> bool:
+    """ "grows by 5", "5 extra connections", "2 more retries": a difference from some amount, not the amount."""
+    if at > 0 and tokens[at - 1] == "by":  # "debounces by 300ms" is the amount; "overflows by 5" a difference
+        return any(stem(t) in _CHANGE_VERBS or stem(t) in _GROWTH_VERBS for t in tokens[max(0, at - 4) : at - 1])
+    return any(t in _DELTA_WORDS for t in tokens[at + 1 : at + 3])
+
+
+def _is_past(tokens: Sequence[str], at: int) -> bool:
+    """ "3 was too few", "it was 30s", "from 5 to 10" (the 5): the number says what held before."""
+    nxt = tokens[at + 1 : at + 3]
+    if nxt[:1] and nxt[0] in _UNITS:
+        nxt = tokens[at + 2 : at + 4]
+    if nxt[:1] and nxt[0] in _PAST_COPULAS:
+        return True
+    before = tokens[max(0, at - 2) : at]
+    if any(t in _PAST_COPULAS or t in ("previously", "formerly", "originally") for t in before):
+        return True
+    if "from" in before:  # "from 5 to 10": the first is the old value when a second follows
+        rest = tokens[at + 1 : at + 5]
+        return "to" in rest and any(is_number(t) for t in rest[rest.index("to") :])
+    return False
+
+
+def _is_changed_to(tokens: Sequence[str], at: int) -> bool:
+    """ "raised to 1000", "bumped it to 6", "lowered to 2 s": the number is stated as the new value."""
+    before = tokens[max(0, at - 4) : at]
+    return "to" in before and any(stem(t) in _CHANGE_VERBS for t in before[: before.index("to")])
 
 
 def _bound(tokens: Sequence[str], start: int, after: int) -> Bound:
@@ -279,7 +422,9 @@ def _turned(claim: Claim, at: int, bound: Bound) -> Bound:
     refusals = sum(
         1
         for j in same
-        if stem(tokens[j]) in _REFUSALS and (j < at or (j > 0 and tokens[j - 1] in _PASSIVE))  # "… are refused"
+        if stem(tokens[j]) in _REFUSALS
+        and (j < at or (j > 0 and tokens[j - 1] in _PASSIVE))  # "… are refused"
+        and not (j + 1 < len(tokens) and is_bound_word(tokens[j + 1]))  # "drops below 4" falls, refuses nothing
     )
     negations = sum(1 for j in claim.negated if claim.clause[j] == clause and j < at)
     if bound == Bound.EXACTLY:
@@ -287,13 +432,32 @@ def _turned(claim: Claim, at: int, bound: Bound) -> Bound:
     return _TURNED[bound] if (refusals + negations) % 2 else bound
 
 
-def _rate_after(tokens: Sequence[str], after: int) -> float | None:
-    """ "3 times a day" → seconds in a day: the count is per that span."""
-    j = after + 1
-    if j + 1 < len(tokens) and tokens[j] in _RATE_WORDS and tokens[j + 1] in _UNITS:
-        kind, factor = _UNITS[tokens[j + 1]]
-        return factor if kind == "time" else None
-    return None
+def _rate_after(tokens: Sequence[str], after: int, nouns: int) -> tuple[float | None, int]:
+    """ "3 times a day", "60 per minute", "100 requests per second": the seconds in the span the number is
+    per, and where to read on (None when it is no rate)."""
+    for j in (after + nouns, after + 1, after):
+        if j + 1 < len(tokens) and tokens[j] in _RATE_WORDS and _time_unit(tokens, j + 1):
+            return _UNITS[tokens[j + 1]][1], j + 2
+    return None, after
+
+
+def _listed(tokens: Sequence[str], i: int) -> bool:
+    """ "1, 3 and 7": a number with another number a comma, "and" or "or" away."""
+    for step in (-2, 2):
+        j = i + step
+        if 0 <= j < len(tokens) and is_number(tokens[j]) and tokens[(i + j) // 2] in (PUNCT, "and", "or"):
+            return True
+    return False
+
+
+def _status(claim: Claim, i: int, number: float) -> Quantity | None:
+    """ "returns 404", "answers 410 Gone", "HTTP 503": a status code, one per outcome whatever verb says it."""
+    if not (100 <= number <= 599 and claim.tokens[i].isdigit() and len(claim.tokens[i]) == 3):
+        return None
+    before = [stem(t) for t in claim.tokens[max(0, i - 2) : i]]
+    if not any(b in _STATUS_WORDS for b in before):
+        return None
+    return _make(claim, i, "label", number, claim.tokens[i], Bound.EXACTLY, frozenset({"<status>"}))
 
 
 def _nouns(tokens: Sequence[str], after: int) -> frozenset[str]:
@@ -332,6 +496,8 @@ def _context(claim: Claim, at: int) -> frozenset[str]:
             s = stem(t)
             if s in claim.content:
                 out.append(s)
+                if "_" in t:  # "chunk_size": also its words
+                    out.extend(stem(p) for p in t.split("_") if p and stem(p) in claim.content)
         j -= 1
     return frozenset(out)
 
@@ -343,6 +509,8 @@ def _after(claim: Claim, at: int, nouns: frozenset[str]) -> frozenset[str]:
         if claim.clause[j] != claim.clause[at] or len(out) >= CONTEXT_WORDS:
             break
         t = claim.tokens[j]
+        if t == "to" and not (j + 1 < len(claim.tokens) and is_number(claim.tokens[j + 1])):
+            break  # "2 KB to sniff the file type": a purpose, not what the number measures
         s = stem(t)
         if t in _UNITS or s in nouns or is_number(t) or is_bound_word(t) or s not in claim.content:
             continue
@@ -364,16 +532,72 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
     """
     if not _kinds_meet(q, r):
         return False
+    if q.kind == r.kind and q.kind in ("label", "period", "clock", "rate"):
+        return True  # "port 8080" / "binds port 9000", "every 15 minutes" / "once an hour", "60/min": one per place
     cq, cr = _synonyms(q.context), _synonyms(r.context)
     if not cq and not cr:
         return True  # "MAX_BODY is 50 MB" / "MAX_BODY is 50 MiB": named by the anchor alone
-    novel_q = bool(cq - _synonyms(them.content))
-    novel_r = bool(cr - _synonyms(me.content))
-    if novel_q and novel_r and cq & cr:
-        return False
+    # words foreign to the other text; beside a unit, a word that only says "a limit" ("limit is 50MB") is none
+    generic = _MEASURES if q.kind not in _UNITLESS else frozenset()
+    novel_q = bool(cq - _synonyms(them.content) - generic)
+    novel_r = bool(cr - _synonyms(me.content) - generic)
+    if novel_q and novel_r and cq & cr and _modified_apart(q, r, me, them):
+        return False  # "read timeout" / "connect timeout", "access tokens" / "refresh tokens"
+    if (not cq or not cr) and q.kind == r.kind and q.kind not in _UNITLESS and not (q.after or r.after):
+        return True  # "ttl 10 min" (named by TTLCache alone) / "expires entries after 1 hour": a unit says what
     if (novel_q and novel_r) or (novel_q and not cr) or (novel_r and not cq):
-        return bool(_synonyms(q.after) & _synonyms(r.after)) or _same_amount(q, r)
+        return _named_alike(q, r) or bool(q.nouns & r.nouns) or _same_amount(q, r) or q.changed_to or r.changed_to
     return True
+
+
+def _modified_apart(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
+    """A word naming both numbers is modified differently on each side, by words foreign to the other text:
+    right before it ("read timeout" / "connect timeout") or right after it ("page size" / "page numbers").
+    "OTP codes are valid for 30 s" / "accepts a code for 5 min" name one thing."""
+    unitless = q.kind in _UNITLESS and r.kind in _UNITLESS  # a unit already says much of what is measured
+    for word in _synonyms(q.context) & _synonyms(r.context):
+        (bq, aq), (br, ar) = _modifiers(me, q.position, word), _modifiers(them, r.position, word)
+        if bq and br and not _alike(bq, br) and bq not in them.content and br not in me.content:
+            return True
+        if unitless and (aq or ar) and not _alike(aq, ar) and aq not in them.content and ar not in me.content:
+            return True
+    return False
+
+
+def _alike(a: str, b: str) -> bool:
+    return a == b or (bool(a) and bool(b) and opposites.same_group(a, b))
+
+
+def _modifiers(c: Claim, position: int, word: str) -> tuple[str, str]:
+    """The topic stems right before and right after the nearest ``word`` ahead of ``position`` in its clause."""
+    for j in range(position - 1, 0, -1):
+        if c.clause[j] != c.clause[position]:
+            break
+        if (opposites.synonym(stem(c.tokens[j])) or stem(c.tokens[j])) == word:
+            return _modifier_at(c, j - 1, j), (_modifier_at(c, j + 1, j) if j + 1 < position else "")
+    return "", ""
+
+
+def _modifier_at(c: Claim, k: int, j: int) -> str:
+    if k < 0 or c.clause[k] != c.clause[j] or is_number(c.tokens[k]) or c.tokens[k] in _UNITS:
+        return ""
+    if k < j and c.tokens[k].endswith("s") and not c.tokens[k].endswith("ss"):
+        return ""  # "rejects bodies": a verb before the noun, not a modifier of it
+    s = stem(c.tokens[k])
+    return s if s in c.content else ""
+
+
+def _named_alike(q: Quantity, r: Quantity) -> bool:
+    """The two numbers share a word that names them, before or after either ("the gRPC deadline is 2s" / "a
+    10s deadline", "pages through the results 500 rows at a time" / "5,000 rows per page"), or words of one
+    group ("ttl" / "live", "delay" / "waits")."""
+    x, y = q.context | q.after, r.context | r.after
+    return bool(x & y) or any(opposites.same_group(a, b) for a in x for b in y)
+
+
+def _closest(q: Quantity, matches: list[Quantity]) -> list[Quantity]:
+    """Of the newer text's statements of ``q``, those that name it most closely (one counted noun, a name)."""
+    return [r for r in matches if q.nouns & r.nouns or _named_alike(q, r)] or matches
 
 
 def _synonyms(words: frozenset[str]) -> frozenset[str]:
@@ -381,12 +605,16 @@ def _synonyms(words: frozenset[str]) -> frozenset[str]:
 
 
 def _kinds_meet(q: Quantity, r: Quantity) -> bool:
+    if q.delta != r.delta:
+        return False  # "opens 10 connections" / "overflows by 5 extra connections"
     kinds = {q.kind, r.kind}
     if "unbounded" in kinds:
         return "label" not in kinds
     if len(kinds) == 1:
         kind = q.kind
         if kind in ("count", "label"):
+            return bool(q.nouns & r.nouns) or any(opposites.same_group(x, y) for x in q.nouns for y in r.nouns)
+        if kind == "rate" and q.nouns and r.nouns:
             return bool(q.nouns & r.nouns)
         return True
     return kinds in ({"count", "bare"}, {"label", "bare"})

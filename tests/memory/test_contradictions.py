@@ -259,9 +259,14 @@ def load(name: str) -> list[tuple[str, str, str, str]]:
 
 
 # (set, detection floor, false-alarm ceiling), words only: regression guards just under what each set measured
-# (bench/contradiction_bench.py). The tuning set was built with the rules (96.3% / 0.7%); the older held-out set
-# measured 80.0% / 2.9% when first run against them, 83.3% / 2.9% after one general fix it exposed.
-FLOORS = [("contradictions.tsv", 0.94, 0.02), ("contradictions_heldout.tsv", 0.80, FALSE_ALARM_TARGET)]
+# (bench/contradiction_bench.py) when the round-2 rules were frozen: the tuning set (batches A-K, built with the
+# rules) 93.6% / 0.4%, the older held-out set 96.7% / 2.9%, blind1 (a development set since its one blind run at
+# 41.7% / 2.8%) 97.2% / 0.0%. The honest figures are each batch's first run, in the files' comments.
+FLOORS = [
+    ("contradictions.tsv", 0.93, 0.01),
+    ("contradictions_heldout.tsv", 0.93, FALSE_ALARM_TARGET),
+    ("contradictions_blind1.tsv", 0.94, 0.03),
+]
 
 
 @pytest.mark.parametrize(("name", "detection_floor", "false_alarm_ceiling"), FLOORS)
@@ -270,7 +275,7 @@ def test_rates_on_the_labelled_pairs(name: str, detection_floor: float, false_al
     conflicts = [r for r in rows if r[0] == "conflict"]
     compatible = [r for r in rows if r[0] == "compatible"]
     if name == "contradictions.tsv":
-        assert len(conflicts) >= 300 and len(compatible) >= 340
+        assert len(conflicts) >= 490 and len(compatible) >= 520
     flagged = {id(r): judge(r[3], r[2], anchor=anchor_words(r[1])) is not None for r in rows}
     detection = sum(flagged[id(r)] for r in conflicts) / len(conflicts)
     false_alarms = sum(flagged[id(r)] for r in compatible) / len(compatible)

@@ -1,0 +1,107 @@
+"""Team shorthand read as the words it stands for, before a lesson is read as a claim. No I/O.
+
+People write lessons the way they write chat: "pool size 20 conns", "commits the txn", "cap is 10k",
+"retries 3x", "save() does not commit", "listens on :8080". Two teammates stating one fact rarely use
+the same spelling, so both sides are read in one vocabulary first:
+
+- call syntax is the name: ``save()``, ``parse_amount('')``, ``Parser::parse`` → ``save``,
+  ``parse_amount``, ``Parser.parse`` (an argument list written inline is not a clause of its own);
+- a port written ``:8080`` is "port 8080"; "60/min" and "req/s" are "60 per min", "req per s";
+- a possessive is its name ("Postmark's batch API" → postmark);
+- an abbreviation is its word ("conns" → connections, "txn" → transaction, "biz" → business, "w/" → with);
+  filler ("btw", "fyi") is dropped;
+- a thousands suffix is the number ("10k" → 10000, "1.5k" → 1500); "3x" beside no comparative is "3 times".
+
+The table is general developer shorthand, not words taken from the pairs the detector is measured on.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+# an argument list written inline right after a name: at most this long and without spaces ("('')", "(x)")
+MAX_INLINE_ARGS = 24
+_CALL_RE = re.compile(rf"(?<=[A-Za-z0-9_]{{2}})\([^()\s]{{0,{MAX_INLINE_ARGS}}}\)")  # not "O(1)"
+_PATH_RE = re.compile(r"(?<=[A-Za-z0-9_])::(?=[A-Za-z_])")  # Rust/C++ paths: Parser::parse
+_PORT_RE = re.compile(r"(?<![\w:/.]):([0-9]{2,5})\b")  # ":8080", not "02:00" or "host:5432"
+_PER_RE = re.compile(r"\b([0-9]+|[A-Za-z]+)\s*/\s*(s|sec|second|min|minute|h|hr|hour|d|day)\b")  # "60/min", "req/s"
+_MILLIONS_RE = re.compile(r"\b([0-9]+(?:\.[0-9]+)?)M\b(?![Bb])")  # "1M keys" (capital M: not minutes)
+# phrases with one word for them
+_PHRASES = {"by hand": "manually", "up front": "upfront", "in memory": "in-memory", "on disk": "on-disk"}
+_THOUSANDS_RE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)k$")
+_TIMES_RE = re.compile(r"^([0-9]+)x$")
+# "3x faster" is a factor; "retries 3x" a count
+_COMPARATIVES = frozenset(
+    (
+        "faster", "slower", "more", "less", "fewer", "bigger", "smaller", "larger", "higher", "lower", "as", "the",
+        "longer", "shorter", "cheaper", "speedup", "slowdown", "throughput", "latency", "memory",
+    )
+)  # fmt: skip
+
+# one spelling per word: abbreviation → what it stands for (one or more words, lower case)
+ABBREVIATIONS: dict[str, str] = {
+    "conn": "connection", "conns": "connections", "txn": "transaction", "txns": "transactions",
+    "tx": "transaction", "txs": "transactions", "xact": "transaction", "msg": "message", "msgs": "messages",
+    "db": "database", "dbs": "databases", "idx": "index", "idxs": "indexes", "cfg": "config", "conf": "config",
+    "env": "environment", "envs": "environments", "var": "variable", "vars": "variables",
+    "req": "request", "reqs": "requests", "resp": "response", "resps": "responses", "biz": "business",
+    "dupe": "duplicate", "dupes": "duplicates", "dup": "duplicate", "dups": "duplicates", "dedup": "dedupe",
+    "deduped": "dedupes", "dedups": "dedupes", "proc": "process", "procs": "processes", "perf": "performance",
+    "impl": "implementation", "fn": "function", "func": "function", "funcs": "functions",
+    "param": "parameter", "params": "parameters", "arg": "argument", "args": "arguments", "attr": "attribute",
+    "attrs": "attributes", "obj": "object", "objs": "objects", "dir": "directory", "dirs": "directories",
+    "pkg": "package", "pkgs": "packages", "repo": "repository", "repos": "repositories", "lib": "library",
+    "libs": "libraries", "dep": "dependency", "deps": "dependencies", "num": "number", "len": "length",
+    "str": "string", "bool": "boolean", "val": "value", "vals": "values", "cnt": "count", "qty": "quantity",
+    "ts": "timestamp", "tz": "timezone", "bg": "background", "prod": "production", "thru": "through",
+    "tho": "though", "cuz": "because", "bc": "because", "b/c": "because", "w": "with", "w/o": "without",
+    "approx": "approximately", "avg": "average", "init": "initialize", "alloc": "allocate", "acct": "account",
+    "addr": "address", "cert": "certificate", "certs": "certificates", "creds": "credentials",
+    "pw": "password", "pwd": "password", "cb": "callback", "ctx": "context", "src": "source",
+    "dst": "destination", "dest": "destination", "tmp": "temporary", "temp": "temporary", "mgr": "manager",
+    "svc": "service", "svcs": "services", "pct": "percent", "ppl": "people", "asc": "ascending",
+    "desc": "descending",
+    "doesnt": "doesn't", "isnt": "isn't", "dont": "don't", "wont": "won't", "cant": "can't",
+    "shouldnt": "shouldn't", "arent": "aren't", "wasnt": "wasn't", "didnt": "didn't",
+}  # fmt: skip
+_CONTRACTED = frozenset(("it", "that", "let", "what", "there", "here", "who", "he", "she", "where", "how"))
+_FILLER = frozenset(("btw", "fyi", "imo", "imho", "iirc", "afaik", "tbh", "nb", "ps", "lol", "heads-up"))
+
+
+def rewrite(text: str) -> str:
+    """The raw text with call syntax, paths and ports said plainly (case kept: literals such as None need it)."""
+    text = _CALL_RE.sub("", text)
+    text = _PATH_RE.sub(".", text)
+    text = _MILLIONS_RE.sub(lambda m: _number(float(m.group(1)) * 1e6), text)  # "1M keys"
+    for phrase, word in _PHRASES.items():
+        text = re.sub(rf"\b{phrase}\b", word, text, flags=re.IGNORECASE)
+    text = _PER_RE.sub(r"\1 per \2", text)
+    return _PORT_RE.sub(r"port \1", text)
+
+
+def expand(words: Sequence[str]) -> list[str]:
+    """Lower-case tokens with abbreviations, filler, "10k" and "3x" read as what they stand for."""
+    out: list[str] = []
+    for i, w in enumerate(words):
+        if w in _FILLER:
+            continue
+        if w in ABBREVIATIONS:
+            out.extend(ABBREVIATIONS[w].split())
+            continue
+        if w.endswith("'s") and w[:-2] not in _CONTRACTED:
+            w = w[:-2]  # "Postmark's batch API": the name, possessed
+        m = _THOUSANDS_RE.match(w)
+        if m:
+            out.append(_number(float(m.group(1)) * 1000))
+            continue
+        m = _TIMES_RE.match(w)
+        if m and (i + 1 >= len(words) or words[i + 1] not in _COMPARATIVES):
+            out.extend((m.group(1), "times"))
+            continue
+        out.append(w)
+    return out
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if value == int(value) else str(value)

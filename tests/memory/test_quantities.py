@@ -1,0 +1,43 @@
+"""Quantities named by their noun on either side, in the units teammates write."""
+
+from __future__ import annotations
+
+from forewarn.memory.contradictions import Cue, anchor_words, judge
+
+
+def cues(old: str, new: str, symbol: str) -> tuple[str, ...]:
+    v = judge(new, old, anchor=anchor_words(symbol))
+    return v.cues if v is not None else ()
+
+
+def test_one_slot_in_other_words_and_units() -> None:
+    old = "pool size 20 conns per worker"
+    assert Cue.VALUE in cues(old, "get_pool opens max 4 connections per worker proc", "get_pool")
+    assert Cue.VALUE in cues("max 1000 entries, evicts oldest", "LruCache cap is 10k entries", "LruCache.set")
+    assert Cue.VALUE in cues("thumbnails are 256px wide", "renders 512 px wide thumbs", "make_thumbnail")
+    assert Cue.VALUE in cues("api pods get 512Mi memory", "memory for api is 2Gi", "resources.limits")
+    assert Cue.VALUE in cues("throttle is per IP, 60/min", "throttle allows 600 per minute", "throttle")
+    assert Cue.VALUE in cues("GetUser returns 404 when deleted", "GetUser answers 410 Gone", "GetUser")
+    assert Cue.VALUE in cues("digest goes out at 08:00 UTC", "send_digest runs at 07:00 UTC", "send_digest")
+    assert Cue.VALUE in cues("default ttl 10 min", "TTLCache expires entries after 1 hour", "TTLCache")
+    assert Cue.VALUE in cues("max 5 retries", "Retry::run gives up after the 2nd retry", "Retry::run")
+    assert Cue.VALUE in cues("RETRY_STATUSES covers 502 and 503", "covers 502, 503 and 504", "RETRY_STATUSES")
+    assert Cue.VALUE in cues("cookie SameSite=None", "cookie SameSite=Lax", "set_session")
+
+
+def test_the_closest_statement_is_compared_and_a_past_value_states_nothing() -> None:
+    old = "capture() retries 3 attempts max, then gives up"
+    assert Cue.VALUE in cues(old, "capture retry budget is at least 6 attempts, 3 was too few", "capture")
+    assert not cues("retries 3 times", "retries 3 times (it was 5 before)", "retry")
+    assert Cue.VALUE in cues("batch cap is 100", "batch cap raised from 100 to 1000", "requeue")
+
+
+def test_another_quantity_stays_quiet() -> None:
+    assert not cues("OTP codes are valid for 30 seconds", "verify_otp allows 5 wrong codes", "verify_otp")
+    assert not cues("page size 50", "Paginate rejects page numbers above 200", "Paginate")
+    assert not cues("opens 10 connections up front", "lets the pool overflow by 5 extra connections", "create_pool")
+    assert not cues("chunk_size defaults to 64 KiB", "needs chunk_size to be a multiple of 4 KiB", "copy_stream")
+    assert not cues("retries on days 1, 3 and 7", "charges at most 3 times per invoice", "retry_charge")
+    assert not cues("at least 4 instances", "autoscaling never drops below 4 instances", "autoscaling")
+    assert not cues("dedupe window 1 hour", "dedupe_events keeps at most 1M keys in memory", "dedupe_events")
+    assert not cues("multipart above 100MB", "uploadFile uses 8MB parts", "uploadFile")
