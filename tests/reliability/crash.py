@@ -373,6 +373,21 @@ def count_memories(root: Path) -> int:
 WORKLOADS = ("cli-remember", "cli-index", "daemon")
 
 
+KILL_WINDOW_RUNS = 1.5  # a kill lands anywhere in 1.5 un-killed runs: most mid-run, some after the write
+
+
+def calibrate(root: Path, rng: random.Random, env: dict[str, str]) -> tuple[float, str]:
+    """Seconds one un-killed ``forewarn remember`` takes on this machine now, and the id it wrote (checked
+    after every later kill like any acknowledged write, but not counted as one: nothing tried to kill it)."""
+    cmd = [*CLI, "remember", memory_text(rng), "-w", str(root), "--json", "--type", "note"]
+    started = time.monotonic()
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600, check=False)
+    took = time.monotonic() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"calibration remember exited {done.returncode}: {done.stderr.strip()[-500:]}")
+    return took, json.loads(done.stdout)["id"]
+
+
 def run_suite(
     root: Path,
     iterations: int,
@@ -384,10 +399,19 @@ def run_suite(
 ) -> Totals:
     """Rotate through the workloads ``iterations`` times, checking the data after every kill."""
     rng = random.Random(seed)
-    delays = {"cli-remember": 4.0, "cli-index": 4.0, "daemon": 8.0, **(max_delay or {})}
     env = dict(env or os.environ)
-    totals = Totals()
     all_acked: list[str] = []
+    # kill points must fall across the workloads' real duration: on a loaded machine a `remember` takes
+    # several times as long, and fixed windows would kill every process before its first write
+    remember_s, calibration_id = calibrate(root, rng, env)
+    all_acked.append(calibration_id)
+    delays = {
+        "cli-remember": max(4.0, KILL_WINDOW_RUNS * remember_s),
+        "cli-index": max(4.0, KILL_WINDOW_RUNS * remember_s),
+        "daemon": max(8.0, 2 * KILL_WINDOW_RUNS * remember_s),
+        **(max_delay or {}),
+    }
+    totals = Totals()
     for i in range(iterations):
         workload = WORKLOADS[i % len(WORKLOADS)]
         if workload == "cli-remember":
