@@ -662,7 +662,11 @@ class FolderSession:
         found = self._engine().file_memories(rel)
         symbols = []
         for group in found.symbols:
-            memories = [convert.memory_result(m, self.anchor_span(m)) for m in group.memories]
+            # each with the severity its diagnostic has on open, so a view marks what warns as the editor does
+            memories = [
+                {**convert.memory_result(m, self.anchor_span(m)), "severity": convert.severity(m, neighbour=False)}
+                for m in group.memories
+            ]
             ranges = [m["anchor"]["range"] for m in memories if m["anchor"] is not None]
             symbols.append(
                 {
