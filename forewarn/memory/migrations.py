@@ -224,7 +224,8 @@ CREATE TABLE file_symbols (
 
 # how often each memory was shown (file opens, searches), per UTC day: the health report's "shown" series and its
 # "shown most" within a window (``memories.surfaced_count`` keeps the all-time total). Usage counts, not user data:
-# never exported, and `memory recover` does not salvage them
+# never exported, and `memory recover` does not salvage them. And events by kind and time: the report's "turned
+# away most" (dismissed, marked outdated, forgotten within a window) reads a few rows instead of every event
 M012 = """
 CREATE TABLE memory_shown_daily (
   day TEXT NOT NULL,
@@ -232,6 +233,7 @@ CREATE TABLE memory_shown_daily (
   shown INTEGER NOT NULL,
   PRIMARY KEY (day, memory_id)
 ) WITHOUT ROWID;
+CREATE INDEX memory_events_kind_at ON memory_events (kind, at);
 """
 
 

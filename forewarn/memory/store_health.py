@@ -7,15 +7,15 @@ the memories people turned away, and how many current memories each file holds.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from forewarn.memory.vocabulary import CURRENT_STATUSES
 
 SQL_VARIABLE_CHUNK = 500  # stays far below SQLite's bound-parameter limit (as the store's own reads)
+HEALTH_READ_CHUNK = 5_000  # rows per locked read: a few ms with the store's lock held, then file opens get a turn
 
 
 class LifeRow(NamedTuple):
@@ -29,13 +29,19 @@ class LifeRow(NamedTuple):
 
 
 class StatusEventRow(NamedTuple):
-    """One event that may change a memory's status; an imported one carries its original kind and detail."""
+    """One event that may change a memory's status (an imported one as its original), with what its detail says
+    about the status that follows: ``status`` (restored, uncontested, revived) and whether it recorded a ``diff``."""
 
     memory_id: str
     at: str
-    id: str
     kind: str
-    detail: dict[str, Any]
+    status: str | None = None
+    diff: bool = False
+    imported: bool = False  # it came from a shared file: a memory whose first event did arrived through an import
+
+
+# status events whose detail says which status follows (timeline.STATUS_AFTER's None entries)
+DETAILED: tuple[str, ...] = ("revived", "restored", "uncontested")
 
 
 class PushbackRow(NamedTuple):
@@ -61,47 +67,73 @@ class HealthReads:
             [(day, i) for i in ids],
         )
 
+    def _chunked(self, sql: str, params: dict[str, object]) -> list[tuple[object, ...]]:
+        """The rows of ``sql``, read ``HEALTH_READ_CHUNK`` at a time with the store's lock held for one chunk only
+        (a file open waits a few milliseconds at most, not for a 100k-row read). ``sql`` selects ``rowid`` first,
+        filters ``rowid > :after``, orders by rowid and ends with ``LIMIT :chunk``; the rowid is left out."""
+        out: list[tuple[object, ...]] = []
+        after = 0
+        while True:
+            with self._lock:
+                cur = self.conn.execute(sql, {**params, "after": after, "chunk": HEALTH_READ_CHUNK})
+                cur.row_factory = None
+                rows = cur.fetchall()
+            out += [row[1:] for row in rows]
+            if len(rows) < HEALTH_READ_CHUNK:
+                return out
+            after = int(rows[-1][0])
+
     def life_rows(self) -> list[LifeRow]:
         """Every memory's light row (a status replay needs every memory, whatever its status)."""
-        with self._lock:
-            rows = self.conn.execute("""SELECT id, source, status, created_at, updated_at FROM memories""").fetchall()
-        return [LifeRow(*r) for r in rows]
+        rows = self._chunked(
+            """SELECT num, id, source, status, created_at, updated_at FROM memories
+               WHERE num > :after ORDER BY num LIMIT :chunk""",
+            {},
+        )
+        return list(map(LifeRow._make, rows))
 
-    def status_events(self, kinds: Sequence[str], imported_kind: str) -> list[StatusEventRow]:
-        """Events of ``kinds``, and imported events (``imported_kind``) unwrapped to their original kind and detail,
-        ordered by memory, then time. Details that do not parse read as empty."""
-        marks = ", ".join("?" * len(kinds))
-        with self._lock:
-            rows = self.conn.execute(
-                f"""SELECT memory_id, at, id, kind, detail FROM memory_events WHERE kind IN ({marks}, ?)
-                    ORDER BY memory_id, at, id""",
-                (*kinds, imported_kind),
-            ).fetchall()
+    def status_events(self, kinds: Sequence[str], imported_kind: str) -> dict[str, list[StatusEventRow]]:
+        """Each memory's events of ``kinds``, oldest first; imported events (``imported_kind``) read as their
+        original kind and detail (``imported`` set). Only the detail of the kinds in ``DETAILED`` is read, by
+        SQLite's JSON functions (100k histories are not parsed in Python): a detail that is not JSON says nothing,
+        and an imported event whose original kind cannot be read is left out."""
+        marks = ", ".join(f":k{i}" for i in range(len(kinds)))
+        detailed = ", ".join(f":d{i}" for i in range(len(DETAILED)))
+        params: dict[str, object] = {
+            "imported": imported_kind,
+            **{f"k{i}": kind for i, kind in enumerate(kinds)},
+            **{f"d{i}": kind for i, kind in enumerate(DETAILED)},
+        }
+        # what an event says about the status that follows, from its own detail or an import's original one
+        detail_of = """CASE WHEN kind IN ({d}) THEN json_extract(detail, '$.{f}')
+                       WHEN kind = :imported AND json_extract(detail, '$.original_kind') IN ({d})
+                         THEN json_extract(detail, '$.original_detail.{f}') END"""
+        rows = self._chunked(
+            f"""SELECT rowid, memory_id, at, id, kind = :imported,
+                  CASE WHEN kind != :imported THEN kind ELSE json_extract(detail, '$.original_kind') END,
+                  {detail_of.format(d=detailed, f="status")}, {detail_of.format(d=detailed, f="diff")}
+                FROM (SELECT rowid, memory_id, at, id, kind,
+                        CASE WHEN json_valid(detail) THEN detail ELSE '{{}}' END AS detail
+                      FROM memory_events NOT INDEXED  -- by rowid, chunk after chunk: never a sort of them all
+                      WHERE rowid > :after AND (kind IN ({marks}) OR kind = :imported)
+                      ORDER BY rowid LIMIT :chunk)""",
+            params,
+        )
         wanted = set(kinds)
-        out: list[StatusEventRow] = []
-        for memory_id, at, eid, kind, raw in rows:
-            detail = _detail(raw) if kind == imported_kind or kind in NEEDS_DETAIL else {}
-            if kind == imported_kind:
-                original = detail.get("original_kind")
-                if not isinstance(original, str) or original not in wanted:
-                    continue
-                inner = detail.get("original_detail")
-                out.append(StatusEventRow(memory_id, at, eid, original, inner if isinstance(inner, dict) else {}))
-                continue
-            out.append(StatusEventRow(memory_id, at, eid, kind, detail))
-        return out
+        found: dict[str, list[tuple[str, str, StatusEventRow]]] = {}
+        for mid, at, eid, imported, kind, status, diff in rows:
+            if kind in wanted:  # no ORDER BY over all of them: sorting each short history here is cheaper
+                said = status if isinstance(status, str) else None
+                row = StatusEventRow(str(mid), str(at), str(kind), said, bool(diff), bool(imported))
+                found.setdefault(row.memory_id, []).append((row.at, str(eid), row))
+        return {mid: [row for _, _, row in sorted(events, key=_when)] for mid, events in found.items()}
 
-    def imported_ids(self, imported_kind: str) -> set[str]:
-        """Memories that arrived through an import: their oldest event is an imported one."""
+    def change_stamp(self) -> tuple[int, int]:
+        """Moves whenever the database changed: a write on this connection (``total_changes``, shown counts
+        included) or a commit by another (``PRAGMA data_version``). What a cached report is valid for."""
         with self._lock:
-            rows = self.conn.execute(
-                """SELECT e.memory_id FROM memory_events e
-                   WHERE e.kind = ? AND NOT EXISTS (
-                     SELECT 1 FROM memory_events o WHERE o.memory_id = e.memory_id AND o.kind != ?
-                       AND (o.at < e.at OR (o.at = e.at AND o.id < e.id)))""",
-                (imported_kind, imported_kind),
-            ).fetchall()
-        return {r[0] for r in rows}
+            version = int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+            return self.conn.total_changes, version
 
     def shown_by_day(self, first_day: str, last_day: str) -> dict[str, int]:
         """Times memories were shown, per UTC day from ``first_day`` to ``last_day`` (inclusive, YYYY-MM-DD)."""
@@ -153,13 +185,5 @@ class HealthReads:
         return out
 
 
-# status events whose detail says what status follows (timeline.STATUS_AFTER's None entries)
-NEEDS_DETAIL = frozenset({"revived", "restored", "uncontested"})
-
-
-def _detail(raw: str | None) -> dict[str, Any]:
-    try:
-        value = json.loads(raw or "{}")
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
+def _when(event: tuple[str, str, StatusEventRow]) -> tuple[str, str]:
+    return event[0], event[1]

@@ -103,8 +103,13 @@ class Window:
     until: date
     keys: tuple[str, ...] = field(init=False)  # ``starts`` as ISO dates: what times are compared with
 
+    days: dict[str, int] = field(init=False)  # every day of the window → its bucket: one lookup per event
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "keys", tuple(d.isoformat() for d in self.starts))
+        first, span = self.starts[0], (self.until - self.starts[0]).days
+        days = [(first + timedelta(days=n)).isoformat() for n in range(span + 1)]
+        object.__setattr__(self, "days", {d: bisect_right(self.keys, d) - 1 for d in days})
 
     @property
     def since(self) -> date:
@@ -113,9 +118,10 @@ class Window:
     def index(self, at: str) -> int | None:
         """The bucket holding ISO date or time ``at`` (0 for anything earlier; None after the window)."""
         day = at[:10]
-        if day > self.keys[-1] and day > self.until.isoformat():
-            return None
-        return max(0, bisect_right(self.keys, day) - 1)
+        found = self.days.get(day)
+        if found is not None:
+            return found
+        return 0 if day < self.keys[0] else None
 
 
 def window(since: date | None, today: date, earliest: date | None) -> Window:
@@ -172,18 +178,18 @@ def status_steps(life: LifeRow, events: Sequence[StatusEventRow]) -> list[tuple[
     status: str = MemoryStatus.ACTIVE
     for e in events:
         after = STATUS_AFTER.get(e.kind)
-        said = e.detail.get("status")
+        said = e.status
         if e.kind == "forgotten":
             forgotten_from.append(status)
         if after is not None:
             status = after
         elif e.kind == "restored":
             before = forgotten_from.pop() if forgotten_from else MemoryStatus.ACTIVE
-            status = str(said or before)
+            status = said or before
         elif e.kind == "uncontested":
-            status = str(said or MemoryStatus.ACTIVE)
+            status = said or MemoryStatus.ACTIVE
         elif e.kind == "revived":
-            status = str(said) if said else (MemoryStatus.STALE if e.detail.get("diff") else MemoryStatus.ACTIVE)
+            status = said if said else (MemoryStatus.STALE if e.diff else MemoryStatus.ACTIVE)
         else:
             continue
         if steps and steps[-1][0] == e.at:
@@ -215,14 +221,12 @@ class Life:
         return self.steps[0][0]
 
 
-def lives(
-    rows: Iterable[LifeRow], events_by_memory: Mapping[str, Sequence[StatusEventRow]], imported: set[str]
-) -> list[Life]:
-    """Every memory's ``Life``; ``imported``: ids whose oldest event is an import (or whose source says so)."""
+def lives(rows: Iterable[LifeRow], events_by_memory: Mapping[str, Sequence[StatusEventRow]]) -> list[Life]:
+    """Every memory's ``Life``. One arrived through an import when its first event did (or its source says so)."""
     out = []
     for row in rows:
         events = events_by_memory.get(row.id, ())
-        arrived = row.id in imported or row.source == MemorySource.IMPORT
+        arrived = (bool(events) and events[0].imported) or row.source == MemorySource.IMPORT
         out.append(Life(row, source_group(row.source, arrived), arrived, status_steps(row, events), events))
     return out
 

@@ -8,12 +8,10 @@ everywhere.
 from __future__ import annotations
 
 import logging
-from collections import defaultdict
 from datetime import UTC, date, datetime
 
 from forewarn.memory import trajectory as traj
 from forewarn.memory.records import MemoryFilter
-from forewarn.memory.store_health import StatusEventRow
 from forewarn.memory.timeline import stale_note
 from forewarn.memory.transfer import IMPORTED_EVENT
 from forewarn.memory.vocabulary import MemoryStatus
@@ -30,6 +28,10 @@ PUSHBACK_EVENTS = ("dismissed", "marked_stale", "forgotten")
 
 class HealthMixin(WorkspaceCore):
     """``stats``: the memory-health report (part of ``Workspace``)."""
+
+    # the last trajectory and what it was computed for (the database's change stamp, the window): a panel asks
+    # again on every buffer switch, and replaying 100k histories takes seconds; it is replayed only after a change
+    _trajectory_cache: tuple[tuple[object, ...], traj.Trajectory] | None = None
 
     def stats(self, *, top: int = STATS_TOP, since: str | None = None) -> WorkspaceStats:
         """Counts, lists and the trajectory since ``since`` (a date or a span such as ``90d``; default: the
@@ -73,10 +75,17 @@ class HealthMixin(WorkspaceCore):
             return {}, {}
 
     def _trajectory(self, since: date | None, today: date) -> traj.Trajectory:
-        events: dict[str, list[StatusEventRow]] = defaultdict(list)
-        for e in self.store.status_events(traj.STATUS_KINDS, IMPORTED_EVENT):
-            events[e.memory_id].append(e)
-        memories = traj.lives(self.store.life_rows(), events, self.store.imported_ids(IMPORTED_EVENT))
+        key = (self.store.change_stamp(), since, today)
+        cached = self._trajectory_cache
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        found = self._replay(since, today)
+        self._trajectory_cache = (key, found)
+        return found
+
+    def _replay(self, since: date | None, today: date) -> traj.Trajectory:
+        events = self.store.status_events(traj.STATUS_KINDS, IMPORTED_EVENT)
+        memories = traj.lives(self.store.life_rows(), events)
         win = traj.window(since, today, traj.earliest(memories))
         shown = self.store.shown_by_day(win.keys[0], win.until.isoformat())
         return traj.trajectory(win, memories, shown)

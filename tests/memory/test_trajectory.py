@@ -4,14 +4,17 @@ series they add up to, ``--since`` and sparklines."""
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
 
 import pytest
 
 from forewarn.memory import trajectory as traj
 from forewarn.memory.records import Anchor, Memory, MemoryEvent
+from forewarn.memory.store import MemoryStore
 from forewarn.memory.store_health import LifeRow, StatusEventRow
 from forewarn.memory.timeline import standing_at
-from forewarn.memory.vocabulary import MemoryStatus, SourceGroup
+from forewarn.memory.transfer import IMPORTED_EVENT
+from forewarn.memory.vocabulary import MemoryStatus, MemoryType, SourceGroup
 
 TODAY = date(2026, 11, 26)
 
@@ -24,8 +27,10 @@ def row(mid: str, source: str, status: str, created: str, updated: str | None = 
     return LifeRow(mid, source, status, at(created), at(updated or created))
 
 
-def ev(mid: str, day: str, kind: str, hour: int = 12, **detail: object) -> StatusEventRow:
-    return StatusEventRow(mid, at(day, hour), f"{mid}-{day}-{hour}-{kind}", kind, dict(detail))
+def ev(
+    mid: str, day: str, kind: str, hour: int = 12, status: str | None = None, diff: bool = False, imported: bool = False
+) -> StatusEventRow:
+    return StatusEventRow(mid, at(day, hour), kind, status, diff, imported)
 
 
 def test_since_takes_dates_and_spans() -> None:
@@ -62,7 +67,7 @@ def test_statuses_replay_from_the_events() -> None:
     life = row("m", "user", "active", "2026-11-01", "2026-11-20")
     events = [
         ev("m", "2026-11-01", "created"),
-        ev("m", "2026-11-05", "stale", symbol="f"),
+        ev("m", "2026-11-05", "stale"),
         ev("m", "2026-11-07", "confirmed"),
         ev("m", "2026-11-10", "forgotten"),
         ev("m", "2026-11-12", "restored"),  # back to what it was: active
@@ -87,7 +92,7 @@ def test_statuses_replay_from_the_events() -> None:
     # revived: stale when its code changed while it was gone
     gone = row("g", "user", "stale", "2026-11-01", "2026-11-03")
     revived = [
-        ev("g", "2026-11-01", "created"), ev("g", "2026-11-02", "orphaned"), ev("g", "2026-11-03", "revived", diff="-x")
+        ev("g", "2026-11-01", "created"), ev("g", "2026-11-02", "orphaned"), ev("g", "2026-11-03", "revived", diff=True)
     ]  # fmt: skip
     assert [s for _, s in traj.status_steps(gone, revived)] == ["active", "orphaned", "stale"]
 
@@ -114,13 +119,13 @@ def test_series_stand_at_each_buckets_end_and_flows_count_within_it() -> None:
         row("agent", "agent", "suggested", "2026-11-24"),
     ]
     events = {
-        "typed": [ev("typed", "2026-11-10", "created"), ev("typed", "2026-11-22", "marked_stale", reason="x")],
+        "typed": [ev("typed", "2026-11-10", "created"), ev("typed", "2026-11-22", "marked_stale")],
         "mined": [ev("mined", "2026-11-20", "suggested"), ev("mined", "2026-11-21", "accepted")],
         "brief": [ev("brief", "2026-11-23", "created", 9), ev("brief", "2026-11-23", "forgotten", 10)],
-        "mate": [ev("mate", "2026-11-21", "created")],
+        "mate": [ev("mate", "2026-11-21", "created", imported=True)],  # a teammate's, from the shared file
         "agent": [ev("agent", "2026-11-24", "suggested")],
     }
-    memories = traj.lives(rows, events, imported={"mate"})
+    memories = traj.lives(rows, events)
     assert [life.group for life in memories] == [
         SourceGroup.TYPED, SourceGroup.MINED, SourceGroup.TYPED, SourceGroup.IMPORTED, SourceGroup.AGENT,
     ]  # fmt: skip
@@ -153,3 +158,42 @@ def test_sparklines_scale_to_the_peak_and_keep_single_events_visible() -> None:
     assert traj.sparkline([0, 1, 100]) == " ▁█"  # one event among many still shows
     assert traj.sparkline([0, 0]) == "  " and traj.sparkline([]) == ""
     assert traj.sparkline([0, 5, 10], " .:-=+*#@") == " =@"
+
+
+def test_the_store_reads_status_events_with_what_their_detail_says(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path / "memory.db")
+    try:
+        created = at("2026-11-01")
+        mine = Memory("M1", MemoryType.GOTCHA, "t", None, "user", 1.0, created, created)
+        theirs = Memory("T1", MemoryType.GOTCHA, "u", None, "user", 1.0, created, created)
+        imported = {"original_kind": "marked_stale", "original_detail": {"reason": "x"}}
+        store.insert_many([
+            (mine, [
+                MemoryEvent("e1", "M1", at("2026-11-01"), "created"),
+                MemoryEvent("e2", "M1", at("2026-11-02"), "forgotten"),
+                MemoryEvent("e3", "M1", at("2026-11-03"), "restored", {"status": "stale"}),
+                MemoryEvent("e4", "M1", at("2026-11-04"), "revived", {"diff": "-a\n+b"}),
+                MemoryEvent("e5", "M1", at("2026-11-05"), "merged", {"text": "not a status event"}),
+            ]),
+            (theirs, [
+                MemoryEvent("i1", "T1", at("2026-10-01"), IMPORTED_EVENT, {"original_kind": "created"}),
+                MemoryEvent("i2", "T1", at("2026-10-02"), IMPORTED_EVENT, imported),
+                MemoryEvent("i3", "T1", at("2026-10-03"), IMPORTED_EVENT, {"original_kind": "restatement_merged"}),
+            ]),
+        ])  # fmt: skip
+        store.conn.execute("UPDATE memory_events SET detail = 'not json' WHERE id = 'e2'")
+        rows = store.status_events(traj.STATUS_KINDS, IMPORTED_EVENT)
+        assert rows == {
+            "M1": [
+                StatusEventRow("M1", at("2026-11-01"), "created"),
+                StatusEventRow("M1", at("2026-11-02"), "forgotten"),  # a detail that is not JSON says nothing
+                StatusEventRow("M1", at("2026-11-03"), "restored", "stale"),
+                StatusEventRow("M1", at("2026-11-04"), "revived", None, True),
+            ],
+            "T1": [  # a teammate's events, read as their originals
+                StatusEventRow("T1", at("2026-10-01"), "created", imported=True),
+                StatusEventRow("T1", at("2026-10-02"), "marked_stale", imported=True),
+            ],
+        }
+    finally:
+        store.close()

@@ -137,3 +137,15 @@ def test_shown_is_counted_per_day_and_an_older_database_gains_the_table(tmp_path
         assert store.shown_most("2026-11-01", "2026-11-30", 1) == [("A", 3)]
     finally:
         store.close()
+
+
+def test_the_trajectory_is_replayed_again_only_after_a_change(ws: Workspace, built: pw.PanelWorkspace) -> None:
+    first = ws.stats().trajectory
+    assert ws.stats().trajectory == first and ws._trajectory_cache is not None
+    cached = ws._trajectory_cache[1]
+    ws.stats()
+    assert ws._trajectory_cache[1] is cached  # nothing changed: the same replay
+    ws.confirm(built.ids["DECISION"])  # stale → active, today
+    after = ws.stats().trajectory
+    assert ws._trajectory_cache[1] is not cached
+    assert after["by_status"]["stale"][-1] == first["by_status"]["stale"][-1] - 1
