@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from forewarn.memory.vocabulary import CURRENT_STATUSES
 
@@ -109,10 +109,10 @@ class HealthReads:
                        WHEN kind = :imported AND json_extract(detail, '$.original_kind') IN ({d})
                          THEN json_extract(detail, '$.original_detail.{f}') END"""
         rows = self._chunked(
-            f"""SELECT rowid, memory_id, at, id, kind = :imported,
+            f"""SELECT rowid, memory_id, at, kind = :imported,
                   CASE WHEN kind != :imported THEN kind ELSE json_extract(detail, '$.original_kind') END,
                   {detail_of.format(d=detailed, f="status")}, {detail_of.format(d=detailed, f="diff")}
-                FROM (SELECT rowid, memory_id, at, id, kind,
+                FROM (SELECT rowid, memory_id, at, kind,
                         CASE WHEN json_valid(detail) THEN detail ELSE '{{}}' END AS detail
                       FROM memory_events NOT INDEXED  -- by rowid, chunk after chunk: never a sort of them all
                       WHERE rowid > :after AND (kind IN ({marks}) OR kind = :imported)
@@ -120,13 +120,14 @@ class HealthReads:
             params,
         )
         wanted = set(kinds)
-        found: dict[str, list[tuple[str, str, StatusEventRow]]] = {}
-        for mid, at, eid, imported, kind, status, diff in rows:
-            if kind in wanted:  # no ORDER BY over all of them: sorting each short history here is cheaper
+        found: dict[str, list[StatusEventRow]] = {}
+        for mid, at, imported, kind, status, diff in cast("list[tuple[str, str, int, str, object, int]]", rows):
+            if kind in wanted:
                 said = status if isinstance(status, str) else None
-                row = StatusEventRow(str(mid), str(at), str(kind), said, bool(diff), bool(imported))
-                found.setdefault(row.memory_id, []).append((row.at, str(eid), row))
-        return {mid: [row for _, _, row in sorted(events, key=_when)] for mid, events in found.items()}
+                found.setdefault(mid, []).append(StatusEventRow(mid, at, kind, said, bool(diff), bool(imported)))
+        for events in found.values():  # read in rowid order, which is nearly time order: a short, cheap sort
+            events.sort(key=_when)  # stable: events of the same time stay in the order they were written
+        return found
 
     def change_stamp(self) -> tuple[int, int]:
         """Moves whenever the database changed: a write on this connection (``total_changes``, shown counts
@@ -185,5 +186,5 @@ class HealthReads:
         return out
 
 
-def _when(event: tuple[str, str, StatusEventRow]) -> tuple[str, str]:
-    return event[0], event[1]
+def _when(event: StatusEventRow) -> str:
+    return event.at

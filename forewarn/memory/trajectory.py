@@ -65,6 +65,7 @@ FLOW_OF_EVENT: Mapping[str, Flow] = {
 }
 STATUS_KINDS: tuple[str, ...] = tuple(sorted(set(STATUS_AFTER)))  # the event kinds a trajectory reads
 BIRTH_EVENTS = frozenset({"created", "suggested"})  # a memory's first event when it was written here
+BIRTH_FLOWS = frozenset({Flow.CREATED, Flow.SUGGESTED})
 # what each memory source is grouped under (any other source, e.g. one an import carried, reads as typed)
 SOURCE_GROUPS: Mapping[str, SourceGroup] = {
     MemorySource.USER: SourceGroup.TYPED,
@@ -238,20 +239,22 @@ def earliest(memories: Sequence[Life]) -> date | None:
 
 
 def trajectory(win: Window, memories: Iterable[Life], shown_by_day: Mapping[str, int]) -> Trajectory:
-    """The series over ``win`` (see the module's docstring)."""
+    """The series over ``win`` (see the module's docstring). One pass over every memory's steps and events."""
     n = len(win.starts)
     index = win.index
     source_delta = {g.value: [0] * n for g in SourceGroup}
     status_delta = {s.value: [0] * n for s in MemoryStatus}
     flows = {f.value: [0] * n for f in Flow}
     current = set(CURRENT_STATUSES)
+    first_day = win.keys[0]
     for life in memories:
         steps = life.steps
-        for i, (at, status) in enumerate(steps):
-            start = index(at)
+        starts = [index(at) for at, _ in steps]
+        for i, (_, status) in enumerate(steps):
+            start = starts[i]
             if start is None:
                 break
-            end = index(steps[i + 1][0]) if i + 1 < len(steps) else None
+            end = starts[i + 1] if i + 1 < len(steps) else None
             if end == start:
                 continue  # in and out within one bucket: not standing at its end
             deltas = status_delta.setdefault(status, [0] * n)
@@ -259,12 +262,21 @@ def trajectory(win: Window, memories: Iterable[Life], shown_by_day: Mapping[str,
             if end is not None:
                 deltas[end] -= 1
             if status in current:
-                source_delta[life.group][start] += 1
+                by_group = source_delta[life.group]
+                by_group[start] += 1
                 if end is not None:
-                    source_delta[life.group][end] -= 1
-        _count_flows(flows, life, win)
+                    by_group[end] -= 1
+        imported = life.arrived_by_import
+        if imported and life.born[:10] >= first_day and (slot := index(life.born)) is not None:
+            flows[Flow.IMPORTED][slot] += 1
+        for k, e in enumerate(life.events):
+            flow = FLOW_OF_EVENT.get(e.kind)
+            if flow is None or e.at[:10] < first_day or (imported and k == 0 and flow in BIRTH_FLOWS):
+                continue  # before the window, or an imported memory's birth (counted as imported)
+            if (slot := index(e.at)) is not None:
+                flows[flow][slot] += 1
     for day, count in shown_by_day.items():
-        if (slot := index(day)) is not None and day >= win.keys[0]:
+        if (slot := index(day)) is not None and day >= first_day:
             flows[Flow.SHOWN][slot] += count
     return Trajectory(
         win,
@@ -272,21 +284,6 @@ def trajectory(win: Window, memories: Iterable[Life], shown_by_day: Mapping[str,
         by_status={k: _running(v) for k, v in status_delta.items()},
         events=flows,
     )
-
-
-def _count_flows(flows: dict[str, list[int]], life: Life, win: Window) -> None:
-    """Add one memory's events to the per-bucket flows (only what happened inside the window)."""
-    first_day = win.keys[0]
-    if life.arrived_by_import and life.born[:10] >= first_day and (at := win.index(life.born)) is not None:
-        flows[Flow.IMPORTED][at] += 1
-    for k, e in enumerate(life.events):
-        flow = FLOW_OF_EVENT.get(e.kind)
-        if flow is None or e.at[:10] < first_day:
-            continue
-        if life.arrived_by_import and k == 0 and flow in (Flow.CREATED, Flow.SUGGESTED):
-            continue  # counted as imported
-        if (at := win.index(e.at)) is not None:
-            flows[flow][at] += 1
 
 
 def _running(deltas: list[int]) -> list[int]:
