@@ -150,9 +150,10 @@ vsix: $(VSCODE_EXT)/node_modules/.package-lock.json $(VSCODE_DRIVER)/node_module
 test-editors: model setup-editors vsix
 	$(PYTEST) -m editor tests/editors
 
-# re-takes the README's screenshots (docs/images/*-gotcha.png) from the real-editor tests
+# re-takes the README's screenshots (docs/images/*-gotcha.png, the panel's *-panel*.png and vscode-health.png) from
+# the real-editor tests
 screenshots: model setup-editors vsix
-	FOREWARN_UPDATE_SCREENSHOTS=1 $(PYTEST) -m editor tests/editors -k "problems_view_and_hover or terminal_screen"
+	FOREWARN_UPDATE_SCREENSHOTS=1 $(PYTEST) -m editor tests/editors -k "problems_view_and_hover or terminal_screen or panel_this_file"
 
 # --- reliability (issue 7): kill -9, concurrency, fuzzing, hazards, migrations, security, soak ---
 .PHONY: test-reliability crash-suite soak fuzz

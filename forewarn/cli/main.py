@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "forewarn.cli.index",
     "forewarn.cli.model",
     "forewarn.cli.memory",
+    "forewarn.cli.stats",
     "forewarn.cli.mine",
     "forewarn.cli.team",
     "forewarn.cli.review",

@@ -1,9 +1,9 @@
-"""``forewarn remember``, ``forewarn search``, ``forewarn memory …`` and ``forewarn stats``.
+"""``forewarn remember``, ``forewarn search`` and ``forewarn memory …``.
 
 Each command opens the workspace's ``Workspace``, does one thing and closes it. Commands that
 only read or change a memory's status open it without the embedder (loading a model costs time and
-changes nothing for them); those that write text, search or report the search mode (``stats``) load
-it, falling back to lexical search with a note on stderr when no model is installed.
+changes nothing for them); those that write text or search load it, falling back to lexical search
+with a note on stderr when no model is installed.
 """
 
 from __future__ import annotations
@@ -71,10 +71,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--tests", action="store_true", help="rank test files like other code (default: below it)")
     _common(p, json_flag=True)
     p.set_defaults(handler=run_search)
-
-    p = sub.add_parser("stats", help="memory health: counts, stale memories, important code with no memories")
-    _common(p, json_flag=True)
-    p.set_defaults(handler=run_stats)
 
     mem = sub.add_parser("memory", help="list, inspect, supersede, forget, restore, import and export memories")
     msub = mem.add_subparsers(dest="memory_command", metavar="SUBCOMMAND")
@@ -485,28 +481,6 @@ def _chunk_json(chunk: Any, score: float) -> dict[str, Any]:
         "signature": chunk.signature,
         "score": round(score, 6),
     }
-
-
-def run_stats(args: argparse.Namespace) -> int:
-    with _engine(args, embedder=True) as engine:  # the mode and vectors reported are what search would use
-        engine.reindex()  # incremental: staleness and PageRank reflect the code as it is now
-        stats = engine.stats()
-    if args.json:
-        cliutil.print_json(stats.to_dict())
-        return 0
-    print(f"Memories: {stats.total}")
-    print("By type (current): " + (", ".join(f"{cliutil.shown(t)} {n}" for t, n in stats.by_type.items()) or "none"))
-    print("By status: " + (", ".join(f"{cliutil.shown(s)} {n}" for s, n in stats.by_status.items()) or "none"))
-    print(f"Stale (may be outdated): {stats.stale}")
-    if stats.most_surfaced:
-        print("Most surfaced:")
-        for m in stats.most_surfaced:
-            print(f"  {m.surfaced_count:>5}  {cliutil.shown(m.id)}  {_one_line(m.text, 70)}")
-    if stats.important_without_memories:
-        print("Important code with no memories yet (PageRank):")
-        for rel, score in stats.important_without_memories:
-            print(f"  {score:.4f}  {cliutil.shown(rel)}")
-    return 0
 
 
 def run_list(args: argparse.Namespace) -> int:

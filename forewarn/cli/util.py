@@ -98,7 +98,7 @@ def console(*, stderr: bool = False) -> Console:
         stderr=stderr,
         no_color=plain,
         color_system=None if plain else "auto",  # None: no styles at all (no_color alone keeps bold and dim)
-        force_terminal=force_color() or _isatty(sys.stderr if stderr else sys.stdout),  # not rich's own env rules
+        force_terminal=force_color() or isatty(sys.stderr if stderr else sys.stdout),  # not rich's own env rules
     )
 
 
@@ -140,7 +140,7 @@ def print_json(data: Any) -> None:
 @contextmanager
 def progress(description: str, total: int | None = None, *, enabled: bool = True) -> Iterator[Callable[..., None]]:
     """A progress bar on stderr (only when stderr is a terminal); yields ``advance(n=1, total=None)``."""
-    if not (enabled and _isatty(sys.stderr)):  # FORCE_COLOR colours a pipe but never animates one
+    if not (enabled and isatty(sys.stderr)):  # FORCE_COLOR colours a pipe but never animates one
         yield lambda n=1, total=None: None
         return
     bar = Progress(
@@ -162,7 +162,7 @@ def progress(description: str, total: int | None = None, *, enabled: bool = True
         yield advance
 
 
-def _isatty(stream: Any) -> bool:
+def isatty(stream: Any) -> bool:
     try:
         return bool(stream.isatty())
     except (AttributeError, ValueError):  # replaced or closed stream

@@ -228,7 +228,15 @@ async def _repo_map(ls: ForewarnServer, args: Args) -> dict[str, Any]:
 
 
 async def _stats(ls: ForewarnServer, args: Args) -> dict[str, Any]:
-    return await ls.read(ls.session_for(args.string("uri")).stats)
+    since = args.string("since", limit=40)  # a date or a span such as "90d" (forewarn.memory.trajectory)
+    return await ls.read(ls.session_for(args.string("uri")).stats, since)
+
+
+async def _file_memories(ls: ForewarnServer, args: Args) -> dict[str, Any]:
+    session, rel = ls.target(args.string("uri", required=True))
+    if rel is None:
+        args.fail("'uri' must be a file of a workspace folder")
+    return await ls.read(session.file_memories, rel)
 
 
 async def _reindex(ls: ForewarnServer, args: Args) -> dict[str, Any]:
@@ -255,6 +263,7 @@ COMMANDS = (
     Command(convert.CMD_REVIEW, _review, writes=False),
     Command(convert.CMD_SUGGESTION_DIFF, _suggestion_diff, writes=False),
     Command(convert.CMD_RESOLVE_CONFLICT, _resolve_conflict, writes=True),  # statuses change: republish
+    Command(convert.CMD_FILE_MEMORIES, _file_memories, writes=False),
 )
 
 

@@ -536,6 +536,10 @@ CMD_SUGGESTION_DIFF = "forewarn.suggestionDiff"  # the commit diff a suggestion 
 CMD_RESTORE = "forewarn.restore"  # a forgotten memory comes back (forget archives, never deletes)
 CMD_RESOLVE_CONFLICT = "forewarn.resolveConflict"  # two contradicting memories: replace, both hold, or contested
 CMD_REANCHOR = "forewarn.reanchor"  # a memory anchored by hand to another definition (an orphan found again)
+CMD_FILE_MEMORIES = "forewarn.fileMemories"  # every memory of one file, grouped by symbol (the This file views)
+# sent whenever memories may have changed (open documents are republished then): panels query again. A "$/"
+# method, which a client that does not know it may ignore (LSP), so every client gets it without asking
+MEMORIES_CHANGED = "$/forewarn/memoriesChanged"
 REANCHOR_ACTIONS = 3  # orphans of a file offered on one of its definitions: past a few, the CLI lists them
 
 

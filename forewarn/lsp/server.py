@@ -633,6 +633,7 @@ class ForewarnServer(LanguageServer):
         """Every open document again: called whenever memories may have changed (so cached answers go too)."""
         for session in list(self.sessions.values()):
             session.drop_cached()
+        self.protocol.notify(convert.MEMORIES_CHANGED, {})  # the panels query again
         for uri in list(self.open_uris):
             self.spawn(self.publish(uri, from_buffer=uri in self._dirty))
 

@@ -647,14 +647,46 @@ class FolderSession:
         return {"text": rmap.text, "tokens": rmap.tokens, "files": files}
 
     @_refusing_damage()
-    def stats(self) -> dict[str, Any]:
+    def stats(self, since: str | None = None) -> dict[str, Any]:
+        """``forewarn stats --json --since`` plus the code vectors, and a ``uri`` on every listed file."""
         engine = self._engine()
-        data: dict[str, Any] = engine.stats().to_dict()
+        data: dict[str, Any] = engine.stats(since=since).to_dict()
         embedded, total = engine.code_vector_state()
         data["code_vectors"] = {"embedded": embedded, "total": total}
-        for item in data["important_without_memories"]:
-            item["uri"] = self.uri_of(item["file"])
+        for key in ("important_without_memories", "important_files", "shown_most", "dismissed_most", "stale_memories"):
+            for item in data[key]:
+                if item.get("file"):
+                    item["uri"] = self.uri_of(item["file"])
         return data
+
+    def file_memories(self, rel: str) -> dict[str, Any]:
+        """Every memory of ``rel`` grouped by symbol, each on its current span (the editors' *This file* view)."""
+        found = self._engine().file_memories(rel)
+        symbols = []
+        for group in found.symbols:
+            # each with the severity its diagnostic has on open, so a view marks what warns as the editor does
+            memories = [
+                {**convert.memory_result(m, self.anchor_span(m)), "severity": convert.severity(m, neighbour=False)}
+                for m in group.memories
+            ]
+            ranges = [m["anchor"]["range"] for m in memories if m["anchor"] is not None]
+            symbols.append(
+                {
+                    "symbol": group.symbol,
+                    "range": min(ranges, key=lambda r: r["start"]["line"]) if ranges else None,
+                    "counts": group.counts(),
+                    "memories": memories,
+                }
+            )
+        counts = found.counts()
+        return {
+            "file": found.file,
+            "uri": self.uri_of(found.file),
+            "symbols": symbols,
+            "counts": counts,
+            "total": sum(counts.values()) + found.more,
+            "more": found.more,
+        }
 
 
 def _status(memory: Memory) -> dict[str, Any]:

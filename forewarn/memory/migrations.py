@@ -222,6 +222,21 @@ CREATE TABLE file_symbols (
 """
 
 
+# how often each memory was shown (file opens, searches), per UTC day: the health report's "shown" series and its
+# "shown most" within a window (``memories.surfaced_count`` keeps the all-time total). Usage counts, not user data:
+# never exported, and `memory recover` does not salvage them. And events by kind and time: the report's "turned
+# away most" (dismissed, marked outdated, forgotten within a window) reads a few rows instead of every event
+M012 = """
+CREATE TABLE memory_shown_daily (
+  day TEXT NOT NULL,
+  memory_id TEXT NOT NULL,
+  shown INTEGER NOT NULL,
+  PRIMARY KEY (day, memory_id)
+) WITHOUT ROWID;
+CREATE INDEX memory_events_kind_at ON memory_events (kind, at);
+"""
+
+
 def _m004_suggestions(conn: sqlite3.Connection) -> None:
     """Statuses ``suggested``/``dismissed``, a ``provenance`` column, and the mining tables.
 
@@ -278,4 +293,5 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("m006_contested", _m006_contested),
     Migration("m007_anchored_code", M007),
     Migration("m008_joined_identifier_terms", _m008_joined_identifier_terms),
+    Migration("m012_shown_daily", M012),
 )

@@ -10,6 +10,8 @@ This module owns every line of memory SQL. ``memory.db`` holds:
 - ``memory_fts`` — an external-content FTS5 index over text, tags, file, symbol and the split forms
   of compound identifiers, kept in sync by triggers inside the writing transaction.
 - ``memory_vectors`` — embeddings per (memory, model), the source of truth for the hnsw index.
+- ``memory_shown_daily`` — how often each memory was shown per UTC day (m012); the health report's reads of
+  it and of the rest live in ``store_health.py``, a part of this class.
 
 Nothing is ever deleted: superseded and archived memories stay as inspectable history. A database
 that cannot be read raises :class:`MemoryDatabaseCorruptError` naming the file; it is never replaced
@@ -49,6 +51,7 @@ from forewarn.memory.records import (
     SearchRow,
     StoreStats,
 )
+from forewarn.memory.store_health import HealthReads
 from forewarn.memory.text import identifier_terms, normalise_id_prefix
 from forewarn.memory.vocabulary import (
     ANCHORED_STATUSES,
@@ -146,7 +149,7 @@ def _placeholders(n: int) -> str:
     return ", ".join("?" * n)
 
 
-class MemoryStore:
+class MemoryStore(HealthReads):
     """The memory database. Thread-safe: one connection, every call serialized by a re-entrant lock.
 
     Compound writes run in one transaction via :meth:`batch`; single calls open their own.
@@ -885,14 +888,17 @@ class MemoryStore:
                 [(at, i) for i in ids],
             )
 
-    def record_surfaced(self, ids: Sequence[str]) -> None:
+    def record_surfaced(self, ids: Sequence[str], at: str | None = None) -> None:
+        """Count ``ids`` as shown once more: in all (``surfaced_count``) and on the UTC day of ``at`` (default: now)."""
         if not ids:
             return
+        day = (at or time.strftime("%Y-%m-%d", time.gmtime()))[:10]
         with self.batch():
             before = self.conn.total_changes
             self.conn.executemany(
                 """UPDATE memories SET surfaced_count = surfaced_count + 1 WHERE id = ?""", [(i,) for i in ids]
             )
+            self._record_shown_day(ids, day)
             self._benign_changes += self.conn.total_changes - before  # recent_refs' rows stay valid
 
     def set_text(self, memory_id: str, text: str, *, at: str) -> None:

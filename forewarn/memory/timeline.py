@@ -36,6 +36,8 @@ STATUS_AFTER: dict[str, MemoryStatus | None] = {
     "forgotten": MemoryStatus.ARCHIVED,
     "purged": MemoryStatus.ARCHIVED,
     "restored": None,  # back to what it was before it was forgotten (detail: status)
+    "contested": MemoryStatus.CONTESTED,  # it contradicts another current memory (workspace/conflicts.py)
+    "uncontested": None,  # back to the status it had before it was contested (detail: status)
 }
 STATUS_EVENTS = frozenset(STATUS_AFTER)
 
@@ -86,6 +88,8 @@ def standing_at(memory: Memory, events: Sequence[MemoryEvent], at: str) -> Stand
                 before = history.pop() if history else (MemoryStatus.ACTIVE, None)
                 given = str(detail.get("status") or before[0])
                 status, reason = given, (before[1] if given == before[0] else None)
+            elif e.kind == "uncontested":
+                status, reason = str(detail.get("status") or MemoryStatus.ACTIVE), None
             else:  # revived
                 said = detail.get("status")
                 changed = bool(detail.get("diff")) or said == MemoryStatus.STALE

@@ -54,6 +54,16 @@ class MemorySource(StrEnum):
     IMPORT = "import"
 
 
+class SourceGroup(StrEnum):
+    """How a memory arrived, as the health report groups it: typed by a person here, mined from the history or the
+    code's warning comments, imported from the team's shared file, or written by an agent."""
+
+    TYPED = "typed"
+    MINED = "mined"
+    IMPORTED = "imported"
+    AGENT = "agent"
+
+
 class Visibility(StrEnum):
     """Who a memory is for: the team (exported to the shared file) or its writer alone (never exported)."""
 

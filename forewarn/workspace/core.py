@@ -367,7 +367,7 @@ class WorkspaceCore:
         with self._surfaced_lock:
             ids, self._surfaced = self._surfaced, []
         if ids:
-            self.store.record_surfaced(ids)
+            self.store.record_surfaced(ids, to_iso(self.clock()))
 
 
 def _open_embedder(settings: Settings) -> tuple[Any | None, str | None]:

@@ -36,11 +36,12 @@ from forewarn.memory.vocabulary import (
 )
 from forewarn.workspace import reconcile, team
 from forewarn.workspace.core import DEFAULT_CONFIDENCE
+from forewarn.workspace.file_panel import FilePanelMixin
+from forewarn.workspace.health import HealthMixin
 from forewarn.workspace.opening import OpenMixin
 from forewarn.workspace.results import (
     History,
     RememberResult,
-    WorkspaceStats,
 )
 from forewarn.workspace.searching import SearchMixin
 from forewarn.workspace.suggested import SuggestionsMixin
@@ -53,7 +54,7 @@ log = logging.getLogger(__name__)
 MERGE_NEIGHBOURS = 10  # nearest memories checked for merge/supersession on remember
 
 
-class Workspace(SuggestionsMixin, SearchMixin, OpenMixin):
+class Workspace(SuggestionsMixin, SearchMixin, OpenMixin, HealthMixin, FilePanelMixin):
     """Index + memories + embedder + session for one workspace. Create with :meth:`open`."""
 
     def remember(
@@ -382,25 +383,6 @@ class Workspace(SuggestionsMixin, SearchMixin, OpenMixin):
         if not m.session_id:
             return []
         return [x for x in self.store.in_session(m.session_id, limit=limit + 1) if x.id != m.id][:limit]
-
-    def stats(self, *, top: int = 10) -> WorkspaceStats:
-        self._write_surfaced()
-        s = self.store.stats(top=top)
-        important: list[tuple[str, float]] = []
-        try:
-            scores, _ = self.graph.file_ranks()
-            for rel in sorted(scores, key=lambda r: (-scores[r], r)):
-                if rel not in s.anchored_files:
-                    important.append((rel, scores[rel]))
-                    if len(important) >= top:
-                        break
-        except Exception:
-            log.exception("ranking files for stats failed")
-        return WorkspaceStats(
-            total=s.total, by_type=s.by_type, by_status=s.by_status, stale=s.by_status.get(MemoryStatus.STALE, 0),
-            most_surfaced=s.most_surfaced, important_without_memories=important, mode=self.mode, reason=self.reason,
-            vectors=len(self.vectors) if self.vectors is not None else 0,
-        )  # fmt: skip
 
     def default_export_path(self) -> Path:
         return self.root / transfer.DEFAULT_RELATIVE_PATH

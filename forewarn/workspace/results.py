@@ -128,16 +128,46 @@ class History:
 
 
 @dataclass(frozen=True, slots=True)
+class ImportantFile:
+    """One of the most important files by PageRank, and how many current memories it holds (0: none)."""
+
+    file: str
+    score: float
+    rank: int  # 1 = the most important file of the workspace
+    memories: int
+
+
+@dataclass(frozen=True, slots=True)
+class Pushback:
+    """A memory people turned away within the report's window: how often, the latest way, and when."""
+
+    memory: Memory
+    times: int
+    last: str  # the event kind: dismissed, marked_stale, forgotten
+    at: str
+
+    @property
+    def surfaced(self) -> int:
+        """How often it was shown in all: turned away after being shown often is the loudest noise."""
+        return self.memory.surfaced_count
+
+
+@dataclass(frozen=True, slots=True)
 class WorkspaceStats:
     total: int
     by_type: dict[str, int]
     by_status: dict[str, int]
     stale: int
-    most_surfaced: list[Memory]
+    most_surfaced: list[Memory]  # all time
     important_without_memories: list[tuple[str, float]]  # (file, PageRank score), most important first
     mode: str
     reason: str | None
     vectors: int
+    trajectory: dict[str, Any] = field(default_factory=dict)  # forewarn.memory.trajectory.Trajectory.to_dict()
+    important_files: list[ImportantFile] = field(default_factory=list)  # the most important files, with or without
+    shown_most: list[tuple[Memory, int]] = field(default_factory=list)  # within the trajectory's window
+    dismissed_most: list[Pushback] = field(default_factory=list)  # within the trajectory's window
+    stale_memories: list[tuple[Memory, str]] = field(default_factory=list)  # (memory, why), newest first
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -152,7 +182,34 @@ class WorkspaceStats:
             "mode": self.mode,
             "reason": self.reason,
             "vectors": self.vectors,
+            "trajectory": self.trajectory,
+            "important_files": [
+                {"file": f.file, "score": f.score, "rank": f.rank, "memories": f.memories} for f in self.important_files
+            ],
+            "shown_most": [{**memory_brief(m), "shown": n, "surfaced": m.surfaced_count} for m, n in self.shown_most],
+            "dismissed_most": [
+                {**memory_brief(p.memory), "times": p.times, "last": p.last, "at": p.at, "surfaced": p.surfaced}
+                for p in self.dismissed_most
+            ],
+            "stale_memories": [
+                {**memory_brief(m), "why": why, "since": m.updated_at} for m, why in self.stale_memories
+            ],
         }
+
+
+def memory_brief(m: Memory) -> dict[str, Any]:
+    """A memory as the health report's lists name it (the editors open its file; the full record is a command away)."""
+    a = m.anchor
+    return {
+        "id": m.id,
+        "type": m.type,
+        "text": m.text,
+        "status": m.status,
+        "source": m.source,
+        "file": a.file if a else None,
+        "symbol": a.symbol if a else None,
+        "created_at": m.created_at,
+    }
 
 
 CLOSEST_TEXT_CHARS = 80  # the closest miss a search names when none reached the floor: enough to recognise it

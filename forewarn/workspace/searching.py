@@ -125,7 +125,7 @@ class SearchMixin(WorkspaceCore):
         if record and as_of_iso is None and hits:
             # shown, not yet used: access (which reinforces ranking) comes from accept/confirm, so results
             # do not feed on their own visibility
-            self.store.record_surfaced([h.memory.id for h in hits])
+            self.store.record_surfaced([h.memory.id for h in hits], to_iso(self.clock()))
         if record and query.strip():
             self.session.observe("search", query.strip()[:200])
         mode = "hybrid" if qvec is not None else "lexical"

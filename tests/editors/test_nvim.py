@@ -100,7 +100,7 @@ vim.cmd("qa!")
     done = run_nvim(nvim, tmp_path, f"luafile {script}")
     assert done.returncode == 0, done.stderr
     text = out.read_text()
-    assert "complete:map,reindex,remember,restart,review,search,stats" in text
+    assert "complete:map,panel,reindex,remember,restart,review,search,stats" in text
     assert "complete-re:reindex,remember,restart,review" in text
     assert "forewarn" in text and "setup() has run" in text
     assert "ERROR" not in text, text

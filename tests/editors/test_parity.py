@@ -18,8 +18,10 @@ import pytest
 
 from forewarn.config import Settings
 from forewarn.lsp.commands import COMMANDS
-from forewarn.lsp.convert import CLIENT_CAPABILITY, PROMPTS_FOR_TEXT
+from forewarn.lsp.convert import CLIENT_CAPABILITY, MEMORIES_CHANGED, PROMPTS_FOR_TEXT
 from forewarn.memory.store import MEMORY_TYPES
+from forewarn.memory.vocabulary import MemoryStatus
+from forewarn.workspace.file_panel import PANEL_STATUSES
 from tests.editors.conftest import REPO
 from tests.editors.test_manifest import CLIENT_ONLY, MANIFEST, camel
 
@@ -166,6 +168,31 @@ def test_both_clients_declare_that_they_prompt_for_text() -> None:
     assert lua.search(LUA_PROTOCOL.read_text()), "lua/forewarn/protocol.lua M.EXPERIMENTAL_CAPABILITIES"
     for start in (NVIM / "lua" / "forewarn" / "init.lua", NVIM / "lsp" / "forewarn.lua"):  # setup() and lsp.enable
         assert 'require("forewarn.protocol").declare_prompts' in start.read_text(), start
+
+
+def test_both_panels_know_every_status_and_list_a_files_in_the_servers_order() -> None:
+    """The panels word every status and list a file's memories in ``PANEL_STATUSES`` order; they refresh on the
+    server's ``MEMORIES_CHANGED`` notification, spelled once in each protocol file."""
+    ts_text = block(TS_PROTOCOL, TS_TOKENS, r"export const MEMORY_STATUSES\s*=\s*\[")[1]
+    ts_strings_ = block(TS_PROTOCOL, TS_TOKENS, r"export const MEMORY_STATUSES\s*=\s*\[")[2]
+    lua_strings_ = block(LUA_PROTOCOL, LUA_TOKENS, r"M\.MEMORY_STATUSES\s*=\s*\{")[2]
+    for name, text_strings, in_file in (
+        ("src/protocol.ts", ts_strings_, re.findall(r"inFile:\s*(true|false)", ts_text)),
+        (
+            "lua/forewarn/protocol.lua",
+            lua_strings_,
+            re.findall(
+                r"in_file\s*=\s*(true|false)", block(LUA_PROTOCOL, LUA_TOKENS, r"M\.MEMORY_STATUSES\s*=\s*\{")[1]
+            ),
+        ),
+    ):
+        statuses = list(text_strings.values())[0::2]  # each entry: the status, then its label
+        assert sorted(statuses) == sorted(MemoryStatus), f"{name} MEMORY_STATUSES"
+        listed = [s for s, flag in zip(statuses, in_file, strict=True) if flag == "true"]
+        assert listed == [str(s) for s in PANEL_STATUSES], f"{name}: the This file statuses, in the server's order"
+    ts = re.search(r'MEMORIES_CHANGED_NOTIFICATION\s*=\s*"([^"]+)"', TS_PROTOCOL.read_text())
+    lua = re.search(r'M\.MEMORIES_CHANGED\s*=\s*"([^"]+)"', LUA_PROTOCOL.read_text())
+    assert ts and lua and ts[1] == lua[1] == MEMORIES_CHANGED
 
 
 def client_sources() -> list[Path]:

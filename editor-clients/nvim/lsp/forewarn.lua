@@ -36,4 +36,6 @@ return {
   end,
   -- the server's "remember"/"supersede" code actions leave the text to the editor to ask for
   commands = require("forewarn.commands").code_action_commands,
+  -- $/forewarn/memoriesChanged refreshes an open :Forewarn panel
+  handlers = require("forewarn.protocol").panel_handlers(),
 }

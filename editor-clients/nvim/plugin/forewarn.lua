@@ -9,7 +9,7 @@ vim.api.nvim_create_user_command("Forewarn", function(opts)
 end, {
   nargs = "*",
   range = true,
-  desc = "Forewarn: search | remember | review | map | stats | reindex | restart",
+  desc = "Forewarn: search | remember | review | panel | map | stats | reindex | restart",
   complete = function(arg_lead, cmd_line)
     return require("forewarn.commands").complete(arg_lead, cmd_line)
   end,

@@ -2,7 +2,6 @@
 import { spawn } from "node:child_process";
 import * as vscode from "vscode";
 import { describeAnchor, openAnchor, symbolAt, toLspRange } from "./anchors";
-import { renderHealthHtml } from "./health";
 import {
   type Anchor,
   isRecord,
@@ -16,7 +15,6 @@ import {
   type SearchResult,
   type SuggestionDiffResult,
   ServerCommand,
-  type Stats,
 } from "./protocol";
 import { type SearchRow, searchRows, searchTitle } from "./search";
 import { errorText, type ForewarnServer, settingReader, workspaceFolder } from "./server";
@@ -462,20 +460,6 @@ export async function executeCodeActionCommand(
     }
   }
   return send(args);
-}
-
-export async function showHealth(server: ForewarnServer): Promise<void> {
-  let stats: Stats;
-  try {
-    stats = await server.command<Stats>(ServerCommand.stats, activeFile());
-  } catch (error) {
-    await vscode.window.showErrorMessage(`Forewarn: ${errorText(error)}`);
-    return;
-  }
-  const panel = vscode.window.createWebviewPanel("forewarn.health", "Forewarn: Memory Health", vscode.ViewColumn.Active, {
-    enableScripts: false,
-  });
-  panel.webview.html = renderHealthHtml(stats, vscode.workspace.name ?? "workspace");
 }
 
 /** Read-only documents for the repo map: content lives here, VS Code asks for it by URI. */

@@ -9,10 +9,10 @@ import {
   rememberHere,
   reviewSuggestions,
   searchMemories,
-  showHealth,
   showRepoMap,
 } from "./commands";
 import { registerMcpServers } from "./mcp";
+import { Panel } from "./panel";
 import { ClientCommand, ServerCommand } from "./protocol";
 import { onDidChangePythonInterpreter } from "./python";
 import { ForewarnServer, SETTINGS_SECTION } from "./server";
@@ -31,6 +31,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const status = createStatusItem();
   const repoMaps = new RepoMapDocuments();
   renderStatus(status, forewarn.state);
+  const panel = new Panel(context, forewarn);
+  const act = panel.actions;
 
   let restarting: Promise<void> = Promise.resolve();
   const restart = (): Promise<void> => (restarting = restarting.then(() => forewarn.restart()));
@@ -48,13 +50,25 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.workspace.registerTextDocumentContentProvider(REPO_MAP_SCHEME, repoMaps),
     vscode.commands.registerCommand(ClientCommand.searchMemories, () => searchMemories(forewarn)),
     vscode.commands.registerCommand(ClientCommand.rememberHere, () => rememberHere(forewarn)),
-    vscode.commands.registerCommand(ClientCommand.showHealth, () => showHealth(forewarn)),
+    vscode.commands.registerCommand(ClientCommand.showHealth, () => panel.showHealth()),
     vscode.commands.registerCommand(ClientCommand.showRepoMap, () => showRepoMap(forewarn, repoMaps)),
     vscode.commands.registerCommand(ClientCommand.reindexWorkspace, () => reindexWorkspace(forewarn)),
     vscode.commands.registerCommand(ClientCommand.installModel, () => installModel(forewarn, output, restart)),
     vscode.commands.registerCommand(ClientCommand.restartServer, restart),
     vscode.commands.registerCommand(ClientCommand.showOutput, () => output.show(true)),
     vscode.commands.registerCommand(ClientCommand.reviewSuggestions, () => reviewSuggestions(forewarn)),
+    panel,
+    vscode.commands.registerCommand(ClientCommand.showPanel, () => panel.show()),
+    vscode.commands.registerCommand(ClientCommand.refreshPanel, () => panel.refresh()),
+    vscode.commands.registerCommand(ClientCommand.openMemory, (node?: unknown) => act.open(node)),
+    vscode.commands.registerCommand(ClientCommand.confirmMemory, (node?: unknown) => act.confirm(node)),
+    vscode.commands.registerCommand(ClientCommand.markMemoryOutdated, (node?: unknown) => act.markOutdated(node)),
+    vscode.commands.registerCommand(ClientCommand.supersedeMemory, (node?: unknown) => act.supersede(node)),
+    vscode.commands.registerCommand(ClientCommand.forgetMemory, (node?: unknown) => act.forget(node)),
+    vscode.commands.registerCommand(ClientCommand.acceptSuggestion, (node?: unknown) => act.accept(node)),
+    vscode.commands.registerCommand(ClientCommand.editAndAcceptSuggestion, (node?: unknown) => act.editAndAccept(node)),
+    vscode.commands.registerCommand(ClientCommand.dismissSuggestion, (node?: unknown) => act.dismiss(node)),
+    vscode.commands.registerCommand(ClientCommand.showSuggestionCommit, (node?: unknown) => act.showCommit(node)),
     mcpChanged,
     vscode.workspace.onDidChangeWorkspaceFolders(() => mcpChanged.fire()),
     vscode.workspace.onDidChangeConfiguration((event) => {

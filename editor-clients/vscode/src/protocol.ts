@@ -130,6 +130,82 @@ export interface ReindexResult {
 
 export type Stats = Record<string, unknown>;
 
+/** A memory in `forewarn.fileMemories`: a `Memory` and the severity its diagnostic has on open (LSP numbers). */
+export interface FileMemory extends Memory {
+  severity?: number;
+}
+
+/** One symbol of a file (`symbol` null: the whole file) with its memories and how many of each status. */
+export interface SymbolMemories {
+  symbol: string | null;
+  range?: LspRange | null;
+  counts: Record<string, number>;
+  memories: FileMemory[];
+}
+
+/** `forewarn.fileMemories`: every memory of one file, grouped by symbol (the whole file first, then by line). */
+export interface FileMemoriesResult {
+  file: string;
+  uri: string;
+  symbols: SymbolMemories[];
+  counts: Record<string, number>;
+  total: number;
+  more: number;
+}
+
+/** `forewarn.stats`' trajectory: one number per bucket (`buckets` are their first days). */
+export interface Trajectory {
+  bucket: string;
+  since: string;
+  until: string;
+  buckets: string[];
+  by_source: Record<string, number[]>;
+  by_status: Record<string, number[]>;
+  events: Record<string, number[]>;
+}
+
+/** A memory as the health report lists it, with what it is listed for (shown, times turned away, why stale). */
+export interface BriefMemory {
+  id: string;
+  type: string;
+  text: string;
+  status?: string;
+  source?: string;
+  file?: string | null;
+  symbol?: string | null;
+  uri?: string;
+  shown?: number;
+  surfaced?: number;
+  times?: number;
+  last?: string;
+  at?: string;
+  why?: string;
+}
+
+export interface ImportantFile {
+  file: string;
+  uri?: string;
+  score: number;
+  rank: number;
+  memories: number;
+}
+
+/** `forewarn.stats` (also `forewarn stats --json`): counts, the trajectory and the lists beside it. */
+export interface HealthStats {
+  total?: number;
+  by_type?: Record<string, number>;
+  by_status?: Record<string, number>;
+  stale?: number;
+  mode?: string;
+  reason?: string | null;
+  trajectory?: Trajectory;
+  important_files?: ImportantFile[];
+  shown_most?: BriefMemory[];
+  most_surfaced?: BriefMemory[];
+  dismissed_most?: BriefMemory[];
+  stale_memories?: BriefMemory[];
+}
+
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -170,7 +246,26 @@ export const ServerCommand = {
   restore: "forewarn.restore",
   reanchor: "forewarn.reanchor",
   resolveConflict: "forewarn.resolveConflict",
+  fileMemories: "forewarn.fileMemories",
 } as const;
+
+/** Sent by the server whenever memories may have changed: the panel's views ask again. */
+export const MEMORIES_CHANGED_NOTIFICATION = "$/forewarn/memoriesChanged";
+
+/**
+ * Every memory status the server knows (forewarn/memory/vocabulary.py MemoryStatus), as the panel words it; the
+ * panel's This File view lists those with `inFile`, in this order.
+ */
+export const MEMORY_STATUSES = [
+  { status: "contested", label: "contested", inFile: true },
+  { status: "active", label: "current", inFile: true },
+  { status: "stale", label: "stale", inFile: true },
+  { status: "orphaned", label: "orphaned (code gone)", inFile: true },
+  { status: "suggested", label: "suggested", inFile: true },
+  { status: "superseded", label: "superseded", inFile: false },
+  { status: "archived", label: "forgotten", inFile: false },
+  { status: "dismissed", label: "dismissed", inFile: false },
+] as const;
 
 /**
  * What this client declares under `capabilities.experimental` at initialize: it asks the user for the text of a
@@ -190,6 +285,17 @@ export const ClientCommand = {
   restartServer: "forewarn.restartServer",
   showOutput: "forewarn.showOutput",
   reviewSuggestions: "forewarn.reviewSuggestions",
+  showPanel: "forewarn.panel.show",
+  refreshPanel: "forewarn.panel.refresh",
+  openMemory: "forewarn.panel.openMemory",
+  confirmMemory: "forewarn.panel.confirm",
+  markMemoryOutdated: "forewarn.panel.markOutdated",
+  supersedeMemory: "forewarn.panel.supersede",
+  forgetMemory: "forewarn.panel.forget",
+  acceptSuggestion: "forewarn.panel.accept",
+  editAndAcceptSuggestion: "forewarn.panel.editAndAccept",
+  dismissSuggestion: "forewarn.panel.dismiss",
+  showSuggestionCommit: "forewarn.panel.showCommit",
 } as const;
 
 /** Every daemon setting (forewarn/config.py's tree), as the dotted camelCase keys the client sends. */

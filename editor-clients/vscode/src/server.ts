@@ -61,6 +61,7 @@ export class ForewarnServer implements vscode.Disposable {
   readonly onDidChangeState = this.stateEmitter.event;
   private current: ServerState = { kind: "stopped" };
   private readonly progressTitles = new Map<string | number, string>();
+  private readonly notificationHandlers = new Set<{ method: string; handler: () => void }>();
 
   constructor(
     private readonly output: vscode.OutputChannel,
@@ -118,6 +119,9 @@ export class ForewarnServer implements vscode.Disposable {
     };
     const client = new LanguageClient("forewarn", "Forewarn", serverOptions, clientOptions);
     client.registerFeature(declarePrompts);
+    for (const { method, handler } of this.notificationHandlers) {
+      client.onNotification(method, handler);
+    }
     this.client = client;
     client.onDidChangeState((event) => {
       if (event.newState === State.Starting) {
@@ -181,6 +185,17 @@ export class ForewarnServer implements vscode.Disposable {
   async restart(): Promise<void> {
     await this.stop();
     await this.start();
+  }
+
+  /** Calls `handler` on every `method` notification from the server, this one and each one after a restart. */
+  onNotification(method: string, handler: () => void): vscode.Disposable {
+    const entry = { method, handler };
+    this.notificationHandlers.add(entry);
+    const disposable = this.client?.onNotification(method, handler);
+    return new vscode.Disposable(() => {
+      this.notificationHandlers.delete(entry);
+      disposable?.dispose();
+    });
   }
 
   /** Runs one of the daemon's workspace/executeCommand commands with its single object argument. */

@@ -106,6 +106,8 @@ local function jump_to_anchor(anchor)
   return true
 end
 
+M.jump_to_anchor = jump_to_anchor
+
 local function jump_to(memory)
   if not jump_to_anchor(memory.anchor) then
     notify(M.format_memory(memory))
@@ -541,6 +543,9 @@ M.subcommands = {
   end,
   review = function()
     M.review()
+  end,
+  panel = function(args)
+    require("forewarn.panel").open(args[1])
   end,
   map = function()
     M.map()

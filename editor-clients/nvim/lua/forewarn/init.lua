@@ -58,6 +58,7 @@ local function lsp_config(root)
     capabilities = M.config.capabilities or vim.lsp.protocol.make_client_capabilities(),
     -- the code actions' prompts (commands.lua) are this plugin's: say so, so the server offers those actions
     before_init = require("forewarn.protocol").declare_prompts,
+    handlers = require("forewarn.protocol").panel_handlers(),
     on_attach = M.config.on_attach,
   }
 end

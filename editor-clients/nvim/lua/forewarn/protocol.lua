@@ -24,6 +24,23 @@ M.COMMANDS = {
   restore = "forewarn.restore",
   reanchor = "forewarn.reanchor",
   resolve_conflict = "forewarn.resolveConflict",
+  file_memories = "forewarn.fileMemories",
+}
+
+--- Sent by the server whenever memories may have changed: the panel asks again.
+M.MEMORIES_CHANGED = "$/forewarn/memoriesChanged"
+
+--- Every memory status the server knows, as the panel words them; `in_file`: listed by the panel's This file
+--- section, in this order.
+M.MEMORY_STATUSES = {
+  { status = "contested", label = "contested", in_file = true },
+  { status = "active", label = "current", in_file = true },
+  { status = "stale", label = "stale", in_file = true },
+  { status = "orphaned", label = "orphaned (code gone)", in_file = true },
+  { status = "suggested", label = "suggested", in_file = true },
+  { status = "superseded", label = "superseded", in_file = false },
+  { status = "archived", label = "forgotten", in_file = false },
+  { status = "dismissed", label = "dismissed", in_file = false },
 }
 
 --- What this plugin declares under `capabilities.experimental` at initialize: it asks the user for the text of a
@@ -36,6 +53,15 @@ function M.declare_prompts(params)
   local capabilities = params.capabilities or {}
   capabilities.experimental = vim.tbl_deep_extend("force", capabilities.experimental or {}, M.EXPERIMENTAL_CAPABILITIES)
   params.capabilities = capabilities
+end
+
+--- The client handlers the panel needs: $/forewarn/memoriesChanged refreshes an open :Forewarn panel.
+function M.panel_handlers()
+  return {
+    [M.MEMORIES_CHANGED] = function(...)
+      require("forewarn.panel").on_memories_changed(...)
+    end,
+  }
 end
 
 --- Every daemon setting (forewarn/config.py's tree) as a dotted path, as `settings = {...}` spells it.

@@ -1,7 +1,6 @@
 // Unit tests of the pure parts (no VS Code needed): node --test on the tsc output.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { escapeHtml, renderHealthHtml } from "../health";
 import {
   daemonSettings,
   initializationOptions,
@@ -88,31 +87,4 @@ test("agent mode's MCP server runs the language server's program with mcp for on
     "--trust-agents",
   ]);
   assert.equal(mcpLaunch({ command: "/usr/local/bin/my-wrapper", args: [], origin }, "/w", false), undefined);
-});
-
-test("the health page escapes everything the server sends", () => {
-  const html = renderHealthHtml(
-    {
-      by_type: { "<b>gotcha</b>": 3 },
-      stale: [{ type: "gotcha", text: "<img src=x onerror=alert(1)>", anchor: { file: "a&b.py" } }],
-      important_without_memories: [{ file: "core/<script>.py", score: 0.123456 }],
-      future_field: "'quoted'",
-      total: 4,
-      mode: "<lexical>",
-    },
-    "shop <dev>",
-  );
-  assert.ok(!html.includes("<img"));
-  assert.ok(!html.includes("<script>"));
-  assert.ok(!html.includes("<b>gotcha"));
-  assert.ok(html.includes("&lt;img src=x onerror=alert(1)&gt;"));
-  assert.ok(html.includes("a&amp;b.py"));
-  assert.ok(html.includes("core/&lt;script&gt;.py"));
-  assert.ok(html.includes("0.123"));
-  assert.ok(html.includes("&#39;quoted&#39;"));
-  assert.ok(html.includes("<td>Memories</td><td>4</td>"));
-  assert.ok(html.includes("<td>Search mode</td><td>&lt;lexical&gt;</td>"));
-  assert.ok(html.includes("shop &lt;dev&gt;"));
-  assert.ok(html.includes("default-src 'none'"));
-  assert.equal(escapeHtml(`<>&"'`), "&lt;&gt;&amp;&quot;&#39;");
 });

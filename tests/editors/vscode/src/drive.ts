@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
+import { panel, type PanelResult } from "./panel";
 
 interface Config {
   url: string;
@@ -22,8 +23,9 @@ interface Config {
    * "gotcha": the gotcha shows in the Problems view and in the hover.
    * "commands": the palette commands (search, remember, health, repo map) against the real server.
    * "conflict": Remember Gotcha Here with a text contradicting the gotcha, then the prompt that follows.
+   * "panel": the Forewarn view container (panel.ts).
    */
-  mode: "activate" | "gotcha" | "commands" | "conflict";
+  mode: "activate" | "gotcha" | "commands" | "conflict" | "panel";
   file?: string;
   line?: number;
   column?: number;
@@ -41,6 +43,9 @@ interface Config {
   /** mode "conflict": the contradicting text, and the label of the answer to pick in the prompt */
   conflictText?: string;
   conflictAnswer?: string;
+  /** mode "panel": the first lines of the suggestion to accept and of a warning comment's suggestion */
+  accept?: string;
+  comment?: string;
 }
 
 interface Result {
@@ -64,6 +69,7 @@ interface Result {
   /** mode "conflict": the prompt's title and rows, and the notification the answer produced */
   conflictPrompt?: { title: string; rows: string[] };
   conflictDone?: string;
+  panel?: PanelResult;
   screenshot?: string;
 }
 
@@ -160,6 +166,13 @@ async function check(page: Page, config: Config, result: Result, step: Step): Pr
   }
   if (config.mode === "conflict") {
     await conflict(page, config, result, step);
+    return;
+  }
+  if (config.mode === "panel") {
+    if (!config.accept || !config.comment) {
+      throw new Error("mode 'panel' needs accept and comment");
+    }
+    result.panel = await panel(page, { ...config, file, accept: config.accept, comment: config.comment }, step);
     return;
   }
   await step("open the file (Quick Open)", async () => {
