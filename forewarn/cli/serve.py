@@ -65,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
     # -w is never discovered from the cwd: an editor starts servers from wherever it was started
     fallback_root = cliutil.workspace_root(args) if args.workspace is not None else None
     configure_logging(args.log_file, args.verbose)
-    from forewarn.lsp.server import create_server, serve_tcp
+    from forewarn.lsp.server import create_server
+    from forewarn.lsp.transport import serve_tcp
 
     if args.tcp:
         if not 0 <= args.port <= 65535:
