@@ -10,6 +10,7 @@ import hmac
 import logging
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import cattrs
@@ -32,6 +33,8 @@ MAX_MESSAGE_BYTES = 64 * 1024 * 1024  # a larger frame is discarded: no real LSP
 INVALID_REQUEST = JsonRpcInvalidRequest.CODE  # JSON-RPC's answer to a request it cannot even identify
 NOT_INITIALIZED = JsonRpcServerNotInitialized.CODE  # LSP: the answer to any request before initialize
 TOKEN_OPTION = "token"  # serve --tcp with a token: initializationOptions.token must carry it
+# serve --tcp: a client sends initialize as soon as it connects; a connection silent this long is not a client
+INITIALIZE_TIMEOUT_S = 5.0
 
 
 class _Answered:
@@ -183,14 +186,25 @@ class _GuardedStreamReader:
         return b"null"  # parses, then fails as "not a message": reported like any malformed frame
 
 
+@dataclass
+class _Connection:
+    """The TCP connection being served: how to end it, and when it has ended."""
+
+    peer: Any
+    drop: Callable[[str], None]
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+
+
 def serve_tcp(server: ForewarnServer, host: str, port: int, token: str | None = None) -> None:
     """Serve one client at a time over TCP; the bound address is logged (``--port 0`` picks a free port).
 
-    A connection made while a client is connected is closed at once (logged): it can never read or take
-    the first client's answers. Nothing but ``initialize`` is served before ``initialize``, which must carry
-    ``token`` in ``initializationOptions.token`` when one is given. The server ends once the client that
-    initialized disconnects; a connection that ends before that (a port scan, a wrong token) leaves it
-    listening for the real client.
+    A connection made while an initialized client is connected is closed at once (logged): it can never read
+    or take the first client's answers. Nothing but ``initialize`` is served before ``initialize``, which must
+    carry ``token`` in ``initializationOptions.token`` when one is given. A connection that has not sent
+    ``initialize`` holds nothing: it is closed after ``INITIALIZE_TIMEOUT_S``, or as soon as another client
+    connects, so an idle or hostile peer can never keep the real client out (R12). The server ends once the
+    client that initialized disconnects; a connection that ends before that (a port scan, a wrong token)
+    leaves it listening for the real client.
     """
     stop = threading.Event()
     server._stop_event = stop
@@ -198,30 +212,41 @@ def serve_tcp(server: ForewarnServer, host: str, port: int, token: str | None = 
     assert isinstance(protocol, ForewarnProtocol)
     protocol.required_token = token
     served: asyncio.Future[None]  # set by main(): done once the initialized client has gone
-    busy = False
+    active: _Connection | None = None
 
     async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        nonlocal busy
+        nonlocal active
         peer = writer.get_extra_info("peername")
-        if busy:
-            log.warning("forewarn: refused a connection from %s: this server serves one client at a time", peer)
-            writer.close()
-            return
-        busy = True
+        while active is not None:
+            if protocol.initialize_seen:
+                log.warning("forewarn: refused a connection from %s: this server serves one client at a time", peer)
+                writer.close()
+                return
+            waiting = active
+            waiting.drop(f"another client ({peer}) connected before this one sent initialize")
+            await waiting.done.wait()
 
         def drop(reason: str) -> None:
             log.warning("forewarn: closing the connection from %s: %s", peer, reason)
             writer.close()  # buffered replies are flushed first; the reader then sees the end of the stream
 
+        def silent() -> None:
+            if not protocol.initialize_seen:
+                drop(f"no initialize within {INITIALIZE_TIMEOUT_S:g} s")
+
+        active = current = _Connection(peer, drop)
         protocol.set_writer(writer)
         protocol.drop_connection = drop
+        timer = asyncio.get_running_loop().call_later(INITIALIZE_TIMEOUT_S, silent)
         try:
             await run_async(stop, _GuardedStreamReader(reader), protocol, log, server.report_server_error)
         except (ConnectionError, asyncio.IncompleteReadError, ValueError) as exc:  # ValueError: an endless header
             log.warning("forewarn: the connection from %s ended: %s", peer, exc or type(exc).__name__)
         finally:
+            timer.cancel()
             writer.close()
-            busy = False
+            active = None
+            current.done.set()
             if protocol.initialize_seen:
                 if not served.done():
                     served.set_result(None)
