@@ -9,7 +9,7 @@ import sys
 from rich.console import Console
 
 from forewarn.cli import util as cliutil
-from forewarn.cli.util import CliError, shown
+from forewarn.cli.util import shown
 from forewarn.config import load_settings
 
 log = logging.getLogger(__name__)
@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         ),
     )
     mine.add_argument("--since", metavar="REF|DATE", help="read commits after this commit, or since this date")
-    mine.add_argument("--limit", type=int, metavar="N", help="read at most the N newest commits")
+    mine.add_argument("--limit", type=cliutil.int_in(1), metavar="N", help="read at most the N newest commits")
     cliutil.add_workspace_flag(mine)
     cliutil.add_json_flag(mine)
     mine.set_defaults(handler=run_mine)
@@ -36,8 +36,6 @@ def run_mine(args: argparse.Namespace) -> int:
     from forewarn.workspace.engine import Workspace
     from forewarn.workspace.mining import mine
 
-    if args.limit is not None and args.limit < 1:
-        raise CliError("--limit must be at least 1", exit_code=2)
     root = cliutil.workspace_root(args)
     settings, problems = load_settings(root)
     for problem in problems:

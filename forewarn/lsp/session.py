@@ -231,7 +231,8 @@ class FolderSession:
         self.last_summary = (
             f"{files} files; {changed} changed, {len(report.deleted)} deleted in {elapsed_ms / 1000:.1f} s"
         )
-        log.info("indexed %s: %s; memories: %s", self.root, self.last_summary, reconciled)
+        changed_memories = ", ".join(f"{len(ids)} {what}" for what, ids in reconciled.to_dict().items() if ids)
+        log.info("indexed %s: %s; memories: %s", self.root, self.last_summary, changed_memories or "none changed")
         return self.last_report
 
     @_refusing_damage(lambda: 0)

@@ -98,9 +98,10 @@ def merge_exports(
     return "".join(lines).encode("utf-8", "surrogateescape"), report
 
 
-def read_side(data: bytes | None, name: str, now: float, report: MergeReport) -> _Side:
+def read_side(data: bytes | None, name: str, now: float, report: MergeReport, *, strict: bool = True) -> _Side:
     """One side's memories by id; an empty side holds none. NotMemoriesFile unless the first line (conflict
-    markers aside) is a Forewarn header and every line is JSON: the driver writes nothing it cannot read."""
+    markers aside) is a Forewarn header and every line is JSON: the driver writes nothing it cannot read.
+    Not ``strict`` (``memory diff``, which only reads), such lines are passed over."""
     side = _Side()
     text = (data or b"").decode("utf-8", "surrogateescape")  # undecodable bytes survive the round trip
     header = False
@@ -114,12 +115,15 @@ def read_side(data: bytes | None, name: str, now: float, report: MergeReport) ->
         try:
             raw = json.loads(line)
         except (ValueError, RecursionError):
+            if not strict:
+                side.bad.append(line)
+                continue
             raise NotMemoriesFile(
                 f"{name} is not a Forewarn memories file (line {lineno} is not JSON)"
                 if header
                 else f"{name} is not a Forewarn memories file (its first line is not a Forewarn header)"
             ) from None
-        if not header and not (isinstance(raw, dict) and raw.get("format") == FORMAT and "id" not in raw):
+        if strict and not header and not (isinstance(raw, dict) and raw.get("format") == FORMAT and "id" not in raw):
             raise NotMemoriesFile(f"{name} is not a Forewarn memories file (its first line is not a Forewarn header)")
         header = True
         if isinstance(raw, dict) and "format" in raw and "id" not in raw:
