@@ -76,6 +76,7 @@ class ForewarnServer(LanguageServer):
         self._embedding: set[str] = set()  # folders whose code chunks are being embedded
         self._embed_again: set[str] = set()  # ... and that were re-indexed meanwhile
         self._mined: set[str] = set()  # folders mined (or being mined) since the server started
+        self._index_settled: dict[str, asyncio.Event] = {}  # by folder: no full index pending or running
         self._debounce: dict[str, asyncio.TimerHandle] = {}
         self._generation: dict[str, int] = {}
         self.open_uris: set[str] = set()  # as the client spelled them: diagnostics go back under the same URI
@@ -313,10 +314,24 @@ class ForewarnServer(LanguageServer):
 
     # ------------------------------------------------------------ indexing
 
+    def index_settled(self, session: FolderSession) -> asyncio.Event:
+        """Set while no full index of ``session`` is pending or running (clear from its start until the first ends)."""
+        return self._index_settled.setdefault(str(session.root), asyncio.Event())
+
+    async def until_indexed(self, session: FolderSession, timeout: float) -> None:
+        """Wait (without holding a thread) for the folder's pending or running full index, at most ``timeout``."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.index_settled(session).wait(), timeout)
+
     async def index(self, session: FolderSession, rels: list[str] | None = None) -> Any:
         """Index (all, or ``rels``) with ``$/progress`` when the client shows it; then republish."""
+        settled = self.index_settled(session) if rels is None else None
         if session.engine is None or session.damage is not None:
+            if settled is not None:
+                settled.set()
             return None  # its open failed, and the user was told why
+        if settled is not None:
+            settled.clear()
         progress = await self.begin_progress(f"Forewarn: indexing {session.root.name}")
         try:
             report = await self.write(session.index, rels, progress)
@@ -328,6 +343,8 @@ class ForewarnServer(LanguageServer):
             report = None
         finally:
             progress.end(session.last_summary)
+            if settled is not None:
+                settled.set()
         self.republish_all()
         if report is not None and rels is None:
             self.spawn(self.fill_vectors(session))
@@ -337,7 +354,8 @@ class ForewarnServer(LanguageServer):
         return report
 
     async def mine(self, session: FolderSession) -> dict[str, Any] | None:
-        """Mine a folder's history once, after its first full index, unless ``mining.enabled`` is off."""
+        """Mine a folder's history once, after its first full index, where the user allowed it (the user-level
+        ``mining.on_open``, or ``forewarn mine --on-open`` for this folder) and ``mining.enabled`` is on."""
         key = str(session.root)
         if key in self._mined or not session.settings.mining.enabled or session.engine is None:
             return None
@@ -346,6 +364,14 @@ class ForewarnServer(LanguageServer):
         try:
             if not await loop.run_in_executor(self.mining, session.mineable):
                 return None  # not a git repository: nothing to show, nothing to tell
+            if not await loop.run_in_executor(self.mining, session.may_mine_on_open):
+                said = (
+                    f"Forewarn: not mining the history of {session.root} on open; allow it with `forewarn mine "
+                    "--on-open` in that folder, or mining.on_open in your user-level settings"
+                )
+                log.info("%s", said)  # the client's log (VS Code: the Forewarn output), not a toast on every open
+                self.window_log_message(types.LogMessageParams(type=types.MessageType.Info, message=said))
+                return None
         except RuntimeError:  # the executor was shut down: the server is exiting
             return None
         progress = await self.begin_progress(f"Forewarn: mining the history of {session.root.name}")
