@@ -20,10 +20,15 @@ the team's code is and how loud the warnings on it are. They cost nothing and lo
 Everything else comes only from the user's config file, CLI flags or the editor: the model (a path
 there makes llama.cpp's native parser read that file) and its ``n_ctx``, ``pooling``, ``dimensions``
 and query/document prefixes (they change every vector), ``n_gpu_layers``, ``n_threads``,
-``n_batch`` and ``index.workers`` (CPU and memory), and ``log_level``. A repository file that sets
-one of them keeps the value from the layers below and reports a problem naming the key. The file
-itself is read only when it is a regular file inside the workspace, at most
-``MAX_CONFIG_FILE_BYTES`` long.
+``n_batch`` and ``index.workers`` (CPU and memory), ``agents.trust``, ``mining.on_open`` and
+``log_level``. A repository file that sets one of them keeps the value from the layers below and
+reports a problem naming the key. The file itself is read only when it is a regular file inside the
+workspace, at most ``MAX_CONFIG_FILE_BYTES`` long.
+
+An editor's settings can come from the repository too (VS Code's ``.vscode/settings.json``: R11 of the
+second red-team review), so ``USER_LEVEL_KEYS`` — what loads code, spends the machine or says whom to
+trust — are taken from an editor only from its user-level settings: VS Code's extension sends them apart,
+as ``initializationOptions.user`` (forewarn.lsp.settings), and an editor's other settings may not set them.
 """
 
 from __future__ import annotations
@@ -55,6 +60,25 @@ REPOSITORY_KEYS = frozenset(
         "diagnostics.max_warnings",
         "diagnostics.include_neighbours",
         "mining.enabled",
+    }
+)
+# settings that load code (a model path: llama.cpp parses that file), spend the machine (threads, workers,
+# batches, context, GPU layers, vector widths) or say what to trust (agents, mining on open): only from the
+# user's own settings — config.toml, CLI flags, an editor's user-level settings — never a workspace's
+USER_LEVEL_KEYS = frozenset(
+    {
+        "index.workers",
+        "embedder.model",
+        "embedder.n_ctx",
+        "embedder.pooling",
+        "embedder.dimensions",
+        "embedder.n_gpu_layers",
+        "embedder.n_threads",
+        "embedder.n_batch",
+        "embedder.query_prefix",
+        "embedder.document_prefix",
+        "agents.trust",
+        "mining.on_open",
     }
 )
 MAX_CONFIG_FILE_BYTES = 64 * 1024  # a settings file is a few hundred bytes; tomllib parses it all in memory
@@ -116,8 +140,12 @@ class DiagnosticsSettings:
 
 @dataclass
 class MiningSettings:
-    # the language server mines the git history after the first index (suggestions only; `forewarn mine` is manual)
+    # the language server may mine the git history after the first index (suggestions only; `forewarn mine` is
+    # manual); a team turns it off for a repository whose history is huge or private
     enabled: bool = True
+    # ... and does, in every workspace, only when the user says so here; otherwise only in the workspaces the user
+    # allowed one by one (`forewarn mine --on-open`): a cloned repository's history is someone else's text
+    on_open: bool = False
 
 
 @dataclass
@@ -139,11 +167,16 @@ class Settings:
 
 
 def parse_settings(
-    data: dict[str, Any] | None, base: Settings | None = None, allowed: frozenset[str] | None = None
+    data: dict[str, Any] | None,
+    base: Settings | None = None,
+    allowed: frozenset[str] | None = None,
+    *,
+    refused: str = "may not be set by a repository",
 ) -> tuple[Settings, list[str]]:
     """Overlay ``data`` on ``base`` (defaults if None). Returns the settings and the problems found.
 
-    With ``allowed`` (dotted snake_case keys, like ``REPOSITORY_KEYS``), any other key is refused.
+    With ``allowed`` (dotted snake_case keys, like ``REPOSITORY_KEYS``), any other key is refused, the problem
+    saying it ``refused``.
     """
     settings = _copy(base) if base is not None else Settings()
     problems: list[str] = []
@@ -151,8 +184,18 @@ def parse_settings(
         return settings, problems
     if not isinstance(data, dict):
         return settings, [f"settings must be an object, got {type(data).__name__}; using defaults"]
-    _overlay(settings, data, "", "", problems, allowed)
+    _overlay(settings, data, "", "", problems, allowed, refused)
     return settings, problems
+
+
+def all_keys(obj: Any = None, prefix: str = "") -> frozenset[str]:
+    """Every setting's dotted snake_case key."""
+    obj = Settings() if obj is None else obj
+    keys: set[str] = set()
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name)
+        keys |= all_keys(value, f"{prefix}{f.name}.") if dataclasses.is_dataclass(value) else {prefix + f.name}
+    return frozenset(keys)
 
 
 def load_settings(workspace: Path | None = None, overrides: dict[str, Any] | None = None) -> tuple[Settings, list[str]]:
@@ -178,7 +221,7 @@ def load_settings(workspace: Path | None = None, overrides: dict[str, Any] | Non
             continue
         settings, found = parse_settings(data, settings, allowed)
         problems += [f"{file}: {p}" for p in found]
-        if allowed is not None and any(_REFUSED_MARK in p for p in found):
+        if allowed is not None and any(REFUSED_MARK in p for p in found):
             problems.append(f"{file}: set those in {user_file} or in your editor's Forewarn settings instead")
     if overrides:
         settings, found = parse_settings(overrides, settings)
@@ -205,7 +248,7 @@ def _copy_value(value: Any) -> Any:
     return value
 
 
-_REFUSED_MARK = "may not be set by a repository"
+REFUSED_MARK = "may not be set by a repository"
 
 
 def _overlay(
@@ -215,6 +258,7 @@ def _overlay(
     dotted: str,
     problems: list[str],
     allowed: frozenset[str] | None,
+    refused: str = REFUSED_MARK,
 ) -> None:
     hints = typing.get_type_hints(type(target))
     fields = {f.name: f for f in dataclasses.fields(target)}
@@ -230,12 +274,12 @@ def _overlay(
         current = getattr(target, name)
         if dataclasses.is_dataclass(current):
             if isinstance(value, dict):
-                _overlay(current, value, path + ".", f"{dotted}{name}.", problems, allowed)
+                _overlay(current, value, path + ".", f"{dotted}{name}.", problems, allowed, refused)
             else:
                 problems.append(f"setting '{path}' must be a table/object; kept defaults")
             continue
         if allowed is not None and dotted + name not in allowed:
-            problems.append(f"setting '{path}' {_REFUSED_MARK}; kept {_shown(current)}")
+            problems.append(f"setting '{path}' {refused}; kept {_shown(current)}")
             continue
         ok, converted = _convert(value, hint)
         meta = fields[name].metadata

@@ -57,11 +57,13 @@ def test_a_repository_config_sets_only_the_allowed_keys(tmp_path: Path) -> None:
 def test_the_same_keys_apply_from_the_users_own_config_and_the_editor(tmp_path: Path, forewarn_home: Path) -> None:
     (forewarn_home / "config.toml").write_text('[embedder]\nmodel = "/models/mine.gguf"\nn_threads = 4\n')
     ws = repo(tmp_path, '[index]\nworkers = 3\n[embedder]\nmodel = "repo.gguf"\n')
-    settings, problems = lsp_settings.folder_settings(ws, {"index": {"workers": 2}}, None)
+    settings, problems = lsp_settings.folder_settings(ws, {"user": {"index": {"workers": 2}}}, None)
     assert settings.embedder.model == "/models/mine.gguf"  # the user's, not overridden by the repository's
     assert settings.embedder.n_threads == 4
-    assert settings.index.workers == 2  # the editor may set it
+    assert settings.index.workers == 2  # the editor's user-level settings may set it (R11: only those)
     assert len([p for p in problems if "may not be set by a repository" in p]) == 2
+    _, problems_top = lsp_settings.folder_settings(ws, {"index": {"workers": 2}}, None)
+    assert any(lsp_settings.EDITOR_REFUSED in p for p in problems_top)
     assert "may not be set by a repository" in lsp_settings.problems_message(problems)  # what showMessage says
 
 

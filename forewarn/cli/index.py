@@ -48,7 +48,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     repo_map.add_argument("path", nargs="?", type=Path, default=None, help="workspace root (the same as -w)")
     repo_map.add_argument(
         "--budget",
-        type=int,
+        type=cliutil.int_in(0),
         default=DEFAULT_MAP_BUDGET,
         metavar="TOKENS",
         help=f"size of the map in tokens (default {DEFAULT_MAP_BUDGET})",
@@ -175,7 +175,8 @@ def _print_summary(summary: dict[str, Any]) -> None:
     )
     out.write(
         f"  this run: {report['parsed']} parsed, {report['unchanged']} unchanged, {len(report['added'])} added, "
-        f"{len(report['changed'])} changed, {len(report['deleted'])} deleted, {len(report['renamed'])} renamed\n"
+        f"{len(report['changed'])} changed, {len(report['deleted'])} deleted, "
+        f"{len(report['renamed'])} renamed unchanged\n"
     )
     if summary["languages"]:
         out.write("  languages: " + ", ".join(f"{k} {v}" for k, v in summary["languages"].items()) + "\n")
@@ -203,8 +204,6 @@ def _print_summary(summary: dict[str, Any]) -> None:
 
 
 def run_map(args: argparse.Namespace) -> int:
-    if args.budget < 0:
-        raise CliError("--budget must be zero or more tokens")
     with _open(args) as indexer:
         _index(indexer, show_progress=not args.json)
         focus = [_workspace_rel(indexer, f) for f in args.focus]
@@ -217,6 +216,11 @@ def run_map(args: argparse.Namespace) -> int:
         cliutil.print_json(repo_map.to_dict())
     else:
         sys.stdout.write(cliutil.shown(repo_map.text, lines=True))  # names and signatures come from the repository
+    if repo_map.needed_tokens:
+        raise CliError(
+            f"--budget {args.budget} is too small for any definition: the best-ranked one needs "
+            f"{repo_map.needed_tokens} tokens"
+        )
     return 0
 
 

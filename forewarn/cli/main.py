@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from forewarn import __version__
-from forewarn.cli.util import CliError, shown
+from forewarn.cli.util import EXIT_USAGE, CliError, shown
 from forewarn.errors import ForewarnError
 
 COMMAND_MODULES = (
@@ -46,7 +46,19 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
+    _remember_parsers(parser)
     return parser
+
+
+def _remember_parsers(parser: argparse.ArgumentParser) -> None:
+    """Each (sub)command's parser records itself as the default ``usage_parser``: the deepest one parsed wins,
+    so a usage error is reported with the usage of the command that was given (``forewarn review --bogus``
+    shows review's usage, not the top level's)."""
+    parser.set_defaults(usage_parser=parser)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                _remember_parsers(child)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -54,7 +66,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser = build_parser()
         try:
-            args = parser.parse_args(attach_path_values(parser, list(sys.argv[1:] if argv is None else argv)))
+            args, extra = parser.parse_known_args(
+                attach_path_values(parser, list(sys.argv[1:] if argv is None else argv))
+            )
+            if extra:
+                args.usage_parser.error(f"unrecognized arguments: {' '.join(extra)}")
         except SystemExit:  # --help, --version, a usage error: argparse has printed, maybe into a closed pipe
             sys.stdout.flush()
             raise
@@ -63,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         handler = getattr(args, "handler", None)
         if handler is None:
             parser.print_help()
-            return 2
+            return EXIT_USAGE
         try:
             code = int(handler(args) or 0)
         except ForewarnError as exc:

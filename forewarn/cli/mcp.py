@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 from forewarn.cli import util as cliutil
-from forewarn.cli.util import CliError
 from forewarn.config import load_settings
 
 log = logging.getLogger(__name__)
@@ -32,7 +31,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     cliutil.add_workspace_flag(parser)
     parser.add_argument(
         "--budget",
-        type=int,
+        type=cliutil.int_in(MIN_BUDGET, MAX_BUDGET),
         default=DEFAULT_BUDGET,
         metavar="TOKENS",
         help=f"default token budget of a tool answer ({MIN_BUDGET}-{MAX_BUDGET}; default {DEFAULT_BUDGET})",
@@ -51,10 +50,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from forewarn.mcp.render import MAX_BUDGET, MIN_BUDGET
-
-    if not MIN_BUDGET <= args.budget <= MAX_BUDGET:
-        raise CliError(f"--budget {args.budget} is outside {MIN_BUDGET}-{MAX_BUDGET} tokens")
     root = cliutil.workspace_root(args)
     from forewarn.cli.serve import configure_logging
 

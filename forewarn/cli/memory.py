@@ -24,18 +24,18 @@ from forewarn.cli import util as cliutil
 from forewarn.cli.util import CliError
 from forewarn.config import load_settings
 from forewarn.memory import contradictions, export_diff, transfer
-from forewarn.memory.errors import InvalidMemoryError
 from forewarn.memory.records import Memory, MemoryEvent
 from forewarn.memory.store import CURRENT_STATUSES, MEMORY_TYPES, SOURCES, STATUSES
 from forewarn.memory.suggestions import provenance_line, suggestion_score, track_line, worth_a_look
 from forewarn.memory.text import age_text, from_iso, to_iso
 from forewarn.memory.timeline import Standing, standing_at
-from forewarn.memory.vocabulary import Visibility
+from forewarn.memory.vocabulary import MemoryStatus, Visibility
 from forewarn.workspace import relocation
 
 log = logging.getLogger(__name__)
 
 TEXT_PREVIEW = 100  # characters of a memory shown per line in lists
+LIST_LIMIT = 50  # memories `memory list` prints by default: a screenful or two; the rest are counted, and paged
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -46,7 +46,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--file", help="anchor to this file (workspace-relative or absolute)")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--symbol", help="anchor to this symbol of --file (e.g. Class.method)")
-    where.add_argument("--line", type=int, help="anchor to the definition holding this line of --file")
+    where.add_argument("--line", type=cliutil.int_in(1), help="anchor to the definition holding this line of --file")
     p.add_argument("--tag", action="append", default=[], help="a label (repeatable)")
     p.add_argument("--source", default="user", choices=SOURCES, help="who says so (sets trust; default: user)")
     p.add_argument(
@@ -57,7 +57,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     p = sub.add_parser("search", help="search memories (and code) by meaning and words")
     p.add_argument("query")
-    p.add_argument("-k", type=int, default=10, help="memories, and code files, to return (default 10 each)")
+    p.add_argument(
+        "-k", type=cliutil.int_in(1), default=10, help="memories, and code files, to return (default 10 each)"
+    )
     p.add_argument("--as-of", help="search as of this ISO time: later memories ignored, recency judged then")
     p.add_argument("--since", help="only memories created at or after this ISO time")
     p.add_argument("--type", action="append", default=[], choices=MEMORY_TYPES, help="only this type (repeatable)")
@@ -81,8 +83,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--file", help="only memories anchored to this file or folder")
     p.add_argument("--status", action="append", default=[], choices=STATUSES, help="default: current ones")
     p.add_argument("--all", action="store_true", help="every status, history included")
-    p.add_argument("--limit", type=int, default=50)
-    p.add_argument("--offset", type=int, default=0)
+    p.add_argument(
+        "--limit", type=cliutil.int_in(1), default=LIST_LIMIT, help=f"at most this many (default {LIST_LIMIT})"
+    )
+    p.add_argument("--offset", type=cliutil.int_in(0), default=0, help="skip this many first (to page)")
     _common(p, json_flag=True)
     p.set_defaults(handler=run_list)
 
@@ -107,7 +111,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     review = msub.add_parser("review", help="review suggestions mined from history: list, accept, dismiss")
     review.add_argument("--file", help="only suggestions anchored to this file or folder")
-    review.add_argument("--limit", type=int, default=None, help="show at most this many (best first)")
+    review.add_argument("--limit", type=cliutil.int_in(1), default=None, help="show at most this many (best first)")
     review.add_argument(
         "--accept-all", action="store_true", help="accept every listed suggestion unread (read them first instead)"
     )
@@ -131,7 +135,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--file", required=True, help="the file the memory is about now")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--symbol", help="the definition in it (Class.method); neither this nor --line: the whole file")
-    where.add_argument("--line", type=int, help="a line inside the definition")
+    where.add_argument("--line", type=cliutil.int_in(1), help="a line inside the definition")
     _common(p, json_flag=True)
     p.set_defaults(handler=run_reanchor)
 
@@ -247,7 +251,7 @@ def _common(p: argparse.ArgumentParser, *, json_flag: bool) -> None:
 
 def _usage(parser: argparse.ArgumentParser) -> int:
     parser.print_help(sys.stderr)
-    return 2
+    return cliutil.EXIT_USAGE
 
 
 @contextmanager
@@ -361,7 +365,7 @@ def _print_memory_full(m: Memory) -> None:
 
 def run_remember(args: argparse.Namespace) -> int:
     if (args.symbol or args.line) and not args.file:
-        raise CliError("--symbol and --line need --file")
+        raise cliutil.UsageError("--symbol and --line need --file")
     with _engine(args, embedder=True) as engine:
         result = engine.remember(
             args.text, type=args.type, file=args.file, symbol=args.symbol, line=args.line, tags=args.tag,
@@ -403,9 +407,9 @@ def _time_flag(flag: str, value: str | None) -> None:
     try:
         epoch = from_iso(value)
     except ValueError as exc:
-        raise CliError(f"{flag}: {exc}") from None
+        raise cliutil.UsageError(f"{flag}: {exc}") from None
     if epoch < 0:
-        raise CliError(f"{flag} {value} is before 1970, older than any memory can be; give a later time")
+        raise cliutil.UsageError(f"{flag} {value} is before 1970, older than any memory can be; give a later time")
 
 
 def run_search(args: argparse.Namespace) -> int:
@@ -420,13 +424,19 @@ def run_search(args: argparse.Namespace) -> int:
         )  # fmt: skip
         memories = [h.memory for h in result.memories]
         then = _as_of(engine, memories, args.as_of) if args.as_of else {}
+        existed = None
+        if args.as_of and not memories:  # said apart: nothing had been written yet then
+            existed = engine.count_memories(statuses=STATUSES, as_of=to_iso(from_iso(args.as_of)))
+    message = result.no_memory_message()
+    if existed == 0:
+        message = f"No memory matches: none existed yet as of {args.as_of}."
     if args.json:
         cliutil.print_json(
             {
                 "mode": result.mode,
                 "reason": result.reason,
                 "memories": [memory_json(h.memory, h.score, then.get(h.memory.id)) for h in result.memories],
-                "message": None if result.memories or args.code_only else result.no_memory_message(),
+                "message": None if result.memories or args.code_only else message,
                 "files": [
                     {
                         "file": f.file,
@@ -451,7 +461,7 @@ def run_search(args: argparse.Namespace) -> int:
         print(f"forewarn: searched by words only: {result.reason}", file=sys.stderr)
     if not args.code_only:
         if not result.memories:
-            print(cliutil.shown(result.no_memory_message()))
+            print(cliutil.shown(message))
         if then and result.memories:
             print(f"As of {cliutil.shown(args.as_of)}: status and age as they were then.")
         for h in result.memories:
@@ -489,19 +499,24 @@ def run_list(args: argparse.Namespace) -> int:
         memories = engine.list_memories(
             types=args.type, file=args.file, statuses=statuses, limit=args.limit, offset=args.offset
         )
+        total = engine.count_memories(types=args.type, file=args.file, statuses=statuses)
+    left = total - args.offset - len(memories)
+    more = f"… {left} more of {total} (next: --offset {args.offset + len(memories)}, or a larger --limit)"
     if args.json:
         cliutil.print_json([memory_json(m) for m in memories])
+        if left > 0:
+            print(f"forewarn: {more}", file=sys.stderr)  # stdout stays the list a program reads
         return 0
     if not memories:
-        print("No memories.")
+        print("No memories." if total == 0 else f"No memories past --offset {args.offset} ({total} in all).")
     for m in memories:
         _print_memory_line(m)
+    if left > 0:
+        print(more)
     return 0
 
 
 def run_review(args: argparse.Namespace) -> int:
-    if args.limit is not None and args.limit < 1:
-        raise InvalidMemoryError(f"--limit must be at least 1, got {args.limit}")
     with _engine(args, embedder=False) as engine:
         pending = engine.suggestions(args.file, limit=args.limit)
         now = engine.clock()
@@ -537,7 +552,7 @@ def run_review(args: argparse.Namespace) -> int:
 
 def run_review_accept(args: argparse.Namespace) -> int:
     if args.text is not None and len(args.ids) != 1:
-        raise InvalidMemoryError("--text edits one suggestion: give exactly one id with it")
+        raise cliutil.UsageError("--text edits one suggestion: give exactly one id with it")
     with _engine(args, embedder=args.text is not None) as engine:
         done = [engine.accept_suggestion(i, text=args.text) for i in args.ids]
     return _reviewed(args, done, "Accepted")
@@ -545,8 +560,14 @@ def run_review_accept(args: argparse.Namespace) -> int:
 
 def run_review_dismiss(args: argparse.Namespace) -> int:
     with _engine(args, embedder=False) as engine:
+        already = {m.id for i in args.ids if (m := engine.get(i)).status == MemoryStatus.DISMISSED}
         done = [engine.dismiss_suggestion(i) for i in args.ids]
-    return _reviewed(args, done, "Dismissed")
+    if args.json:
+        return _reviewed(args, done, "Dismissed")
+    for m in done:
+        verb = "Already dismissed" if m.id in already else "Dismissed"
+        print(f"{verb} {cliutil.shown(m.id)}: {_one_line(m.text, 70)}")
+    return 0
 
 
 def _reviewed(args: argparse.Namespace, done: list[Memory], verb: str) -> int:

@@ -9,7 +9,7 @@ import sys
 from rich.console import Console
 
 from forewarn.cli import util as cliutil
-from forewarn.cli.util import CliError, shown
+from forewarn.cli.util import shown
 from forewarn.config import load_settings
 
 log = logging.getLogger(__name__)
@@ -26,7 +26,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         ),
     )
     mine.add_argument("--since", metavar="REF|DATE", help="read commits after this commit, or since this date")
-    mine.add_argument("--limit", type=int, metavar="N", help="read at most the N newest commits")
+    mine.add_argument("--limit", type=cliutil.int_in(1), metavar="N", help="read at most the N newest commits")
+    mine.add_argument(
+        "--on-open",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="also let the editor's server mine this workspace whenever it opens it (--no-on-open: stop); "
+        "kept in your data dir, where the repository cannot write (every workspace: mining.on_open)",
+    )
     cliutil.add_workspace_flag(mine)
     cliutil.add_json_flag(mine)
     mine.set_defaults(handler=run_mine)
@@ -36,12 +43,16 @@ def run_mine(args: argparse.Namespace) -> int:
     from forewarn.workspace.engine import Workspace
     from forewarn.workspace.mining import mine
 
-    if args.limit is not None and args.limit < 1:
-        raise CliError("--limit must be at least 1", exit_code=2)
     root = cliutil.workspace_root(args)
     settings, problems = load_settings(root)
     for problem in problems:
         log.warning("%s", problem)
+    if args.on_open is not None:
+        from forewarn.workspace import consent
+
+        consent.allow_mining_on_open(root, args.on_open)
+        said = "will mine" if args.on_open else "will no longer mine"
+        print(f"forewarn: the editor's server {said} {shown(root)} when it opens it", file=sys.stderr)
     # no embedder: suggestions are embedded later, by the server's backfill, so mining stays fast
     with (
         Workspace.open(root, settings, embedder=None) as ws,

@@ -8,14 +8,13 @@ import logging
 import sys
 
 from forewarn.cli import util as cliutil
-from forewarn.cli.util import CliError, shown
+from forewarn.cli.util import shown
 from forewarn.config import load_settings
 
 log = logging.getLogger(__name__)
 
 FORMATS = ("text", "json", "sarif")
 FAIL_ON = ("stale", "contested", "any", "none")  # forewarn.workspace.review.FailOn's values
-USAGE_ERROR = 2  # a bad ref, no repository, no history: as argparse's own usage errors
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -32,7 +31,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         ),
     )
     p.add_argument("--base", metavar="REF", help="compare with this branch, tag or commit (default: HEAD)")
-    p.add_argument("--format", choices=FORMATS, default="text", help="output on stdout (default: text)")
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("--format", choices=FORMATS, default="text", help="output on stdout (default: text)")
+    out.add_argument("--json", dest="format", action="store_const", const="json", help="the same as --format json")
     p.add_argument(
         "--fail-on", choices=FAIL_ON, default="none",
         help="exit 1 when a listed memory is made stale (or loses its code), is contested, or for any listed "
@@ -57,7 +58,7 @@ def run_review(args: argparse.Namespace) -> int:
         with Workspace.open(root, settings, embedder=None) as ws:
             report = review(ws, args.base)
     except GitError as exc:
-        raise CliError(str(exc), exit_code=USAGE_ERROR) from None
+        raise cliutil.UsageError(str(exc)) from None
     if args.format == "json":
         cliutil.print_json(report.to_dict(rule))
         shown_items = report.shared()

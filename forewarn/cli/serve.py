@@ -36,7 +36,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     transport.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)")
     transport.add_argument("--tcp", action="store_true", help="listen for one LSP client over TCP")
     parser.add_argument("--host", default=DEFAULT_HOST, help=f"TCP address to bind (default {DEFAULT_HOST})")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0 = any)")
+    parser.add_argument(
+        "--port",
+        type=cliutil.int_in(0, 65535),
+        default=DEFAULT_PORT,
+        help=f"TCP port (default {DEFAULT_PORT}; 0 = any)",
+    )
     parser.add_argument(
         "--allow-remote",
         action="store_true",
@@ -65,11 +70,10 @@ def run(args: argparse.Namespace) -> int:
     # -w is never discovered from the cwd: an editor starts servers from wherever it was started
     fallback_root = cliutil.workspace_root(args) if args.workspace is not None else None
     configure_logging(args.log_file, args.verbose)
-    from forewarn.lsp.server import create_server, serve_tcp
+    from forewarn.lsp.server import create_server
+    from forewarn.lsp.transport import serve_tcp
 
     if args.tcp:
-        if not 0 <= args.port <= 65535:
-            raise CliError(f"--port {args.port} is not a TCP port")
         token = tcp_token(args.token_file)
         check_host(args.host, allow_remote=args.allow_remote, token=token is not None)
         server = create_server()
@@ -81,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"cannot listen on {args.host}:{args.port}: {exc}") from exc
         return _exit(server.finish())
     if args.token_file is not None or args.allow_remote:
-        raise CliError("--token-file and --allow-remote apply to --tcp only")
+        raise cliutil.UsageError("--token-file and --allow-remote apply to --tcp only")
     protocol_out = claim_stdout()
     server = create_server()
     server.log_level_from_cli = args.verbose > 0
@@ -94,14 +98,14 @@ def check_host(host: str, *, allow_remote: bool, token: bool) -> None:
     """Loopback only, unless ``--allow-remote`` says otherwise (then a loud warning): the server reads code and
     reads and writes memories for whoever connects."""
     if not host.strip():
-        raise CliError(
+        raise cliutil.UsageError(
             "--host '' would listen on every interface of this machine; give an address: 127.0.0.1 "
             "(this machine only, the default), or 0.0.0.0 with --allow-remote"
         )
     if all(address.is_loopback for address in _addresses(host)):
         return
     if not allow_remote:
-        raise CliError(
+        raise cliutil.UsageError(
             f"--host {host} can be reached from other machines, and whoever connects reads your code and your "
             "team's memories; use 127.0.0.1, or pass --allow-remote (with --token-file) if you mean it"
         )

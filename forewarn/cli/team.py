@@ -1,27 +1,29 @@
 """``forewarn init`` and ``forewarn merge-driver``: sharing memories through git without conflicts.
 
 ``init`` registers the merge driver for ``.forewarn/memories.jsonl`` in the workspace's repository; git then
-runs ``merge-driver BASE OURS THEIRS`` whenever two branches both changed the file, and the driver writes
+runs ``merge-driver BASE OURS THEIRS PATH`` whenever two branches both changed the file, and the driver writes
 the merged, canonical file into OURS (forewarn.memory.merging.merge_exports: by id, newer wins, every
-history kept, nothing lost). The driver needs no workspace and opens no database.
+history kept, nothing lost). The driver needs no workspace and opens no database. Anything else a
+``.gitattributes`` routes to it (``*.py merge=forewarn``) is refused: git keeps its ordinary conflict and
+OURS stays as it was.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import shlex
 import shutil
 import sys
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
+from forewarn import untrusted
 from forewarn.cli import util as cliutil
 from forewarn.cli.util import CliError
 from forewarn.memory import merging, transfer
 from forewarn.workspace import team
 
 EXIT_CANNOT_MERGE = 1  # git then leaves the file as a conflict for a person, with OURS untouched
+MEMORIES_SUFFIX = ".jsonl"  # what a memories file is named (the shared one, or an export a team routes itself)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,6 +43,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("base", type=Path, help="the common ancestor's version (git's %%O)")
     p.add_argument("ours", type=Path, help="our version, replaced by the result (git's %%A)")
     p.add_argument("theirs", type=Path, help="their version (git's %%B)")
+    p.add_argument(
+        "path",
+        nargs="?",
+        default=None,
+        help="the file's path in the repository (git's %%P; older registrations omit it)",
+    )
     cliutil.add_workspace_flag(p)  # every command takes -w; the driver reads only the three files
     p.set_defaults(handler=run_merge_driver)
 
@@ -66,6 +74,8 @@ def run_init(args: argparse.Namespace) -> int:
     root = cliutil.workspace_root(args)
     try:
         report = team.register_merge_driver(root, driver_command())
+    except untrusted.RefusedWrite as exc:
+        raise CliError(str(exc)) from None
     except OSError as exc:
         raise CliError(f"cannot write {exc.filename}: {exc.strerror or exc}") from exc
     if args.json:
@@ -84,6 +94,9 @@ def run_init(args: argparse.Namespace) -> int:
 
 
 def run_merge_driver(args: argparse.Namespace) -> int:
+    shown_path = cliutil.shown(args.path) if args.path else ""
+    if args.path is not None and not PurePosixPath(args.path).name.endswith(MEMORIES_SUFFIX):
+        return _not_ours(f"{shown_path} is not a Forewarn memories file (*{MEMORIES_SUFFIX})")
     try:
         base = args.base.read_bytes() if args.base.is_file() else None
         ours = args.ours.read_bytes()
@@ -93,19 +106,29 @@ def run_merge_driver(args: argparse.Namespace) -> int:
         return EXIT_CANNOT_MERGE
     try:
         merged, report = merging.merge_exports(base, ours, theirs)
+    except merging.NotMemoriesFile as exc:
+        return _not_ours(f"{shown_path}: {exc}" if args.path else str(exc))
     except transfer.TransferError as exc:
         print(f"forewarn merge-driver: {exc}; the file is left for you to merge", file=sys.stderr)
         return EXIT_CANNOT_MERGE
     try:
-        _write_atomic(args.ours, merged)
-    except OSError as exc:
-        print(f"forewarn merge-driver: cannot write {args.ours}: {exc.strerror or exc}", file=sys.stderr)
+        untrusted.write_in_tree(args.ours.parent, args.ours.name, merged)
+    except (OSError, untrusted.RefusedWrite) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        print(f"forewarn merge-driver: cannot write {args.ours}: {why}", file=sys.stderr)
         return EXIT_CANNOT_MERGE
     for problem in report.problems[: transfer.MAX_REPORTED_ERRORS]:
         print(f"forewarn merge-driver: {cliutil.shown(problem)}", file=sys.stderr)
     if len(report.problems) > transfer.MAX_REPORTED_ERRORS:
         print(f"forewarn merge-driver: … {len(report.problems) - transfer.MAX_REPORTED_ERRORS} more", file=sys.stderr)
+    for old, a, b in report.forks[: transfer.MAX_REPORTED_ERRORS]:
+        print(
+            f"forewarn merge-driver: memory {old} was replaced on both sides, by {a} and by {b}: both are kept, "
+            f"marked contested until someone settles them (forewarn memory resolve {a} {b} --replace|--both)",
+            file=sys.stderr,
+        )
     extra = f", {report.kept_lines} unreadable line(s) kept at the end" if report.kept_lines else ""
+    extra += f", {report.rival_events} rewritten event(s) kept beside the original" if report.rival_events else ""
     print(
         f"forewarn merge-driver: {report.memories} memories merged ({report.differed} differed; "
         f"{report.versions_kept} version(s) kept in history{extra})",
@@ -114,15 +137,11 @@ def run_merge_driver(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.forewarn-{os.getpid()}")
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
+def _not_ours(why: str) -> int:
+    """Refuse a file that is not a memories file: OURS untouched, git's ordinary conflict, the reason on stderr."""
+    print(
+        f"forewarn merge-driver: {why}; left it untouched as an ordinary conflict for you to merge (only "
+        f".forewarn/memories.jsonl should be merge=forewarn in .gitattributes)",
+        file=sys.stderr,
+    )
+    return EXIT_CANNOT_MERGE

@@ -21,12 +21,43 @@ WORKSPACE_MARKER = ".forewarn"  # a folder holding it is a workspace root, where
 GIT_MARKER = ".git"  # a directory in a work tree, a file in a linked worktree or submodule
 
 
+EXIT_ERROR = 1  # something went wrong (README, "Exit status")
+EXIT_USAGE = 2  # the command was used wrongly, as argparse's own usage errors
+
+
 class CliError(ForewarnError):
     """A problem to report to the user in one line, with an exit code."""
 
-    def __init__(self, message: str, exit_code: int = 1) -> None:
+    def __init__(self, message: str, exit_code: int = EXIT_ERROR) -> None:
         super().__init__(message)
         self.exit_code = exit_code
+
+
+class UsageError(CliError):
+    """The command line itself is wrong (a value out of range, options that do not go together, a ref or a
+    time that cannot be read): exit 2, one line, as argparse's own usage errors. Errors that come from the
+    data (no such memory, a damaged database, an unreadable file) stay ``CliError`` (exit 1)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, EXIT_USAGE)
+
+
+def int_in(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse ``type`` for an integer in ``low``..``high``: any other value is a usage error (exit 2)
+    naming the range, raised while the command line is parsed, before any work starts."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < low or (high is not None and value > high):
+            span = f"at least {low}" if high is None else f"between {low} and {high}"
+            raise argparse.ArgumentTypeError(f"must be {span}, got {value}")
+        return value
+
+    parse.__name__ = "number"  # what argparse calls the type in messages
+    return parse
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
@@ -61,7 +92,7 @@ def workspace_root(args: argparse.Namespace, positional: Path | None = None) -> 
     """The root a command works on: ``positional`` or ``-w`` as given, else found from the cwd."""
     flag = getattr(args, "workspace", None)
     if positional is not None and flag is not None and Path(positional).resolve() != Path(flag).resolve():
-        raise CliError(f"two workspaces given: {positional} and -w {flag}; give one")
+        raise UsageError(f"two workspaces given: {positional} and -w {flag}; give one")
     explicit = positional if positional is not None else flag
     if explicit is None:
         return find_workspace_root(Path.cwd())

@@ -38,6 +38,7 @@ class RepoMap:
     ranked_files: list[tuple[str, float]]  # every indexed file, best first
     definitions: list[MapEntry] = field(default_factory=list)  # the ones shown, best first
     tokens: int = 0  # estimated size of ``text``
+    needed_tokens: int = 0  # the budget fit no definition: what the best-ranked one needs on its own
 
     def to_dict(self, max_files: int | None = None) -> dict[str, Any]:
         files = self.ranked_files if max_files is None else self.ranked_files[:max_files]
@@ -46,6 +47,7 @@ class RepoMap:
             "tokens": self.tokens,
             "files": [{"file": rel, "score": score} for rel, score in files],
             "definitions": [asdict(d) for d in self.definitions],
+            **({"needed_tokens": self.needed_tokens} if self.needed_tokens else {}),
         }
 
 
@@ -71,7 +73,8 @@ def build_repo_map(
             high = mid - 1
     shown = entries[:low]
     text = render(shown)
-    return RepoMap(text, ranked_files, shown, estimate_tokens(text))
+    needed = estimate_tokens(render(entries[:1])) if entries and not shown else 0
+    return RepoMap(text, ranked_files, shown, estimate_tokens(text), needed)
 
 
 def _entries(store: IndexStore, scored: list[tuple[str, str, float]]) -> list[MapEntry]:

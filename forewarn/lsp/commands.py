@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from forewarn.lsp.server import ForewarnServer
 
 MAX_QUERY_CHARS = 2_000  # a search longer than this is a pasted file; its first part says enough
+# a search made while the folder's first (or a full) index runs waits this long for it, so its code part is
+# complete: the first index of a project takes seconds. Past it the answer says ``indexing`` and has what it has
+SEARCH_INDEX_WAIT_S = 10.0
 MAX_K = 200  # more results than a palette can show
 DEFAULT_K = 20  # one screen of a picker
 DEFAULT_MAP_TOKENS = 1_024  # Aider's default repo-map budget
@@ -137,6 +140,7 @@ async def _search(ls: ForewarnServer, args: Args) -> dict[str, Any]:
     mtype = args.choice("type", MEMORY_TYPES)
     code_only = args.boolean("codeOnly", False)
     session, rel = ls.target(args.string("file"))
+    await ls.until_indexed(session, SEARCH_INDEX_WAIT_S)
     return await ls.read(session.search, query, k, mtype, rel, code_only)
 
 

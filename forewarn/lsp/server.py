@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 import logging
 import os
 import sys
@@ -22,18 +21,11 @@ from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 from urllib.parse import unquote
 
-import cattrs
 from lsprotocol import types
 from pygls.capabilities import get_capability
-from pygls.exceptions import (
-    JsonRpcException,
-    JsonRpcInvalidParams,
-    JsonRpcInvalidRequest,
-    JsonRpcServerNotInitialized,
-)
-from pygls.io_ import StdinAsyncReader, StdoutWriter, run_async
+from pygls.exceptions import JsonRpcInvalidParams
+from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
 from pygls.uris import from_fs_path, to_fs_path
 
 from forewarn import __version__
@@ -41,6 +33,7 @@ from forewarn.config import Settings
 from forewarn.lsp import commands, convert
 from forewarn.lsp import settings as lsp_settings
 from forewarn.lsp.session import FolderSession, IndexProgress, Unavailable
+from forewarn.lsp.transport import ForewarnProtocol, GuardedReader
 from forewarn.workspace import relocation
 
 log = logging.getLogger(__name__)
@@ -53,10 +46,6 @@ PROGRESS_INTERVAL_S = 0.1  # more frequent $/progress reports only cost the clie
 EXIT_GRACE_S = 5.0  # how long exit waits for running work before leaving anyway (SQLite is crash-safe)
 EXTERNAL_CHECK_S = 2.0  # how soon memories written by the CLI or another editor window show up
 READ_THREADS = 2  # opens and hovers run concurrently with each other, never behind indexing
-MAX_MESSAGE_BYTES = 64 * 1024 * 1024  # a larger frame is discarded: no real LSP message is that big
-INVALID_REQUEST = JsonRpcInvalidRequest.CODE  # JSON-RPC's answer to a request it cannot even identify
-NOT_INITIALIZED = JsonRpcServerNotInitialized.CODE  # LSP: the answer to any request before initialize
-TOKEN_OPTION = "token"  # serve --tcp with a token: initializationOptions.token must carry it
 BACKFILL_BATCH = 32  # memories embedded per writer job: a remember queued behind backfill waits for one batch only
 # chunks per model call when the server embeds code: a search's query embedding waits for one call (~1 s)
 CODE_EMBED_BATCH = 16
@@ -65,134 +54,6 @@ CODE_EMBED_MAX_WAIT_S = 1.0  # a client that never pauses (polling) still lets o
 IDLE_FLUSH_S = 10.0  # the vector index is saved once writes pause this long (and on shutdown)
 WATCH_REGISTRATION_ID = "forewarn-watch"
 WATCH_GLOB = "**/*"  # the indexer filters by language and ignore files; the client just reports
-
-
-class _Answered:
-    """A request that failed to parse and was already answered with an error: nothing left to do."""
-
-    jsonrpc = "answered"
-
-
-ANSWERED = _Answered()
-
-
-class ForewarnProtocol(LanguageServerProtocol):
-    """pygls' protocol, except that a request whose params do not parse gets an InvalidParams reply,
-    and nothing but ``initialize`` is served before ``initialize`` (LSP: requests get ServerNotInitialized,
-    notifications are dropped, except ``exit`` on stdio).
-
-    pygls only logs a request it cannot parse (and shows an error), so the client would wait forever for it.
-    """
-
-    initialize_seen = False  # an initialize got through: the session is this client's
-    required_token: str | None = None  # serve --tcp with a token: initialize must carry it
-    # serve --tcp: ends this client's connection (a wrong token, exit before initialize); None on stdio
-    drop_connection: Callable[[str], None] | None = None
-
-    def structure_message(self, data: dict[str, Any]) -> Any:
-        pending = not self.initialize_seen and isinstance(data, dict) and "jsonrpc" in data
-        if pending and data.get("method") != types.INITIALIZE:
-            return self._before_initialize(data)  # its params are not even parsed
-        try:
-            return super().structure_message(data)
-        except JsonRpcException as exc:
-            if not (isinstance(data, dict) and "jsonrpc" in data and "id" in data and "method" in data):
-                raise
-            msg_id = data["id"]
-            if isinstance(msg_id, bool) or not isinstance(msg_id, int | str):
-                # JSON-RPC ids are strings or numbers; an unusable one is answered with a null id
-                message = f"request id {msg_id!r} is not a string or number"[:500]
-                # written by hand: lsprotocol would drop a None id, and JSON-RPC wants an explicit null
-                self._send_data({"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": message}})
-                return ANSWERED
-            detail = _structure_problem(exc.__cause__)
-            error = JsonRpcInvalidParams(f"Invalid params for {data.get('method')!r}: {detail}")
-            self._send_response(msg_id, error=error.to_response_error())
-            return ANSWERED
-
-    def _before_initialize(self, data: dict[str, Any]) -> Any:
-        method = data.get("method")
-        if method == types.EXIT and "id" not in data:
-            if self.drop_connection is None:
-                return super().structure_message(data)  # stdio: the editor may stop a server it never started
-            self.drop_connection("exit before initialize")
-        elif "id" in data and method is not None:
-            msg_id = data["id"] if isinstance(data["id"], int | str) and not isinstance(data["id"], bool) else None
-            error = {"code": NOT_INITIALIZED, "message": f"{str(method)[:100]!r} before initialize"}
-            self._send_data({"jsonrpc": "2.0", "id": msg_id, "error": error})
-        else:
-            log.debug("dropped a message before initialize: %s", str(method)[:100])
-        return ANSWERED
-
-    def handle_message(self, message: Any) -> None:
-        if message is ANSWERED:
-            return
-        if getattr(message, "method", None) == types.INITIALIZE and not self._admit(message):
-            return
-        super().handle_message(message)
-
-    def _admit(self, message: Any) -> bool:
-        """The first initialize opens the session (with the right token where one is required)."""
-        if self.initialize_seen:
-            error = JsonRpcInvalidRequest("initialize was already received")
-            self._send_response(message.id, error=error.to_response_error())
-            return False
-        if self.required_token is not None:
-            options = getattr(message.params, "initialization_options", None)
-            given = options.get(TOKEN_OPTION) if isinstance(options, dict) else None
-            if not (isinstance(given, str) and hmac.compare_digest(_utf8(given), _utf8(self.required_token))):
-                text = f"this server needs its token in initializationOptions.{TOKEN_OPTION}"
-                self._send_response(message.id, error=JsonRpcInvalidRequest(text).to_response_error())
-                if self.drop_connection is not None:
-                    self.drop_connection("initialize without the right token")
-                return False
-        self.initialize_seen = True
-        return True
-
-    def _execute_handler(
-        self,
-        msg_id: Any,
-        handler: Any,
-        callback: Any,
-        args: tuple[Any, ...] | None = None,
-        kwargs: dict[str, Any] | None = None,
-    ) -> None:
-        """pygls 2.1.1 files every handler's future under its id but only removes those of client requests:
-        the steps of its built-in generator handlers (every didOpen, hover, command…) stay forever, a few KB
-        each. Finished ones are dropped here, on the event loop, before each new handler (never from a
-        future's callback: those run on worker threads, and during pygls's own iteration at shutdown)."""
-        finished = [key for key, future in self._request_futures.items() if future.done()]
-        for key in finished:
-            del self._request_futures[key]
-        super()._execute_handler(msg_id, handler, callback, args, kwargs)
-
-
-def _utf8(text: str) -> bytes:
-    return text.encode("utf-8", "surrogatepass")  # JSON may carry lone surrogates: compared, never rejected
-
-
-def _structure_problem(exc: BaseException | None) -> str:
-    if isinstance(exc, cattrs.ClassValidationError):
-        return "; ".join(cattrs.transform_error(exc))[:500]
-    return str(exc)[:500] if exc else "cannot be read"
-
-
-class _GuardedReader(StdinAsyncReader):
-    """Reads stdin like pygls, but skips an absurdly large frame instead of buffering it whole."""
-
-    def readexactly(self, n: int) -> Any:
-        if n <= MAX_MESSAGE_BYTES:
-            return super().readexactly(n)
-        return self.loop.run_in_executor(self.executor, self._discard, n)
-
-    def _discard(self, n: int) -> bytes:
-        log.error("discarding a %d-byte message (limit %d bytes)", n, MAX_MESSAGE_BYTES)
-        while n > 0:
-            got = self.stdin.read(min(n, 1 << 20))
-            if not got:
-                return b""
-            n -= len(got)
-        return b"null"  # parses, then fails as "not a message": reported like any malformed frame
 
 
 class ForewarnServer(LanguageServer):
@@ -215,6 +76,7 @@ class ForewarnServer(LanguageServer):
         self._embedding: set[str] = set()  # folders whose code chunks are being embedded
         self._embed_again: set[str] = set()  # ... and that were re-indexed meanwhile
         self._mined: set[str] = set()  # folders mined (or being mined) since the server started
+        self._index_settled: dict[str, asyncio.Event] = {}  # by folder: no full index pending or running
         self._debounce: dict[str, asyncio.TimerHandle] = {}
         self._generation: dict[str, int] = {}
         self.open_uris: set[str] = set()  # as the client spelled them: diagnostics go back under the same URI
@@ -231,7 +93,7 @@ class ForewarnServer(LanguageServer):
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         self._stop_event = threading.Event()
-        reader = _GuardedReader(stdin or sys.stdin.buffer, self.thread_pool)
+        reader = GuardedReader(stdin or sys.stdin.buffer, self.thread_pool)
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         try:
             asyncio.run(run_async(self._stop_event, reader, self.protocol, log, self.report_server_error))
@@ -452,10 +314,24 @@ class ForewarnServer(LanguageServer):
 
     # ------------------------------------------------------------ indexing
 
+    def index_settled(self, session: FolderSession) -> asyncio.Event:
+        """Set while no full index of ``session`` is pending or running (clear from its start until the first ends)."""
+        return self._index_settled.setdefault(str(session.root), asyncio.Event())
+
+    async def until_indexed(self, session: FolderSession, timeout: float) -> None:
+        """Wait (without holding a thread) for the folder's pending or running full index, at most ``timeout``."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.index_settled(session).wait(), timeout)
+
     async def index(self, session: FolderSession, rels: list[str] | None = None) -> Any:
         """Index (all, or ``rels``) with ``$/progress`` when the client shows it; then republish."""
+        settled = self.index_settled(session) if rels is None else None
         if session.engine is None or session.damage is not None:
+            if settled is not None:
+                settled.set()
             return None  # its open failed, and the user was told why
+        if settled is not None:
+            settled.clear()
         progress = await self.begin_progress(f"Forewarn: indexing {session.root.name}")
         try:
             report = await self.write(session.index, rels, progress)
@@ -467,6 +343,8 @@ class ForewarnServer(LanguageServer):
             report = None
         finally:
             progress.end(session.last_summary)
+            if settled is not None:
+                settled.set()
         self.republish_all()
         if report is not None and rels is None:
             self.spawn(self.fill_vectors(session))
@@ -476,7 +354,8 @@ class ForewarnServer(LanguageServer):
         return report
 
     async def mine(self, session: FolderSession) -> dict[str, Any] | None:
-        """Mine a folder's history once, after its first full index, unless ``mining.enabled`` is off."""
+        """Mine a folder's history once, after its first full index, where the user allowed it (the user-level
+        ``mining.on_open``, or ``forewarn mine --on-open`` for this folder) and ``mining.enabled`` is on."""
         key = str(session.root)
         if key in self._mined or not session.settings.mining.enabled or session.engine is None:
             return None
@@ -485,6 +364,14 @@ class ForewarnServer(LanguageServer):
         try:
             if not await loop.run_in_executor(self.mining, session.mineable):
                 return None  # not a git repository: nothing to show, nothing to tell
+            if not await loop.run_in_executor(self.mining, session.may_mine_on_open):
+                said = (
+                    f"Forewarn: not mining the history of {session.root} on open; allow it with `forewarn mine "
+                    "--on-open` in that folder, or mining.on_open in your user-level settings"
+                )
+                log.info("%s", said)  # the client's log (VS Code: the Forewarn output), not a toast on every open
+                self.window_log_message(types.LogMessageParams(type=types.MessageType.Info, message=said))
+                return None
         except RuntimeError:  # the executor was shut down: the server is exiting
             return None
         progress = await self.begin_progress(f"Forewarn: mining the history of {session.root.name}")
@@ -741,96 +628,6 @@ class _Progress:
     def end(self, message: str | None) -> None:
         if self.token is not None:
             self.server.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
-
-
-class _GuardedStreamReader:
-    """A TCP client's stream as pygls reads it, skipping an absurdly large frame instead of buffering it."""
-
-    def __init__(self, reader: asyncio.StreamReader) -> None:
-        self.reader = reader
-
-    def readline(self) -> Any:
-        return self.reader.readline()
-
-    async def readexactly(self, n: int) -> bytes:
-        if n <= MAX_MESSAGE_BYTES:
-            return await self.reader.readexactly(n)
-        log.error("discarding a %d-byte message (limit %d bytes)", n, MAX_MESSAGE_BYTES)
-        while n > 0:
-            got = await self.reader.read(min(n, 1 << 20))
-            if not got:
-                return b""
-            n -= len(got)
-        return b"null"  # parses, then fails as "not a message": reported like any malformed frame
-
-
-def serve_tcp(server: ForewarnServer, host: str, port: int, token: str | None = None) -> None:
-    """Serve one client at a time over TCP; the bound address is logged (``--port 0`` picks a free port).
-
-    A connection made while a client is connected is closed at once (logged): it can never read or take
-    the first client's answers. Nothing but ``initialize`` is served before ``initialize``, which must carry
-    ``token`` in ``initializationOptions.token`` when one is given. The server ends once the client that
-    initialized disconnects; a connection that ends before that (a port scan, a wrong token) leaves it
-    listening for the real client.
-    """
-    stop = threading.Event()
-    server._stop_event = stop
-    protocol = server.protocol
-    assert isinstance(protocol, ForewarnProtocol)
-    protocol.required_token = token
-    served: asyncio.Future[None]  # set by main(): done once the initialized client has gone
-    busy = False
-
-    async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        nonlocal busy
-        peer = writer.get_extra_info("peername")
-        if busy:
-            log.warning("forewarn: refused a connection from %s: this server serves one client at a time", peer)
-            writer.close()
-            return
-        busy = True
-
-        def drop(reason: str) -> None:
-            log.warning("forewarn: closing the connection from %s: %s", peer, reason)
-            writer.close()  # buffered replies are flushed first; the reader then sees the end of the stream
-
-        protocol.set_writer(writer)
-        protocol.drop_connection = drop
-        try:
-            await run_async(stop, _GuardedStreamReader(reader), protocol, log, server.report_server_error)
-        except (ConnectionError, asyncio.IncompleteReadError, ValueError) as exc:  # ValueError: an endless header
-            log.warning("forewarn: the connection from %s ended: %s", peer, exc or type(exc).__name__)
-        finally:
-            writer.close()
-            busy = False
-            if protocol.initialize_seen:
-                if not served.done():
-                    served.set_result(None)
-            else:
-                log.warning("forewarn: the connection from %s ended before initialize; still listening", peer)
-
-    async def main() -> None:
-        nonlocal served
-        loop = asyncio.get_running_loop()
-        loop.set_exception_handler(_quiet_cancellation)
-        served = loop.create_future()
-        listener = await asyncio.start_server(connection, host, port)
-        for sock in listener.sockets:
-            address = sock.getsockname()
-            log.warning("forewarn: listening on %s:%s", address[0], address[1])
-        async with listener:
-            await served
-
-    with contextlib.suppress(KeyboardInterrupt, SystemExit):
-        asyncio.run(main())
-
-
-def _quiet_cancellation(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
-    """Work in flight when the client goes is cancelled; pygls then reports each handler as a traceback."""
-    if isinstance(context.get("exception"), asyncio.CancelledError):
-        log.debug("cancelled at disconnect: %s", context.get("message"))
-        return
-    loop.default_exception_handler(context)
 
 
 def create_server() -> ForewarnServer:

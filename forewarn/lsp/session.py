@@ -125,6 +125,7 @@ class FolderSession:
         self._lookup: tuple[Workspace, SymbolLookup] | None = None  # hover resolution, per engine
         self._data_version: int | None = None
         self.full_index_running = threading.Event()  # the indexer's lock is held for the whole run
+        self.indexed = threading.Event()  # the first full index has run: code search sees the folder as it is
         self._code_saved = time.monotonic()  # when background embedding last saved the code vectors
 
     # ------------------------------------------------------------ lifecycle
@@ -214,6 +215,8 @@ class FolderSession:
             result = engine.reindex(rels or None, progress=on_progress)
         finally:
             self.full_index_running.clear()
+            if not rels:
+                self.indexed.set()
         if not rels:
             engine.warm()  # ranks and references of every file, computed here rather than by the first opens
             self._symbols(engine).warm(engine.indexer.files())  # the hover's language queries, compiled once
@@ -232,7 +235,8 @@ class FolderSession:
         self.last_summary = (
             f"{files} files; {changed} changed, {len(report.deleted)} deleted in {elapsed_ms / 1000:.1f} s"
         )
-        log.info("indexed %s: %s; memories: %s", self.root, self.last_summary, reconciled)
+        changed_memories = ", ".join(f"{len(ids)} {what}" for what, ids in reconciled.to_dict().items() if ids)
+        log.info("indexed %s: %s; memories: %s", self.root, self.last_summary, changed_memories or "none changed")
         return self.last_report
 
     @_refusing_damage(lambda: 0)
@@ -471,8 +475,10 @@ class FolderSession:
 
     @_refusing_damage()
     def search(self, query: str, k: int, mtype: str | None, rel: str | None, code_only: bool = False) -> dict[str, Any]:
-        # code search waits for the first index; its number of files follows k
+        # no code search while a full index holds the indexer; its number of files follows k. The answer says when
+        # its code part is missing or may be stale (``indexing``), so a client can ask again once it is done
         code = 0 if self.full_index_running.is_set() else min(k, MAX_CODE_FILES)
+        indexing = self.full_index_running.is_set() or not self.indexed.is_set()
         result = self._engine().search(
             query, k, types=(mtype,) if mtype else (), file=rel, chunks=code, code_only=code_only
         )
@@ -489,6 +495,7 @@ class FolderSession:
             "mode": result.mode,
             "reason": result.reason,
             "message": None if result.memories or code_only else result.no_memory_message(),
+            "indexing": indexing,
         }
 
     def _chunk_view(self, hit: Any) -> ChunkView:
@@ -619,6 +626,12 @@ class FolderSession:
             log.info("not mining %s: %s", self.root, exc)
             return False
         return True
+
+    def may_mine_on_open(self) -> bool:
+        """Whether the user allowed mining this folder when it opens (never something the repository says)."""
+        from forewarn.workspace import consent
+
+        return self.settings.mining.on_open or consent.mining_on_open_allowed(self.root)
 
     @_refusing_damage(lambda: None)
     def mine(self, progress: Callable[[IndexProgress], None] | None = None) -> dict[str, Any] | None:

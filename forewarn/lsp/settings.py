@@ -1,9 +1,14 @@
 """Settings as the language server sees them: one ``Settings`` tree per workspace folder.
 
 Layers, later wins: defaults < user ``config.toml`` < the folder's ``.forewarn/config.toml`` <
-``initializationOptions`` < ``workspace/configuration`` (section ``forewarn``). Every layer is
-parsed by ``forewarn.config``, so a bad value becomes a problem message and the default stays.
-Pure functions: unit-tested without a server.
+``initializationOptions`` < its ``user`` section < ``workspace/configuration`` (section ``forewarn``).
+Every layer is parsed by ``forewarn.config``, so a bad value becomes a problem message and the default
+stays. Pure functions: unit-tested without a server.
+
+An editor's settings may come from the repository (VS Code reads ``.vscode/settings.json``), so the keys
+that load code, spend the machine or say whom to trust (``config.USER_LEVEL_KEYS``) are taken only from
+the ``user`` section, which a client fills from the user's own settings alone (VS Code's extension: each
+key's user-level value; Neovim's plugin: ``setup()``). Elsewhere they are refused, each with a problem.
 """
 
 from __future__ import annotations
@@ -11,9 +16,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from forewarn.config import Settings, load_settings, parse_settings
+from forewarn.config import USER_LEVEL_KEYS, Settings, all_keys, load_settings, parse_settings
 
 SECTION = "forewarn"  # the section clients store our settings under (VS Code: "forewarn.*")
+USER_SECTION = "user"  # inside it: the user's own settings, the only editor source of USER_LEVEL_KEYS
+EDITOR_KEYS = all_keys() - USER_LEVEL_KEYS  # what the rest of an editor's settings may set
+EDITOR_REFUSED = "may be set only in your user-level settings (a workspace's editor settings cannot)"
 MAX_PROBLEMS_SHOWN = 8  # a message longer than this is unreadable in a notification toast
 
 
@@ -35,14 +43,24 @@ def folder_settings(
         init = None
     settings, found = load_settings(root, overrides=None)
     problems += found
-    if init:
-        settings, found = parse_settings(init, settings)
-        problems += [f"initializationOptions: {p}" for p in found]
-    config = unwrap_section(client_config)
-    if config is not None:
-        settings, found = parse_settings(config, settings)
-        problems += [f"workspace/configuration: {p}" for p in found]
+    for name, layer in (("initializationOptions", init), ("workspace/configuration", unwrap_section(client_config))):
+        if layer is None:
+            continue
+        rest, user = split_user(layer)
+        settings, found = parse_settings(rest, settings, EDITOR_KEYS, refused=EDITOR_REFUSED)
+        problems += [f"{name}: {p}" for p in found]
+        if user is not None:
+            settings, found = parse_settings(user, settings)
+            problems += [f"{name}.{USER_SECTION}: {p}" for p in found]
     return settings, problems
+
+
+def split_user(layer: Any) -> tuple[Any, Any]:
+    """An editor's settings object as (the rest, its ``user`` section or None)."""
+    if not isinstance(layer, dict) or USER_SECTION not in layer:
+        return layer, None
+    rest = {k: v for k, v in layer.items() if k != USER_SECTION}
+    return rest, layer[USER_SECTION]
 
 
 def problems_message(problems: list[str]) -> str:

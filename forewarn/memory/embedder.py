@@ -196,7 +196,7 @@ def resolve_model(settings: EmbedderSettings) -> ResolvedModel:
         gguf_path = installed / model_install.GGUF_FILE
         if manifest is None or not gguf_path.is_file():
             hint = (
-                "run `forewarn model install` (or `make model`)"
+                "run `forewarn model install`"
                 if spec == model_install.DEFAULT_MODEL_NAME
                 else "set embedder.model to an installed model name or a path to a GGUF embedding model"
             )

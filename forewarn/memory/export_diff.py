@@ -19,7 +19,7 @@ class ExportChange:
     id: str
     change: str  # added | changed | superseded | forgotten | removed
     memory: Memory  # the later version (the earlier one for ``removed``)
-    detail: str = ""  # changed: what changed; superseded: by which memory
+    detail: str = ""  # changed: what changed; superseded: by which memory; added: how it stands if not current
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "change": self.change, "detail": self.detail, "memory": self.memory.to_dict()}
@@ -31,8 +31,8 @@ def diff_exports(before: bytes | None, after: bytes | None, *, now: float | None
     Lines that do not parse are passed over (``memory import`` names them); counters alone are no change.
     """
     now = time.time() if now is None else now
-    old = read_side(before, "before", now, MergeReport()).copies
-    new = read_side(after, "after", now, MergeReport()).copies
+    old = read_side(before, "before", now, MergeReport(), strict=False).copies
+    new = read_side(after, "after", now, MergeReport(), strict=False).copies
     out: list[ExportChange] = []
     for mid in sorted(old.keys() | new.keys()):
         if mid not in new:
@@ -40,7 +40,7 @@ def diff_exports(before: bytes | None, after: bytes | None, *, now: float | None
             continue
         m = max(new[mid], key=rank_copy)[0].memory
         if mid not in old:
-            out.append(ExportChange(mid, "added", m))
+            out.append(ExportChange(mid, "added", m, _standing(m)))
             continue
         was = max(old[mid], key=rank_copy)[0].memory
         if version_key(was) == version_key(m):
@@ -52,3 +52,13 @@ def diff_exports(before: bytes | None, after: bytes | None, *, now: float | None
         else:
             out.append(ExportChange(mid, "changed", m, difference(was, m)))
     return out
+
+
+def _standing(m: Memory) -> str:
+    """How a memory the file gained already stands when it is no longer current (a teammate forgot or replaced
+    it before it was shared): "forgotten", "superseded by …"; empty for a current one."""
+    if m.status == MemoryStatus.ARCHIVED:
+        return "forgotten"
+    if m.status == MemoryStatus.SUPERSEDED:
+        return f"superseded by {m.superseded_by}" if m.superseded_by else "superseded"
+    return ""

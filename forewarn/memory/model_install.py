@@ -179,7 +179,7 @@ def install_default_model(
             **meta,
         }
         _atomic_write_text(directory / MANIFEST_FILE, json.dumps(manifest, indent=2) + "\n")
-        say(f"installed {manifest['model_id']} at {directory / GGUF_FILE}")
+        log.info("installed %s at %s", manifest["model_id"], directory / GGUF_FILE)  # the caller reports the result
         return InstallResult(name, directory / GGUF_FILE, manifest, True, time.perf_counter() - start)
 
 

@@ -79,6 +79,11 @@ ASSIGNMENT_RE = re.compile(
 MIN_SECRET_LENGTH = 12  # shorter values are placeholders or flags ("changeme", "true")
 MIN_SECRET_ENTROPY = 3.0  # bits per char; English words and "xxxx" placeholders fall below
 MIN_PASSWORD_LENGTH = 8  # a password is short but still a secret when it has mixed character classes
+# an AWS secret access key pasted alone (no "aws_secret_access_key =" before it): 40 base64 characters as one word
+BARE_AWS_SECRET_RE = re.compile(r"(?<![A-Za-z0-9/+=_.\-])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=_\-]|\.[A-Za-z0-9])")
+# 40 random base64 characters carry 4.5-4.9 bits each; CamelCase names and paths of that length about 4.1, and a
+# git sha (hex, one case) never has all three classes, so only keys reach this
+MIN_AWS_SECRET_ENTROPY = 4.3
 
 
 MARKER_RE = re.compile(r"\[REDACTED:[a-z0-9\-]+\]")
@@ -111,6 +116,12 @@ def _looks_random(value: str) -> bool:
     return classes >= 3 and shannon_entropy(value) >= 2.5
 
 
+def _looks_like_aws_secret(value: str) -> bool:
+    """Upper case, lower case and digits mixed, at random: a key, not a name, a path or a commit sha."""
+    classes = all(re.search(p, value) for p in (r"[a-z]", r"[A-Z]", r"\d"))
+    return classes and shannon_entropy(value) >= MIN_AWS_SECRET_ENTROPY
+
+
 def find_secrets(text: str) -> list[Redaction]:
     """Spans of secrets in ``text`` (non-overlapping, in order)."""
     # markers from an earlier redaction are not secrets, and nothing may be found inside them
@@ -125,6 +136,10 @@ def find_secrets(text: str) -> list[Redaction]:
             start, end = m.span(det.group)
             if start < end and not overlaps(start, end):
                 found.append(Redaction(det.kind, start, end))
+    for m in BARE_AWS_SECRET_RE.finditer(text):
+        start, end = m.span()
+        if not overlaps(start, end) and _looks_like_aws_secret(m.group()):
+            found.append(Redaction("aws-secret-key", start, end))
     for m in ASSIGNMENT_RE.finditer(text):
         start, end = m.span(1)
         value = m.group(1)

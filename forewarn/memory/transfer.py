@@ -27,13 +27,11 @@ symlinked ``.forewarn`` is refused).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 import logging
 import os
 import re
-import stat
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -42,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from forewarn import untrusted
-from forewarn.memory import lifecycle, validation
+from forewarn.memory import forks, lifecycle, validation
 from forewarn.memory.errors import InvalidMemoryError
 from forewarn.memory.records import RELATION_EVENT, Anchor, Memory, MemoryEvent
 from forewarn.memory.redact import redact
@@ -97,7 +95,7 @@ class Change:
     """What an import did (or, dry, would do) to one memory."""
 
     id: str
-    action: str  # added | updated | kept_local | skipped  (unchanged memories are only counted)
+    action: str  # added | updated | kept_local | skipped | contested  (unchanged memories are only counted)
     detail: str = ""  # updated: old → new; kept_local and skipped: why
 
     def to_dict(self) -> dict[str, str]:
@@ -201,34 +199,25 @@ def export_jsonl(
     path = Path(path)
     report = TransferReport(path)
     dir_fd = _open_export_dir(path, confine_to)
-    tmp_name = f".{path.name}.tmp-{os.getpid()}"
     try:
-        _check_target(dir_fd, path)
         before = _previous_lines(dir_fd, path) if commit is not None else {}
-        fd = os.open(tmp_name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=dir_fd)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(jsonl_line({"format": FORMAT, "version": VERSION}))
-                for m in sorted(store.iter_all(), key=lambda m: m.id):
-                    if not exported(m, include_archived=include_archived):
-                        if m.visibility == Visibility.PRIVATE:
-                            report.private += 1
-                        else:
-                            report.left_out += 1
-                        continue
-                    data = memory_record(m, store.events(m.id))
-                    if commit is not None:
-                        same, at = before.get(m.id, ("", None))
-                        data[EXPORTED_AT_KEY] = at if at is not None and same == jsonl_line(data) else commit
-                    fh.write(jsonl_line(data))
-                    report.exported += 1
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp_name, path.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp_name, dir_fd=dir_fd)
-            raise
+        lines = [jsonl_line({"format": FORMAT, "version": VERSION})]
+        for m in sorted(store.iter_all(), key=lambda m: m.id):
+            if not exported(m, include_archived=include_archived):
+                if m.visibility == Visibility.PRIVATE:
+                    report.private += 1
+                else:
+                    report.left_out += 1
+                continue
+            data = memory_record(m, store.events(m.id))
+            if commit is not None:
+                same, at = before.get(m.id, ("", None))
+                data[EXPORTED_AT_KEY] = at if at is not None and same == jsonl_line(data) else commit
+            lines.append(jsonl_line(data))
+            report.exported += 1
+        untrusted.replace_file_at(dir_fd, path.name, "".join(lines).encode("utf-8"), path)
+    except untrusted.RefusedWrite as exc:
+        raise TransferError(f"{exc}; the export was not written") from None
     finally:
         os.close(dir_fd)
     return report
@@ -260,7 +249,8 @@ def _previous_lines(dir_fd: int, path: Path) -> dict[str, tuple[str, str | None]
 
 
 def _open_export_dir(path: Path, confine_to: Path | None) -> int:
-    """A descriptor of the folder to write in; with ``confine_to``, walked without following any link."""
+    """A descriptor of the folder to write in; with ``confine_to``, walked from it without following any link
+    (forewarn.untrusted.open_folder, which ``forewarn init`` uses for ``.gitattributes`` too)."""
     if confine_to is None:
         path.parent.mkdir(parents=True, exist_ok=True)
         return os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
@@ -270,38 +260,10 @@ def _open_export_dir(path: Path, confine_to: Path | None) -> int:
         rel = parent.relative_to(root) if parent.is_relative_to(root) else parent.resolve().relative_to(root)
     except ValueError:
         raise TransferError(f"{path} is outside the workspace {root}; export writes there only") from None
-    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        for part in rel.parts:
-            if part in ("..", "."):
-                raise TransferError(f"{path} is outside the workspace {root}; export writes there only")
-            with contextlib.suppress(FileExistsError):
-                os.mkdir(part, 0o755, dir_fd=fd)
-            try:
-                nxt = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
-            except OSError:
-                raise TransferError(
-                    f"{root / part} is a symbolic link or not a folder; the export was not written (it would "
-                    f"land outside the workspace)"
-                ) from None
-            os.close(fd)
-            fd = nxt
-            root = root / part
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
-
-
-def _check_target(dir_fd: int, path: Path) -> None:
-    try:
-        st = os.lstat(path.name, dir_fd=dir_fd)
-    except FileNotFoundError:
-        return
-    if stat.S_ISLNK(st.st_mode):
-        raise TransferError(f"{path} is a symbolic link; the export was not written through it")
-    if not stat.S_ISREG(st.st_mode):
-        raise TransferError(f"{path} is not a regular file; the export was not written")
+        return untrusted.open_folder(root, rel)
+    except untrusted.RefusedWrite as exc:
+        raise TransferError(f"{exc} (the export would land outside the workspace)") from None
 
 
 # ---------------------------------------------------------------- reading
@@ -604,6 +566,7 @@ def import_jsonl(
             store.insert_many(to_insert)
             report.events_added += sum(len(e) for _, e in to_insert)
             _relate(store, records)
+            _flag_forks(store, records, report, at=at)
             if dry_run:
                 raise _DryRun
     except _DryRun:
@@ -623,6 +586,23 @@ def _relate(store: MemoryStore, records: list[Record]) -> None:
             if len(other) != 26 or ID_PREFIX_RE.match(other) is None or other.upper() == rec.memory.id:
                 continue
             store.set_relation(rec.memory.id, other.upper(), kind, at=e.at)
+
+
+def _flag_forks(store: MemoryStore, records: list[Record], report: TransferReport, *, at: str) -> None:
+    """A memory the file says it replaces that another current memory replaces too (two teammates superseded
+    it on two branches): the two replacements become one contested pair (forewarn.memory.forks), reported."""
+    replacing = [r.memory for r in records if r.memory.supersedes]
+    if not replacing:
+        return
+    olds = {m.supersedes for m in replacing}
+    files = sorted({m.file for m in replacing if m.file})
+    here = store.anchored_to_files(files, CURRENT_STATUSES)
+    if any(m.file is None for m in replacing):
+        here += store.workspace_wide(CURRENT_STATUSES)
+    for a, b in forks.flag_forks(store, [m for m in here if m.supersedes in olds], at=at):
+        for x, y in ((a, b), (b, a)):
+            why = f"replaces {x.supersedes} as {y.id} does; settle with: forewarn memory resolve {a.id} {b.id}"
+            report.changes.append(Change(x.id, "contested", why))
 
 
 def is_restatement(a: str, b: str) -> bool:

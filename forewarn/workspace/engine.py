@@ -11,6 +11,7 @@ each vector query.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Sequence
@@ -347,12 +348,29 @@ class Workspace(SuggestionsMixin, SearchMixin, OpenMixin, HealthMixin, FilePanel
         limit: int = 50,
         offset: int = 0,
     ) -> list[Memory]:
+        return self.store.list_memories(self._memory_filter(types, file, statuses, tags), limit=limit, offset=offset)
+
+    def count_memories(
+        self,
+        *,
+        types: Sequence[str] = (),
+        file: str | None = None,
+        statuses: Sequence[str] = CURRENT_STATUSES,
+        tags: Sequence[str] = (),
+        as_of: str | None = None,
+    ) -> int:
+        """How many memories ``list_memories`` pages through with these filters (``as_of``: written by then)."""
+        flt = dataclasses.replace(self._memory_filter(types, file, statuses, tags), as_of=as_of)
+        return self.store.count(flt)
+
+    def _memory_filter(
+        self, types: Sequence[str], file: str | None, statuses: Sequence[str], tags: Sequence[str]
+    ) -> MemoryFilter:
         for s in statuses:
             if s not in STATUSES:
                 raise InvalidMemoryError(f"unknown status '{s}'; use one of {', '.join(STATUSES)}")
         rel = self.lookup_path(file) if file else None
-        flt = MemoryFilter(types=tuple(types), file=rel, statuses=tuple(statuses), tags=tuple(tags))
-        return self.store.list_memories(flt, limit=limit, offset=offset)
+        return MemoryFilter(types=tuple(types), file=rel, statuses=tuple(statuses), tags=tuple(tags))
 
     def history(self, memory_id: str) -> History:
         """The supersession chain through this memory (oldest first) and each link's events."""

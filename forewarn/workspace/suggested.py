@@ -122,6 +122,12 @@ class SuggestionsMixin(ConflictsMixin):
     def accept_suggestion(self, memory_id: str, text: str | None = None) -> Memory:
         """A person agrees: the suggestion becomes an active memory (its text edited first when given)."""
         m = self.store.resolve(memory_id)
+        if m.status == MemoryStatus.DISMISSED:  # final, kept as history; the lesson can still be written anew
+            where = f" --file {m.file}" + (f" --symbol {m.anchor.symbol}" if m.anchor and m.anchor.symbol else "")
+            raise InvalidMemoryError(
+                f"memory {m.id} was dismissed, which is final (it stays as history); to keep its lesson after all, "
+                f"remember it yourself: forewarn remember TEXT --type {m.type}{where if m.file else ''}"
+            )
         if m.status != MemoryStatus.SUGGESTED:
             raise InvalidMemoryError(f"memory {m.id} is {m.status}, not a suggestion; nothing to accept")
         safe: str | None = None

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from forewarn import untrusted
 from forewarn.memory import transfer
 from forewarn.workspace import history
 
@@ -21,6 +23,11 @@ log = logging.getLogger(__name__)
 MERGE_DRIVER = "forewarn"  # the name in .gitattributes (merge=forewarn) and in git config (merge.forewarn.*)
 MERGE_DRIVER_NAME = "Forewarn memories: merged by id, newer wins, nothing lost"
 ATTRIBUTES_LINE = f"{transfer.DEFAULT_RELATIVE_PATH.as_posix()} merge={MERGE_DRIVER}"
+ATTRIBUTES_FILE = ".gitattributes"
+MAX_ATTRIBUTES_BYTES = 1 << 20  # a .gitattributes is a few hundred bytes; more is not one to edit
+# what git substitutes: the ancestor's, ours (replaced by the result) and theirs' temporary files, and the path
+# in the tree (%P, which the driver checks; registrations from before it passed only the first three still work)
+DRIVER_ARGS = "merge-driver %O %A %B %P"
 
 
 class TeamError(history.GitError):
@@ -79,20 +86,43 @@ def register_merge_driver(root: Path, command: str) -> InitReport:
     """Set up ``root``'s repository to merge the shared file with ``command`` (idempotent).
 
     ``.gitattributes`` beside the workspace gains ``.forewarn/memories.jsonl merge=forewarn`` (once), and the
-    repository's own config (``.git/config``, never the global one) names the driver and its command.
+    repository's own config (``.git/config``, never the global one) names the driver and its command. Both
+    are repository files a clone may have planted as symbolic links (``.gitattributes -> ../.bashrc``): a
+    link is refused with ``untrusted.RefusedWrite`` naming it, before anything is written, and the
+    attributes are written by replacing the file in the work tree, never through a link.
     """
     root = Path(root).resolve()
     if _git_or_none(root, "rev-parse", "--is-inside-work-tree") != "true":
         raise TeamError(f"{root} is not inside a git repository: the merge driver is registered in one")
-    report = InitReport(root, root / ".gitattributes")
-    existing = report.attributes.read_text(encoding="utf-8") if report.attributes.is_file() else ""
-    if ATTRIBUTES_LINE not in (line.strip() for line in existing.splitlines()):
-        sep = "" if not existing or existing.endswith("\n") else "\n"
-        report.attributes.write_text(existing + sep + ATTRIBUTES_LINE + "\n", encoding="utf-8")
-        report.changed.append(f"{report.attributes.name}: {ATTRIBUTES_LINE}")
-    driver = f"{command} merge-driver %O %A %B"
+    report = InitReport(root, root / ATTRIBUTES_FILE)
+    _check_local_config(root)
+    dir_fd = untrusted.open_folder(root, "", create=False)
+    try:
+        raw = untrusted.read_file_at(dir_fd, ATTRIBUTES_FILE, MAX_ATTRIBUTES_BYTES, report.attributes)
+        existing = (raw or b"").decode("utf-8", "surrogateescape")
+        if ATTRIBUTES_LINE not in (line.strip() for line in existing.splitlines()):
+            sep = "" if not existing or existing.endswith("\n") else "\n"
+            data = (existing + sep + ATTRIBUTES_LINE + "\n").encode("utf-8", "surrogateescape")
+            untrusted.replace_file_at(dir_fd, ATTRIBUTES_FILE, data, report.attributes)
+            report.changed.append(f"{ATTRIBUTES_FILE}: {ATTRIBUTES_LINE}")
+    finally:
+        os.close(dir_fd)
+    driver = f"{command} {DRIVER_ARGS}"
     for key, value in ((f"merge.{MERGE_DRIVER}.name", MERGE_DRIVER_NAME), (f"merge.{MERGE_DRIVER}.driver", driver)):
         if _git_or_none(root, "config", "--local", "--get", key) != value:
             history.git(root, "config", "--local", key, value)
             report.changed.append(f"git config {key} = {value}")
     return report
+
+
+def _check_local_config(root: Path) -> None:
+    """The repository's own config file is refused when it is a symbolic link (git would write through it)."""
+    rel = _git_or_none(root, "rev-parse", "--git-path", "config")
+    if rel is None:
+        raise TeamError(f"git cannot tell where the repository's config of {root} is")
+    path = (root / rel) if not Path(rel).is_absolute() else Path(rel)
+    if path.is_symlink():
+        raise untrusted.RefusedWrite(
+            f"{path} is a symbolic link (to {os.readlink(path)}); Forewarn never writes through one, so nothing "
+            f"was written"
+        )

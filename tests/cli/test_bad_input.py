@@ -1,4 +1,6 @@
-"""Out-of-range input is refused like any other bad input: one ``forewarn: …`` line, exit 1, no traceback (F16)."""
+"""Out-of-range input is refused like any other bad input: one ``forewarn: …`` line, no traceback (F16); exit 2
+when the command line itself is wrong (a time that cannot be, D18), 1 when the workspace says no (a line past
+the end of the file)."""
 
 from __future__ import annotations
 
@@ -21,31 +23,34 @@ def ws(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize(
-    ("argv", "message"),
+    ("argv", "message", "code"),
     [
-        (["search", "x", "--lexical", "--as-of", "0001-01-01"], "--as-of 0001-01-01 is before 1970"),
-        (["search", "x", "--lexical", "--as-of", "0999-06-01"], "--as-of 0999-06-01 is before 1970"),
-        (["search", "x", "--lexical", "--since", "0001-01-01T00:00:00+01:00"], "outside the years 1 to 9999"),
-        (["search", "x", "--lexical", "--since", "2025-13-45"], "is not an ISO-8601 date"),
+        (["search", "x", "--lexical", "--as-of", "0001-01-01"], "--as-of 0001-01-01 is before 1970", 2),
+        (["search", "x", "--lexical", "--as-of", "0999-06-01"], "--as-of 0999-06-01 is before 1970", 2),
+        (["search", "x", "--lexical", "--since", "0001-01-01T00:00:00+01:00"], "outside the years 1 to 9999", 2),
+        (["search", "x", "--lexical", "--since", "2025-13-45"], "is not an ISO-8601 date", 2),
         (
             ["remember", "x", "--file", "billing/invoice.py", "--line", "99999999999999999999"],
             "line 99999999999999999999 is past the end of billing/invoice.py (25 lines)",
+            1,
         ),
         (
             ["remember", "x", "--file", "billing/invoice.py", "--line", "999"],
             "line 999 is past the end of billing/invoice.py (25 lines)",
+            1,
         ),
         (
             ["remember", "x", "--file", "billing/invoice.py", "--line", "26"],
             "line 26 is past the end of billing/invoice.py (25 lines)",
+            1,
         ),
-        (["remember", "x", "--file", "-rf.py"], "-rf.py is not a file in the workspace"),
+        (["remember", "x", "--file", "-rf.py"], "-rf.py is not a file in the workspace", 1),
     ],
 )
-def test_refused_in_one_line(forewarn: Forewarn, ws: Path, argv: list[str], message: str) -> None:
+def test_refused_in_one_line(forewarn: Forewarn, ws: Path, argv: list[str], message: str, code: int) -> None:
     done = forewarn(*argv, cwd=ws)
     lines = [line for line in done.stderr.splitlines() if "lexical search only" not in line]
-    assert (done.returncode, len(lines)) == (1, 1), done.stderr
+    assert (done.returncode, len(lines)) == (code, 1), done.stderr
     assert lines[0].startswith("forewarn: ") and message in lines[0]
     assert "Traceback" not in done.stderr
 

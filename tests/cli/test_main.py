@@ -163,7 +163,7 @@ def test_every_command_takes_the_workspace_flag() -> None:
 def test_index_refuses_two_different_workspaces(repo: Path, tmp_path: Path, forewarn: Forewarn) -> None:
     assert forewarn("index", str(repo), "-w", str(repo), "--json", cwd=tmp_path).returncode == 0
     done = forewarn("index", str(repo), "-w", str(tmp_path), cwd=tmp_path)
-    assert done.returncode == 1 and "two workspaces given" in done.stderr
+    assert done.returncode == 2 and "two workspaces given" in done.stderr
 
 
 # ---------------------------------------------------------------- colour

@@ -90,8 +90,6 @@ def test_errors_are_one_line_with_exit_code_1(ws: Path, capsys: pytest.CaptureFi
         (("remember", "x", "--file", "src/nope.py"), "not a file in the workspace"),
         (("remember", "x", "--file", "src/queue.py", "--symbol", "Nope"), "no symbol 'Nope'"),
         (("remember", "   "), "memory text is empty"),
-        (("remember", "x", "--line", "3"), "need --file"),
-        (("search", "x", "--as-of", "last tuesday"), "not an ISO-8601"),
         (("memory", "import", str(ws / "missing.jsonl")), "does not exist"),
     ]
     for argv, message in cases:
@@ -101,6 +99,12 @@ def test_errors_are_one_line_with_exit_code_1(ws: Path, capsys: pytest.CaptureFi
         assert out == ""
     code, _, err = run(capsys, "search", "x", "-w", str(ws / "absent"))
     assert code == 1 and "does not exist" in err
+    for argv, message in (  # the command line itself is wrong: a usage error (D18)
+        (("remember", "x", "--line", "3"), "need --file"),
+        (("search", "x", "--as-of", "last tuesday"), "not an ISO-8601"),
+    ):
+        code, out, err = run(capsys, *argv, *w)
+        assert (code, out) == (2, "") and message in err and err.startswith("forewarn: "), (argv, err)
 
 
 def test_redaction_is_reported(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:

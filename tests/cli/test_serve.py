@@ -51,7 +51,7 @@ async def test_serve_opens_the_w_folder_when_the_editor_names_none(client: Langu
 @pytest.mark.parametrize("host", ["", " ", "0.0.0.0", "::", "192.168.1.10", "10.0.0.2"])
 def test_tcp_refuses_hosts_other_machines_can_reach(forewarn: Forewarn, host: str) -> None:
     done = forewarn("serve", "--tcp", "--port", "0", "--host", host)
-    assert done.returncode == 1 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr  # a usage error (D18)
     assert ("every interface" if not host.strip() else "--allow-remote") in done.stderr
 
 
@@ -78,4 +78,4 @@ def test_token_file_must_be_private_and_not_empty(forewarn: Forewarn, tmp_path: 
     token.chmod(0o600)
     assert "is empty" in forewarn("serve", "--tcp", "--port", "0", "--token-file", str(token)).stderr
     stdio = forewarn("serve", "--token-file", str(token))
-    assert stdio.returncode == 1 and "apply to --tcp only" in stdio.stderr
+    assert stdio.returncode == 2 and "apply to --tcp only" in stdio.stderr

@@ -26,7 +26,7 @@ CONTRADICTION = (
 
 
 def test_vscode_asks_after_remember_and_replaces_the_old_one(
-    code_server: Callable[[], str],  # noqa: F811
+    code_server: Callable[..., str],  # noqa: F811
     gotcha_workspace: Gotcha,
     tmp_path: Path,
     artifacts: Path,

@@ -13,7 +13,7 @@ import struct
 from collections.abc import Iterator
 from typing import Any
 
-from forewarn.config import Settings
+from forewarn.config import USER_LEVEL_KEYS, Settings
 from tests.editors.conftest import REPO
 
 MANIFEST = REPO / "editor-clients" / "vscode" / "package.json"
@@ -58,6 +58,23 @@ def test_every_daemon_setting_is_contributed_with_its_default_and_a_description(
 def test_nothing_is_contributed_that_the_daemon_or_the_client_does_not_read() -> None:
     extra = set(contributed()) - set(dict(daemon_settings(Settings()))) - CLIENT_ONLY
     assert not extra, f"settings nobody reads: {sorted(extra)}"
+
+
+def test_what_loads_code_or_says_whom_to_trust_is_the_users_own_setting_and_trust_is_honoured() -> None:
+    """R11: a repository's .vscode/settings.json cannot set them (scope machine), and Restricted Mode is declared."""
+    properties = contributed()
+    user_level = {f"forewarn.{camel_path(key)}" for key in USER_LEVEL_KEYS} | {
+        "forewarn.server.command", "forewarn.server.pythonPath", "forewarn.server.env",
+    }  # fmt: skip
+    wrong = sorted(key for key in user_level if properties[key].get("scope") not in ("machine", "application"))
+    assert not wrong, f"settings a workspace could set: {wrong}"
+    trust = manifest()["capabilities"]["untrustedWorkspaces"]
+    assert trust["supported"] == "limited" and "Restricted Mode" in trust["description"]
+    assert set(trust["restrictedConfigurations"]) == user_level
+
+
+def camel_path(path: str) -> str:
+    return ".".join(camel(part) for part in path.split("."))
 
 
 def manifest() -> dict[str, Any]:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from forewarn.config import Settings
+from forewarn.config import USER_LEVEL_KEYS, Settings
 from forewarn.lsp.commands import COMMANDS
 from forewarn.lsp.convert import CLIENT_CAPABILITY, MEMORIES_CHANGED, PROMPTS_FOR_TEXT
 from forewarn.memory.store import MEMORY_TYPES
@@ -136,6 +136,11 @@ def test_memory_types_are_the_servers_in_its_order(client: str, read: Any) -> No
 def test_server_commands_are_the_servers(client: str, read: Any) -> None:
     commands = no_duplicates(read(), client)
     assert sorted(commands) == PY_COMMANDS, f"{client} differs from forewarn.lsp.commands.COMMANDS"
+
+
+def test_user_level_settings_are_the_servers() -> None:
+    ts = no_duplicates(ts_strings(r"export const USER_LEVEL_SETTINGS\s*=\s*\["), "USER_LEVEL_SETTINGS")
+    assert sorted(ts) == sorted(camel_path(path) for path in USER_LEVEL_KEYS), "src/protocol.ts USER_LEVEL_SETTINGS"
 
 
 def test_settings_are_the_servers_in_every_client() -> None:

@@ -44,6 +44,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 DRIVER = Path(__file__).parent / "vscode" / "out" / "drive.js"
 VSIX = REPO / "editor-clients" / "vscode" / "forewarn-0.1.0.vsix"
 INDEXED_FILES = 150
+ARTIFACTS_LOGS = "tests/editors/artifacts/vscode-logs/<test>/ (extension host, Forewarn output with the server's log)"
 START_S = 60  # code-server serves in about 2 s here; generous for a loaded CI machine
 
 USER_SETTINGS = {
@@ -57,6 +58,14 @@ USER_SETTINGS = {
     "update.mode": "none",
     # the Python interpreter running the tests has Forewarn installed (editable)
     "forewarn.server.pythonPath": sys.executable,
+}
+
+
+# Workspace Trust on, as VS Code ships, and a folder opened without the trust prompt stays in Restricted Mode
+RESTRICTED_SETTINGS = {
+    "security.workspace.trust.enabled": True,
+    "security.workspace.trust.startupPrompt": "never",
+    "security.workspace.trust.emptyWindow": False,
 }
 
 
@@ -94,8 +103,10 @@ def wait_until_serving(url: str, process: subprocess.Popen[bytes], log: Path) ->
 
 
 @pytest.fixture
-def code_server(tmp_path: Path, artifacts: Path) -> Iterator[Callable[[], str]]:
-    """Starts code-server with the built extension installed; returns a function that gives its URL."""
+def code_server(tmp_path: Path, artifacts: Path, request: pytest.FixtureRequest) -> Iterator[Callable[..., str]]:
+    """Starts code-server with the built extension installed; returns a function that gives its URL. Its logs
+    (the extension host's, and the Forewarn output channel, which holds the server's stderr) are kept in
+    ``artifacts/vscode-logs/<test>/`` whatever the outcome."""
     reason = missing_tools_reason()
     if reason:
         pytest.skip(reason)
@@ -112,15 +123,21 @@ def code_server(tmp_path: Path, artifacts: Path) -> Iterator[Callable[[], str]]:
     )
     processes: list[subprocess.Popen[bytes]] = []
 
-    def start() -> str:
+    def start(restricted: bool = False) -> str:
+        """``restricted``: Workspace Trust on, the folder untrusted (opened in Restricted Mode, no prompt)."""
         port = free_port()
         url = f"http://127.0.0.1:{port}"
         log = artifacts / "code-server.log"
+        trust = ["--disable-workspace-trust"]
+        if restricted:
+            trust = []
+            settings = {**USER_SETTINGS, **RESTRICTED_SETTINGS}
+            (user_data / "User" / "settings.json").write_text(json.dumps(settings, indent=2))
         with log.open("wb") as out:
             # the extension host, hence `forewarn serve`, inherits FOREWARN_HOME/FOREWARN_MODELS from here
             process = subprocess.Popen(
                 [CODE_SERVER, "--auth", "none", "--bind-addr", f"127.0.0.1:{port}", "--disable-telemetry",
-                 "--disable-update-check", "--disable-workspace-trust", *dirs],
+                 "--disable-update-check", *trust, *dirs],
                 stdout=out, stderr=subprocess.STDOUT, env=dict(os.environ),
             )  # fmt: skip
         processes.append(process)
@@ -135,6 +152,13 @@ def code_server(tmp_path: Path, artifacts: Path) -> Iterator[Callable[[], str]]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+    kept = artifacts / "vscode-logs" / request.node.name
+    shutil.rmtree(kept, ignore_errors=True)
+    if (user_data / "logs").is_dir():
+        shutil.copytree(user_data / "logs", kept)
+    if (artifacts / "code-server.log").is_file():
+        kept.mkdir(parents=True, exist_ok=True)
+        shutil.copy(artifacts / "code-server.log", kept / "code-server.log")
 
 
 def drive(url: str, workspace: Path, tmp_path: Path, artifacts: Path, **check: Any) -> dict[str, Any]:
@@ -155,13 +179,14 @@ def drive(url: str, workspace: Path, tmp_path: Path, artifacts: Path, **check: A
     result: dict[str, Any] = json.loads(result_path.read_text())
     shutil.copy(result_path, artifacts / f"vscode-{check['mode']}-result.json")
     assert result["ok"], f"{result.get('error')}\nsteps: {result['steps']}\nstatus bar: {result.get('statusBar')}\n" + (
-        f"problems: {result.get('problems')}\nscreenshot: {result.get('screenshot')}"
+        f"status labels: {result.get('statusLabels')}\nproblems: {result.get('problems')}\n"
+        f"screenshot: {result.get('screenshot')}\nlogs: {ARTIFACTS_LOGS}"
     )
     return result
 
 
 def test_extension_activates_and_shows_indexing_progress(
-    code_server: Callable[[], str], tmp_path: Path, artifacts: Path
+    code_server: Callable[..., str], tmp_path: Path, artifacts: Path
 ) -> None:
     # enough files that indexing reports progress more than once
     workspace = tmp_path / "generated"
@@ -176,8 +201,27 @@ def test_extension_activates_and_shows_indexing_progress(
     assert "ready" in labels[-1], labels
 
 
+def test_restricted_mode_starts_no_server_and_says_why(
+    code_server: Callable[..., str], tmp_path: Path, artifacts: Path
+) -> None:
+    """R11: in a folder VS Code does not trust, the extension starts nothing that reads it, and says so."""
+    workspace = tmp_path / "cloned"
+    (workspace / ".vscode").mkdir(parents=True)
+    (workspace / "app.py").write_text("def f(x):\n    return x\n")
+    # what a hostile repository ships: a model of its own, and a server command of its own
+    (workspace / ".vscode" / "settings.json").write_text(
+        json.dumps({"forewarn.embedder.model": ".vscode/model.gguf", "forewarn.server.command": ["/bin/false"]})
+    )
+    result = drive(code_server(restricted=True), workspace, tmp_path, artifacts, mode="restricted")
+    assert "Restricted Mode" in result["statusBar"], result
+    assert not any("starting the server" in label for label in result["statusLabels"]), result["statusLabels"]
+    home = Path(os.environ["FOREWARN_HOME"])
+    opened = [json.loads(p.read_text())["root"] for p in home.glob("workspaces/*/workspace.json")]
+    assert str(workspace.resolve()) not in opened  # no server (nor anything else) opened the folder
+
+
 def test_gotcha_in_problems_view_and_hover(
-    code_server: Callable[[], str], gotcha_workspace: Gotcha, tmp_path: Path, artifacts: Path
+    code_server: Callable[..., str], gotcha_workspace: Gotcha, tmp_path: Path, artifacts: Path
 ) -> None:
     result = drive(
         code_server(),
@@ -203,7 +247,7 @@ CODE_FILE_CHUNK_LINES = {1, 6}  # its module docstring, `def checkout`
 
 
 def test_palette_commands_search_remember_health_repo_map_and_walkthrough(
-    code_server: Callable[[], str], gotcha_workspace: Gotcha, tmp_path: Path, artifacts: Path
+    code_server: Callable[..., str], gotcha_workspace: Gotcha, tmp_path: Path, artifacts: Path
 ) -> None:
     decision = "We chose exponential backoff over a fixed delay because the gateway rate-limits bursts"
     quick_fix_gotcha = "charge_card must not run inside a database transaction: the gateway call holds locks"
@@ -246,6 +290,9 @@ def test_palette_commands_search_remember_health_repo_map_and_walkthrough(
     assert types == [str(t) for t in MEMORY_TYPES] and private == "private…", result["memoryTypes"]
     assert "Get Started with Forewarn" in result["walkthrough"], result["walkthrough"]
     assert "restarting the server" in result["modelInstalled"]
+    # started once, and restarted once by the model install: no other restart interrupted the commands
+    starts = [label for label in result["statusLabels"] if "starting the server" in label]
+    assert len(starts) <= 2, result["statusLabels"]
     listed = run_forewarn("memory", "list", "--workspace", str(gotcha_workspace.root), "--type", "decision", "--json")
     assert listed.returncode == 0, listed.stderr
     [stored] = json.loads(listed.stdout)

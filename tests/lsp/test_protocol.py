@@ -182,7 +182,7 @@ async def test_malformed_frames_leave_the_server_serving(client: LanguageClient,
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND))
 async def degraded_client(lsp_client: LanguageClient, workspace: Path, tmp_path: Path):
     accept_registrations(lsp_client)
-    options = {"embedder": {"model": "no-such-model"}}
+    options = {"user": {"embedder": {"model": "no-such-model"}}}  # the user's own choice of model
     folders = [workspace, tmp_path / "vanished"]
     await lsp_client.initialize_session(initialize_params("neovim", workspace, options, folders))
     yield

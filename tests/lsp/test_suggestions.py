@@ -213,7 +213,7 @@ def repository(workspace: Path) -> Path:
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND), params=EDITORS[:1])
 async def git_client(lsp_client: LanguageClient, request: pytest.FixtureRequest, repository: Path):
-    options = {"embedder": {"enabled": False}}
+    options = {"embedder": {"enabled": False}, "user": {"mining": {"onOpen": True}}}  # the user allows mining
     lsp_client.set_configuration(options, section="forewarn")
     accept_registrations(lsp_client)
     await lsp_client.initialize_session(initialize_params(request.param, repository, options))

@@ -241,3 +241,31 @@ async def test_a_client_reset_ends_the_server_without_a_traceback(workspace: Pat
         assert server.proc.stderr is not None
         server.stderr += await server.proc.stderr.read()
     assert b"Traceback" not in server.stderr, server.stderr.decode(errors="replace")
+
+
+async def test_a_connection_that_never_initializes_cannot_keep_the_real_client_out(workspace: Path) -> None:
+    """R12: an idle peer holding the one slot is closed when a client connects, or after a few seconds."""
+    async with tcp_server() as server:
+        idle = await Peer.connect(server)
+        idle.writer.write(b"Content-Length: 9")  # half a header, then nothing
+        await idle.writer.drain()
+        client = await Peer.connect(server)  # connects while the idle peer holds the slot: it gets in
+        assert "result" in await client.initialize(workspace)
+        assert await idle.closed()
+        await server.log_line(r"connected before this one sent initialize")
+        late = await Peer.connect(server)  # once a client has initialized, the slot is its own
+        assert await late.closed()
+        assert "result" in await client.request(2, "workspace/symbol", {"query": "Invoice"})
+        await shutdown(client)
+        assert await server.wait() == 0
+
+    async with tcp_server() as server:
+        silent = await Peer.connect(server)
+        assert await silent.closed()  # alone, it is closed after transport.INITIALIZE_TIMEOUT_S
+        await server.log_line(r"no initialize within \d+ s")
+        await server.log_line(r"ended before initialize; still listening")
+        client = await Peer.connect(server)
+        assert "result" in await client.initialize(workspace)
+        await shutdown(client)
+        assert await server.wait() == 0
+    assert b"Traceback" not in server.stderr

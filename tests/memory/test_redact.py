@@ -99,3 +99,17 @@ def test_redaction_is_idempotent() -> None:
     for _, text in SECRETS:
         once, _ = redact(text)
         assert redact(once) == (once, [])
+
+
+def test_a_bare_aws_secret_access_key_is_redacted_and_shas_and_names_are_not() -> None:
+    """D20: the key pasted alone, as people paste it next to its key id, without ``aws_secret_access_key =``."""
+    text, kinds = redact("aws key AKIAIOSFODNN7EXAMPLE and secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY.")
+    assert text == "aws key [REDACTED:aws-access-key] and secret [REDACTED:aws-secret-key]."
+    assert kinds == ["aws-access-key", "aws-secret-key"]
+    for kept in (
+        "fixed in 3f2a9c1d0b8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a, see the PR",  # a commit sha: hex, one case
+        "HTTPAdapter2ConnectionPoolManagerFactory is built once",  # a 40-character name
+        "see forewarn/workspace/Reconcile/Anchors2xyz for the walk",  # a 40-character path
+        "the key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY.py is a file name",  # part of a longer word
+    ):
+        assert redact(kept) == (kept, []), kept

@@ -139,8 +139,10 @@ def test_a_private_memory_never_reaches_the_shared_file_whatever_writes_it(
             if ids:
                 m = ws.store.get(sorted(ids)[0])
                 assert m is not None
-                line = transfer.jsonl_line({**transfer.memory_record(m, []), "visibility": "private"}).encode()
-                merged, report = merging.merge_exports(None, ws.default_export_path().read_bytes(), line)
+                line = transfer.jsonl_line({**transfer.memory_record(m, []), "visibility": "private"})
+                header = transfer.jsonl_line({"format": transfer.FORMAT, "version": transfer.VERSION})
+                theirs = (header + line).encode()
+                merged, report = merging.merge_exports(None, ws.default_export_path().read_bytes(), theirs)
                 assert report.private_left_out == 1
                 _assert_no_private(merged, ids, texts)
 
@@ -318,3 +320,57 @@ def test_import_finds_a_restatement_by_meaning_when_the_workspace_has_vectors(tm
     with Workspace.open(make_ws(tmp_path / "lexical"), embedder=None) as lexical:  # without vectors: words only
         lexical.remember("Retries to the payment API must be idempotent.", file="billing/invoice.py")
         assert lexical.import_(tmp_path / "shared.jsonl", embed=False).added == 2
+
+
+# ---------------------------------------------------------------- D21: two replacements of one memory
+
+
+def test_importing_a_teammates_replacement_of_a_memory_we_replaced_too_flags_one_contested_pair(
+    tmp_path: Path,
+) -> None:
+    with Workspace.open(make_ws(tmp_path / "a"), embedder=None) as ws:
+        old = ws.remember("the invoice total rounds per line", file="billing/invoice.py").memory
+        ws.export(tmp_path / "base.jsonl")
+    with Workspace.open(make_ws(tmp_path / "b"), embedder=None) as ws:
+        ws.import_(tmp_path / "base.jsonl", embed=False)
+        theirs = ws.supersede(old.id, "the invoice total rounds once, at the end")
+        ws.export(tmp_path / "b.jsonl", include_archived=True)
+    with Workspace.open(tmp_path / "a", embedder=None) as ws:
+        ours = ws.supersede(old.id, "the invoice total rounds half-even per line")
+        report = ws.import_(tmp_path / "b.jsonl", embed=False)
+        assert sorted(c.id for c in report.changes if c.action == "contested") == sorted([ours.id, theirs.id])
+        assert ws.get(ours.id).status == ws.get(theirs.id).status == MemoryStatus.CONTESTED
+        assert [m.id for m in ws.contested_with([ours.id])[ours.id]] == [theirs.id]
+        again = ws.import_(tmp_path / "b.jsonl", embed=False)  # nothing new: flagged once
+        assert not [c for c in again.changes if c.action == "contested"]
+        ws.resolve_conflict(ours.id, theirs.id, "both")  # a person says both hold: never flagged again
+        ws.import_(tmp_path / "b.jsonl", embed=False)
+        assert ws.get(ours.id).status == ws.get(theirs.id).status == MemoryStatus.ACTIVE
+
+
+def test_merge_keeps_a_rewritten_event_beside_the_original_in_any_order(tmp_path: Path) -> None:
+    with Workspace.open(make_ws(tmp_path / "ws"), embedder=None) as ws:
+        m = ws.remember("base lesson about the invoice totals", file="billing/invoice.py").memory
+        base = ws.export(tmp_path / "base.jsonl").path.read_bytes()
+    header, line = base.decode().splitlines()
+    rec = json.loads(line)
+    original = rec["events"][0]
+    sides = []
+    for at, note in [("1970-01-01T00:00:00.000000Z", "forged"), (original["at"], "reworded")]:
+        rec["events"] = [{**original, "at": at, "detail": {"note": note}}]
+        sides.append(f"{header}\n{json.dumps(rec)}\n".encode())
+    sides.append(base)
+    results = set()
+    for order in itertools.permutations(range(3)):
+        acc = base
+        for k in order:
+            acc, _ = merging.merge_exports(base, acc, sides[k])
+        results.add(acc)
+    assert len(results) == 1
+    events = json.loads(results.pop().decode().splitlines()[1])["events"]
+    assert [e for e in events if e["id"] == original["id"]] == [original]
+    assert sorted(e["detail"].get("note", "") for e in events if e["id"].startswith(merging.RIVAL_EVENT_PREFIX)) == [
+        "forged",
+        "reworded",
+    ]
+    assert m.id == json.loads(line)["id"]

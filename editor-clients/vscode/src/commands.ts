@@ -17,7 +17,7 @@ import {
   ServerCommand,
 } from "./protocol";
 import { type SearchRow, searchRows, searchTitle } from "./search";
-import { errorText, type ForewarnServer, settingReader, workspaceFolder } from "./server";
+import { errorText, type ForewarnServer, userSettingReader, workspaceFolder } from "./server";
 import { modelInstallLaunch, serverEnv } from "./settings";
 
 const SEARCH_DEBOUNCE_MS = 150; // long enough to skip most keystrokes, short enough to feel live
@@ -94,6 +94,8 @@ export async function searchMemories(server: ForewarnServer): Promise<void> {
   pick.matchOnDetail = false;
   let timer: NodeJS.Timeout | undefined;
   let generation = 0;
+  // the last answer came while the server was indexing (its code part missing): asked again once it is done
+  let waitingForIndex = false;
   const run = async (query: string): Promise<void> => {
     const mine = ++generation;
     if (!query.trim()) {
@@ -106,6 +108,11 @@ export async function searchMemories(server: ForewarnServer): Promise<void> {
       const result = await server.command<SearchResult>(ServerCommand.search, { query, k: SEARCH_RESULTS });
       if (mine !== generation) {
         return; // a newer query is on its way; do not flash stale results
+      }
+      waitingForIndex = result.indexing === true;
+      if (waitingForIndex && server.state.kind !== "indexing") {
+        // the index has not begun yet, or ended while this answer travelled: ask again (the server waits for it)
+        queueMicrotask(() => void run(pick.value));
       }
       const items = searchRows(result).map(searchItem);
       if (result.memories.length === 0 && result.message && items.length > 0) {
@@ -132,6 +139,11 @@ export async function searchMemories(server: ForewarnServer): Promise<void> {
     clearTimeout(timer);
     timer = setTimeout(() => void run(value), SEARCH_DEBOUNCE_MS);
   });
+  const indexed = server.onDidChangeState((state) => {
+    if (waitingForIndex && state.kind === "running") {
+      void run(pick.value);
+    }
+  });
   pick.onDidAccept(async () => {
     const chosen = pick.selectedItems[0];
     const memory = chosen?.memory;
@@ -154,6 +166,7 @@ export async function searchMemories(server: ForewarnServer): Promise<void> {
   });
   pick.onDidHide(() => {
     clearTimeout(timer);
+    indexed.dispose();
     pick.dispose();
   });
   pick.show();
@@ -531,7 +544,7 @@ export async function installModel(
     (_progress, token) =>
       new Promise<string | undefined>((resolve) => {
         const child = spawn(launch.command, launch.args, {
-          env: serverEnv(settingReader(), process.env),
+          env: serverEnv(userSettingReader(), process.env),
           cwd: workspaceFolder()?.fsPath,
         });
         child.stdout.on("data", (chunk: Buffer) => output.append(chunk.toString()));

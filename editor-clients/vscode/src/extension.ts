@@ -79,9 +79,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         event.affectsConfiguration(SETTINGS_SECTION) &&
         !CLIENT_ONLY_SETTINGS.some((section) => event.affectsConfiguration(section));
       if (relevant) {
-        output.appendLine("Forewarn settings changed: restarting the server");
-        void restart();
+        // restarted only when what the server gets differs: VS Code also fires this while it loads settings
+        restarting = restarting.then(async () => {
+          if (await forewarn.settingsChanged()) {
+            output.appendLine("Forewarn settings changed: restarting the server");
+            await forewarn.restart();
+          }
+        });
       }
+    }),
+    // Restricted Mode: nothing was started (server.ts says why); trusting the folder starts the server and agents'
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      mcpChanged.fire();
+      void restart();
     }),
     { dispose: () => void forewarn.dispose() },
   );

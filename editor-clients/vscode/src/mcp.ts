@@ -3,7 +3,7 @@
 // still runs on older versions (and in code-server), so it is looked up at run time and typed here narrowly.
 import * as vscode from "vscode";
 import type { ForewarnServer } from "./server";
-import { settingReader } from "./server";
+import { userSettingReader } from "./server";
 import { mcpLaunch, serverEnv } from "./settings";
 
 /** package.json `contributes.mcpServerDefinitionProviders[].id`: the two must match. */
@@ -47,7 +47,7 @@ function mcpApi(): McpApi | undefined {
 /** Only the variables `forewarn.server.env` sets: VS Code passes them on top of its own environment. */
 function extraEnv(): Record<string, string> {
   const extra: Record<string, string> = {};
-  for (const [key, value] of Object.entries(serverEnv(settingReader(), {}))) {
+  for (const [key, value] of Object.entries(serverEnv(userSettingReader(), {}))) {
     if (typeof value === "string") {
       extra[key] = value;
     }
@@ -57,7 +57,8 @@ function extraEnv(): Record<string, string> {
 
 /**
  * Registers the provider (a no-op before VS Code 1.101). `changed` fires when what it provides may differ:
- * settings, folders or the Python interpreter changed. `forewarn.agents.trust` adds `--trust-agents`.
+ * settings, folders, workspace trust or the Python interpreter changed. `forewarn.agents.trust` (the user's own
+ * setting) adds `--trust-agents`.
  */
 export function registerMcpServers(server: ForewarnServer, changed: vscode.Event<void>): vscode.Disposable | undefined {
   const api = mcpApi();
@@ -75,8 +76,11 @@ function register(api: McpApi, server: ForewarnServer, changed: vscode.Event<voi
   return api.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, {
     onDidChangeMcpServerDefinitions: changed,
     provideMcpServerDefinitions: async () => {
+      if (!vscode.workspace.isTrusted) {
+        return []; // Restricted Mode: no server reads this folder (extension.ts says why)
+      }
       const launch = await server.launch();
-      const trust = settingReader()("agents.trust") === true;
+      const trust = userSettingReader()("agents.trust") === true; // the user's own choice, never a workspace's
       const folders = vscode.workspace.workspaceFolders ?? [];
       return folders.flatMap((folder) => {
         const mcp = folder.uri.scheme === "file" ? mcpLaunch(launch, folder.uri.fsPath, trust) : undefined;

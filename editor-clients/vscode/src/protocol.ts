@@ -90,6 +90,8 @@ export interface SearchResult {
   reason?: string | null;
   /** No memory reached the relevance floor: says so, naming the one that came closest. */
   message?: string | null;
+  /** The folder is being indexed: the code part is missing or may be incomplete until it is done. */
+  indexing?: boolean;
 }
 
 export interface RememberResult {
@@ -318,6 +320,30 @@ export const DAEMON_SETTINGS = [
   "diagnostics.maxWarnings",
   "diagnostics.includeNeighbours",
   "mining.enabled",
+  "mining.onOpen",
   "agents.trust",
   "logLevel",
 ] as const;
+
+/**
+ * The daemon settings that load code (a model file), spend the machine or say whom to trust (forewarn/config.py
+ * USER_LEVEL_KEYS): only the user's own value of each is sent, in initializationOptions.user, so a repository's
+ * .vscode/settings.json can never choose them (their package.json scope is "machine" as well).
+ */
+export const USER_LEVEL_SETTINGS = [
+  "index.workers",
+  "embedder.model",
+  "embedder.nCtx",
+  "embedder.pooling",
+  "embedder.dimensions",
+  "embedder.nGpuLayers",
+  "embedder.nThreads",
+  "embedder.nBatch",
+  "embedder.queryPrefix",
+  "embedder.documentPrefix",
+  "agents.trust",
+  "mining.onOpen",
+] as const;
+
+/** initializationOptions' section for the user's own settings (forewarn/lsp/settings.py USER_SECTION). */
+export const USER_SECTION = "user";

@@ -4,6 +4,8 @@ import type { CodeChunk, CodeFile, Memory, SearchResult } from "./protocol";
 
 export const NO_MEMORIES = "No memories match";
 export const CODE_GROUP = "Code";
+/** Said in the code group while the server indexes the folder; the picker asks again once it is done. */
+export const CODE_INDEXING = "$(sync~spin) indexing the workspace: the code results follow when it is done";
 const FILE_ICON = "$(file-code)";
 const MODULE_SYMBOL = "<module>"; // the indexer's name for a file's top-level chunk: the file says it better
 
@@ -29,16 +31,23 @@ export function codeRow(file: CodeFile): SearchRow {
   };
 }
 
-/** Memories first (or the "no memories" line when code matched instead), then a "Code" separator and the files. */
+/**
+ * Memories first (or the "no memories" line when code matched instead), then a "Code" separator and the files;
+ * while the server is still indexing the folder, the code group says so (its results are missing or partial).
+ */
 export function searchRows(result: SearchResult): SearchRow[] {
   const files = result.files ?? [];
   const rows: SearchRow[] = result.memories.map((memory) => ({ kind: "memory", memory }));
   if (rows.length === 0) {
     rows.push({ kind: "message", label: NO_MEMORIES });
   }
-  if (files.length > 0) {
-    rows.push({ kind: "separator", label: CODE_GROUP }, ...files.map(codeRow));
+  if (files.length > 0 || result.indexing) {
+    rows.push({ kind: "separator", label: CODE_GROUP });
   }
+  if (result.indexing) {
+    rows.push({ kind: "message", label: CODE_INDEXING });
+  }
+  rows.push(...files.map(codeRow));
   return rows;
 }
 

@@ -26,6 +26,7 @@ import {
 } from "./settings";
 
 export type ServerState =
+  | { kind: "restricted" }
   | { kind: "starting" }
   | { kind: "running" }
   | { kind: "indexing"; title: string; percentage?: number; message?: string }
@@ -44,6 +45,21 @@ export function settingReader(): SettingReader {
   const configuration = vscode.workspace.getConfiguration(SETTINGS_SECTION);
   return (key) => configuration.get(key);
 }
+
+/**
+ * The user's own value of a setting, never a workspace's: what starts a program, loads a model, spends the machine
+ * or says whom to trust is read only through this (their package.json scope is "machine" too), so a repository's
+ * .vscode/settings.json cannot choose it.
+ */
+export function userSettingReader(): SettingReader {
+  const configuration = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+  return (key) => configuration.inspect(key)?.globalValue;
+}
+
+/** Why nothing is started in a folder VS Code does not trust, for the output and the status bar. */
+export const RESTRICTED_REASON =
+  "Forewarn is off in Restricted Mode: its server would read this folder's code, history and shared memories. " +
+  "Trust the folder to see what the team learned about it.";
 
 /**
  * Runs a server command that VS Code invokes (a code action's command) and may first complete its
@@ -77,25 +93,47 @@ export class ForewarnServer implements vscode.Disposable {
     this.stateEmitter.fire(state);
   }
 
-  /** How the server is started now: from the settings, else the Python extension, else PATH. */
+  /** How the server is started now: from the user's settings, else the Python extension, else PATH. */
   async launch(): Promise<ServerLaunch> {
-    return resolveServerLaunch(settingReader(), await pythonExtensionInterpreter(workspaceFolder()));
+    return resolveServerLaunch(userSettingReader(), await pythonExtensionInterpreter(workspaceFolder()));
   }
 
+  /** Everything a start hands the server (program, environment, options): a settings change restarts it only when
+   * this changed, so an event that changes nothing (VS Code fires some while it loads) never interrupts it. */
+  async startKey(): Promise<string> {
+    const launch = await this.launch();
+    const options = initializationOptions(settingReader(), userSettingReader());
+    return JSON.stringify([launch.command, launch.args, serverEnv(userSettingReader(), {}), options]);
+  }
+
+  /** Whether the server runs with other settings than the current ones (or does not run). */
+  async settingsChanged(): Promise<boolean> {
+    return !vscode.workspace.isTrusted || this.startedWith !== (await this.startKey());
+  }
+
+  private startedWith: string | undefined;
+
   async start(): Promise<void> {
+    if (!vscode.workspace.isTrusted) {
+      this.output.appendLine(RESTRICTED_REASON);
+      this.setState({ kind: "restricted" });
+      return;
+    }
     const read = settingReader();
+    const readUser = userSettingReader();
     const folder = workspaceFolder();
     const launch = await this.launch();
+    this.startedWith = await this.startKey();
     this.output.appendLine(`Starting ${[launch.command, ...launch.args].join(" ")} (from ${launch.origin})`);
     const serverOptions: ServerOptions = {
       command: launch.command,
       args: launch.args,
       transport: TransportKind.stdio,
-      options: { env: serverEnv(read, process.env), cwd: folder?.fsPath },
+      options: { env: serverEnv(readUser, process.env), cwd: folder?.fsPath },
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: "file" }],
-      initializationOptions: initializationOptions(read),
+      initializationOptions: initializationOptions(read, readUser),
       // settings changes restart the server (extension.ts); when it asks for its section, it gets only its own keys
       middleware: {
         // code actions whose argument says `text: null` need the user's text before they reach the server
@@ -108,7 +146,7 @@ export class ForewarnServer implements vscode.Disposable {
               return values;
             }
             return values.map((value, index) =>
-              params.items[index]?.section === SETTINGS_SECTION ? daemonSettings(value) : value,
+              params.items[index]?.section === SETTINGS_SECTION ? daemonSettings(value, userSettingReader()) : value,
             );
           },
         },
@@ -170,6 +208,7 @@ export class ForewarnServer implements vscode.Disposable {
   async stop(): Promise<void> {
     const client = this.client;
     this.client = undefined;
+    this.startedWith = undefined;
     this.progressTitles.clear();
     if (client) {
       try {

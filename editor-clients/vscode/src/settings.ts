@@ -1,6 +1,6 @@
 // Pure mapping from `forewarn.*` settings to the server's launch command and initializationOptions.
 // No `vscode` import here, so the logic can be unit-tested with a plain reader function.
-import { DAEMON_SETTINGS } from "./protocol";
+import { DAEMON_SETTINGS, USER_LEVEL_SETTINGS, USER_SECTION } from "./protocol";
 
 /** Reads one setting by its key below `forewarn.` (e.g. "embedder.model"). */
 export type SettingReader = (key: string) => unknown;
@@ -8,33 +8,47 @@ export type SettingReader = (key: string) => unknown;
 /** Settings that change only how the client shows things; changing them needs no restart. */
 export const CLIENT_ONLY_SETTINGS = ["forewarn.trace"];
 
-export function initializationOptions(read: SettingReader): Record<string, unknown> {
+const USER_LEVEL: ReadonlySet<string> = new Set(USER_LEVEL_SETTINGS);
+
+/**
+ * What the server gets: the settings a workspace may set (their effective values, `read`), and in `user` the
+ * ones only the user may set — what loads code, spends the machine or says whom to trust — read by `readUser`,
+ * which sees the user's own settings alone (VS Code: each key's user-level value), never a workspace's.
+ */
+export function initializationOptions(read: SettingReader, readUser: SettingReader): Record<string, unknown> {
   const options: Record<string, unknown> = {};
+  const user: Record<string, unknown> = {};
   for (const key of DAEMON_SETTINGS) {
+    const userLevel = USER_LEVEL.has(key);
     const path = key.split(".");
-    let section = options;
+    let section = userLevel ? user : options;
     for (const part of path.slice(0, -1)) {
       // every section goes out, set or not, so the server sees the whole tree's shape
       section = (section[part] ??= {}) as Record<string, unknown>;
     }
-    const value = read(key);
+    const value = userLevel ? readUser(key) : read(key);
     if (value !== undefined && value !== null) {
       section[path[path.length - 1]] = value;
     }
   }
+  options[USER_SECTION] = user;
   return options;
 }
 
 /** The daemon's part of a `forewarn` settings object (drops client-only keys such as server.* and trace). */
-export function daemonSettings(section: unknown): Record<string, unknown> {
-  const read: SettingReader = (key) => {
+export function daemonSettings(section: unknown, readUser: SettingReader): Record<string, unknown> {
+  return initializationOptions(sectionReader(section), readUser);
+}
+
+/** Reads dotted keys out of a nested settings object. */
+export function sectionReader(section: unknown): SettingReader {
+  return (key) => {
     let value: unknown = section;
     for (const part of key.split(".")) {
       value = value && typeof value === "object" ? (value as Record<string, unknown>)[part] : undefined;
     }
     return value;
   };
-  return initializationOptions(read);
 }
 
 export interface ServerLaunch {

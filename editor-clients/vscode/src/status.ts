@@ -3,6 +3,9 @@ import * as vscode from "vscode";
 import { ClientCommand } from "./protocol";
 import type { ServerState } from "./server";
 
+/** VS Code's own command that manages workspace trust (the Restricted Mode banner's). */
+const TRUST_COMMAND = "workbench.trust.manage";
+
 export function createStatusItem(): vscode.StatusBarItem {
   const item = vscode.window.createStatusBarItem("forewarn.status", vscode.StatusBarAlignment.Left, 10);
   item.name = "Forewarn";
@@ -12,7 +15,13 @@ export function createStatusItem(): vscode.StatusBarItem {
 
 export function renderStatus(item: vscode.StatusBarItem, state: ServerState): void {
   item.backgroundColor = undefined;
+  item.command = ClientCommand.showOutput;
   switch (state.kind) {
+    case "restricted":
+      item.text = "$(workspace-untrusted) Forewarn";
+      item.tooltip = "Forewarn is off in Restricted Mode: trust this folder to see what the team learned about it";
+      item.command = TRUST_COMMAND;
+      break;
     case "starting":
       item.text = "$(loading~spin) Forewarn";
       item.tooltip = "Forewarn: starting the server";

@@ -53,8 +53,10 @@ local function lsp_config(root)
     cmd_env = M.config.cmd_env,
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fn.fnamemodify(root, ":t") } },
-    init_options = settings,
-    settings = { forewarn = settings },
+    -- setup()'s settings are the user's own: sent as the user section, the one place the server takes the keys
+    -- that load a model, spend the machine or say whom to trust from (forewarn/lsp/settings.py)
+    init_options = { user = settings },
+    settings = { forewarn = { user = settings } },
     capabilities = M.config.capabilities or vim.lsp.protocol.make_client_capabilities(),
     -- the code actions' prompts (commands.lua) are this plugin's: say so, so the server offers those actions
     before_init = require("forewarn.protocol").declare_prompts,

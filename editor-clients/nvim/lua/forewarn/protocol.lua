@@ -84,6 +84,7 @@ M.SETTINGS = {
   "diagnostics.max_warnings",
   "diagnostics.include_neighbours",
   "mining.enabled",
+  "mining.on_open",
   "agents.trust",
   "log_level",
 }

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { CodeFile, Memory, SearchResult } from "../protocol";
-import { CODE_GROUP, codeRow, NO_MEMORIES, searchRows, searchTitle } from "../search";
+import { CODE_GROUP, CODE_INDEXING, codeRow, NO_MEMORIES, searchRows, searchTitle } from "../search";
 
 const gotcha: Memory = { id: "01A", type: "gotcha", text: "Retrying charge_card double-charges" };
 
@@ -87,4 +87,13 @@ test("the title says when the search is by words alone", () => {
   assert.match(searchTitle({ memories: [], mode: "lexical", reason: "no model" }), /lexical/);
   assert.doesNotMatch(searchTitle({ memories: [], mode: "hybrid" }), /lexical/);
   assert.match(searchTitle(undefined), /Search Memories/);
+});
+
+test("while the server indexes the folder, the code group says so instead of being silently absent", () => {
+  assert.deepEqual(shape({ memories: [gotcha], files: [], indexing: true }), [
+    "memory 01A",
+    `separator ${CODE_GROUP}`,
+    `message ${CODE_INDEXING}`,
+  ]);
+  assert.deepEqual(shape({ memories: [gotcha], files: [] }), ["memory 01A"]); // indexed, and no code matched
 });

@@ -1,6 +1,7 @@
 // Unit tests of the pure parts (no VS Code needed): node --test on the tsc output.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { DAEMON_SETTINGS, USER_LEVEL_SETTINGS } from "../protocol";
 import {
   daemonSettings,
   initializationOptions,
@@ -33,26 +34,49 @@ test("then the configured interpreter, then the Python extension's, then forewar
 
 test("initializationOptions carry every daemon section and nothing client-only", () => {
   const options = initializationOptions(
-    reader({ "embedder.model": "/models/nomic.gguf", "diagnostics.maxWarnings": 2, logLevel: "DEBUG", "server.pythonPath": "/x" }),
+    reader({ "embedder.enabled": false, "diagnostics.maxWarnings": 2, logLevel: "DEBUG", "server.pythonPath": "/x" }),
+    reader({ "embedder.model": "/models/nomic.gguf" }),
   );
   assert.deepEqual(options, {
     index: {},
-    embedder: { model: "/models/nomic.gguf" },
+    embedder: { enabled: false },
     diagnostics: { maxWarnings: 2 },
     mining: {},
-    agents: {},
     logLevel: "DEBUG",
+    user: { index: {}, embedder: { model: "/models/nomic.gguf" }, agents: {}, mining: {} },
   });
 });
 
-test("workspace/configuration answers drop server.* and trace", () => {
+test("what loads code, spends the machine or says whom to trust comes only from the user's own settings", () => {
+  // a repository's .vscode/settings.json (kit2/probe_editor_settings.py): its values are the effective ones
+  const workspace = reader({
+    "embedder.model": ".vscode/model.gguf", "embedder.nThreads": 256, "index.workers": 64, "agents.trust": true,
+    "mining.onOpen": true, "diagnostics.maxWarnings": 1,
+  });
+  const options = initializationOptions(workspace, reader({ "embedder.nThreads": 2 }));
+  assert.deepEqual(options.embedder, {});
+  assert.deepEqual(options.index, {});
+  assert.equal(options.agents, undefined);
+  assert.deepEqual(options.mining, {});
+  assert.deepEqual(options.diagnostics, { maxWarnings: 1 }); // what a team may say about its own code still applies
+  assert.deepEqual(options.user, { index: {}, embedder: { nThreads: 2 }, agents: {}, mining: {} });
+  for (const key of USER_LEVEL_SETTINGS) {
+    assert.ok((DAEMON_SETTINGS as readonly string[]).includes(key), key);
+  }
+});
+
+test("workspace/configuration answers drop server.* and trace, and take user-level keys from the user alone", () => {
   const section = { server: { command: ["x"] }, trace: { server: "verbose" }, index: { workers: 2 }, logLevel: "INFO" };
-  assert.deepEqual(daemonSettings(section), { index: { workers: 2 }, embedder: {}, diagnostics: {}, mining: {}, agents: {}, logLevel: "INFO" });
+  assert.deepEqual(daemonSettings(section, reader({})), {
+    index: {}, embedder: {}, diagnostics: {}, mining: {}, logLevel: "INFO",
+    user: { index: {}, embedder: {}, agents: {}, mining: {} },
+  });
 });
 
 test("every daemon setting that is set reaches the server, nested by its dotted key", () => {
-  const options = initializationOptions((key) => `value of ${key}`);
-  assert.equal((options.embedder as Record<string, unknown>).documentPrefix, "value of embedder.documentPrefix");
+  const options = initializationOptions((key) => `value of ${key}`, (key) => `user's ${key}`);
+  assert.equal((options.embedder as Record<string, unknown>).queryPrefix, undefined);
+  assert.equal(((options.user as Record<string, unknown>).embedder as Record<string, unknown>).documentPrefix, "user's embedder.documentPrefix");
   assert.equal((options.diagnostics as Record<string, unknown>).includeNeighbours, "value of diagnostics.includeNeighbours");
   assert.equal(options.logLevel, "value of logLevel");
 });

@@ -24,8 +24,9 @@ interface Config {
    * "commands": the palette commands (search, remember, health, repo map) against the real server.
    * "conflict": Remember Gotcha Here with a text contradicting the gotcha, then the prompt that follows.
    * "panel": the Forewarn view container (panel.ts).
+   * "restricted": the folder is not trusted: the status item says Forewarn is off in Restricted Mode.
    */
-  mode: "activate" | "gotcha" | "commands" | "conflict" | "panel";
+  mode: "activate" | "gotcha" | "commands" | "conflict" | "panel" | "restricted";
   file?: string;
   line?: number;
   column?: number;
@@ -117,7 +118,11 @@ async function main(): Promise<number> {
       const failure = join(config.artifactsDir, `vscode-${config.mode}-failure.png`);
       await page.screenshot({ path: failure }).catch(() => undefined);
       result.screenshot = failure;
-      result.statusBar ??= await page.locator(".statusbar").innerText().catch(() => undefined);
+      // the status bar now, not as it read at activation: what the extension believed when the wait ran out
+      result.statusBar = await page.locator(".statusbar").innerText().catch(() => result.statusBar);
+      result.statusLabels = await page
+        .evaluate(() => (window as unknown as StatusWindow).forewarnStatusLabels)
+        .catch(() => result.statusLabels);
       result.problems ??= await page.locator(".markers-panel").innerText({ timeout: 1000 }).catch(() => undefined);
     }
   } finally {
@@ -140,6 +145,18 @@ async function check(page: Page, config: Config, result: Result, step: Step): Pr
   const status = page.locator(".statusbar-item", { hasText: "Forewarn" });
   await step("extension activates (status bar item)", () => status.first().waitFor());
   result.statusBar = await status.first().getAttribute("aria-label").then((label) => label ?? "");
+  if (config.mode === "restricted") {
+    await step("Restricted Mode: the status item says Forewarn is off", async () => {
+      await page.waitForFunction(() =>
+        (window as unknown as StatusWindow).forewarnStatusLabels.some((label) => label.includes("Restricted Mode")),
+      );
+    });
+    result.statusBar = (await status.first().getAttribute("aria-label")) ?? "";
+    result.statusLabels = await page.evaluate(() => (window as unknown as StatusWindow).forewarnStatusLabels);
+    result.screenshot = join(config.artifactsDir, "vscode-restricted.png");
+    await page.screenshot({ path: result.screenshot });
+    return;
+  }
   if (config.mode === "activate") {
     await step("indexing progress, then ready (status bar)", async () => {
       await page.waitForFunction(() => {
@@ -162,6 +179,7 @@ async function check(page: Page, config: Config, result: Result, step: Step): Pr
   );
   if (config.mode === "commands") {
     await commands(page, config, result, step);
+    result.statusLabels = await page.evaluate(() => (window as unknown as StatusWindow).forewarnStatusLabels);
     return;
   }
   if (config.mode === "conflict") {
