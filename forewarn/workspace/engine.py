@@ -36,6 +36,7 @@ from forewarn.memory.vocabulary import (
 )
 from forewarn.workspace import reconcile, team
 from forewarn.workspace.core import DEFAULT_CONFIDENCE
+from forewarn.workspace.explaining import ExplainMixin
 from forewarn.workspace.opening import OpenMixin
 from forewarn.workspace.results import (
     History,
@@ -53,7 +54,7 @@ log = logging.getLogger(__name__)
 MERGE_NEIGHBOURS = 10  # nearest memories checked for merge/supersession on remember
 
 
-class Workspace(SuggestionsMixin, SearchMixin, OpenMixin):
+class Workspace(SuggestionsMixin, ExplainMixin, SearchMixin, OpenMixin):
     """Index + memories + embedder + session for one workspace. Create with :meth:`open`."""
 
     def remember(
