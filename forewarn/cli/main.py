@@ -16,7 +16,6 @@ import sys
 from collections.abc import Sequence
 
 from forewarn import __version__
-from forewarn.cli.util import CliError, shown
 from forewarn.errors import ForewarnError
 
 COMMAND_MODULES = (
@@ -28,7 +27,10 @@ COMMAND_MODULES = (
     "forewarn.cli.review",
     "forewarn.cli.mcp",
     "forewarn.cli.serve",
+    "forewarn.cli.hook",
+    "forewarn.cli.explain",
 )
+HOOK_COMMAND = "hook"  # runs on every tool call of an agent: dispatched before the rest of the CLI is imported
 READER_GONE = 141  # 128 + SIGPIPE: what the shell reports for cat, grep or git when the reader quits early
 INTERRUPTED = 130  # 128 + SIGINT: Ctrl-C
 # options naming a file, whose value may start with "-" (``--file -rf.py``): argparse would take it for an option
@@ -50,10 +52,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; Forewarn's own errors are one line on stderr, a closed stdout a quiet exit."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == [HOOK_COMMAND]:
+        from forewarn.cli.hook import main as hook_main
+
+        return hook_main(words[1:])
+    from forewarn.cli.util import CliError, shown
+
     try:
         parser = build_parser()
         try:
-            args = parser.parse_args(attach_path_values(parser, list(sys.argv[1:] if argv is None else argv)))
+            args = parser.parse_args(attach_path_values(parser, words))
         except SystemExit:  # --help, --version, a usage error: argparse has printed, maybe into a closed pipe
             sys.stdout.flush()
             raise
