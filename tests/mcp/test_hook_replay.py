@@ -182,3 +182,21 @@ def test_a_folder_without_forewarn_data_gets_nothing_and_starts_nothing(tmp_path
              "tool_input": {"file_path": "a.py"}}  # fmt: skip
     assert hr.hook("claude", event, cwd=plain)[:3] == ("", "", 0)
     assert not list(forewarn_home.rglob("hook.sock")) and not list(forewarn_home.rglob("memory.db"))
+
+
+def test_an_edit_undone_in_the_session_becomes_one_dead_end(repo: tuple[Path, dict[str, str]]) -> None:
+    root, _ = repo
+    path = root / "billing" / "money.py"
+    base = {"session_id": "undo", "cwd": str(root), "hook_event_name": "PostToolUse", "tool_name": "Edit"}
+    tried = "    return round(float(text) * 100)\n"
+    for old, new in ((hr.FIX_OLD, tried), (tried, hr.FIX_OLD)):
+        path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+        edit = {"file_path": str(path), "old_string": old, "new_string": new}
+        assert hr.hook("claude", {**base, "tool_input": edit, "tool_response": {"success": True}}, cwd=root)[2] == 0
+    with Workspace.open(root, embedder=None) as ws:
+        found = [
+            m for m in ws.store.list_memories(MemoryFilter(statuses=(MemoryStatus.SUGGESTED,)), limit=-1)
+            if m.source == MemorySource.AGENT
+        ]  # fmt: skip
+    assert [(m.type, m.anchor.symbol if m.anchor else None) for m in found] == [(MemoryType.DEAD_END, "parse_amount")]
+    assert "round(float(text) * 100)" in found[0].text
