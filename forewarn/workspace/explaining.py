@@ -18,16 +18,20 @@ from __future__ import annotations
 
 import logging
 import posixpath
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from forewarn.memory.records import Memory
 from forewarn.memory.retrieval import RRF_K
+from forewarn.memory.text import STOPWORDS, split_identifier
 from forewarn.memory.vocabulary import ANCHORED_STATUSES, CURRENT_STATUSES, MemoryType
 from forewarn.workspace.error_text import ErrorReport, Frame, read_error
 from forewarn.workspace.searching import SearchMixin
 
 log = logging.getLogger(__name__)
+
+_TOKEN_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 EXPLAIN_TYPES: tuple[MemoryType, ...] = (MemoryType.ERROR_PATTERN, MemoryType.GOTCHA, MemoryType.DEAD_END)
 EXPLAIN_LIMIT = 5  # memories per explanation: an agent reads them before its next attempt
@@ -39,6 +43,21 @@ SEARCH_LIST_WEIGHT = 1.0  # the two lists count alike: a frame hit and a word ma
 PLACE_LIST_WEIGHT = 1.0
 MIN_SUFFIX_PARTS = 2  # a foreign absolute path matches a workspace file by at least its last two parts
 MAX_QUERY_CHARS = 600
+# a memory found by words alone must share this many of the error's telling words (its message, the specific parts
+# of its type's name, the function it surfaced in): a lone shared word is how unrelated errors matched (bench-hook)
+MIN_SHARED_WORDS = 2
+MIN_WORD_CHARS = 3
+# words every error says, which tell one error from another no better than "the": parts of the commonest exception
+# names (TypeError: "type"), and how tracebacks and test runners talk
+GENERIC_ERROR_WORDS = frozenset({
+    "error", "errors", "exception", "exceptions", "warning", "warnings", "fault", "failure", "failed", "fail", "fails",
+    "raise", "raised", "raises", "traceback", "recent", "call", "last", "line", "file", "most", "type", "value",
+    "key", "attribute", "runtime", "name", "index", "lookup", "assertion", "assert", "import", "syntax", "base",
+    "object", "none", "null", "undefined", "true", "false", "int", "str", "got", "expected", "argument", "arguments",
+    "invalid", "cannot", "can't", "unable", "not", "implemented", "module", "function", "method", "class", "test",
+    "tests", "self", "return", "uncaught", "panic", "thread", "main", "stack", "frame", "code", "exit", "status",
+})  # fmt: skip
+NOT_TELLING = GENERIC_ERROR_WORDS | STOPWORDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,11 +108,13 @@ class ExplainMixin(SearchMixin):
         query = _query(report, places)
         closest: str | None = None
         mode = self.mode
-        if query:
+        own = error_words(report, places)
+        if query and own:
             result = self.search(query, SEARCH_K, types=EXPLAIN_TYPES, chunks=0, record=False)
             mode = result.mode
             closest = result.closest_summary()
-            for rank, hit in enumerate(result.memories):
+            kept = [h for h in result.memories if shares_enough(own, report.kind, h.memory.text)]
+            for rank, hit in enumerate(kept):
                 memories.setdefault(hit.memory.id, hit.memory)
                 fused[hit.memory.id] = fused.get(hit.memory.id, 0.0) + SEARCH_LIST_WEIGHT / (RRF_K + rank + 1)
                 by_words.add(hit.memory.id)
@@ -159,9 +180,45 @@ class ExplainMixin(SearchMixin):
         return out
 
 
+def error_words(report: ErrorReport, places: Sequence[Place]) -> set[str]:
+    """The words that tell this error from others: its message's, its type name's specific parts, its function's."""
+    names = [p.symbol.rsplit(".", 1)[-1] for p in places[:1] if p.symbol]
+    text = " ".join([report.kind or "", _unplaced(report.signature), *names])
+    return {w for w in _words(text) if len(w) >= MIN_WORD_CHARS and w not in NOT_TELLING and not w.isdigit()}
+
+
+def shares_enough(own: set[str], kind: str | None, text: str) -> bool:
+    """A memory found by words says enough of this error: ``MIN_SHARED_WORDS`` of its telling words, or, for an
+    error with fewer, all of them and its type by name (``KeyError: 'address'`` and "KeyError 'address' in …")."""
+    words = set(_words(text))
+    shared = own & words
+    if len(shared) >= MIN_SHARED_WORDS:
+        return True
+    if len(own) >= MIN_SHARED_WORDS or shared != own or kind is None:
+        return False
+    return kind.lower() in {t.lower() for t in _TOKEN_RE.findall(text)}
+
+
+def _words(text: str) -> list[str]:
+    """Words and identifier parts; a compound name whole too, unless all its parts say nothing (``TypeError``)."""
+    out: list[str] = []
+    for token in _TOKEN_RE.findall(text):
+        parts = split_identifier(token)
+        out += parts
+        if len(parts) > 1 and any(p not in NOT_TELLING for p in parts):
+            out.append(token.lower())
+    return out
+
+
+def _unplaced(signature: str) -> str:
+    for placeholder in ("<n>", "<path>", "<id>", "<addr>"):
+        signature = signature.replace(placeholder, " ")
+    return signature
+
+
 def _query(report: ErrorReport, places: Sequence[Place]) -> str:
     """The words to search memories with: the signature without placeholders, and the innermost function's name."""
-    words = report.signature.replace("<n>", " ").replace("<path>", " ").replace("<id>", " ").replace("<addr>", " ")
+    words = _unplaced(report.signature)
     names = [p.symbol.rsplit(".", 1)[-1] for p in places[:1] if p.symbol]
     return " ".join([words, *names]).strip()[:MAX_QUERY_CHARS]
 

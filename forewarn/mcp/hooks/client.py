@@ -24,7 +24,9 @@ from forewarn.mcp.hooks import wire
 
 SERVER_ENV = "FOREWARN_HOOK_SERVER"  # "0": answer every hook call in its own process, never start a server
 PROJECT_DIR_ENVS = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR")  # the hosts' project dir, when the event has no cwd
-ANSWER_TIMEOUT_S = 45.0  # a first call waits while a new server opens a large workspace; hosts allow 60 s
+# a first call waits while a new server opens a large workspace (seconds); under the hooks' own 30 s timeout
+# (install.TIMEOUT_S), so a call that gives up still exits cleanly with nothing
+ANSWER_TIMEOUT_S = 25.0
 SPAWN_WAIT_S = 10.0  # for a started server to listen (it binds before opening the workspace)
 POLL_S = 0.02
 LOG_NAME = "hooks.log"
@@ -53,9 +55,11 @@ def run(host: str, raw: bytes, event_name: str | None = None, workspace: Path | 
         if reply is None or reply.get("stale"):
             start_server(root)
             reply = ask(wdir, header, raw, wait=SPAWN_WAIT_S)
-        if reply is None or reply.get("stale"):
-            log(wdir, f"{host}: no hook server answered; answering in this process")
+        if reply is None:
+            log(wdir, f"{host}: no hook server could be started; answering in this process")
             return in_process(root, wdir, host, raw, event_name)
+        if reply.get("stale") or reply.get("lost"):
+            return NOTHING  # a server was there but did not answer in time: the host must not wait longer
         return {"stdout": str(reply.get("stdout", "")), "stderr": str(reply.get("stderr", "")),
                 "code": int(reply.get("code", 0))}  # fmt: skip
     except Exception as exc:  # never the agent's problem
@@ -79,7 +83,8 @@ def workspace_root(raw: bytes, workspace: Path | None) -> Path:
 
 
 def ask(wdir: Path, header: dict[str, Any], raw: bytes, *, wait: float = 0.0) -> dict[str, Any] | None:
-    """The server's reply, or None when no server listens (within ``wait`` seconds) or it broke off."""
+    """The server's reply; None when no server listens (within ``wait`` seconds); ``{"lost": True}`` when one
+    listened but did not answer (too slow, or it broke off)."""
     path = wire.socket_path(wdir)
     deadline = time.monotonic() + wait
     while True:
@@ -100,8 +105,8 @@ def ask(wdir: Path, header: dict[str, Any], raw: bytes, *, wait: float = 0.0) ->
             wire.send(sock, wire.encode(header), raw)
             return wire.receive_json(sock, wire.MAX_MESSAGE_BYTES)
         except (OSError, wire.WireError) as exc:
-            log(wdir, f"the hook server broke off ({exc})")
-            return None
+            log(wdir, f"the hook server did not answer ({type(exc).__name__}: {exc}); answered with nothing")
+            return {"lost": True}
         finally:
             sock.close()
 
