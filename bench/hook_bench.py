@@ -103,8 +103,9 @@ def call(event: dict[str, Any], home: Path, cwd: Path, env: dict[str, str] | Non
     """One real ``forewarn hook claude`` process: (milliseconds from spawn to exit, what it printed)."""
     data = json.dumps(event).encode("utf-8")
     started = time.perf_counter()
-    done = subprocess.run([FOREWARN, "hook", "claude", "-w", str(cwd)], input=data, capture_output=True, cwd=cwd, timeout=300,
-                          env={**os.environ, "FOREWARN_HOME": str(home), **(env or {})})  # fmt: skip
+    cmd = [FOREWARN, "hook", "claude", "-w", str(cwd)]
+    environ = {**os.environ, "FOREWARN_HOME": str(home), **(env or {})}
+    done = subprocess.run(cmd, input=data, capture_output=True, cwd=cwd, timeout=300, env=environ)
     ms = (time.perf_counter() - started) * 1000
     if done.returncode != 0:
         raise RuntimeError(f"forewarn hook exited {done.returncode}: {done.stderr.decode()[-500:]}")
