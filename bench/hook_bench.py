@@ -12,10 +12,14 @@ fed a Claude Code event on stdin and timed from spawn to exit (process start inc
 first call of a size starts the hook server (its time is shown apart, then WARMUP calls are left out). Kinds:
 ``session_start`` (a new session each call: the briefing), ``file_read`` (PreToolUse Read of a file not read
 before in the session: its memories), ``file_again`` (a file the session was told about: nothing to say),
-``edit`` (PostToolUse Edit after a real one-line change to a definition: the file re-indexed, the change
-noted; every file is restored afterwards, bytes and modification time), ``shell_passed`` (PostToolUse Bash,
+``edit`` (PostToolUse Edit after a real one-line change to a definition: the change noted, and, once the answer
+is out, the file re-indexed — the next edit waits for that, untimed, as an agent's thinking would; the server CPU
+column includes it; every file is restored afterwards, bytes and modification time), ``shell_passed`` (PostToolUse Bash,
 exit 0) and ``shell_failed`` (PostToolUseFailure with a traceback through a Django definition: the matcher).
-Also printed: ``python -c pass`` (this interpreter's start, the floor under every call), and a few
+Beside the wall times (which a loaded machine inflates), the CPU each call costs: the hook process's own (user
++ system, from ``getrusage``) and the hook server's, averaged over each batch (from ``/proc/PID/stat``, the pid
+in the server's lock file). Also printed: ``python -c pass`` (this interpreter's start, the floor under every
+call), the load average, and a few
 ``file_read`` calls answered without the server (``FOREWARN_HOOK_SERVER=0``: the whole engine loaded per call).
 Target: p95 ≤ 100 ms per call at 100k memories.
 
@@ -40,6 +44,7 @@ import json
 import os
 import random
 import re
+import resource
 import subprocess
 import sys
 import time
@@ -99,14 +104,21 @@ def main() -> int:
 # ---------------------------------------------------------------- latency
 
 
+CPU_MS: list[float] = []  # the hook processes' own CPU time (user + system), per call, in call order
+
+
 def call(event: dict[str, Any], home: Path, cwd: Path, env: dict[str, str] | None = None) -> tuple[float, str]:
-    """One real ``forewarn hook claude`` process: (milliseconds from spawn to exit, what it printed)."""
+    """One real ``forewarn hook claude`` process: (milliseconds from spawn to exit, what it printed); its CPU time
+    goes to ``CPU_MS``."""
     data = json.dumps(event).encode("utf-8")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     cmd = [FOREWARN, "hook", "claude", "-w", str(cwd)]
     environ = {**os.environ, "FOREWARN_HOME": str(home), **(env or {})}
     done = subprocess.run(cmd, input=data, capture_output=True, cwd=cwd, timeout=300, env=environ)
     ms = (time.perf_counter() - started) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU_MS.append(1000 * (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime))
     if done.returncode != 0:
         raise RuntimeError(f"forewarn hook exited {done.returncode}: {done.stderr.decode()[-500:]}")
     return ms, done.stdout.decode("utf-8", "replace")
@@ -132,52 +144,67 @@ def measure(root: Path, home: Path, size: int, anchors: list[tuple[str, str, int
     rng.shuffle(defs)
     session = f"bench-{size}-{time.time_ns()}"
     base = {"session_id": session, "transcript_path": "/tmp/x.jsonl", "cwd": str(root), "permission_mode": "default"}
-    subprocess.run([FOREWARN, "hook", "--stop", "-w", str(root)], capture_output=True,
-                   env={**os.environ, "FOREWARN_HOME": str(home)})  # fmt: skip
+    env = {**os.environ, "FOREWARN_HOME": str(home)}
+    subprocess.run([FOREWARN, "hook", "--stop", "-w", str(root)], capture_output=True, env=env)
     first_ms, _ = call({**base, "hook_event_name": "SessionStart", "source": "startup"}, home, root)
     ms: dict[str, list[float]] = {k: [] for k in counts}
+    client_cpu: dict[str, list[float]] = {k: [] for k in counts}
+    server_cpu: dict[str, float | None] = {}
     told: list[int] = []
-    reads = iter(files)
 
     def read_event(rel: str) -> dict[str, Any]:
-        return {
-            **base,
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Read",
-            "tool_input": {"file_path": str(root / rel)},
-        }
+        return {**base, "hook_event_name": "PreToolUse", "tool_name": "Read",
+                "tool_input": {"file_path": str(root / rel)}}  # fmt: skip
 
-    read_files: list[str] = []
-    for n in range(WARMUP + counts["file_read"]):
-        rel = next(reads)
-        t, out = call(read_event(rel), home, root)
-        read_files.append(rel)
-        if n >= WARMUP:
-            ms["file_read"].append(t)
-            told.append(len(re.findall(r"\b[0-9A-HJKMNP-TV-Z]{26}\b", out)))
-    for rel in read_files[: counts["file_again"]]:
-        ms["file_again"].append(call(read_event(rel), home, root)[0])
-    for n in range(counts["session_start"]):
-        event = {**base, "session_id": f"{session}-start-{n}", "hook_event_name": "SessionStart", "source": "startup"}
-        ms["session_start"].append(call(event, home, root)[0])
+    def timed(kind: str, events: list[dict[str, Any]], *, paced: bool = False) -> list[str]:
+        """Each event through a new hook process; the server's CPU over the batch, per call. ``paced``: wait for
+        the server to finish the work a call leaves (untimed) before the next, as an agent's thinking does."""
+        before = server_cpu_ms(home, root)
+        outs: list[str] = []
+        cpu: list[float] = []
+        for event in events:
+            t, out = call(event, home, root)
+            ms[kind].append(t)
+            cpu.append(CPU_MS[-1])
+            outs.append(out)
+            if paced:
+                call({**base, "session_id": "pace", "hook_event_name": "Stop"}, home, root)
+        after = server_cpu_ms(home, root)
+        client_cpu[kind] = cpu
+        server_cpu[kind] = (after - before) / len(events) if before is not None and after is not None else None
+        return outs
+
+    for rel in files[:WARMUP]:
+        call(read_event(rel), home, root)
+    read_files = files[WARMUP : WARMUP + counts["file_read"]]
+    told = [
+        len(re.findall(r"\b[0-9A-HJKMNP-TV-Z]{26}\b", out))
+        for out in timed("file_read", [read_event(r) for r in read_files])
+    ]
+    timed("file_again", [read_event(rel) for rel in read_files[: counts["file_again"]]])
+    timed("session_start", [
+        {**base, "session_id": f"{session}-start-{n}", "hook_event_name": "SessionStart", "source": "startup"}
+        for n in range(counts["session_start"])
+    ])  # fmt: skip
     bash = {"command": "python -m pytest tests/ -q", "description": "run the tests"}
     passed = {**base, "hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": bash,
               "tool_response": {"stdout": "12 passed in 1.20s", "stderr": "", "interrupted": False}}  # fmt: skip
-    for _ in range(counts["shell_passed"]):
-        ms["shell_passed"].append(call(passed, home, root)[0])
+    timed("shell_passed", [passed] * counts["shell_passed"])
+    failures = []
     for rel, symbol, start, _ in defs[: counts["shell_failed"]]:
         func = symbol.rsplit(".", 1)[-1]
         error = (f'Traceback (most recent call last):\n  File "{root / rel}", line {start + 1}, in {func}\n'
                  '    x\nValueError: invalid literal for int() with base 10: "a1"\n')  # fmt: skip
-        event = {**base, "hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "tool_input": bash,
-                 "error": error}  # fmt: skip
-        ms["shell_failed"].append(call(event, home, root)[0])
+        failures.append({**base, "hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "tool_input": bash,
+                         "error": error})  # fmt: skip
+    timed("shell_failed", failures)
     with edits(root, defs[: counts["edit"]]) as changes:
-        for path, old, new in changes:
-            event = {**base, "hook_event_name": "PostToolUse", "tool_name": "Edit",
-                     "tool_input": {"file_path": str(path), "old_string": old, "new_string": new},
-                     "tool_response": {"success": True}}  # fmt: skip
-            ms["edit"].append(call(event, home, root)[0])
+        timed("edit", [
+            {**base, "hook_event_name": "PostToolUse", "tool_name": "Edit",
+             "tool_input": {"file_path": str(path), "old_string": old, "new_string": new},
+             "tool_response": {"success": True}}
+            for path, old, new in changes
+        ], paced=True)  # fmt: skip
     alone = [
         call(read_event(rel), home, root, {"FOREWARN_HOOK_SERVER": "0"})[0]
         for rel in files[-IN_PROCESS_CALLS:]  # files no call above read
@@ -187,11 +214,11 @@ def measure(root: Path, home: Path, size: int, anchors: list[tuple[str, str, int
         started = time.perf_counter()
         subprocess.run([sys.executable, "-c", "pass"], check=True)
         floor.append((time.perf_counter() - started) * 1000)
-    subprocess.run([FOREWARN, "hook", "--stop", "-w", str(root)], capture_output=True,
-                   env={**os.environ, "FOREWARN_HOME": str(home)})  # fmt: skip
+    subprocess.run([FOREWARN, "hook", "--stop", "-w", str(root)], capture_output=True, env=env)
     kinds = {
         k: {"calls": len(v), "p50_ms": round(percentile(v, 50), 1), "p95_ms": round(percentile(v, 95), 1),
-            "p99_ms": round(percentile(v, 99), 1)}
+            "p99_ms": round(percentile(v, 99), 1), "hook_cpu_p50_ms": round(percentile(client_cpu[k], 50), 1),
+            "server_cpu_mean_ms": None if server_cpu.get(k) is None else round(server_cpu[k] or 0.0, 1)}
         for k, v in ms.items()
     }  # fmt: skip
     return {
@@ -201,8 +228,22 @@ def measure(root: Path, home: Path, size: int, anchors: list[tuple[str, str, int
         "in_process_file_read_p50_ms": round(percentile(alone, 50), 1),
         "python_start_p50_ms": round(percentile(floor, 50), 1),
         "memories_told_per_file_read": round(sum(told) / max(1, len(told)), 1),
+        "load_average": round(os.getloadavg()[0], 1),
         "ok": all(k["p95_ms"] <= TARGET_P95_MS for k in kinds.values()),
     }
+
+
+def server_cpu_ms(home: Path, root: Path) -> float | None:
+    """The hook server's CPU time so far (user + system, ms; /proc: Linux), found through its lock file's pid."""
+    from forewarn.locations import workspace_id
+
+    lock = home / "workspaces" / workspace_id(root) / "hook.lock"
+    try:
+        pid = int(lock.read_text().split()[0])
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, ValueError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
 
 
 @dataclass
@@ -239,12 +280,17 @@ def edits(root: Path, defs: list[tuple[str, str, int, int]]) -> Iterator[list[tu
 def print_latency(r: dict[str, Any]) -> None:
     print(f"\n{r['memories']:,} memories (Django 5.2.19): every call a new `forewarn hook claude` process, "
           f"process start included")  # fmt: skip
-    print(f"  {'event kind':<14}{'calls':>6}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}")
+    print(
+        f"  {'event kind':<14}{'calls':>6}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'hook CPU p50':>14}{'server CPU':>12}"
+    )
     for kind, k in r["kinds"].items():
-        print(f"  {kind:<14}{k['calls']:>6}{k['p50_ms']:>9.1f}{k['p95_ms']:>9.1f}{k['p99_ms']:>9.1f}")
+        server = "-" if k["server_cpu_mean_ms"] is None else f"{k['server_cpu_mean_ms']:.1f}"
+        print(f"  {kind:<14}{k['calls']:>6}{k['p50_ms']:>9.1f}{k['p95_ms']:>9.1f}{k['p99_ms']:>9.1f}"
+              f"{k['hook_cpu_p50_ms']:>14.1f}{server:>12}")  # fmt: skip
     print(f"  first call (starts the hook server): {r['first_call_ms']:.0f} ms; without the server (whole engine per "
           f"call) file_read p50 {r['in_process_file_read_p50_ms']:.0f} ms; `python -c pass` p50 "
           f"{r['python_start_p50_ms']:.1f} ms; memories told per file read {r['memories_told_per_file_read']}; "
+          f"load average {r['load_average']}; "
           f"target p95 ≤ {TARGET_P95_MS:.0f} ms: {'ok' if r['ok'] else 'MISSED'}")  # fmt: skip
 
 

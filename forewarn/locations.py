@@ -7,10 +7,14 @@ any Forewarn data at all; ``forewarn.paths`` (which creates and polices the fold
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from pathlib import Path
+
+try:  # CPython's own SHA-1: the same digest as hashlib's without loading OpenSSL (a few ms on every hook call)
+    from _sha1 import sha1  # type: ignore[import-not-found,unused-ignore]
+except ImportError:  # another Python
+    from hashlib import sha1
 
 HOME_ENV = "FOREWARN_HOME"
 WORKSPACE_MARKER = ".forewarn"  # a folder holding it is a workspace root, wherever git's root is
@@ -32,7 +36,7 @@ def workspace_id(root: Path) -> str:
     """A stable, readable id for a workspace: its folder name plus a hash of its absolute path."""
     resolved = str(Path(root).resolve())
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(resolved).name or "root")[:40]
-    digest = hashlib.sha1(resolved.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    digest = sha1(resolved.encode("utf-8", "surrogateescape")).hexdigest()[:12]
     return f"{slug}-{digest}"
 
 

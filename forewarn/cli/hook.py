@@ -12,9 +12,12 @@ reads from stderr on exit 2); problems go to the workspace's ``hooks.log``.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see forewarn.cli.main)
+if TYPE_CHECKING:
+    import argparse
 
 HOSTS = ("claude", "copilot", "codex", "gemini")  # forewarn.mcp.hooks.events.Host, spelled here to stay light
 USAGE = "usage: forewarn hook {claude,copilot,codex,gemini} [--event NAME] [-w DIR] | --serve | --stop [-w DIR]"
@@ -22,6 +25,8 @@ USAGE = "usage: forewarn hook {claude,copilot,codex,gemini} [--event NAME] [-w D
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """``hook`` in ``forewarn --help`` (the call itself never goes through argparse: see ``main``)."""
+    import argparse
+
     p = sub.add_parser(
         "hook",
         help="(run by agent hosts) answer a hook event from stdin: a file's memories, a failure explained",
@@ -101,14 +106,14 @@ def call(host: str | None, event: str | None, workspace: Path | None) -> int:
         raw = sys.stdin.buffer.read(wire.MAX_EVENT_BYTES + 1)
     except (OSError, ValueError):
         raw = b""
-    reply = client.run(host, raw, event, workspace)
+    out, err, code = client.run(host, raw, event, workspace)
     try:
-        if reply["stdout"]:
-            sys.stdout.write(reply["stdout"])
+        if out:
+            sys.stdout.write(out)
             sys.stdout.flush()
-        if reply["stderr"]:
-            sys.stderr.write(reply["stderr"])
+        if err:
+            sys.stderr.write(err)
             sys.stderr.flush()
     except (OSError, ValueError):  # the host stopped reading: nothing more to do
         return 0
-    return int(reply["code"])
+    return code

@@ -7,16 +7,16 @@ progress and logs to stderr; every command a program may read takes ``--json``.
 
 from __future__ import annotations
 
-import argparse
-import contextlib
-import importlib
-import logging
 import os
 import sys
-from collections.abc import Sequence
 
 from forewarn import __version__
 from forewarn.errors import ForewarnError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a few ms on every hook call
+if TYPE_CHECKING:  # the hook call (every tool call of an agent) imports this module: the rest only when used
+    import argparse
+    from collections.abc import Sequence
 
 COMMAND_MODULES = (
     "forewarn.cli.index",
@@ -38,6 +38,9 @@ PATH_OPTIONS = ("--file", "--log-file", "--token-file")
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
+    import importlib
+
     parser = argparse.ArgumentParser(
         prog="forewarn",
         description="Remembers what your team learned the hard way about its code, and shows it in the editor.",
@@ -57,6 +60,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from forewarn.cli.hook import main as hook_main
 
         return hook_main(words[1:])
+    import logging
+
     from forewarn.cli.util import CliError, shown
 
     try:
@@ -103,6 +108,8 @@ def attach_path_values(parser: argparse.ArgumentParser, argv: list[str]) -> list
 
 
 def _option_strings(parser: argparse.ArgumentParser) -> set[str]:
+    import argparse
+
     found = set(parser._option_string_actions)
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
@@ -113,6 +120,8 @@ def _option_strings(parser: argparse.ArgumentParser) -> set[str]:
 
 def _reader_gone() -> int:
     """Whoever read our output stopped (``forewarn search … | head``): exit as a program killed by SIGPIPE."""
+    import contextlib
+
     devnull = os.open(os.devnull, os.O_WRONLY)
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError, AttributeError):  # replaced or closed

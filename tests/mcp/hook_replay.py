@@ -320,5 +320,11 @@ def play(replay: Replay, root: Path) -> Iterator[Call]:
         yield Call(step, out, err, code, seconds)
 
 
+def settle(root: Path) -> None:
+    """Wait until the hook server has done the work its last answers left (it serves one call at a time, and
+    runs that work before it takes the next call)."""
+    hook("claude", {"session_id": "settle", "cwd": str(root), "hook_event_name": "Stop"}, cwd=root)
+
+
 def stop_server(root: Path) -> None:
     subprocess.run([FOREWARN, "hook", "--stop", "-w", str(root)], capture_output=True, timeout=HOOK_TIMEOUT_S)

@@ -43,6 +43,7 @@ def test_a_recorded_session_is_told_what_it_touches_once_and_leaves_one_lesson(
     root, ids = repo
     session = f"{host}-session-1"
     calls = list(hr.play(hr.REPLAYS[host](root, session), root))
+    hr.settle(root)
     assert all(c.code in (0, 2) for c in calls), [(c.step.kind, c.code, c.stderr) for c in calls]
     assert all(c.code == 0 for c in calls if host != "copilot")
     contexts = [c.context(host) for c in calls]
@@ -193,6 +194,7 @@ def test_an_edit_undone_in_the_session_becomes_one_dead_end(repo: tuple[Path, di
         path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
         edit = {"file_path": str(path), "old_string": old, "new_string": new}
         assert hr.hook("claude", {**base, "tool_input": edit, "tool_response": {"success": True}}, cwd=root)[2] == 0
+    hr.settle(root)
     with Workspace.open(root, embedder=None) as ws:
         found = [
             m for m in ws.store.list_memories(MemoryFilter(statuses=(MemoryStatus.SUGGESTED,)), limit=-1)

@@ -3,8 +3,8 @@
 * A command fails, the agent edits code, the same command passes: one ``error_pattern`` suggestion — the
   error's signature, the command, the definitions the edits changed in between, and what the first change did —
   anchored to the changed definition the error went through (else the one changed most).
-* An edit undone in the same session (a definition back to exactly the code it had before the session changed
-  it): one ``dead_end`` suggestion saying what was tried.
+* An edit undone in the same session (a later edit that puts back exactly the text an earlier one replaced): one
+  ``dead_end`` suggestion saying what was tried, on the definition it was tried on.
 
 Both are written like every agent's memory: source ``agent``, provenance naming the host and its session,
 status ``suggested`` until a person accepts it (active at once only when the user's own settings trust agents),
@@ -22,7 +22,7 @@ from typing import Any
 
 from forewarn.errors import ForewarnError
 from forewarn.mcp.hooks.events import HOST_LABELS, Edit, HookEvent
-from forewarn.mcp.hooks.session import MAX_SUMMARY_CHARS, SessionState, SymbolTrack
+from forewarn.mcp.hooks.session import MAX_NOTE_CHARS, MAX_SUMMARY_CHARS, EditNote, SessionState
 from forewarn.memory.records import MemoryFilter
 from forewarn.memory.vocabulary import MemorySource, MemoryStatus, MemoryType
 from forewarn.workspace.engine import Workspace
@@ -33,7 +33,7 @@ MAX_CAPTURES_PER_SESSION = 10  # a session that "learns" more than this is thras
 MAX_PENDING_AGENT_SUGGESTIONS = 200  # agent suggestions waiting for review; past it a person is not keeping up
 MAX_COMMAND_KEY_CHARS = 300
 MIN_PREFIX_WORDS = 2  # ``pytest tests/a.py`` and ``pytest tests/a.py -x`` are one command; ``git`` is not ``git add``
-MAX_FILE_BYTES = 2_000_000  # a file searched for an edit's new text; past this the edit is anchored by hash only
+MAX_FILE_BYTES = 2_000_000  # a file searched for an edit's new text; past this an edit there counts file-wide
 SUMMARY_LINE_CHARS = 120
 SHOWN_SYMBOLS = 3  # definitions named in a captured lesson
 MAX_TEXT_CHARS = 900
@@ -72,31 +72,32 @@ def fresh(ws: Workspace, rels: Sequence[str]) -> None:
 def record_edits(
     ws: Workspace, event: HookEvent, rels: Sequence[str], state: SessionState, *, trust_agents: bool
 ) -> None:
-    """Note which definitions an edit tool changed (re-indexing the files), and capture any edit it undid."""
+    """Note where each edit landed (the definition holding its new text, from the index's spans: the lines before
+    an edit do not move) and capture an edit that put back what an earlier one of the session replaced."""
     now = time.time()
     for rel in rels:
-        before = _definitions(ws, rel)
-        fresh(ws, [rel])
-        after = _definitions(ws, rel)
-        edits = [e for e in event.edits if _same_file(ws, e.path, rel)]
-        changed = _changed(ws, rel, edits, before, after)
-        if not changed:
+        try:
+            with open(ws.root / rel, "rb") as fh:
+                text = fh.read(MAX_FILE_BYTES).decode("utf-8", "replace")
+        except OSError:
             continue
-        summary = _summary(edits, rel)
-        state.edit_count += 1
-        for symbol in changed:
+        spans = [(s, start, end) for s, kind, start, end in ws.indexer.chunk_spans(rel) if kind != "module"]
+        for edit in [e for e in event.edits if _same_file(ws, e.path, rel)] or [Edit(rel)]:
+            symbol = _holding(spans, _lines_of(text, edit.new or ""))
             key = f"{rel}::{symbol or ''}"
+            state.edit_count += 1
             state.edited.append((state.edit_count, key))
-            new_hash = after[symbol][0] if symbol in after else None
-            track = state.symbols.get(key)
-            if track is None:
-                old_hash = before[symbol][0] if symbol in before else None
-                state.symbols[key] = SymbolTrack(old_hash, new_hash, summary, now)
+            old, new = _note(edit.old), _note(edit.new)
+            undone = next(
+                (n for n in reversed(state.edits)
+                 if n.file == rel and not n.undone and n.old and n.new and n.old == new and n.new == old),
+                None,
+            )  # fmt: skip
+            if undone is not None:
+                undone.undone = True
+                _dead_end(ws, event, undone, state, trust_agents=trust_agents)
                 continue
-            track.last, track.changes, track.changed_at = new_hash, track.changes + 1, now
-            if not track.reported and track.first is not None and track.last == track.first and track.changes >= 2:
-                track.reported = True
-                _dead_end(ws, event, rel, symbol, track, state, trust_agents=trust_agents)
+            state.edits.append(EditNote(rel, key, old, new, _summary([edit], rel), now))
 
 
 def on_pass(ws: Workspace, event: HookEvent, state: SessionState, *, trust_agents: bool) -> None:
@@ -118,8 +119,8 @@ def on_pass(ws: Workspace, event: HookEvent, state: SessionState, *, trust_agent
     names = ", ".join(_name(k) for k in changed[:SHOWN_SYMBOLS]) + (
         f" and {len(changed) - SHOWN_SYMBOLS} more" if len(changed) > SHOWN_SYMBOLS else ""
     )
-    track = state.symbols.get(chosen)
-    how = f": {track.summary}" if track is not None and track.summary else ""
+    note = next((n for n in reversed(state.edits) if n.key == chosen and not n.undone), None)
+    how = f": {note.summary}" if note is not None and note.summary else ""
     text = f"{failure.signature} — `{failure.command}` failed until {names} changed{how}"
     _suggest(
         ws, event, state, text[:MAX_TEXT_CHARS], MemoryType.ERROR_PATTERN, rel, symbol or None,
@@ -127,14 +128,12 @@ def on_pass(ws: Workspace, event: HookEvent, state: SessionState, *, trust_agent
     )  # fmt: skip
 
 
-def _dead_end(
-    ws: Workspace, event: HookEvent, rel: str, symbol: str | None, track: SymbolTrack, state: SessionState, *,
-    trust_agents: bool,
-) -> None:  # fmt: skip
+def _dead_end(ws: Workspace, event: HookEvent, undone: EditNote, state: SessionState, *, trust_agents: bool) -> None:
+    rel, symbol = undone.key.split("::", 1)
     where = f"`{symbol}`" if symbol else f"`{rel}`"
-    text = f"Tried on {where} and undone in the same session: {track.summary or 'an edit'}"
+    text = f"Tried on {where} and undone in the same session: {undone.summary or 'an edit'}"
     _suggest(
-        ws, event, state, text[:MAX_TEXT_CHARS], MemoryType.DEAD_END, rel, symbol, {"captured": "edit undone"},
+        ws, event, state, text[:MAX_TEXT_CHARS], MemoryType.DEAD_END, rel, symbol or None, {"captured": "edit undone"},
         trust_agents=trust_agents,
     )  # fmt: skip
 
@@ -170,18 +169,6 @@ def _suggest(
     state.captured += 1
 
 
-def _definitions(ws: Workspace, rel: str) -> dict[str | None, tuple[str, int, int]]:
-    """``rel``'s definitions in the index: symbol -> (content hash, first line, last line); None: the whole file."""
-    out: dict[str | None, tuple[str, int, int]] = {}
-    for c in ws.indexer.chunks_for(rel):
-        if c.part == 0 and c.kind != "module":
-            out[c.symbol] = (c.content_hash, c.start_line, c.end_line)
-    rec = ws.indexer.files().get(rel)
-    if rec is not None:
-        out[None] = (rec.content_hash, 0, 0)
-    return out
-
-
 def _same_file(ws: Workspace, path: str, rel: str) -> bool:
     try:
         return ws.rel_path(path) == rel
@@ -189,30 +176,17 @@ def _same_file(ws: Workspace, path: str, rel: str) -> bool:
         return False
 
 
-def _changed(
-    ws: Workspace, rel: str, edits: Sequence[Edit], before: dict[str | None, tuple[str, int, int]],
-    after: dict[str | None, tuple[str, int, int]],
-) -> list[str | None]:  # fmt: skip
-    """The definitions an edit changed: where its new text now sits, and any whose code hash moved."""
-    found: list[str | None] = []
-    spans = [(s, start, end) for s, (_, start, end) in after.items() if s is not None]
-    try:
-        with open(ws.root / rel, "rb") as fh:
-            text = fh.read(MAX_FILE_BYTES).decode("utf-8", "replace")
-    except OSError:
-        text = ""
-    for edit in edits:
-        for line in _lines_of(text, edit.new or ""):
-            holding = [(end - start, s) for s, start, end in spans if start <= line <= end]
-            if holding:
-                found.append(min(holding)[1])
-    for symbol in {*before, *after}:
-        if symbol is not None and before.get(symbol, ("",))[0] != after.get(symbol, ("",))[0]:
-            found.append(symbol)
-    unique = list(dict.fromkeys(found))
-    if unique:
-        return unique
-    return [None] if before.get(None) != after.get(None) or edits else []
+def _holding(spans: Sequence[tuple[str, int, int]], lines: Sequence[int]) -> str | None:
+    """The innermost definition holding the first of ``lines`` (None: top-level code, or the text is gone)."""
+    if not lines:
+        return None
+    holding = [(end - start, s) for s, start, end in spans if start <= lines[0] <= end]
+    return min(holding)[1] if holding else None
+
+
+def _note(text: str | None) -> str | None:
+    """An edit's text as kept to recognise its undoing (stripped, bounded)."""
+    return text.strip()[:MAX_NOTE_CHARS] if text is not None else None
 
 
 def _lines_of(text: str, new: str) -> list[int]:

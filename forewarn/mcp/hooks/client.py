@@ -9,14 +9,13 @@ event is answered in this process. Nothing here raises: every problem is logged 
 
 from __future__ import annotations
 
+import _socket  # socket.py's base (see wire)
 import contextlib
 import json
 import os
-import socket
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from forewarn import __version__
 from forewarn.locations import data_root, find_workspace_root, workspace_data
@@ -33,8 +32,8 @@ LOG_NAME = "hooks.log"
 MAX_LOG_BYTES = 1 << 20  # the log is rotated once (hooks.log.1) past this
 MEMORY_DB = "memory.db"
 
-Reply = dict[str, Any]  # {"stdout": str, "stderr": str, "code": int}
-NOTHING: Reply = {"stdout": "", "stderr": "", "code": 0}
+Reply = tuple[str, str, int]  # (stdout, stderr, exit status)
+NOTHING: Reply = ("", "", 0)
 
 
 def run(host: str, raw: bytes, event_name: str | None = None, workspace: Path | None = None) -> Reply:
@@ -48,7 +47,7 @@ def run(host: str, raw: bytes, event_name: str | None = None, workspace: Path | 
         wdir = workspace_data(root)
         if not (wdir / MEMORY_DB).is_file():
             return NOTHING  # no Forewarn data for this folder: nothing to say, nothing to start
-        if os.environ.get(SERVER_ENV) == "0" or not hasattr(socket, "AF_UNIX"):
+        if os.environ.get(SERVER_ENV) == "0" or not hasattr(_socket, "AF_UNIX"):
             return in_process(root, wdir, host, raw, event_name)
         header = {"v": wire.PROTOCOL, "version": __version__, "host": host, "event_name": event_name}
         reply = ask(wdir, header, raw)
@@ -60,8 +59,8 @@ def run(host: str, raw: bytes, event_name: str | None = None, workspace: Path | 
             return in_process(root, wdir, host, raw, event_name)
         if reply.get("stale") or reply.get("lost"):
             return NOTHING  # a server was there but did not answer in time: the host must not wait longer
-        return {"stdout": str(reply.get("stdout", "")), "stderr": str(reply.get("stderr", "")),
-                "code": int(reply.get("code", 0))}  # fmt: skip
+        code = reply.get("code", 0)
+        return str(reply.get("stdout", "")), str(reply.get("stderr", "")), code if isinstance(code, int) else 0
     except Exception as exc:  # never the agent's problem
         log(wdir, f"{host}: the hook call failed ({type(exc).__name__}: {exc}); answered with nothing")
         return NOTHING
@@ -82,13 +81,13 @@ def workspace_root(raw: bytes, workspace: Path | None) -> Path:
     return find_workspace_root(path if path.is_dir() else Path.cwd())
 
 
-def ask(wdir: Path, header: dict[str, Any], raw: bytes, *, wait: float = 0.0) -> dict[str, Any] | None:
+def ask(wdir: Path, header: dict[str, object], raw: bytes, *, wait: float = 0.0) -> dict[str, object] | None:
     """The server's reply; None when no server listens (within ``wait`` seconds); ``{"lost": True}`` when one
     listened but did not answer (too slow, or it broke off)."""
     path = wire.socket_path(wdir)
     deadline = time.monotonic() + wait
     while True:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         try:
             sock.settimeout(ANSWER_TIMEOUT_S)
             sock.connect(str(path))
@@ -137,10 +136,11 @@ def in_process(root: Path, wdir: Path, host: str, raw: bytes, event_name: str | 
     service = HookService(root, wdir)
     try:
         reply = service.answer(host, raw, event_name)
+        service.after()
         service.flush()
     finally:
         service.close()
-    return {"stdout": reply.stdout, "stderr": reply.stderr, "code": reply.code}
+    return reply.stdout, reply.stderr, reply.code
 
 
 def log(wdir: Path | None, message: str) -> None:

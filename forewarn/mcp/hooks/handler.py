@@ -16,7 +16,7 @@ import hashlib
 import logging
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from forewarn.mcp import render
@@ -49,8 +49,12 @@ NO_SESSION = "-"  # a host that gives no session id: all its calls share one sta
 MAX_TITLE_CHARS = 120
 
 
-def handle(ws: Workspace, event: HookEvent, wdir: Path, *, trust_agents: bool = False) -> str:
-    """What to tell the agent about ``event`` ('' for nothing), recording the session's edits and failures."""
+def handle(
+    ws: Workspace, event: HookEvent, wdir: Path, later: list[Callable[[], None]], *, trust_agents: bool = False
+) -> str:
+    """What to tell the agent about ``event`` ('' for nothing), recording the session's edits and failures;
+    re-indexing the files it touched goes to ``later``, run once the answer is out (a large file's parse and the
+    code graph's rebuild, which the agent must not wait for)."""
     with session_state(wdir, event.host, event.session or NO_SESSION) as state:
         if event.kind == EventKind.SESSION_START:
             return briefing(ws, state) if delivers(event) else ""
@@ -58,10 +62,10 @@ def handle(ws: Workspace, event: HookEvent, wdir: Path, *, trust_agents: bool = 
             return ""
         rels = workspace_files(ws, event.paths)
         parts: list[str] = []
-        if event.tool == ToolKind.EDIT and event.kind == EventKind.AFTER_TOOL:
+        if event.tool == ToolKind.EDIT and event.kind == EventKind.AFTER_TOOL and rels:
             capture.record_edits(ws, event, rels, state, trust_agents=trust_agents)
-        elif rels:
-            capture.fresh(ws, rels)
+        if rels:
+            later.append(lambda: capture.fresh(ws, rels))
         if event.tool == ToolKind.SHELL and event.kind != EventKind.BEFORE_TOOL and event.command:
             if event.failed:
                 explanation = ws.explain_error(event.output)

@@ -50,6 +50,8 @@ def serve(root: Path, *, idle_exit_s: float = IDLE_EXIT_S) -> int:
     except BlockingIOError:
         os.close(lock)
         return 0  # another server has this workspace
+    os.ftruncate(lock, 0)
+    os.pwrite(lock, f"{os.getpid()}\n".encode(), 0)  # who holds it (forewarn hook --stop asks it over the socket)
     path = wire.socket_path(wdir)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     service = HookService(root, wdir)
@@ -88,6 +90,7 @@ def _loop(listener: socket.socket, service: HookService, idle_exit_s: float) -> 
         try:
             conn, _ = listener.accept()
         except TimeoutError:
+            service.after()
             service.flush()
             if time.monotonic() - last > idle_exit_s:
                 log.info("idle for %.0f s: exiting", idle_exit_s)
@@ -95,8 +98,10 @@ def _loop(listener: socket.socket, service: HookService, idle_exit_s: float) -> 
             continue
         last = time.monotonic()
         with conn:
-            if not _one(conn, service):
-                return
+            keep = _one(conn, service)
+        service.after()  # the agent has its answer: re-index what it touched, note its edits
+        if not keep:
+            return
         if last - checked > CODE_CHECK_S:
             checked = last
             if code_stamp() != stamp:

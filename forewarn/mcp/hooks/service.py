@@ -2,9 +2,10 @@
 
 Used by the hook server (kept open between calls) and by a hook call that finds no server (opened for that
 call). The workspace is opened without the embedder (no llama.cpp, no vector index): what hooks deliver is
-anchored, and the error matcher searches by words. Before each call it catches up with what other processes
-changed in the code index (an editor's language server, ``forewarn index``), so its ranking never reads a graph
-older than the index.
+anchored, and the error matcher searches by words. What an answer leaves to do — re-indexing the files the agent
+touched, noting what its edits changed — runs in ``after``, once the answer is out (the server calls it after
+each reply and when idle), followed by catching up with what other processes changed in the code index (an
+editor's language server, ``forewarn index``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from forewarn.config import Settings, load_settings
@@ -39,6 +41,7 @@ class HookService:
         self.settings = settings
         self.ws: Workspace | None = None
         self._seen: tuple[str | None, int] = (None, 0)  # the index (epoch, generation) the workspace caught up with
+        self._later: list[Callable[[], None]] = []  # work left by the last answers, for ``after``
 
     def open(self) -> Workspace:
         if self.ws is None:
@@ -77,8 +80,7 @@ class HookService:
             if event is None:
                 return NOTHING
             ws = self.open()
-            self._catch_up()
-            text = handler.handle(ws, event, self.wdir, trust_agents=self.settings.agents.trust)
+            text = handler.handle(ws, event, self.wdir, self._later, trust_agents=self.settings.agents.trust)
             reply = hosts.reply(event, text)
         except Exception:
             log.exception("a %s hook call failed; answered with nothing", host)
@@ -87,6 +89,21 @@ class HookService:
         if elapsed > SLOW_CALL_S:
             log.info("a %s %s hook call took %.2f s", host, event.kind, elapsed)
         return reply
+
+    def after(self) -> None:
+        """The work the answers left (files to re-index, edits to note), then what other processes changed in the
+        code index; run once the answer is out, and when idle. Problems are logged."""
+        tasks, self._later = self._later, []
+        for task in tasks:
+            try:
+                task()
+            except Exception:
+                log.exception("work after a hook call failed")
+        if self.ws is not None:
+            try:
+                self._catch_up()
+            except Exception:
+                log.exception("following the code index failed")
 
     def _catch_up(self) -> None:
         """Follow the code index to what other processes wrote since this workspace last looked."""

@@ -28,7 +28,8 @@ SESSION_TTL_S = 24 * 3600  # a day: a host session resumed after that is told ev
 MAX_SESSIONS = 200  # session files kept per workspace; the least recently used go first
 MAX_SHOWN = 5_000  # memories remembered as shown in one session (past it the oldest may be shown again)
 MAX_FAILURES = 10  # failing commands waiting for a passing run
-MAX_SYMBOLS = 300  # definitions whose first and latest versions are followed (for undone edits)
+MAX_EDIT_NOTES = 200  # the session's latest edits kept whole enough to recognise their undoing
+MAX_NOTE_CHARS = 2_000  # of an edit's replaced and replacing text
 MAX_EDITED = 1_000  # definitions changed by the session's edits, newest kept
 MAX_STATE_BYTES = 1 << 20  # a larger file is not ours (or was tampered with): start afresh
 MAX_SUMMARY_CHARS = 300
@@ -47,22 +48,23 @@ class Failure:
 
 
 @dataclass
-class SymbolTrack:
-    """A definition the session edited: its content hash before the first edit and now, and what changed."""
+class EditNote:
+    """One edit the session made: where (``file::symbol``), the text it replaced and wrote, what it did."""
 
-    first: str | None  # None: it did not exist before the session's first edit to it
-    last: str | None  # None: it is gone now
-    summary: str  # what the session's first change to it did
-    changed_at: float
-    changes: int = 1
-    reported: bool = False  # its undoing was captured already
+    file: str
+    key: str
+    old: str | None
+    new: str | None
+    summary: str
+    at: float
+    undone: bool = False  # a later edit put the old text back (captured as a dead end)
 
 
 @dataclass
 class SessionState:
     shown: dict[str, str] = field(default_factory=dict)  # memory id -> the version shown
     failures: list[Failure] = field(default_factory=list)
-    symbols: dict[str, SymbolTrack] = field(default_factory=dict)  # "file::symbol" -> its track
+    edits: list[EditNote] = field(default_factory=list)  # the latest edits, oldest first
     # (the session's edit count after the edit, "file::symbol") for each definition an edit changed, in order
     edited: list[tuple[int, str]] = field(default_factory=list)
     edit_count: int = 0
@@ -74,7 +76,7 @@ class SessionState:
             "format": FORMAT,
             "shown": self.shown,
             "failures": [f.__dict__ for f in self.failures],
-            "symbols": {k: v.__dict__ for k, v in self.symbols.items()},
+            "edits": [e.__dict__ for e in self.edits],
             "edited": [list(e) for e in self.edited],
             "edit_count": self.edit_count,
             "captured": self.captured,
@@ -89,7 +91,7 @@ class SessionState:
             return cls(
                 shown={str(k): str(v) for k, v in dict(data["shown"]).items()},
                 failures=[Failure(**f) for f in data["failures"]],
-                symbols={str(k): SymbolTrack(**v) for k, v in dict(data["symbols"]).items()},
+                edits=[EditNote(**e) for e in data["edits"]],
                 edited=[(int(n), str(key)) for n, key in data["edited"]],
                 edit_count=int(data["edit_count"]),
                 captured=int(data["captured"]),
@@ -104,10 +106,7 @@ class SessionState:
             for key in list(self.shown)[: len(self.shown) - MAX_SHOWN]:
                 del self.shown[key]
         self.failures = self.failures[-MAX_FAILURES:]
-        if len(self.symbols) > MAX_SYMBOLS:
-            oldest = sorted(self.symbols, key=lambda k: self.symbols[k].changed_at)
-            for key in oldest[: len(self.symbols) - MAX_SYMBOLS]:
-                del self.symbols[key]
+        self.edits = self.edits[-MAX_EDIT_NOTES:]
         self.edited = self.edited[-MAX_EDITED:]
 
 

@@ -7,14 +7,11 @@ event; the reply is one JSON object. Everything here is standard library only: t
 
 from __future__ import annotations
 
-import hashlib
+import _socket  # socket.py's base: socket.py itself imports selectors and more, on every hook call
 import json
 import os
-import socket
 import struct
-import tempfile
 from pathlib import Path
-from typing import Any
 
 PROTOCOL = 1
 SOCKET_NAME = "hook.sock"
@@ -35,6 +32,9 @@ def socket_path(wdir: Path) -> Path:
     path = wdir / SOCKET_NAME
     if len(os.fsencode(str(path))) <= MAX_SOCKET_PATH:
         return path
+    import hashlib
+    import tempfile
+
     runtime = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
     folder = Path(runtime) / f"forewarn-{os.getuid() if hasattr(os, 'getuid') else 'user'}"
     return folder / (hashlib.sha1(str(wdir).encode("utf-8", "surrogateescape")).hexdigest()[:20] + ".sock")
@@ -49,18 +49,18 @@ def private_socket_dir(path: Path) -> None:
         raise PermissionError(f"{folder} is not private to this user; the hook server will not listen there")
 
 
-def send(sock: socket.socket, *parts: bytes) -> None:
+def send(sock: _socket.socket, *parts: bytes) -> None:
     sock.sendall(b"".join(_LENGTH.pack(len(p)) + p for p in parts))
 
 
-def receive(sock: socket.socket, limit: int = MAX_MESSAGE_BYTES) -> bytes:
+def receive(sock: _socket.socket, limit: int = MAX_MESSAGE_BYTES) -> bytes:
     (size,) = _LENGTH.unpack(_exactly(sock, _LENGTH.size))
     if size > limit:
         raise WireError(f"a message of {size} bytes (limit {limit})")
     return _exactly(sock, size)
 
 
-def receive_json(sock: socket.socket, limit: int = MAX_HEADER_BYTES) -> dict[str, Any]:
+def receive_json(sock: _socket.socket, limit: int = MAX_HEADER_BYTES) -> dict[str, object]:
     try:
         data = json.loads(receive(sock, limit))
     except ValueError as exc:
@@ -70,11 +70,11 @@ def receive_json(sock: socket.socket, limit: int = MAX_HEADER_BYTES) -> dict[str
     return data
 
 
-def encode(data: dict[str, Any]) -> bytes:
+def encode(data: dict[str, object]) -> bytes:
     return json.dumps(data, ensure_ascii=False).encode("utf-8")
 
 
-def _exactly(sock: socket.socket, size: int) -> bytes:
+def _exactly(sock: _socket.socket, size: int) -> bytes:
     chunks: list[bytes] = []
     left = size
     while left:
