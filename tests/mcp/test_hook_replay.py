@@ -202,3 +202,20 @@ def test_an_edit_undone_in_the_session_becomes_one_dead_end(repo: tuple[Path, di
         ]  # fmt: skip
     assert [(m.type, m.anchor.symbol if m.anchor else None) for m in found] == [(MemoryType.DEAD_END, "parse_amount")]
     assert "round(float(text) * 100)" in found[0].text
+
+
+def test_the_briefing_leads_with_what_the_branch_changes(repo: tuple[Path, dict[str, str]]) -> None:
+    import subprocess
+
+    root, ids = repo
+    subprocess.run(["git", "checkout", "-q", "-b", "feature"], cwd=root, check=True)
+    ship = root / "shipping" / "ship.py"
+    ship.write_text(ship.read_text(encoding="utf-8") + "\n\ndef track(order: dict) -> str:\n    return ''\n")
+    event = {"session_id": "brief", "cwd": str(root), "hook_event_name": "SessionStart", "source": "startup"}
+    told = hr.Call(hr.Step(event), *hr.hook("claude", event, cwd=root)[:3], 0.0).context("claude")
+    assert "shipping/ship.py (changed on this branch)" in told
+    assert ids[hr.SEEDED[7][3]] in told and ids[hr.SEEDED[8][3]] in told  # ship's error pattern and convention
+    assert told.index("changed on this branch") < told.index(ids[hr.SEEDED[0][3]])  # then the main gotchas
+    assert ids[hr.SUGGESTED[2]] not in told
+    read = {**event, "hook_event_name": "PreToolUse", "tool_name": "Read", "tool_input": {"file_path": str(ship)}}
+    assert ids[hr.SEEDED[7][3]] not in hr.hook("claude", read, cwd=root)[0]  # told once a session

@@ -17,6 +17,7 @@ import logging
 import re
 import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from forewarn.mcp import render
@@ -25,7 +26,7 @@ from forewarn.mcp.hooks.events import EventKind, HookEvent, ToolKind
 from forewarn.mcp.hooks.hosts import delivers
 from forewarn.mcp.hooks.session import Failure, SessionState, session_state
 from forewarn.mcp.render import Entry
-from forewarn.memory.records import Memory
+from forewarn.memory.records import Memory, MemoryFilter
 from forewarn.memory.vocabulary import ANCHORED_STATUSES, MemoryStatus, MemoryType
 from forewarn.workspace import history
 from forewarn.workspace.engine import Workspace
@@ -153,16 +154,17 @@ def briefing(ws: Workspace, state: SessionState) -> str:
     except Exception:
         log.exception("ranking files for the briefing failed")
         positions = {}
-    top = sorted(positions, key=lambda r: positions[r])[:BRIEF_IMPORTANT_FILES]
-    found = [m for m in ws.store.anchored_to_files(top, ANCHORED_STATUSES) if m.type in IMPORTANT_TYPES]
-    found.sort(key=lambda m: (positions.get(m.file or "", 1 << 30), -m.confidence, m.id))
-    for m in found:
-        if m.id in seen or not for_agents(m):
-            continue
-        seen.add(m.id)
-        important.append(Entry(m, line_of(m), None, 1.0 / positions.get(m.file or "", 1 << 30)))
+    wanted = MemoryFilter(types=IMPORTANT_TYPES, statuses=ANCHORED_STATUSES)
+    for rel in sorted(positions, key=lambda r: positions[r])[:BRIEF_IMPORTANT_FILES]:
         if len(important) >= BRIEF_IMPORTANT:
             break
+        found = ws.store.list_memories(replace(wanted, file=rel), limit=BRIEF_IMPORTANT)
+        found.sort(key=lambda m: (-m.confidence, m.id))
+        for m in found:
+            if m.id in seen or not for_agents(m) or m.file != rel or len(important) >= BRIEF_IMPORTANT:
+                continue
+            seen.add(m.id)
+            important.append(Entry(m, line_of(m), None, 1.0 / positions[rel]))
     entries += important
     if not entries:
         return ""
@@ -217,12 +219,10 @@ def _remember_failure(ws: Workspace, event: HookEvent, explanation: Explanation,
 def branch_files(root: Path) -> list[str]:
     """Files this branch changes against the default branch (committed or not), else the uncommitted ones."""
     try:
-        base = ""
-        for ref in DEFAULT_BRANCHES:
-            fork = history.git(root, "merge-base", ref, "HEAD", check=False).strip()
-            if fork:
-                base = fork
-                break
+        names = {f"refs/remotes/{r}" if "/" in r else f"refs/heads/{r}": r for r in DEFAULT_BRANCHES}
+        found = set(history.git(root, "for-each-ref", "--format=%(refname)", *names, check=False).split())
+        known = [short for full, short in names.items() if full in found]
+        base = history.git(root, "merge-base", known[0], "HEAD", check=False).strip() if known else ""
         out = history.git(root, "diff", "--name-only", "-z", "--no-renames", base or "HEAD", "--", check=False)
     except Exception:  # no git, not a repository, no commits: no branch to brief on
         return []
