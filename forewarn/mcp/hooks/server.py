@@ -85,12 +85,19 @@ def serve(root: Path, *, idle_exit_s: float = IDLE_EXIT_S) -> int:
 def _loop(listener: socket.socket, service: HookService, idle_exit_s: float) -> None:
     stamp = code_stamp()
     checked = last = time.monotonic()
+    indexed = False
     listener.settimeout(min(TICK_S, idle_exit_s))
     while True:
         try:
             conn, _ = listener.accept()
         except TimeoutError:
             service.after()
+            if not indexed:
+                indexed = True
+                try:
+                    service.complete_index()
+                except Exception:
+                    log.exception("indexing the workspace while idle failed; hooks answer from the index as it is")
             service.flush()
             if time.monotonic() - last > idle_exit_s:
                 log.info("idle for %.0f s: exiting", idle_exit_s)

@@ -105,6 +105,16 @@ class HookService:
             except Exception:
                 log.exception("following the code index failed")
 
+    def complete_index(self) -> None:
+        """Index the whole workspace if its code index was never completed (the server does this once, idle:
+        neighbours' memories and the error matcher's frames need it; a hook call alone never waits for it)."""
+        ws = self.open()
+        if not ws.indexer.changes_since(None, 0).complete:
+            log.info("the code index of %s is incomplete: indexing it", self.root)
+            ws.reindex()
+            changes = ws.indexer.changes_since(None, 0)
+            self._seen = (changes.epoch, changes.generation)
+
     def _catch_up(self) -> None:
         """Follow the code index to what other processes wrote since this workspace last looked."""
         ws = self.ws

@@ -13,6 +13,8 @@ import os
 import struct
 from pathlib import Path
 
+from forewarn.locations import sha1
+
 PROTOCOL = 1
 SOCKET_NAME = "hook.sock"
 LOCK_NAME = "hook.lock"
@@ -32,12 +34,9 @@ def socket_path(wdir: Path) -> Path:
     path = wdir / SOCKET_NAME
     if len(os.fsencode(str(path))) <= MAX_SOCKET_PATH:
         return path
-    import hashlib
-    import tempfile
-
-    runtime = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
+    runtime = os.environ.get("XDG_RUNTIME_DIR") or os.environ.get("TMPDIR") or "/tmp"
     folder = Path(runtime) / f"forewarn-{os.getuid() if hasattr(os, 'getuid') else 'user'}"
-    return folder / (hashlib.sha1(str(wdir).encode("utf-8", "surrogateescape")).hexdigest()[:20] + ".sock")
+    return folder / (sha1(str(wdir).encode("utf-8", "surrogateescape")).hexdigest()[:20] + ".sock")
 
 
 def private_socket_dir(path: Path) -> None:
