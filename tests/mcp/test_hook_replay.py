@@ -219,3 +219,11 @@ def test_the_briefing_leads_with_what_the_branch_changes(repo: tuple[Path, dict[
     assert ids[hr.SUGGESTED[2]] not in told
     read = {**event, "hook_event_name": "PreToolUse", "tool_name": "Read", "tool_input": {"file_path": str(ship)}}
     assert ids[hr.SEEDED[7][3]] not in hr.hook("claude", read, cwd=root)[0]  # told once a session
+
+
+def test_a_relative_path_is_the_agents_working_directory(repo: tuple[Path, dict[str, str]]) -> None:
+    root, ids = repo
+    event = {"session_id": "sub", "cwd": str(root / "billing"), "hook_event_name": "PostToolUse", "model": "m",
+             "tool_name": "Bash", "tool_input": {"command": "cat pay.py"}, "tool_response": "Exit code: 0"}  # fmt: skip
+    told = hr.Call(hr.Step(event), *hr.hook("codex", event, cwd=root)[:3], 0.0).context("codex")
+    assert ids[hr.SEEDED[5][3]] in told  # billing/pay.py's decision, though the command said pay.py

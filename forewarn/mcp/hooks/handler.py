@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import re
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -61,7 +62,7 @@ def handle(
             return briefing(ws, state) if delivers(event) else ""
         if event.kind not in (EventKind.BEFORE_TOOL, EventKind.AFTER_TOOL, EventKind.TOOL_FAILED):
             return ""
-        rels = workspace_files(ws, event.paths)
+        rels = workspace_files(ws, event.paths, event.cwd)
         parts: list[str] = []
         if event.tool == ToolKind.EDIT and event.kind == EventKind.AFTER_TOOL and rels:
             capture.record_edits(ws, event, rels, state, trust_agents=trust_agents)
@@ -79,12 +80,13 @@ def handle(
         return "\n".join(p for p in parts if p)
 
 
-def workspace_files(ws: Workspace, paths: Iterable[str]) -> list[str]:
-    """The event's paths that name files inside the workspace, workspace-relative (others are ignored)."""
+def workspace_files(ws: Workspace, paths: Iterable[str], cwd: str | None = None) -> list[str]:
+    """The event's paths that name files inside the workspace, workspace-relative (others are ignored); a
+    relative one is taken from the agent's working directory when the event names it."""
     out: list[str] = []
     for p in paths:
         try:
-            rel = ws.rel_path(p)
+            rel = ws.rel_path(os.path.join(cwd, p) if cwd and not os.path.isabs(p) else p)
         except Exception:  # outside the workspace, not a usable path: nothing to say about it
             continue
         if rel not in out and (ws.root / rel).is_file():
