@@ -8,11 +8,9 @@ who want it elsewhere.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import logging
 import os
-import re
 import shlex
 import stat
 import threading
@@ -20,14 +18,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import platformdirs
-
 from forewarn import repository
 from forewarn.errors import ForewarnError
+from forewarn.locations import HOME_ENV, WORKSPACES, data_root, workspace_id
 
 log = logging.getLogger(__name__)
 
-HOME_ENV = "FOREWARN_HOME"
 MODELS_ENV = "FOREWARN_MODELS"  # models are large and shared: tests point HOME elsewhere but keep these
 DIR_MODE = 0o700  # memories may contain what a team considers private
 FILE_MODE = 0o600  # user data and caches are private to the user: memories may quote code and secrets
@@ -43,9 +39,7 @@ class UnsafeDataDirError(ForewarnError):
 
 def data_dir() -> Path:
     """The root of Forewarn's data, created private (0700) if missing; refused if others can write it."""
-    override = os.environ.get(HOME_ENV)
-    root = Path(override).expanduser() if override else Path(platformdirs.user_data_dir("forewarn"))
-    return ensure_private_dir(root)
+    return ensure_private_dir(data_root())
 
 
 def check_private_dir(path: Path) -> Path:
@@ -97,17 +91,9 @@ def cache_dir() -> Path:
     return ensure_private_dir(data_dir() / "cache")
 
 
-def workspace_id(root: Path) -> str:
-    """A stable, readable id for a workspace: its folder name plus a hash of its absolute path."""
-    resolved = str(Path(root).resolve())
-    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(resolved).name or "root")[:40]
-    digest = hashlib.sha1(resolved.encode("utf-8", "surrogateescape")).hexdigest()[:12]
-    return f"{slug}-{digest}"
-
-
 def workspaces_dir() -> Path:
     """The folder holding one data dir per workspace."""
-    return ensure_private_dir(data_dir() / "workspaces")
+    return ensure_private_dir(data_dir() / WORKSPACES)
 
 
 def workspace_dir(root: Path) -> Path:

@@ -31,7 +31,6 @@ BUSY_TIMEOUT_MS = 10_000  # long enough to ride out another process's write tran
 # size are checked in full when opened (<= ~45 ms, ~10k memories with vectors); a larger one gets the cheap
 # checks on open and the full one before its first write (450 ms once for 100k memories, 320 MB)
 OPEN_CHECK_MAX_BYTES = 32 * 1024 * 1024
-SQLITE_MAGIC = b"SQLite format 3\x00"
 HEADER_BYTES = 100
 
 
@@ -93,32 +92,32 @@ def check_database(path: Path | str, *, full: bool) -> str | None:
 
     Cheap checks always (the header, a size that is whole pages, the schema parses); ``full`` adds
     ``PRAGMA quick_check`` (every page of every b-tree). A missing or empty file is a new database: fine.
+
+    The file is read through SQLite only, never opened directly: closing any descriptor of a file drops every
+    POSIX lock this process holds on it, SQLite's included, and a process holding the database open (a server
+    checking before its first write) would then look closed to the others, the last of which deletes the WAL
+    its commits are still going to (sqlite.org/howtocorrupt.html, 2.2).
     """
     path = Path(path)
     try:
         size = path.stat().st_size
-        with open(path, "rb") as f:
-            header = f.read(HEADER_BYTES)
     except FileNotFoundError:
         return None
     except OSError as exc:
         return f"cannot read the file: {exc.strerror or exc}"
     if size == 0:
         return None
-    if len(header) < HEADER_BYTES or not header.startswith(SQLITE_MAGIC):
+    if size < HEADER_BYTES:
         return "the file does not start with an SQLite header"
-    page_size = int.from_bytes(header[16:18], "big")
-    page_size = 65_536 if page_size == 1 else page_size
-    if page_size < 512 or page_size & (page_size - 1):
-        return f"the header names an impossible page size ({page_size})"
-    if size % page_size:
-        return f"the file is not a whole number of {page_size}-byte pages (truncated or overwritten)"
     try:  # read-only: SQLite can neither replay nor checkpoint the WAL into the file through it
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
     except sqlite3.OperationalError:
         return None  # cannot open read-only (permissions, a missing -shm on a read-only folder): not damage
     try:
         conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+        page_size = int(conn.execute("PRAGMA page_size").fetchone()[0])
+        if size % page_size:
+            return f"the file is not a whole number of {page_size}-byte pages (truncated or overwritten)"
         if full:
             rows = conn.execute("PRAGMA quick_check(1)").fetchall()
             if [tuple(r) for r in rows] != [("ok",)]:
@@ -126,7 +125,9 @@ def check_database(path: Path | str, *, full: bool) -> str | None:
                 return f"quick_check: {found}"
     except sqlite3.DatabaseError as exc:
         if is_corruption(exc):
-            return str(exc)
+            code = getattr(exc, "sqlite_errorcode", 0)
+            notadb = isinstance(code, int) and code & 0xFF == sqlite3.SQLITE_NOTADB
+            return "the file does not start with an SQLite header" if notadb else str(exc)
         log.info("could not check %s (%s); opening it anyway", path, exc)
     finally:
         conn.close()

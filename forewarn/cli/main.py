@@ -7,17 +7,16 @@ progress and logs to stderr; every command a program may read takes ``--json``.
 
 from __future__ import annotations
 
-import argparse
-import contextlib
-import importlib
-import logging
 import os
 import sys
-from collections.abc import Sequence
 
 from forewarn import __version__
-from forewarn.cli.util import EXIT_USAGE, CliError, shown
 from forewarn.errors import ForewarnError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: a few ms on every hook call
+if TYPE_CHECKING:  # the hook call (every tool call of an agent) imports this module: the rest only when used
+    import argparse
+    from collections.abc import Sequence
 
 COMMAND_MODULES = (
     "forewarn.cli.index",
@@ -29,7 +28,10 @@ COMMAND_MODULES = (
     "forewarn.cli.review",
     "forewarn.cli.mcp",
     "forewarn.cli.serve",
+    "forewarn.cli.hook",
+    "forewarn.cli.explain",
 )
+HOOK_COMMAND = "hook"  # runs on every tool call of an agent: dispatched before the rest of the CLI is imported
 READER_GONE = 141  # 128 + SIGPIPE: what the shell reports for cat, grep or git when the reader quits early
 INTERRUPTED = 130  # 128 + SIGINT: Ctrl-C
 # options naming a file, whose value may start with "-" (``--file -rf.py``): argparse would take it for an option
@@ -37,6 +39,9 @@ PATH_OPTIONS = ("--file", "--log-file", "--token-file")
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
+    import importlib
+
     parser = argparse.ArgumentParser(
         prog="forewarn",
         description="Remembers what your team learned the hard way about its code, and shows it in the editor.",
@@ -63,12 +68,19 @@ def _remember_parsers(parser: argparse.ArgumentParser) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; Forewarn's own errors are one line on stderr, a closed stdout a quiet exit."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == [HOOK_COMMAND]:
+        from forewarn.cli.hook import main as hook_main
+
+        return hook_main(words[1:])
+    import logging
+
+    from forewarn.cli.util import EXIT_USAGE, CliError, shown
+
     try:
         parser = build_parser()
         try:
-            args, extra = parser.parse_known_args(
-                attach_path_values(parser, list(sys.argv[1:] if argv is None else argv))
-            )
+            args, extra = parser.parse_known_args(attach_path_values(parser, words))
             if extra:
                 args.usage_parser.error(f"unrecognized arguments: {' '.join(extra)}")
         except SystemExit:  # --help, --version, a usage error: argparse has printed, maybe into a closed pipe
@@ -111,6 +123,8 @@ def attach_path_values(parser: argparse.ArgumentParser, argv: list[str]) -> list
 
 
 def _option_strings(parser: argparse.ArgumentParser) -> set[str]:
+    import argparse
+
     found = set(parser._option_string_actions)
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
@@ -121,6 +135,8 @@ def _option_strings(parser: argparse.ArgumentParser) -> set[str]:
 
 def _reader_gone() -> int:
     """Whoever read our output stopped (``forewarn search … | head``): exit as a program killed by SIGPIPE."""
+    import contextlib
+
     devnull = os.open(os.devnull, os.O_WRONLY)
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError, AttributeError):  # replaced or closed

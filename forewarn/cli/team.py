@@ -17,6 +17,7 @@ import sys
 from pathlib import Path, PurePosixPath
 
 from forewarn import untrusted
+from forewarn.cli import agents
 from forewarn.cli import util as cliutil
 from forewarn.cli.util import CliError
 from forewarn.memory import merging, transfer
@@ -34,6 +35,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     cliutil.add_workspace_flag(p)
     cliutil.add_json_flag(p)
+    agents.add_agent_flags(p)
     p.set_defaults(handler=run_init)
 
     p = sub.add_parser(
@@ -71,6 +73,8 @@ def driver_command() -> str:
 
 
 def run_init(args: argparse.Namespace) -> int:
+    if args.agent:  # `init --agent HOST`: the agent host's hooks, not the merge driver
+        return agents.run_agent_init(args, driver_command())
     root = cliutil.workspace_root(args)
     try:
         report = team.register_merge_driver(root, driver_command())

@@ -16,10 +16,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from forewarn.errors import ForewarnError
-
-WORKSPACE_MARKER = ".forewarn"  # a folder holding it is a workspace root, wherever git's root is
-GIT_MARKER = ".git"  # a directory in a work tree, a file in a linked worktree or submodule
-
+from forewarn.locations import find_workspace_root
 
 EXIT_ERROR = 1  # something went wrong (README, "Exit status")
 EXIT_USAGE = 2  # the command was used wrongly, as argparse's own usage errors
@@ -73,19 +70,6 @@ def add_workspace_flag(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="workspace root, taken as given (default: found from the current directory, as git finds its root)",
     )
-
-
-def find_workspace_root(start: Path) -> Path:
-    """The nearest folder at or above ``start`` holding ``.forewarn/``, else git's work tree root, else ``start``."""
-    start = start.resolve()
-    candidates = [start, *start.parents]
-    for folder in candidates:
-        if (folder / WORKSPACE_MARKER).is_dir():
-            return folder
-    for folder in candidates:
-        if (folder / GIT_MARKER).exists():
-            return folder
-    return start
 
 
 def workspace_root(args: argparse.Namespace, positional: Path | None = None) -> Path:

@@ -46,6 +46,7 @@ MAX_REASON_CHARS = 500
 MAX_PATH_CHARS = 4_096
 MAX_SYMBOL_CHARS = 1_000
 MAX_TEXT_CHARS = 20_000  # forewarn.memory.validation's limit: longer input is refused, not cut
+MAX_ERROR_CHARS = 200_000  # a failing run's output; the error matcher reads its last 64,000 characters
 BACKFILL_BATCH = 64
 # a call while the start-up index runs waits this long for it (a small repository is indexed by then); past
 # it, the answer comes from the index as it stands and says that neighbours may be missing
@@ -284,6 +285,26 @@ class ForewarnMcp:
             "person accepts it, the old memory stays as it is."
         )
 
+    def explain_error(self, text: str, budget: int | None = None) -> str:
+        if not text.strip():
+            raise ToolFailure("give the error output (a traceback, test or compiler output)")
+        ws = self.ws()
+        self.index_ready()
+        result = ws.explain_error(text)
+        if not result.error.found:
+            return "# Forewarn: no error found\n\nNo exception, failed test or compiler message was found in the text."
+        hits = [h for h in result.hits if h.memory.status != MemoryStatus.SUGGESTED]
+        entries = [Entry(h.memory, _line(h.memory), score=h.score) for h in hits]
+        signature = render.clip(" ".join(result.error.signature.replace("`", "'").split()), 160)
+        packed = render.pack(
+            entries,
+            budget or self.budget,
+            title=f"# Forewarn: what the team knows about this error ({signature})",
+            empty="No error pattern, gotcha or dead end explains it.",
+            more_hint="call again with a larger budget",
+        )
+        return packed.text
+
     def repo_map(self, budget: int | None, focus_files: Sequence[str]) -> str:
         ws = self.ws()
         self.index_ready()
@@ -433,6 +454,21 @@ def build_server(app: ForewarnMcp, *, trust_agents: bool | None = None) -> Any:
     ) -> str:
         agent = agent_of(ctx)
         return guarded(lambda: app.supersede(memory_id, text, agent, trusted()))
+
+    @server.tool(
+        description=(
+            "After a command fails, get what the team knows about the error (error patterns, gotchas, dead ends on "
+            "the code it went through or matching its message); give the traceback or test/compiler output."
+        ),
+        structured_output=False,
+    )
+    def explain_error(
+        output: Annotated[
+            str, Field(min_length=1, max_length=MAX_ERROR_CHARS, description="the failing command's output (its end)")
+        ],
+        budget: Budget = DEFAULT_BUDGET,
+    ) -> str:
+        return guarded(lambda: app.explain_error(output, budget))
 
     @server.tool(
         description="A ranked map of the repository's most important definitions (signatures), optionally focused.",

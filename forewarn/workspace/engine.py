@@ -37,6 +37,7 @@ from forewarn.memory.vocabulary import (
 )
 from forewarn.workspace import reconcile, team
 from forewarn.workspace.core import DEFAULT_CONFIDENCE
+from forewarn.workspace.explaining import ExplainMixin
 from forewarn.workspace.file_panel import FilePanelMixin
 from forewarn.workspace.health import HealthMixin
 from forewarn.workspace.opening import OpenMixin
@@ -55,7 +56,7 @@ log = logging.getLogger(__name__)
 MERGE_NEIGHBOURS = 10  # nearest memories checked for merge/supersession on remember
 
 
-class Workspace(SuggestionsMixin, SearchMixin, OpenMixin, HealthMixin, FilePanelMixin):
+class Workspace(SuggestionsMixin, ExplainMixin, SearchMixin, OpenMixin, HealthMixin, FilePanelMixin):
     """Index + memories + embedder + session for one workspace. Create with :meth:`open`."""
 
     def remember(

@@ -17,7 +17,10 @@ from forewarn.memory.vocabulary import MemorySource, MemoryStatus
 from forewarn.workspace.engine import Workspace
 from tests.mcp.conftest import FOREWARN, mcp_session, text_of
 
-TOOLS = {"memories_for_files", "search_memories", "remember", "confirm", "mark_outdated", "supersede", "repo_map"}
+TOOLS = {
+    "memories_for_files", "search_memories", "remember", "confirm", "mark_outdated", "supersede", "repo_map",
+    "explain_error",
+}  # fmt: skip
 
 
 async def test_lists_every_tool_with_a_schema_and_a_one_line_description(shop: Path) -> None:

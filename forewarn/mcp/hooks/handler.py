@@ -1,0 +1,254 @@
+"""What a hook event is answered with, and what it leaves in the session's state.
+
+* a session starts: a briefing — the memories of the files this branch changes (and of the definitions they
+  use), then the repository's gotchas and error patterns on its most important files (PageRank);
+* a file is read or edited: what ``memories_for_files`` gives for it (``Workspace.open_view``'s ranking, the
+  MCP renderer, a token budget), each memory at most once per session unless it changed since;
+* a shell command failed: what the error matcher finds (``Workspace.explain_error``), or nothing.
+
+Suggestions (mined, agent-written, not yet accepted) never reach an agent. Edits and commands are recorded for
+``capture`` whether or not the host shows anything for the event.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from forewarn.mcp import render
+from forewarn.mcp.hooks import capture
+from forewarn.mcp.hooks.events import EventKind, HookEvent, ToolKind
+from forewarn.mcp.hooks.hosts import delivers
+from forewarn.mcp.hooks.session import Failure, SessionState, session_state
+from forewarn.mcp.render import Entry
+from forewarn.memory.records import Memory, MemoryFilter
+from forewarn.memory.vocabulary import ANCHORED_STATUSES, MemoryStatus, MemoryType
+from forewarn.workspace import history
+from forewarn.workspace.engine import Workspace
+from forewarn.workspace.explaining import Explanation
+from forewarn.workspace.limits import PROACTIVE_LIMIT
+
+log = logging.getLogger(__name__)
+
+FILE_BUDGET = 800  # tokens for one tool call's files: under the MCP default, since it arrives unasked
+BRIEFING_BUDGET = 1_200  # tokens for the session briefing, read once
+EXPLAIN_BUDGET = 600  # tokens for what the team knows about a failure
+BRIEF_CHANGED_FILES = 20  # files this branch changes whose memories join the briefing
+BRIEF_PER_CHANGED_FILE = 5  # each changed file's best memories in the briefing (its own and its neighbours')
+BRIEF_IMPORTANT_FILES = 30  # the most important files (PageRank) whose gotchas follow
+BRIEF_IMPORTANT = 10  # gotchas and error patterns from them
+CHANGED_BOOST = 10.0  # a changed file's memories rank above the important files' within a type
+IMPORTANT_TYPES = (MemoryType.GOTCHA, MemoryType.ERROR_PATTERN)
+NOT_FOR_AGENTS = frozenset({MemoryStatus.SUGGESTED, MemoryStatus.DISMISSED})
+DEFAULT_BRANCHES = ("origin/HEAD", "origin/main", "origin/master", "main", "master")
+NO_SESSION = "-"  # a host that gives no session id: all its calls share one state
+MAX_TITLE_CHARS = 120
+
+
+def handle(
+    ws: Workspace, event: HookEvent, wdir: Path, later: list[Callable[[], None]], *, trust_agents: bool = False
+) -> str:
+    """What to tell the agent about ``event`` ('' for nothing), recording the session's edits and failures;
+    re-indexing the files it touched goes to ``later``, run once the answer is out (a large file's parse and the
+    code graph's rebuild, which the agent must not wait for)."""
+    with session_state(wdir, event.host, event.session or NO_SESSION) as state:
+        if event.kind == EventKind.SESSION_START:
+            return briefing(ws, state) if delivers(event) else ""
+        if event.kind not in (EventKind.BEFORE_TOOL, EventKind.AFTER_TOOL, EventKind.TOOL_FAILED):
+            return ""
+        rels = workspace_files(ws, event.paths, event.cwd)
+        parts: list[str] = []
+        if event.tool == ToolKind.EDIT and event.kind == EventKind.AFTER_TOOL and rels:
+            capture.record_edits(ws, event, rels, state, trust_agents=trust_agents)
+        if rels:
+            later.append(lambda: capture.fresh(ws, rels))
+        if event.tool == ToolKind.SHELL and event.kind != EventKind.BEFORE_TOOL and event.command:
+            if event.failed:
+                explanation = ws.explain_error(event.output)
+                parts.append(failure(explanation, state) if delivers(event) else "")
+                _remember_failure(ws, event, explanation, state)
+            else:
+                capture.on_pass(ws, event, state, trust_agents=trust_agents)
+        if rels and delivers(event) and event.kind != EventKind.TOOL_FAILED:
+            parts.append(file_memories(ws, rels, state))
+        return "\n".join(p for p in parts if p)
+
+
+def workspace_files(ws: Workspace, paths: Iterable[str], cwd: str | None = None) -> list[str]:
+    """The event's paths that name files inside the workspace, workspace-relative (others are ignored); a
+    relative one is taken from the agent's working directory when the event names it."""
+    out: list[str] = []
+    for p in paths:
+        try:
+            rel = ws.rel_path(os.path.join(cwd, p) if cwd and not os.path.isabs(p) else p)
+        except Exception:  # outside the workspace, not a usable path: nothing to say about it
+            continue
+        if rel not in out and (ws.root / rel).is_file():
+            out.append(rel)
+    return out
+
+
+def version(memory: Memory) -> str:
+    """What must change for a memory to be shown again in a session: its text, or a standing a person gave it
+    (contested, orphaned). Going stale because the agent just edited its code is no news to the agent."""
+    standing = "current" if memory.status in (MemoryStatus.ACTIVE, MemoryStatus.STALE) else str(memory.status)
+    return f"{standing}:{hashlib.sha1(memory.text.encode('utf-8')).hexdigest()[:16]}"
+
+
+def line_of(memory: Memory) -> int | None:
+    return memory.anchor.start_line if memory.anchor is not None and memory.anchor.symbol else None
+
+
+def for_agents(memory: Memory) -> bool:
+    return memory.status not in NOT_FOR_AGENTS
+
+
+def file_memories(ws: Workspace, rels: Sequence[str], state: SessionState) -> str:
+    """``memories_for_files`` for ``rels``, less what this session was already shown (unchanged since)."""
+    entries: list[Entry] = []
+    seen: set[str] = set()
+    for rel in rels:
+        view = ws.open_view(rel, limit=PROACTIVE_LIMIT)
+        for hit in view.hits:
+            m = hit.memory
+            if m.id in seen or not for_agents(m) or state.shown.get(m.id) == version(m):
+                continue
+            seen.add(m.id)
+            via = hit.via_file if hit.relation == "dependency" else None
+            entries.append(Entry(m, line_of(m), via, hit.score, group=rel))
+    if not entries:
+        return ""
+    names = ", ".join(f"`{r}`" for r in rels[:5]) + (f" and {len(rels) - 5} more" if len(rels) > 5 else "")
+    packed = render.pack(
+        entries,
+        FILE_BUDGET,
+        title=f"# Forewarn: what the team knows about {names}",
+        empty="",
+        group_by_file=True,
+        more_hint="ask memories_for_files with a larger budget",
+    )
+    return _shown(packed, entries, state)
+
+
+def briefing(ws: Workspace, state: SessionState) -> str:
+    """The memories of what this branch changes, then the gotchas of the most important files."""
+    entries: list[Entry] = []
+    seen: set[str] = set()
+    for rel in branch_files(ws.root)[:BRIEF_CHANGED_FILES]:
+        view = ws.open_view(rel, limit=BRIEF_PER_CHANGED_FILE, record=False)
+        for hit in view.hits:
+            m = hit.memory
+            if m.id in seen or not for_agents(m):
+                continue
+            seen.add(m.id)
+            via = hit.via_file if hit.relation == "dependency" else None
+            group = f"{rel} (changed on this branch)"
+            entries.append(Entry(m, line_of(m), via, hit.score + CHANGED_BOOST, group=group))
+    important: list[Entry] = []
+    try:
+        _, positions = ws.graph.file_ranks()
+    except Exception:
+        log.exception("ranking files for the briefing failed")
+        positions = {}
+    wanted = MemoryFilter(types=IMPORTANT_TYPES, statuses=ANCHORED_STATUSES)
+    for rel in sorted(positions, key=lambda r: positions[r])[:BRIEF_IMPORTANT_FILES]:
+        if len(important) >= BRIEF_IMPORTANT:
+            break
+        found = ws.store.list_memories(replace(wanted, file=rel), limit=BRIEF_IMPORTANT)
+        found.sort(key=lambda m: (-m.confidence, m.id))
+        for m in found:
+            if m.id in seen or not for_agents(m) or m.file != rel or len(important) >= BRIEF_IMPORTANT:
+                continue
+            seen.add(m.id)
+            important.append(Entry(m, line_of(m), None, 1.0 / positions[rel]))
+    entries += important
+    if not entries:
+        return ""
+    packed = render.pack(
+        entries,
+        BRIEFING_BUDGET,
+        title="# Forewarn: what the team knows about the code this branch changes, and its most important gotchas",
+        empty="",
+        group_by_file=True,
+        more_hint="ask memories_for_files about the files you work on",
+    )
+    return _shown(packed, entries, state)
+
+
+def failure(explanation: Explanation, state: SessionState) -> str:
+    """What the team knows about the error a failed command printed ('' when nothing passes the floor)."""
+    if not explanation.error.found:
+        return ""
+    entries = [
+        Entry(h.memory, line_of(h.memory), None, h.score)
+        for h in explanation.hits
+        if for_agents(h.memory) and state.shown.get(h.memory.id) != version(h.memory)
+    ]
+    if not entries:
+        return ""
+    signature = safe_title(explanation.error.signature or explanation.error.kind or "this error")
+    packed = render.pack(
+        entries,
+        EXPLAIN_BUDGET,
+        title=f"# Forewarn: what the team knows about this failure ({signature})",
+        empty="",
+        more_hint="call explain_error with the output",
+    )
+    return _shown(packed, entries, state)
+
+
+def _remember_failure(ws: Workspace, event: HookEvent, explanation: Explanation, state: SessionState) -> None:
+    """Keep the failing command until it passes (``capture.on_pass``); the earliest failure's edit count stays."""
+    key = capture.command_key(event.command or "")
+    if not key:
+        return
+    report = explanation.error
+    signature = (report.signature if report.found else "") or f"{key} failed"
+    files = list(dict.fromkeys(p.file for p in explanation.places))[:3]
+    for f in state.failures:
+        if capture.same_command(f.command, key):
+            f.signature, f.at, f.files = signature, time.time(), files or f.files
+            return
+    state.failures.append(Failure(key, signature, time.time(), state.edit_count, files))
+
+
+def branch_files(root: Path) -> list[str]:
+    """Files this branch changes against the default branch (committed or not), else the uncommitted ones."""
+    try:
+        names = {f"refs/remotes/{r}" if "/" in r else f"refs/heads/{r}": r for r in DEFAULT_BRANCHES}
+        found = set(history.git(root, "for-each-ref", "--format=%(refname)", *names, check=False).split())
+        known = [short for full, short in names.items() if full in found]
+        base = history.git(root, "merge-base", known[0], "HEAD", check=False).strip() if known else ""
+        out = history.git(root, "diff", "--name-only", "-z", "--no-renames", base or "HEAD", "--", check=False)
+    except Exception:  # no git, not a repository, no commits: no branch to brief on
+        return []
+    return [p for p in out.split("\0") if p and (root / p).is_file()]
+
+
+_TITLE_UNSAFE_RE = re.compile(r"[`\n\r\t*_\[\]<>#|\\]")
+PLACEHOLDERS = {"<n>": "N", "<path>": "PATH", "<id>": "ID", "<addr>": "ADDR"}  # error_text.normalise's
+
+
+def safe_title(text: str) -> str:
+    """A bit of untrusted text (an error signature) fit for a heading: one line, no Markdown, clipped."""
+    for placeholder, word in PLACEHOLDERS.items():
+        text = text.replace(placeholder, word)
+    return render.clip(_TITLE_UNSAFE_RE.sub(" ", text), MAX_TITLE_CHARS)
+
+
+def _printed(memory_id: str, text: str) -> bool:
+    return f"`{memory_id}`" in text or memory_id in text
+
+
+def _shown(packed: render.Packed, entries: Sequence[Entry], state: SessionState) -> str:
+    """Record the memories the packed answer holds as shown; the answer."""
+    for e in entries:
+        if _printed(e.memory.id, packed.text):
+            state.shown[e.memory.id] = version(e.memory)
+    return packed.text if packed.shown else ""

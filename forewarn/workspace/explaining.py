@@ -1,0 +1,247 @@
+"""The error-pattern matcher: what the team knows about an error a command printed (part of ``Workspace``).
+
+``explain_error(text)`` reads the error (``error_text.read_error``: its type, its message normalised into a
+signature, its stack frames), maps the frames to indexed definitions of this workspace, and ranks the
+``error_pattern``, ``gotcha`` and ``dead_end`` memories found two ways, fused like search's lists (RRF):
+
+* on the code the error went through: memories anchored to the definitions of the innermost frames that are
+  this workspace's code (a frame printed on another machine, ``/ci/build/src/app/models.py``, is matched by
+  its path's tail), innermost first;
+* on the error's words: a search of those types for the signature (the exception type and message, with
+  numbers, paths and ids left out) and the innermost workspace function's name, under search's relevance
+  floor, so an error that has nothing to do with what the team wrote down gets nothing.
+
+Suggestions are never returned (an agent receives only what people vetted or wrote).
+"""
+
+from __future__ import annotations
+
+import logging
+import posixpath
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from forewarn.memory.records import Memory
+from forewarn.memory.retrieval import RRF_K
+from forewarn.memory.text import STOPWORDS, split_identifier
+from forewarn.memory.vocabulary import ANCHORED_STATUSES, CURRENT_STATUSES, MemoryType
+from forewarn.workspace.error_text import ErrorReport, Frame, read_error
+from forewarn.workspace.searching import SearchMixin
+
+log = logging.getLogger(__name__)
+
+_TOKEN_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
+EXPLAIN_TYPES: tuple[MemoryType, ...] = (MemoryType.ERROR_PATTERN, MemoryType.GOTCHA, MemoryType.DEAD_END)
+EXPLAIN_LIMIT = 5  # memories per explanation: an agent reads them before its next attempt
+MAX_PLACES = 3  # innermost workspace frames whose code's memories count: outer ones are callers' plumbing
+PLACE_DECAY = 0.5  # each frame further out counts half as much: the innermost is where the error surfaced
+FILE_WIDE_WEIGHT = 0.5  # a file-wide memory on a file the error went through, against one on the definition
+SEARCH_K = 10  # memories the word search returns before fusion
+SEARCH_LIST_WEIGHT = 1.0  # the two lists count alike: a frame hit and a word match are equal evidence
+PLACE_LIST_WEIGHT = 1.0
+MIN_SUFFIX_PARTS = 2  # a foreign absolute path matches a workspace file by at least its last two parts
+MAX_QUERY_CHARS = 600
+# a memory found by words alone must share this many of the error's telling words (its message, the specific parts
+# of its type's name, the function it surfaced in): a lone shared word is how unrelated errors matched (bench-hook)
+MIN_SHARED_WORDS = 2
+MIN_WORD_CHARS = 3
+# words every error says, which tell one error from another no better than "the": parts of the commonest exception
+# names (TypeError: "type"), and how tracebacks and test runners talk
+GENERIC_ERROR_WORDS = frozenset({
+    "error", "errors", "exception", "exceptions", "warning", "warnings", "fault", "failure", "failed", "fail", "fails",
+    "raise", "raised", "raises", "traceback", "recent", "call", "last", "line", "file", "most", "type", "value",
+    "key", "attribute", "runtime", "name", "index", "lookup", "assertion", "assert", "import", "syntax", "base",
+    "object", "none", "null", "undefined", "true", "false", "int", "str", "got", "expected", "argument", "arguments",
+    "invalid", "cannot", "can't", "unable", "not", "implemented", "module", "function", "method", "class", "test",
+    "tests", "self", "return", "uncaught", "panic", "thread", "main", "stack", "frame", "code", "exit", "status",
+})  # fmt: skip
+NOT_TELLING = GENERIC_ERROR_WORDS | STOPWORDS
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """A frame mapped to this workspace: the file, the definition holding the line (None: top-level), the line."""
+
+    file: str
+    symbol: str | None
+    line: int | None
+    frame: Frame
+
+
+@dataclass(frozen=True, slots=True)
+class ExplainHit:
+    memory: Memory
+    score: float
+    place: Place | None  # the frame whose code carries this memory (None: found by the error's words)
+    by_words: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    error: ErrorReport
+    hits: list[ExplainHit]
+    places: list[Place] = field(default_factory=list)
+    mode: str = "lexical"
+    closest: str | None = None  # nothing passed the floor: the closest memory and why (search's summary)
+
+
+class ExplainMixin(SearchMixin):
+    """``explain_error`` (part of ``Workspace``)."""
+
+    def explain_error(self, text: str, *, limit: int = EXPLAIN_LIMIT) -> Explanation:
+        """The memories that explain the error in ``text`` (a traceback, test or compiler output, a log)."""
+        report = read_error(text)
+        if not report.found:
+            return Explanation(report, [])
+        places = self.error_places(report.frames)
+        fused: dict[str, float] = {}
+        memories: dict[str, Memory] = {}
+        where: dict[str, Place] = {}
+        by_words: set[str] = set()
+        for rank, (memory, place, weight) in enumerate(self._place_memories(places)):
+            if memory.id not in fused:
+                fused[memory.id] = PLACE_LIST_WEIGHT * weight / (RRF_K + rank + 1)
+                memories[memory.id] = memory
+                where[memory.id] = place
+        query = _query(report, places)
+        closest: str | None = None
+        mode = self.mode
+        own = error_words(report, places)
+        if query and own:
+            result = self.search(query, SEARCH_K, types=EXPLAIN_TYPES, chunks=0, record=False)
+            mode = result.mode
+            closest = result.closest_summary()
+            kept = [h for h in result.memories if shares_enough(own, report.kind, h.memory.text)]
+            for rank, hit in enumerate(kept):
+                memories.setdefault(hit.memory.id, hit.memory)
+                fused[hit.memory.id] = fused.get(hit.memory.id, 0.0) + SEARCH_LIST_WEIGHT / (RRF_K + rank + 1)
+                by_words.add(hit.memory.id)
+        order = sorted(fused, key=lambda mid: (-fused[mid], mid))[:limit]
+        hits = [ExplainHit(memories[mid], fused[mid], where.get(mid), mid in by_words) for mid in order]
+        return Explanation(report, hits, places, mode, None if hits else closest)
+
+    def error_places(self, frames: Sequence[Frame]) -> list[Place]:
+        """The frames that are this workspace's indexed code, innermost first, each file and line once."""
+        files = self.indexer.files()
+        by_suffix: dict[str, list[str]] | None = None
+        out: list[Place] = []
+        seen: set[tuple[str, int | None]] = set()
+        for frame in frames:
+            rel = self._frame_file(frame.path, files)
+            if rel is None:
+                if by_suffix is None:
+                    by_suffix = _suffixes(files)
+                rel = _by_suffix(frame.path, by_suffix)
+            if rel is None or (rel, frame.line) in seen:
+                continue
+            seen.add((rel, frame.line))
+            out.append(Place(rel, self._frame_symbol(rel, frame), frame.line, frame))
+        return out
+
+    def _frame_file(self, path: str, files: dict[str, object]) -> str | None:
+        text = path.removeprefix("file://").replace("\\", "/")
+        try:
+            rel = self.lookup_path(text)
+        except Exception:  # outside the workspace, not a usable path: maybe another machine's copy
+            return None
+        return rel if rel in files else None
+
+    def _frame_symbol(self, rel: str, frame: Frame) -> str | None:
+        """The definition holding the frame's line; the frame's function by name when the line says otherwise
+        (the file changed since the error was printed)."""
+        by_line: str | None = None
+        if frame.line is not None:
+            chunk = self.indexer.chunk_at(rel, frame.line)
+            if chunk is not None and chunk.kind != "module":
+                by_line = chunk.symbol
+        name = frame.function
+        if not name or (by_line is not None and by_line.rsplit(".", 1)[-1] == name):
+            return by_line
+        named = [symbol for symbol, kind, _, _ in self.indexer.chunk_spans(rel) if symbol.rsplit(".", 1)[-1] == name]
+        return named[0] if len(named) == 1 else by_line
+
+    def _place_memories(self, places: Sequence[Place]) -> list[tuple[Memory, Place, float]]:
+        """Memories of the explained types on the innermost places' definitions (then their files), best first."""
+        out: list[tuple[Memory, Place, float]] = []
+        wanted = set(EXPLAIN_TYPES)
+        for depth, place in enumerate(places[:MAX_PLACES]):
+            weight = PLACE_DECAY**depth
+            found: list[tuple[Memory, float]] = []
+            if place.symbol is not None:
+                on_symbol = self.store.anchored_to_symbol(place.file, place.symbol, ANCHORED_STATUSES)
+                found += [(m, weight) for m in on_symbol]
+            on_file = self.store.anchored_to_files([place.file], CURRENT_STATUSES)
+            found += [(m, weight * FILE_WIDE_WEIGHT) for m in on_file if m.anchor and not m.anchor.symbol]
+            found.sort(key=lambda p: (-p[1], -p[0].confidence, p[0].id))
+            out += [(m, place, w) for m, w in found if m.type in wanted and m.status in CURRENT_STATUSES]
+        out.sort(key=lambda t: -t[2])  # stable: within a weight, the order above
+        return out
+
+
+def error_words(report: ErrorReport, places: Sequence[Place]) -> set[str]:
+    """The words that tell this error from others: its message's, its type name's specific parts, its function's."""
+    names = [p.symbol.rsplit(".", 1)[-1] for p in places[:1] if p.symbol]
+    text = " ".join([report.kind or "", _unplaced(report.signature), *names])
+    return {w for w in _words(text) if len(w) >= MIN_WORD_CHARS and w not in NOT_TELLING and not w.isdigit()}
+
+
+def shares_enough(own: set[str], kind: str | None, text: str) -> bool:
+    """A memory found by words says enough of this error: ``MIN_SHARED_WORDS`` of its telling words, or, for an
+    error with fewer, all of them and its type by name (``KeyError: 'address'`` and "KeyError 'address' in …")."""
+    words = set(_words(text))
+    shared = own & words
+    if len(shared) >= MIN_SHARED_WORDS:
+        return True
+    if len(own) >= MIN_SHARED_WORDS or shared != own or kind is None:
+        return False
+    return kind.lower() in {t.lower() for t in _TOKEN_RE.findall(text)}
+
+
+def _words(text: str) -> list[str]:
+    """Words and identifier parts; a compound name whole too, unless all its parts say nothing (``TypeError``)."""
+    out: list[str] = []
+    for token in _TOKEN_RE.findall(text):
+        parts = split_identifier(token)
+        out += parts
+        if len(parts) > 1 and any(p not in NOT_TELLING for p in parts):
+            out.append(token.lower())
+    return out
+
+
+def _unplaced(signature: str) -> str:
+    for placeholder in ("<n>", "<path>", "<id>", "<addr>"):
+        signature = signature.replace(placeholder, " ")
+    return signature
+
+
+def _query(report: ErrorReport, places: Sequence[Place]) -> str:
+    """The words to search memories with: the signature without placeholders, and the innermost function's name."""
+    words = _unplaced(report.signature)
+    names = [p.symbol.rsplit(".", 1)[-1] for p in places[:1] if p.symbol]
+    return " ".join([words, *names]).strip()[:MAX_QUERY_CHARS]
+
+
+def _suffixes(files: dict[str, object]) -> dict[str, list[str]]:
+    """Each indexed file under every tail of its path (``src/app/models.py``: ``app/models.py``, ``models.py``)."""
+    out: dict[str, list[str]] = {}
+    for rel in files:
+        parts = rel.split("/")
+        for i in range(len(parts)):
+            out.setdefault("/".join(parts[i:]), []).append(rel)
+    return out
+
+
+def _by_suffix(path: str, by_suffix: dict[str, list[str]]) -> str | None:
+    """The one workspace file whose path ends like ``path`` does, by as many trailing parts as both share."""
+    parts = [p for p in posixpath.normpath(path.replace("\\", "/")).split("/") if p not in ("", ".")]
+    relative = not path.startswith(("/", "\\")) and ":" not in path[:3]
+    for i in range(len(parts)):
+        tail = parts[i:]
+        if len(tail) < MIN_SUFFIX_PARTS and not relative:
+            return None
+        found = by_suffix.get("/".join(tail))
+        if found:
+            return found[0] if len(found) == 1 else None
+    return None

@@ -1,0 +1,55 @@
+"""``explain_error`` through the MCP SDK's client, and ``forewarn explain`` on the command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from forewarn.memory.vocabulary import MemoryType
+from forewarn.workspace.engine import Workspace
+from tests.mcp.conftest import FOREWARN, mcp_session, text_of
+
+
+def _traceback(root: Path) -> str:
+    return (
+        "Traceback (most recent call last):\n"
+        f'  File "{root}/pay.py", line 8, in charge_card\n    return amount.cents > 0 and bool(key)\n'
+        "AttributeError: 'NoneType' object has no attribute 'cents'\n"
+    )
+
+
+def _seed(shop: Path) -> str:
+    with Workspace.open(shop, embedder=None) as ws:
+        return ws.remember(
+            "charge_card gets None when the cart is empty: AttributeError on cents, check the cart first",
+            type=MemoryType.ERROR_PATTERN, file="pay.py", symbol="charge_card",
+        ).memory.id  # fmt: skip
+
+
+async def test_explain_error_names_the_pattern_on_the_code_the_error_went_through(shop: Path) -> None:
+    mid = _seed(shop)
+    async with mcp_session(shop) as s:
+        text = text_of(await s.call_tool("explain_error", {"output": _traceback(shop)}))
+        unrelated = text_of(
+            await s.call_tool("explain_error", {"output": "OSError: [Errno 28] No space left on device"})
+        )
+        nothing = text_of(await s.call_tool("explain_error", {"output": "3 passed in 0.2s"}))
+    assert mid in text and "AttributeError" in text
+    assert "idempotency" not in text  # a decision on the same code does not explain an error
+    assert mid not in unrelated and "No error pattern, gotcha or dead end explains it." in unrelated
+    assert "no error found" in nothing
+
+
+def test_forewarn_explain_reads_stdin(shop: Path) -> None:
+    mid = _seed(shop)
+    done = subprocess.run([FOREWARN, "explain", "--json", "--lexical", "-w", str(shop)], input=_traceback(shop),
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["error"]["kind"] == "AttributeError"
+    assert data["places"][0] == {"file": "pay.py", "symbol": "charge_card", "line": 8}
+    assert data["memories"][0]["id"] == mid and data["memories"][0]["on_trace"]
+    human = subprocess.run([FOREWARN, "explain", "--lexical", "-w", str(shop)], input=_traceback(shop),
+                           capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert "through pay.py:8  charge_card" in human.stdout and mid in human.stdout
