@@ -34,6 +34,7 @@ from forewarn.workspace import reconcile
 from forewarn.workspace.anchors import AnchorResolver
 from forewarn.workspace.graph_cache import GraphCache
 from forewarn.workspace.protocols import IndexerLike
+from forewarn.workspace.symbols import SymbolLookup
 
 if TYPE_CHECKING:
     from forewarn.memory.embed_cache import PruneReport
@@ -79,6 +80,7 @@ class WorkspaceCore:
         self.session = SessionMemory(clock)
         self._lock = threading.RLock()
         self.graph = GraphCache(self.root, indexer, settings.index.max_file_bytes)
+        self.symbol_lookup = SymbolLookup(indexer, self.graph)  # hovers, and which definitions a file uses
         self.anchors = AnchorResolver(self.root, indexer, self.reindex)
         self._chunk_pool = ThreadPoolExecutor(1, thread_name_prefix="forewarn-chunks")
         self._surfaced: list[str] = []  # memories shown on file opens, not yet counted in the store

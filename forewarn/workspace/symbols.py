@@ -7,10 +7,11 @@ step that answers:
 1. the cursor is on a definition's own name: that definition;
 2. the name is bound by one of the file's imports (``from pay import charge_card as cc``): the
    definition of the imported name in the imported file (a module alias: that file);
-3. the file defines the name itself (``self.total()``: the enclosing class's first);
-4. the files this one uses (the code graph's dependencies, strongest first: an import outweighs a
+3. the receiver names a module this file uses (``flask.helpers.make_response``): the definition there;
+4. the file defines the name itself (``self.total()``: the enclosing class's first);
+5. the files this one uses (the code graph's dependencies, strongest first: an import outweighs a
    mere name match) define it, one clearly stronger than the rest;
-5. the name is defined once in the whole workspace.
+6. the name is defined once in the whole workspace.
 
 A step that finds several equally good definitions answers "don't know" rather than guess. Same-named
 definitions of one file (``f``, ``f#2``: overloads, redefinitions) count as one.
@@ -28,8 +29,9 @@ import re
 import threading
 from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from forewarn.indexing import lookup
 from forewarn.indexing.languages import LanguageSpec, compiled, language_for_path
@@ -50,6 +52,7 @@ RESOLVE_MARGIN = 4.0  # a dependency this many times stronger than the next is t
 MENTION_PROBES = 500  # occurrences of a name (inside longer words too) tried before giving up
 SELF_NAMES = frozenset({"self", "this", "cls", "super", "Self", "@"})  # a receiver meaning "this class"
 DISAMBIGUATOR = re.compile(r"#\d+$")  # ``helper#2``: the second definition of helper in its file
+MEMBER_SEPARATOR_TEXTS = ("?.", "->", "::", ".")  # lookup.MEMBER_SEPARATORS, longest first for a text scan
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,9 +164,13 @@ class SymbolLookup:
             if module is not None:
                 return _unique(self._named_in(module, name), module, ident.receiver)
             return None
+        if ident.receiver is not None and ident.receiver not in SELF_NAMES and ident.receiver not in binds:
+            module = _module_file(ident.receiver, deps)  # 3. flask.helpers.make_response(): a module receiver
+            if module is not None and module != rel and (in_module := self._named_in(module, name)):
+                return _unique(in_module, module, None)
         methods = ident.receiver is not None
         here = [c for c in own if ("." in c[0]) == methods or not methods]
-        if here:  # 3. the file's own definition
+        if here:  # 4. the file's own definition
             if ident.receiver in SELF_NAMES and facts is not None:
                 enclosing = _enclosing_class(facts.chunks, line)
                 mine = [c for c in here if enclosing and c[0].startswith(enclosing + ".")]
@@ -172,11 +179,11 @@ class SymbolLookup:
         named = self.indexer.definitions_named(name)
         defs = [(d.rel, d.symbol) for d in named if ("." in d.symbol) == methods and d.rel != rel]
         used = sorted({r for r, _ in defs if r in deps}, key=lambda r: -deps[r])
-        if used:  # 4. a file this one uses, clearly the strongest
+        if used:  # 5. a file this one uses, clearly the strongest
             if len(used) == 1 or deps[used[0]] >= RESOLVE_MARGIN * deps[used[1]]:
                 return _unique_defs([d for d in defs if d[0] == used[0]], ident.receiver)
             return _unique_defs([d for d in defs if d[0] in used], ident.receiver)
-        return _unique_defs(defs, ident.receiver)  # 5. the only one there is
+        return _unique_defs(defs, ident.receiver)  # 6. the only one there is
 
     def _imported(self, bound: lookup.Binding, deps: dict[str, float]) -> tuple[str, tuple[str, ...]] | None:
         module = _module_file(bound.source, deps)
@@ -198,41 +205,87 @@ class SymbolLookup:
 
     # ------------------------------------------------------------ diagnostics
 
-    def code_lines(self, rel: str, text: str, names: Iterable[str]) -> dict[str, int]:
-        """1-based line of the first use of each name in code (not a comment, string or docstring),
-        preferring a use outside import statements; names with no such use are left out."""
+    def uses(
+        self, rel: str, text: str, wanted: Mapping[str, Collection[tuple[str, str]]]
+    ) -> dict[tuple[str, str], int]:
+        """Which ``wanted`` definitions ``rel`` really uses, and the 1-based line where it first does.
+
+        ``wanted`` maps a name to the definitions (``(file, symbol)``) it may call by that name. Each mention of
+        the name in ``text`` is resolved as a hover resolves it (imports, then the file's own definitions, then
+        the code graph), and a definition counts once a mention in code (not a comment, a string or a docstring)
+        resolves to it: a namesake elsewhere (``helpers.make_response`` is not ``Flask.make_response``) never
+        does. The line is the first such use outside import statements, else the import's. Keys are the
+        definitions as given."""
         spec = language_for_path(rel)
-        wanted = [n for n in dict.fromkeys(names) if n]
         if spec is None or not wanted:
             return {}
         lines = self._lines_of(rel, text)
         facts = self._file_facts(rel)
-        trees: dict[tuple[int, int], object] = {}
-        out: dict[str, int] = {}
-        for name in wanted:
-            first_import: int | None = None
+        starts = _line_starts(lines)
+        trees: dict[tuple[int, int], Any] = {}
+        found: dict[tuple[str, str], int] = {}
+        for name, targets in wanted.items():
+            want: dict[tuple[str, str], list[tuple[str, str]]] = {}
+            for file, symbol in targets:
+                want.setdefault((file, base_symbol(symbol)), []).append((file, symbol))
+            if not name or not want:
+                continue
+            resolved: dict[object, tuple[str, str] | None] = {}  # one resolution per receiver (per class for self)
+            imported: dict[tuple[str, str], int] = {}
+            done: set[tuple[str, str]] = set()
             for pos in _mentions(text, name):
-                line = text.count("\n", 0, pos) + 1
-                first, last = self._window(facts, line, len(lines))
-                tree = trees.get((first, last))
-                source = "\n".join(lines[first - 1 : last]).encode("utf-8", "surrogatepass")
-                if tree is None:
-                    tree = trees[(first, last)] = lookup.parse(spec, source)
-                col = len(text[text.rfind("\n", 0, pos) + 1 : pos].encode("utf-8", "surrogatepass"))
-                try:
-                    use = lookup.code_use(spec, tree, line - first, col)  # type: ignore[arg-type]
-                except Exception:
-                    log.debug("reading %s:%d failed", rel, line, exc_info=True)
-                    use = None
+                line = bisect_right(starts, pos)
+                receiver = _receiver_before(text, pos)
+                key: object = receiver
+                if receiver in SELF_NAMES and facts is not None:
+                    key = (receiver, _enclosing_class(facts.chunks, line))
+                if key not in resolved:
+                    ident = lookup.Ident(name, 0, 0, 0, receiver, "")
+                    try:
+                        got = self._definition_of(rel, spec, text, facts, ident, line)
+                    except Exception:  # resolution is a filter: a failure counts the mention as no use
+                        log.debug("resolving %s at %s:%d failed", name, rel, line, exc_info=True)
+                        got = None
+                    resolved[key] = (got[0], base_symbol(got[1][0])) if got is not None and got[1] else None
+                target = resolved[key]
+                if target is None or target not in want or target in done:
+                    continue
+                use = self._code_use(spec, lines, facts, trees, line, pos - starts[line - 1], rel)
                 if use == "code":
-                    out[name] = line
-                    break
-                if use == "import" and first_import is None:
-                    first_import = line
-            else:
-                if first_import is not None:
-                    out[name] = first_import
-        return out
+                    done.add(target)
+                    for given in want[target]:
+                        found[given] = line
+                    if len(done) == len(want):
+                        break
+                elif use == "import":
+                    imported.setdefault(target, line)
+            for target, line in imported.items():
+                for given in want[target]:
+                    found.setdefault(given, line)
+        return found
+
+    def _code_use(
+        self,
+        spec: LanguageSpec,
+        lines: list[str],
+        facts: _Facts | None,
+        trees: dict[tuple[int, int], Any],
+        line: int,
+        char: int,
+        rel: str,
+    ) -> str | None:
+        """``lookup.code_use`` of the name at ``line``, ``char`` (code points), parsing its window once per call."""
+        first, last = self._window(facts, line, len(lines))
+        source = "\n".join(lines[first - 1 : last]).encode("utf-8", "surrogatepass")
+        tree = trees.get((first, last))
+        if tree is None:
+            tree = trees[(first, last)] = lookup.parse(spec, source)
+        col = len(lines[line - 1][:char].encode("utf-8", "surrogatepass"))
+        try:
+            return lookup.code_use(spec, tree, line - first, col)
+        except Exception:
+            log.debug("reading %s:%d failed", rel, line, exc_info=True)
+            return None
 
     # ------------------------------------------------------------ what the index says of a file
 
@@ -250,7 +303,7 @@ class SymbolLookup:
         by_name: dict[str, list[tuple[str, str, int, int]]] = {}
         for c in chunks:
             if c[1] != "module":
-                by_name.setdefault(_last(c[0]), []).append(c)
+                by_name.setdefault(called_name(c[0]), []).append(c)
         facts = _Facts(record.content_hash, chunks, bounds, None, by_name)
         with self._lock:
             self._facts[rel] = facts
@@ -334,7 +387,8 @@ def base_symbol(symbol: str) -> str:
     return DISAMBIGUATOR.sub("", symbol)
 
 
-def _last(symbol: str) -> str:
+def called_name(symbol: str) -> str:
+    """The name code elsewhere calls a definition by: ``Session.request#2`` → ``request``."""
     return base_symbol(symbol).rsplit(".", 1)[-1]
 
 
@@ -461,4 +515,26 @@ def _is_word(ch: str) -> bool:
     return ch.isalnum() or ch in "_$"
 
 
-__all__ = ["SymbolLookup", "Target", "base_symbol", "memories_of"]
+def _line_starts(lines: Sequence[str]) -> list[int]:
+    """The offset at which each line starts (``bisect_right(starts, pos)`` is the 1-based line of ``pos``)."""
+    starts = [0]
+    for row in lines[:-1]:
+        starts.append(starts[-1] + len(row) + 1)
+    return starts
+
+
+def _receiver_before(text: str, pos: int) -> str | None:
+    """The name before a member separator ending at ``pos`` (``invoice`` in ``invoice.total``), "" when a
+    separator follows something else (``Pool().connect``: a member of something unnamed), None for no separator."""
+    for sep in MEMBER_SEPARATOR_TEXTS:
+        if pos >= len(sep) and text.startswith(sep, pos - len(sep)):
+            end = pos - len(sep)
+            begin = end
+            while begin > 0 and _is_word(text[begin - 1]):
+                begin -= 1
+            name = text[begin:end]
+            return name if name and not name[0].isdigit() else ""
+    return None
+
+
+__all__ = ["SymbolLookup", "Target", "base_symbol", "called_name", "memories_of"]

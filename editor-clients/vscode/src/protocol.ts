@@ -210,6 +210,7 @@ export const DAEMON_SETTINGS = [
   "embedder.documentPrefix",
   "diagnostics.enabled",
   "diagnostics.maxWarnings",
+  "diagnostics.maxDiagnostics",
   "diagnostics.includeNeighbours",
   "mining.enabled",
   "agents.trust",

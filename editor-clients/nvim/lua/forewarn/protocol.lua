@@ -56,6 +56,7 @@ M.SETTINGS = {
   "embedder.document_prefix",
   "diagnostics.enabled",
   "diagnostics.max_warnings",
+  "diagnostics.max_diagnostics",
   "diagnostics.include_neighbours",
   "mining.enabled",
   "agents.trust",
