@@ -29,6 +29,7 @@ from forewarn.safe_text import (
     headline,
     one_line,
 )
+from forewarn.workspace.symbols import base_symbol
 
 SOURCE = "forewarn"  # diagnostics' source: lets clients and users filter ours
 PRIVATE_MARK = "🔒 "  # before a private memory's type in hovers and diagnostics (the CLI's lists show the same)
@@ -41,7 +42,6 @@ CONTESTED_TEXT_MAX_CHARS = 300  # the other memory's text in a contested one's m
 CONTESTED_ACTIONS = 3  # contested partners offered as quick fixes per memory; more are resolved from the CLI
 COMMIT_SHA_CHARS = 7  # git's short form: unique enough to paste into `git show`
 NAMED_PLACES = 3  # other places one diagnostic names (the same lesson on several symbols); past them, a count
-DISAMBIGUATOR = re.compile(r"#\d+$")  # a repeated definition's ``f#2``: internal, never shown to people
 
 TYPE_ICONS: dict[str, str] = {  # one glyph per memory type in symbol pickers, so types are told apart at a glance
     MemoryType.GOTCHA: "⚠",
@@ -187,7 +187,7 @@ class DiagnosticHit:
 def _place(span: Span) -> str:
     """``file::symbol`` for a plain-text message: a file or symbol name cannot break it onto more lines, and
     a repeated definition's internal ``#2`` suffix never shows."""
-    symbol = DISAMBIGUATOR.sub("", span.symbol) if span.symbol else None
+    symbol = base_symbol(span.symbol) if span.symbol else None
     return flat_text(span.file + (f"::{symbol}" if symbol else ""))
 
 

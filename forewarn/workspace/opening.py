@@ -18,6 +18,10 @@ from forewarn.workspace.symbols import called_name
 
 log = logging.getLogger(__name__)
 
+# more candidates than one open can ever consider (its own memories, and MAX_NEIGHBOUR_FILES neighbours'
+# NEIGHBOUR_ROWS_PER_FILE each): a list of them all is never cut
+USED_LIST_LIMIT = 1_000_000
+
 
 class OpenMixin(WorkspaceCore):
     """File-open and hover answers (part of ``Workspace``)."""
@@ -77,6 +81,12 @@ class OpenMixin(WorkspaceCore):
             with self._surfaced_lock:  # written later (flush, stats): a write here would put commits and
                 self._surfaced += new_ids  # WAL checkpoints on the file-open path
         return OpenView(hits, max(0, len(candidates) - len(top)))
+
+    def used_memories(self, file: str | Path, *, text: str | None = None) -> list[ProactiveHit]:
+        """Every memory an open of ``file`` considers on the definitions it uses, in an open's order, with no
+        display limit: with the file's own, everything its diagnostics count (``forewarn memory list --file``)."""
+        view = self.open_view(file, limit=USED_LIST_LIMIT, record=False, text=text)
+        return [h for h in view.hits if h.relation == "dependency"]
 
     def _named_neighbour_rows(self, rel: str, cached: dict[str, tuple[AnchoredRef, ...] | None]) -> list[AnchoredRef]:
         """The neighbours' memories on definitions whose name ``rel`` references (its index's ref tags): the
