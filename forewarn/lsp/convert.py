@@ -310,7 +310,9 @@ def _related(hit: DiagnosticHit) -> list[types.DiagnosticRelatedInformation]:
     if headline(hit.memory.text) != flat_text(hit.memory.text):
         add(home, one_line(hit.memory.text, DIAGNOSTIC_TEXT_MAX_CHARS))
     for memory, where in hit.also:
-        add(where, f"the same lesson, on {_place(where)} ({memory.type.replace('_', ' ')}, id {memory.id})")
+        same = flat_text(memory.text) == flat_text(hit.memory.text)
+        said = "" if same else f": {one_line(memory.text, DIAGNOSTIC_TEXT_MAX_CHARS)}"  # the headline alone matched
+        add(where, f"the same lesson, on {_place(where)} ({memory.type.replace('_', ' ')}, id {memory.id}){said}")
     for memory in hit.summary:
         add(hit.span, f"{_kind(memory)}: {one_line(memory.text, DIAGNOSTIC_TEXT_MAX_CHARS)}")
     return out

@@ -2,7 +2,7 @@
 
 A file's memories repeat themselves: mining once made one memory per symbol a commit touched, teammates
 restate each other, and a neighbour's memory can say what the file's own says. An open shows each lesson
-once: hits with the same text (case and whitespace aside) become one lesson, shown where its best hit sits
+once: hits with the same headline (case and whitespace aside) become one lesson, shown where its best hit sits
 and naming the other places; and the opened file's file-wide memories become one lesson, a summary on the
 first line rather than one first-line entry each. Lessons keep the hits' order (``retrieval.proactive_key``:
 place, type, score), each where its best hit was.
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from forewarn.memory.records import Memory
 from forewarn.memory.retrieval import ProactiveHit
+from forewarn.safe_text import headline
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,7 +23,7 @@ class Lesson:
     """What one entry of an open shows. ``hits``: best first; ``hits[0]`` is the one shown.
 
     A plain lesson's other hits say the same thing elsewhere (another symbol of the file, a neighbour). The
-    file-wide summary (``file_wide``) holds every file-wide memory of the opened file, one text after another.
+    file-wide summary (``file_wide``) holds every file-wide memory of the opened file, one lesson after another.
     """
 
     hits: tuple[ProactiveHit, ...]
@@ -37,7 +38,7 @@ class Lesson:
         return [h.memory for h in self.hits]
 
     def distinct(self) -> list[ProactiveHit]:
-        """The hits with distinct texts, best first (a summary names each text once)."""
+        """The hits with distinct headlines, best first (a summary names each lesson once)."""
         seen: set[str] = set()
         out: list[ProactiveHit] = []
         for h in self.hits:
@@ -49,8 +50,9 @@ class Lesson:
 
 
 def text_key(text: str) -> str:
-    """Two memories say the same when their texts are equal but for case and whitespace."""
-    return " ".join(text.split()).casefold()
+    """Two memories say the same when their headlines (``safe_text.headline``: the first line, as a diagnostic
+    shows it) are equal but for case and whitespace: a reader could not tell them apart anyway."""
+    return headline(text).casefold()
 
 
 def _file_wide(hit: ProactiveHit) -> bool:

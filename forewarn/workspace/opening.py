@@ -49,10 +49,10 @@ class OpenMixin(WorkspaceCore):
         own_refs = own if own is not None else self.store.anchored_refs([rel])
         candidates = [ProactiveCandidate(r, "file") for r in own_refs]
         lines: dict[tuple[str, str], int] = {}
-        if dep_w:
-            rows = self._named_neighbour_rows(rel, cached)
+        if dep_w and (source := text if text is not None else self._source_text(rel)) is not None:
+            rows = self._named_neighbour_rows(rel, source, cached)
             if rows:
-                lines = self._used_definitions(rel, text, rows)
+                lines = self._used_definitions(rel, source, rows)
                 candidates += [
                     ProactiveCandidate(r, "dependency", dep_w[r.file])
                     for r in rows
@@ -88,10 +88,13 @@ class OpenMixin(WorkspaceCore):
         view = self.open_view(file, limit=USED_LIST_LIMIT, record=False, text=text)
         return [h for h in view.hits if h.relation == "dependency"]
 
-    def _named_neighbour_rows(self, rel: str, cached: dict[str, tuple[AnchoredRef, ...] | None]) -> list[AnchoredRef]:
-        """The neighbours' memories on definitions whose name ``rel`` references (its index's ref tags): the
-        cheap first cut, before resolution says which of them it really uses. File-wide ones never come in."""
-        used = self.graph.idents_used(rel)
+    def _named_neighbour_rows(
+        self, rel: str, text: str, cached: dict[str, tuple[AnchoredRef, ...] | None]
+    ) -> list[AnchoredRef]:
+        """The neighbours' memories on definitions whose name ``rel`` references (its index's ref tags: calls,
+        types, bases) or imports: the cheap first cut, before resolution says which of them it really uses.
+        File-wide ones never come in."""
+        used = self.graph.idents_used(rel) | self._imported_names(rel, text)
         rows: list[AnchoredRef] = []
         kept: dict[str, list[str | None]] = {}  # files with too many memories to cache: the indexes filter them
         for dep, symbols in self.store.symbols_in([d for d, refs in cached.items() if refs is None]).items():
@@ -103,18 +106,22 @@ class OpenMixin(WorkspaceCore):
             rows += _neighbour_rows(refs or (), used)
         return rows
 
-    def _used_definitions(self, rel: str, text: str | None, rows: list[AnchoredRef]) -> dict[tuple[str, str], int]:
+    def _imported_names(self, rel: str, text: str) -> frozenset[str]:
+        try:
+            return self.symbol_lookup.imported_names(rel, text)
+        except Exception:  # the first cut then rests on the references alone
+            log.debug("reading the imports of %s failed", rel, exc_info=True)
+            return frozenset()
+
+    def _used_definitions(self, rel: str, text: str, rows: list[AnchoredRef]) -> dict[tuple[str, str], int]:
         """Which of ``rows``' definitions ``rel`` really uses (resolved through its imports and the code graph,
         as a hover resolves a name), with the line where it first does."""
         wanted: dict[str, set[tuple[str, str]]] = {}
         for r in rows:
             if r.symbol is not None:
                 wanted.setdefault(called_name(r.symbol), set()).add((r.file, r.symbol))
-        source = text if text is not None else self._source_text(rel)
-        if source is None:
-            return {}
         try:
-            return self.symbol_lookup.uses(rel, source, wanted)
+            return self.symbol_lookup.uses(rel, text, wanted)
         except Exception:  # a neighbour's memory is context: a failure here shows the file's own, never breaks the open
             log.exception("resolving the definitions %s uses failed", rel)
             return {}

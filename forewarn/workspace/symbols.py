@@ -264,6 +264,14 @@ class SymbolLookup:
                     found.setdefault(given, line)
         return found
 
+    def imported_names(self, rel: str, text: str) -> frozenset[str]:
+        """The names ``rel``'s top-level imports bring in (as written there and as defined), module names aside."""
+        spec = language_for_path(rel)
+        if spec is None:
+            return frozenset()
+        binds = self._bindings(rel, spec, self._lines_of(rel, text), self._file_facts(rel))
+        return frozenset(n for b in binds.values() if not b.module for n in (b.local, b.original))
+
     def _code_use(
         self,
         spec: LanguageSpec,
