@@ -213,9 +213,12 @@ class SymbolLookup:
         ``wanted`` maps a name to the definitions (``(file, symbol)``) it may call by that name. Each mention of
         the name in ``text`` is resolved as a hover resolves it (imports, then the file's own definitions, then
         the code graph), and a definition counts once a mention in code (not a comment, a string or a docstring)
-        resolves to it: a namesake elsewhere (``helpers.make_response`` is not ``Flask.make_response``) never
-        does. The line is the first such use outside import statements, else the import's. Keys are the
-        definitions as given."""
+        resolves to it. A namesake elsewhere (``helpers.make_response`` is not ``Flask.make_response``) never
+        does; nor a method called on an object of unknown type (``runner.isolation()``, an inherited
+        ``self.update()``) unless the file names the method's class somewhere; nor a name found through the
+        code graph alone that is not called (a parameter ``status`` is not another file's function ``status``).
+        The line is the first such use outside import statements, else the import's. Keys are the definitions
+        as given."""
         spec = language_for_path(rel)
         if spec is None or not wanted:
             return {}
@@ -223,6 +226,8 @@ class SymbolLookup:
         facts = self._file_facts(rel)
         starts = _line_starts(lines)
         trees: dict[tuple[int, int], Any] = {}
+        owners: dict[str, bool] = {}
+        bound = self.imported_names(rel, text)
         found: dict[tuple[str, str], int] = {}
         for name, targets in wanted.items():
             want: dict[tuple[str, str], list[tuple[str, str]]] = {}
@@ -250,6 +255,10 @@ class SymbolLookup:
                 target = resolved[key]
                 if target is None or target not in want or target in done:
                     continue
+                if receiver is not None and not self._owner_named(text, target[1], owners):
+                    continue  # x.run(), self.update(): a method so named elsewhere is a guess unless its class is named
+                if receiver is None and name not in bound and not _called_at(text, pos + len(name)):
+                    continue  # found through the code graph alone: a call, else a local that shares the name
                 use = self._code_use(spec, lines, facts, trees, line, pos - starts[line - 1], rel)
                 if use == "code":
                     done.add(target)
@@ -263,6 +272,17 @@ class SymbolLookup:
                 for given in want[target]:
                     found.setdefault(given, line)
         return found
+
+    @staticmethod
+    def _owner_named(text: str, symbol: str, owners: dict[str, bool]) -> bool:
+        """Whether the class a method belongs to is named anywhere in ``text`` (constructed, imported, a base,
+        a type): what ties ``obj.method()`` to that class when nothing says what ``obj`` is. Functions pass."""
+        owner = _owner(symbol)
+        if not owner:
+            return True
+        if owner not in owners:
+            owners[owner] = next(iter(_mentions(text, owner)), None) is not None
+        return owners[owner]
 
     def imported_names(self, rel: str, text: str) -> frozenset[str]:
         """The names ``rel``'s top-level imports bring in (as written there and as defined), module names aside."""
@@ -521,6 +541,13 @@ def _mentions(text: str, name: str) -> Iterable[int]:
 
 def _is_word(ch: str) -> bool:
     return ch.isalnum() or ch in "_$"
+
+
+def _called_at(text: str, end: int) -> bool:
+    """Whether the name ending at ``end`` is called: ``(`` follows, spaces aside."""
+    while end < len(text) and text[end] in " \t":
+        end += 1
+    return end < len(text) and text[end] == "("
 
 
 def _line_starts(lines: Sequence[str]) -> list[int]:
