@@ -613,6 +613,7 @@ CMD_SUGGESTION_DIFF = "forewarn.suggestionDiff"  # the commit diff a suggestion 
 CMD_RESTORE = "forewarn.restore"  # a forgotten memory comes back (forget archives, never deletes)
 CMD_RESOLVE_CONFLICT = "forewarn.resolveConflict"  # two contradicting memories: replace, both hold, or contested
 CMD_REANCHOR = "forewarn.reanchor"  # a memory anchored by hand to another definition (an orphan found again)
+CMD_FILE_MEMORIES = "forewarn.fileMemories"  # everything an open counts on a file: what its "N more" entry opens
 REANCHOR_ACTIONS = 3  # orphans of a file offered on one of its definitions: past a few, the CLI lists them
 
 
@@ -701,6 +702,10 @@ def code_actions(
         actions.append(_quick_fix(f"Forewarn: remember a gotcha{where}", "Remember a gotcha", CMD_REMEMBER, argument))
     seen: set[str] = set()
     for diag in diags:
+        if diag.source == SOURCE and isinstance(diag.data, dict) and "more" in diag.data:  # the "N more" entry
+            title = "Forewarn: list every memory on this file and the code it uses"
+            actions.append(_quick_fix(title, "List memories", CMD_FILE_MEMORIES, {"uri": uri}, diag))
+            continue
         mid = memory_id_of(diag)
         if mid is None or mid in seen:
             continue

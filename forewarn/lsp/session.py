@@ -595,6 +595,19 @@ class FolderSession:
         return {"id": memory_id, "diff": self._engine().suggestion_diff(memory_id)}
 
     @_refusing_damage()
+    @_refusing_damage()
+    def file_memories(self, rel: str, text: str | None) -> dict[str, Any]:
+        """Everything an open of ``rel`` counts, for a picker: its own memories (best first), then those on the
+        definitions it uses from other files (``usedAt``: the line of ``rel`` that uses each)."""
+        engine = self._engine()
+        from forewarn.memory.retrieval import rank_anchored
+
+        own = rank_anchored(engine.store.anchored_to_files([rel]), engine.clock())
+        used = engine.used_memories(rel, text=text)
+        rows = [convert.memory_result(m, self.anchor_span(m)) for m in own]
+        rows += [{**convert.memory_result(h.memory, self.anchor_span(h.memory)), "usedAt": h.line} for h in used]
+        return {"file": rel, "memories": rows, "total": len(rows)}
+
     def review(self, rel: str | None) -> dict[str, Any]:
         """The suggestions on ``rel`` (None or a folder: everywhere below it), best first, and how many there are."""
         found = self._engine().suggestions(rel or None)

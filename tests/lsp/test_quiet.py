@@ -18,7 +18,15 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from forewarn.config import Settings
 from forewarn.safe_text import HEADLINE_MAX_CHARS
 from forewarn.workspace.engine import Workspace
-from tests.lsp.conftest import EDITORS, SERVER_COMMAND, diagnostics_for, open_document, start_editor
+from tests.lsp.conftest import (
+    EDITORS,
+    SERVER_COMMAND,
+    diagnostics_for,
+    open_document,
+    raw_request,
+    run,
+    start_editor,
+)
 
 APP = """\
 import typing as t
@@ -110,6 +118,17 @@ async def test_an_open_shows_a_few_headlines_one_per_lesson(client: LanguageClie
         everything = {str(m["id"]) for m in listed(crowded, rel)}  # D9: the listing reaches all it counts
         assert shown <= everything and len(everything - shown) == more.data["more"]
         assert f"forewarn memory list --file {rel}" in more.message
+        params = types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=more.range,
+            context=types.CodeActionContext(diagnostics=[more]),
+        )
+        request = {"jsonrpc": "2.0", "id": f"more-{rel}", "method": "textDocument/codeAction"}
+        body = {**request, "params": client.protocol._converter.unstructure(params)}
+        actions = await raw_request(client, body, f"more-{rel}")  # as sent: the typed client misreads literals
+        listing = next(a["command"] for a in actions if a["command"]["command"] == "forewarn.fileMemories")
+        picked = await run(client, listing["command"], **listing["arguments"][0])
+        assert {m["id"] for m in picked["memories"]} == everything  # the entry opens what it counts
     used = [m for m in listed(crowded, "user.py") if m.get("used_at")]
     assert {m["used_at"] for m in used} <= {5, 6, 7}  # placed where user.py uses App, invoke and run
     assert not any("make_response" in str(m["anchor"]) for m in used)  # never called from user.py

@@ -5,6 +5,7 @@ import { describeAnchor, openAnchor, symbolAt, toLspRange } from "./anchors";
 import { renderHealthHtml } from "./health";
 import {
   type Anchor,
+  type FileMemoriesResult,
   isRecord,
   MEMORY_TYPES,
   type Memory,
@@ -430,6 +431,9 @@ export async function executeCodeActionCommand(
   resolve?: ResolveConflict,
 ): Promise<unknown> {
   const [argument, ...rest] = args;
+  if (command === ServerCommand.fileMemories) {
+    return pickFileMemories((await send(args)) as FileMemoriesResult);
+  }
   if (!isRecord(argument) || argument.text !== null) {
     return send(args);
   }
@@ -462,6 +466,24 @@ export async function executeCodeActionCommand(
     }
   }
   return send(args);
+}
+
+/** The "N more" diagnostic's list: the file's memories, then those on the code it uses; picking one opens it. */
+async function pickFileMemories(result: FileMemoriesResult): Promise<FileMemoriesResult> {
+  const items = result.memories.map((memory) => {
+    const item = memoryItem(memory);
+    return memory.usedAt ? { ...item, detail: `${item.detail} · used at line ${memory.usedAt}` } : item;
+  });
+  const chosen = await vscode.window.showQuickPick(items, {
+    title: `Forewarn: ${result.total} memories on ${result.file} and the code it uses`,
+    placeHolder: "Pick a memory to open where it is anchored",
+    matchOnDescription: true,
+    matchOnDetail: true,
+  });
+  if (chosen && !(await openAnchor(chosen.memory.anchor))) {
+    await vscode.window.showInformationMessage(`${chosen.memory.type}: ${chosen.memory.text}`);
+  }
+  return result;
 }
 
 export async function showHealth(server: ForewarnServer): Promise<void> {

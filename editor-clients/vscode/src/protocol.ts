@@ -54,6 +54,14 @@ export interface ReviewResult {
   total?: number;
 }
 
+/** `forewarn.fileMemories`: everything an open counts on a file (its "N more" entry opens this list). */
+export interface FileMemoriesResult {
+  file: string;
+  /** The file's own memories, then those on definitions it uses from other files (`usedAt`: where it uses each). */
+  memories: (Memory & { usedAt?: number | null })[];
+  total: number;
+}
+
 /** `forewarn.suggestionDiff`: the commit diff a mined suggestion stands on (or a warning comment's place). */
 export interface SuggestionDiffResult {
   id: string;
@@ -170,6 +178,7 @@ export const ServerCommand = {
   restore: "forewarn.restore",
   reanchor: "forewarn.reanchor",
   resolveConflict: "forewarn.resolveConflict",
+  fileMemories: "forewarn.fileMemories",
 } as const;
 
 /**

@@ -24,6 +24,7 @@ M.COMMANDS = {
   restore = "forewarn.restore",
   reanchor = "forewarn.reanchor",
   resolve_conflict = "forewarn.resolveConflict",
+  file_memories = "forewarn.fileMemories",
 }
 
 --- What this plugin declares under `capabilities.experimental` at initialize: it asks the user for the text of a
