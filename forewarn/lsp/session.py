@@ -595,7 +595,6 @@ class FolderSession:
         return {"id": memory_id, "diff": self._engine().suggestion_diff(memory_id)}
 
     @_refusing_damage()
-    @_refusing_damage()
     def file_memories(self, rel: str, text: str | None) -> dict[str, Any]:
         """Everything an open of ``rel`` counts, for a picker: its own memories (best first), then those on the
         definitions it uses from other files (``usedAt``: the line of ``rel`` that uses each)."""
@@ -608,6 +607,7 @@ class FolderSession:
         rows += [{**convert.memory_result(h.memory, self.anchor_span(h.memory)), "usedAt": h.line} for h in used]
         return {"file": rel, "memories": rows, "total": len(rows)}
 
+    @_refusing_damage()
     def review(self, rel: str | None) -> dict[str, Any]:
         """The suggestions on ``rel`` (None or a folder: everywhere below it), best first, and how many there are."""
         found = self._engine().suggestions(rel or None)
