@@ -146,8 +146,17 @@ class SymbolLookup:
         return Target(file, symbols, ident.name, definition, line, start, end, kind, first_line, last_line)
 
     def _definition_of(
-        self, rel: str, spec: LanguageSpec, text: str, facts: _Facts | None, ident: lookup.Ident, line: int
+        self,
+        rel: str,
+        spec: LanguageSpec,
+        text: str,
+        facts: _Facts | None,
+        ident: lookup.Ident,
+        line: int,
+        named_cache: dict[str, list[Any]] | None = None,
     ) -> tuple[str, tuple[str, ...]] | None:
+        """What ``ident`` stands for (the module docstring's steps). ``named_cache``: the index's definitions by
+        name, kept across the calls of one ``uses`` (a name is resolved once per receiver there)."""
         name = ident.name
         own = facts.by_name.get(name, []) if facts else []
         if ident.role == "def":  # 1. its own name: the innermost same-named chunk holding the line
@@ -176,7 +185,7 @@ class SymbolLookup:
                 mine = [c for c in here if enclosing and c[0].startswith(enclosing + ".")]
                 here = mine or here
             return _unique(here, rel, ident.receiver)
-        named = self.indexer.definitions_named(name)
+        named = self._named_anywhere(name, named_cache)
         defs = [(d.rel, d.symbol) for d in named if ("." in d.symbol) == methods and d.rel != rel]
         used = sorted({r for r, _ in defs if r in deps}, key=lambda r: -deps[r])
         if used:  # 5. a file this one uses, clearly the strongest
@@ -184,6 +193,14 @@ class SymbolLookup:
                 return _unique_defs([d for d in defs if d[0] == used[0]], ident.receiver)
             return _unique_defs([d for d in defs if d[0] in used], ident.receiver)
         return _unique_defs(defs, ident.receiver)  # 6. the only one there is
+
+    def _named_anywhere(self, name: str, cache: dict[str, list[Any]] | None) -> list[Any]:
+        if cache is None:
+            return list(self.indexer.definitions_named(name))
+        found = cache.get(name)
+        if found is None:
+            found = cache[name] = list(self.indexer.definitions_named(name))
+        return found
 
     def _imported(self, bound: lookup.Binding, deps: dict[str, float]) -> tuple[str, tuple[str, ...]] | None:
         module = _module_file(bound.source, deps)
@@ -194,7 +211,7 @@ class SymbolLookup:
             module = _module_file(bound.source, deps)  # Rust `use crate::pay::charge_card;`
         if module is not None and (found := self._named_in(module, bound.original)):
             return _unique(found, module, None)
-        defs = [(d.rel, d.symbol) for d in self.indexer.definitions_named(bound.original)]
+        defs = [(d.rel, d.symbol) for d in self._named_anywhere(bound.original, None)]
         in_deps = [d for d in defs if d[0] in deps]
         matching = [d for d in in_deps if _matches_spec(d[0], bound.source)]
         found_defs = _unique_defs(matching or in_deps or defs, None)
@@ -227,6 +244,7 @@ class SymbolLookup:
         starts = _line_starts(lines)
         trees: dict[tuple[int, int], Any] = {}
         owners: dict[str, bool] = {}
+        named_cache: dict[str, list[Any]] = {}
         bound = self.imported_names(rel, text)
         found: dict[tuple[str, str], int] = {}
         for name, targets in wanted.items():
@@ -247,7 +265,7 @@ class SymbolLookup:
                 if key not in resolved:
                     ident = lookup.Ident(name, 0, 0, 0, receiver, "")
                     try:
-                        got = self._definition_of(rel, spec, text, facts, ident, line)
+                        got = self._definition_of(rel, spec, text, facts, ident, line, named_cache)
                     except Exception:  # resolution is a filter: a failure counts the mention as no use
                         log.debug("resolving %s at %s:%d failed", name, rel, line, exc_info=True)
                         got = None
