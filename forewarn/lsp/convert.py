@@ -280,9 +280,11 @@ SUGGESTIONS_MESSAGE = (
 )
 
 
-def more_diagnostic(more: int, file: str, *, suggestions: bool = False) -> types.Diagnostic:
-    """The last diagnostic of a capped file: what was left out and where it is (no memory id: no lifecycle actions)."""
-    parts = [more_message(more, file, "file and the code it uses")] if more > 0 else []
+def more_diagnostic(more: int, file: str, *, suggestions: bool = False, unchecked: bool = False) -> types.Diagnostic:
+    """The last diagnostic of a capped file: what was left out and where it is (no memory id: no lifecycle actions).
+    ``unchecked``: ``more`` counts the file's own memories only (those of the code it uses are listed, not counted)."""
+    place = "file (the list adds those on the code it uses)" if unchecked else "file and the code it uses"
+    parts = [more_message(more, file, place)] if more > 0 else []
     if suggestions:
         tail = f"{SUGGESTIONS_MESSAGE} --file {flat_text(file)}"
         parts.append(tail if parts else tail[0].upper() + tail[1:])
@@ -368,6 +370,7 @@ class FileView:
     more: int = 0
     suggestions: list[DiagnosticHit] = field(default_factory=list)  # mined, unreviewed: shown as hints
     more_suggestions: bool = False  # the file has more than ``suggestions``: the review command lists them
+    more_unchecked: bool = False  # ``more`` counts the file's own only: its neighbours' were not looked at
 
 
 def file_diagnostics(
@@ -387,7 +390,7 @@ def file_diagnostics(
         suggestions_left = suggestions_left or any(h.memory.status == MemoryStatus.SUGGESTED for h in rest)
     out = diagnostics(entries, max_warnings=max_warnings, now=now)
     if more > 0 or suggestions_left:
-        out.append(more_diagnostic(more, view.file, suggestions=suggestions_left))
+        out.append(more_diagnostic(more, view.file, suggestions=suggestions_left, unchecked=view.more_unchecked))
     return out
 
 

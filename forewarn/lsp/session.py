@@ -296,11 +296,12 @@ class FolderSession:
         engine = self.engine
         if engine is None:
             return FileView(rel, [])
+        unchecked = False
         if self.full_index_running.is_set():
             hits, more = self._own_memories(rel)  # the graph waits for the index; the file's own lessons need not
         else:
             view = engine.open_view(rel, limit=PROACTIVE_LIMIT, text=text)
-            hits, more = view.hits, view.more
+            hits, more, unchecked = view.hits, view.more, view.neighbours_unchecked
         live = _buffer_spans(rel, text) if dirty and text is not None else None
         out = [self._lesson_hit(rel, lesson, live) for lesson in lessons.group(hits)]
         contested = [h.memory.id for h in out if h.memory.status == MemoryStatus.CONTESTED and h.neighbour is None]
@@ -309,7 +310,7 @@ class FolderSession:
             out = [replace(h, contested=tuple(partners.get(h.memory.id, ()))) if not h.neighbour else h for h in out]
         suggested = self._suggestions_shown(engine, rel)
         hints = [DiagnosticHit(m, self._span(rel, m.anchor, live)) for m in suggested[:SUGGESTIONS_PER_FILE]]
-        return FileView(rel, out, more, hints, len(suggested) > SUGGESTIONS_PER_FILE)
+        return FileView(rel, out, more, hints, len(suggested) > SUGGESTIONS_PER_FILE, unchecked)
 
     def _lesson_hit(self, rel: str, lesson: Lesson, live: dict[str, tuple[int, int]] | None) -> DiagnosticHit:
         """One lesson as a diagnostic's record: where its best memory shows in ``rel`` and where the rest sit."""

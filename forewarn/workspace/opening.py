@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 from pathlib import Path
 
@@ -21,6 +20,7 @@ log = logging.getLogger(__name__)
 # more candidates than one open can ever consider (its own memories, and MAX_NEIGHBOUR_FILES neighbours'
 # NEIGHBOUR_ROWS_PER_FILE each): a list of them all is never cut
 USED_LIST_LIMIT = 1_000_000
+NAMED_ROWS_FILES = 1_000  # neighbours whose cached rows are kept grouped by name (the store caches at most 20k rows)
 
 
 class OpenMixin(WorkspaceCore):
@@ -49,7 +49,10 @@ class OpenMixin(WorkspaceCore):
         own_refs = own if own is not None else self.store.anchored_refs([rel])
         candidates = [ProactiveCandidate(r, "file") for r in own_refs]
         lines: dict[tuple[str, str], int] = {}
-        if dep_w and (source := text if text is not None else self._source_text(rel)) is not None:
+        # the file's own memories come first (retrieval.PLACE_*): when they fill the limit no neighbour's can show,
+        # and resolving which definitions the file uses is the open's costliest step, so it is left to the listing
+        unchecked = bool(dep_w) and len(own_refs) >= limit
+        if dep_w and not unchecked and (source := text if text is not None else self._source_text(rel)) is not None:
             rows = self._named_neighbour_rows(rel, source, cached)
             if rows:
                 lines = self._used_definitions(rel, source, rows)
@@ -80,7 +83,7 @@ class OpenMixin(WorkspaceCore):
             new_ids = [h.memory.id for h in hits if not h.already_shown]
             with self._surfaced_lock:  # written later (flush, stats): a write here would put commits and
                 self._surfaced += new_ids  # WAL checkpoints on the file-open path
-        return OpenView(hits, max(0, len(candidates) - len(top)))
+        return OpenView(hits, max(0, len(candidates) - len(top)), unchecked)
 
     def used_memories(self, file: str | Path, *, text: str | None = None) -> list[ProactiveHit]:
         """Every memory an open of ``file`` considers on the definitions it uses, in an open's order, with no
@@ -102,9 +105,26 @@ class OpenMixin(WorkspaceCore):
             if keep:
                 kept[dep] = keep
         rows += self.store.neighbour_refs(kept)
-        for refs in cached.values():
-            rows += _neighbour_rows(refs or (), used)
+        for dep, refs in cached.items():
+            if refs:
+                rows += _neighbour_rows(refs, self._rows_by_name(dep, refs), used)
         return rows
+
+    def _rows_by_name(self, dep: str, refs: tuple[AnchoredRef, ...]) -> dict[str, list[int]]:
+        """``refs`` (one file's cached rows, newest first) grouped by the name their definition is called by:
+        positions in ``refs``, kept while the store keeps the same rows (the same tuple)."""
+        kept = self._names_of_rows.get(dep)
+        if kept is not None and kept[0] is refs:
+            return kept[1]
+        by_name: dict[str, list[int]] = {}
+        for i, ref in enumerate(refs):
+            if ref.symbol is not None:
+                by_name.setdefault(called_name(ref.symbol), []).append(i)
+        with self._names_lock:  # opens and hovers run on two reader threads
+            self._names_of_rows[dep] = (refs, by_name)
+            while len(self._names_of_rows) > NAMED_ROWS_FILES:
+                self._names_of_rows.pop(next(iter(self._names_of_rows)))
+        return by_name
 
     def _imported_names(self, rel: str, text: str) -> frozenset[str]:
         try:
@@ -150,18 +170,11 @@ class OpenMixin(WorkspaceCore):
         )  # fmt: skip
 
 
-def _neighbour_rows(refs: Iterable[AnchoredRef], used: AbstractSet[str]) -> list[AnchoredRef]:
-    """The newest ``NEIGHBOUR_ROWS_PER_FILE`` of one neighbour's rows (newest first) that sit on a definition
-    whose name the opened file references: what ``MemoryStore.neighbour_refs`` selects, from cached rows."""
-    out: list[AnchoredRef] = []
-    matters: dict[str | None, bool] = {}
-    for ref in refs:
-        symbol = ref.symbol
-        hit = matters.get(symbol)
-        if hit is None:
-            hit = matters[symbol] = symbol is not None and called_name(symbol) in used
-        if hit:
-            out.append(ref)
-            if len(out) == NEIGHBOUR_ROWS_PER_FILE:
-                break
-    return out
+def _neighbour_rows(
+    refs: tuple[AnchoredRef, ...], by_name: dict[str, list[int]], used: AbstractSet[str]
+) -> list[AnchoredRef]:
+    """The newest ``NEIGHBOUR_ROWS_PER_FILE`` of one neighbour's rows (``refs``, newest first; ``by_name``: their
+    positions by the name their definition is called by) that sit on a definition whose name the opened file
+    references: what ``MemoryStore.neighbour_refs`` selects, from cached rows."""
+    positions = sorted(i for name in by_name.keys() & used for i in by_name[name])
+    return [refs[i] for i in positions[:NEIGHBOUR_ROWS_PER_FILE]]

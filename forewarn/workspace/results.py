@@ -70,6 +70,9 @@ class OpenView:
 
     hits: list[ProactiveHit]
     more: int  # ranked below the limit: shown nowhere on open, reachable by search and list
+    # the file's own memories filled the limit, so its neighbours' were not looked at (``more`` leaves them out;
+    # ``Workspace.used_memories`` lists them)
+    neighbours_unchecked: bool = False
 
     def lessons(self) -> list[Lesson]:
         """The hits as lessons (one per text; the file's file-wide memories as one), in the same order."""

@@ -24,6 +24,7 @@ content changes.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import threading
@@ -45,13 +46,15 @@ log = logging.getLogger(__name__)
 
 WINDOW_MAX_LINES = 400  # a window this long parses in a few ms on a loaded CPU; longer ones are cut…
 WINDOW_MARGIN = 80  # …to this many lines either side of the position (a long string may then misread)
-FACTS_CACHE_FILES = 128  # files whose spans and imports are kept (a few KB each)
+FACTS_CACHE_FILES = 1_024  # files whose spans and imports are kept (a few KB each): an open reads its neighbours'
+NAMES_CACHED = 4_096  # names whose definitions (the index's rows) are kept until the next index run
 LINES_CACHE_FILES = 8  # buffers whose lines are kept between hovers (a file's text again, at most)
 RESOLVE_MARGIN = 4.0  # a dependency this many times stronger than the next is the one meant (imports
 # weigh 20× a bare name match in the graph, so an imported definer beats a namesake elsewhere)
 MENTION_PROBES = 500  # occurrences of a name (inside longer words too) tried before giving up
 SELF_NAMES = frozenset({"self", "this", "cls", "super", "Self", "@"})  # a receiver meaning "this class"
 DISAMBIGUATOR = re.compile(r"#\d+$")  # ``helper#2``: the second definition of helper in its file
+SYMBOL_NAMES_CACHED = 1 << 16  # symbol → its name(s), asked for every neighbour row on every open: a few MB at most
 MEMBER_SEPARATOR_TEXTS = ("?.", "->", "::", ".")  # lookup.MEMBER_SEPARATORS, longest first for a text scan
 
 
@@ -95,6 +98,12 @@ class SymbolLookup:
         self.graph = graph
         self._facts: OrderedDict[str, _Facts] = OrderedDict()
         self._lines: OrderedDict[str, tuple[int, int, list[str]]] = OrderedDict()  # rel → (hash, len, lines)
+        # name → its definitions in the index, valid for one graph generation (common names have hundreds)
+        self._named: OrderedDict[str, list[Any]] = OrderedDict()
+        self._named_generation = -1
+        # rel → (its dependencies as the graph cache gave them, import spec → the dependency it names): a file's
+        # imports name the same modules on every open and hover, and matching a spec scans all its dependencies
+        self._modules: OrderedDict[str, tuple[dict[str, float], dict[str, str | None]]] = OrderedDict()
         self._lock = threading.Lock()
 
     def warm(self, rels: Iterable[str]) -> None:
@@ -153,10 +162,8 @@ class SymbolLookup:
         facts: _Facts | None,
         ident: lookup.Ident,
         line: int,
-        named_cache: dict[str, list[Any]] | None = None,
     ) -> tuple[str, tuple[str, ...]] | None:
-        """What ``ident`` stands for (the module docstring's steps). ``named_cache``: the index's definitions by
-        name, kept across the calls of one ``uses`` (a name is resolved once per receiver there)."""
+        """What ``ident`` stands for (the module docstring's steps)."""
         name = ident.name
         own = facts.by_name.get(name, []) if facts else []
         if ident.role == "def":  # 1. its own name: the innermost same-named chunk holding the line
@@ -167,14 +174,14 @@ class SymbolLookup:
         deps = self.graph.dependencies(rel)
         binds = self._bindings(rel, spec, self._lines_of(rel, text), facts)
         if ident.receiver is None and (bound := binds.get(name)) is not None:  # 2. an import binds it
-            return self._imported(bound, deps)
+            return self._imported(rel, bound, deps)
         if ident.receiver is not None and (via := binds.get(ident.receiver)) is not None and via.module:
-            module = _module_file(via.source, deps)  # pay.charge_card() after `import pay`
+            module = self._module_of(rel, via.source, deps)  # pay.charge_card() after `import pay`
             if module is not None:
                 return _unique(self._named_in(module, name), module, ident.receiver)
             return None
         if ident.receiver is not None and ident.receiver not in SELF_NAMES and ident.receiver not in binds:
-            module = _module_file(ident.receiver, deps)  # 3. flask.helpers.make_response(): a module receiver
+            module = self._module_of(rel, ident.receiver, deps)  # 3. flask.helpers.make_response(): a module receiver
             if module is not None and module != rel and (in_module := self._named_in(module, name)):
                 return _unique(in_module, module, None)
         methods = ident.receiver is not None
@@ -185,7 +192,7 @@ class SymbolLookup:
                 mine = [c for c in here if enclosing and c[0].startswith(enclosing + ".")]
                 here = mine or here
             return _unique(here, rel, ident.receiver)
-        named = self._named_anywhere(name, named_cache)
+        named = self._named_anywhere(name)
         defs = [(d.rel, d.symbol) for d in named if ("." in d.symbol) == methods and d.rel != rel]
         used = sorted({r for r, _ in defs if r in deps}, key=lambda r: -deps[r])
         if used:  # 5. a file this one uses, clearly the strongest
@@ -194,29 +201,55 @@ class SymbolLookup:
             return _unique_defs([d for d in defs if d[0] in used], ident.receiver)
         return _unique_defs(defs, ident.receiver)  # 6. the only one there is
 
-    def _named_anywhere(self, name: str, cache: dict[str, list[Any]] | None) -> list[Any]:
-        if cache is None:
-            return list(self.indexer.definitions_named(name))
-        found = cache.get(name)
-        if found is None:
-            found = cache[name] = list(self.indexer.definitions_named(name))
+    def _module_of(self, rel: str, spec: str, deps: dict[str, float]) -> str | None:
+        """``_module_file`` for ``rel``, remembered until its dependencies change (a new dict from the graph cache)."""
+        with self._lock:
+            kept = self._modules.get(rel)
+            if kept is None or kept[0] is not deps:
+                kept = self._modules[rel] = (deps, {})
+                while len(self._modules) > FACTS_CACHE_FILES:
+                    self._modules.popitem(last=False)
+            else:
+                self._modules.move_to_end(rel)
+        memo = kept[1]
+        if spec not in memo:
+            memo[spec] = _module_file(spec, deps)
+        return memo[spec]
+
+    def _named_anywhere(self, name: str) -> list[Any]:
+        """The index's definitions of ``name``, kept until the index next changes (the graph cache's generation)."""
+        generation = self.graph.generation
+        with self._lock:
+            if generation != self._named_generation:
+                self._named.clear()
+                self._named_generation = generation
+            found = self._named.get(name)
+            if found is not None:
+                self._named.move_to_end(name)
+                return found
+        found = list(self.indexer.definitions_named(name))
+        with self._lock:
+            if generation == self._named_generation:
+                self._named[name] = found
+                while len(self._named) > NAMES_CACHED:
+                    self._named.popitem(last=False)
         return found
 
-    def _imported(self, bound: lookup.Binding, deps: dict[str, float]) -> tuple[str, tuple[str, ...]] | None:
-        module = _module_file(bound.source, deps)
+    def _imported(self, rel: str, bound: lookup.Binding, deps: dict[str, float]) -> tuple[str, tuple[str, ...]] | None:
+        module = self._module_of(rel, bound.source, deps)
         if bound.module:
             if module is not None:
                 return module, ()
             bound = lookup.Binding(bound.local, bound.original, _parent_spec(bound.source), False, bound.row)
-            module = _module_file(bound.source, deps)  # Rust `use crate::pay::charge_card;`
+            module = self._module_of(rel, bound.source, deps)  # Rust `use crate::pay::charge_card;`
         if module is not None and (found := self._named_in(module, bound.original)):
             return _unique(found, module, None)
-        defs = [(d.rel, d.symbol) for d in self._named_anywhere(bound.original, None)]
+        defs = [(d.rel, d.symbol) for d in self._named_anywhere(bound.original)]
         in_deps = [d for d in defs if d[0] in deps]
         matching = [d for d in in_deps if _matches_spec(d[0], bound.source)]
         found_defs = _unique_defs(matching or in_deps or defs, None)
         if found_defs is None and module is None:  # `from . import models`: the name is a module
-            sub = _module_file(f"{bound.source.rstrip('.')}.{bound.original}".lstrip("."), deps)
+            sub = self._module_of(rel, f"{bound.source.rstrip('.')}.{bound.original}".lstrip("."), deps)
             return (sub, ()) if sub is not None else None
         return found_defs
 
@@ -244,7 +277,6 @@ class SymbolLookup:
         starts = _line_starts(lines)
         trees: dict[tuple[int, int], Any] = {}
         owners: dict[str, bool] = {}
-        named_cache: dict[str, list[Any]] = {}
         bound = self.imported_names(rel, text)
         found: dict[tuple[str, str], int] = {}
         for name, targets in wanted.items():
@@ -265,7 +297,7 @@ class SymbolLookup:
                 if key not in resolved:
                     ident = lookup.Ident(name, 0, 0, 0, receiver, "")
                     try:
-                        got = self._definition_of(rel, spec, text, facts, ident, line, named_cache)
+                        got = self._definition_of(rel, spec, text, facts, ident, line)
                     except Exception:  # resolution is a filter: a failure counts the mention as no use
                         log.debug("resolving %s at %s:%d failed", name, rel, line, exc_info=True)
                         got = None
@@ -336,7 +368,7 @@ class SymbolLookup:
     # ------------------------------------------------------------ what the index says of a file
 
     def _file_facts(self, rel: str) -> _Facts | None:
-        record = self.indexer.files().get(rel)
+        record = self.indexer.record(rel)
         if record is None:
             return None
         with self._lock:
@@ -429,10 +461,12 @@ def memories_of(store: MemoryStore, target: Target, now: float) -> list[Memory]:
 # ---------------------------------------------------------------- helpers
 
 
+@functools.lru_cache(maxsize=SYMBOL_NAMES_CACHED)
 def base_symbol(symbol: str) -> str:
     return DISAMBIGUATOR.sub("", symbol)
 
 
+@functools.lru_cache(maxsize=SYMBOL_NAMES_CACHED)
 def called_name(symbol: str) -> str:
     """The name code elsewhere calls a definition by: ``Session.request#2`` → ``request``."""
     return base_symbol(symbol).rsplit(".", 1)[-1]
@@ -505,11 +539,19 @@ def _matches_spec(rel: str, spec: str) -> bool:
 
 
 def _matches_tail(rel: str, tail: str) -> bool:
+    stem, parent = _stem_and_parent(rel)
+    slashed = "/" + tail
+    return stem == tail or stem.endswith(slashed) or (bool(parent) and (parent == tail or parent.endswith(slashed)))
+
+
+@functools.lru_cache(maxsize=SYMBOL_NAMES_CACHED)
+def _stem_and_parent(rel: str) -> tuple[str, str]:
+    """``a/b/c.py`` → (``a/b/c``, ``a/b``): what an import's path tail is matched against (asked per dependency)."""
     slash = rel.rfind("/")
     parent, name = (rel[:slash], rel[slash + 1 :]) if slash >= 0 else ("", rel)
     dot = name.rfind(".")
     stem = f"{parent}/{name[:dot] if dot > 0 else name}" if parent else (name[:dot] if dot > 0 else name)
-    return any(p and (p == tail or p.endswith("/" + tail)) for p in (stem, parent))
+    return stem, parent
 
 
 def _module_file(spec: str, deps: dict[str, float]) -> str | None:
