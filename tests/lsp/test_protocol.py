@@ -44,6 +44,7 @@ COMMANDS = {
     "forewarn.restore",
     "forewarn.reanchor",
     "forewarn.resolveConflict",
+    "forewarn.fileMemories",
 }
 
 
