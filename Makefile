@@ -8,7 +8,7 @@ INSTALLED := $(VENV)/.installed
 # pytest exits 5 when it collected nothing: that is a failure here, never a silent pass
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: inspector install model demo test lint bench bench-index bench-recall bench-lsp bench-embed bench-mine bench-mine-sample bench-mcp bench-review bench-code-search bench-code-embed bench-memory-code bench-staleness bench-contradictions bench-hook clean stock-wheel
+.PHONY: inspector install model demo test lint bench bench-index bench-recall bench-lsp bench-embed bench-mine bench-mine-sample bench-mcp bench-review bench-code-search bench-code-embed bench-memory-code bench-staleness bench-contradictions bench-hook bench-noise clean stock-wheel
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -61,7 +61,7 @@ test: model lint stock-wheel inspector setup-editors vsix
 demo: model
 	$(BIN)/python examples/demo.py
 
-bench: model bench-index bench-recall bench-lsp bench-embed bench-mine bench-mcp bench-review bench-code-search bench-code-embed bench-memory-code bench-staleness bench-contradictions bench-hook
+bench: model bench-index bench-recall bench-lsp bench-embed bench-mine bench-mcp bench-review bench-code-search bench-code-embed bench-memory-code bench-staleness bench-contradictions bench-hook bench-noise
 
 # llama.cpp embedder vs sentence-transformers/torch on Django code chunks (bench venv in bench/.venvs/st, once)
 bench-embed: model
@@ -83,6 +83,12 @@ bench-recall: model
 # the language server through a real LSP client: didOpen → diagnostics and hover latency at 1k/10k/100k memories
 bench-lsp: install
 	$(BIN)/python bench/lsp_bench.py
+
+# how loud a file open is after mining and accepting everything: click, requests and express (FOREWARN_CORPORA,
+# default ../shared/corpora; see the script for fetching express), every file with memories opened through a real
+# LSP client: diagnostics, warnings, line-1 share, duplicate texts, headline length, neighbour memories used
+bench-noise: install
+	$(BIN)/python bench/noise_bench.py
 
 # contradiction detection on written pairs (tuning and held-out sets): detection and false-alarm rates, words and vectors
 bench-contradictions: model

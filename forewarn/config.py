@@ -13,7 +13,8 @@ the team's code is and how loud the warnings on it are. They cost nothing and lo
 
 - ``index.exclude``, ``index.max_file_bytes``, ``index.max_line_length``: which files are code;
 - ``embedder.enabled``: turning semantic search off (on uses the user's own model);
-- ``diagnostics.enabled``, ``diagnostics.max_warnings``, ``diagnostics.include_neighbours``;
+- ``diagnostics.enabled``, ``diagnostics.max_warnings``, ``diagnostics.max_diagnostics``,
+  ``diagnostics.include_neighbours``;
 - ``mining.enabled``: whether the editor's server mines the history in the background (a team may turn
   it off for a repository whose history is huge or private; mining only proposes, so on is harmless).
 
@@ -58,6 +59,7 @@ REPOSITORY_KEYS = frozenset(
         "embedder.enabled",
         "diagnostics.enabled",
         "diagnostics.max_warnings",
+        "diagnostics.max_diagnostics",
         "diagnostics.include_neighbours",
         "mining.enabled",
     }
@@ -135,6 +137,8 @@ class DiagnosticsSettings:
     enabled: bool = True
     # more than a handful of warnings on open becomes noise people ignore
     max_warnings: int = _bounded(0, MAX_WARNINGS, 3)
+    # everything one open shows, hints and the "N more" entry included: a reader takes in about five lines
+    max_diagnostics: int = _bounded(1, MAX_WARNINGS, 5)
     include_neighbours: bool = True
 
 

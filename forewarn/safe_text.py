@@ -141,3 +141,20 @@ def one_line(text: str, limit: int) -> str:
     """First line-ish of ``text`` (whitespace collapsed), cut to ``limit`` characters with an ellipsis."""
     flat = " ".join(CONTROL_RE.sub("", text).split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+HEADLINE_MAX_CHARS = 120  # what a reader takes in at a glance (a diagnostic's first line, a review line)
+
+
+def headline(text: str, limit: int = HEADLINE_MAX_CHARS) -> str:
+    """The lesson at a glance: the first non-blank line of ``text`` (a commit's subject, a note's first line),
+    control characters dropped and whitespace collapsed, cut at a word boundary with an ellipsis past ``limit``."""
+    clean = CONTROL_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    first = next((" ".join(line.split()) for line in clean.split("\n") if line.strip()), "")
+    if len(first) <= limit:
+        return first
+    cut = first[: limit - 1]
+    space = cut.rfind(" ")
+    if space >= limit // 2:  # a word boundary not too far back; one long token is cut where it is
+        cut = cut[:space]
+    return cut.rstrip(" ,;:-") + "…"

@@ -31,6 +31,7 @@ from forewarn.memory.text import age_text, from_iso, to_iso
 from forewarn.memory.timeline import Standing, standing_at
 from forewarn.memory.vocabulary import MemoryStatus, Visibility
 from forewarn.workspace import relocation
+from forewarn.workspace.symbols import base_symbol
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +81,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     p = msub.add_parser("list", help="list memories, newest first")
     p.add_argument("--type", action="append", default=[], choices=MEMORY_TYPES)
-    p.add_argument("--file", help="only memories anchored to this file or folder")
+    p.add_argument(
+        "--file",
+        help="only memories anchored to this file or folder; for a file, then those on the definitions it uses "
+        "from other files (everything its diagnostics count)",
+    )
     p.add_argument("--status", action="append", default=[], choices=STATUSES, help="default: current ones")
     p.add_argument("--all", action="store_true", help="every status, history included")
     p.add_argument(
@@ -277,8 +282,8 @@ def _anchor_text(m: Memory) -> str:
     a = m.anchor
     if a is None:
         return "(workspace)"
-    if a.symbol:
-        where = f"{a.file}::{a.symbol}" + (f" (lines {a.start_line}-{a.end_line})" if a.start_line else "")
+    if a.symbol:  # a repeated definition's internal ``#2`` never shows: its lines tell which one
+        where = f"{a.file}::{base_symbol(a.symbol)}" + (f" (lines {a.start_line}-{a.end_line})" if a.start_line else "")
     else:
         where = f"{a.file}:{a.start_line}" if a.start_line else a.file
     return cliutil.shown(where)
@@ -500,20 +505,35 @@ def run_list(args: argparse.Namespace) -> int:
             types=args.type, file=args.file, statuses=statuses, limit=args.limit, offset=args.offset
         )
         total = engine.count_memories(types=args.type, file=args.file, statuses=statuses)
+        used = _used_by(engine, args) if args.file else []
     left = total - args.offset - len(memories)
     more = f"… {left} more of {total} (next: --offset {args.offset + len(memories)}, or a larger --limit)"
     if args.json:
-        cliutil.print_json([memory_json(m) for m in memories])
+        uses = [{**memory_json(h.memory), "used_at": h.line} for h in used]  # the line of --file using its code
+        cliutil.print_json([memory_json(m) for m in memories] + uses)
         if left > 0:
             print(f"forewarn: {more}", file=sys.stderr)  # stdout stays the list a program reads
         return 0
-    if not memories:
+    if not memories and not used:
         print("No memories." if total == 0 else f"No memories past --offset {args.offset} ({total} in all).")
     for m in memories:
         _print_memory_line(m)
     if left > 0:
         print(more)
+    if used:
+        print(f"\nOn definitions {cliutil.shown(engine.lookup_path(args.file))} uses from other files:")
+        for h in used:
+            _print_memory_line(h.memory, f"  (used at line {h.line})" if h.line else "")
     return 0
+
+
+def _used_by(engine: Any, args: argparse.Namespace) -> list[Any]:
+    """For ``--file`` naming a file: the memories on the definitions it uses from other files, as its open
+    considers them (current ones only; filtered by ``--type``)."""
+    rel = engine.lookup_path(args.file)
+    if args.all or args.status or not (engine.root / rel).is_file():
+        return []
+    return [h for h in engine.used_memories(rel) if not args.type or h.memory.type in args.type]
 
 
 def run_review(args: argparse.Namespace) -> int:

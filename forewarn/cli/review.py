@@ -15,6 +15,14 @@ log = logging.getLogger(__name__)
 
 FORMATS = ("text", "json", "sarif")
 FAIL_ON = ("stale", "contested", "any", "none")  # forewarn.workspace.review.FailOn's values
+TEXT_LINES = 6  # lines of a memory's text the text output prints (a commit message's subject and a few more)
+CHANGED_NAMES = 5  # changed symbols named in the first line; the count covers the rest
+TIER_HEADINGS = (  # forewarn.workspace.review.Tier's order
+    "Made stale or losing their code by this change:",
+    "On the changed code:",
+    "About a changed file as a whole:",
+    "On code that uses what changed:",
+)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -77,7 +85,10 @@ def run_review(args: argparse.Namespace) -> int:
 
 
 def _print_text(report: object) -> None:
-    from forewarn.workspace.review import Reason, ReviewReport
+    """For a person: the memories ranked (made stale, on changed code, file-wide, one hop out), each at its
+    file:line with its headline, the rest of its text on indented lines (at most ``TEXT_LINES``), and why."""
+    from forewarn.workspace.review import Reason, ReviewReport, Tier, tier
+    from forewarn.workspace.symbols import base_symbol
 
     assert isinstance(report, ReviewReport)
     out = cliutil.console()
@@ -86,24 +97,34 @@ def _print_text(report: object) -> None:
         out.print(text, markup=False, highlight=False, soft_wrap=True)
 
     against = "HEAD" if report.base == "HEAD" else f"{shown(report.base)} (merge base {report.base_commit[:7]})"
-    files = len(report.files)
+    files, changed = len(report.files), len(report.changed)
+    names = list(dict.fromkeys(base_symbol(c.symbol) for c in report.changed if not c.symbol.startswith("<")))
+    more_names = ", …" if len(names) > CHANGED_NAMES else ""
+    listed = f" ({shown(', '.join(names[:CHANGED_NAMES]))}{more_names})" if names else ""
     say(
         f"Reviewing the working tree against {against}: {files} changed file{'' if files == 1 else 's'}, "
-        f"{len(report.changed)} changed symbol{'' if len(report.changed) == 1 else 's'}."
+        f"{changed} changed symbol{'' if changed == 1 else 's'}{listed}."
     )
     if not report.items:
         say("No memories on this change.")
+        if report.left_out:
+            say(f"{len(report.left_out)} more on code that uses what changed: not listed.")
         return
-    current = None
+    current: Tier | None = None
     for item in report.items:
-        if item.file != current:
-            current = item.file
+        if tier(item) != current:
+            current = tier(item)
             say()
-            say(shown(item.file))
+            say(TIER_HEADINGS[current])
         m = item.memory
         lock = " · private" if item.private else ""
-        say(f"  {item.line:>5}  {m.type} · {m.status}{lock}  {shown(m.text)}")
-        say(f"         {', '.join(str(r) for r in item.reasons)}: {shown(item.why)}  (id {m.id})")
+        lines = [line.strip() for line in m.text.replace("\r\n", "\n").split("\n") if line.strip()] or [""]
+        say(f"  {shown(item.file)}:{item.line}  {shown(m.type)} · {shown(m.status)}{lock}  {shown(lines[0])}")
+        for line in lines[1:TEXT_LINES]:
+            say(f"      {shown(line)}")
+        if len(lines) > TEXT_LINES:
+            say(f"      … {len(lines) - TEXT_LINES} more lines: forewarn memory show {m.id}")
+        say(f"      {', '.join(str(r) for r in item.reasons)}: {shown(item.why)}  (id {m.id})")
     by = {r: sum(1 for i in report.items if r in i.reasons) for r in Reason}
     n = len(report.items)
     say()
@@ -115,7 +136,7 @@ def _print_text(report: object) -> None:
     if report.left_out:
         say(
             f"{len(report.left_out)} more, file-wide in changed files or on code that uses the changed symbols: "
-            "not listed (the first of each are above)."
+            "not listed (the first of each are above; --format json counts them too)."
         )
     if by[Reason.STALE] or by[Reason.DELETED]:
         say("Still true? forewarn memory confirm ID. Changed? forewarn memory supersede ID TEXT.")

@@ -451,6 +451,11 @@ class Indexer:
         with self._lock:
             return dict(self._records)
 
+    def record(self, rel: str) -> FileRecord | None:
+        """One file's record (``files()`` copies them all: hovers and opens ask about a few files each)."""
+        with self._lock:
+            return self._records.get(rel)
+
     def chunks_for(self, rel: str) -> list[CodeChunk]:
         with self._read_lock:
             return self._reader.chunks_for(rel)

@@ -218,6 +218,14 @@ async def _review(ls: ForewarnServer, args: Args) -> dict[str, Any]:
     return await ls.read(session.review, rel)
 
 
+async def _open_list(ls: ForewarnServer, args: Args) -> dict[str, Any]:
+    uri = args.string("uri", required=True)
+    session, rel = ls.target(uri)
+    if rel is None:
+        args.fail("'uri' must be a file of a workspace folder")
+    return await ls.read(session.open_list, rel, ls.buffer_text(uri or ""))
+
+
 async def _suggestion_diff(ls: ForewarnServer, args: Args) -> dict[str, Any]:
     session, mid = await ls.session_owning(_id(args))
     return await ls.read(session.suggestion_diff, mid)
@@ -268,6 +276,7 @@ COMMANDS = (
     Command(convert.CMD_SUGGESTION_DIFF, _suggestion_diff, writes=False),
     Command(convert.CMD_RESOLVE_CONFLICT, _resolve_conflict, writes=True),  # statuses change: republish
     Command(convert.CMD_FILE_MEMORIES, _file_memories, writes=False),
+    Command(convert.CMD_OPEN_LIST, _open_list, writes=False),
 )
 
 

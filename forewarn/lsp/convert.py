@@ -26,8 +26,10 @@ from forewarn.safe_text import (
     escape_inline,
     escape_markdown,
     flat_text,
+    headline,
     one_line,
 )
+from forewarn.workspace.symbols import base_symbol
 
 SOURCE = "forewarn"  # diagnostics' source: lets clients and users filter ours
 PRIVATE_MARK = "🔒 "  # before a private memory's type in hovers and diagnostics (the CLI's lists show the same)
@@ -39,6 +41,7 @@ DIAGNOSTIC_TEXT_MAX_CHARS = 1_000  # Problems views truncate long messages anywa
 CONTESTED_TEXT_MAX_CHARS = 300  # the other memory's text in a contested one's message: its own shows in full
 CONTESTED_ACTIONS = 3  # contested partners offered as quick fixes per memory; more are resolved from the CLI
 COMMIT_SHA_CHARS = 7  # git's short form: unique enough to paste into `git show`
+NAMED_PLACES = 3  # other places one diagnostic names (the same lesson on several symbols); past them, a count
 
 TYPE_ICONS: dict[str, str] = {  # one glyph per memory type in symbol pickers, so types are told apart at a glance
     MemoryType.GOTCHA: "⚠",
@@ -162,17 +165,30 @@ class Span:
 
 @dataclass(frozen=True, slots=True)
 class DiagnosticHit:
-    """One memory to show in a file: anchored here, or a graph neighbour's (``via`` = its anchor)."""
+    """One lesson to show in a file: a memory anchored here, or a graph neighbour's (``neighbour`` = its anchor).
+
+    ``also``: other places holding a memory with the same text (one diagnostic names them all). ``summary``:
+    for the file's file-wide memories, shown as one diagnostic, the others after ``memory``.
+    """
 
     memory: Memory
-    span: Span  # in the file being shown (the first line for neighbours and file-wide memories)
+    span: Span  # in the file being shown (the first line for file-wide memories; the using line for neighbours)
     neighbour: Span | None = None  # the neighbour's anchor, for relatedInformation
     contested: tuple[Memory, ...] = ()  # the memories this one is contested with (a person marked the pair)
+    also: tuple[tuple[Memory, Span], ...] = ()  # the same lesson elsewhere: each copy and where it sits
+    summary: tuple[Memory, ...] = ()  # the file's other file-wide memories (the diagnostic is their summary)
+
+    @property
+    def ids(self) -> list[str]:
+        """Every memory this diagnostic stands for, shown one first."""
+        return [self.memory.id, *(m.id for m, _ in self.also), *(m.id for m in self.summary)]
 
 
 def _place(span: Span) -> str:
-    """``file::symbol`` for a plain-text message: a file or symbol name cannot break it onto more lines."""
-    return flat_text(span.file + (f"::{span.symbol}" if span.symbol else ""))
+    """``file::symbol`` for a plain-text message: a file or symbol name cannot break it onto more lines, and
+    a repeated definition's internal ``#2`` suffix never shows."""
+    symbol = base_symbol(span.symbol) if span.symbol else None
+    return flat_text(span.file + (f"::{symbol}" if symbol else ""))
 
 
 def severity(memory: Memory, *, neighbour: bool) -> types.DiagnosticSeverity:
@@ -202,12 +218,13 @@ def contested_note(memory: Memory, others: Sequence[Memory]) -> str:
     more = f" (and {len(others) - 1} more)" if len(others) > 1 else ""
     quoted = one_line(first.text, CONTESTED_TEXT_MAX_CHARS)
     return (
-        f" | contested with: {quoted}{more} — settle it with a quick fix or "
+        f"\ncontested with: {quoted}{more} — settle it with a quick fix or "
         f"forewarn memory resolve {memory.id} --with {first.id} --replace|--both"
     )
 
 
-def diagnostic_message(memory: Memory, now: float | None = None, *, neighbour: Span | None = None) -> str:
+def _kind(memory: Memory) -> str:
+    """The memory's type and state, as the second line of its diagnostic starts: "stale gotcha (…)"."""
     head = lock(memory) + memory.type.replace("_", " ")
     if memory.status == "stale":
         head += f" (stale: {flat_text(stale_note(memory))})"
@@ -215,9 +232,40 @@ def diagnostic_message(memory: Memory, now: float | None = None, *, neighbour: S
         head = f"suggested {head} (accept or dismiss)"
     elif memory.status == MemoryStatus.CONTESTED:
         head = f"contested {head}"
-    where = f" [about {_place(neighbour)}]" if neighbour else ""
-    text = one_line(memory.text, DIAGNOSTIC_TEXT_MAX_CHARS)
-    return f"{head}{where}: {text} — {age(memory.created_at, now)}, {origin(memory)}"
+    return head
+
+
+def _names(places: Sequence[str]) -> str:
+    """A few places by name, then how many more."""
+    named = ", ".join(places[:NAMED_PLACES])
+    return named + (f" and {len(places) - NAMED_PLACES} more" if len(places) > NAMED_PLACES else "")
+
+
+def diagnostic_message(
+    memory: Memory,
+    now: float | None = None,
+    *,
+    neighbour: Span | None = None,
+    also: Sequence[Span] = (),
+    summary: Sequence[Memory] = (),
+) -> str:
+    """A headline, then a line saying what and whose it is.
+
+    The first line is the lesson itself (``safe_text.headline``: its first line, at most ``HEADLINE_MAX_CHARS``);
+    the second names the type and state, where it sits when that is elsewhere (``about file::symbol``), its age
+    and origin, the other places saying the same (``also``) and, for the file-wide summary, how many more there
+    are. The full text is in the hover and in ``relatedInformation``.
+    """
+    where = f" about {_place(neighbour)}" if neighbour else ""
+    if summary or (memory.anchor is not None and memory.anchor.symbol is None and neighbour is None):
+        where = " about the whole file"
+    meta = f"{_kind(memory)}{where} · {age(memory.created_at, now)}, {origin(memory)}"
+    if also:
+        meta += f" · also on {_names([_place(s) for s in also])}"
+    if summary:
+        kinds = ", ".join(dict.fromkeys(m.type.replace("_", " ") for m in summary))
+        meta += f" · {len(summary)} more about the whole file ({kinds})"
+    return f"{headline(memory.text)}\n{meta}"
 
 
 def more_message(more: int, file: str | None, place: str = "file", quote: Callable[[str], str] = flat_text) -> str:
@@ -227,15 +275,49 @@ def more_message(more: int, file: str | None, place: str = "file", quote: Callab
     return f"{more} more {noun} on this {place}: {quote(listing)} or the Search Memories command"
 
 
-def more_diagnostic(more: int, file: str) -> types.Diagnostic:
-    """The last diagnostic of a capped file: how many memories were left out and where they are (no id: no actions)."""
+SUGGESTIONS_MESSAGE = (
+    "more suggestions on this file: the Review Suggestions command (:Forewarn review), or forewarn memory review"
+)
+
+
+def more_diagnostic(more: int, file: str, *, suggestions: bool = False, unchecked: bool = False) -> types.Diagnostic:
+    """The last diagnostic of a capped file: what was left out and where it is (no memory id: no lifecycle actions).
+    ``unchecked``: ``more`` counts the file's own memories only (those of the code it uses are listed, not counted)."""
+    place = "file (the list adds those on the code it uses)" if unchecked else "file and the code it uses"
+    parts = [more_message(more, file, place)] if more > 0 else []
+    if suggestions:
+        tail = f"{SUGGESTIONS_MESSAGE} --file {flat_text(file)}"
+        parts.append(tail if parts else tail[0].upper() + tail[1:])
     return types.Diagnostic(
         range=FILE_RANGE,
-        message=more_message(more, file, "file and the code it uses"),
-        severity=types.DiagnosticSeverity.Information,
+        message="; ".join(parts),
+        severity=types.DiagnosticSeverity.Information if more > 0 else types.DiagnosticSeverity.Hint,
         source=SOURCE,
-        data={"more": more},
+        data={"more": more, **({"more_suggestions": True} if suggestions else {})},
     )
+
+
+def _related(hit: DiagnosticHit) -> list[types.DiagnosticRelatedInformation]:
+    """Where the rest of a diagnostic's story is: the anchor elsewhere, the same lesson's other places, the other
+    file-wide memories it summarises, and the full text when the headline cut it."""
+    out: list[types.DiagnosticRelatedInformation] = []
+
+    def add(span: Span, message: str) -> None:
+        location = types.Location(uri=span.uri, range=span.range)
+        out.append(types.DiagnosticRelatedInformation(location=location, message=message))
+
+    home = hit.neighbour or hit.span
+    if hit.neighbour is not None:
+        add(hit.neighbour, f"anchored at {_place(hit.neighbour)}")
+    if headline(hit.memory.text) != flat_text(hit.memory.text):
+        add(home, one_line(hit.memory.text, DIAGNOSTIC_TEXT_MAX_CHARS))
+    for memory, where in hit.also:
+        same = flat_text(memory.text) == flat_text(hit.memory.text)
+        said = "" if same else f": {one_line(memory.text, DIAGNOSTIC_TEXT_MAX_CHARS)}"  # the headline alone matched
+        add(where, f"the same lesson, on {_place(where)} ({memory.type.replace('_', ' ')}, id {memory.id}){said}")
+    for memory in hit.summary:
+        add(hit.span, f"{_kind(memory)}: {one_line(memory.text, DIAGNOSTIC_TEXT_MAX_CHARS)}")
+    return out
 
 
 def diagnostics(
@@ -250,31 +332,27 @@ def diagnostics(
     warnings = 0
     for hit in hits:
         sev = severity(hit.memory, neighbour=hit.neighbour is not None)
-        if sev == types.DiagnosticSeverity.Warning and not hit.contested:  # a contested pair is never demoted
+        if sev == types.DiagnosticSeverity.Warning:
             warnings += 1
             if warnings > max_warnings:
                 sev = types.DiagnosticSeverity.Information
-        related = None
-        if hit.neighbour is not None:
-            related = [
-                types.DiagnosticRelatedInformation(
-                    location=types.Location(uri=hit.neighbour.uri, range=hit.neighbour.range),
-                    message=f"anchored at {_place(hit.neighbour)}",
-                )
-            ]
+        ids = hit.ids
         out.append(
             types.Diagnostic(
                 range=hit.span.range,
-                message=diagnostic_message(hit.memory, now, neighbour=hit.neighbour)
+                message=diagnostic_message(
+                    hit.memory, now, neighbour=hit.neighbour, also=[s for _, s in hit.also], summary=hit.summary
+                )
                 + contested_note(hit.memory, hit.contested),
                 severity=sev,
                 code=hit.memory.id,
                 source=SOURCE,
-                related_information=related,
+                related_information=_related(hit) or None,
                 data={
                     "id": hit.memory.id,
                     "type": hit.memory.type,
                     "status": hit.memory.status,
+                    **({"ids": ids} if len(ids) > 1 else {}),
                     **({"contested": [m.id for m in hit.contested]} if hit.contested else {}),
                 },
             )
@@ -284,31 +362,35 @@ def diagnostics(
 
 @dataclass(frozen=True, slots=True)
 class FileView:
-    """What one open shows: ``hits`` in rank order, and ``more`` memories the cap left out."""
+    """What one open shows: ``hits`` (one per lesson) in rank order, and ``more`` memories the engine's limit
+    left out (they and any hits past the display cap are counted in one last "more" entry)."""
 
     file: str
     hits: list[DiagnosticHit]
     more: int = 0
     suggestions: list[DiagnosticHit] = field(default_factory=list)  # mined, unreviewed: shown as hints
     more_suggestions: bool = False  # the file has more than ``suggestions``: the review command lists them
+    more_unchecked: bool = False  # ``more`` counts the file's own only: its neighbours' were not looked at
 
 
-def file_diagnostics(view: FileView, *, max_warnings: int, now: float | None = None) -> list[types.Diagnostic]:
-    """A file's diagnostics, its suggestions as hints, then a line for each cap that left something out."""
-    out = diagnostics([*view.hits, *view.suggestions], max_warnings=max_warnings, now=now)
-    if view.more > 0:
-        out.append(more_diagnostic(view.more, view.file))
-    if view.more_suggestions:
-        out.append(
-            types.Diagnostic(
-                range=FILE_RANGE,
-                message="More suggestions on this file: the Review Suggestions command (:Forewarn review), "
-                f"or forewarn memory review --file {flat_text(view.file)}",
-                severity=types.DiagnosticSeverity.Hint,
-                source=SOURCE,
-                data={"more_suggestions": True},
-            )
-        )
+def file_diagnostics(
+    view: FileView, *, max_warnings: int, max_diagnostics: int, now: float | None = None
+) -> list[types.Diagnostic]:
+    """A file's diagnostics: its lessons, then its suggestions as hints, at most ``max_diagnostics`` in all.
+
+    When more would show, the last place goes to one entry counting what was left out (memories, and whether
+    suggestions were) and where to read all of it.
+    """
+    entries = [*view.hits, *view.suggestions]
+    total = max(1, max_diagnostics)
+    more, suggestions_left = view.more, view.more_suggestions
+    if len(entries) + (1 if more > 0 or suggestions_left else 0) > total:
+        entries, rest = entries[: total - 1], entries[total - 1 :]
+        more += sum(len(h.ids) for h in rest if h.memory.status != MemoryStatus.SUGGESTED)
+        suggestions_left = suggestions_left or any(h.memory.status == MemoryStatus.SUGGESTED for h in rest)
+    out = diagnostics(entries, max_warnings=max_warnings, now=now)
+    if more > 0 or suggestions_left:
+        out.append(more_diagnostic(more, view.file, suggestions=suggestions_left, unchecked=view.more_unchecked))
     return out
 
 
@@ -540,6 +622,7 @@ CMD_FILE_MEMORIES = "forewarn.fileMemories"  # every memory of one file, grouped
 # sent whenever memories may have changed (open documents are republished then): panels query again. A "$/"
 # method, which a client that does not know it may ignore (LSP), so every client gets it without asking
 MEMORIES_CHANGED = "$/forewarn/memoriesChanged"
+CMD_OPEN_LIST = "forewarn.openList"  # everything an open counts on a file: what its "N more" entry opens
 REANCHOR_ACTIONS = 3  # orphans of a file offered on one of its definitions: past a few, the CLI lists them
 
 
@@ -628,6 +711,10 @@ def code_actions(
         actions.append(_quick_fix(f"Forewarn: remember a gotcha{where}", "Remember a gotcha", CMD_REMEMBER, argument))
     seen: set[str] = set()
     for diag in diags:
+        if diag.source == SOURCE and isinstance(diag.data, dict) and "more" in diag.data:  # the "N more" entry
+            title = "Forewarn: list every memory on this file and the code it uses"
+            actions.append(_quick_fix(title, "List memories", CMD_OPEN_LIST, {"uri": uri}, diag))
+            continue
         mid = memory_id_of(diag)
         if mid is None or mid in seen:
             continue

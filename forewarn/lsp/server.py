@@ -567,7 +567,10 @@ class ForewarnServer(LanguageServer):
             session, rel = found
             if session.settings.diagnostics.enabled:
                 view = await self.read(session.file_view, rel, self.buffer_text(uri), from_buffer)
-                diags = convert.file_diagnostics(view, max_warnings=session.settings.diagnostics.max_warnings)
+                shown = session.settings.diagnostics
+                diags = convert.file_diagnostics(
+                    view, max_warnings=shown.max_warnings, max_diagnostics=shown.max_diagnostics
+                )
         if self._generation.get(uri) != generation or uri not in self.open_uris:
             return
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diags))

@@ -34,6 +34,8 @@ from forewarn.memory.errors import (
 from forewarn.memory.records import Memory
 from forewarn.memory.suggestions import worth_a_look
 from forewarn.memory.vocabulary import ANCHORED_STATUSES, MemorySource, MemoryStatus
+from forewarn.workspace import lessons
+from forewarn.workspace.lessons import Lesson
 from forewarn.workspace.limits import PROACTIVE_LIMIT
 from forewarn.workspace.symbols import SymbolLookup, base_symbol, memories_of
 
@@ -122,7 +124,6 @@ class FolderSession:
         # every 0.3 s. Dropped whenever anything may have changed (``drop_cached``, on every republish)
         self._suggested: dict[str, list[Memory]] = {}
         self._suggested_generation = 0
-        self._lookup: tuple[Workspace, SymbolLookup] | None = None  # hover resolution, per engine
         self._data_version: int | None = None
         self.full_index_running = threading.Event()  # the indexer's lock is held for the whole run
         self.indexed = threading.Event()  # the first full index has run: code search sees the folder as it is
@@ -296,47 +297,45 @@ class FolderSession:
 
     @_refusing_damage(lambda: FileView("", []))
     def file_view(self, rel: str, text: str | None, dirty: bool = False) -> FileView:
-        """What an open of ``rel`` shows: the best memories on their current spans, and how many more there are."""
+        """What an open of ``rel`` shows: one entry per lesson, best first, on current spans; how many more."""
         engine = self.engine
         if engine is None:
             return FileView(rel, [])
+        unchecked = False
         if self.full_index_running.is_set():
             hits, more = self._own_memories(rel)  # the graph waits for the index; the file's own lessons need not
         else:
-            view = engine.open_view(rel, limit=PROACTIVE_LIMIT)
-            hits, more = view.hits, view.more
+            view = engine.open_view(rel, limit=PROACTIVE_LIMIT, text=text)
+            hits, more, unchecked = view.hits, view.more, view.neighbours_unchecked
         live = _buffer_spans(rel, text) if dirty and text is not None else None
-        uses = self._uses(engine, rel, text, hits)
-        out: list[DiagnosticHit] = []
-        for hit in hits:
-            memory: Memory = hit.memory
-            anchor = memory.anchor
-            if hit.relation == "file":
-                out.append(DiagnosticHit(memory, self._span(rel, anchor, live)))
-                continue
-            there = self._span(anchor.file, anchor, None) if anchor else Span(self.uri, "", None, None, None)
-            line = uses.get(_mention_name(anchor) or "") if anchor else None
-            here = Span(self.uri_of(rel), rel, None, line, line)
-            out.append(DiagnosticHit(memory, here, neighbour=there))
+        out = [self._lesson_hit(rel, lesson, live) for lesson in lessons.group(hits)]
         contested = [h.memory.id for h in out if h.memory.status == MemoryStatus.CONTESTED and h.neighbour is None]
         if contested:  # each names what it is contested with, so both texts show on either
             partners = engine.contested_with(contested)
             out = [replace(h, contested=tuple(partners.get(h.memory.id, ()))) if not h.neighbour else h for h in out]
         suggested = self._suggestions_shown(engine, rel)
         hints = [DiagnosticHit(m, self._span(rel, m.anchor, live)) for m in suggested[:SUGGESTIONS_PER_FILE]]
-        return FileView(rel, out, more, hints, len(suggested) > SUGGESTIONS_PER_FILE)
+        return FileView(rel, out, more, hints, len(suggested) > SUGGESTIONS_PER_FILE, unchecked)
 
-    def _uses(self, engine: Workspace, rel: str, text: str | None, hits: list[Any]) -> dict[str, int]:
-        """Where ``rel`` uses the symbols its neighbours' memories are about: the first line using each
-        in code (not a comment, a string or a docstring), an import only when nothing else uses it."""
-        names = [n for h in hits if h.relation != "file" and h.memory.anchor and (n := _mention_name(h.memory.anchor))]
-        if text is None or not names:
-            return {}
-        try:
-            return self._symbols(engine).code_lines(rel, text, names)
-        except Exception:  # placement is a nicety: a parse failure puts the memory on line 1, never loses it
-            log.debug("placing neighbour memories on %s failed", rel, exc_info=True)
-            return {}
+    def _lesson_hit(self, rel: str, lesson: Lesson, live: dict[str, tuple[int, int]] | None) -> DiagnosticHit:
+        """One lesson as a diagnostic's record: where its best memory shows in ``rel`` and where the rest sit."""
+        first, *others = lesson.hits
+        if lesson.file_wide:
+            distinct = tuple(h.memory for h in lesson.distinct())
+            return DiagnosticHit(first.memory, Span(self.uri_of(rel), rel, None, None, None), summary=distinct[1:])
+        also = tuple((h.memory, self._home(rel, h, live)) for h in others)
+        if first.relation == "file":
+            return DiagnosticHit(first.memory, self._span(rel, first.memory.anchor, live), also=also)
+        anchor = first.memory.anchor
+        there = self._span(anchor.file, anchor, None) if anchor else Span(self.uri, "", None, None, None)
+        return DiagnosticHit(first.memory, Span(self.uri_of(rel), rel, None, first.line, first.line), there, also=also)
+
+    def _home(self, rel: str, hit: Any, live: dict[str, tuple[int, int]] | None) -> Span:
+        """Where a memory sits: its span in ``rel`` (the buffer's, while edited), or its anchor in its own file."""
+        anchor = hit.memory.anchor
+        if hit.relation == "file" or anchor is None:
+            return self._span(rel, anchor, live)
+        return self._span(anchor.file, anchor, None)
 
     def _suggestions_shown(self, engine: Workspace, rel: str) -> list[Memory]:
         """The best suggestions on ``rel``, one more than an open shows (so it can say there are more); cached."""
@@ -410,16 +409,14 @@ class FolderSession:
         importance = Importance(rank, len(scores), engine.graph.dependents_count(target.file)) if rank else None
         if not memories and not (target.definition and importance and _worth_telling(importance)):
             return HOVER_NOTHING  # a use of something with nothing remembered: no popup at all
-        symbol = target.symbol or target.file  # a module: its file
+        symbol = base_symbol(target.symbol) if target.symbol else target.file  # a module: its file; no ``#3``
         where = target.file if target.file != rel else None
         at = (target.line, target.start_char, target.end_char)
         return HoverView(symbol, memories, importance, where, at, self._changes(memories))
 
     def _symbols(self, engine: Workspace) -> SymbolLookup:
-        """This engine's symbol lookup (a new engine after a settings change gets a new one)."""
-        if self._lookup is None or self._lookup[0] is not engine:
-            self._lookup = (engine, SymbolLookup(engine.indexer, engine.graph))
-        return self._lookup[1]
+        """This engine's symbol lookup (a new engine after a settings change has its own)."""
+        return engine.symbol_lookup
 
     def _changes(self, memories: list[Memory]) -> dict[str, str]:
         """For each stale memory a hover shows, what changed in its code since it was written or confirmed
@@ -451,7 +448,7 @@ class FolderSession:
         same = [m for m, a in holding if a.symbol == symbol and m.status in ANCHORED_STATUSES]
         from forewarn.memory.retrieval import rank_anchored
 
-        return HoverView(symbol, rank_anchored(same, time.time()), None)
+        return HoverView(base_symbol(symbol), rank_anchored(same, time.time()), None)
 
     # ------------------------------------------------------------ commands
 
@@ -605,6 +602,19 @@ class FolderSession:
     def suggestion_diff(self, memory_id: str) -> dict[str, Any]:
         """The commit diff (or warning comment's place) a mined memory stands on, for the review pickers."""
         return {"id": memory_id, "diff": self._engine().suggestion_diff(memory_id)}
+
+    @_refusing_damage()
+    def open_list(self, rel: str, text: str | None) -> dict[str, Any]:
+        """Everything an open of ``rel`` counts, for a picker: its own memories (best first), then those on the
+        definitions it uses from other files (``usedAt``: the line of ``rel`` that uses each)."""
+        engine = self._engine()
+        from forewarn.memory.retrieval import rank_anchored
+
+        own = rank_anchored(engine.store.anchored_to_files([rel]), engine.clock())
+        used = engine.used_memories(rel, text=text)
+        rows = [convert.memory_result(m, self.anchor_span(m)) for m in own]
+        rows += [{**convert.memory_result(h.memory, self.anchor_span(h.memory)), "usedAt": h.line} for h in used]
+        return {"file": rel, "memories": rows, "total": len(rows)}
 
     @_refusing_damage()
     def review(self, rel: str | None) -> dict[str, Any]:

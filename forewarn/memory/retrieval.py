@@ -12,6 +12,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import groupby
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
@@ -87,7 +88,7 @@ DEDUPE_HEAD = 3  # candidates per wanted result loaded in full and checked for n
 SESSION_BOOST = 0.25  # a file touched this session lifts its memories by up to a quarter
 
 # proactive (file open)
-TYPE_PRIORITY: Mapping[str, float] = {  # what an open and a hover show first (a cap hides the tail)
+TYPE_PRIORITY: Mapping[str, float] = {  # what a hover shows first among one symbol's memories (a cap hides the tail)
     MemoryType.GOTCHA: 1.0,  # the reason Forewarn exists: show first
     MemoryType.ERROR_PATTERN: 0.95,  # bites too, but names a symptom more than a trap
     MemoryType.DECISION: 0.85,  # explains why the code is as it is: read before changing it
@@ -97,10 +98,15 @@ TYPE_PRIORITY: Mapping[str, float] = {  # what an open and a hover show first (a
     MemoryType.PREFERENCE: 0.5,
     MemoryType.NOTE: 0.5,
 }
-NEIGHBOUR_WEIGHT = 0.5  # a dependency's memory matters, but less than the file's own
-NEIGHBOUR_FILE_WIDE_WEIGHT = 0.6  # of that: a dependency's file-wide memory is vaguer than one on a used symbol
-SYMBOL_ANCHOR_WEIGHT = 1.0
-FILE_ANCHOR_WEIGHT = 0.9  # file-wide memories are less specific than symbol ones
+# The order an open shows (docs/internals.md, "What a file open shows"): by place, then by type, then by score.
+# A reader takes in the first few lines only, so the order is lexicographic, never a blend: a note on the code
+# being read comes before a gotcha about something it calls, and any gotcha before any decision of the same place.
+PLACE_DEFINITION = 0  # anchored to a definition of the opened file
+PLACE_FILE = 1  # about the opened file as a whole
+PLACE_NEIGHBOUR = 2  # on a definition of another file that this one really uses
+# types in TYPE_PRIORITY's order (ties in declaration order): gotchas, error patterns, decisions, dead ends, …
+TYPE_ORDER: Mapping[str, int] = {t: n for n, t in enumerate(sorted(TYPE_PRIORITY, key=lambda t: -TYPE_PRIORITY[t]))}
+UNKNOWN_TYPE_ORDER = len(TYPE_ORDER)  # an imported type we do not know: after every known one
 MAX_NEIGHBOUR_FILES = 10  # strongest dependencies considered on open: the rest add noise and latency
 SECONDS_PER_DAY = 86400.0
 
@@ -123,6 +129,7 @@ class ProactiveHit:
     relation: str  # "file": anchored to the opened file; "dependency": to a definition the file uses
     via_file: str | None = None  # the dependency file, for "dependency"
     already_shown: bool = False  # shown earlier in this session
+    line: int | None = None  # for "dependency": the opened file's first line using the definition (1-based)
 
 
 @dataclass(slots=True)
@@ -536,25 +543,26 @@ def baseline_rank(
 @dataclass(frozen=True, slots=True)
 class ProactiveCandidate:
     ref: AnchoredRef
-    relation: str  # "file" | "dependency"
+    relation: str  # "file" | "dependency" (on a definition of another file that the opened one uses)
     dep_weight: float = 1.0  # dependency edge weight relative to the file's strongest, in [0, 1]
-    symbol_used: bool = False  # the dependency memory sits on a definition the file uses
+
+    @property
+    def place(self) -> int:
+        if self.relation != "file":
+            return PLACE_NEIGHBOUR
+        return PLACE_DEFINITION if self.ref.symbol else PLACE_FILE
 
 
 def _static_weight(c: ProactiveCandidate) -> float:
-    """Everything in a proactive score but time: type, relation, trust, status."""
+    """Everything in a proactive score but time: trust, status and, for a neighbour, the dependency's strength."""
     r = c.ref
-    if c.relation == "file":
-        rel_w = SYMBOL_ANCHOR_WEIGHT if r.symbol else FILE_ANCHOR_WEIGHT
-    else:
-        rel_w = NEIGHBOUR_WEIGHT * c.dep_weight * (1.0 if c.symbol_used else NEIGHBOUR_FILE_WIDE_WEIGHT)
-    return TYPE_PRIORITY.get(r.type, 0.5) * rel_w * trust(r) * STATUS_WEIGHT.get(r.status, 0.5)
+    return trust(r) * STATUS_WEIGHT.get(r.status, 0.5) * (c.dep_weight if c.relation != "file" else 1.0)
 
 
 def rank_anchored(memories: Sequence[Memory], now: float) -> list[Memory]:
     """Memories on one anchor (a hover's symbol), best first: type, trust, status, then recency.
 
-    The same weights as a file open less the relation, which is equal here: a gotcha on the hovered
+    The same weights as a file open less the place, which is equal here: a gotcha on the hovered
     symbol comes before ten newer notes on it.
     """
 
@@ -565,7 +573,13 @@ def rank_anchored(memories: Sequence[Memory], now: float) -> list[Memory]:
 
 
 def proactive_score(c: ProactiveCandidate, now: float) -> float:
+    """The score that orders candidates of one place and type (status × trust × recency × dependency strength)."""
     return _static_weight(c) * temporal_factor(c.ref, now)
+
+
+def proactive_key(c: ProactiveCandidate, score: float) -> tuple[int, int, float, str]:
+    """Where a candidate goes in an open's order: place, type, then score (best first); ties by id."""
+    return (c.place, TYPE_ORDER.get(c.ref.type, UNKNOWN_TYPE_ORDER), -score, c.ref.id)
 
 
 # temporal_factor never exceeds (floor + (1 - floor) x 1) x the access boost; the margin absorbs rounding
@@ -575,25 +589,35 @@ TEMPORAL_CEILING = MAX_ACCESS_BOOST * (1.0 + 1e-9)
 def proactive_rank(
     candidates: Sequence[ProactiveCandidate], now: float, limit: int
 ) -> list[tuple[ProactiveCandidate, float]]:
-    """The ``limit`` best candidates with their scores, best first (ties: older id first, stable).
+    """The ``limit`` first candidates in an open's order (``proactive_key``), with their scores.
 
-    Exact, but lazy: candidates are visited by their best possible score, and the time factor (the costly
-    part) is computed only while that bound can still reach the ``limit`` best found so far. A file with a
-    thousand memories scores the few dozen that could show.
+    Exact, but lazy: candidates are visited place by place and type by type, each group by its best possible
+    score, and the time factor (the costly part) is computed only while a candidate could still place. A file
+    with a thousand memories scores the few dozen that could show.
     """
     if limit <= 0:
         return []
-    bounded = sorted(((_static_weight(c), c) for c in candidates), key=lambda wc: -wc[0])
-    kept: list[float] = []  # min-heap of the best ``limit`` scores so far
+
+    def group(c: ProactiveCandidate) -> tuple[int, int]:
+        return (c.place, TYPE_ORDER.get(c.ref.type, UNKNOWN_TYPE_ORDER))
+
+    bounded = sorted(((group(c), _static_weight(c), c) for c in candidates), key=lambda gwc: (gwc[0], -gwc[1]))
     scored: list[tuple[ProactiveCandidate, float]] = []
-    for weight, c in bounded:
-        if len(kept) == limit and weight * TEMPORAL_CEILING < kept[0]:
-            break  # sorted by bound: nothing after this one can place either
-        score = weight * temporal_factor(c.ref, now)
-        scored.append((c, score))
-        if len(kept) < limit:
-            heapq.heappush(kept, score)
-        elif score > kept[0]:
-            heapq.heapreplace(kept, score)
-    scored.sort(key=lambda cs: (-cs[1], cs[0].ref.id))
+    placed = 0  # candidates of earlier groups that are in the answer
+    for _, members in groupby(bounded, key=lambda gwc: gwc[0]):
+        need = limit - placed
+        if need <= 0:
+            break  # earlier places and types fill the answer: nothing later can enter it
+        kept: list[float] = []  # min-heap of this group's best ``need`` scores so far
+        for _, weight, c in members:
+            if len(kept) == need and weight * TEMPORAL_CEILING < kept[0]:
+                break  # sorted by bound: nothing after this one in the group can place either
+            score = weight * temporal_factor(c.ref, now)
+            scored.append((c, score))
+            if len(kept) < need:
+                heapq.heappush(kept, score)
+            elif score > kept[0]:
+                heapq.heapreplace(kept, score)
+        placed += len(kept)
+    scored.sort(key=lambda cs: proactive_key(*cs))
     return scored[:limit]

@@ -8,13 +8,19 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from forewarn.memory import lifecycle
 from forewarn.memory.errors import InvalidMemoryError
 from forewarn.memory.records import Anchor
 from forewarn.workspace.protocols import IndexerLike
+from forewarn.workspace.symbols import base_symbol
+
+# ``@overload``, ``@typing.overload``, ``@t.overload`` before a definition: a type checker's stub, not the code
+OVERLOAD_DECORATOR = re.compile(r"@\s*(?:[A-Za-z_][\w.]*\.)?overload\b")
 
 
 class AnchorResolver:
@@ -115,7 +121,7 @@ class AnchorResolver:
             ]
             if holding:  # the innermost definition holding the whole selection
                 best = min(holding, key=lambda c: (c.end_line - c.start_line, -c.start_line))
-                return lifecycle.anchor_from_chunk(rel, best)
+                return lifecycle.anchor_from_chunk(rel, self._implementation(rel, best))
             return Anchor(rel, None, start, end, None)
         rel = self.rel_path(file)
         if not (self.root / rel).is_file():
@@ -129,7 +135,7 @@ class AnchorResolver:
                 known = sorted({c.symbol for c in self.indexer.chunks_for(rel)})
                 hint = f"; symbols there: {', '.join(known[:12])}" if known else " (no symbols were found in it)"
                 raise InvalidMemoryError(f"no symbol '{symbol}' in {rel}{hint}")
-            return lifecycle.anchor_from_chunk(rel, chunk)
+            return lifecycle.anchor_from_chunk(rel, self._implementation(rel, chunk))
         assert line is not None
         if line < 1:
             raise InvalidMemoryError(f"line numbers start at 1, got {line}")
@@ -137,4 +143,25 @@ class AnchorResolver:
         chunk = self.indexer.chunk_at(rel, line)
         if chunk is None or chunk.kind == "module":
             return Anchor(rel, None, line, line, None)  # top-level code: file-wide, remembering the line
-        return lifecycle.anchor_from_chunk(rel, chunk)
+        return lifecycle.anchor_from_chunk(rel, self._implementation(rel, chunk))
+
+    def _implementation(self, rel: str, chunk: Any) -> Any:
+        """The definition a memory about ``chunk`` is about: for an ``@overload`` stub, the implementation that
+        follows its stubs (the same name, not a stub), so a change to the code that runs is a change to the
+        memory's code; any other definition is itself."""
+        if not is_overload_stub(chunk.text):
+            return chunk
+        base = base_symbol(chunk.symbol)
+        same = [c for c in self.indexer.chunks_for(rel) if c.part == 0 and base_symbol(c.symbol) == base]
+        return next((c for c in same if not is_overload_stub(c.text)), chunk)
+
+
+def is_overload_stub(text: str) -> bool:
+    """Whether a definition's text (decorators first) is an ``@overload`` stub."""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped.startswith("@"):
+            return False  # past the decorators
+        if OVERLOAD_DECORATOR.match(stripped):
+            return True
+    return False

@@ -34,6 +34,7 @@ from forewarn.workspace import reconcile
 from forewarn.workspace.anchors import AnchorResolver
 from forewarn.workspace.graph_cache import GraphCache
 from forewarn.workspace.protocols import IndexerLike
+from forewarn.workspace.symbols import SymbolLookup
 
 if TYPE_CHECKING:
     from forewarn.memory.embed_cache import PruneReport
@@ -79,6 +80,11 @@ class WorkspaceCore:
         self.session = SessionMemory(clock)
         self._lock = threading.RLock()
         self.graph = GraphCache(self.root, indexer, settings.index.max_file_bytes)
+        self.symbol_lookup = SymbolLookup(indexer, self.graph)  # hovers, and which definitions a file uses
+        # a neighbour file's cached memory rows (the store's tuple) → their positions by the name code calls their
+        # definition by: file opens filter those rows by the names a file uses, again and again (opening.py)
+        self._names_of_rows: dict[str, tuple[tuple[Any, ...], dict[str, list[int]]]] = {}
+        self._names_lock = threading.Lock()
         self.anchors = AnchorResolver(self.root, indexer, self.reindex)
         self._chunk_pool = ThreadPoolExecutor(1, thread_name_prefix="forewarn-chunks")
         self._surfaced: list[str] = []  # memories shown on file opens, not yet counted in the store

@@ -31,10 +31,12 @@ class GraphCache:
         self._idents: dict[str, frozenset[str]] = {}  # names of files not indexed yet, scanned from bytes
         self._ranks: tuple[dict[str, float], dict[str, int]] | None = None
         self._dependents: dict[str, int] = {}
+        self.generation = 0  # bumped by every invalidation: what others keep from the index is checked against it
 
     def invalidate(self, touched: Collection[str] | None = None) -> None:
         """Forget everything after an index run. ``touched``: only these files changed, so the other
         files' referenced names still hold (None: a full run, forget those too)."""
+        self.generation += 1
         refs, self._refs = self._refs, None
         self._deps.clear()
         self._idents.clear()

@@ -13,11 +13,16 @@ A definition is followed by identity, not by position:
    an event says so); under another symbol of the file it was renamed or shifted (``helper#2``
    became ``helper``; one more ``@overload`` stub pushed the implementation from ``f#3`` to ``f#4``);
 3. its symbol still there and not taken by another definition's exact match: the same definition,
-   really changed: ``stale``, with a short diff against the code it was written (or confirmed) on;
+   really changed: ``stale`` (a contested one too), with a short diff against the code it was written (or
+   confirmed) on;
 4. otherwise it vanished here: the most similar definition (tokens, names aligned) among the
    changed files, above ``SIMILARITY_MIN`` and clear of the runner-up, is it (renamed and edited,
    moved to another file, ``git mv`` plus an edit): re-anchored, stale when its syntax changed;
 5. nothing like it anywhere: ``orphaned`` (re-anchor by hand: ``Workspace.reanchor``).
+
+Staleness follows the code both ways: a memory its code made stale whose definition is found again with the
+syntax it was written (or confirmed) against — a branch switched back, a revert, a stash — is current again
+(``revived``: active, or contested when it was and its pair still is). One a person marked outdated stays so.
 """
 
 from __future__ import annotations
@@ -36,7 +41,8 @@ from forewarn.indexing.records import Chunk
 from forewarn.memory.lifecycle import ReconcileReport, event
 from forewarn.memory.records import Anchor, Memory
 from forewarn.memory.store import STATUSES, MemoryStore
-from forewarn.memory.vocabulary import CURRENT_STATUSES, MemoryStatus
+from forewarn.memory.timeline import stale_by_hand
+from forewarn.memory.vocabulary import CURRENT_STATUSES, MemoryStatus, Resolution
 from forewarn.workspace.protocols import IndexerLike
 
 log = logging.getLogger(__name__)
@@ -49,6 +55,7 @@ DIFF_MAX_LINES = 40  # a stale memory's diff, as kept in its history and shown o
 CODE_MAX_CHARS = 60_000  # anchored code kept for diffs; longer definitions keep their syntax hash only
 REFORMATTED = "reformatted"  # event kinds this module writes, beside lifecycle's stale/orphaned/revived/renamed
 REANCHORED = "reanchored"
+SAME_CODE = "same code"  # how a memory found its definition again: by identical syntax
 STALE_REASON = "the code of {symbol} changed since this was written"
 SWEEP_MAX = 2_000  # memories without remembered code given one per open or full index (a parse per file)
 UNKNOWN_SYNTAX = ""  # their code had changed before it could be remembered: compared by bytes, as before m007
@@ -265,7 +272,7 @@ def _reconcile_file(run: _Run, rel: str) -> list[_Group]:
         if target is None:
             continue
         run.claimed.add((rel, target.symbol))
-        _follow(run, g, rel, target, changed=False, how="same code")
+        _follow(run, g, rel, target, changed=False, how=SAME_CODE)
         exact_done.append(g)
     lost: list[_Group] = []
     for g in pending:
@@ -303,7 +310,7 @@ def _find_elsewhere(run: _Run, g: _Group, files: Sequence[str]) -> None:
         if pick:
             rel, c = pick[0]
             run.claimed.add((rel, c.symbol))
-            _follow(run, g, rel, c, changed=False, how="same code")
+            _follow(run, g, rel, c, changed=False, how=SAME_CODE)
             return
     if g.code is not None:
         best = _most_similar(g, similar_pool)
@@ -408,12 +415,22 @@ def _settle(
             event=event(m.id, "revived", at, symbol=symbol, file=rel, diff=diff),
         )  # fmt: skip
         run.report.revived.append(m.id)
-    elif changed and m.status == MemoryStatus.ACTIVE:
+    elif changed and m.status in (MemoryStatus.ACTIVE, MemoryStatus.CONTESTED):  # contested or not, it may be moot
         store.update_status(
             m.id, MemoryStatus.STALE, at=at, reason=STALE_REASON.format(symbol=symbol),
-            event=event(m.id, "stale", at, symbol=symbol, old_hash=a.content_hash, new_hash=content_hash, diff=diff),
+            event=event(
+                m.id, "stale", at, symbol=symbol, old_hash=a.content_hash, new_hash=content_hash, diff=diff,
+                previous_status=m.status,
+            ),
         )  # fmt: skip
         run.report.stale.append(m.id)
+    elif not changed and m.status == MemoryStatus.STALE and not stale_by_hand(m):
+        # its code is again what it was written against (a branch switched back, a revert, a stash): current again
+        status = _before_stale(store, m.id)
+        store.update_status(
+            m.id, status, at=at, event=event(m.id, "revived", at, symbol=symbol, file=rel, status=status, how=SAME_CODE)
+        )
+        run.report.revived.append(m.id)
     if not changed and not moved and a.content_hash is not None and a.content_hash != content_hash:
         # only formatting, comments or docstrings: still what the memory describes
         store.update_anchor(
@@ -425,6 +442,18 @@ def _settle(
         store.move_spans([(m.id, start, end)])
         if m.id not in run.report.reanchored:
             run.report.reanchored.append(m.id)
+
+
+def _before_stale(store: MemoryStore, memory_id: str) -> MemoryStatus:
+    """The status a memory its code made stale goes back to: contested when it was and its pair still is."""
+    for ev in reversed(store.events(memory_id)):
+        if ev.kind == "stale":
+            if ev.detail.get("previous_status") == MemoryStatus.CONTESTED and any(
+                r.kind == Resolution.CONTESTED for r in store.relations([memory_id])
+            ):
+                return MemoryStatus.CONTESTED
+            break
+    return MemoryStatus.ACTIVE
 
 
 def _orphan(run: _Run, m: Memory, why: str, **detail: Any) -> None:

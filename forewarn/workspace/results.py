@@ -10,7 +10,9 @@ from forewarn.memory import retrieval
 from forewarn.memory.lifecycle import ReconcileReport
 from forewarn.memory.records import Memory, MemoryEvent
 from forewarn.memory.retrieval import ProactiveHit, ScoredMemory, SearchTimings
+from forewarn.workspace import lessons
 from forewarn.workspace.code_search import FileHit
+from forewarn.workspace.lessons import Lesson
 
 if TYPE_CHECKING:
     pass
@@ -64,10 +66,17 @@ class ReindexReport:
 
 @dataclass(frozen=True, slots=True)
 class OpenView:
-    """What a file open shows (``hits``, ranked) and how many candidates the limit left out."""
+    """What a file open shows (``hits``, in an open's order) and how many candidates the limit left out."""
 
     hits: list[ProactiveHit]
     more: int  # ranked below the limit: shown nowhere on open, reachable by search and list
+    # the file's own memories filled the limit, so its neighbours' were not looked at (``more`` leaves them out;
+    # ``Workspace.used_memories`` lists them)
+    neighbours_unchecked: bool = False
+
+    def lessons(self) -> list[Lesson]:
+        """The hits as lessons (one per text; the file's file-wide memories as one), in the same order."""
+        return lessons.group(self.hits)
 
 
 @dataclass(frozen=True, slots=True)

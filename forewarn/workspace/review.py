@@ -15,6 +15,11 @@ deleted or rewritten). Listed, each once, with every reason that applies:
   changed file and references the symbol's name, where the memory sits on a definition whose code
   names it, or is file-wide.
 
+A definition whose syntax is unchanged (only formatting, comments or docstrings differ) is not changed, and a
+file with no other change has no memory listed for it. Items come ranked (``review_rank``: made stale, then on
+changed code, then file-wide, then one hop out; gotchas first within each), the last two tiers capped and the
+rest counted (``left_out``).
+
 The index is brought up to the working tree first (an incremental re-index, as the editor would), so
 anchors, spans and the graph describe the code under review.
 """
@@ -26,7 +31,7 @@ import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
+from enum import IntEnum, StrEnum
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -38,6 +43,7 @@ from forewarn.memory.records import Memory
 from forewarn.memory.vocabulary import CURRENT_STATUSES, MemoryType
 from forewarn.workspace import history
 from forewarn.workspace.history import BlobReader, GitError
+from forewarn.workspace.symbols import base_symbol
 
 # another issue adds this status; review already fails on it by name (``--fail-on contested``)
 CONTESTED = "contested"
@@ -45,11 +51,12 @@ CONTESTED = "contested"
 REVIEWED_STATUSES: tuple[str, ...] = (*CURRENT_STATUSES, CONTESTED)
 MAX_DEPENDENT_FILES = 50  # strongest dependents followed per changed file: a core module can have hundreds
 # one-hop memories listed per review: a one-line change to a class every module uses reached 58 of them on
-# requests (bench/review_bench.py); past a screenful a reviewer stops reading, so the rest are counted
-MAX_DEPENDENT_ITEMS = 20
+# requests (bench/review_bench.py), and a 3-line change to click's echo listed 20 (QA pass 3, D16); beside the
+# memories on the changed code itself, a reviewer reads about a screenful, so the rest are counted
+MAX_DEPENDENT_ITEMS = 8
 # file-wide memories listed per changed file: on requests mined, accepted file-wide memories made 6 of the
-# 10 memories an average commit listed (40 on one file), the editor shows at most 3 suggestions per file
-MAX_FILE_WIDE_PER_FILE = 5
+# 10 memories an average commit listed (40 on one file); an open shows them as one summary line, so two here
+MAX_FILE_WIDE_PER_FILE = 2
 INDEXED_STATUSES = ("ok", "errors")  # the indexer's statuses of a parsed file (not "skipped")
 TYPE_ORDER = {t.value: n for n, t in enumerate(MemoryType)}
 JSON_SCHEMA = "forewarn.review/1"  # bump when a field changes meaning or goes away (adding one does not)
@@ -312,15 +319,16 @@ class _Span:
     start: int
     end: int
     content_hash: str
+    syntax_hash: str = ""  # formatting, comments and docstrings aside (indexing/syntax.py); "" when not computed
 
 
 def _symbols(rel: str, data: bytes | None) -> dict[str, _Span] | None:
-    """Whole chunks of ``rel``'s text by symbol; None when the file is no language we parse."""
+    """Whole chunks of ``rel``'s text by symbol, with syntax hashes; None when the file is no language we parse."""
     spec = language_for_path(rel)
     if spec is None or data is None:
         return None
-    chunks = parse_file(data, spec).chunks
-    return {c.symbol: _Span(c.start_line, c.end_line, c.content_hash) for c in chunks if c.part == 0}
+    chunks = parse_file(data, spec, syntax=True).chunks
+    return {c.symbol: _Span(c.start_line, c.end_line, c.content_hash, c.syntax_hash) for c in chunks if c.part == 0}
 
 
 def _overlapping(spans: dict[str, _Span], ranges: list[tuple[int, int]]) -> set[str]:
@@ -397,6 +405,7 @@ def _changes(ws: Any, delta: FileDelta, blobs: BlobReader, max_bytes: int, index
         candidates = set(new)
     else:
         candidates = _overlapping(old, old_ranges) | _overlapping(new, new_ranges)
+    reparsed: dict[str, _Span] | None = None  # the new side with syntax hashes, when the index gave it without
     for s in sorted(candidates):
         before, after = old.get(s), new.get(s)
         if before is None and after is not None:
@@ -404,7 +413,11 @@ def _changes(ws: Any, delta: FileDelta, blobs: BlobReader, max_bytes: int, index
         elif after is None and before is not None:
             fc.changed[s] = "deleted"
         elif before is not None and after is not None and before.content_hash != after.content_hash:
-            fc.changed[s] = "modified"
+            if not after.syntax_hash:
+                reparsed = reparsed if reparsed is not None else (_symbols(delta.path, new_data) or {})
+                after = reparsed.get(s, after)
+            if not before.syntax_hash or before.syntax_hash != after.syntax_hash:  # a reformat is not a change
+                fc.changed[s] = "modified"
     return fc
 
 
@@ -468,10 +481,35 @@ def review(
     hop = sorted(_dependent_items(ws, per_file, gone_dependents, seen), key=dependent_rank)
     for item in hop[: max(0, dependents)]:
         items.setdefault(item.memory.id, item)
-    ordered = sorted(items.values(), key=lambda i: (i.file, i.line, i.memory.id))
+    ordered = sorted(items.values(), key=review_rank)
     rest += hop[max(0, dependents) :]
     left_out = tuple({i.memory.id: i for i in rest if i.memory.id not in items}.values())
     return ReviewReport(base or "HEAD", old, head, deltas, changed, ordered, time.perf_counter() - started, left_out)
+
+
+class Tier(IntEnum):
+    """How directly a change concerns a listed memory: the order a review lists them in."""
+
+    MADE_STALE = 0  # the change rewrites or deletes the code it was written against
+    CHANGED = 1  # on a changed definition (or one added)
+    FILE_WIDE = 2  # about a changed file as a whole
+    DEPENDENT = 3  # one hop out, on code that uses what changed
+
+
+def tier(item: ReviewItem) -> Tier:
+    if item.made_stale:
+        return Tier.MADE_STALE
+    if Reason.DEPENDENT in item.reasons:
+        return Tier.DEPENDENT
+    anchor = item.memory.anchor
+    return Tier.FILE_WIDE if anchor is None or anchor.symbol is None else Tier.CHANGED
+
+
+def review_rank(item: ReviewItem) -> tuple[int, int, str, int, str]:
+    """The order a review lists memories in: by tier (made stale, on changed code, file-wide, one hop out),
+    then by type as users see types (gotchas first), then by place."""
+    order = TYPE_ORDER.get(str(item.memory.type), len(TYPE_ORDER))
+    return (tier(item), order, item.file, item.line, item.memory.id)
 
 
 def dependent_rank(item: ReviewItem) -> tuple[bool, int, str, int]:
@@ -488,29 +526,32 @@ def _direct_item(fc: _FileChanges, m: Memory) -> ReviewItem | None:
     if a is None:
         return None
     here = d.path or d.old_path
-    if a.symbol is None:  # file-wide: about the whole file, so any change to it is a change to it
+    if a.symbol is None:  # file-wide: about the whole file, so any real change to it is a change to it
         if not d.path:
             return ReviewItem(m, here, a.start_line or 1, (Reason.DELETED,), f"{d.old_path} is deleted")
+        if fc.old is not None and fc.new is not None and not fc.changed:
+            return None  # only formatting, comments or docstrings changed: nothing the memory is about
         line = min(max(a.start_line or 1, 1), max(fc.new_lines, 1))
         return ReviewItem(m, here, line, (Reason.CHANGED,), f"a file-wide memory of {here}, which this change edits")
     how = fc.changed.get(a.symbol)
     if how is None:
         return None
+    name = base_symbol(a.symbol)  # what people call it: a repeated definition's ``#3`` is internal
     new_span = (fc.new or {}).get(a.symbol)
     if how == "deleted" or new_span is None:
         old_span = (fc.old or {}).get(a.symbol)
         old_line = old_span.start if old_span else (a.start_line or 1)
         if d.path:
             line = min(map_line(d.hunks, old_line), max(fc.new_lines, 1))
-            return ReviewItem(m, d.path, line, (Reason.CHANGED, Reason.DELETED), f"{a.symbol} is deleted")
+            return ReviewItem(m, d.path, line, (Reason.CHANGED, Reason.DELETED), f"{name} is deleted")
         return ReviewItem(m, d.old_path, old_line, (Reason.CHANGED, Reason.DELETED), f"{d.old_path} is deleted")
     if how == "added":
-        return ReviewItem(m, here, new_span.start, (Reason.CHANGED,), f"{a.symbol} is new in this change")
+        return ReviewItem(m, here, new_span.start, (Reason.CHANGED,), f"{name} is new in this change")
     stale = a.content_hash != new_span.content_hash  # confirmed against the new code: not stale again
     if stale:
-        why = f"{a.symbol} changed: its code is no longer what this memory was written against"
+        why = f"{name} changed: its code is no longer what this memory was written against"
         return ReviewItem(m, here, new_span.start, (Reason.CHANGED, Reason.STALE), why)
-    return ReviewItem(m, here, new_span.start, (Reason.CHANGED,), f"{a.symbol} changed")
+    return ReviewItem(m, here, new_span.start, (Reason.CHANGED,), f"{name} changed")
 
 
 def _dependent_items(

@@ -7,10 +7,11 @@ step that answers:
 1. the cursor is on a definition's own name: that definition;
 2. the name is bound by one of the file's imports (``from pay import charge_card as cc``): the
    definition of the imported name in the imported file (a module alias: that file);
-3. the file defines the name itself (``self.total()``: the enclosing class's first);
-4. the files this one uses (the code graph's dependencies, strongest first: an import outweighs a
+3. the receiver names a module this file uses (``flask.helpers.make_response``): the definition there;
+4. the file defines the name itself (``self.total()``: the enclosing class's first);
+5. the files this one uses (the code graph's dependencies, strongest first: an import outweighs a
    mere name match) define it, one clearly stronger than the rest;
-5. the name is defined once in the whole workspace.
+6. the name is defined once in the whole workspace.
 
 A step that finds several equally good definitions answers "don't know" rather than guess. Same-named
 definitions of one file (``f``, ``f#2``: overloads, redefinitions) count as one.
@@ -23,13 +24,15 @@ content changes.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import threading
 from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from forewarn.indexing import lookup
 from forewarn.indexing.languages import LanguageSpec, compiled, language_for_path
@@ -43,13 +46,16 @@ log = logging.getLogger(__name__)
 
 WINDOW_MAX_LINES = 400  # a window this long parses in a few ms on a loaded CPU; longer ones are cut…
 WINDOW_MARGIN = 80  # …to this many lines either side of the position (a long string may then misread)
-FACTS_CACHE_FILES = 128  # files whose spans and imports are kept (a few KB each)
+FACTS_CACHE_FILES = 1_024  # files whose spans and imports are kept (a few KB each): an open reads its neighbours'
+NAMES_CACHED = 4_096  # names whose definitions (the index's rows) are kept until the next index run
 LINES_CACHE_FILES = 8  # buffers whose lines are kept between hovers (a file's text again, at most)
 RESOLVE_MARGIN = 4.0  # a dependency this many times stronger than the next is the one meant (imports
 # weigh 20× a bare name match in the graph, so an imported definer beats a namesake elsewhere)
 MENTION_PROBES = 500  # occurrences of a name (inside longer words too) tried before giving up
 SELF_NAMES = frozenset({"self", "this", "cls", "super", "Self", "@"})  # a receiver meaning "this class"
 DISAMBIGUATOR = re.compile(r"#\d+$")  # ``helper#2``: the second definition of helper in its file
+SYMBOL_NAMES_CACHED = 1 << 16  # symbol → its name(s), asked for every neighbour row on every open: a few MB at most
+MEMBER_SEPARATOR_TEXTS = ("?.", "->", "::", ".")  # lookup.MEMBER_SEPARATORS, longest first for a text scan
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +98,12 @@ class SymbolLookup:
         self.graph = graph
         self._facts: OrderedDict[str, _Facts] = OrderedDict()
         self._lines: OrderedDict[str, tuple[int, int, list[str]]] = OrderedDict()  # rel → (hash, len, lines)
+        # name → its definitions in the index, valid for one graph generation (common names have hundreds)
+        self._named: OrderedDict[str, list[Any]] = OrderedDict()
+        self._named_generation = -1
+        # rel → (its dependencies as the graph cache gave them, import spec → the dependency it names): a file's
+        # imports name the same modules on every open and hover, and matching a spec scans all its dependencies
+        self._modules: OrderedDict[str, tuple[dict[str, float], dict[str, str | None]]] = OrderedDict()
         self._lock = threading.Lock()
 
     def warm(self, rels: Iterable[str]) -> None:
@@ -143,8 +155,15 @@ class SymbolLookup:
         return Target(file, symbols, ident.name, definition, line, start, end, kind, first_line, last_line)
 
     def _definition_of(
-        self, rel: str, spec: LanguageSpec, text: str, facts: _Facts | None, ident: lookup.Ident, line: int
+        self,
+        rel: str,
+        spec: LanguageSpec,
+        text: str,
+        facts: _Facts | None,
+        ident: lookup.Ident,
+        line: int,
     ) -> tuple[str, tuple[str, ...]] | None:
+        """What ``ident`` stands for (the module docstring's steps)."""
         name = ident.name
         own = facts.by_name.get(name, []) if facts else []
         if ident.role == "def":  # 1. its own name: the innermost same-named chunk holding the line
@@ -155,89 +174,201 @@ class SymbolLookup:
         deps = self.graph.dependencies(rel)
         binds = self._bindings(rel, spec, self._lines_of(rel, text), facts)
         if ident.receiver is None and (bound := binds.get(name)) is not None:  # 2. an import binds it
-            return self._imported(bound, deps)
+            return self._imported(rel, bound, deps)
         if ident.receiver is not None and (via := binds.get(ident.receiver)) is not None and via.module:
-            module = _module_file(via.source, deps)  # pay.charge_card() after `import pay`
+            module = self._module_of(rel, via.source, deps)  # pay.charge_card() after `import pay`
             if module is not None:
                 return _unique(self._named_in(module, name), module, ident.receiver)
             return None
+        if ident.receiver is not None and ident.receiver not in SELF_NAMES and ident.receiver not in binds:
+            module = self._module_of(rel, ident.receiver, deps)  # 3. flask.helpers.make_response(): a module receiver
+            if module is not None and module != rel and (in_module := self._named_in(module, name)):
+                return _unique(in_module, module, None)
         methods = ident.receiver is not None
         here = [c for c in own if ("." in c[0]) == methods or not methods]
-        if here:  # 3. the file's own definition
+        if here:  # 4. the file's own definition
             if ident.receiver in SELF_NAMES and facts is not None:
                 enclosing = _enclosing_class(facts.chunks, line)
                 mine = [c for c in here if enclosing and c[0].startswith(enclosing + ".")]
                 here = mine or here
             return _unique(here, rel, ident.receiver)
-        named = self.indexer.definitions_named(name)
+        named = self._named_anywhere(name)
         defs = [(d.rel, d.symbol) for d in named if ("." in d.symbol) == methods and d.rel != rel]
         used = sorted({r for r, _ in defs if r in deps}, key=lambda r: -deps[r])
-        if used:  # 4. a file this one uses, clearly the strongest
+        if used:  # 5. a file this one uses, clearly the strongest
             if len(used) == 1 or deps[used[0]] >= RESOLVE_MARGIN * deps[used[1]]:
                 return _unique_defs([d for d in defs if d[0] == used[0]], ident.receiver)
             return _unique_defs([d for d in defs if d[0] in used], ident.receiver)
-        return _unique_defs(defs, ident.receiver)  # 5. the only one there is
+        return _unique_defs(defs, ident.receiver)  # 6. the only one there is
 
-    def _imported(self, bound: lookup.Binding, deps: dict[str, float]) -> tuple[str, tuple[str, ...]] | None:
-        module = _module_file(bound.source, deps)
+    def _module_of(self, rel: str, spec: str, deps: dict[str, float]) -> str | None:
+        """``_module_file`` for ``rel``, remembered until its dependencies change (a new dict from the graph cache)."""
+        with self._lock:
+            kept = self._modules.get(rel)
+            if kept is None or kept[0] is not deps:
+                kept = self._modules[rel] = (deps, {})
+                while len(self._modules) > FACTS_CACHE_FILES:
+                    self._modules.popitem(last=False)
+            else:
+                self._modules.move_to_end(rel)
+        memo = kept[1]
+        if spec not in memo:
+            memo[spec] = _module_file(spec, deps)
+        return memo[spec]
+
+    def _named_anywhere(self, name: str) -> list[Any]:
+        """The index's definitions of ``name``, kept until the index next changes (the graph cache's generation)."""
+        generation = self.graph.generation
+        with self._lock:
+            if generation != self._named_generation:
+                self._named.clear()
+                self._named_generation = generation
+            found = self._named.get(name)
+            if found is not None:
+                self._named.move_to_end(name)
+                return found
+        found = list(self.indexer.definitions_named(name))
+        with self._lock:
+            if generation == self._named_generation:
+                self._named[name] = found
+                while len(self._named) > NAMES_CACHED:
+                    self._named.popitem(last=False)
+        return found
+
+    def _imported(self, rel: str, bound: lookup.Binding, deps: dict[str, float]) -> tuple[str, tuple[str, ...]] | None:
+        module = self._module_of(rel, bound.source, deps)
         if bound.module:
             if module is not None:
                 return module, ()
             bound = lookup.Binding(bound.local, bound.original, _parent_spec(bound.source), False, bound.row)
-            module = _module_file(bound.source, deps)  # Rust `use crate::pay::charge_card;`
+            module = self._module_of(rel, bound.source, deps)  # Rust `use crate::pay::charge_card;`
         if module is not None and (found := self._named_in(module, bound.original)):
             return _unique(found, module, None)
-        defs = [(d.rel, d.symbol) for d in self.indexer.definitions_named(bound.original)]
+        defs = [(d.rel, d.symbol) for d in self._named_anywhere(bound.original)]
         in_deps = [d for d in defs if d[0] in deps]
         matching = [d for d in in_deps if _matches_spec(d[0], bound.source)]
         found_defs = _unique_defs(matching or in_deps or defs, None)
         if found_defs is None and module is None:  # `from . import models`: the name is a module
-            sub = _module_file(f"{bound.source.rstrip('.')}.{bound.original}".lstrip("."), deps)
+            sub = self._module_of(rel, f"{bound.source.rstrip('.')}.{bound.original}".lstrip("."), deps)
             return (sub, ()) if sub is not None else None
         return found_defs
 
     # ------------------------------------------------------------ diagnostics
 
-    def code_lines(self, rel: str, text: str, names: Iterable[str]) -> dict[str, int]:
-        """1-based line of the first use of each name in code (not a comment, string or docstring),
-        preferring a use outside import statements; names with no such use are left out."""
+    def uses(
+        self, rel: str, text: str, wanted: Mapping[str, Collection[tuple[str, str]]]
+    ) -> dict[tuple[str, str], int]:
+        """Which ``wanted`` definitions ``rel`` really uses, and the 1-based line where it first does.
+
+        ``wanted`` maps a name to the definitions (``(file, symbol)``) it may call by that name. Each mention of
+        the name in ``text`` is resolved as a hover resolves it (imports, then the file's own definitions, then
+        the code graph), and a definition counts once a mention in code (not a comment, a string or a docstring)
+        resolves to it. A namesake elsewhere (``helpers.make_response`` is not ``Flask.make_response``) never
+        does; nor a method called on an object of unknown type (``runner.isolation()``, an inherited
+        ``self.update()``) unless the file names the method's class somewhere; nor a name found through the
+        code graph alone that is not called (a parameter ``status`` is not another file's function ``status``).
+        The line is the first such use outside import statements, else the import's. Keys are the definitions
+        as given."""
         spec = language_for_path(rel)
-        wanted = [n for n in dict.fromkeys(names) if n]
         if spec is None or not wanted:
             return {}
         lines = self._lines_of(rel, text)
         facts = self._file_facts(rel)
-        trees: dict[tuple[int, int], object] = {}
-        out: dict[str, int] = {}
-        for name in wanted:
-            first_import: int | None = None
+        starts = _line_starts(lines)
+        trees: dict[tuple[int, int], Any] = {}
+        owners: dict[str, bool] = {}
+        bound = self.imported_names(rel, text)
+        found: dict[tuple[str, str], int] = {}
+        for name, targets in wanted.items():
+            want: dict[tuple[str, str], list[tuple[str, str]]] = {}
+            for file, symbol in targets:
+                want.setdefault((file, base_symbol(symbol)), []).append((file, symbol))
+            if not name or not want:
+                continue
+            resolved: dict[object, tuple[str, str] | None] = {}  # one resolution per receiver (per class for self)
+            imported: dict[tuple[str, str], int] = {}
+            done: set[tuple[str, str]] = set()
             for pos in _mentions(text, name):
-                line = text.count("\n", 0, pos) + 1
-                first, last = self._window(facts, line, len(lines))
-                tree = trees.get((first, last))
-                source = "\n".join(lines[first - 1 : last]).encode("utf-8", "surrogatepass")
-                if tree is None:
-                    tree = trees[(first, last)] = lookup.parse(spec, source)
-                col = len(text[text.rfind("\n", 0, pos) + 1 : pos].encode("utf-8", "surrogatepass"))
-                try:
-                    use = lookup.code_use(spec, tree, line - first, col)  # type: ignore[arg-type]
-                except Exception:
-                    log.debug("reading %s:%d failed", rel, line, exc_info=True)
-                    use = None
+                line = bisect_right(starts, pos)
+                receiver = _receiver_before(text, pos)
+                key: object = receiver
+                if receiver in SELF_NAMES and facts is not None:
+                    key = (receiver, _enclosing_class(facts.chunks, line))
+                if key not in resolved:
+                    ident = lookup.Ident(name, 0, 0, 0, receiver, "")
+                    try:
+                        got = self._definition_of(rel, spec, text, facts, ident, line)
+                    except Exception:  # resolution is a filter: a failure counts the mention as no use
+                        log.debug("resolving %s at %s:%d failed", name, rel, line, exc_info=True)
+                        got = None
+                    resolved[key] = (got[0], base_symbol(got[1][0])) if got is not None and got[1] else None
+                target = resolved[key]
+                if target is None or target not in want or target in done:
+                    continue
+                if receiver is not None and not self._owner_named(text, target[1], owners):
+                    continue  # x.run(), self.update(): a method so named elsewhere is a guess unless its class is named
+                if receiver is None and name not in bound and not _called_at(text, pos + len(name)):
+                    continue  # found through the code graph alone: a call, else a local that shares the name
+                use = self._code_use(spec, lines, facts, trees, line, pos - starts[line - 1], rel)
                 if use == "code":
-                    out[name] = line
-                    break
-                if use == "import" and first_import is None:
-                    first_import = line
-            else:
-                if first_import is not None:
-                    out[name] = first_import
-        return out
+                    done.add(target)
+                    for given in want[target]:
+                        found[given] = line
+                    if len(done) == len(want):
+                        break
+                elif use == "import":
+                    imported.setdefault(target, line)
+            for target, line in imported.items():
+                for given in want[target]:
+                    found.setdefault(given, line)
+        return found
+
+    @staticmethod
+    def _owner_named(text: str, symbol: str, owners: dict[str, bool]) -> bool:
+        """Whether the class a method belongs to is named anywhere in ``text`` (constructed, imported, a base,
+        a type): what ties ``obj.method()`` to that class when nothing says what ``obj`` is. Functions pass."""
+        owner = _owner(symbol)
+        if not owner:
+            return True
+        if owner not in owners:
+            owners[owner] = next(iter(_mentions(text, owner)), None) is not None
+        return owners[owner]
+
+    def imported_names(self, rel: str, text: str) -> frozenset[str]:
+        """The names ``rel``'s top-level imports bring in (as written there and as defined), module names aside."""
+        spec = language_for_path(rel)
+        if spec is None:
+            return frozenset()
+        binds = self._bindings(rel, spec, self._lines_of(rel, text), self._file_facts(rel))
+        return frozenset(n for b in binds.values() if not b.module for n in (b.local, b.original))
+
+    def _code_use(
+        self,
+        spec: LanguageSpec,
+        lines: list[str],
+        facts: _Facts | None,
+        trees: dict[tuple[int, int], Any],
+        line: int,
+        char: int,
+        rel: str,
+    ) -> str | None:
+        """``lookup.code_use`` of the name at ``line``, ``char`` (code points), parsing its window once per call."""
+        first, last = self._window(facts, line, len(lines))
+        source = "\n".join(lines[first - 1 : last]).encode("utf-8", "surrogatepass")
+        tree = trees.get((first, last))
+        if tree is None:
+            tree = trees[(first, last)] = lookup.parse(spec, source)
+        col = len(lines[line - 1][:char].encode("utf-8", "surrogatepass"))
+        try:
+            return lookup.code_use(spec, tree, line - first, col)
+        except Exception:
+            log.debug("reading %s:%d failed", rel, line, exc_info=True)
+            return None
 
     # ------------------------------------------------------------ what the index says of a file
 
     def _file_facts(self, rel: str) -> _Facts | None:
-        record = self.indexer.files().get(rel)
+        record = self.indexer.record(rel)
         if record is None:
             return None
         with self._lock:
@@ -250,7 +381,7 @@ class SymbolLookup:
         by_name: dict[str, list[tuple[str, str, int, int]]] = {}
         for c in chunks:
             if c[1] != "module":
-                by_name.setdefault(_last(c[0]), []).append(c)
+                by_name.setdefault(called_name(c[0]), []).append(c)
         facts = _Facts(record.content_hash, chunks, bounds, None, by_name)
         with self._lock:
             self._facts[rel] = facts
@@ -330,11 +461,14 @@ def memories_of(store: MemoryStore, target: Target, now: float) -> list[Memory]:
 # ---------------------------------------------------------------- helpers
 
 
+@functools.lru_cache(maxsize=SYMBOL_NAMES_CACHED)
 def base_symbol(symbol: str) -> str:
     return DISAMBIGUATOR.sub("", symbol)
 
 
-def _last(symbol: str) -> str:
+@functools.lru_cache(maxsize=SYMBOL_NAMES_CACHED)
+def called_name(symbol: str) -> str:
+    """The name code elsewhere calls a definition by: ``Session.request#2`` → ``request``."""
     return base_symbol(symbol).rsplit(".", 1)[-1]
 
 
@@ -405,11 +539,19 @@ def _matches_spec(rel: str, spec: str) -> bool:
 
 
 def _matches_tail(rel: str, tail: str) -> bool:
+    stem, parent = _stem_and_parent(rel)
+    slashed = "/" + tail
+    return stem == tail or stem.endswith(slashed) or (bool(parent) and (parent == tail or parent.endswith(slashed)))
+
+
+@functools.lru_cache(maxsize=SYMBOL_NAMES_CACHED)
+def _stem_and_parent(rel: str) -> tuple[str, str]:
+    """``a/b/c.py`` → (``a/b/c``, ``a/b``): what an import's path tail is matched against (asked per dependency)."""
     slash = rel.rfind("/")
     parent, name = (rel[:slash], rel[slash + 1 :]) if slash >= 0 else ("", rel)
     dot = name.rfind(".")
     stem = f"{parent}/{name[:dot] if dot > 0 else name}" if parent else (name[:dot] if dot > 0 else name)
-    return any(p and (p == tail or p.endswith("/" + tail)) for p in (stem, parent))
+    return stem, parent
 
 
 def _module_file(spec: str, deps: dict[str, float]) -> str | None:
@@ -461,4 +603,33 @@ def _is_word(ch: str) -> bool:
     return ch.isalnum() or ch in "_$"
 
 
-__all__ = ["SymbolLookup", "Target", "base_symbol", "memories_of"]
+def _called_at(text: str, end: int) -> bool:
+    """Whether the name ending at ``end`` is called: ``(`` follows, spaces aside."""
+    while end < len(text) and text[end] in " \t":
+        end += 1
+    return end < len(text) and text[end] == "("
+
+
+def _line_starts(lines: Sequence[str]) -> list[int]:
+    """The offset at which each line starts (``bisect_right(starts, pos)`` is the 1-based line of ``pos``)."""
+    starts = [0]
+    for row in lines[:-1]:
+        starts.append(starts[-1] + len(row) + 1)
+    return starts
+
+
+def _receiver_before(text: str, pos: int) -> str | None:
+    """The name before a member separator ending at ``pos`` (``invoice`` in ``invoice.total``), "" when a
+    separator follows something else (``Pool().connect``: a member of something unnamed), None for no separator."""
+    for sep in MEMBER_SEPARATOR_TEXTS:
+        if pos >= len(sep) and text.startswith(sep, pos - len(sep)):
+            end = pos - len(sep)
+            begin = end
+            while begin > 0 and _is_word(text[begin - 1]):
+                begin -= 1
+            name = text[begin:end]
+            return name if name and not name[0].isdigit() else ""
+    return None
+
+
+__all__ = ["SymbolLookup", "Target", "base_symbol", "called_name", "memories_of"]

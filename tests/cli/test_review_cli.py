@@ -70,13 +70,27 @@ def test_text_lists_each_memory_at_file_and_line(forewarn: Forewarn, tmp_path: P
     done = forewarn("review", "-w", str(root))
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    assert "billing/invoice.py\n" in out and "billing/report.py\n" in out
-    assert "      1  gotcha · stale  total rounds each line" in out
-    assert "      4  decision · active  monthly runs at 02:00 UTC" in out  # one hop: monthly calls total
+    assert out.startswith("Reviewing the working tree against HEAD: 1 changed file, 1 changed symbol (total).")
+    stale, uses = out.index("Made stale or losing their code"), out.index("On code that uses what changed")
+    assert stale < out.index("  billing/invoice.py:1  gotcha · stale  total rounds each line") < uses  # ranked
+    assert uses < out.index("  billing/report.py:4  decision · active  monthly runs at 02:00 UTC")  # one hop
     assert "tax is VAT only" not in out
     assert ids["total"] in out
     if "private" in ids:
         assert "· private  my half-done rounding refactor" in out  # the writer's own terminal shows it, marked
+
+
+def test_text_prints_a_memorys_lines_as_lines(forewarn: Forewarn, tmp_path: Path) -> None:
+    """D4: a multi-line memory (a mined commit message) reads as indented lines, never as ``\\x0a`` escapes."""
+    root = tmp_path / "ws"
+    repo_with_memories(root)
+    with Workspace.open(root, embedder=None) as ws:
+        body = "Restore the iterator interface\n\n- add a test\n- keep the old name"
+        ws.remember(body, type="decision", file="billing/invoice.py", symbol="total")
+    change_total(root)
+    out = forewarn("review", "-w", str(root)).stdout
+    assert "\\x0a" not in out
+    assert "decision · stale  Restore the iterator interface\n      - add a test\n      - keep the old name\n" in out
 
 
 def test_json_and_sarif_leave_private_memories_out_and_sarif_validates(forewarn: Forewarn, tmp_path: Path) -> None:

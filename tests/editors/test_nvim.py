@@ -223,7 +223,8 @@ def test_review_accepts_a_mined_suggestion(
     assert pick["kind"] == "forewarn.suggestion" and REVERTED in pick["items"][0], pick
     assert "commit " in pick["items"][0] and "Accept" in verdict["items"], verdict
     assert result["notified"] == "Forewarn: suggestion accepted", result
-    assert result["accepted"]["severity"] == 3 and result["accepted"]["message"].startswith("dead end"), result
+    lesson, about = result["accepted"]["message"].split("\n")[:2]  # the headline, then its type and origin
+    assert result["accepted"]["severity"] == 3 and about.startswith("dead end") and REVERTED in lesson, result
     [accepted] = [m for m in memories(root, "--all") if REVERTED in m["text"]]
     assert accepted["status"] == "active" and accepted["source"] == "commit", accepted
 

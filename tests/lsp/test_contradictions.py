@@ -81,7 +81,7 @@ async def test_contested_pair_warns_with_both_texts_until_a_quick_fix_resolves_i
     for mine, theirs in ((old, new), (new, old)):
         diag = ours(diags, mine["id"])
         assert diag is not None and diag.severity == types.DiagnosticSeverity.Warning
-        assert diag.message.startswith("contested note")
+        assert diag.message.split("\n")[1].startswith("contested note")  # the lesson first, then what it is
         assert mine["memory"]["text"] in diag.message and theirs["memory"]["text"] in diag.message  # both texts
         assert diag.data["status"] == "contested" and diag.data["contested"] == [theirs["id"]]
 

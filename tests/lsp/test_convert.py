@@ -17,6 +17,7 @@ from forewarn.memory.records import Anchor, Memory
 from forewarn.memory.vocabulary import MemoryType
 
 NOW = 1_800_000_000.0  # a fixed "now" so ages are reproducible
+NOW_ISO = "2027-01-15T08:00:00+00:00"
 
 
 def memory(mid: str, mtype: str = "gotcha", status: str = "active", text: str = "t", days: float = 0) -> Memory:
@@ -134,13 +135,14 @@ def test_diagnostics_cap_warnings_and_point_neighbours_home() -> None:
         and first.source == "forewarn"
         and first.data == {"id": "0", "type": "gotcha", "status": "active"}
     )
-    assert first.message == "gotcha: lesson 0 — 3 months ago, recorded by a person"
+    assert first.message == "lesson 0\ngotcha · 3 months ago, recorded by a person"
     assert (first.range.start.line, first.range.end.line) == (2, 5)
     theirs = diags[-1]
     assert theirs.range == convert.FILE_RANGE
     assert theirs.related_information[0].location.uri == "file:///w/c.py"  # type: ignore[index]
     assert theirs.related_information[0].location.range.start.line == 6  # type: ignore[index]
-    assert "[about c.py::f]" in theirs.message
+    when = convert.age(hits[-1].memory.created_at, NOW)
+    assert theirs.message == f"theirs\ngotcha about c.py::f · {when}, recorded by a person"
 
 
 def test_suggestions_are_hints_that_name_their_commit_and_a_cap_says_how_many_more() -> None:
@@ -154,18 +156,19 @@ def test_suggestions_are_hints_that_name_their_commit_and_a_cap_says_how_many_mo
         memory("s", status="suggested", text="quantize once"), source="commit", provenance={"commits": commits[:1]}
     )
     view = convert.FileView("a.py", [DiagnosticHit(memory("g"), span())], 30, [DiagnosticHit(mined, span())], True)
-    diags = convert.file_diagnostics(view, max_warnings=3, now=NOW)
+    diags = convert.file_diagnostics(view, max_warnings=3, max_diagnostics=5, now=NOW)
     assert [d.severity for d in diags] == [
         types.DiagnosticSeverity.Warning, types.DiagnosticSeverity.Hint,  # a suggestion never warns
-        types.DiagnosticSeverity.Information, types.DiagnosticSeverity.Hint,
+        types.DiagnosticSeverity.Information,  # one entry for all that was left out
     ]  # fmt: skip
-    assert diags[1].message.startswith("suggested gotcha (accept or dismiss): quantize once")
+    assert diags[1].message.startswith("quantize once\nsuggested gotcha (accept or dismiss) · ")
     assert diags[1].message.endswith("suggested from commit abc1234 by Ann, 2024-03-02")
     assert diags[2].message == (
         "30 more memories on this file and the code it uses: forewarn memory list --file a.py "
-        "or the Search Memories command"
+        "or the Search Memories command; more suggestions on this file: the Review Suggestions command "
+        "(:Forewarn review), or forewarn memory review --file a.py"
     )
-    assert diags[2].code is None and "review" in diags[3].message.lower()
+    assert diags[2].code is None and diags[2].data == {"more": 30, "more_suggestions": True}
     accepted = dataclasses.replace(mined, status="active", provenance={"commits": commits})
     assert convert.origin(accepted) == "learned from 2 commits, latest commit abc1234 by Ann, 2024-03-02"
     older = dataclasses.replace(accepted, provenance={"commits": commits[1:]})
@@ -275,3 +278,54 @@ def test_bare_commands_for_clients_without_literals() -> None:
     bare = convert.bare_commands(actions)
     assert [c.command for c in bare] == [a.command.command for a in actions]  # type: ignore[union-attr]
     assert bare[0].title == "Forewarn: remember a gotcha for f"
+
+
+def test_one_open_shows_a_few_headlines_one_per_lesson_and_counts_the_rest() -> None:
+    """At most ``max_diagnostics`` entries, ``max_warnings`` of them Warnings; a lesson on several places is one
+    entry naming them; file-wide memories are one entry; a headline is the lesson's first line, 120 characters
+    at most, and the rest of the text is in relatedInformation."""
+    long = "Retries must be idempotent. " * 10
+    copies = (memory("c2", text="same lesson"), span(20, 22, "a.py"))
+    elsewhere = (memory("c3", text="same lesson"), Span("file:///w/b.py", "b.py", "B.run#3", 4, 6))
+    hits = [
+        DiagnosticHit(memory("g1", text="first line\nsecond line"), span()),
+        DiagnosticHit(memory("g2", text="same lesson"), span(10, 12), also=(copies, elsewhere)),
+        DiagnosticHit(memory("g3", text=long), span()),
+        DiagnosticHit(
+            Memory("w1", "decision", "whole file", Anchor("a.py"), "user", 1.0, NOW_ISO, NOW_ISO),
+            span(None, None),
+            summary=(Memory("w2", "note", "another", Anchor("a.py"), "user", 1.0, NOW_ISO, NOW_ISO),),
+        ),
+        *(DiagnosticHit(memory(f"x{i}", text=f"extra {i}"), span()) for i in range(4)),
+    ]
+    diags = convert.file_diagnostics(convert.FileView("a.py", hits, 7), max_warnings=2, max_diagnostics=5, now=NOW)
+    assert len(diags) == 5
+    assert [d.severity for d in diags[:4]] == [
+        types.DiagnosticSeverity.Warning, types.DiagnosticSeverity.Warning,
+        types.DiagnosticSeverity.Information, types.DiagnosticSeverity.Information,  # demoted past two
+    ]  # fmt: skip
+    first_lines = [d.message.split("\n")[0] for d in diags[:4]]
+    assert first_lines[:2] == ["first line", "same lesson"]
+    assert len(first_lines[2]) <= 120 and first_lines[2].endswith("…") and first_lines[2].startswith("Retries")
+    assert diags[0].related_information[0].message == "first line second line"  # type: ignore[index]
+    same = diags[1]
+    assert "also on a.py::f, b.py::B.run" in same.message and "#3" not in same.message
+    assert same.data["ids"] == ["g2", "c2", "c3"]  # type: ignore[index]
+    assert [r.location.uri for r in same.related_information or []] == ["file:///w/a.py", "file:///w/b.py"]
+    wide = diags[3]
+    assert wide.message.startswith("whole file\ndecision about the whole file · ")
+    assert wide.message.endswith("1 more about the whole file (note)")
+    assert wide.related_information[0].message == "note: another"  # type: ignore[index]
+    more = diags[4]
+    assert more.message.startswith("11 more memories on this file and the code it uses")  # 7 + 4 lessons left out
+    assert more.data == {"more": 11}
+    quiet = convert.file_diagnostics(convert.FileView("a.py", hits[:2]), max_warnings=3, max_diagnostics=5, now=NOW)
+    assert len(quiet) == 2  # nothing left out: no "more" entry
+
+
+def test_headline_is_the_first_line_cut_at_a_word() -> None:
+    assert convert.headline("  Fix the cache\n\nLonger body.") == "Fix the cache"
+    cut = convert.headline("word " * 40)
+    assert cut == ("word " * 23).strip() + "…" and len(cut) <= 120
+    assert convert.headline("x" * 300) == "x" * 119 + "…"
+    assert convert.headline("\n\n") == ""

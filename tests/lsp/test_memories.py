@@ -71,8 +71,9 @@ async def test_remembered_gotcha_appears_on_open(client: LanguageClient, workspa
     # Invoice.total is lines 9-12 (1-based): the whole span, ending at the start of line 13
     assert (warning.range.start.line, warning.range.start.character) == (8, 0)
     assert (warning.range.end.line, warning.range.end.character) == (12, 0)
-    assert warning.message.startswith("gotcha: Invoice.total must quantize")
-    assert "just now" in warning.message and "recorded by a person" in warning.message
+    lesson, about = warning.message.split("\n")  # a headline, then what and whose it is
+    assert lesson == "Invoice.total must quantize after summing, never per line: rounding per line loses cents."
+    assert about == "gotcha · just now, recorded by a person"
     assert warning.data["id"] == gotcha["id"]
 
     info = ours(diags, decision["id"])

@@ -45,6 +45,7 @@ COMMANDS = {
     "forewarn.reanchor",
     "forewarn.resolveConflict",
     "forewarn.fileMemories",
+    "forewarn.openList",
 }
 
 

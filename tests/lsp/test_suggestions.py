@@ -19,7 +19,6 @@ from forewarn.memory.suggestions import Suggestion
 from forewarn.memory.vocabulary import MemorySource, MemoryType
 from forewarn.workspace.engine import Workspace
 from forewarn.workspace.history import GitError, cut_lines
-from forewarn.workspace.limits import PROACTIVE_LIMIT
 from tests.lsp.conftest import (
     EDITORS,
     SERVER_COMMAND,
@@ -87,7 +86,7 @@ async def test_a_suggestion_is_a_hint_until_accepted_then_a_warning(client: Lang
     diags = await diagnostics_for(client, uri, lambda ds: by_text(ds, "quantize after summing") is not None)
     hint = by_text(diags, "quantize after summing")
     assert hint is not None and hint.severity == types.DiagnosticSeverity.Hint
-    assert hint.message.startswith("suggested gotcha")
+    assert hint.message.split("\n")[1].startswith("suggested gotcha")
     assert "suggested from commit 0000000 by Ann, 2024-03-02" in hint.message
     assert (hint.range.start.line, hint.range.end.line) == (8, 12)  # Invoice.total's span
     suggested = [d for d in diags if isinstance(d.data, dict) and d.data.get("status") == "suggested"]
@@ -129,7 +128,9 @@ async def test_a_suggestion_is_a_hint_until_accepted_then_a_warning(client: Lang
     warning = by_text(after, "quantize after summing")
     assert warning is not None and warning.severity == types.DiagnosticSeverity.Warning
     assert (
-        warning.message.startswith("gotcha: Fix rounding") and "learned from commit 0000000 by Ann" in warning.message
+        warning.message.startswith("Fix rounding")
+        and "\ngotcha · " in warning.message
+        and "learned from commit 0000000 by Ann" in warning.message
     )
 
     dismissed = await run(client, "forewarn.dismissSuggestion", id=review["suggestions"][1]["id"])
@@ -172,11 +173,11 @@ async def test_a_crowded_file_shows_the_cap_and_says_how_many_more(
     uri = open_document(client, crowded / "billing" / "models.py")
     diags = await diagnostics_for(client, uri, lambda ds: len(ds) > 1)
     more = diags[-1]
-    assert len(diags) == PROACTIVE_LIMIT + 1
+    assert len(diags) == Settings().diagnostics.max_diagnostics  # four lessons and one entry for the rest
     assert more.severity == types.DiagnosticSeverity.Information and more.code is None
-    assert more.message.startswith(f"{MANY - PROACTIVE_LIMIT} more memories on this file")
+    assert more.message.startswith(f"{MANY - 4} more memories on this file")
     assert "forewarn memory list --file billing/models.py" in more.message and "Search Memories" in more.message
-    assert diags[0].message.startswith("gotcha: Invoice.total: quantize")  # the gotcha outranks 199 notes
+    assert diags[0].message.startswith("Invoice.total: quantize")  # the gotcha outranks 199 notes
 
     hover = await client.text_document_hover_async(  # on the name `total` of `def total`
         types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(8, 8))

@@ -44,7 +44,7 @@ async def test_memories_for_files_shows_own_neighbours_and_stale(shop: Path) -> 
         text = text_of(await s.call_tool("memories_for_files", {"paths": ["pay.py"]}))
     assert "### pay.py" in text
     assert "**decision** `charge_card` (pay.py:6): every charge carries an idempotency key" in text
-    # Money.__add__ is used by pay.py (through Money): a neighbour's gotcha, saying where it comes from
+    # Money.__add__ is used by pay.py (subtotal calls it on a Money): a neighbour's gotcha, saying where it comes from
     assert "**gotcha** `Money.__add__` (money.py:8) (from `money.py`, which this file uses)" in text
     assert "finalize is called twice" in text and "may be outdated (the checkout page was rewritten)" in text
     assert "reports are generated" not in text  # another file's memory, not used here

@@ -37,9 +37,9 @@ def test_marked_by_hand_is_not_called_a_code_change() -> None:
     assert stale_note(code) == "its code changed"
 
     message = convert.diagnostic_message(by_hand, NOW)
-    assert message.startswith("gotcha (stale: marked outdated: the gateway was replaced): retry with care")
+    assert message.startswith("retry with care\ngotcha (stale: marked outdated: the gateway was replaced) · ")
     assert "code it describes changed" not in message and "its code changed" not in message
-    assert convert.diagnostic_message(code, NOW).startswith("gotcha (stale: its code changed): ")
+    assert convert.diagnostic_message(code, NOW).split("\n")[1].startswith("gotcha (stale: its code changed) · ")
 
     hover = convert.hover_markdown("f", [by_hand, code], None, NOW)
     assert hover is not None

@@ -156,6 +156,8 @@ def test_untouched_memories_are_not_listed(repo: Repo, ws: Workspace) -> None:
     charge = remember(ws, "charge is idempotent", "billing.py", "charge")
     assert review(ws).items == []  # nothing changed yet
     repo.edit("billing.py", "    total = amount\n", "    total = amount  # cents\n")
+    assert review(ws).items == [] and review(ws).changed == []  # a comment is not a change (D16)
+    repo.edit("billing.py", "    total = amount  # cents\n", "    total = amount // 1\n")
     items = by_id(review(ws))
     assert charge.id in items
     assert refund.id not in items and everywhere.id not in items and browse.id not in items
@@ -298,3 +300,41 @@ def test_file_wide_memories_of_a_changed_file_are_capped_gotchas_first(repo: Rep
     capped = review(ws, file_wide=1)
     assert {i.memory.id for i in capped.items} == {trap.id, charge.id}  # the symbol's memory is never capped
     assert [i.memory.id for i in capped.left_out] == [note.id]
+
+
+def test_whitespace_and_comments_are_no_change_and_the_list_is_ranked_and_sized(repo: Repo, ws: Workspace) -> None:
+    """D16: a whitespace- or comment-only edit changes no symbol and lists nothing, not even a changed file's
+    file-wide memories; a real change lists what it rewrites first, then the rest, capped and counted."""
+    wide = [remember(ws, f"billing.py note {n}", "billing.py", type="note") for n in range(3)]
+    trap = remember(ws, "refund reverses the fee too", "billing.py", "refund", type="gotcha")
+    user = remember(ws, "checkout charges once per cart", "shop.py", "checkout", type="gotcha")
+    repo.edit("billing.py", "def refund(card, amount):\n", "def refund(card,   amount):  # trailing note\n")
+    repo.edit("billing.py", "    return amount * 0.01\n", "    return amount * 0.01   \n\n")
+    quiet = review(ws)
+    assert quiet.changed == [] and quiet.items == [] and quiet.left_out == ()
+    repo.edit("billing.py", "    return -amount\n", "    return -amount - 1\n")
+    repo.edit("billing.py", "    total = amount\n", "    total = amount + 1\n")
+    report = review(ws)
+    assert [(c.symbol, c.change) for c in report.changed] == [("charge", "modified"), ("refund", "modified")]
+    order = [i.memory.id for i in report.items]
+    assert order[0] == trap.id  # made stale first
+    assert order[-1] == user.id  # one hop out last
+    listed_wide = [m.id for m in wide if m.id in order]
+    assert len(listed_wide) == rv.MAX_FILE_WIDE_PER_FILE and len(report.left_out) == 3 - rv.MAX_FILE_WIDE_PER_FILE
+    assert [rv.tier(i) for i in report.items] == sorted(rv.tier(i) for i in report.items)
+
+
+def test_a_change_to_an_overloaded_implementation_is_a_change_to_its_memory(repo: Repo, ws: Workspace) -> None:
+    """D2: the memory sits on the implementation behind the ``@overload`` stubs, so review lists it as made
+    stale; what a person reads names ``Context.invoke``, never the internal ``#3``."""
+    stubs = "    @t.overload\n    def invoke(self, x: int) -> int: ...\n\n" * 2
+    implementation = "    def invoke(self, x):\n        return x\n"
+    repo.write("core.py", f"import typing as t\n\n\nclass Context:\n{stubs}{implementation}")
+    repo.commit("core")
+    ws.reindex()
+    m = remember(ws, "invoke fills defaults only for a Command", "core.py", "Context.invoke", type="gotcha")
+    repo.edit("core.py", "        return x\n", "        return [x]\n")
+    report = review(ws)
+    item = by_id(report)[m.id]
+    assert item.made_stale and item.why.startswith("Context.invoke changed")
+    assert ("Context.invoke#3", "modified") in [(c.symbol, c.change) for c in report.changed]

@@ -14,6 +14,7 @@ from forewarn.indexing.indexer import Indexer
 from forewarn.memory.store import MemoryStore
 from forewarn.memory.vocabulary import MemoryStatus
 from forewarn.workspace.engine import Workspace
+from tests.gitrepo import Repo
 
 PAY_PY = '''\
 import time
@@ -322,3 +323,124 @@ def test_namesakes_without_remembered_code_follow_their_bytes(root: Path, ws: Wo
     assert ws.get(first.id).status == MemoryStatus.ORPHANED
     kept = ws.get(second.id)
     assert kept.status == MemoryStatus.ACTIVE and kept.anchor is not None and kept.anchor.symbol == "helper"
+
+
+# ---------------------------------------------------------------- both ways (issue 22: D3, D23, review on a branch)
+
+
+def bump(path: Path) -> None:
+    """A new mtime, as a checkout within the filesystem's timestamp granularity may not give."""
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    r = Repo(tmp_path / "repo")
+    r.write("pay.py", PAY_PY)
+    r.commit("pay")
+    return r
+
+
+def test_code_back_to_what_a_memory_was_written_against_makes_it_current_again(repo: Repo) -> None:
+    """D3: a branch switched back, a revert and a stash each bring the exact code back: the memory is active
+    again (its history says so); one a person marked outdated stays stale."""
+    with Workspace.open(repo.root, embedder=None) as ws:
+        ws.reindex()
+        m = ws.remember("charge works in cents", type="gotcha", file="pay.py", symbol="charge").memory
+        by_hand = ws.remember("retry gives up after 3", type="gotcha", file="pay.py", symbol="retry").memory
+        ws.mark_stale(by_hand.id, "the gateway retries for us now")
+        repo.git("checkout", "-q", "-b", "experiment")
+        repo.edit("pay.py", "total = (amount * 100)  # cents", "total = amount * 1000")
+        repo.commit("experiment")
+        bump(repo.root / "pay.py")
+        assert m.id in ws.reindex().memories.stale
+        repo.git("checkout", "-q", "main")  # the branch switched back
+        bump(repo.root / "pay.py")
+        report = ws.reindex().memories
+        assert m.id in report.revived and ws.get(m.id).status == MemoryStatus.ACTIVE
+        assert kinds(ws, m.id)[-2:] == ["stale", "revived"]
+        assert ws.get(by_hand.id).status == MemoryStatus.STALE  # a person's word is not the code's to undo
+        for undo in (("stash",), ("checkout", "--", "pay.py")):  # a stash, and a revert of the working tree
+            repo.edit("pay.py", "total = (amount * 100)  # cents", "total = amount * 7")
+            bump(repo.root / "pay.py")
+            ws.reindex()
+            assert ws.get(m.id).status == MemoryStatus.STALE
+            repo.git(*undo)
+            bump(repo.root / "pay.py")
+            ws.reindex()
+            assert ws.get(m.id).status == MemoryStatus.ACTIVE, undo
+
+
+def test_a_contested_memory_goes_stale_with_its_code_and_comes_back_contested(repo: Repo) -> None:
+    """D23: contested is no shield against a code change; when the code returns, so does the contest."""
+    with Workspace.open(repo.root, embedder=None) as ws:
+        ws.reindex()
+        a = ws.remember("charge rounds to cents", type="gotcha", file="pay.py", symbol="charge").memory
+        b = ws.remember("charge never rounds", type="gotcha", file="pay.py", symbol="charge").memory
+        ws.resolve_conflict(b.id, a.id, "contested")
+        assert ws.get(a.id).status == ws.get(b.id).status == MemoryStatus.CONTESTED
+        repo.edit("pay.py", "total = (amount * 100)  # cents", "total = round(amount * 100)")
+        bump(repo.root / "pay.py")
+        report = ws.reindex().memories
+        assert {a.id, b.id} <= set(report.stale)
+        assert ws.get(a.id).status == MemoryStatus.STALE and "stale" in kinds(ws, a.id)
+        repo.git("checkout", "--", "pay.py")
+        bump(repo.root / "pay.py")
+        ws.reindex()
+        assert ws.get(a.id).status == ws.get(b.id).status == MemoryStatus.CONTESTED
+
+
+def test_review_on_a_branch_never_changes_what_main_shows(repo: Repo) -> None:
+    """``forewarn review`` re-indexes the branch it runs on; back on main the memories read as before it."""
+    from forewarn.workspace.review import Reason, review
+
+    with Workspace.open(repo.root, embedder=None) as ws:
+        ws.reindex()
+        m = ws.remember("charge works in cents", type="gotcha", file="pay.py", symbol="charge").memory
+        before = [(h.memory.id, h.memory.status) for h in ws.proactive("pay.py", record=False)]
+        repo.git("checkout", "-q", "-b", "feature")
+        repo.edit("pay.py", "total = (amount * 100)  # cents", "total = amount * 100 + 1")
+        repo.commit("feature")
+        bump(repo.root / "pay.py")
+        items = {i.memory.id: i for i in review(ws, "main").items}
+        assert Reason.STALE in items[m.id].reasons
+        repo.git("checkout", "-q", "main")
+        bump(repo.root / "pay.py")
+        ws.reindex()
+        assert [(h.memory.id, h.memory.status) for h in ws.proactive("pay.py", record=False)] == before
+
+
+# ---------------------------------------------------------------- @overload (issue 22: D2)
+
+OVERLOADED = """\
+import typing as t
+
+
+class Context:
+    @t.overload
+    def invoke(self, callback: int) -> int: ...
+
+    @t.overload
+    def invoke(self, callback: str) -> str: ...
+
+    def invoke(self, callback):
+        for param in callback:
+            pass
+        return callback
+"""
+
+
+def test_a_memory_on_an_overloaded_name_anchors_to_the_implementation(root: Path, ws: Workspace) -> None:
+    """D2: ``--symbol Context.invoke`` (and a line inside a stub) means the code that runs; a change to it makes
+    the memory stale and is a change in review; nothing shows the internal ``#3``."""
+    write(root, "core.py", OVERLOADED)
+    ws.reindex(["core.py"])
+    m = ws.remember("invoke fills defaults only for a Command", type="gotcha", file="core.py", symbol="Context.invoke")
+    assert m.memory.anchor is not None and m.memory.anchor.symbol == "Context.invoke#3"
+    assert m.memory.anchor.start_line == 11  # the implementation, not the stub at line 5
+    on_stub = ws.resolve_anchor("core.py", line=6)
+    assert on_stub is not None and on_stub.symbol == "Context.invoke#3"
+    loop = "        for param in callback:"
+    write(root, "core.py", OVERLOADED.replace(loop, "        callback = list(callback)\n" + loop))
+    assert m.memory.id in ws.reindex().memories.stale

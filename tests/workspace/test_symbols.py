@@ -194,15 +194,28 @@ def test_memories_of_the_target(ws: Workspace) -> None:
     assert [x.id for x in memories_of(ws.store, module, ws.clock())] == [wide.memory.id]
 
 
-def test_code_lines_skip_comments_strings_and_prefer_uses_to_imports(ws: Workspace) -> None:
+def test_uses_resolve_each_name_skip_comments_and_strings_and_prefer_calls_to_imports(ws: Workspace) -> None:
     text = (ws.root / "checkout.py").read_text()
     lines = text.split("\n")
-    found = SymbolLookup(ws.indexer, ws.graph).code_lines("checkout.py", text, ["charge_card", "Gateway", "nowhere"])
+    wanted = {
+        "charge_card": [("payments.py", "charge_card")],
+        "Gateway": [("payments.py", "Gateway")],
+        "send": [("payments.py", "Gateway.send"), ("payments.py", "Ledger.send")],  # gateway.send: Gateway's only
+        "refund": [("payments.py", "refund#3")],  # the implementation behind two @overload stubs
+        "save": [("other.py", "save")],  # checkout.py defines its own save: a namesake, never a use
+        "nowhere": [("payments.py", "nowhere")],
+    }
+    found = SymbolLookup(ws.indexer, ws.graph).uses("checkout.py", text, wanted)
+    assert set(found) == {
+        ("payments.py", "charge_card"), ("payments.py", "Gateway"), ("payments.py", "Gateway.send"),
+        ("payments.py", "refund#3"),
+    }  # fmt: skip
     # charge_card: the docstrings and the comment mention it first; the import is not a use
-    assert lines[found["charge_card"] - 1].strip().startswith('label = "')
-    assert "gateway = Gateway()" in lines[found["Gateway"] - 1]
-    assert "nowhere" not in found
+    assert lines[found[("payments.py", "charge_card")] - 1].strip().startswith('label = "')
+    assert "gateway = Gateway()" in lines[found[("payments.py", "Gateway")] - 1]
+    assert "gateway.send(order)" in lines[found[("payments.py", "Gateway.send")] - 1]
     only_imported = "from payments import refund\n\n# refund later\n"
     (ws.root / "later.py").write_text(only_imported)
     ws.reindex(["later.py"])
-    assert SymbolLookup(ws.indexer, ws.graph).code_lines("later.py", only_imported, ["refund"]) == {"refund": 1}
+    got = SymbolLookup(ws.indexer, ws.graph).uses("later.py", only_imported, {"refund": [("payments.py", "refund")]})
+    assert got == {("payments.py", "refund"): 1}

@@ -4,6 +4,7 @@ import * as vscode from "vscode";
 import { describeAnchor, openAnchor, symbolAt, toLspRange } from "./anchors";
 import {
   type Anchor,
+  type OpenListResult,
   isRecord,
   MEMORY_TYPES,
   type Memory,
@@ -441,6 +442,9 @@ export async function executeCodeActionCommand(
   resolve?: ResolveConflict,
 ): Promise<unknown> {
   const [argument, ...rest] = args;
+  if (command === ServerCommand.openList) {
+    return pickOpenList((await send(args)) as OpenListResult);
+  }
   if (!isRecord(argument) || argument.text !== null) {
     return send(args);
   }
@@ -473,6 +477,24 @@ export async function executeCodeActionCommand(
     }
   }
   return send(args);
+}
+
+/** The "N more" diagnostic's list: the file's memories, then those on the code it uses; picking one opens it. */
+async function pickOpenList(result: OpenListResult): Promise<OpenListResult> {
+  const items = result.memories.map((memory) => {
+    const item = memoryItem(memory);
+    return memory.usedAt ? { ...item, detail: `${item.detail} · used at line ${memory.usedAt}` } : item;
+  });
+  const chosen = await vscode.window.showQuickPick(items, {
+    title: `Forewarn: ${result.total} memories on ${result.file} and the code it uses`,
+    placeHolder: "Pick a memory to open where it is anchored",
+    matchOnDescription: true,
+    matchOnDetail: true,
+  });
+  if (chosen && !(await openAnchor(chosen.memory.anchor))) {
+    await vscode.window.showInformationMessage(`${chosen.memory.type}: ${chosen.memory.text}`);
+  }
+  return result;
 }
 
 /** Read-only documents for the repo map: content lives here, VS Code asks for it by URI. */

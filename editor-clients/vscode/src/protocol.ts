@@ -54,6 +54,14 @@ export interface ReviewResult {
   total?: number;
 }
 
+/** `forewarn.openList`: everything an open counts on a file (its "N more" entry opens this list). */
+export interface OpenListResult {
+  file: string;
+  /** The file's own memories, then those on definitions it uses from other files (`usedAt`: where it uses each). */
+  memories: (Memory & { usedAt?: number | null })[];
+  total: number;
+}
+
 /** `forewarn.suggestionDiff`: the commit diff a mined suggestion stands on (or a warning comment's place). */
 export interface SuggestionDiffResult {
   id: string;
@@ -249,6 +257,7 @@ export const ServerCommand = {
   reanchor: "forewarn.reanchor",
   resolveConflict: "forewarn.resolveConflict",
   fileMemories: "forewarn.fileMemories",
+  openList: "forewarn.openList",
 } as const;
 
 /** Sent by the server whenever memories may have changed: the panel's views ask again. */
@@ -318,6 +327,7 @@ export const DAEMON_SETTINGS = [
   "embedder.documentPrefix",
   "diagnostics.enabled",
   "diagnostics.maxWarnings",
+  "diagnostics.maxDiagnostics",
   "diagnostics.includeNeighbours",
   "mining.enabled",
   "mining.onOpen",

@@ -319,6 +319,13 @@ M.code_action_commands = {
       send(argument.text)
     end
   end,
+  -- the "N more" diagnostic's list: the file's memories, then those on the code it uses, in the picker
+  [protocol.COMMANDS.open_list] = function(command, ctx)
+    M.execute(command.command, shallow_copy((command.arguments or {})[1]), function(result)
+      result = result or {}
+      M.pick(result.memories or {}, ("Forewarn: memories on %s and the code it uses"):format(result.file or "this file"))
+    end, ctx)
+  end,
   [protocol.COMMANDS.supersede] = function(command, ctx)
     local argument = shallow_copy((command.arguments or {})[1])
     local function send(body)

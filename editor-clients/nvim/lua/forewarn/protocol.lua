@@ -25,6 +25,7 @@ M.COMMANDS = {
   reanchor = "forewarn.reanchor",
   resolve_conflict = "forewarn.resolveConflict",
   file_memories = "forewarn.fileMemories",
+  open_list = "forewarn.openList",
 }
 
 --- Sent by the server whenever memories may have changed: the panel asks again.
@@ -82,6 +83,7 @@ M.SETTINGS = {
   "embedder.document_prefix",
   "diagnostics.enabled",
   "diagnostics.max_warnings",
+  "diagnostics.max_diagnostics",
   "diagnostics.include_neighbours",
   "mining.enabled",
   "mining.on_open",
