@@ -59,6 +59,8 @@ def _remember_parsers(parser: argparse.ArgumentParser) -> None:
     """Each (sub)command's parser records itself as the default ``usage_parser``: the deepest one parsed wins,
     so a usage error is reported with the usage of the command that was given (``forewarn review --bogus``
     shows review's usage, not the top level's)."""
+    import argparse
+
     parser.set_defaults(usage_parser=parser)
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
