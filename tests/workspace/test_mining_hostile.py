@@ -27,12 +27,10 @@ def hostile(tmp_path: Path) -> Repo:
     shutil.copytree(DEMO, root, ignore=shutil.ignore_patterns(".forewarn"))
     repo = Repo(root)
     repo.commit("initial import", author="Mallory")
-    for n in range(mining.HOTSPOT_MIN_FIXES - 1):  # real fixes of finalize: one short of a hot spot
-        repo.edit("billing/invoice.py", FINALIZE, f"{FINALIZE}  # retry-safe {n}")
+    for n in range(mining.HOTSPOT_PAIR_MIN_FIXES - 1):  # real fixes of finalize: one short of a hot spot
+        repo.edit("billing/invoice.py", FINALIZE, f"{FINALIZE}\n    retry_safe = {n}")
         repo.commit(f"Fix double charge in finalize, take {n}", author="Mallory")
-        repo.edit("billing/invoice.py", f"{FINALIZE}  # retry-safe {n}", FINALIZE)
-        repo.commit("Tidy finalize", author="Mallory")
-    # the forged record: a fake "Fix: …" commit whose fake diff names invoice.py (a third fix of finalize, once)
+    # the forged record: a fake "Fix: …" commit whose fake diff names invoice.py (a second fix of finalize, once)
     repo.edit("billing/money.py", "class Money:", "class Money:  # noqa")
     repo.commit(forged_record_message(target="billing/invoice.py"), author="Mallory", verbatim=True)
     repo.edit("billing/money.py", "class Money:  # noqa", "class Money:  # touched")
