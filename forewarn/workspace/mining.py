@@ -1,17 +1,23 @@
 """Mining: lessons proposed from the repository's history and its warning comments (no LLM, no network).
 
-One run reads the commits since the last run, newest first (:func:`history.iter_commits`), and for each:
+It proposes only what is worth an interruption; weaker signals are counted by name and kept for track records and
+ranking, not proposed. One run reads the commits since the last run, newest first (:func:`history.iter_commits`),
+and for each:
 
 - classifies it (:func:`mine_rules.classify`): noise is counted by rule name; what is left is a dead
   end (a revert with its reason), an error pattern or gotcha (a fix that explains its cause) or a
-  decision (a body that argues a choice); a commit a later one reverted is withdrawn instead;
+  decision (a body that argues a choice); a commit a later one reverted is withdrawn instead; a lesson about
+  a runtime the project no longer supports (:mod:`mine_runtime`) is history;
 - places it (:func:`mine_anchors.place`): one suggestion per commit, on the symbol its message names,
-  else the one it changed most, followed to HEAD; a diffuse commit is workspace-wide only when its
+  else the one whose logic it changed most, followed to HEAD (past ``@overload`` stubs); a lesson on a whole
+  file, on a class or a function as broad as one, on typing-only code, or whose lines are mostly gone from its
+  symbol at HEAD (:func:`mine_code.survival`) proposes nothing; a diffuse commit is workspace-wide only when its
   message states a repository-wide rule;
-- counts real fixes (not typing, docs, formatting, merges; cherry-picks once, by ``git patch-id``) on
-  the symbols they touched: a symbol fixed :data:`HOTSPOT_MIN_FIXES` times becomes one hot-spot gotcha,
-  and every lesson carries its **track record** — the fixes that touched its code after it, and when
-  (``provenance["track"]``), which sets its confidence (fixed since: higher; settled for years: lower).
+- counts real fixes (not typing, docs, formatting, tests, features, dependencies, merges; cherry-picks and
+  backports once) on the symbols whose logic they changed. A symbol whose standing fixes make a pattern
+  (:func:`is_pattern`) becomes one hot-spot gotcha; every lesson carries its **track record** — the fixes that
+  touched its code after it, and when (``provenance["track"]``), which sets its confidence (fixed since: higher;
+  settled for years: lower).
 
 Warning comments at HEAD become gotchas from source ``comment`` (:mod:`mine_comments`). Everything is
 handed to ``Workspace.add_suggestions`` (idempotent by fingerprint); an incremental run withdraws
@@ -115,7 +121,7 @@ class MineReport:
     commits_read: int = 0
     commits_total: int = 0
     suggestions: dict[str, int] = field(default_factory=dict)  # proposed, by type
-    noise: dict[str, int] = field(default_factory=dict)  # commits (and comments) proposing nothing, by rule
+    noise: dict[str, int] = field(default_factory=dict)  # commits, comments, hot-spot candidates proposing nothing
     anchors: dict[str, int] = field(default_factory=dict)  # symbol | file | workspace
     skipped_files: dict[str, int] = field(default_factory=dict)  # binary | vendored
     added: int = 0
