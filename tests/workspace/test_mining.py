@@ -12,7 +12,7 @@ import pytest
 from forewarn.memory.records import Memory
 from forewarn.memory.timeline import standing_at
 from forewarn.memory.vocabulary import MemoryStatus, MemoryType
-from forewarn.workspace import mine_comments, mining
+from forewarn.workspace import mine_comments, mine_fixes, mining
 from forewarn.workspace.engine import Workspace
 from forewarn.workspace.history import CommitRecord, FileChange, GitError, Hunk
 from forewarn.workspace.mine_rules import Noise, VerdictKind, classify
@@ -424,7 +424,7 @@ def test_a_lesson_whose_symbol_is_gone_at_head_lands_on_its_file_and_proposes_no
 
 
 def test_comment_and_idempotent_incremental_re_mine(repo: Repo, open_ws: list[Workspace]) -> None:
-    for n in range(mining.HOTSPOT_MIN_FIXES):
+    for n in range(mine_fixes.HOTSPOT_MIN_FIXES):
         _fix_refund(repo, n)
     repo.write(
         "billing.py",
@@ -470,12 +470,12 @@ def test_a_hot_spot_whose_fixes_span_several_runs_is_found(repo: Repo, open_ws: 
     _quiet_fix(repo, 1, "Fix refund sign, take 1")
     repo.git("commit", "--amend", "-q", "--no-edit", "--date=2016-01-01T00:00:00Z")
     ws, _ = mined(repo, open_ws)
-    for n in range(2, mining.HOTSPOT_MIN_FIXES + 1):  # years apart: a hot spot only once there are enough
+    for n in range(2, mine_fixes.HOTSPOT_MIN_FIXES + 1):  # years apart: a hot spot only once there are enough
         _quiet_fix(repo, n, f"Fix refund sign, take {n}")
         repo.git("commit", "--amend", "-q", "--no-edit", f"--date={2016 + 4 * n}-01-01T00:00:00Z")
         mining.mine(ws)
     [hot] = kinds(ws, "hotspot")
-    assert f"needed {mining.HOTSPOT_MIN_FIXES} fixes" in hot.text
+    assert f"needed {mine_fixes.HOTSPOT_MIN_FIXES} fixes" in hot.text
     assert mining.mine(ws).commits_read == 0
 
 
