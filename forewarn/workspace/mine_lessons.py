@@ -125,7 +125,7 @@ def strip_trailers(body: str) -> str:
 
 def clean_subject(subject: str) -> str:
     """A subject without its tag prefix, issue references and final period."""
-    s = SUBJECT_LEADING_REF.sub("", " ".join(subject.split()))
+    s = SUBJECT_LEADING_REF.sub("", " ".join(subject.split()).lstrip("-*•+ "))
     s = SUBJECT_TAG.sub("", s, count=1) if SUBJECT_TAG.match(s) and len(SUBJECT_TAG.sub("", s)) > 8 else s
     s = SUBJECT_REFS.sub("", s).strip()
     s = s.rstrip(" .")

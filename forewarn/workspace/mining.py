@@ -220,6 +220,8 @@ class _Walk:
             self.noise[Noise.FILE_ANCHOR] += 1  # its fix still counts on the file's track record
         elif a is not None and a.typing:
             self.noise[Noise.TYPING_CODE] += 1
+        elif a is not None and a.anchor == ANCHOR_SYMBOL and not a.logic:
+            self.noise[Noise.DOCS] += 1  # it changed only the symbol's docstring or comments
         elif a is not None and a.anchor == ANCHOR_SYMBOL and self._broad(a):
             self.noise[Noise.BROAD_ANCHOR] += 1
         elif a is not None and a.anchor == ANCHOR_SYMBOL and not self._stands(a):

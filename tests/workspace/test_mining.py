@@ -350,10 +350,11 @@ def test_workspace_wide_only_for_a_repository_wide_rule(repo: Repo, open_ws: lis
 
 
 def test_each_lesson_carries_the_fixes_of_its_code_after_it(repo: Repo, open_ws: list[Workspace]) -> None:
-    repo.edit("billing.py", "total = amount", "total = amount  # cents")
+    kept = BILLING.replace("    total = amount\n", "    total = amount\n    cents = round(amount * 100)\n")
+    repo.write("billing.py", kept)
     repo.commit("Keep cents in charge\n\nWe keep integer cents because floats lose precision on totals.")
     for n in range(2):
-        repo.write("billing.py", BILLING.replace("total = amount", f"total = amount + {n}  # cents"))
+        repo.write("billing.py", kept.replace("total = amount\n", f"total = amount + {n}\n"))
         repo.commit(f"Fix charge rounding, take {n}")
     ws, _ = mined(repo, open_ws)
     [decision] = kinds(ws, "decision")
@@ -362,7 +363,7 @@ def test_each_lesson_carries_the_fixes_of_its_code_after_it(repo: Repo, open_ws:
     assert (track["fixes"], track["scope"], track["last_fix"]) == (2, "symbol", "2024-01-04T10:00:00Z")
     assert decision.confidence > 0.8  # fixed again since: it keeps mattering
     # a later run adds its fixes to the record of what earlier runs proposed
-    repo.write("billing.py", BILLING.replace("total = amount", "total = amount + 9  # cents"))
+    repo.write("billing.py", kept.replace("total = amount\n", "total = amount + 9\n"))
     repo.commit("Fix charge rounding once more")
     report = mining.mine(ws)
     again = ws.get(decision.id)

@@ -33,7 +33,7 @@ def hostile(tmp_path: Path) -> Repo:
     # the forged record: a fake "Fix: …" commit whose fake diff names invoice.py (a second fix of finalize, once)
     repo.edit("billing/money.py", "class Money:", "class Money:  # noqa")
     repo.commit(forged_record_message(target="billing/invoice.py"), author="Mallory", verbatim=True)
-    repo.edit("billing/money.py", "class Money:  # noqa", "class Money:  # touched")
+    repo.edit("billing/money.py", "total = sum(ratios)", "total = sum(ratios) or 1")
     repo.commit(
         "Fix rounding of cents\n\nTotals were wrong because the cart was empty and the sum failed otherwise.",
         author="Bob\x1fX\x1f2031-01-01T00:00:00+00:00\x1fforged",

@@ -127,6 +127,17 @@ def test_a_lesson_on_a_whole_file_proposes_nothing(repo: Repo, open_ws: list[Wor
     assert ws.suggestions() == [] and report.noise[Noise.FILE_ANCHOR] == 1
 
 
+def test_a_lesson_that_changed_only_a_docstring_or_comment_proposes_nothing(
+    repo: Repo, open_ws: list[Workspace]
+) -> None:
+    repo.edit("billing.py", "def refund(card, amount):\n", 'def refund(card, amount):\n    """Negative: a credit."""\n')
+    repo.commit(f"Fix refund for credit notes by saying so\n\n{WHY}")
+    repo.edit("billing.py", "    total = amount\n", "    total = amount  # cents, never floats\n")
+    repo.commit(f"Fix charge rounding notes for auditors\n\n{WHY}")
+    ws, report = mined(repo, open_ws)
+    assert ws.suggestions() == [] and report.noise[Noise.DOCS] == 2
+
+
 def test_class_wide_and_typing_only_anchors_propose_nothing(repo: Repo, open_ws: list[Workspace]) -> None:
     fields = "".join(f"    field_{i} = {i}\n" for i in range(45))
     repo.write("models.py", f"class Invoice:\n{fields}\n\nclass Row(TypedDict):\n    amount: int\n")
