@@ -57,6 +57,10 @@ MAX_EXCLUDED_PATHS = 2000
 # mining clips a lesson's text far below this
 MAX_COMMIT_BYTES = 64 << 10
 READ_CHUNK_BYTES = 1 << 20  # an object's bytes past what is kept are read and dropped in parts this large
+# a hunk's removed and added lines kept as text (one commit at a time): enough to tell logic from whitespace, typing
+# or comments and to find the lines at HEAD again; a 20,000-line file added in one hunk keeps its first lines only
+HUNK_LINES_KEPT = 400
+LINE_CHARS_KEPT = 240  # a longer line is data or minified code: its start is enough to recognise it
 # an object id: SHA-1 (40 hex digits) or SHA-256 (64); anything else (a revision like HEAD:file) is refused
 OBJECT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 NULL_ID = re.compile(r"0+")
@@ -76,11 +80,14 @@ def is_object_id(text: str) -> bool:
 
 
 class Hunk(NamedTuple):
-    """One hunk's new side: lines ``start``–``end`` (1-based, inclusive) and how many lines it changed."""
+    """One hunk's new side: lines ``start``–``end`` (1-based, inclusive), how many lines it changed, and the text
+    of the lines it removed and added (the first HUNK_LINES_KEPT of each, cut at LINE_CHARS_KEPT)."""
 
     start: int
     end: int
     changed: int  # lines removed plus lines added: how much of the commit this hunk is
+    removed: tuple[str, ...] = ()
+    added: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -473,10 +480,21 @@ def _parse_diff_stream(stream: Iterator[bytes], reader: CommitReader) -> Iterato
     current: FileChange | None = None
     in_hunks = False  # past the current file's first hunk header: only hunks, content and markers follow
     left = 0  # content lines still owed to the current hunk
+    removed: list[str] = []
+    added: list[str] = []
     for line in stream:
         if left > 0 and line[:1] in (b"-", b"+"):
             left -= 1
+            kept = removed if line[:1] == b"-" else added
+            if current is not None and len(kept) < HUNK_LINES_KEPT:
+                kept.append(line[1 : LINE_CHARS_KEPT + 1].rstrip(b"\r\n").decode("utf-8", "replace"))
+            if left == 0 and current is not None and current.hunks:
+                current.hunks[-1] = current.hunks[-1]._replace(removed=tuple(removed), added=tuple(added))
             continue
+        if left > 0 and line.startswith(b"\\"):  # "\ No newline at end of file" sits between a hunk's lines
+            continue
+        if left > 0 and current is not None and current.hunks and (removed or added):
+            current.hunks[-1] = current.hunks[-1]._replace(removed=tuple(removed), added=tuple(added))
         left = 0
         if line.startswith(b"\x00"):
             if commit is not None:
@@ -508,6 +526,7 @@ def _parse_diff_stream(stream: Iterator[bytes], reader: CommitReader) -> Iterato
             start = int(m.group(2))
             new = int(m.group(3)) if m.group(3) is not None else 1
             left = old + new
+            removed, added = [], []
             # a pure deletion (new count 0) sits after line `start`: the code around it is what changed
             first = max(start, 1)
             current.hunks.append(Hunk(first, first + max(new, 1) - 1, max(old + new, 1)))

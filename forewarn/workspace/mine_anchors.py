@@ -17,14 +17,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from forewarn.indexing.languages import language_for_path
+from tree_sitter import Node, Parser
+
+from forewarn.indexing.languages import compiled, language_for_path
 from forewarn.indexing.parse import parse_source
 from forewarn.indexing.records import Chunk
 from forewarn.memory.suggestions import ANCHOR_FILE, ANCHOR_SYMBOL, ANCHOR_WORKSPACE
+from forewarn.workspace import mine_code
 from forewarn.workspace.history import BlobReader, CommitRecord, Hunk
 from forewarn.workspace.mine_rules import CHANGELOG_PATH, DOCS_PATH, is_product_path
 
 if TYPE_CHECKING:
+    from forewarn.indexing.store import CodeChunk
     from forewarn.workspace.engine import Workspace
 
 MAX_PARSE_BYTES = 1 << 20  # a blob larger than this is generated or data: anchored to its file only
@@ -39,6 +43,17 @@ DIFFUSE_FILES = 4
 DOMINANT_SHARE = 0.4
 MIN_NAME_CHARS = 3  # "x", "id": too short to count as the message naming a symbol
 ALSO_LISTED = 3  # other symbols the commit touched, kept in the provenance for the reviewer
+MAX_OVERLOADS = 12  # ``f``, ``f#2`` … ``f#12``: the stubs looked past to find an overloaded function's implementation
+
+
+@dataclass(frozen=True, slots=True)
+class Touch:
+    """What a commit's hunks did to one symbol: lines changed, how many of them logic, the telling lines added."""
+
+    changed: int
+    logic: int
+    sample: tuple[str, ...] = ()  # mine_code.sample of the lines it added: looked for at HEAD later
+    removed: tuple[str, ...] = ()  # mine_code.sample of the lines it removed: what an earlier change had left
 
 
 class SymbolFinder:
@@ -46,32 +61,78 @@ class SymbolFinder:
 
     def __init__(self, blobs: BlobReader) -> None:
         self._blobs = blobs
-        self._cache: OrderedDict[str, list[Chunk] | None] = OrderedDict()
+        self._cache: OrderedDict[str, tuple[list[Chunk], frozenset[int]] | None] = OrderedDict()
 
-    def chunks(self, path: str, blob: str) -> list[Chunk] | None:
+    def _parsed(self, path: str, blob: str) -> tuple[list[Chunk], frozenset[int]] | None:
         if blob in self._cache:
             self._cache.move_to_end(blob)
             return self._cache[blob]
         spec = language_for_path(path)
-        chunks: list[Chunk] | None = None
+        parsed: tuple[list[Chunk], frozenset[int]] | None = None
         if spec is not None and blob:
             data = self._blobs.read(blob, max_bytes=MAX_PARSE_BYTES)
             if data is not None:
-                chunks = parse_source(path, data, spec).chunks
-        self._cache[blob] = chunks
+                language, _query = compiled(spec)
+                parsed = parse_source(path, data, spec).chunks, doc_lines(Parser(language).parse(data).root_node)
+        self._cache[blob] = parsed
         if len(self._cache) > PARSE_CACHE:
             self._cache.popitem(last=False)
-        return chunks
+        return parsed
 
-    def touched(self, path: str, blob: str, hunks: Iterable[Hunk]) -> dict[str, int]:
-        """Innermost named symbols the hunks touched, in file order, with the lines each hunk changed;
+    def chunks(self, path: str, blob: str) -> list[Chunk] | None:
+        parsed = self._parsed(path, blob)
+        return parsed[0] if parsed else None
+
+    def touched(self, path: str, blob: str, hunks: Iterable[Hunk]) -> dict[str, Touch]:
+        """Innermost named symbols the hunks touched, in file order, with what the hunks did to each;
         {} when only module code was touched."""
-        chunks = self.chunks(path, blob)
-        return touched_symbols(chunks, hunks) if chunks else {}
+        parsed = self._parsed(path, blob)
+        return touched_symbols(parsed[0], hunks, path, parsed[1]) if parsed and parsed[0] else {}
+
+    def sample_of(self, path: str, blob: str, symbol: str) -> tuple[str, ...]:
+        """The telling lines of ``symbol`` as it was in ``blob`` (what to look for at HEAD when a change added none)."""
+        for c in self.chunks(path, blob) or ():
+            if c.symbol == symbol:
+                return mine_code.sample(c.text.splitlines(), path)
+        return ()
 
 
-def touched_symbols(chunks: list[Chunk], hunks: Iterable[Hunk]) -> dict[str, int]:
-    found: dict[str, int] = {}
+def doc_lines(root: Node) -> frozenset[int]:
+    """Lines (1-based) inside comments and docstrings (a statement that is only a string): prose, not logic."""
+    lines: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        named = node.named_children
+        prose = "comment" in node.type or (
+            node.type == "expression_statement"
+            and len(named) == 1
+            and named[0].type in ("string", "concatenated_string")
+        )
+        if prose:
+            before = node.prev_sibling  # a comment after code on its line leaves that line code
+            shares_line = before is not None and before.end_point.row == node.start_point.row
+            lines.update(range(node.start_point.row + 1 + shares_line, node.end_point.row + 2))
+        else:
+            stack.extend(node.children)
+    return frozenset(lines)
+
+
+def _code_only(hunk: Hunk, docs: frozenset[int]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The hunk's removed and added lines without those in comments or docstrings (a hunk whose added lines are all
+    prose is a documentation edit: its removed lines go too)."""
+    added = tuple(line for i, line in enumerate(hunk.added) if hunk.start + i not in docs)
+    if hunk.added and not added:
+        return (), ()
+    return hunk.removed, added
+
+
+def touched_symbols(
+    chunks: list[Chunk], hunks: Iterable[Hunk], path: str, docs: frozenset[int] = frozenset()
+) -> dict[str, Touch]:
+    changed: dict[str, int] = {}
+    removed: dict[str, list[str]] = {}
+    added: dict[str, list[str]] = {}
     for hunk in hunks:
         best: Chunk | None = None
         for c in chunks:
@@ -80,8 +141,19 @@ def touched_symbols(chunks: list[Chunk], hunks: Iterable[Hunk]) -> dict[str, int
             if best is None or (c.end_line - c.start_line) < (best.end_line - best.start_line):
                 best = c
         if best is not None:
-            found[best.symbol] = found.get(best.symbol, 0) + hunk.changed
-    return found
+            gone, new = _code_only(hunk, docs)
+            changed[best.symbol] = changed.get(best.symbol, 0) + hunk.changed
+            removed.setdefault(best.symbol, []).extend(gone)
+            added.setdefault(best.symbol, []).extend(new)
+    return {
+        symbol: Touch(
+            lines,
+            mine_code.logic_lines(removed[symbol], added[symbol], path),
+            mine_code.sample(added[symbol], path),
+            mine_code.sample(removed[symbol], path),
+        )
+        for symbol, lines in changed.items()
+    }
 
 
 class HeadIndex:
@@ -90,6 +162,8 @@ class HeadIndex:
     def __init__(self, ws: Workspace) -> None:
         self._ws = ws
         self.files = set(ws.indexer.files())
+        self._chunks: dict[tuple[str, str], CodeChunk | None] = {}
+        self._joined: dict[tuple[str, str], str] = {}
 
     def has_file(self, path: str) -> bool:
         """Indexed, or a regular file of the work tree (a language the index does not parse); never a link."""
@@ -101,7 +175,41 @@ class HeadIndex:
             return False
 
     def has_symbol(self, path: str, symbol: str) -> bool:
-        return path in self.files and self._ws.indexer.chunk_by_symbol(path, symbol) is not None
+        return self.chunk(path, symbol) is not None
+
+    def chunk(self, path: str, symbol: str) -> CodeChunk | None:
+        """The symbol's whole chunk at HEAD (cached), or None."""
+        key = (path, symbol)
+        if key not in self._chunks:
+            self._chunks[key] = self._ws.indexer.chunk_by_symbol(path, symbol) if path in self.files else None
+        return self._chunks[key]
+
+    def resolve(self, path: str, symbol: str) -> tuple[str | None, bool]:
+        """The symbol at HEAD a lesson about ``symbol`` belongs to, and whether that code only declares types.
+
+        An ``@overload`` stub is looked past to the implementation (``f#3`` after stubs ``f`` and ``f#2``): a
+        change to an overloaded function was a change to its body. (None, False) when the symbol is gone."""
+        chunk = self.chunk(path, symbol)
+        if chunk is None:
+            return None, False
+        if not mine_code.is_stub(chunk.text, path):
+            return symbol, mine_code.is_typing_only(chunk.text, path)
+        base = symbol.rsplit("#", 1)[0] if symbol.rsplit("#", 1)[-1].isdigit() else symbol
+        for n in range(2, MAX_OVERLOADS + 1):
+            other = self.chunk(path, f"{base}#{n}")
+            if other is None:
+                break
+            if not mine_code.is_stub(other.text, path):
+                return other.symbol, mine_code.is_typing_only(other.text, path)
+        return symbol, True
+
+    def code(self, path: str, symbol: str) -> str:
+        """The symbol's code at HEAD as one normalized line (:func:`mine_code.joined`), "" when it is gone."""
+        key = (path, symbol)
+        if key not in self._joined:
+            chunk = self.chunk(path, symbol)
+            self._joined[key] = mine_code.joined(chunk.text, path) if chunk else ""
+        return self._joined[key]
 
 
 @dataclass(slots=True)
@@ -110,6 +218,10 @@ class Anchored:
     symbol: str | None
     anchor: str  # symbol | file | workspace: how precisely it is placed at HEAD
     then: str  # "path::symbol" at the commit
+    typing: bool = False  # the symbol at HEAD only declares types (a stub, a TypedDict): no lesson belongs there
+    logic: int = 0  # logic lines the commit changed in it
+    sample: tuple[str, ...] = ()  # telling lines the commit left in it (added, else the symbol's own), for HEAD
+    removed: tuple[str, ...] = ()  # telling lines the commit took out of it
 
     @property
     def key(self) -> tuple[str, str] | None:
@@ -117,11 +229,13 @@ class Anchored:
 
 
 def follow(path: str, symbol: str | None, renames: dict[str, str], head: HeadIndex) -> Anchored:
-    """A (path, symbol) at some commit, followed to HEAD: symbol if it still exists, else file, else workspace."""
+    """A (path, symbol) at some commit, followed to HEAD: symbol if it still exists (an overload stub's
+    implementation), else file, else workspace."""
     now = renames.get(path, path)
     then = f"{path}::{symbol}" if symbol else path
-    if symbol and head.has_symbol(now, symbol):
-        return Anchored(now, symbol, ANCHOR_SYMBOL, then)
+    at_head, typing = head.resolve(now, symbol) if symbol else (None, False)
+    if at_head:
+        return Anchored(now, at_head, ANCHOR_SYMBOL, then, typing=typing)
     if head.has_file(now):
         return Anchored(now, None, ANCHOR_FILE, then)
     return Anchored(None, None, ANCHOR_WORKSPACE, then)
@@ -168,19 +282,30 @@ def place(
     code = [f for f in commit.files if f.path and not (DOCS_PATH.search(f.path) or CHANGELOG_PATH.search(f.path))]
     product = [f for f in code if is_product_path(f.path)] or code  # tests only when the commit touched no product
     names = names_in(message)
-    candidates: list[tuple[str, str, int]] = []  # (path at the commit, symbol, changed lines)
+    candidates: list[tuple[str, str, str, Touch]] = []  # (path at the commit, its blob, symbol, what changed)
     for f in product:
-        for symbol, changed in finder.touched(f.path, f.blob, f.hunks).items():
-            candidates.append((f.path, symbol, changed))
-    total = sum(c for _, _, c in candidates) or 1
+        for symbol, touch in finder.touched(f.path, f.blob, f.hunks).items():
+            candidates.append((f.path, f.blob, symbol, touch))
+    total = sum(t.changed for _, _, _, t in candidates) or 1
     if candidates:
-        followed = [(follow(p, s, renames, head), p, s, c) for p, s, c in candidates]
-        ranked = sorted(
-            followed,
-            key=lambda x: (not _named(x[2], names), x[0].anchor != ANCHOR_SYMBOL, -x[3]),
+        followed: list[tuple[Anchored, str, str, int]] = []
+        for p, blob, s, touch in candidates:
+            a = follow(p, s, renames, head)
+            a.logic, a.sample, a.removed = touch.logic, touch.sample or finder.sample_of(p, blob, s), touch.removed
+            followed.append((a, p, s, touch.changed))
+        logic = any(a.logic for a, _, _, _ in followed)
+        ranked = sorted(  # named (where its logic changed), then where the logic changed most: a docstring edit
+            followed,  # is no place for a lesson
+            key=lambda x: (
+                not (_named(x[2], names) and (x[0].logic or not logic)),
+                x[0].anchor != ANCHOR_SYMBOL,
+                x[0].typing,
+                -x[0].logic,
+                -x[3],
+            ),
         )
         best, _, best_symbol, best_changed = ranked[0]
-        named = _named(best_symbol, names)
+        named = _named(best_symbol, names) and bool(best.logic or not logic)
         files = {p for _, p, _, _ in followed}
         fixed = [a for a, _, _, _ in followed if a.key] if len(followed) <= MAX_FIXED_SYMBOLS else []
         if not fixed and best.key:

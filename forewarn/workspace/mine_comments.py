@@ -25,6 +25,7 @@ from forewarn.indexing.parse import parse_source
 from forewarn.indexing.records import Chunk
 from forewarn.memory.suggestions import ANCHOR_FILE, ANCHOR_SYMBOL, Suggestion
 from forewarn.memory.vocabulary import MemorySource, MemoryType
+from forewarn.workspace import mine_code
 from forewarn.workspace.mine_anchors import MODULE_SYMBOL, HeadIndex
 from forewarn.workspace.mine_lessons import comment_headline, lesson_text, where
 from forewarn.workspace.mine_rules import Noise, is_product_path
@@ -51,6 +52,12 @@ DIRECTIVE = re.compile(
     re.IGNORECASE,
 )
 MIN_COMMENT_WORDS = 3  # "XXX" alone, or "# must", says nothing
+# a warning in words alone (no tag) shorter than this is a label ("Standard case: root URI must match"), not a
+# warning that says what to keep and why
+MIN_PHRASE_COMMENT_WORDS = 7
+# a tagged comment needs this many words besides its tag: "XXX handle auth-int." and "XXX not implemented yet"
+# are notes to self, not warnings to the next reader
+MIN_TAGGED_COMMENT_WORDS = 6
 MAX_COMMENT_BYTES = 1 << 20  # files larger than this are not scanned for comments (generated)
 MAX_COMMENT_CHARS = 600  # a warning is a few lines; a longer block is an essay the hover cannot hold
 
@@ -82,6 +89,7 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
     if not blocks:
         return CommentScan([], skipped)
     chunks = parse_source(path, source, spec).chunks
+    lines = source.decode("utf-8", "replace").splitlines()
     out: list[tuple[WarningComment, str | None]] = []
     for first, last, raw in blocks:
         text = " ".join(
@@ -99,11 +107,32 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
         if not is_product_path(path):
             skipped[Noise.TEST_COMMENT] += 1
             continue
+        if text.rstrip().endswith("?"):
+            skipped[Noise.OPEN_QUESTION] += 1
+            continue
+        words = len(text.split()) - (1 if tag else 0)
+        if words < (MIN_TAGGED_COMMENT_WORDS if tag else MIN_PHRASE_COMMENT_WORDS):
+            skipped[Noise.COMMENT_FRAGMENT] += 1
+            continue
+        if _about_import(lines, first, last):
+            skipped[Noise.IMPORT_COMMENT] += 1
+            continue
         kind = tag.group(1) if tag else phrase.group(1).lower() if phrase else ""
         if len(text) > MAX_COMMENT_CHARS:
             text = text[: MAX_COMMENT_CHARS - 1].rstrip() + "…"
         out.append((WarningComment(first, text, kind), _enclosing(chunks, first, last)))
     return CommentScan(out, skipped)
+
+
+def _about_import(lines: list[str], first: int, last: int) -> bool:
+    """The comment sits on an import, or right above one (the next line that is neither blank nor comment)."""
+    if first - 1 < len(lines) and mine_code.is_import(lines[first - 1]):
+        return True
+    for line in lines[last:]:
+        stripped = line.strip()
+        if stripped and not COMMENT_MARKERS.match(stripped):
+            return mine_code.is_import(stripped)
+    return False
 
 
 def _comment_nodes(root: Node) -> Iterator[Node]:

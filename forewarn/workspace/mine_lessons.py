@@ -18,6 +18,10 @@ from forewarn.memory.validation import MAX_TEXT_CHARS
 
 WHY_SENTENCES = 2  # the explaining sentences kept: the cause and its consequence, rarely more
 WHY_MAX_CHARS = 420  # a hover shows ~6 lines of text: the why must leave room for the headline
+# one explaining sentence longer than WHY_MAX_CHARS is still kept whole up to this (never cut mid-sentence: a cut
+# why drops its point); a longer one is an essay, and the lesson says nothing beyond its headline
+WHY_LONG_SENTENCE_CHARS = 600
+MIN_HEADLINE_WORDS = 3  # "bugfix", "Merge fixes", "potentially": a cleaned subject this short says nothing alone
 HEADLINE_SUBJECT_CHARS = 160  # a subject longer than this is a paragraph written on one line: cut
 MIN_WHY_WORDS = 5  # "because of #12" explains nothing
 # a why sentence this similar to the subject (shared words / all words) restates it: "never a subject copied twice"
@@ -46,7 +50,7 @@ SUBJECT_TAG = re.compile(r"^\s*(\[[^\]]{1,30}\]\s*|[a-z][\w./-]{0,24}:\s+)")
 SUBJECT_LEADING_REF = re.compile(r"^(fix(es|ed)?|close[sd]?|issue|gh)?\s*#\d+\s*[:,-]\s*", re.I)
 SUBJECT_REFS = re.compile(
     r"\s*(\((fix(es|ed)?\s*|close[sd]?\s*|see\s*|refs?\s*)?(#|gh-)\d+\)"
-    r"|\b(fix(es|ed)?|close[sd]?|resolve[sd]?)\s+#\d+|\bgh-\d+|#\d+)\s*[.,;:]?\s*$",
+    r"|\b(fix(es|ed)?|close[sd]?|resolve[sd]?)\s*:?\s+#\d+|\bgh-\d+|#\d+)\s*[.,;:]?\s*$",
     re.I,
 )
 # a subject that says nothing by itself: the headline would be empty ("PR review fixes", "fix issue", "wip")
@@ -57,7 +61,42 @@ VAGUE_SUBJECT = re.compile(
     r"|^\W*(wip|oops|typo|temp|tmp|test|tests|stuff|misc|more work|work in progress|partially addresses \w+)\W*$",
     re.IGNORECASE,
 )
+# what a subject says when it points at other work instead of saying what it fixed
+VAGUE_REFERENCE = re.compile(
+    r"\b((last|previous|earlier|prior)( \w+)? (commit|change|fix|merge|patch)|possible fix|attempt(s|ed)? (to|at) fix|"
+    r"fix(es|ed|ing)? (some|a few|several|various|more|minor|small) \w+|(based on|after|per|from) (the )?"
+    r"(code )?review|review (comments|feedback|fixes)|pull request|\bpr\b)\b"
+    r"|\b(for|of|to|in|on|with|from|by|the|a|an|and|see|issue)$",  # its object was an issue number, now cut
+    re.IGNORECASE,
+)
+# sentences that explain nothing about the code: side notes about other changes, hedges, questions
+SIDE_NOTE = re.compile(
+    r"^((we |i )?also|additionally|plus|in addition|unrelated(ly)?|while (i was|i'm|at it)|p\.?s\.?)\b"
+    r"|^i\b",  # "I realized …", "I wasn't sure …": the author's story, not the code's
+    re.IGNORECASE,
+)
+HEDGE = re.compile(
+    r"\b(i think|i believe|maybe|probably|perhaps|not sure|i guess|hopefully|should (work|be fine)|no idea|"
+    r"(might|may|would) be nice|seems to work|for now)\b",
+    re.IGNORECASE,
+)
+# a sentence that tells the code what to do ("Coerce the values …", "If X, throw …", "Explicitly delete …") describes
+# the change, not why it was needed
+IMPERATIVE = re.compile(
+    r"^((if|when|for|in)\b[^,;]{0,80},\s*)?(explicitly |now |also |just |simply |instead |then |so )?"
+    r"(add|allow|call|change|check|coerce|convert|copy|create|delete|drop|emit|escape|expose|fix|handle|ignore|"
+    r"implement|keep|make|move|pass|raise|read|remove|rename|replace|reset|restore|return|reuse|send|set|skip|"
+    r"split|store|strip|support|switch|throw|trim|try|update|use|wrap|write)\b(?!-)",
+    re.IGNORECASE,
+)
+# a footnote or a quotation ('[1] "If Content-Length is set, …"'): someone else's words, not the reason
+QUOTED = re.compile(r"^\s*(\[\d+\]|[\"'“‘>])")
+# a sentence that opens by pointing back ("This broke …", "As such …") needs the one before it to be understood
+POINTS_BACK = re.compile(r"^(this|that|these|those|it|as such|so|thus|therefore|hence|which)\b", re.IGNORECASE)
 WORD = re.compile(r"[A-Za-z_][\w']*")
+OCCURRENCE = re.compile(r"#\d+$")  # the index numbers a repeated name (overloads): "f#3" is the third "f"
+# a sentence about the tests ("Add a failing test …", "Test that …") explains the test, not the code
+ABOUT_TESTS = re.compile(r"\b(tests?|test ?cases?|unit ?tests?|test suite|testing)\b", re.IGNORECASE)
 # an error the message quotes: ``KeyError: 'x'``, ``requests.exceptions.SSLError``, a traceback's last line
 ERROR_SIGNATURE = re.compile(r"\b((?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Warning|Exit))\b(?::\s*([^\n]+))?")
 
@@ -86,7 +125,7 @@ def strip_trailers(body: str) -> str:
 
 def clean_subject(subject: str) -> str:
     """A subject without its tag prefix, issue references and final period."""
-    s = SUBJECT_LEADING_REF.sub("", " ".join(subject.split()))
+    s = SUBJECT_LEADING_REF.sub("", " ".join(subject.split()).lstrip("-*•+ "))
     s = SUBJECT_TAG.sub("", s, count=1) if SUBJECT_TAG.match(s) and len(SUBJECT_TAG.sub("", s)) > 8 else s
     s = SUBJECT_REFS.sub("", s).strip()
     s = s.rstrip(" .")
@@ -132,17 +171,50 @@ def restates(sentence: str, subject: str) -> bool:
     return bool(own) and len(own & subj) / len(own) >= RESTATES_SUBJECT
 
 
-def why(body: str, subject: str, explains: re.Pattern[str]) -> str:
-    """The body's sentences that explain (match ``explains``), the subject never repeated; "" when none does."""
-    kept: list[str] = []
-    for sentence in sentences(body):
-        if len(WORD.findall(sentence)) < MIN_WHY_WORDS or not explains.search(sentence) or restates(sentence, subject):
-            continue
-        kept.append(sentence if sentence[-1] in ".!?…" else sentence + ".")
-        if len(kept) == WHY_SENTENCES:
+def _usable(sentence: str, subject: str) -> bool:
+    """A sentence that can stand in a lesson: long enough, no question, hedge or side note, not the subject again."""
+    return not (
+        len(WORD.findall(sentence)) < MIN_WHY_WORDS
+        or sentence.rstrip().endswith("?")
+        or QUOTED.match(sentence)
+        or SIDE_NOTE.match(sentence)
+        or HEDGE.search(sentence)
+        or ABOUT_TESTS.search(sentence)
+        or restates(sentence, subject)
+    )
+
+
+def _ended(sentence: str) -> str:
+    return sentence if sentence[-1] in ".!?…" else sentence + "."
+
+
+def why(body: str, subject: str, explains: re.Pattern[str], strong: re.Pattern[str] | None = None) -> str:
+    """The body's sentences that explain (match ``explains``; an imperative one, which says what the code now does,
+    must match ``strong``), whole, the subject never repeated; "" when none does.
+
+    At most WHY_SENTENCES of them, within WHY_MAX_CHARS (one alone up to WHY_LONG_SENTENCE_CHARS); a sentence
+    that points back ("This broke …") brings the sentence before it when that fits. Never cut mid-sentence."""
+    found = sentences(body)
+    picked = [
+        i
+        for i, s in enumerate(found)
+        if explains.search(s)
+        and _usable(s, subject)
+        and (strong is None or not IMPERATIVE.match(s) or strong.search(s))
+    ][:WHY_SENTENCES]
+    text = ""
+    for i in picked:
+        sentence = _ended(found[i])
+        points_back = i > 0 and POINTS_BACK.match(found[i]) and _usable(found[i - 1], subject)
+        before = _ended(found[i - 1]) if points_back else ""
+        options = ([f"{before} {sentence}"] if before and before not in text else []) + [sentence]
+        fitted = next((o for o in options if len(f"{text} {o}".strip()) <= WHY_MAX_CHARS), None)
+        if fitted is None:
+            if not text and len(sentence) <= WHY_LONG_SENTENCE_CHARS:
+                text = sentence
             break
-    text = " ".join(kept)
-    return text if len(text) <= WHY_MAX_CHARS else text[: WHY_MAX_CHARS - 1].rstrip() + "…"
+        text = f"{text} {fitted}".strip()
+    return text
 
 
 def error_signature(subject: str, body: str) -> str | None:
@@ -160,14 +232,19 @@ def error_signature(subject: str, body: str) -> str | None:
 
 
 def vague(subject: str) -> bool:
-    """A subject that says nothing alone ("fix issue", "PR review fixes")."""
-    return bool(VAGUE_SUBJECT.match(subject))
+    """A (cleaned) subject that says nothing alone: "fix issue", "PR review fixes", "bugfix", "Fixed last broken
+    commit", or fewer than MIN_HEADLINE_WORDS words."""
+    return (
+        bool(VAGUE_SUBJECT.match(subject) or VAGUE_REFERENCE.search(subject))
+        or len(WORD.findall(subject)) < MIN_HEADLINE_WORDS
+    )
 
 
 def where(file: str | None, symbol: str | None) -> str:
-    """The anchor as the text names it: the symbol, else the file, else the repository."""
+    """The anchor as the text names it: the symbol (``edit``, not the index's ``edit#3``), else the file, else the
+    repository."""
     if symbol:
-        return f"`{symbol}`"
+        return f"`{OCCURRENCE.sub('', symbol)}`"
     if file:
         return f"`{file}`"
     return "this repository"

@@ -14,7 +14,15 @@ from enum import StrEnum
 from forewarn.memory.vocabulary import MemoryType
 from forewarn.workspace.code_search import is_test_path
 from forewarn.workspace.history import CommitRecord
-from forewarn.workspace.mine_lessons import REVERT_BODY_LINE, clean_subject, error_signature, strip_trailers, vague, why
+from forewarn.workspace.mine_lessons import (
+    REVERT_BODY_LINE,
+    SUBJECT_REFS,
+    clean_subject,
+    error_signature,
+    strip_trailers,
+    vague,
+    why,
+)
 
 
 class Noise(StrEnum):
@@ -40,8 +48,19 @@ class Noise(StrEnum):
     CODE_GONE = "code-gone"  # the code it was about is gone at HEAD
     DUPLICATE = "duplicate"  # the same lesson on the same code, said by another commit or comment
     DOCSTRING = "docstring-not-warning"  # documentation saying "must"/"never" describes, it does not warn
-    VAGUE = "vague-subject"  # "PR review fixes", "fix issue": no headline to say, whatever the body holds
+    VAGUE = "vague-subject"  # "PR review fixes", "fix issue", "bugfix": no headline to say, whatever the body holds
     TEST_COMMENT = "comment-in-test"  # a warning in a test (or an example) guards it, not the product
+    FEATURE = "feature"  # "Add …", "Allow …", "Support …": new behaviour, not a trap someone fell into
+    DEPENDENCY = "dependency-change"  # dropping, pinning or upgrading a dependency: the upstream's lesson, not ours
+    FILE_ANCHOR = "file-anchor"  # a commit lesson placed on a whole file: about no code a reader is looking at
+    BROAD_ANCHOR = "broad-anchor"  # on a class or a function so long that it is as broad as a file
+    TYPING_CODE = "typing-code"  # on code that only declares types (an @overload stub, a TypedDict, a .pyi)
+    REWRITTEN = "code-rewritten"  # most of the lines the lesson was about are gone from its code at HEAD
+    WEAK_HOTSPOT = "weak-hotspot"  # fixed twice years apart, or in ways since rewritten: no pattern to warn of
+    OPEN_QUESTION = "comment-question"  # "XXX should this be encoded too?": a question asked, no warning given
+    COMMENT_FRAGMENT = "comment-fragment"  # "Standard case: root URI must match": a label, not a warning with its why
+    IMPORT_COMMENT = "comment-on-import"  # "Avoid circular import": about module plumbing, not the code's behaviour
+    OLD_RUNTIME = "dropped-runtime"  # about a Python or Node version the project no longer supports ("Python 2")
 
 
 class VerdictKind(StrEnum):
@@ -82,10 +101,21 @@ DOCS_PATH = re.compile(r"(^|/)(docs?|documentation)/|\.(rst|md|adoc|txt)$|(^|/)\
 # example, demo and benchmark code beside the product: its lessons are no warning for the product's code
 EXAMPLE_PATH = re.compile(r"(^|/)(examples?|samples?|demos?|benchmarks?)/", re.IGNORECASE)
 MIN_BODY_WORDS = 6  # fewer words after trailers are stripped is an empty body ("Fixes #12.")
-# a revert's reason is any sentence of its body (mine_lessons.MIN_WHY_WORDS words at least: "Broke CI." is none)
-ANY_PROSE = re.compile(r"\w")
 
 REVERT_SUBJECT = re.compile(r'^\s*revert(s|ed)?\b[:\s]*"?(?P<what>.*?)"?\s*$', re.IGNORECASE)
+# new behaviour, by the subject's first word: a feature teaches no trap, even when it closes an issue ("fixes #86")
+FEATURE_SUBJECT = re.compile(
+    r"^\s*(add(s|ed|ing)?|allow(s|ed|ing)?|support(s|ed|ing)?|implement(s|ed|ing)?|introduc(e|es|ed|ing)|"
+    r"expose[sd]?|enable[sd]?|new|initial|provide[sd]?|create[sd]?)\b",
+    re.IGNORECASE,
+)
+# a dependency dropped, pinned, upgraded or vendored: what changed is someone else's code
+DEPENDENCY_SUBJECT = re.compile(
+    r"\b(dependenc(y|ies)|deps|upgrade[sd]?|downgrade[sd]?|bump(ed|s)?|vendor(ed|ing)?|pin(ned|s)? \w+ to)\b",
+    re.IGNORECASE,
+)
+# a "fix" of the tests themselves ("Fix python 3 tests", "fixed some tests"): no product behaviour fixed
+TEST_SUBJECT = re.compile(r"\b(tests?|testing|test suite|ci|travis|coverage)\b", re.IGNORECASE)
 # a fix of behaviour, by its subject: what hot spots and track records count ("Closes #12" alone closes features
 # too; "patch", "handle", "prevent" name changes as often as bugs)
 FIX_SUBJECT = re.compile(
@@ -101,11 +131,20 @@ FIX_WORDS = re.compile(
 )
 # a "fix" of documentation changes no behaviour: not a fix for hot spots or error patterns
 DOCS_SUBJECT = re.compile(r"\b(docs?|documentation|readme|docstrings?|changelog|comments?)\b", re.IGNORECASE)
-# the message explains what went wrong (cause or trap): only such a fix is worth a memory of its own
+# the message explains what went wrong (a cause, a consequence, the old behaviour) or what the change guards
+# against: only such a fix is worth a memory of its own. An imperative sentence says what the new code does ("coerce
+# the values to strings instead", "throw if the number is a string"): it explains only with a word of STRONG_CAUSE.
+STRONG_CAUSE = (
+    r"because|caused by|due to|otherwise|would(n't| not)?|could(n't| not)?|so that|in order to|"
+    r"to (avoid|prevent|ensure|guard)|previously|used to|was possible|the (problem|issue|bug|cause|reason) (is|was)|"
+    r"leads? to|led to|result(s|ed)? in"
+)
 CAUSE_WORDS = re.compile(
-    r"\b(because|caused by|due to|the (problem|issue|bug|cause) (is|was)|otherwise|would|fails?|failed|"
-    r"failing|raises?|raised|leads? to|led to|result(s|ed)? in|race|deadlock|leak(s|ed)?|when\b.+\b(is|are|was)|"
-    r"if\b.+\b(is|are)|unless|incorrectly|wrongly|never|always|so that|instead)\b",
+    rf"\b({STRONG_CAUSE}|(can|may|might) (cause|lead|result|break|fail|raise|throw|hang|leak|crash|lose|corrupt)|"
+    r"fails?|failed|failing|raises?|raised|throws?|threw|race|deadlock|leak(s|ed)?|hangs?|hung|crash(es|ed)?|"
+    r"broke|breaks|causes?|caused|lost|loses|losing|corrupt(s|ed)?|regress(ed|es)|incorrectly|wrongly|instead|"
+    r"should(n't| not)?|unless|"
+    r"(when|if)\b.+\b(is|are|was|were))\b",
     re.IGNORECASE,
 )
 # a fix whose message names an error is an error pattern; other explained fixes are gotchas
@@ -119,11 +158,20 @@ RATIONALE_WORDS = re.compile(
     r"deliberately|intentionally|on purpose|otherwise|to avoid|to prevent|at the cost of|is safer|is faster)\b",
     re.IGNORECASE,
 )
+# the words that explain even in an imperative sentence (a rationale argues, a consequence warns)
+STRONG_WORDS = re.compile(
+    rf"\b({STRONG_CAUSE}|we (chose|choose|decided|prefer)|deliberately|intentionally|on purpose|at the cost of|"
+    r"trade-?offs?)\b",
+    re.IGNORECASE,
+)
+# a revert's reason is any sentence of its body that can stand in a lesson (mine_lessons.MIN_WHY_WORDS words at
+# least, no footnote, quotation, side note or question: "Broke CI." and "[1] see the thread" are none)
+ANY_PROSE = re.compile(r"\w")
 # a test-only commit about the tests themselves (flaky, coverage, CI, fixtures) explains no product bug
 TEST_INFRA_WORDS = re.compile(
     r"\b(flak(y|iness)|coverage|ci\b|continuous integration|fixtures?|mocks?|pytest|tox|nose|unittest|"
     r"test (suite|runner|setup|teardown|helpers?)|warnings? in tests?|resourcewarning|deprecationwarning|"
-    r"on (windows|macos|pypy) ci)\b",
+    r"on (windows|macos|pypy) ci|(fix(es|ed|ing)?|broken|failing) (the |some |broken |failing |flaky )?tests?)\b",
     re.IGNORECASE,
 )
 # what a message says when its rule holds for the whole repository (the only workspace-wide suggestions)
@@ -174,14 +222,30 @@ def code_paths(commit: CommitRecord) -> list[str]:
 
 
 def is_product_path(path: str) -> bool:
-    """Code the product runs: not tests, not examples, demos or benchmarks beside it."""
-    return not (is_test_path(path) or EXAMPLE_PATH.search(path))
+    """Code the product runs: not tests, not examples, demos, benchmarks or documentation beside it."""
+    return not (is_test_path(path) or EXAMPLE_PATH.search(path) or DOCS_PATH.search(path))
 
 
 def test_only(commit: CommitRecord) -> bool:
     """Tests (or examples) and nothing of the product: a lesson about them is no warning for product code."""
     code = code_paths(commit)
     return bool(code) and not any(is_product_path(p) for p in code)
+
+
+def real_fix(subject: str) -> bool:
+    """The subject names a fix of product behaviour: a fix word, and no typo, docs, typing, test, feature or
+    dependency work, and more to say than "bugfix" (what hot spots and track records count)."""
+    cleaned = clean_subject(subject)
+    return (
+        bool(FIX_SUBJECT.search(SUBJECT_REFS.sub("", " ".join(subject.split()))))  # "Fix #12: …" names a fix
+        and not COSMETIC_SUBJECT.search(subject)
+        and not DOCS_SUBJECT.search(subject)
+        and not TYPING_SUBJECT.search(subject)
+        and not TEST_SUBJECT.search(cleaned)
+        and not FEATURE_SUBJECT.search(cleaned)
+        and not DEPENDENCY_SUBJECT.search(subject)
+        and not vague(cleaned)
+    )
 
 
 def classify(commit: CommitRecord) -> Verdict:
@@ -191,13 +255,7 @@ def classify(commit: CommitRecord) -> Verdict:
     message = f"{subject}\n{body}"
     typing = bool(TYPING_SUBJECT.search(subject))
     tests = test_only(commit)
-    is_fix = (
-        bool(FIX_SUBJECT.search(subject))
-        and not COSMETIC_SUBJECT.search(subject)
-        and not DOCS_SUBJECT.search(subject)
-        and not typing
-        and not tests
-    )
+    is_fix = real_fix(subject) and not tests
     if commit.is_merge:
         return noise(Noise.MERGE)
     if BOT_AUTHOR.search(commit.author):
@@ -225,9 +283,13 @@ def classify(commit: CommitRecord) -> Verdict:
         return noise(Noise.COSMETIC)
     if typing and not (FIX_WORDS.search(body) and CAUSE_WORDS.search(body)):  # unless it found a real bug
         return noise(Noise.TYPING)
+    if DEPENDENCY_SUBJECT.search(subject) and not is_fix:
+        return noise(Noise.DEPENDENCY)
     if REFACTOR_SUBJECT.search(subject) and not is_fix:
         return noise(Noise.REFACTOR)
-    explained = why(body, subject, CAUSE_WORDS)
+    if FEATURE_SUBJECT.search(clean_subject(subject)) and not is_fix and not tests:  # "Add a test for …" is no feature
+        return noise(Noise.FEATURE)
+    explained = why(body, subject, CAUSE_WORDS, STRONG_WORDS)
     examples = tests and all(EXAMPLE_PATH.search(p) for p in code_paths(commit))
     if (
         TEST_INFRA_WORDS.search(subject)
@@ -246,7 +308,7 @@ def classify(commit: CommitRecord) -> Verdict:
         return Verdict(
             VerdictKind.FIX, kind, fix=is_fix, why=explained, error=error_signature(subject, body) if error else None
         )
-    rationale = why(body, subject, RATIONALE_WORDS)
+    rationale = why(body, subject, RATIONALE_WORDS, STRONG_WORDS)
     if rationale and is_fix:  # a fix that argues its way is a fix explained
         return Verdict(VerdictKind.FIX, MemoryType.GOTCHA, fix=True, why=rationale)
     if rationale:

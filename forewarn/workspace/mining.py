@@ -1,17 +1,23 @@
 """Mining: lessons proposed from the repository's history and its warning comments (no LLM, no network).
 
-One run reads the commits since the last run, newest first (:func:`history.iter_commits`), and for each:
+It proposes only what is worth an interruption; weaker signals are counted by name and kept for track records and
+ranking, not proposed. One run reads the commits since the last run, newest first (:func:`history.iter_commits`),
+and for each:
 
 - classifies it (:func:`mine_rules.classify`): noise is counted by rule name; what is left is a dead
   end (a revert with its reason), an error pattern or gotcha (a fix that explains its cause) or a
-  decision (a body that argues a choice); a commit a later one reverted is withdrawn instead;
+  decision (a body that argues a choice); a commit a later one reverted is withdrawn instead; a lesson about
+  a runtime the project no longer supports (:mod:`mine_runtime`) is history;
 - places it (:func:`mine_anchors.place`): one suggestion per commit, on the symbol its message names,
-  else the one it changed most, followed to HEAD; a diffuse commit is workspace-wide only when its
+  else the one whose logic it changed most, followed to HEAD (past ``@overload`` stubs); a lesson on a whole
+  file, on a class or a function as broad as one, on typing-only code, or whose lines are mostly gone from its
+  symbol at HEAD (:func:`mine_code.survival`) proposes nothing; a diffuse commit is workspace-wide only when its
   message states a repository-wide rule;
-- counts real fixes (not typing, docs, formatting, merges; cherry-picks once, by ``git patch-id``) on
-  the symbols they touched: a symbol fixed :data:`HOTSPOT_MIN_FIXES` times becomes one hot-spot gotcha,
-  and every lesson carries its **track record** — the fixes that touched its code after it, and when
-  (``provenance["track"]``), which sets its confidence (fixed since: higher; settled for years: lower).
+- counts real fixes (not typing, docs, formatting, tests, features, dependencies, merges; cherry-picks and
+  backports once) on the symbols whose logic they changed. A symbol whose standing fixes make a pattern
+  (:func:`is_pattern`) becomes one hot-spot gotcha; every lesson carries its **track record** — the fixes that
+  touched its code after it, and when (``provenance["track"]``), which sets its confidence (fixed since: higher;
+  settled for years: lower).
 
 Warning comments at HEAD become gotchas from source ``comment`` (:mod:`mine_comments`). Everything is
 handed to ``Workspace.add_suggestions`` (idempotent by fingerprint); an incremental run withdraws
@@ -36,22 +42,32 @@ from forewarn.memory.suggestions import (
     ANCHOR_WORKSPACE,
     TRACK_FIX_DATES,
     Suggestion,
-    track_confidence,
     track_factor,
     track_of,
 )
-from forewarn.memory.vocabulary import MemorySource, MemoryType
-from forewarn.workspace import history
-from forewarn.workspace.core import DEFAULT_CONFIDENCE
+from forewarn.memory.vocabulary import MemorySource
+from forewarn.workspace import history, mine_code
 from forewarn.workspace.history import BlobReader, CommitRecord, GitError
 from forewarn.workspace.mine_anchors import Anchored, HeadIndex, Placement, SymbolFinder, place, record_renames
 from forewarn.workspace.mine_comments import comment_suggestions
+from forewarn.workspace.mine_fixes import (
+    EARLIER_RUN,
+    HOTSPOT_KEPT,
+    MIN_FIX_LOGIC_LINES,
+    MIN_SURVIVAL,
+    FixRef,
+    broad,
+    confidence,
+    hotspot_suggestions,
+    track,
+)
 from forewarn.workspace.mine_lessons import (
+    clean_subject,
     dead_end_headline,
     decision_headline,
     fix_headline,
-    hotspot_headline,
     lesson_text,
+    vague,
     where,
 )
 from forewarn.workspace.mine_rules import (
@@ -63,6 +79,7 @@ from forewarn.workspace.mine_rules import (
     reverted_shas,
     states_repo_wide_rule,
 )
+from forewarn.workspace.mine_runtime import Runtimes, runtimes
 
 if TYPE_CHECKING:
     from forewarn.workspace.engine import Workspace
@@ -70,15 +87,13 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 STATE_LAST_MINED = "last_mined_commit"  # mining_state key: HEAD at the end of the last complete run
-# mining_state key: symbols fixed fewer than HOTSPOT_MIN_FIXES times so far, with those fixes (JSON), so an
-# incremental run can still find a hot spot whose fixes span several runs
+# mining_state key: symbols not proposed as hot spots so far, with their fixes (JSON), so an incremental run can
+# still find a hot spot whose fixes span several runs
 STATE_FIX_HISTORY = "fix_history"
-# fixed in this many distinct commits is a pattern worth a warning: on the tuning split (bench/mine_bench.py --tune)
-# symbols fixed twice before were fixed again 2.6-3.8x as often as the naive miner's, and 3 halved the coverage
-HOTSPOT_MIN_FIXES = 2
-HOTSPOT_KEPT = 30  # the newest fixes a hot spot's provenance keeps (its text names the latest two)
 FIX_HISTORY_SUBJECT_CHARS = 120  # a remembered fix's subject, clipped: the state stays small on long histories
+FIX_HISTORY_SAMPLE = 3  # … and the telling lines kept of it, to check at HEAD in a later run
 ABBREVIATED_SHA = 7  # a revert may name its commit by this many hex digits or more
+SHA_ONLY = re.compile(r"^[0-9a-f]{7,64}$")  # "Revert 60ef759": the reverted commit named by its id alone
 
 
 @dataclass(slots=True)
@@ -86,7 +101,7 @@ class MineReport:
     commits_read: int = 0
     commits_total: int = 0
     suggestions: dict[str, int] = field(default_factory=dict)  # proposed, by type
-    noise: dict[str, int] = field(default_factory=dict)  # commits (and comments) proposing nothing, by rule
+    noise: dict[str, int] = field(default_factory=dict)  # commits, comments, hot-spot candidates proposing nothing
     anchors: dict[str, int] = field(default_factory=dict)  # symbol | file | workspace
     skipped_files: dict[str, int] = field(default_factory=dict)  # binary | vendored
     added: int = 0
@@ -125,24 +140,6 @@ class MineReport:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class FixRef:
-    """One real fix commit on some code; ``order`` is its place in this run's walk (0 = newest; earlier runs'
-    fixes come after every commit of this one)."""
-
-    sha: str
-    date: str
-    author: str
-    subject: str
-    order: int
-
-    def to_dict(self) -> dict[str, str]:
-        return {"sha": self.sha, "author": self.author, "date": self.date, "subject": self.subject}
-
-
-EARLIER_RUN = 1 << 62  # the order of a fix remembered from an earlier run: older than anything read now
-
-
 @dataclass(slots=True)
 class Lesson:
     commit: CommitRecord
@@ -159,8 +156,11 @@ def commit_ref(commit: CommitRecord) -> dict[str, str]:
 class _Walk:
     """The state of one run's walk over the history, newest commit first."""
 
-    def __init__(self, finder: SymbolFinder, head: HeadIndex, *, exclude: list[str]) -> None:
+    def __init__(
+        self, finder: SymbolFinder, head: HeadIndex, *, exclude: list[str], runtimes: Runtimes | None = None
+    ) -> None:
         self.finder, self.head, self.exclude = finder, head, exclude
+        self.runtimes = runtimes or Runtimes()
         self.renames: dict[str, str] = {}
         self.fixes: dict[tuple[str, str], list[FixRef]] = defaultdict(list)  # (file, symbol) at HEAD
         self.file_fixes: dict[str, list[FixRef]] = defaultdict(list)  # file at HEAD
@@ -172,6 +172,7 @@ class _Walk:
         self.reverted: dict[str, list[str]] = defaultdict(list)  # a reverted sha's first 7 digits → shas named
         self.reverted_subjects: set[str] = set()  # subjects of reverted commits a revert named only by subject
         self.met: set[str] = set()  # reverted shas (as named) met in this walk
+        self.undone_subjects: dict[str, str] = {}  # a reverted sha (as named) → its subject, for "Revert 60ef759"
         self.order = 0
         self.clamped = 0
 
@@ -192,25 +193,41 @@ class _Walk:
         verdict = classify(commit)
         if verdict.reason is not None:
             self.noise[verdict.reason] += 1
+        if (verdict.lesson or verdict.fix) and self.runtimes.dropped(f"{commit.subject}\n{commit.body}"):
+            if verdict.lesson:  # a fix for a runtime the project dropped fixed nothing that can break again
+                self.noise[Noise.OLD_RUNTIME] += 1
+            record_renames(commit, self.renames)
+            return
         if verdict.lesson or verdict.fix:
             message = f"{commit.subject}\n{commit.body}"
             placement = place(commit, message, self.finder, self.renames, self.head)
             if verdict.fix:
                 ref = FixRef(commit.sha, commit.date, commit.author, commit.subject, order)
-                for a in placement.fixed:
-                    if a.key is not None:
-                        self.fixes[a.key].append(ref)
+                for a in placement.fixed:  # a fix counts on the code whose logic it changed, never on type stubs
+                    if a.key is not None and a.logic >= MIN_FIX_LOGIC_LINES and not a.typing:
+                        self.fixes[a.key].append(replace(ref, sample=a.sample, removed=a.removed))
                 for path in {a.file for a in placement.fixed if a.file} | (
                     {placement.anchor.file} if placement.anchor and placement.anchor.file else set()
                 ):
                     self.file_fixes[path].append(ref)
             if verdict.lesson:
-                self._lesson(commit, verdict, placement, order)
+                self._lesson(replace(commit, files=[]), verdict, placement, order)  # its diff is no longer needed
         record_renames(commit, self.renames)
 
     def _lesson(self, commit: CommitRecord, verdict: Verdict, placement: Placement, order: int) -> None:
-        if placement.anchor is not None:
-            self.lessons.append(Lesson(commit, verdict, placement.anchor, placement, order))
+        a = placement.anchor
+        if a is not None and a.anchor == ANCHOR_FILE:
+            self.noise[Noise.FILE_ANCHOR] += 1  # its fix still counts on the file's track record
+        elif a is not None and a.typing:
+            self.noise[Noise.TYPING_CODE] += 1
+        elif a is not None and a.anchor == ANCHOR_SYMBOL and not a.logic:
+            self.noise[Noise.DOCS] += 1  # it changed only the symbol's docstring or comments
+        elif a is not None and a.anchor == ANCHOR_SYMBOL and self._broad(a):
+            self.noise[Noise.BROAD_ANCHOR] += 1
+        elif a is not None and a.anchor == ANCHOR_SYMBOL and not self._stands(a):
+            self.noise[Noise.REWRITTEN] += 1
+        elif a is not None:
+            self.lessons.append(Lesson(commit, verdict, a, placement, order))
         elif placement.gone:
             self.noise[Noise.CODE_GONE] += 1
         elif states_repo_wide_rule(commit):
@@ -218,11 +235,23 @@ class _Walk:
         else:
             self.noise[Noise.NO_ANCHOR] += 1
 
+    def _broad(self, a: Anchored) -> bool:
+        assert a.file is not None and a.symbol is not None
+        chunk = self.head.chunk(a.file, a.symbol)
+        return chunk is not None and broad(chunk)
+
+    def _stands(self, a: Anchored) -> bool:
+        """Most of the lines the lesson was about are still in its symbol at HEAD (nothing to check: it stands)."""
+        assert a.file is not None and a.symbol is not None
+        share = mine_code.survival(a.sample, self.head.code(a.file, a.symbol))
+        return share is None or share >= MIN_SURVIVAL
+
     def _undone(self, commit: CommitRecord) -> bool:
         """A later commit (already read) reverted this one."""
         for named in self.reverted.get(commit.sha[:ABBREVIATED_SHA], ()):
             if commit.sha.startswith(named):
                 self.met.add(named)
+                self.undone_subjects[named] = commit.subject
                 return True
         if commit.subject in self.reverted_subjects:
             self.reverted_subjects.discard(commit.subject)
@@ -239,6 +268,10 @@ class _Walk:
             what = revert_target(commit)
             if what:
                 self.reverted_subjects.add(what)
+
+    def reverted_subject(self, named: str) -> str | None:
+        """The subject of the commit a revert named by ``named`` (an abbreviated id), when this walk met it."""
+        return next((subject for sha, subject in self.undone_subjects.items() if sha.startswith(named)), None)
 
     def pending_reverts(self) -> set[str]:
         """Shas reverts named that this walk did not reach: commits of earlier runs."""
@@ -259,47 +292,35 @@ def _load_fix_history(ws: Workspace, renames: dict[str, str]) -> dict[tuple[str,
             continue
         out[(renames.get(path, path), symbol)] = [
             FixRef(
-                str(r["sha"]), str(r.get("date", "")), str(r.get("author", "")), str(r.get("subject", "")), EARLIER_RUN
+                str(r["sha"]), str(r.get("date", "")), str(r.get("author", "")), str(r.get("subject", "")), EARLIER_RUN,
+                _lines(r.get("sample")), _lines(r.get("removed")),
             )
             for r in refs
             if isinstance(r, dict) and history.is_object_id(str(r.get("sha", "")))
-        ]
+        ]  # fmt: skip
     return out
 
 
-def _dump_fix_history(fixes: dict[tuple[str, str], list[FixRef]]) -> str:
-    """Symbols not yet hot spots, with their fixes (a hot spot, once proposed, is never proposed again)."""
+def _lines(value: object) -> tuple[str, ...]:
+    return tuple(line for line in value if isinstance(line, str)) if isinstance(value, list) else ()
+
+
+def _dump_fix_history(fixes: dict[tuple[str, str], list[FixRef]], proposed: set[tuple[str, str]]) -> str:
+    """Symbols not hot spots yet, with their newest fixes (a hot spot, once proposed, is never proposed again)."""
     kept = {
-        f"{path}::{symbol}": [{**r.to_dict(), "subject": r.subject[:FIX_HISTORY_SUBJECT_CHARS]} for r in refs]
+        f"{path}::{symbol}": [
+            {
+                **r.to_dict(),
+                "subject": r.subject[:FIX_HISTORY_SUBJECT_CHARS],
+                "sample": r.sample[:FIX_HISTORY_SAMPLE],
+                "removed": r.removed[:FIX_HISTORY_SAMPLE],
+            }
+            for r in sorted({r.sha: r for r in refs}.values(), key=lambda r: r.date, reverse=True)[:HOTSPOT_KEPT]
+        ]
         for (path, symbol), refs in fixes.items()
-        if len({r.sha for r in refs}) < HOTSPOT_MIN_FIXES
+        if (path, symbol) not in proposed
     }
     return json.dumps(kept, separators=(",", ":"))
-
-
-# --- track records ---------------------------------------------------------------------------------------------
-
-
-def track(
-    later: list[FixRef], *, since: str | None, last_change: str | None, through: str, scope: str = ANCHOR_SYMBOL
-) -> dict[str, Any]:
-    """The track record of a lesson dated ``since`` (None: one that stands at HEAD) from the fixes after it."""
-    dates = sorted({r.date for r in later}, reverse=True)
-    record: dict[str, Any] = {
-        "fixes": len({r.sha for r in later}),
-        "fix_dates": dates[:TRACK_FIX_DATES],
-        "last_fix": dates[0] if dates else None,
-        "last_change": last_change,
-        "since": since,
-        "through": through or None,
-        "scope": scope,
-    }
-    record["factor"] = round(track_factor(record), 4)
-    return record
-
-
-def _confidence(source: MemorySource, record: dict[str, Any]) -> float:
-    return round(track_confidence(DEFAULT_CONFIDENCE.get(source, 0.8), record), 4)
 
 
 # --- building suggestions -----------------------------------------------------------------------------------
@@ -333,44 +354,8 @@ def lesson_suggestion(lesson: Lesson, record: dict[str, Any]) -> Suggestion:
         file=a.file,
         symbol=a.symbol,
         provenance=provenance,
-        confidence=_confidence(MemorySource.COMMIT, record),
+        confidence=confidence(MemorySource.COMMIT, record),
     )
-
-
-def hotspot_suggestions(
-    fixes: dict[tuple[str, str], list[FixRef]], last_change: dict[str, str], through: str
-) -> list[Suggestion]:
-    """One gotcha per symbol fixed in at least HOTSPOT_MIN_FIXES distinct commits."""
-    out: list[Suggestion] = []
-    for (path, symbol), refs in fixes.items():
-        unique = sorted({r.sha: r for r in refs}.values(), key=lambda r: r.date, reverse=True)
-        if len(unique) < HOTSPOT_MIN_FIXES:
-            continue
-        newest, oldest = unique[0], unique[-1]
-        headline = hotspot_headline(
-            where(path, symbol), [r.subject for r in unique], len(unique), oldest.date, newest.date
-        )
-        record = track([], since=newest.date, last_change=last_change.get(path), through=through)
-        out.append(
-            Suggestion(
-                fingerprint=f"hotspot:{path}::{symbol}",
-                type=MemoryType.GOTCHA,
-                text=lesson_text(headline),
-                source=MemorySource.COMMIT,
-                created_at=newest.date,
-                file=path,
-                symbol=symbol,
-                provenance={
-                    "commits": [r.to_dict() for r in unique[:HOTSPOT_KEPT]],
-                    "fixes": len(unique),
-                    "anchor": ANCHOR_SYMBOL,
-                    "kind": "hotspot",
-                    "track": record,
-                },
-                confidence=_confidence(MemorySource.COMMIT, record),
-            )
-        )
-    return out
 
 
 def _dedupe(suggestions: list[Suggestion], noise: Counter[str]) -> list[Suggestion]:
@@ -429,7 +414,7 @@ def mine(
     if big_total > len(big):
         report.notes.append(f"{big_total} paths held blobs over 1 MiB: the first {len(big)} were left out of diffs")
     with BlobReader(root) as blobs:
-        walk = _Walk(SymbolFinder(blobs), head, exclude=big)
+        walk = _Walk(SymbolFinder(blobs), head, exclude=big, runtimes=runtimes(root))
         commits = history.iter_commits(root, revs, limit=limit, exclude=big)
         try:
             for commit in commits:
@@ -454,7 +439,8 @@ def mine(
         if incremental and pending:
             report.withdrawn = ws.withdraw_mined(pending, reason="its commit was reverted")
         report.tracks_updated = _update_tracks(ws, walk, suggestions, incremental=incremental)
-        ws.set_mining_state(STATE_FIX_HISTORY, _dump_fix_history(walk.fixes))
+        hot = {(s.file, s.symbol) for s in suggestions if s.file and s.symbol and s.provenance.get("kind") == "hotspot"}
+        ws.set_mining_state(STATE_FIX_HISTORY, _dump_fix_history(walk.fixes, hot))
         ws.set_mining_state(STATE_LAST_MINED, head_sha)
     report.seconds = time.perf_counter() - started
     return report
@@ -472,21 +458,34 @@ def _propose(ws: Workspace, walk: _Walk, *, incremental: bool, head_sha: str, re
     through = walk.newest
     suggestions: list[Suggestion] = []
     for lesson in walk.lessons:
+        if lesson.verdict.kind == VerdictKind.REVERT and SHA_ONLY.match(lesson.verdict.what.lower()):
+            what = walk.reverted_subject(lesson.verdict.what.lower())  # "Revert 60ef759": say what it undid
+            if what is None or vague(clean_subject(what)):
+                walk.noise[Noise.VAGUE] += 1
+                continue
+            lesson.verdict = replace(lesson.verdict, what=what)
         a = lesson.anchor
         pool = walk.fixes.get(a.key, []) if a.key else walk.file_fixes.get(a.file, []) if a.file else []
         later = [r for r in pool if r.order < lesson.order and r.sha != lesson.commit.sha]
         record = track(later, since=lesson.commit.date, last_change=walk.last_change.get(a.file or ""), through=through)
         suggestions.append(lesson_suggestion(lesson, record))
-    suggestions.extend(hotspot_suggestions(walk.fixes, walk.last_change, through))
     head = walk.head
+    explained: dict[tuple[str, str], set[str]] = defaultdict(set)  # the fixes proposed as lessons, by symbol
+    for s in suggestions:
+        if s.file and s.symbol:
+            explained[(s.file, s.symbol)].update(c["sha"] for c in s.provenance.get("commits", ()))
+    suggestions.extend(hotspot_suggestions(walk.fixes, walk.last_change, through, head, walk.noise, explained))
     scan = sorted(head.files) if not incremental else sorted(p for p in walk.last_change if p in head.files)
     report.comments_scanned = len(scan)
     found = comment_suggestions(ws, scan, head, history.commit_date(ws.root, head_sha), head_sha)
     for s in found.suggestions:
+        if walk.runtimes.dropped(s.text):
+            walk.noise[Noise.OLD_RUNTIME] += 1
+            continue
         if s.symbol and s.file:  # what stands at HEAD: its track record is every fix its code had
             pool = walk.fixes.get((s.file, s.symbol), [])
             record = track(pool, since=None, last_change=walk.last_change.get(s.file), through=through)
-            s = replace(s, provenance={**s.provenance, "track": record}, confidence=_confidence(s.source, record))
+            s = replace(s, provenance={**s.provenance, "track": record}, confidence=confidence(s.source, record))
         suggestions.append(s)
     walk.noise.update(found.skipped)
     suggestions = _dedupe(suggestions, walk.noise)
@@ -501,23 +500,55 @@ def _propose(ws: Workspace, walk: _Walk, *, incremental: bool, head_sha: str, re
 
 
 def _drop_cherry_picks(ws: Workspace, walk: _Walk) -> None:
-    """A patch applied twice (a cherry-pick, a backport merged back) is one fix and one lesson: the oldest copy."""
+    """A patch applied twice (a cherry-pick, a backport merged back) is one fix and one lesson: the oldest copy.
+
+    Copies are found by ``git patch-id``, and by author and subject: a backport to another branch often applies
+    with other context (another patch id) but keeps both, and one person committing the same specific subject
+    twice made one fix."""
     shas = {r.sha for refs in walk.fixes.values() for r in refs} | {le.commit.sha for le in walk.lessons}
     if len(shas) < 2:
         return
-    ids = history.patch_ids(ws.root, sorted(shas), exclude=walk.exclude)
     order = {r.sha: r.order for refs in walk.fixes.values() for r in refs}
     order.update({le.commit.sha: le.order for le in walk.lessons})
-    groups: dict[str, list[str]] = defaultdict(list)
-    for sha, pid in ids.items():
-        groups[pid].append(sha)
-    copies = {sha for group in groups.values() if len(group) > 1 for sha in sorted(group, key=lambda s: -order[s])[1:]}
+    keys: dict[str, list[str]] = defaultdict(list)  # a sha → what identifies its patch
+    for sha, pid in history.patch_ids(ws.root, sorted(shas), exclude=walk.exclude).items():
+        keys[sha].append(pid)
+    named = [(r.sha, r.author, r.subject) for refs in walk.fixes.values() for r in refs]
+    named += [(le.commit.sha, le.commit.author, le.commit.subject) for le in walk.lessons]
+    for sha, author, subject in named:
+        cleaned = clean_subject(subject).lower()
+        if not vague(cleaned):
+            keys[sha].append(f"{author}\0{cleaned}")
+    copies = _copies({sha: set(k) for sha, k in keys.items()}, order)
     if not copies:
         return
     walk.noise[Noise.CHERRY_PICK] += len(copies)
     walk.lessons = [le for le in walk.lessons if le.commit.sha not in copies]
     for refs in (*walk.fixes.values(), *walk.file_fixes.values()):
         refs[:] = [r for r in refs if r.sha not in copies]
+
+
+def _copies(keys: dict[str, set[str]], order: dict[str, int]) -> set[str]:
+    """Shas sharing a key, transitively, are one patch: all but the oldest (highest walk order) are copies."""
+    parent = {sha: sha for sha in keys}
+
+    def root(sha: str) -> str:
+        while parent[sha] != sha:
+            parent[sha] = parent[parent[sha]]
+            sha = parent[sha]
+        return sha
+
+    first: dict[str, str] = {}
+    for sha, ks in keys.items():
+        for k in ks:
+            if k in first:
+                parent[root(sha)] = root(first[k])
+            else:
+                first[k] = sha
+    groups: dict[str, list[str]] = defaultdict(list)
+    for sha in keys:
+        groups[root(sha)].append(sha)
+    return {sha for group in groups.values() if len(group) > 1 for sha in sorted(group, key=lambda s: -order[s])[1:]}
 
 
 def _update_tracks(ws: Workspace, walk: _Walk, proposed: list[Suggestion], *, incremental: bool) -> int:

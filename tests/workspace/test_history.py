@@ -108,9 +108,24 @@ def test_added_lines_that_look_like_diff_headers_are_content(repo: Repo) -> None
     repo.commit("Rewrite notes")
     [top] = list(history.iter_commits(repo.root, ["HEAD"], limit=1))
     assert [(f.path, f.old_path) for f in top.files] == [("notes.txt", "notes.txt")]
-    assert top.files[0].hunks == [history.Hunk(1, len(new) - 1, 1 + len(new) - 1)]
+    assert top.files[0].hunks == [history.Hunk(1, len(new) - 1, 1 + len(new) - 1, (old[0],), tuple(new[:-1]))]
     assert top.files[0].blob == repo.git("rev-parse", "HEAD:notes.txt")
     assert top.binary_files == 0
+
+
+def test_a_hunks_lines_are_kept_bounded_across_a_no_newline_marker(repo: Repo) -> None:
+    """The text of removed and added lines is kept (what mining weighs as logic), each line cut at LINE_CHARS_KEPT,
+    at most HUNK_LINES_KEPT per side; git's "\\ No newline at end of file" between them is no content."""
+    repo.write("a.py", "x = 1")
+    repo.commit("Add a")
+    long_line = "y = '" + "z" * (history.LINE_CHARS_KEPT * 2) + "'"
+    repo.write("a.py", "x = 2\n" + long_line + "\n" + "w = 0\n" * (history.HUNK_LINES_KEPT + 10))
+    repo.commit("Change a")
+    [top] = list(history.iter_commits(repo.root, ["HEAD"], limit=1))
+    [hunk] = top.files[0].hunks
+    assert hunk.removed == ("x = 1",)
+    assert hunk.added[:2] == ("x = 2", long_line[: history.LINE_CHARS_KEPT])
+    assert len(hunk.added) == history.HUNK_LINES_KEPT and hunk.changed == 1 + history.HUNK_LINES_KEPT + 12
 
 
 def test_only_object_ids_reach_cat_file(repo: Repo) -> None:

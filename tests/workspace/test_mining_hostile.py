@@ -13,7 +13,7 @@ from pathlib import Path
 
 from forewarn.memory.suggestions import provenance_commits
 from forewarn.memory.text import from_iso
-from forewarn.workspace import mining
+from forewarn.workspace import mine_fixes, mining
 from forewarn.workspace.engine import Workspace
 from tests.gitrepo import Repo
 from tests.workspace.test_history import FAKE_SHA, forged_record_message
@@ -27,15 +27,13 @@ def hostile(tmp_path: Path) -> Repo:
     shutil.copytree(DEMO, root, ignore=shutil.ignore_patterns(".forewarn"))
     repo = Repo(root)
     repo.commit("initial import", author="Mallory")
-    for n in range(mining.HOTSPOT_MIN_FIXES - 1):  # real fixes of finalize: one short of a hot spot
-        repo.edit("billing/invoice.py", FINALIZE, f"{FINALIZE}  # retry-safe {n}")
+    for n in range(mine_fixes.HOTSPOT_PAIR_MIN_FIXES - 1):  # real fixes of finalize: one short of a hot spot
+        repo.edit("billing/invoice.py", FINALIZE, f"{FINALIZE}\n    retry_safe = {n}")
         repo.commit(f"Fix double charge in finalize, take {n}", author="Mallory")
-        repo.edit("billing/invoice.py", f"{FINALIZE}  # retry-safe {n}", FINALIZE)
-        repo.commit("Tidy finalize", author="Mallory")
-    # the forged record: a fake "Fix: …" commit whose fake diff names invoice.py (a third fix of finalize, once)
+    # the forged record: a fake "Fix: …" commit whose fake diff names invoice.py (a second fix of finalize, once)
     repo.edit("billing/money.py", "class Money:", "class Money:  # noqa")
     repo.commit(forged_record_message(target="billing/invoice.py"), author="Mallory", verbatim=True)
-    repo.edit("billing/money.py", "class Money:  # noqa", "class Money:  # touched")
+    repo.edit("billing/money.py", "total = sum(ratios)", "total = sum(ratios) or 1")
     repo.commit(
         "Fix rounding of cents\n\nTotals were wrong because the cart was empty and the sum failed otherwise.",
         author="Bob\x1fX\x1f2031-01-01T00:00:00+00:00\x1fforged",

@@ -1,0 +1,173 @@
+"""What a change did to the code, line by line: logic or not, and whether it still stands at HEAD (pure text).
+
+Mining weighs a fix by what it changed, not by what its subject claims:
+
+- :func:`logic_lines` counts the changed lines that are program logic. A line removed and added again with only
+  whitespace, quotes, a trailing comma or (in Python) type annotations changed is no change; blank lines,
+  comments, docstring lines, imports and lone brackets are no logic. "fix spaces" changes no logic line.
+- :func:`sample` keeps the distinctive logic lines a change added (normalized), and :func:`survival` says how
+  many of them the code at HEAD still holds: a lesson whose lines were replaced since is about code that is gone.
+  Lines are compared whitespace-free as substrings of the HEAD code joined into one line, so a reformatter that
+  wraps a long call over several lines does not make it look rewritten.
+- :func:`is_stub` and :func:`is_typing_only` recognise code that only declares types (``@overload`` stubs,
+  ``TypedDict`` and ``Protocol`` classes, ``.pyi`` and ``.d.ts`` files): no lesson or hot spot belongs there.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+KEPT_LINE_CHARS = 160  # a normalized line is cut here: enough to be distinctive, small to keep
+SAMPLE_LINES = 12  # the added lines kept per change and symbol to check at HEAD: the longest are the most telling
+MIN_SAMPLE_CHARS = 12  # a shorter normalized line ("returnNone", "}else{") is in every function: proves nothing
+
+_SPACE = re.compile(r"\s+")
+_TRAILING_COMMA = re.compile(r",(?=[)\]}])")
+_COMMENT = re.compile(r"^(#|//|/\*|\*|<!--|--(?!-)|;)")
+_DOC_QUOTE = re.compile(r'^[rRbBuUfF]?("""|\'\'\'|""|\'\')')
+_IMPORT = re.compile(
+    r"^(import\s|from\s+\S+\s+import\b|export\s+\*\s+from\b|#\s*include\b|using\s|use\s|package\s|"
+    r"(const|let|var)\s+[\w{}\s,]+=\s*require\()"
+)
+_PUNCTUATION = re.compile(r"^[\s(){}\[\];,.:]*$")
+_NO_OP = re.compile(r"^(pass|\.\.\.|break|continue|else:|try:|finally:)$")
+_TRAILING_PY_COMMENT = re.compile(r"\s+#[^'\"]*$")
+_PY_VARIABLE_ANNOTATION = re.compile(r"^(?P<name>[A-Za-z_][\w.]*)\s*:\s*[^=]+?(?P<rest>\s*=.*)?$")
+_PY_DEF = re.compile(r"^(async\s+)?def\s")
+_OVERLOAD = re.compile(r"^\s*@(\w+\.)*overload\b", re.MULTILINE)
+_PY_STUB_BODY = re.compile(r":\s*(\.\.\.|pass)\s*$")
+_TYPING_BASES = re.compile(r"^\s*class\s+\w+\s*\((?:[^)]*\b)?(TypedDict|Protocol)\b", re.MULTILINE)
+_TYPING_PATH = re.compile(r"\.(pyi|d\.ts)$")
+
+
+def is_python(path: str) -> bool:
+    return path.endswith((".py", ".pyi"))
+
+
+def _strip_def_annotations(line: str) -> str:
+    """``def f(a: int = 1, *b: str) -> X:`` → ``def f(a = 1, *b):`` (bracket-aware: ``dict[str, int]`` is one type)."""
+    head, sep, rest = line.partition("(")
+    if not sep:
+        return line
+    out: list[str] = [head, "("]
+    depth, skipping = 0, False
+    i = 0
+    while i < len(rest):
+        ch = rest[i]
+        if depth == 0 and ch == ")":
+            tail = rest[i:]
+            arrow = tail.find("->")
+            if arrow >= 0:
+                colon = tail.rfind(":")
+                tail = tail[:arrow].rstrip() + (tail[colon:] if colon > arrow else "")
+            out.append(tail)
+            return "".join(out)
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if depth == 0 and ch == ":" and not skipping:
+            skipping = True
+            i += 1
+            continue
+        if depth == 0 and ch in ",=" and skipping:
+            skipping = False
+        if not skipping:
+            out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def without_annotations(line: str) -> str:
+    """A Python line with its type annotations and trailing comment removed (what the program does stays)."""
+    text = _TRAILING_PY_COMMENT.sub("", line.strip())
+    if _PY_DEF.match(text):
+        return _strip_def_annotations(text)
+    m = _PY_VARIABLE_ANNOTATION.match(text)
+    if m and not text.startswith(("else", "try", "finally", "lambda")) and not text.endswith(":"):
+        return m.group("name") + (m.group("rest") or "")
+    return text
+
+
+def normalize(line: str, *, python: bool = False) -> str:
+    """A line as the program sees it: no whitespace, one kind of quote, no trailing comma before a closer."""
+    text = without_annotations(line) if python else line.strip()
+    text = _SPACE.sub("", text).replace("'", '"').rstrip(";")
+    return _TRAILING_COMMA.sub("", text)[:KEPT_LINE_CHARS]
+
+
+def is_logic(line: str) -> bool:
+    """The stripped source line does something: not blank, a comment, a docstring line, an import or a lone bracket."""
+    text = line.strip()
+    if not text or _PUNCTUATION.match(text) or _NO_OP.match(text):
+        return False
+    return not (_COMMENT.match(text) or _DOC_QUOTE.match(text) or _IMPORT.match(text))
+
+
+def is_import(line: str) -> bool:
+    """An import, include or require statement."""
+    return bool(_IMPORT.match(line.strip()))
+
+
+def logic_lines(removed: Sequence[str], added: Sequence[str], path: str) -> int:
+    """Changed lines that are logic, once lines removed and added again with only cosmetic changes cancel out."""
+    python = is_python(path)
+    gone = Counter(normalize(line, python=python) for line in removed if is_logic(line))
+    new = Counter(normalize(line, python=python) for line in added if is_logic(line))
+    return sum((gone - new).values()) + sum((new - gone).values())
+
+
+def sample(lines: Iterable[str], path: str) -> tuple[str, ...]:
+    """The most distinctive logic lines (normalized, longest first) of some code: what to look for at HEAD."""
+    python = is_python(path)
+    kept = {normalize(line, python=python) for line in lines if is_logic(line)}
+    telling = sorted((s for s in kept if len(s) >= MIN_SAMPLE_CHARS), key=lambda s: (-len(s), s))
+    return tuple(telling[:SAMPLE_LINES])
+
+
+def joined(text: str, path: str) -> str:
+    """Code as one normalized line, to look sampled lines up in as substrings."""
+    python = is_python(path)
+    return _TRAILING_COMMA.sub("", "".join(normalize(line, python=python) for line in text.splitlines()))
+
+
+# what a line may lose without its logic changing: the name it assigned to, or the keyword handing its value on
+_TARGET = re.compile(r"^([\w.\[\]\"]+(\+|-|\*|/|\||&)?=(?!=)|(return|yield|await|const|let|var)(?=[\w(\[{\"-]))")
+
+
+def _stands(line: str, places: Sequence[str]) -> bool:
+    """The line, or its expression without the target it was assigned to, is in one of ``places``."""
+    variants = [line]
+    rest = _TARGET.sub("", line, count=1)
+    if rest != line and len(rest) >= MIN_SAMPLE_CHARS:
+        variants.append(rest)
+    return any(v in place for v in variants for place in places)
+
+
+def survival(lines: Sequence[str], head: str, *also: str) -> float | None:
+    """The share of sampled lines still in the HEAD code (:func:`joined`) or in ``also`` (other normalized code that
+    counts as still standing); None when there is nothing to check."""
+    if not lines:
+        return None
+    places = (head, *also)
+    return sum(1 for line in lines if _stands(line, places)) / len(lines)
+
+
+def is_stub(text: str, path: str) -> bool:
+    """A declaration with no body of its own: an ``@overload`` stub, or a function whose body is ``...``."""
+    if not is_python(path):
+        return False
+    if _OVERLOAD.search(text.split("def ", 1)[0] if "def " in text else text):
+        return True
+    body = [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("@")]
+    return len(body) <= 2 and bool(body) and bool(_PY_STUB_BODY.search(body[-1]) or body[-1] == "...")
+
+
+def is_typing_only(text: str, path: str) -> bool:
+    """Code that only declares types: a stub, a ``TypedDict`` or ``Protocol`` class, a ``.pyi``/``.d.ts`` file."""
+    if _TYPING_PATH.search(path):
+        return True
+    first = text.split("\n", 1)[0]
+    return is_stub(text, path) or bool(_TYPING_BASES.match(first))

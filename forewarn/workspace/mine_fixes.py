@@ -1,0 +1,202 @@
+"""Real fixes on code, and what they say about it: a lesson's track record and whether its symbol is a hot spot.
+
+A :class:`FixRef` is one real fix commit on one symbol, with the telling lines it left in the code and took out of
+it (:mod:`mine_code`). :func:`track` is the record of the fixes after a lesson (it sets the lesson's confidence);
+:func:`hotspot_suggestions` proposes a hot spot only where the fixes whose lines still stand make a pattern
+(:func:`is_pattern`), and counts the rest as ``weak-hotspot``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any
+
+from forewarn.memory.suggestions import (
+    ANCHOR_SYMBOL,
+    TRACK_FIX_DATES,
+    Suggestion,
+    track_confidence,
+    track_factor,
+)
+from forewarn.memory.text import from_iso
+from forewarn.memory.vocabulary import MemorySource, MemoryType
+from forewarn.workspace import mine_code
+from forewarn.workspace.core import DEFAULT_CONFIDENCE
+from forewarn.workspace.mine_anchors import HeadIndex
+from forewarn.workspace.mine_lessons import hotspot_headline, lesson_text, where
+from forewarn.workspace.mine_rules import Noise
+
+if TYPE_CHECKING:
+    from forewarn.indexing.store import CodeChunk
+
+# A hot spot is proposed only when its history is a pattern a reader would want before editing: a blind reading of
+# round 1 found "fixed twice, years apart" noise and three or more real fixes of logic that still stands useful.
+HOTSPOT_MIN_FIXES = 3  # real fixes of its logic whose lines still stand at HEAD
+HOTSPOT_PAIR_MIN_FIXES = 2  # … or this many, when two came close together lately or one closed a security hole:
+HOTSPOT_PAIR_DAYS = 365  # two fixes this close are one problem that came back
+HOTSPOT_RECENT_DAYS = 730  # … and the newer within this of the history's end: it is still coming back
+HOTSPOT_OVERLAP = 0.67  # a hot spot whose fixes are mostly another's (one commit fixing both) says the same thing
+HOTSPOT_KEPT = 30  # the newest fixes a hot spot's provenance keeps (its text names the latest two)
+# a fix changed at least this many logic lines of a symbol to count as its fix (whitespace, typing, comments,
+# imports and docstrings are none: "fix spaces" fixed nothing)
+MIN_FIX_LOGIC_LINES = 1
+# a lesson or a fix is about code that still stands when at least this share of the lines it added (else of its
+# symbol as it then was) is still in the symbol at HEAD; below it, the code was rewritten since
+MIN_SURVIVAL = 0.5
+# a commit lesson placed on a class (any definition that is no function) longer than this sits among many methods,
+# and a function longer than BROAD_FUNCTION_LINES is a module in disguise: both are as broad as a whole file
+BROAD_CONTAINER_LINES = 40
+BROAD_FUNCTION_LINES = 250
+CALLABLE_KINDS = frozenset({"function", "method", "constructor", "macro"})
+# a fix that closed a security hole is worth its history even when it came back only once
+SECURITY_WORDS = re.compile(
+    r"\b(security|cve[- ]?\d*|vulnerab\w*|exploit\w*|injection|xss|csrf|open redirect|"
+    r"redirect (allow ?list )?bypass|leak(s|ed|ing)? (credentials|secrets?|tokens?|passwords?|auth\w*))\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class FixRef:
+    """One real fix commit on some code; ``order`` is its place in this run's walk (0 = newest; earlier runs'
+    fixes come after every commit of this one); ``sample``: the telling lines it left in that code."""
+
+    sha: str
+    date: str
+    author: str
+    subject: str
+    order: int
+    sample: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()  # the telling lines it took out of that code (what an earlier fix had left)
+
+    def to_dict(self) -> dict[str, str]:
+        return {"sha": self.sha, "author": self.author, "date": self.date, "subject": self.subject}
+
+
+EARLIER_RUN = 1 << 62  # the order of a fix remembered from an earlier run: older than anything read now
+
+
+def track(
+    later: list[FixRef], *, since: str | None, last_change: str | None, through: str, scope: str = ANCHOR_SYMBOL
+) -> dict[str, Any]:
+    """The track record of a lesson dated ``since`` (None: one that stands at HEAD) from the fixes after it."""
+    dates = sorted({r.date for r in later}, reverse=True)
+    record: dict[str, Any] = {
+        "fixes": len({r.sha for r in later}),
+        "fix_dates": dates[:TRACK_FIX_DATES],
+        "last_fix": dates[0] if dates else None,
+        "last_change": last_change,
+        "since": since,
+        "through": through or None,
+        "scope": scope,
+    }
+    record["factor"] = round(track_factor(record), 4)
+    return record
+
+
+def confidence(source: MemorySource, record: dict[str, Any]) -> float:
+    return round(track_confidence(DEFAULT_CONFIDENCE.get(source, 0.8), record), 4)
+
+
+def _days(newer: str, older: str) -> float:
+    try:
+        return (from_iso(newer) - from_iso(older)) / 86_400.0
+    except ValueError:
+        return float("inf")
+
+
+def is_pattern(refs: list[FixRef], through: str) -> bool:
+    """Fixes (newest first, each still standing) that make a hot spot: HOTSPOT_MIN_FIXES of them, or
+    HOTSPOT_PAIR_MIN_FIXES when two came within HOTSPOT_PAIR_DAYS lately or one closed a security hole."""
+    if len(refs) >= HOTSPOT_MIN_FIXES:
+        return True
+    if len(refs) < HOTSPOT_PAIR_MIN_FIXES:
+        return False
+    if any(SECURITY_WORDS.search(r.subject) for r in refs):
+        return True
+    recent = _days(through, refs[0].date) <= HOTSPOT_RECENT_DAYS
+    return recent and any(_days(a.date, b.date) <= HOTSPOT_PAIR_DAYS for a, b in pairwise(refs))
+
+
+def standing(refs: list[FixRef], code: str) -> list[FixRef]:
+    """The fixes (newest first) whose lines still stand: in the code at HEAD, or replaced by a newer fix of the same
+    code (the problem came back, which is the pattern); a fix whose lines a rewrite replaced is history."""
+    out: list[FixRef] = []
+    for i, r in enumerate(refs):
+        replaced = "\0".join(line for newer in refs[:i] for line in newer.removed)
+        share = mine_code.survival(r.sample, code, replaced)
+        if share is None or share >= MIN_SURVIVAL:
+            out.append(r)
+    return out
+
+
+def broad(chunk: CodeChunk) -> bool:
+    """A class among its methods, or a function as long as a module: as broad as a whole file."""
+    lines = chunk.end_line - chunk.start_line + 1
+    return lines > (BROAD_FUNCTION_LINES if chunk.kind in CALLABLE_KINDS else BROAD_CONTAINER_LINES)
+
+
+def hotspot_suggestions(
+    fixes: dict[tuple[str, str], list[FixRef]],
+    last_change: dict[str, str],
+    through: str,
+    head: HeadIndex,
+    noise: Counter[str],
+    explained: dict[tuple[str, str], set[str]] | None = None,
+) -> list[Suggestion]:
+    """One gotcha per symbol whose real fixes, counting only those whose lines still stand at HEAD, make a pattern
+    (:func:`is_pattern`). A hot spot whose fixes are mostly a bigger one's, or mostly lessons already proposed on
+    its symbol (``explained``: their track records say how often it was fixed), says the same again. Candidates
+    fixed at least twice that make no pattern are counted as ``weak-hotspot``."""
+    explained = explained or {}
+    patterns: list[tuple[tuple[str, str], list[FixRef]]] = []
+    for (path, symbol), refs in fixes.items():
+        unique = sorted({r.sha: r for r in refs}.values(), key=lambda r: r.date, reverse=True)
+        if len(unique) < HOTSPOT_PAIR_MIN_FIXES:
+            continue
+        chunk = head.chunk(path, symbol)
+        if chunk is None or mine_code.is_typing_only(chunk.text, path) or broad(chunk):
+            noise[Noise.WEAK_HOTSPOT] += 1
+            continue
+        still = standing(unique, head.code(path, symbol))
+        if is_pattern(still, through):
+            patterns.append(((path, symbol), still))
+        else:
+            noise[Noise.WEAK_HOTSPOT] += 1
+    patterns.sort(key=lambda p: (-len(p[1]), p[0]))
+    kept: list[tuple[tuple[str, str], list[FixRef]]] = []
+    for key, refs in patterns:
+        shas = {r.sha for r in refs}
+        overlaps = [{r.sha for r in o} for k, o in kept if k[0] == key[0]] + [explained.get(key, set())]
+        if any(len(shas & other) >= HOTSPOT_OVERLAP * len(shas) for other in overlaps):
+            noise[Noise.DUPLICATE] += 1
+            continue
+        kept.append((key, refs))
+    return [_hotspot(path, symbol, refs, last_change, through) for (path, symbol), refs in kept]
+
+
+def _hotspot(path: str, symbol: str, refs: list[FixRef], last_change: dict[str, str], through: str) -> Suggestion:
+    """The hot-spot gotcha on ``symbol`` from its standing fixes, newest first."""
+    newest, oldest = refs[0], refs[-1]
+    headline = hotspot_headline(where(path, symbol), [r.subject for r in refs], len(refs), oldest.date, newest.date)
+    record = track([], since=newest.date, last_change=last_change.get(path), through=through)
+    return Suggestion(
+        fingerprint=f"hotspot:{path}::{symbol}",
+        type=MemoryType.GOTCHA,
+        text=lesson_text(headline),
+        source=MemorySource.COMMIT,
+        created_at=newest.date,
+        file=path,
+        symbol=symbol,
+        provenance={
+            "commits": [r.to_dict() for r in refs[:HOTSPOT_KEPT]],
+            "fixes": len(refs),
+            "anchor": ANCHOR_SYMBOL,
+            "kind": "hotspot",
+            "track": record,
+        },
+        confidence=confidence(MemorySource.COMMIT, record),
+    )
