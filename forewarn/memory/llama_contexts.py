@@ -5,8 +5,9 @@ of a graph across its threads and meets them at a barrier after each one (a 6-la
 batch), so one descheduled thread stalls the others — on a shared machine that cost 2-4x (docs/gpu.md). Contexts
 on the same model share its weights and nothing else: each evaluates a whole batch alone, never waiting for a
 peer, and two of them keep two cores busy when the machine is idle and degrade to one core's pace, not below it,
-when it is not. Extra contexts are created on the first call that has work for them, so a process that only
-embeds queries holds one.
+when it is not. A context costs memory (MiniLM at 512-token batches: ~90 MB of compute buffers) and time to make
+(~0.25 s), so extra contexts are made by the first call that has work for them and freed once the pool has been
+idle for ``EXTRA_IDLE_S``: a process that only embeds queries holds one, a bulk fill keeps them all.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+EXTRA_IDLE_S = 30.0  # extra contexts outlive a fill's pauses between calls (seconds), then give their memory back
 
 
 class TokenBatch:
@@ -89,6 +92,7 @@ class ContextPool:
         self._closed = False
         self._refused = False  # llama.cpp refused a context once: stop asking for more
         self._executor: ThreadPoolExecutor | None = None
+        self._trim: threading.Timer | None = None
         first = create()
         if not first:
             raise RuntimeError("no context")
@@ -112,6 +116,26 @@ class ContextPool:
             with self._cond:
                 self._idle.append(ctx)
                 self._cond.notify()
+                if len(self._all) > 1 and len(self._idle) == len(self._all) and not self._closed:
+                    self._schedule_trim()
+
+    def _schedule_trim(self) -> None:
+        """Free the extra contexts once the pool stays idle for ``EXTRA_IDLE_S`` (caller holds the condition)."""
+        if self._trim is not None:
+            self._trim.cancel()
+        self._trim = threading.Timer(EXTRA_IDLE_S, self._free_extras)
+        self._trim.daemon = True
+        self._trim.start()
+
+    def _free_extras(self) -> None:
+        with self._cond:
+            if self._closed or len(self._idle) < len(self._all):
+                return  # closed meanwhile, or busy again: its last release schedules another try
+            for ctx in self._all[1:]:
+                self._idle.remove(ctx)
+                self._ll.llama_free(ctx.handle)
+            del self._all[1:]
+            self._refused = False
 
     def _acquire(self, grow: bool) -> Context:
         with self._cond:
@@ -183,6 +207,8 @@ class ContextPool:
             self._all.clear()
             self._idle.clear()
             executor, self._executor = self._executor, None
+            if self._trim is not None:
+                self._trim.cancel()
         if executor is not None:
             executor.shutdown(wait=False)
 

@@ -17,7 +17,7 @@ import pytest
 
 from forewarn import paths
 from forewarn.config import EmbedderSettings
-from forewarn.memory import model_install
+from forewarn.memory import llama_contexts, model_install
 from forewarn.memory.embedder import Embedder, EmbedderUnavailable, open_embedder
 from tests.memory.reference_bert import reference_model
 
@@ -179,10 +179,12 @@ def test_thread_safe(embedder: Embedder) -> None:
         assert cosines(got, serial).min() >= 0.9999
 
 
-def test_contexts_side_by_side_give_the_same_vectors() -> None:
+def test_contexts_side_by_side_give_the_same_vectors(monkeypatch: pytest.MonkeyPatch) -> None:
     """Two single-threaded contexts split a call's batches between them: the same vectors as one context, the
-    second context made only once a call has more than one batch, and closing waits for work in flight."""
+    second context made only once a call has more than one batch and freed once the pool stays idle, and closing
+    waits for work in flight."""
     require_model()
+    monkeypatch.setattr(llama_contexts, "EXTRA_IDLE_S", 0.05)
     one = open_embedder(EmbedderSettings(n_threads=1))
     two = open_embedder(EmbedderSettings(n_threads=2))
     try:
@@ -196,6 +198,10 @@ def test_contexts_side_by_side_give_the_same_vectors() -> None:
         parallel = two.embed_documents(texts)
         assert two.stats.batches > 2 and pool.contexts == 2
         assert cosines(parallel, serial).min() >= 0.9999
+        assert pool._trim is not None
+        pool._trim.join(10)  # the idle pool gives the extra context's memory back
+        assert pool.contexts == 1
+        assert cosines(two.embed_documents(texts), serial).min() >= 0.9999 and pool.contexts == 2
         started = threading.Event()
         done: list[np.ndarray] = []
         refused: list[EmbedderUnavailable] = []
