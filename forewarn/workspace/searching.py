@@ -53,6 +53,7 @@ class SearchMixin(WorkspaceCore):
         include_suggestions: bool = False,
         code_only: bool = False,
         include_tests: bool | None = None,
+        code_floor: code_search.CodeFloor | None = None,
     ) -> SearchResult:
         """Hybrid search over memories and code.
 
@@ -61,7 +62,9 @@ class SearchMixin(WorkspaceCore):
         ``types`` narrow the code as well: to that file or folder, and to code carrying memories of those types.
         Memories anchored to the best code hits join the memory ranking as a third list, so a lesson on
         ``retry_upload`` is found by "where do we retry the upload" even in other words. Test files rank
-        below other code unless the query is about tests (``include_tests`` decides when given).
+        below other code unless the query is about tests (``include_tests`` decides when given). A code file is shown
+        only when its best chunks match the query on an absolute scale (``code_floor``, default
+        ``code_search.CodeFloor()``; ``code_search.NO_CODE_FLOOR`` shows every file found).
         Suggestions (mined, not yet reviewed) are searched only with ``include_suggestions``.
         """
         if include_suggestions and MemoryStatus.SUGGESTED not in statuses:
@@ -100,6 +103,8 @@ class SearchMixin(WorkspaceCore):
         if n_code > 0 and query.strip():
             wanted = n_code if code_only else max(n_code, MEMORY_CODE_FILES)
             files = self._code_files(query, wanted, rel, types, statuses, include_tests, qvec)
+        # the floor on what is shown (memories reached through code meet their own floor)
+        shown = code_search.above_floor(files, query_terms(query), code_floor or code_search.CodeFloor())[:n_code]
         code_ms = (time.perf_counter() - t) * 1000
         if code_only:
             hits: list[ScoredMemory] = []
@@ -117,7 +122,6 @@ class SearchMixin(WorkspaceCore):
             hits, timings, closest = ranked.hits, ranked.timings, ranked.closest
             timings.embed_ms = embed_ms
         timings.code_ms = code_ms
-        files = files[:n_code]
         if record and as_of_iso is None and hits:
             # shown, not yet used: access (which reinforces ranking) comes from accept/confirm, so results
             # do not feed on their own visibility
@@ -131,13 +135,21 @@ class SearchMixin(WorkspaceCore):
             reason = "lexical search was asked for"
         else:
             reason = self.reason or "the query could not be embedded"
-        return SearchResult(hits, mode, reason, timings, files, None if code_only else closest)
+        return SearchResult(hits, mode, reason, timings, shown, None if code_only else closest)
 
     def search_code(
-        self, query: str, k: int = 10, *, file: str | None = None, include_tests: bool | None = None
+        self,
+        query: str,
+        k: int = 10,
+        *,
+        file: str | None = None,
+        include_tests: bool | None = None,
+        floor: code_search.CodeFloor | None = None,
     ) -> list[FileHit]:
         """The code files matching ``query``, best first (``search``'s code half alone)."""
-        return self.search(query, k, file=file, code_only=True, include_tests=include_tests, record=False).files
+        return self.search(
+            query, k, file=file, code_only=True, include_tests=include_tests, record=False, code_floor=floor
+        ).files
 
     def _code_files(
         self,

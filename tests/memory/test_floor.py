@@ -15,6 +15,7 @@ from forewarn.memory import retrieval
 from forewarn.memory.records import MemoryFilter
 from forewarn.memory.retrieval import SearchParams, lexical_coverage, text_terms
 from forewarn.memory.vocabulary import MemoryType
+from forewarn.workspace import code_search
 from forewarn.workspace.engine import Workspace
 from tests.conftest import Unclosed
 
@@ -126,10 +127,13 @@ def test_memories_reached_through_code_are_held_to_the_floor(tmp_path: Path) -> 
         # the code holds most of the query: the memory on it is found though none of its own words match
         found = ws.search("what happens when the server is busy", k=5)
         assert [h.memory.id for h in found.memories] == [gotcha.id]
-        # the code matched on one word ("sleep") of an unrelated question: the memory on it is held back
+        # the code matched on one word ("sleep") of an unrelated question: the memory on it is held back, and the
+        # code is not listed as if it matched (D25)
         off = ws.search("how long should I sleep at night to feel rested", k=5)
-        assert off.files and off.files[0].file == "uploader.py"  # the code half has no floor
         assert off.memories == [] and off.closest is not None and off.closest.memory.id == gotcha.id
+        assert off.files == []
+        unfloored = ws.search_code("how long should I sleep at night to feel rested", floor=code_search.NO_CODE_FLOOR)
+        assert [f.file for f in unfloored] == ["uploader.py"]  # what the floor held back
 
 
 def test_by_meaning_an_unrelated_query_returns_nothing_and_a_paraphrase_is_found(
