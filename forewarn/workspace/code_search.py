@@ -29,8 +29,9 @@ VECTOR_CANDIDATES = 300
 # question ("banana smoothie recipe") would list the nearest code as if it matched. Code is listed only when one of
 # the files found matches on an absolute scale: by meaning (a best chunk's cosine to the query) or by words (the
 # share of the query's terms its best chunks hold, words and identifier parts, at least two unless the query has
-# one); then every file found is listed, in rank order. Judged per file instead (each file on its own) the floor
-# cost click 9.4 points of R@10 at the same quiet share, per query 2.7 at 0.35 and 1.9 at the 0.30 kept.
+# one); then every file found is listed, in rank order. A search whose memories answered lists its code as found:
+# the memory floor already said the query is about this workspace. Judged per file instead (each file on its own)
+# the floor cost click 9.4 points of R@10 at the same quiet share; per query 2.7 at 0.35 and 1.9 at the 0.30 kept.
 # Tuned on click's history (commit subject → the files it changed: R@10 0.902 → 0.883, 85% of
 # bench/offtopic_queries.txt listing no code); judged on requests' and bench/offtopic_heldout.txt
 # (bench/code_search_bench.py --floor prints both sweeps).

@@ -62,9 +62,9 @@ class SearchMixin(WorkspaceCore):
         ``types`` narrow the code as well: to that file or folder, and to code carrying memories of those types.
         Memories anchored to the best code hits join the memory ranking as a third list, so a lesson on
         ``retry_upload`` is found by "where do we retry the upload" even in other words. Test files rank
-        below other code unless the query is about tests (``include_tests`` decides when given). A code file is shown
-        only when its best chunks match the query on an absolute scale (``code_floor``, default
-        ``code_search.CodeFloor()``; ``code_search.NO_CODE_FLOOR`` shows every file found).
+        below other code unless the query is about tests (``include_tests`` decides when given). Code is listed
+        when a memory answered, or when one of the files found matches the query on an absolute scale
+        (``code_floor``, default ``code_search.CodeFloor()``; ``code_search.NO_CODE_FLOOR`` lists them always).
         Suggestions (mined, not yet reviewed) are searched only with ``include_suggestions``.
         """
         if include_suggestions and MemoryStatus.SUGGESTED not in statuses:
@@ -103,8 +103,6 @@ class SearchMixin(WorkspaceCore):
         if n_code > 0 and query.strip():
             wanted = n_code if code_only else max(n_code, MEMORY_CODE_FILES)
             files = self._code_files(query, wanted, rel, types, statuses, include_tests, qvec)
-        # the floor on what is shown (memories reached through code meet their own floor)
-        shown = code_search.above_floor(files, query_terms(query), code_floor or code_search.CodeFloor())[:n_code]
         code_ms = (time.perf_counter() - t) * 1000
         if code_only:
             hits: list[ScoredMemory] = []
@@ -122,6 +120,10 @@ class SearchMixin(WorkspaceCore):
             hits, timings, closest = ranked.hits, ranked.timings, ranked.closest
             timings.embed_ms = embed_ms
         timings.code_ms = code_ms
+        # the code floor: a memory that answered says the query is about this workspace; else the code must
+        # (memories reached through code met their own floor)
+        floor = code_floor or code_search.CodeFloor()
+        shown = files[:n_code] if hits else code_search.above_floor(files, query_terms(query), floor)[:n_code]
         if record and as_of_iso is None and hits:
             # shown, not yet used: access (which reinforces ranking) comes from accept/confirm, so results
             # do not feed on their own visibility
