@@ -12,7 +12,6 @@ import os
 import re
 import subprocess
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 
 BENCH_DIR = Path(__file__).resolve().parent
@@ -56,7 +55,7 @@ def clone(name: str) -> Path:
 
 def commits(root: Path) -> list[Commit]:
     """Every non-merge commit reachable from HEAD, newest first."""
-    fmt = "--format=%x1e%H%x1f%aI%x1f%an%x1f%B%x1d"
+    fmt = "--format=%x1e%H%x1f%at%x1f%an%x1f%B%x1d"  # %at: epoch seconds (some dates carry a corrupt zone)
     log = git(root, "log", "HEAD", "--no-merges", "--no-renames", "--name-only", fmt)
     out: list[Commit] = []
     for record in log.split("\x1e")[1:]:
@@ -67,7 +66,7 @@ def commits(root: Path) -> list[Commit]:
         out.append(
             Commit(
                 sha,
-                datetime.fromisoformat(date).timestamp(),
+                float(date),
                 author,
                 PR_SUFFIX_RE.sub("", subject).strip(),
                 " ".join(body.split()),
