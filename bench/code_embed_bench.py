@@ -220,7 +220,40 @@ def scaling(sample: int) -> dict[str, Any]:
         ratios = [b["chunks_per_s"] / a["chunks_per_s"] for a, b in pairs if a["chunks_per_s"]]
         print(f"  2 threads vs 1 (wall, each pair): {', '.join(f'{x:.2f}x' for x in ratios)}")
         out["runs"].append({"condition": condition, "runs": runs, "ratios": ratios})
+    share = serial_share(tree, sample)
+    bound = 1.0 / (share + (1.0 - share) / 2)
+    print(f"\nthe serial part of a call (tokenizing, packing: the caller's thread) {share:.1%} of its CPU time, so "
+          f"2 threads on an idle 2-core machine can reach at most {bound:.2f}x one thread (Amdahl)")  # fmt: skip
+    out["serial_share"], out["idle_bound"] = share, bound
     return out
+
+
+def serial_share(tree: Path, sample: int) -> float:
+    """CPU share of a call spent before the contexts run (tokenizing, windowing, packing), one thread, no load."""
+    from forewarn.config import EmbedderSettings, Settings
+    from forewarn.indexing.indexer import Indexer
+    from forewarn.memory.embedder import open_embedder
+    from forewarn.workspace.code_vectors import CODE_TEXT_MAX_TOKENS, embed_text, fit_to_tokens, own_texts
+
+    emb = open_embedder(EmbedderSettings(n_threads=1))
+    texts: list[str] = []
+    with Indexer(tree, Settings()) as indexer:
+        for rel in sorted(indexer.files()):
+            chunks = indexer.chunks_for(rel)
+            texts += [embed_text(rel, c.symbol, c.signature, own) for c, own in zip(chunks, own_texts(chunks),
+                                                                                  strict=True) if own]  # fmt: skip
+    started = time.process_time()  # what CodeVectors.embed does on its own thread: cut each text, then tokenize
+    fitted = [fit_to_tokens(t, emb.count_tokens, CODE_TEXT_MAX_TOKENS) for t in texts[:sample]]
+    for i in range(0, len(fitted), 32):
+        emb._pack(emb._sequences(fitted[i : i + 32])[0])
+    serial = time.process_time() - started
+    started = time.process_time()
+    for i in range(0, len(fitted), 32):
+        emb.embed_documents(fitted[i : i + 32])
+    whole = time.process_time() - started
+    emb.close()
+    # the evaluation's share is what the contexts run in parallel: everything but the serial part
+    return serial / (serial + whole) if whole else 0.0
 
 
 # ---------------------------------------------------------------- child
