@@ -11,9 +11,9 @@ repeat on another definition of the same file.
 
 Code: express's files indexed and every chunk embedded (through the embedding cache: later runs embed nothing).
 Queries: commit subjects, seeded, 20 warm-up ones first; each query embedded once before the timed loop. Printed
-per size: p50/p95/p99 of the search minus its query embedding, its parts (code half, memory ranking), the
-memories on the five hottest files, and the load average (other sessions share these 2 cores: tails include
-their scheduling).
+per size: p50/p95/p99 of the search minus its query embedding, its parts (code half, memory ranking), the search's
+CPU time (its thread's: what it takes on an idle core — other sessions share these 2 cores, so wall-clock tails
+include their scheduling), the memories on the five hottest files, and the load average.
 
     .venv/bin/python bench/search_scale_bench.py [--sizes 5000,100000] [--queries 200]
 
@@ -70,16 +70,19 @@ def main() -> int:
     history = _history.commits(root)
     verdicts = []
     for size in (int(s) for s in args.sizes.split(",")):
-        p95 = run(root, history, size, args.queries)
-        verdicts.append(f"{size:,} memories: p95 {p95:.1f} ms (target ≤ {TARGET_P95_MS:.0f}): "
-                        f"{'PASS' if p95 <= TARGET_P95_MS else 'FAIL'}")  # fmt: skip
+        p95, cpu95, load = run(root, history, size, args.queries)
+        verdicts.append(
+            f"{size:,} memories: wall p95 {p95:.1f} ms at load {load:.1f}, CPU p95 {cpu95:.1f} ms (what an idle core "
+            f"takes; target ≤ {TARGET_P95_MS:.0f}): wall {'PASS' if p95 <= TARGET_P95_MS else 'FAIL'}, "
+            f"CPU {'PASS' if cpu95 <= TARGET_P95_MS else 'FAIL'}"
+        )
     print("\nTargets:")
     for v in verdicts:
         print("  " + v)
     return 0
 
 
-def run(root: Path, history: list[_history.Commit], size: int, n_queries: int) -> float:
+def run(root: Path, history: list[_history.Commit], size: int, n_queries: int) -> tuple[float, float, float]:
     from forewarn.memory.records import Anchor, Memory, MemoryFilter
     from forewarn.memory.text import new_id, to_iso
     from forewarn.workspace import mining
@@ -162,7 +165,7 @@ def run(root: Path, history: list[_history.Commit], size: int, n_queries: int) -
     print(f"    parts p95: code half {percentile(code, 95):.1f} ms, memory ranking {percentile(rank, 95):.1f} ms; "
           f"CPU time of the search p50 {percentile(cpu, 50):.1f} ms, p95 {percentile(cpu, 95):.1f} ms")  # fmt: skip
     print(f"    load average {load:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} CPUs")
-    return p95
+    return p95, percentile(cpu, 95), load
 
 
 def _cut(text: str) -> str:
