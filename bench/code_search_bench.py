@@ -5,10 +5,11 @@
     python bench/code_search_bench.py --max-queries 300  # a seeded sample of each corpus' queries
     python bench/code_search_bench.py --floor            # instead: the code floor's sweep (D25)
 
-``--floor``: each query (and each off-topic one) searched as shipped but without the code floor, k = 10, and every
-floor of a sweep replayed over the files returned (a floor only removes files): R@10 kept and off-topic queries
-left with no code. Tuned on click with ``offtopic_queries.txt``, judged on requests with ``offtopic_heldout.txt``
-(``FLOOR_SETS``).
+``--floor``: the code label's sweep (D25: code found for an unrelated query is labelled the nearest, not a match).
+Each query (and each off-topic one) searched as shipped, k = 10, and every floor of a sweep replayed over the files
+returned: off-topic queries labelled (quiet), and R@10 if the floor hid code per file or per query (what a floor
+would cost; the label hides nothing). Tuned on click with ``offtopic_queries.txt``, judged on requests with
+``offtopic_heldout.txt`` (``FLOOR_SETS``).
 
 The evaluation (issue 17) is built from each corpus' own history, cloned once from
 ``../shared/corpora/<name>.bundle`` (or ``$FOREWARN_CORPORA``) into ``bench/.corpora/<name>-git``:
@@ -472,7 +473,7 @@ def floor_sweep(name: str, max_queries: int) -> None:
 
         def features(text: str) -> list[tuple[str, float | None, int, int]]:
             terms = query_terms(text)
-            hits = ws.search_code(text, 10, floor=code_search.NO_CODE_FLOOR)
+            hits = ws.search_code(text, 10)
             return [(h.file, *code_search.file_match(h, terms), len(terms)) for h in hits]
 
         real = [(q.answers, features(q.text)) for q in queries]

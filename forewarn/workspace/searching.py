@@ -53,7 +53,6 @@ class SearchMixin(WorkspaceCore):
         include_suggestions: bool = False,
         code_only: bool = False,
         include_tests: bool | None = None,
-        code_floor: code_search.CodeFloor | None = None,
     ) -> SearchResult:
         """Hybrid search over memories and code.
 
@@ -62,9 +61,9 @@ class SearchMixin(WorkspaceCore):
         ``types`` narrow the code as well: to that file or folder, and to code carrying memories of those types.
         Memories anchored to the best code hits join the memory ranking as a third list, so a lesson on
         ``retry_upload`` is found by "where do we retry the upload" even in other words. Test files rank
-        below other code unless the query is about tests (``include_tests`` decides when given). Code is listed
-        when a memory answered, or when one of the files found matches the query on an absolute scale
-        (``code_floor``, default ``code_search.CodeFloor()``; ``code_search.NO_CODE_FLOOR`` lists them always).
+        below other code unless the query is about tests (``include_tests`` decides when given). ``code_matched``
+        says whether the code matches the query (a memory answered, or one of the files found reaches
+        ``code_search.CodeFloor()``) or is only the nearest code (D25).
         Suggestions (mined, not yet reviewed) are searched only with ``include_suggestions``.
         """
         if include_suggestions and MemoryStatus.SUGGESTED not in statuses:
@@ -120,10 +119,8 @@ class SearchMixin(WorkspaceCore):
             hits, timings, closest = ranked.hits, ranked.timings, ranked.closest
             timings.embed_ms = embed_ms
         timings.code_ms = code_ms
-        # the code floor: a memory that answered says the query is about this workspace; else the code must
-        # (memories reached through code met their own floor)
-        floor = code_floor or code_search.CodeFloor()
-        shown = files[:n_code] if hits else code_search.above_floor(files, query_terms(query), floor)[:n_code]
+        # the code label: a memory that answered says the query is about this workspace; else the code must
+        matched = bool(hits) or code_search.matches(files[:n_code], query_terms(query))
         if record and as_of_iso is None and hits:
             # shown, not yet used: access (which reinforces ranking) comes from accept/confirm, so results
             # do not feed on their own visibility
@@ -137,21 +134,15 @@ class SearchMixin(WorkspaceCore):
             reason = "lexical search was asked for"
         else:
             reason = self.reason or "the query could not be embedded"
-        return SearchResult(hits, mode, reason, timings, shown, None if code_only else closest)
+        return SearchResult(
+            hits, mode, reason, timings, files[:n_code], None if code_only else closest, code_matched=matched
+        )
 
     def search_code(
-        self,
-        query: str,
-        k: int = 10,
-        *,
-        file: str | None = None,
-        include_tests: bool | None = None,
-        floor: code_search.CodeFloor | None = None,
+        self, query: str, k: int = 10, *, file: str | None = None, include_tests: bool | None = None
     ) -> list[FileHit]:
         """The code files matching ``query``, best first (``search``'s code half alone)."""
-        return self.search(
-            query, k, file=file, code_only=True, include_tests=include_tests, record=False, code_floor=floor
-        ).files
+        return self.search(query, k, file=file, code_only=True, include_tests=include_tests, record=False).files
 
     def _code_files(
         self,

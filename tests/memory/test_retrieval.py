@@ -16,7 +16,6 @@ from forewarn.memory.records import Anchor, AnchoredRef, Memory, MemoryFilter
 from forewarn.memory.retrieval import ScoredMemory, SearchParams, dedupe, temporal_factor
 from forewarn.memory.store import MemoryStore
 from forewarn.memory.text import new_id, to_iso
-from forewarn.workspace import code_search
 from forewarn.workspace.engine import Workspace
 
 NOW = 1_800_000_000.0
@@ -300,9 +299,7 @@ def test_search_asks_the_code_index_once_with_the_querys_words(tmp_path: Path) -
             return real(text, limit)
 
         engine.indexer.search_chunks = spy  # type: ignore[method-assign]
-        query = "why does reconcile ledger drift when entries arrive late at night"
-        # three of the query's seven words: under the code floor (tests/memory/test_floor.py), which is not at issue
-        result = engine.search(query, k=5, code_floor=code_search.NO_CODE_FLOOR)
+        result = engine.search("why does reconcile ledger drift when entries arrive late at night", k=5)
     assert [h.chunk.symbol for h in result.chunks] == ["reconcile_ledger"]
     assert len(seen) == 1 and {"reconcile", "ledger", "entries"} <= set(seen[0].split())
 

@@ -156,7 +156,7 @@ def test_memories_follow_the_code_they_are_anchored_to(ws_root: Path) -> None:
         assert [h.memory.id for h in found.memories] == [gotcha.id]
         assert ws.search("what happens when the server is busy", k=5, chunks=0).memories == []  # no code, no way
         # --type narrows the code too: only code carrying memories of that type
-        typed = ws.search("retry the upload or refund the charge", k=5, types=["decision"])
+        typed = ws.search("retry upload refund", k=5, types=["decision"])
         assert [f.file for f in typed.files] == ["billing.py"]
 
 
