@@ -10,7 +10,15 @@ file's chunks reached the model, and the time), and the embedding cache's size a
 run and after a prune. ``--full`` also embeds every chunk cold (2 threads, nice'd: time to full
 coverage, peak RSS, cache size).
 
+``--scaling`` instead measures how cold embedding scales with threads (issue 23: ≥ 1.7x the one-thread rate on an
+idle machine): click's chunks (cloned from ``$FOREWARN_CORPORA/click.bundle``), ``--sample`` of them embedded cold
+by ``forewarn index``'s path with 1 and 2 threads (one single-threaded llama.cpp context each), alternating
+1, 2, 1, 2 so a change in the machine's other load hits both; first as the machine is, then with two busy-loop
+processes of our own beside it (loaded). Each run prints chunks/s (wall), its CPU-seconds, the load average
+around it and chunks per CPU-second; the ratio of the 2-thread to the 1-thread wall rate is each pair's.
+
     .venv/bin/python bench/code_embed_bench.py [--sample N] [--configs bf16:1,q8_0:2,...] [--full] [--json PATH]
+    .venv/bin/python bench/code_embed_bench.py --scaling [--sample 400]
 
 The corpus tree is copied once into bench/.corpora/code-embed (edits never touch the shared corpus) and
 indexed into a private FOREWARN_HOME there (the LSP bench's index is reused when it exists). Weight
@@ -41,7 +49,9 @@ from forewarn import paths  # noqa: E402
 REAL_MODELS = paths.models_dir()  # the installed default model, before FOREWARN_HOME moves the data dir
 WORK = BENCH_DIR / ".corpora" / "code-embed"
 HOME = WORK / "home"
-TREE = WORK / "django"
+TREE = Path(os.environ.get("CODE_EMBED_TREE", WORK / "django"))  # --scaling points its children at click
+SCALING_THREADS = (1, 2, 1, 2)  # alternating: the machine's other load changes under both alike
+SCALING_BURNERS = 2  # busy-loop processes of our own for the loaded runs: one per core of the 2-core machine
 LSP_BENCH_INDEX = BENCH_DIR / ".corpora" / "lsp-bench" / "index"  # lsp_bench's index of the same sdist
 VARIANTS_DIR = BENCH_DIR / ".corpora" / "gguf-variants"
 DEFAULT_SAMPLE = 1000  # ~40 CPU-seconds per configuration at one thread: the full set is ~30 CPU-minutes
@@ -63,11 +73,17 @@ def main() -> int:
         help="instead: dense recall of full chunk text vs signature+docstring+identifiers on click and requests",
     )
     parser.add_argument("--json", type=Path, help="write the results here as JSON")
+    parser.add_argument("--scaling", action="store_true", help="instead: 1 vs 2 threads on click, idle and loaded")
     parser.add_argument("--child", help=argparse.SUPPRESS)  # weights:threads:mode, run in a child process
     args = parser.parse_args()
     if args.child:
         weights, threads, mode = args.child.split(":")
         print(json.dumps(child(weights, int(threads), mode, args.sample)))
+        return 0
+    if args.scaling:
+        scaling_results = scaling(args.sample)
+        if args.json:
+            args.json.write_text(json.dumps(scaling_results, indent=2) + "\n", encoding="utf-8")
         return 0
     if args.text_recall:
         os.environ.update(env())
@@ -126,11 +142,11 @@ def prepare() -> None:
     print(f"index of {TREE}: {report.parsed} parsed, {report.unchanged} unchanged in {seconds:.1f} s")
 
 
-def spawn(mode: str, sample: int, *, nice: bool = False) -> dict[str, Any]:
+def spawn(mode: str, sample: int, *, nice: bool = False, extra_env: dict[str, str] | None = None) -> dict[str, Any]:
     cmd = [sys.executable, __file__, "--child", mode, "--sample", str(sample)]
     if nice:
         cmd = ["nice", "-n", "10", *cmd]
-    done = subprocess.run(cmd, env=env(), capture_output=True, text=True, check=False)
+    done = subprocess.run(cmd, env={**env(), **(extra_env or {})}, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"{mode} failed:\n{done.stderr[-4000:]}")
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
@@ -171,6 +187,73 @@ def show_edit(r: dict[str, Any]) -> None:
         f"  its cache: {r['cache_entries_before_prune']} entries (the edited function's old text included); "
         f"after a prune as if 31 days on: {r['pruned']}"
     )
+
+
+def scaling(sample: int) -> dict[str, Any]:
+    """Cold embedding of click's chunks at 1 and 2 threads, alternating, as the machine is and loaded by us."""
+    import _history
+
+    from forewarn.config import Settings
+    from forewarn.indexing.indexer import Indexer
+
+    os.environ.update(env())
+    tree = _history.clone("click")
+    with Indexer(tree, Settings()) as indexer:
+        indexer.index()
+    out: dict[str, Any] = {"sample": sample, "corpus": "click", "runs": []}
+    for condition in ("as the machine is", "loaded (+2 busy loops of ours)"):
+        burners = []
+        if condition.startswith("loaded"):
+            burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(SCALING_BURNERS)]
+        try:
+            runs = [spawn(f"installed:{t}:sample", sample, extra_env={"CODE_EMBED_TREE": str(tree)})
+                    for t in SCALING_THREADS]  # fmt: skip
+        finally:
+            for b in burners:
+                b.kill()
+                b.wait()
+        print(f"\n{condition}: {sample} of click's chunks embedded cold, threads alternating {SCALING_THREADS}")
+        for r in runs:
+            print(f"  {r['threads']} thread(s): {r['chunks_per_s']:.1f} chunks/s wall, {r['cpu_s']:.1f} CPU-s "
+                  f"({r['chunks_per_cpu_s']:.1f} chunks per CPU-second), load average {r['load_avg']:.1f}")  # fmt: skip
+        pairs = [(a, b) for a, b in zip(runs[::2], runs[1::2], strict=True)]
+        ratios = [b["chunks_per_s"] / a["chunks_per_s"] for a, b in pairs if a["chunks_per_s"]]
+        print(f"  2 threads vs 1 (wall, each pair): {', '.join(f'{x:.2f}x' for x in ratios)}")
+        out["runs"].append({"condition": condition, "runs": runs, "ratios": ratios})
+    share = serial_share(tree, sample)
+    bound = 1.0 / (share + (1.0 - share) / 2)
+    print(f"\nthe serial part of a call (tokenizing, packing: the caller's thread) {share:.1%} of its CPU time, so "
+          f"2 threads on an idle 2-core machine can reach at most {bound:.2f}x one thread (Amdahl)")  # fmt: skip
+    out["serial_share"], out["idle_bound"] = share, bound
+    return out
+
+
+def serial_share(tree: Path, sample: int) -> float:
+    """CPU share of a call spent before the contexts run (tokenizing, windowing, packing), one thread, no load."""
+    from forewarn.config import EmbedderSettings, Settings
+    from forewarn.indexing.indexer import Indexer
+    from forewarn.memory.embedder import open_embedder
+    from forewarn.workspace.code_vectors import CODE_TEXT_MAX_TOKENS, embed_text, fit_to_tokens, own_texts
+
+    emb = open_embedder(EmbedderSettings(n_threads=1))
+    texts: list[str] = []
+    with Indexer(tree, Settings()) as indexer:
+        for rel in sorted(indexer.files()):
+            chunks = indexer.chunks_for(rel)
+            texts += [embed_text(rel, c.symbol, c.signature, own) for c, own in zip(chunks, own_texts(chunks),
+                                                                                  strict=True) if own]  # fmt: skip
+    started = time.process_time()  # what CodeVectors.embed does on its own thread: cut each text, then tokenize
+    fitted = [fit_to_tokens(t, emb.count_tokens, CODE_TEXT_MAX_TOKENS) for t in texts[:sample]]
+    for i in range(0, len(fitted), 32):
+        emb._pack(emb._sequences(fitted[i : i + 32])[0])
+    serial = time.process_time() - started
+    started = time.process_time()
+    for i in range(0, len(fitted), 32):
+        emb.embed_documents(fitted[i : i + 32])
+    whole = time.process_time() - started
+    emb.close()
+    # the evaluation's share is what the contexts run in parallel: everything but the serial part
+    return serial / (serial + whole) if whole else 0.0
 
 
 # ---------------------------------------------------------------- child

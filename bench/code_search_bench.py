@@ -3,6 +3,13 @@
     python bench/code_search_bench.py                    # click and requests (bundles in ../shared/corpora)
     python bench/code_search_bench.py --corpus click --json out.json
     python bench/code_search_bench.py --max-queries 300  # a seeded sample of each corpus' queries
+    python bench/code_search_bench.py --floor            # instead: the code floor's sweep (D25)
+
+``--floor``: the code label's sweep (D25: code found for an unrelated query is labelled the nearest, not a match).
+Each query (and each off-topic one) searched as shipped, k = 10, and every floor of a sweep replayed over the files
+returned: off-topic queries labelled (quiet), and R@10 if the floor hid code per file or per query (what a floor
+would cost; the label hides nothing). Tuned on click with ``offtopic_queries.txt``, judged on requests with
+``offtopic_heldout.txt`` (``FLOOR_SETS``).
 
 The evaluation (issue 17) is built from each corpus' own history, cloned once from
 ``../shared/corpora/<name>.bundle`` (or ``$FOREWARN_CORPORA``) into ``bench/.corpora/<name>-git``:
@@ -67,6 +74,11 @@ HOME_DIR = CORPORA_DIR / "code-search-home"  # the bench's own Forewarn data dir
 SHARED_CORPORA = Path(os.environ.get("FOREWARN_CORPORA", REPO_DIR.parent / "shared" / "corpora"))
 BRANCH = "main"
 CORPORA = ("click", "requests")
+BENCH_DIR = REPO_DIR / "bench"
+FLOOR_SETS = {"click": ("tuning", BENCH_DIR / "offtopic_queries.txt"),
+              "requests": ("held-out", BENCH_DIR / "offtopic_heldout.txt")}  # fmt: skip
+FLOOR_SWEEP_COSINE = (0.25, 0.30, 0.33, 0.35, 0.38, 0.40, 0.45, 1.01)  # 1.01: words alone (product: per query)
+FLOOR_SWEEP_WORDS = (0.34, 0.5, 0.67, 1.01)  # 1.01: meaning alone
 BASELINES_NOTE = Path("/tmp/code_search_baselines.txt")  # shared with the fusion work while it is tuned
 
 MAX_ANSWER_FILES = 3
@@ -120,9 +132,17 @@ def main() -> int:
     parser.add_argument("--max-queries", type=int, default=0, help="a seeded sample of at most this many per corpus")
     parser.add_argument("--json", type=Path, help="write the figures here")
     parser.add_argument("--no-shipped", action="store_true", help="baselines only (skip Forewarn as shipped)")
+    parser.add_argument("--floor", action="store_true", help="instead: the code floor's sweep")
+    parser.add_argument("--model", choices=["minilm", "e5"], default="minilm", help="bench/model_compare.py's")
     args = parser.parse_args()
+    global SETTINGS
+    SETTINGS = _settings(args.model)
     os.environ.setdefault("FOREWARN_MODELS", str(_real_models_dir()))
     os.environ["FOREWARN_HOME"] = str(HOME_DIR)
+    if args.floor:
+        for name in args.corpus or CORPORA:
+            floor_sweep(name, args.max_queries)
+        return 0
     results: dict[str, dict] = {}
     for name in args.corpus or CORPORA:
         results[name] = run_corpus(name, args.max_queries, shipped=not args.no_shipped)
@@ -133,6 +153,20 @@ def main() -> int:
         args.json.write_text(json.dumps({"corpora": results, "verdict": verdict}, indent=2) + "\n", encoding="utf-8")
         print(f"wrote {args.json}")
     return 0
+
+
+SETTINGS: object = None  # the workspace settings (their embedder: --model)
+
+
+def _settings(model: str) -> object:
+    from forewarn.config import Settings
+
+    sys.path.insert(0, str(BENCH_DIR))
+    import model_compare
+
+    settings = Settings()
+    settings.embedder = model_compare.candidate_settings(model)
+    return settings
 
 
 def _real_models_dir() -> Path:
@@ -291,7 +325,7 @@ def run_corpus(name: str, max_queries: int, *, shipped: bool) -> dict:
     root = clone(name)
     head = git(root, "rev-parse", "--short=10", "HEAD").strip()
     print(f"\n=== {name} at {head} ===", flush=True)
-    ws = Workspace.open(root)
+    ws = Workspace.open(root, SETTINGS)
     try:
         if ws.embedder is None:
             raise SystemExit(f"no embedder ({ws.reason}): run `make model` first")
@@ -410,6 +444,58 @@ def _shipped(ws: object, queries: Sequence[Query], n_files: int, *, lexical: boo
         r.seconds += time.perf_counter() - t
         r.ranks.append(first_answer_rank(files, q.answers))
     return r
+
+
+# -- the code floor -------------------------------------------------------------------------------
+
+
+def floor_sweep(name: str, max_queries: int) -> None:
+    """R@10 and off-topic queries left without code, for each code floor of the sweep (see the module docstring)."""
+    import dataclasses
+
+    from forewarn.memory.text import query_terms
+    from forewarn.workspace import code_search
+    from forewarn.workspace.engine import Workspace
+
+    label, off_path = FLOOR_SETS[name]
+    off = [ln.strip() for ln in off_path.read_text(encoding="utf-8").splitlines() if ln.strip() and ln[0] != "#"]
+    root = clone(name)
+    with Workspace.open(root, SETTINGS) as ws:
+        if ws.embedder is None:
+            raise SystemExit(f"no embedder ({ws.reason}): run `make model` first")
+        ws.reindex()
+        tracked = set(git(root, "ls-files", "*.py").split("\n"))
+        sources = sorted(rel for rel in ws.indexer.files() if rel in tracked)
+        _embed(ws)
+        queries = build_evaluation(root, sources).queries
+        if max_queries and len(queries) > max_queries:
+            queries = random.Random(SEED).sample(queries, max_queries)
+
+        def features(text: str) -> list[tuple[str, float | None, int, int]]:
+            terms = query_terms(text)
+            hits = ws.search_code(text, 10)
+            return [(h.file, *code_search.file_match(h, terms), len(terms)) for h in hits]
+
+        real = [(q.answers, features(q.text)) for q in queries]
+        noise = [features(q) for q in off]
+    shipped = code_search.CodeFloor()
+    grid = [dataclasses.replace(shipped, cosine=c) for c in FLOOR_SWEEP_COSINE]
+    grid += [dataclasses.replace(shipped, words=w) for w in FLOOR_SWEEP_WORDS]
+    grid = [shipped, code_search.NO_CODE_FLOOR] + [f for f in grid if f != shipped]
+    print(f"\n{name} ({label}): {len(real)} history queries, {len(noise)} off-topic ({off_path.name}); k = 10")
+    print("  per file: each file listed only above the floor; per query: every file listed when one is above it")
+    print(f"  {'code floor':<34}{'per file: R@10':>16}{'off-topic quiet':>17}{'per query: R@10':>17}{'quiet':>8}")
+    for f in grid:
+        hit = sum(any(rel in answers and f.reached(c, n, t) for rel, c, n, t in rows) for answers, rows in real)
+        quiet = sum(not any(f.reached(c, n, t) for _, c, n, t in rows) for rows in noise)
+        answered = sum(
+            any(rel in answers for rel, *_ in rows) and any(f.reached(c, n, t) for _, c, n, t in rows)
+            for answers, rows in real
+        )
+        name_f = "none" if f == code_search.NO_CODE_FLOOR else f"cosine {f.cosine:.2f}, words {f.words:.2f}"
+        mark = "  <- shipped" if f == shipped else ""
+        print(f"  {name_f:<34}{hit / max(1, len(real)):>16.3f}{quiet / max(1, len(noise)):>16.0%}"
+              f"{answered / max(1, len(real)):>17.3f}{quiet / max(1, len(noise)):>8.0%}{mark}")  # fmt: skip
 
 
 # -- figures -------------------------------------------------------------------------------------

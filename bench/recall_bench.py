@@ -19,6 +19,9 @@ hover p99.
 
     python bench/recall_bench.py            # full run (first run embeds ~15k texts: minutes on 2 cores)
     python bench/recall_bench.py --quick    # fewer queries and 20k memories for latency
+    python bench/recall_bench.py --model e5 --docs 4000 --no-floor --skip context --skip latency
+                                            # the model comparison (bench/model_compare.py): a seeded sample of
+                                            # the corpus, ranked without the floor (calibrated for MiniLM only)
 
 Embeddings go through Forewarn's embedding cache in bench/.corpora/, so reruns embed nothing.
 """
@@ -170,6 +173,11 @@ def embed_all(embedder: object, texts: Sequence[str], what: str) -> np.ndarray:
     return out
 
 
+def embed_queries(embedder: object, queries: Sequence[str]) -> np.ndarray:
+    """Queries as search embeds them (with the model's query prefix, e.g. e5's "query: ")."""
+    return np.stack([embedder.embed_query(q) for q in queries])  # type: ignore[attr-defined]
+
+
 class Clock:
     def __init__(self, now: float) -> None:
         self.now = now
@@ -178,14 +186,15 @@ class Clock:
         return self.now
 
 
-def open_embedder() -> object:
-    from forewarn.config import EmbedderSettings
+def open_embedder(model: str = "minilm") -> object:
+    import model_compare
+
     from forewarn.memory.embed_cache import CachedEmbedder, EmbeddingCache
     from forewarn.memory.embedder import EmbedderUnavailable
     from forewarn.memory.embedder import open_embedder as open_raw
 
     try:
-        raw = open_raw(EmbedderSettings())
+        raw = open_raw(model_compare.candidate_settings(model))
     except EmbedderUnavailable as exc:
         sys.exit(f"recall_bench needs the embedding model: {exc.reason}")
     return CachedEmbedder(raw, EmbeddingCache(WORK_DIR / "embeddings.db"))
@@ -255,7 +264,7 @@ def run_recall(args: argparse.Namespace, embedder: object, docs: list[Doc]) -> d
     pairs = [i for i, d in enumerate(docs) if d.query is not None]
     chosen = rng.sample(pairs, min(args.queries, len(pairs)))
     all_q = [docs[i].query for i in chosen]
-    qvecs = dict(zip(all_q, embed_all(embedder, all_q, "queries"), strict=True))  # type: ignore[arg-type]
+    qvecs = dict(zip(all_q, embed_queries(embedder, all_q), strict=True))  # type: ignore[arg-type]
 
     flt = MemoryFilter(as_of=NOW_ISO)
     modes: dict[str, Callable[[str, np.ndarray], list[str]]] = {}
@@ -263,6 +272,8 @@ def run_recall(args: argparse.Namespace, embedder: object, docs: list[Doc]) -> d
     def ranked(use_lexical: bool, use_vector: bool) -> Callable[[str, np.ndarray], list[str]]:
         def run(query: str, qvec: np.ndarray) -> list[str]:
             params = retrieval.SearchParams(k=K, flt=flt, now=now, use_lexical=use_lexical, use_vector=use_vector)
+            if args.no_floor:
+                params = dataclasses.replace(params, floor=retrieval.NO_FLOOR)
             return [
                 h.memory.id for h in retrieval.rank(store, engine.vectors, query, qvec, params, time.perf_counter).hits
             ]
@@ -290,7 +301,8 @@ def run_recall(args: argparse.Namespace, embedder: object, docs: list[Doc]) -> d
                 ids = fn(query, qvecs[query])
                 results[mode][split].add(ids.index(target.id) + 1 if target.id in ids else None)
         store.set_created_at(target.num, target.created_at)
-    floor = run_floor(engine, embedder, [(docs[i].query or "", stored[i].id) for i in chosen], qvecs, now)
+    real = [(docs[i].query or "", stored[i].id) for i in chosen]
+    floor = [] if args.no_floor else run_floor(engine, embedder, real, qvecs, now)
     engine.close()
     print(
         f"\nRecall over {len(docs)} memories ({len(pairs)} with a query); {len(chosen)} queries, each asked with "
@@ -303,7 +315,8 @@ def run_recall(args: argparse.Namespace, embedder: object, docs: list[Doc]) -> d
         r, lg = by["recent"], by["legacy"]
         ratio = lg.recall / r.recall if r.recall else 0.0
         print(f"{mode:<22}{r.recall:>12.3f}{lg.recall:>12.3f}{ratio:>14.3f}{r.mrr:>12.3f}{lg.mrr:>12.3f}")
-    print_floor(floor, len(chosen))
+    if floor:
+        print_floor(floor, len(chosen))
     return results
 
 
@@ -338,7 +351,7 @@ def run_floor(
     from forewarn.memory.records import MemoryFilter
 
     off = offtopic_queries()
-    off_vecs = dict(zip(off, embed_all(embedder, off, "off-topic queries"), strict=True))
+    off_vecs = dict(zip(off, embed_queries(embedder, off), strict=True))
     store, vectors = engine.store, engine.vectors  # type: ignore[attr-defined]
     flt = MemoryFilter(as_of=NOW_ISO)
     every = 10_000  # no k: every candidate comes back, so any threshold can be replayed exactly
@@ -458,7 +471,7 @@ def run_context(args: argparse.Namespace, embedder: object, docs: list[Doc]) -> 
         "memories with their context",
     )  # fmt: skip
     queries = [docs[i].query for i in chosen]
-    qvecs = dict(zip(queries, embed_all(embedder, queries, "queries"), strict=True))  # type: ignore[arg-type]
+    qvecs = dict(zip(queries, embed_queries(embedder, queries), strict=True))  # type: ignore[arg-type]
     out: dict[str, dict[str, Scores]] = {}
     for label, vectors in (("bare text", bare), ("type · file · symbol — text", ctx)):
         ws = WORK_DIR / "context-ws"
@@ -679,6 +692,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer queries and chains, 20k memories for latency")
     parser.add_argument("--skip", action="append", default=[], choices=["recall", "context", "chains", "latency"])
+    parser.add_argument("--model", choices=["minilm", "e5"], default="minilm", help="bench/model_compare.py's")
+    parser.add_argument("--docs", type=int, default=0, help="a seeded sample of this many corpus documents")
+    parser.add_argument("--no-floor", action="store_true", help="rank recall without the floor, and skip its section")
     args = parser.parse_args()
     args.queries = 150 if args.quick else QUERIES
     args.chains = 200 if args.quick else CHAINS
@@ -702,11 +718,14 @@ def main() -> int:
     os.environ[paths.HOME_ENV] = str(home)
     print("loading the corpus (Django 5.2.19 sdist + Python stdlib docstrings)", file=sys.stderr)
     docs = load_corpus()
+    if args.docs and len(docs) > args.docs:
+        docs = random.Random(SEED + 4).sample(docs, args.docs)
     # questions held out of the recall corpus become the update chains
-    chain_idx = set(random.Random(SEED + 3).sample([i for i, d in enumerate(docs) if d.query], args.chains))
+    n_chains = 0 if "chains" in args.skip else args.chains
+    chain_idx = set(random.Random(SEED + 3).sample([i for i, d in enumerate(docs) if d.query], n_chains))
     held_out = [d for i, d in enumerate(docs) if i in chain_idx]
     docs = [d for i, d in enumerate(docs) if i not in chain_idx]
-    embedder = open_embedder()
+    embedder = open_embedder(args.model)
     print(
         f"corpus: {len(docs)} memories from real docstrings; {sum(d.query is not None for d in docs)} have a "
         f"summary used as a query; embedder {embedder.model_id} on {embedder.device}"

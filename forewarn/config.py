@@ -124,7 +124,7 @@ class EmbedderSettings:
     pooling: str = _text("model", 16)  # model | mean | cls | last
     dimensions: int = _bounded(0, MAX_DIMENSIONS, 0)  # 0 = the model's; smaller truncates (Matryoshka models)
     n_gpu_layers: int = _bounded(-1, MAX_GPU_LAYERS, 0)  # -1 = offload everything when llama.cpp is built with CUDA
-    # 0 = half the cores, at least one (leaves room for the editor; see embedder.py)
+    # CPU threads, each running a single-threaded llama.cpp context (llama_contexts.py); 0 = every core, up to 8
     n_threads: int = _bounded(0, MAX_THREADS, 0)
     # tokens per llama.cpp batch; 0 = tuned default (never below the context)
     n_batch: int = _bounded(0, MAX_CONTEXT_TOKENS, 0)

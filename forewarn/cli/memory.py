@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 
 TEXT_PREVIEW = 100  # characters of a memory shown per line in lists
 LIST_LIMIT = 50  # memories `memory list` prints by default: a screenful or two; the rest are counted, and paged
+UNMATCHED_CODE_FILES = 3  # code nothing matched is only the nearest: a few files, not a page (D25)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -452,6 +453,7 @@ def run_search(args: argparse.Namespace) -> int:
                     for f in result.files
                 ],
                 "chunks": [_chunk_json(c.chunk, c.score) for c in result.chunks],
+                "code_matched": result.code_matched,
                 "timings_ms": {
                     "lexical": round(result.timings.lexical_ms, 2),
                     "embed": round(result.timings.embed_ms, 2),
@@ -472,8 +474,10 @@ def run_search(args: argparse.Namespace) -> int:
         for h in result.memories:
             _print_memory_line(h.memory, f"  score {h.score:.4f}", then.get(h.memory.id))
     if result.files:
-        print("\nCode:" if not args.code_only else "Code:")
-        for f in result.files:
+        # D25: code found for a query nothing matches is the nearest code, and says so
+        title = "Code:" if result.code_matched else "No code matches closely; the nearest:"
+        print(title if args.code_only else "\n" + title)
+        for f in result.files if result.code_matched else result.files[:UNMATCHED_CODE_FILES]:
             best = f.chunks[0].chunk if f.chunks else None
             line = f":{best.start_line}" if best is not None else ""
             test = "  (test)" if f.is_test else ""

@@ -34,6 +34,7 @@ from forewarn import paths
 from forewarn.config import EmbedderSettings
 from forewarn.errors import ForewarnError
 from forewarn.memory import model_install
+from forewarn.memory.llama_contexts import ClosedError, Context, ContextPool
 
 log = logging.getLogger(__name__)
 llama_log = logging.getLogger("forewarn.llama_cpp")  # llama.cpp's own chatter, at DEBUG unless it is a problem
@@ -48,9 +49,9 @@ DEFAULT_GPU_BATCH_TOKENS = 4096
 MAX_DEFAULT_WINDOW = 4096
 # windows of a long text overlap by this fraction, so a sentence cut at a window edge is still seen whole once
 WINDOW_OVERLAP = 0.125
-# ggml's threads spin at barriers: when another process takes a core they wait on a descheduled peer
-# (2 threads ran 3.5x slower than 1 on this loaded 2-core box); half the cores also leaves room for the editor
-DEFAULT_THREAD_SHARE = 0.5
+# CPU threads by default: every core, each running a single-threaded context of its own (llama_contexts.py says
+# why not one context with many threads); past this many, a context's buffers cost more memory than its core adds
+MAX_DEFAULT_THREADS = 8
 # OpenMP's idle threads spin by default; beside other processes they spin against descheduled peers. Two
 # threads embedding 300 Django chunks at load ~5.5 on 2 cores: 2.0 chunks/s spinning, 25.2 passive (one
 # thread: 14.6) — bench/code_embed_bench.py. Set before llama.cpp loads; a user's own value is kept
@@ -253,7 +254,7 @@ def _threads(requested: int) -> int:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         cores = os.cpu_count() or 1
-    return max(1, int(cores * DEFAULT_THREAD_SHARE))
+    return max(1, min(cores, MAX_DEFAULT_THREADS))
 
 
 def open_embedder(settings: EmbedderSettings) -> Embedder:
@@ -268,14 +269,15 @@ def open_embedder(settings: EmbedderSettings) -> Embedder:
 
 
 class Embedder:
-    """A loaded embedding model. Thread-safe: one lock serialises all llama.cpp calls."""
+    """A loaded embedding model. Thread-safe: on the CPU, ``n_threads`` single-threaded contexts evaluate a call's
+    batches side by side (one on a GPU); tokenizing and the counters are serialised by one lock."""
 
     def __init__(self, resolved: ResolvedModel, settings: EmbedderSettings) -> None:
         ll = _llama()
         self._ll = ll
         self._lock = threading.Lock()
         self._model: Any = None
-        self._ctx: Any = None
+        self._pool: ContextPool | None = None
         self.stats = EmbedderStats()
         self.path = resolved.path
         self.name = resolved.name
@@ -286,6 +288,8 @@ class Embedder:
         self.n_threads = _threads(settings.n_threads)
         self.gpu_offload_supported = bool(ll.llama_supports_gpu_offload())
         self.device = "gpu" if self.gpu_offload_supported and settings.n_gpu_layers != 0 else "cpu"
+        # contexts evaluating side by side: one per thread on the CPU; a GPU parallelises within one
+        self.workers = 1 if self.device == "gpu" else self.n_threads
 
         _LOG.recent_problems.clear()
         mparams = ll.llama_model_default_params()
@@ -302,7 +306,8 @@ class Embedder:
             raise
         self.model_id = self._make_model_id(resolved, settings)
         log.info(
-            "embedder %s loaded from %s: %d dims, window %d tokens, pooling %s, %s, %d threads, batch %d tokens",
+            "embedder %s loaded from %s: %d dims, window %d tokens, pooling %s, %s, %d threads (%d contexts), "
+            "batch %d tokens",
             self.model_id,
             self.path,
             self.dim,
@@ -310,6 +315,7 @@ class Embedder:
             self.pooling,
             self.device,
             self.n_threads,
+            self.workers,
             self.n_batch,
         )
 
@@ -346,13 +352,17 @@ class Embedder:
         cparams.kv_unified = True
         cparams.embeddings = True
         cparams.pooling_type = POOLING_NAMES[settings.pooling]
-        cparams.n_threads = self.n_threads
-        cparams.n_threads_batch = self.n_threads
-        ctx = ll.llama_init_from_model(model, cparams)
-        if not ctx:
-            raise EmbedderUnavailable(f"llama.cpp could not create a context for {self.path}: {self._problems()}")
-        self._ctx = ctx
-        pooling = int(ll.llama_pooling_type(ctx))
+        threads = self.n_threads // self.workers
+        cparams.n_threads = threads
+        cparams.n_threads_batch = threads
+        try:
+            self._pool = ContextPool(ll, lambda: ll.llama_init_from_model(model, cparams), self.n_batch, self.workers)
+        except RuntimeError:
+            raise EmbedderUnavailable(
+                f"llama.cpp could not create a context for {self.path}: {self._problems()}"
+            ) from None
+        with self._pool.take() as first:
+            pooling = int(ll.llama_pooling_type(first.handle))
         if pooling in (POOLING_NAMES["none"], POOLING_NAMES["rank"]):
             raise EmbedderUnavailable(
                 f"{self.path} does not pool its output into one vector ({_POOLING_BY_VALUE.get(pooling)} pooling): "
@@ -362,7 +372,6 @@ class Embedder:
         if settings.dimensions > self.n_embd:
             raise EmbedderUnavailable(f"embedder.dimensions = {settings.dimensions} exceeds the model's {self.n_embd}")
         self.dim = settings.dimensions if settings.dimensions > 0 else self.n_embd
-        self._batch = _Batch(ll, self.n_batch)
         probe = self._tokenize("", add_special=True)
         content = self._tokenize("a", add_special=False)
         full = self._tokenize("a", add_special=True)
@@ -431,19 +440,24 @@ class Embedder:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
+        start = time.perf_counter()
         with self._lock:
-            self._check_open()
-            start = time.perf_counter()
+            pool = self._open_pool()
             sequences, splits = self._sequences(texts)
-            sums = np.zeros((len(texts), self.dim), dtype=np.float64)
-            for batch in self._pack(sequences):
-                vectors = self._decode(batch)
-                for seq, vec in zip(batch, vectors, strict=True):
-                    # weight windows by length so a short tail window does not count as much as a full one
-                    sums[seq.text_index] += vec * len(seq.tokens)
-                self.stats.batches += 1
-            norms = np.linalg.norm(sums, axis=1, keepdims=True)
-            out[:] = sums / np.where(norms > 0, norms, 1.0)
+        batches = self._pack(sequences)
+        try:
+            evaluated = pool.map(self._decode, batches)
+        except ClosedError:
+            raise EmbedderUnavailable("the embedder was closed") from None
+        sums = np.zeros((len(texts), self.dim), dtype=np.float64)
+        for batch, vectors in zip(batches, evaluated, strict=True):
+            for seq, vec in zip(batch, vectors, strict=True):
+                # weight windows by length so a short tail window does not count as much as a full one
+                sums[seq.text_index] += vec * len(seq.tokens)
+        norms = np.linalg.norm(sums, axis=1, keepdims=True)
+        out[:] = sums / np.where(norms > 0, norms, 1.0)
+        with self._lock:
+            self.stats.batches += len(batches)
             self.stats.texts += len(texts)
             self.stats.sequences += len(sequences)
             self.stats.tokens += sum(len(s.tokens) for s in sequences)
@@ -499,20 +513,21 @@ class Embedder:
             batches.append(current)
         return batches
 
-    def _decode(self, batch: list[_Sequence]) -> np.ndarray:
+    def _decode(self, ctx: Context, batch: list[_Sequence]) -> np.ndarray:
+        """One packed batch evaluated on ``ctx`` (this thread's alone): each sequence's normalised vector."""
         ll = self._ll
-        self._batch.fill([s.tokens for s in batch])
-        memory = ll.llama_get_memory(self._ctx)
+        ctx.batch.fill([s.tokens for s in batch])
+        memory = ll.llama_get_memory(ctx.handle)
         if memory:  # causal models keep a KV cache; every batch starts from an empty one
             ll.llama_memory_clear(memory, True)
-        rc = ll.llama_decode(self._ctx, self._batch.struct)
+        rc = ll.llama_decode(ctx.handle, ctx.batch.struct)
         if rc != 0:
             raise EmbedderUnavailable(
                 f"llama.cpp failed to evaluate a batch (llama_decode returned {rc}): {self._problems()}"
             )
         vectors = np.empty((len(batch), self.dim), dtype=np.float64)
         for seq_id in range(len(batch)):
-            ptr = ll.llama_get_embeddings_seq(self._ctx, seq_id)
+            ptr = ll.llama_get_embeddings_seq(ctx.handle, seq_id)
             if not ptr:
                 raise EmbedderUnavailable(f"llama.cpp returned no embedding for sequence {seq_id}")
             vec = np.ctypeslib.as_array(ptr, shape=(self.n_embd,))[: self.dim].astype(np.float64)
@@ -536,6 +551,7 @@ class Embedder:
             "gpu_offload_supported": self.gpu_offload_supported,
             "n_gpu_layers": self.n_gpu_layers,
             "n_threads": self.n_threads,
+            "contexts": self.workers,
             "n_batch": self.n_batch,
             "query_prefix": self.query_prefix,
             "document_prefix": self.document_prefix,
@@ -543,14 +559,18 @@ class Embedder:
         }
 
     def _check_open(self) -> None:
-        if self._ctx is None:
+        self._open_pool()
+
+    def _open_pool(self) -> ContextPool:
+        if self._pool is None:
             raise EmbedderUnavailable("the embedder was closed")
+        return self._pool
 
     def close(self) -> None:
         with self._lock:
-            if self._ctx is not None:
-                self._ll.llama_free(self._ctx)
-                self._ctx = None
+            if self._pool is not None:
+                self._pool.close()  # waits for evaluations in flight
+                self._pool = None
             if self._model is not None:
                 self._ll.llama_model_free(self._model)
                 self._model = None
@@ -572,38 +592,3 @@ def _special_layout(full: list[int], content: list[int], n_special: int) -> tupl
         if full[n_prefix : n_prefix + len(content)] == content:
             return n_prefix, max(0, len(full) - n_prefix - len(content))
     return 0, 0  # unusual tokenizer: windows then carry no re-added special tokens
-
-
-class _Batch:
-    """A ``llama_batch`` over NumPy arrays we own: filled with vector writes, not a ctypes call per token."""
-
-    def __init__(self, ll: Any, capacity: int) -> None:
-        self.capacity = capacity
-        self.token = np.zeros(capacity, dtype=np.int32)
-        self.pos = np.zeros(capacity, dtype=np.int32)
-        self.n_seq_id = np.ones(capacity, dtype=np.int32)
-        self.seq_id = np.zeros(capacity, dtype=np.int32)
-        self.logits = np.ones(capacity, dtype=np.int8)  # every token is an output: pooling reads them all
-        base = self.seq_id.ctypes.data
-        seq_ptr_type = ctypes.POINTER(ll.llama_seq_id)
-        self._seq_ptrs = (seq_ptr_type * capacity)(*[ctypes.cast(base + 4 * i, seq_ptr_type) for i in range(capacity)])
-        self.struct = ll.llama_batch()
-        self.struct.token = self.token.ctypes.data_as(ctypes.POINTER(ll.llama_token))
-        self.struct.embd = ctypes.POINTER(ctypes.c_float)()
-        self.struct.pos = self.pos.ctypes.data_as(ctypes.POINTER(ll.llama_pos))
-        self.struct.n_seq_id = self.n_seq_id.ctypes.data_as(ctypes.POINTER(ctypes.c_int32))
-        self.struct.seq_id = ctypes.cast(self._seq_ptrs, ctypes.POINTER(seq_ptr_type))
-        self.struct.logits = self.logits.ctypes.data_as(ctypes.POINTER(ctypes.c_int8))
-
-    def fill(self, sequences: list[list[int]]) -> None:
-        total = sum(len(t) for t in sequences)
-        if total > self.capacity:
-            raise ValueError(f"batch of {total} tokens exceeds its capacity {self.capacity}")
-        at = 0
-        for seq_id, tokens in enumerate(sequences):
-            n = len(tokens)
-            self.token[at : at + n] = tokens
-            self.pos[at : at + n] = np.arange(n, dtype=np.int32)
-            self.seq_id[at : at + n] = seq_id
-            at += n
-        self.struct.n_tokens = at

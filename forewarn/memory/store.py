@@ -644,6 +644,28 @@ class MemoryStore(HealthReads):
                 out += map(AnchoredRef._make, cur.fetchall())
         return out
 
+    def refs_on_code(
+        self, file: str, symbols: Sequence[str], containers: Sequence[str], statuses: Sequence[str], *, limit: int
+    ) -> list[AnchoredRef]:
+        """Light rows of ``file``'s memories on one of ``symbols``, on a definition inside one of ``containers``
+        (``Router`` holds ``Router.handle``), or file-wide: the newest ``limit``, read in date order from an index
+        (a file with thousands of memories costs no sort and no row past the limit)."""
+        named = list(dict.fromkeys(symbols))[: SQL_VARIABLE_CHUNK // 2]
+        outer = list(dict.fromkeys(containers))[: SQL_VARIABLE_CHUNK // 4]
+        inside = " OR ".join("substr(symbol, 1, ?) = ?" for _ in outer) or "0"
+        with self._lock:
+            cur = self.conn.execute(
+                f"""SELECT num, id, type, file, symbol, source, confidence, status, created_at,
+                      last_accessed_at, access_count
+                    FROM memories INDEXED BY memories_file_recent
+                    WHERE file = ? AND status IN ({_placeholders(len(statuses))})
+                      AND (symbol IS NULL OR symbol IN ({_placeholders(len(named))}) OR {inside})
+                    ORDER BY created_at DESC LIMIT ?""",
+                (file, *statuses, *named, *(x for n in outer for x in (len(n) + 1, n + ".")), limit),
+            )
+            cur.row_factory = None
+            return list(map(AnchoredRef._make, cur.fetchall()))
+
     def workspace_wide(self, statuses: Sequence[str] = CURRENT_STATUSES, *, limit: int = 1000) -> list[Memory]:
         with self._lock:
             rows = self.conn.execute(
@@ -1099,11 +1121,13 @@ class MemoryStore(HealthReads):
         out: dict[int, np.ndarray] = {}
         with self._lock:
             for part in _chunks(list(nums)):
-                for num, blob in self.conn.execute(
+                cur = self.conn.execute(
                     f"""SELECT memory_num, vector FROM memory_vectors
                         WHERE model_id = ? AND memory_num IN ({_placeholders(len(part))})""",
                     (model_id, *part),
-                ):
+                )
+                cur.row_factory = None  # plain tuples, fetched in one call: a search reads hundreds
+                for num, blob in cur.fetchall():
                     out[int(num)] = np.frombuffer(blob, dtype=np.float32)
         return out
 
@@ -1160,12 +1184,14 @@ class MemoryStore(HealthReads):
         out: dict[int, SearchRow] = {}
         with self._lock:
             for part in _chunks(list(nums)):
-                for r in self.conn.execute(
+                cur = self.conn.execute(
                     f"""SELECT num, id, type, file, source, confidence, status, created_at, last_accessed_at,
                           access_count, ended_at, tags
                         FROM memories WHERE num IN ({_placeholders(len(part))})""",
                     tuple(part),
-                ):
+                )
+                cur.row_factory = None  # plain tuples, fetched in one call: a search reads hundreds
+                for r in cur.fetchall():
                     num, id_, type_, file, source, conf, status, created, accessed, count, ended, raw_tags = r
                     tags = () if raw_tags == "[]" else tuple(json.loads(raw_tags))
                     out[int(num)] = SearchRow(

@@ -173,8 +173,16 @@ class VectorIndex:
             if n == 0 or k <= 0:
                 return []
             k = min(k, n)
-            self._index.set_ef(max(HNSW_EF_SEARCH, k))
-            labels, dists = self._index.knn_query(np.asarray(vector, dtype=np.float32).reshape(1, -1), k=k)
+            self._index.set_ef(max(HNSW_EF_SEARCH, 2 * k))
+            query = np.asarray(vector, dtype=np.float32).reshape(1, -1)
+            while True:
+                try:
+                    labels, dists = self._index.knn_query(query, k=k)
+                    break
+                except RuntimeError:  # many identical vectors can leave fewer than k reachable: ask for fewer
+                    if k == 1:
+                        return []
+                    k = max(1, k // 2)
         return [(int(label), float(1.0 - d)) for label, d in zip(labels[0], dists[0], strict=True)]
 
     def vectors(self, nums: list[int]) -> dict[int, np.ndarray]:

@@ -319,13 +319,18 @@ class CodeVectors:
 
     def hits(self, qvec: np.ndarray, k: int) -> list[tuple[int, float]]:
         """(chunk id, cosine) of the nearest current chunks, best first."""
+        return [(c.id, score) for c, score in self.hit_chunks(qvec, k)]
+
+    def hit_chunks(self, qvec: np.ndarray, k: int) -> list[tuple[CodeChunk, float]]:
+        """(chunk, cosine) of the nearest current chunks, best first: the rows read once, for the check and the
+        caller."""
         found = self.index.query(qvec, k + HIT_SLACK)
         if not found:
             return []
         live = self.indexer.chunks_by_ids([i for i, _ in found])
         held = self.index.content_hashes([i for i, _ in found])
         # a chunk replaced since the last fill is gone; one whose id now names other code (a rebuilt index.db) too
-        return [(i, score) for i, score in found if i in live and live[i].content_hash == held.get(i)][:k]
+        return [(live[i], score) for i, score in found if i in live and live[i].content_hash == held.get(i)][:k]
 
     def embed(
         self,

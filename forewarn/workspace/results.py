@@ -87,6 +87,9 @@ class SearchResult:
     timings: SearchTimings = field(default_factory=SearchTimings)
     files: list[FileHit] = field(default_factory=list)  # code hits ranked as files, best first
     closest: ScoredMemory | None = None  # no memory reached the relevance floor: the one that came closest
+    # whether the code listed matches the query (a memory answered, or a file reached the code floor); False: the
+    # files are only the nearest code, to be labelled so (D25)
+    code_matched: bool = True
 
     @property
     def chunks(self) -> list[ChunkHit]:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from forewarn.memory import retrieval, validation
 from forewarn.memory.errors import InvalidMemoryError
-from forewarn.memory.records import Memory, MemoryFilter
+from forewarn.memory.records import AnchoredRef, MemoryFilter
 from forewarn.memory.retrieval import ScoredMemory, SearchParams, SearchTimings
 from forewarn.memory.store import STATUSES
 from forewarn.memory.text import from_iso, query_terms, to_iso
@@ -21,12 +21,8 @@ from forewarn.memory.vocabulary import (
 )
 from forewarn.workspace import code_search
 from forewarn.workspace.code_search import FileHit
-from forewarn.workspace.limits import MAX_TEXT_CHARS
-
-if TYPE_CHECKING:
-    pass
-
 from forewarn.workspace.core import WorkspaceCore
+from forewarn.workspace.limits import MAX_TEXT_CHARS
 from forewarn.workspace.results import ChunkHit, SearchResult
 
 log = logging.getLogger(__name__)
@@ -65,7 +61,9 @@ class SearchMixin(WorkspaceCore):
         ``types`` narrow the code as well: to that file or folder, and to code carrying memories of those types.
         Memories anchored to the best code hits join the memory ranking as a third list, so a lesson on
         ``retry_upload`` is found by "where do we retry the upload" even in other words. Test files rank
-        below other code unless the query is about tests (``include_tests`` decides when given).
+        below other code unless the query is about tests (``include_tests`` decides when given). ``code_matched``
+        says whether the code matches the query (a memory answered, or one of the files found reaches
+        ``code_search.CodeFloor()``) or is only the nearest code (D25).
         Suggestions (mined, not yet reviewed) are searched only with ``include_suggestions``.
         """
         if include_suggestions and MemoryStatus.SUGGESTED not in statuses:
@@ -112,7 +110,7 @@ class SearchMixin(WorkspaceCore):
         else:
             boosts = self._session_file_boosts() if as_of_iso is None else {}
             code_ranked, code_texts = (
-                self._memories_on_code(files[:MEMORY_CODE_FILES]) if as_of_iso is None else ([], {})
+                self._memories_on_code(files[:MEMORY_CODE_FILES], types, statuses) if as_of_iso is None else ([], {})
             )
             params = SearchParams(
                 k=k, flt=flt, now=now, file_boosts=boosts, code_ranked=code_ranked, code_texts=code_texts
@@ -121,7 +119,8 @@ class SearchMixin(WorkspaceCore):
             hits, timings, closest = ranked.hits, ranked.timings, ranked.closest
             timings.embed_ms = embed_ms
         timings.code_ms = code_ms
-        files = files[:n_code]
+        # the code label: a memory that answered says the query is about this workspace; else the code must
+        matched = bool(hits) or code_search.matches(files[:n_code], query_terms(query))
         if record and as_of_iso is None and hits:
             # shown, not yet used: access (which reinforces ranking) comes from accept/confirm, so results
             # do not feed on their own visibility
@@ -135,7 +134,9 @@ class SearchMixin(WorkspaceCore):
             reason = "lexical search was asked for"
         else:
             reason = self.reason or "the query could not be embedded"
-        return SearchResult(hits, mode, reason, timings, files, None if code_only else closest)
+        return SearchResult(
+            hits, mode, reason, timings, files[:n_code], None if code_only else closest, code_matched=matched
+        )
 
     def search_code(
         self, query: str, k: int = 10, *, file: str | None = None, include_tests: bool | None = None
@@ -155,14 +156,12 @@ class SearchMixin(WorkspaceCore):
     ) -> list[FileHit]:
         lexical = [(h.chunk, h.score) for h in self._search_chunks(query, code_search.LEXICAL_CANDIDATES)]
         vector: list[tuple[Any, float]] = []
-        if qvec is not None and self.code_vectors is not None:
+        cv = self.code_vectors if qvec is not None else None
+        if cv is not None and qvec is not None:
             try:
-                found = self.code_vector_hits(qvec, code_search.VECTOR_CANDIDATES)
+                vector = cv.hit_chunks(qvec, code_search.VECTOR_CANDIDATES)
             except Exception:  # a damaged code-vector index is rebuildable: search by words meanwhile
                 log.exception("code vector search failed; code is searched by words")
-                found = []
-            rows = self.indexer.chunks_by_ids([cid for cid, _ in found])
-            vector = [(rows[cid], cos) for cid, cos in found if cid in rows]
         allowed: dict[str, object] | None = None
         if types:  # code that carries memories of these types
             flt = MemoryFilter(types=tuple(types), statuses=tuple(statuses))
@@ -179,42 +178,53 @@ class SearchMixin(WorkspaceCore):
         return [ChunkHit(c, float(s)) for c, s in self.indexer.search_chunks(words, limit)]
 
     def _memories_on_code(
-        self, files: Sequence[FileHit]
-    ) -> tuple[list[tuple[int, float]], dict[int, tuple[str, float]]]:
+        self, files: Sequence[FileHit], types: Sequence[str], statuses: Sequence[str]
+    ) -> tuple[list[tuple[int, float]], dict[int, tuple[tuple[str, ...], float]]]:
         """Memories anchored to the best code hits (nums, best first, with a strength in [0, 1]): on a matched
         symbol (or one inside or around it) at the file's strength, file-wide ones a little lower; and for each,
-        the code text that brought it with that share (what the relevance floor reads)."""
+        the code that brought it with that share (what the relevance floor reads).
+
+        A hot file carries hundreds of memories (thousands at 100k): per file only the newest
+        ``retrieval.CODE_CANDIDATES`` on the matched code are read (in date order, from an index); among them the
+        ones search would rank first anyway (strength, then trust and status, then recency) come first, and the
+        list stops at ``retrieval.CODE_CANDIDATES``."""
         if not files:
             return [], {}
         peak = files[0].score or 1.0
-        strength: dict[int, float] = {}
-        texts: dict[int, tuple[str, float]] = {}
-        memories = self.store.anchored_to_files([f.file for f in files], CURRENT_STATUSES)
-        by_file: dict[str, list[Memory]] = {}
-        for m in memories:
-            if m.file is not None:
-                by_file.setdefault(m.file, []).append(m)
+        wanted = set(types)
+        kept = [s for s in statuses if s in CURRENT_STATUSES]
+        refs: list[AnchoredRef] = []
         for f in files:
-            for m in by_file.get(f.file, ()):
-                sym = m.anchor.symbol if m.anchor is not None else None
-                if sym is None:
-                    share = FILE_WIDE_SHARE
-                    code = [c.chunk.text for c in f.chunks]
-                else:
-                    code = [
-                        c.chunk.text
-                        for c in f.chunks
-                        if sym == c.chunk.symbol or sym.startswith(c.chunk.symbol + ".")
-                        or c.chunk.symbol.startswith(sym + ".")
-                    ]  # fmt: skip
-                    share = 1.0
-                    if not code:
-                        continue
-                value = share * f.score / peak
-                if value > strength.get(m.num, 0.0):
-                    strength[m.num] = value
-                    texts[m.num] = ("\n".join(code), share)
-        return sorted(strength.items(), key=lambda item: -item[1]), texts
+            # the matched definitions, those around them (a memory on ``Router`` covers ``Router.handle``) and
+            # those inside them
+            matched = sorted({c.chunk.symbol for c in f.chunks})
+            around = {
+                ".".join(parts[:n]) for sym in matched for parts in [sym.split(".")] for n in range(1, len(parts))
+            }
+            limit = retrieval.CODE_CANDIDATES
+            refs += self.store.refs_on_code(f.file, [*matched, *sorted(around)], matched, kept, limit=limit)
+        code: dict[tuple[str, str | None], tuple[str, ...]] = {}  # (file, memory symbol) -> the chunks it matched
+        chunks_of = {f.file: f.chunks for f in files}
+        for r in refs:
+            if (r.file, r.symbol) not in code:
+                found = chunks_of[r.file]
+                code[(r.file, r.symbol)] = tuple(
+                    c.chunk.text for c in found if r.symbol is None or _nested(r.symbol, c.chunk.symbol)
+                )
+        score = {f.file: f.score / peak for f in files}
+        ranked: list[tuple[float, float, str, str, AnchoredRef]] = []
+        for r in refs:
+            if wanted and r.type not in wanted:
+                continue
+            share = 1.0 if r.symbol is not None else FILE_WIDE_SHARE
+            weight = retrieval.trust(r) * retrieval.STATUS_WEIGHT.get(r.status, 0.5)
+            ranked.append((share * score[r.file], weight, r.created_at, r.id, r))
+        ranked.sort(key=lambda t: t[2], reverse=True)  # newest first among equals (sorts below are stable)
+        ranked.sort(key=lambda t: (-t[0], -t[1]))
+        ranked = ranked[: retrieval.CODE_CANDIDATES]
+        shown = {r.num: (code[(r.file, r.symbol)], 1.0 if r.symbol is not None else FILE_WIDE_SHARE)
+                 for *_, r in ranked}  # fmt: skip
+        return [(r.num, value) for value, *_, r in ranked], shown
 
     def _session_file_boosts(self) -> dict[str, float]:
         touched = self.session.weights("file")
@@ -223,3 +233,8 @@ class SearchMixin(WorkspaceCore):
             for dep, _ in list(self.graph.dependencies(rel).items())[:SESSION_NEIGHBOURS]:
                 boosts[dep] = max(boosts.get(dep, 0.0), w * SESSION_NEIGHBOUR_SHARE)
         return boosts
+
+
+def _nested(a: str, b: str) -> bool:
+    """The same definition, or one inside the other (``Router.handle`` and ``Router``)."""
+    return a == b or a.startswith(b + ".") or b.startswith(a + ".")

@@ -17,7 +17,7 @@ import pytest
 
 from forewarn import paths
 from forewarn.config import EmbedderSettings
-from forewarn.memory import model_install
+from forewarn.memory import llama_contexts, model_install
 from forewarn.memory.embedder import Embedder, EmbedderUnavailable, open_embedder
 from tests.memory.reference_bert import reference_model
 
@@ -177,6 +177,54 @@ def test_thread_safe(embedder: Embedder) -> None:
     assert not errors
     for got in results.values():
         assert cosines(got, serial).min() >= 0.9999
+
+
+def test_contexts_side_by_side_give_the_same_vectors(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two single-threaded contexts split a call's batches between them: the same vectors as one context, the
+    second context made only once a call has more than one batch and freed once the pool stays idle, and closing
+    waits for work in flight."""
+    require_model()
+    monkeypatch.setattr(llama_contexts, "EXTRA_IDLE_S", 0.05)
+    one = open_embedder(EmbedderSettings(n_threads=1))
+    two = open_embedder(EmbedderSettings(n_threads=2))
+    try:
+        assert (one.workers, two.workers) == (1, 2) and two.info()["contexts"] == 2
+        pool = two._pool
+        assert pool is not None
+        two.embed_query("one short text is one batch")
+        assert pool.contexts == 1  # a process that only embeds queries holds one context
+        texts = [f"{t} ({i})" for i in range(6) for t in TEXTS]  # many batches of up to 512 tokens
+        serial = one.embed_documents(texts)
+        parallel = two.embed_documents(texts)
+        assert two.stats.batches > 2 and pool.contexts == 2
+        assert cosines(parallel, serial).min() >= 0.9999
+        assert pool._trim is not None
+        pool._trim.join(10)  # the idle pool gives the extra context's memory back
+        assert pool.contexts == 1
+        assert cosines(two.embed_documents(texts), serial).min() >= 0.9999 and pool.contexts == 2
+        started = threading.Event()
+        done: list[np.ndarray] = []
+        refused: list[EmbedderUnavailable] = []
+
+        def embed() -> None:
+            started.set()
+            try:
+                done.append(two.embed_documents(texts))
+            except EmbedderUnavailable as exc:  # closed before the call began: refused whole, never half done
+                refused.append(exc)
+
+        worker = threading.Thread(target=embed)
+        worker.start()
+        started.wait()
+        two.close()  # either waits for the call in flight or refuses it cleanly; never frees a context in use
+        worker.join()
+        assert len(done) + len(refused) == 1 and all("closed" in str(e) for e in refused)
+        assert not done or cosines(done[0], serial).min() >= 0.9999
+        with pytest.raises(EmbedderUnavailable, match="closed"):
+            two.embed_query("after close")
+    finally:
+        one.close()
+        two.close()
 
 
 def test_model_id_device_and_info(embedder: Embedder) -> None:

@@ -192,3 +192,38 @@ def test_meaning_finds_code_that_shares_no_word_with_the_query(tmp_path: Path) -
         assert result.files[0].file == "transfer.py"
         best = result.files[0].chunks[0]
         assert best.chunk.symbol == "send_again_later" and best.vector_rank == 1 and best.lexical_rank is None
+
+
+def test_a_hot_file_s_memories_are_bounded_and_each_chunk_read_once(ws_root: Path) -> None:
+    """Hundreds of memories on one function (issue 22): the memories-on-code list reads the newest
+    ``CODE_CANDIDATES`` from an index, all of them sharing the one chunk text, and a memory whose own words
+    answer the query is still found through the words list, however old."""
+    from forewarn.memory import retrieval
+    from forewarn.memory.records import Anchor, Memory
+    from forewarn.memory.text import new_id, to_iso
+    from forewarn.memory.vocabulary import CURRENT_STATUSES
+
+    with Workspace.open(ws_root, embedder=None) as ws:
+        ws.reindex()
+        chunk = next(c for c in ws.indexer.chunks_for("uploader.py") if c.symbol == "retry_upload")
+        anchor = Anchor("uploader.py", "retry_upload", chunk.start_line, chunk.end_line, chunk.content_hash)
+        start = 1_600_000_000.0
+        rows = [
+            (Memory(id=new_id(start + i), type="note", text=f"rollout note {i}: the canary ran for {i} minutes",
+                    anchor=anchor, source="user", confidence=1.0, created_at=to_iso(start + i),
+                    updated_at=to_iso(start + i)), [])
+            for i in range(1, 301)
+        ]  # fmt: skip
+        old = Memory(id=new_id(start), type="gotcha", text="exponential backoff doubles the wait between attempts",
+                     anchor=anchor, source="user", confidence=1.0, created_at=to_iso(start),
+                     updated_at=to_iso(start))  # fmt: skip
+        stored = ws.store.insert_many([(old, []), *rows])
+        files = ws.search_code("retry the upload when the server is busy")
+        assert files[0].file == "uploader.py"
+        ranked, texts = ws._memories_on_code(files[:1], (), CURRENT_STATUSES)
+        assert len(ranked) == retrieval.CODE_CANDIDATES
+        newest = sorted(stored[1:], key=lambda m: m.created_at, reverse=True)[: retrieval.CODE_CANDIDATES]
+        assert [n for n, _ in ranked] == [m.num for m in newest]  # equal strength: the newest first
+        assert len({id(texts[n][0]) for n, _ in ranked}) == 1  # one code tuple, shared: its words are read once
+        found = ws.search("how long is the backoff between attempts", k=3)
+        assert found.memories and found.memories[0].memory.id == stored[0].id  # older than every code candidate
