@@ -18,7 +18,7 @@ from pathlib import Path
 
 from forewarn.cli import util as cliutil
 from forewarn.cli.util import CliError
-from forewarn.memory import merging, transfer
+from forewarn.memory import merging, shared_file
 from forewarn.workspace import team
 
 EXIT_CANNOT_MERGE = 1  # git then leaves the file as a conflict for a person, with OURS untouched
@@ -93,7 +93,7 @@ def run_merge_driver(args: argparse.Namespace) -> int:
         return EXIT_CANNOT_MERGE
     try:
         merged, report = merging.merge_exports(base, ours, theirs)
-    except transfer.TransferError as exc:
+    except shared_file.TransferError as exc:
         print(f"forewarn merge-driver: {exc}; the file is left for you to merge", file=sys.stderr)
         return EXIT_CANNOT_MERGE
     try:
@@ -101,10 +101,12 @@ def run_merge_driver(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"forewarn merge-driver: cannot write {args.ours}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_CANNOT_MERGE
-    for problem in report.problems[: transfer.MAX_REPORTED_ERRORS]:
+    for problem in report.problems[: shared_file.MAX_REPORTED_ERRORS]:
         print(f"forewarn merge-driver: {cliutil.shown(problem)}", file=sys.stderr)
-    if len(report.problems) > transfer.MAX_REPORTED_ERRORS:
-        print(f"forewarn merge-driver: … {len(report.problems) - transfer.MAX_REPORTED_ERRORS} more", file=sys.stderr)
+    if len(report.problems) > shared_file.MAX_REPORTED_ERRORS:
+        print(
+            f"forewarn merge-driver: … {len(report.problems) - shared_file.MAX_REPORTED_ERRORS} more", file=sys.stderr
+        )
     extra = f", {report.kept_lines} unreadable line(s) kept at the end" if report.kept_lines else ""
     print(
         f"forewarn merge-driver: {report.memories} memories merged ({report.differed} differed; "

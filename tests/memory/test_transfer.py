@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from forewarn.memory.transfer import TransferError, read_jsonl
+from forewarn.memory.shared_file import TransferError, read_jsonl
 from forewarn.workspace.engine import Workspace
 
 

@@ -19,12 +19,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from forewarn import paths
-from forewarn.memory import transfer
+from forewarn.memory import shared_file, transfer
 from forewarn.memory.records import Memory
 from forewarn.memory.redact import redact
+from forewarn.memory.shared_file import TransferError
 from forewarn.memory.store import STATUSES
 from forewarn.memory.text import clean_memory_text, from_iso, iso_of, new_id, to_iso
-from forewarn.memory.transfer import TransferError
 from forewarn.workspace.engine import Workspace
 
 CLI = [sys.executable, "-m", "forewarn.cli.main"]
@@ -270,7 +270,7 @@ def test_f4_import_reads_only_a_regular_file_of_bounded_size(ws: Path, tmp_path:
             engine.import_(embed=False)
         target.unlink()
         with open(target, "wb") as f:
-            f.truncate(transfer.MAX_IMPORT_BYTES + 1)  # sparse: no disk used
+            f.truncate(shared_file.MAX_IMPORT_BYTES + 1)  # sparse: no disk used
         with pytest.raises(TransferError, match="larger than 64 MiB"):
             engine.import_(embed=False)
 
