@@ -32,13 +32,13 @@ from forewarn.workspace import history
 if TYPE_CHECKING:
     pass
 
-from forewarn.workspace.conflicts import ConflictsMixin
 from forewarn.workspace.core import DEFAULT_CONFIDENCE
+from forewarn.workspace.statuses import StatusMixin
 
 log = logging.getLogger(__name__)
 
 
-class SuggestionsMixin(ConflictsMixin):
+class SuggestionsMixin(StatusMixin):
     """The review queue of mined and agent suggestions (part of ``Workspace``)."""
 
     def add_suggestions(self, items: Sequence[Suggestion]) -> SuggestionReport:
