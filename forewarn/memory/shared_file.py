@@ -20,6 +20,7 @@ from typing import Any
 from forewarn import untrusted
 from forewarn.memory import validation
 from forewarn.memory.errors import InvalidMemoryError
+from forewarn.memory.origin import shared_provenance
 from forewarn.memory.records import Anchor, Memory, MemoryEvent
 from forewarn.memory.store import STATUSES
 from forewarn.memory.text import ID_PREFIX_RE, iso_of, parse_iso
@@ -186,7 +187,8 @@ def parse_record(data: Any, *, now: float | None = None, root: Path | None = Non
         supersedes=None if data.get("supersedes") is None else _memory_id(data["supersedes"], "supersedes"),
         superseded_by=None if data.get("superseded_by") is None else _memory_id(data["superseded_by"], "superseded_by"),
         session_id=_checked("session_id", validation.label, data.get("session_id"), "session_id"),
-        tags=tags, provenance=_checked("provenance", validation.provenance, data.get("provenance")),
+        tags=tags,
+        provenance=shared_provenance(_checked("provenance", validation.provenance, data.get("provenance"))),
         visibility=_visibility(data.get("visibility", Visibility.TEAM)),
         recorded_by=_checked(
             "recorded_by", validation.label, data.get("recorded_by"), "recorded_by", MAX_RECORDED_BY_CHARS
@@ -224,13 +226,24 @@ def _read_capped(path: Path) -> bytes:
 
 
 def read_jsonl(
-    path: Path, *, now: float | None = None, root: Path | None = None, skip_invalid: bool = False
+    path: Path,
+    *,
+    now: float | None = None,
+    root: Path | None = None,
+    skip_invalid: bool = False,
+    data: bytes | None = None,
 ) -> tuple[list[Record], list[str]]:
     """Every good record of an export, and the ``line N: field: reason`` of each bad one.
 
-    Bad lines refuse the whole file (TransferError naming them) unless ``skip_invalid``.
+    Bad lines refuse the whole file (TransferError naming them) unless ``skip_invalid``. ``data``: the file's
+    bytes, already read (standard input); ``path`` then only names it.
     """
-    raw = _read_capped(Path(path))
+    if data is not None and len(data) > MAX_IMPORT_BYTES:
+        raise TransferError(
+            f"{path} is larger than {MAX_IMPORT_BYTES // (1024 * 1024)} MiB, the most a memory export may be; "
+            f"nothing was imported"
+        )
+    raw = _read_capped(Path(path)) if data is None else data
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -14,8 +14,15 @@ A shared file is someone else's input, so import trusts it no further than ``for
 - times before 1970 are refused; times more than ``CLOCK_SKEW_S`` in the future are clamped to now and
   reported, and a record with a clamped time can add a memory but never replace one (its "newer"
   cannot be trusted: a year-9999 copy must not pin itself over later local changes);
+- what another person wrote waits for a person here: a new memory is stored as a suggestion (origin
+  "imported", reviewable with ``memory review``), and a newer copy of a memory a person here vetted becomes a
+  suggestion proposing to replace it (accepting applies it), unless the import is accepted (``--accept``, or
+  ``[team] accept_imports`` in the user's own config: ``ImportOrigin.accepted``);
 - merge by id: an unknown id is added; for a known id the copy with the newer ``updated_at`` replaces
-  ours, and ours is kept as history (a ``replaced_by_import`` event holding every field it had);
+  ours (as above), and ours is kept as history (a ``replaced_by_import`` event holding every field it had);
+- where it came from is recorded by this machine (``provenance["imported"]``: the file, and the commit that
+  last changed the line, from ``git blame``); what the file says about its writer stays a claim
+  (``forewarn.memory.origin``), and a file can neither create a private memory nor set local provenance;
 - a locally superseded memory is not made current again by an import, and a purged one is not
   brought back;
 - incoming events are recorded as ``imported`` (the original kind and detail inside), bounded in
@@ -30,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import json
 import logging
 import os
@@ -42,6 +50,14 @@ from pathlib import Path
 from typing import Any
 
 from forewarn.memory import lifecycle
+from forewarn.memory.origin import (
+    IMPORTED_KEY,
+    PROPOSAL_KEY,
+    ProposalAction,
+    proposal_of,
+    shared_provenance,
+    with_local,
+)
 from forewarn.memory.records import RELATION_EVENT, Anchor, Memory, MemoryEvent
 from forewarn.memory.redact import redact
 from forewarn.memory.shared_file import (
@@ -82,6 +98,28 @@ CONFLICT_MARKER_RE = re.compile(r"^(<{7}|={7}|>{7}|\|{7})( .*)?$")
 _UNPRINTABLE_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
+PROPOSED_EVENT = "suggested"  # a proposal's own first event (as a mined suggestion's): {"source", "proposes", "target"}
+UPDATE_FINGERPRINT = "import-update"  # mined-table key of a newer copy proposed once: never proposed twice
+
+
+@dataclass(frozen=True, slots=True)
+class ImportOrigin:
+    """Where an import's file came from, as this machine found out (never what the file says of itself)."""
+
+    label: str  # how people name it: ".forewarn/memories.jsonl", "standard input", the path given
+    lines: dict[int, dict[str, Any]] = field(default_factory=dict)  # line -> {"commit", "author", "date"} (blame)
+    # how its memories were accepted on import ("memory import --accept", "[team] accept_imports"); None: what
+    # another person wrote waits for a person here (suggestions and proposals)
+    accepted: str | None = None
+
+    def mark(self, line: int, at: str) -> dict[str, Any]:
+        """``provenance["imported"]`` for the record on ``line``."""
+        out: dict[str, Any] = {"from": self.label, "line": line, "at": at, **self.lines.get(line, {})}
+        if self.accepted:
+            out["accepted"] = self.accepted
+        return out
+
+
 @dataclass(frozen=True, slots=True)
 class Change:
     """What an import did (or, dry, would do) to one memory."""
@@ -102,6 +140,8 @@ class TransferReport:
     private: int = 0  # export: private memories, never written to a shared file
     merged: int = 0  # import: a teammate's restatement of one of ours, merged into ours (history kept)
     added: int = 0
+    waiting: int = 0  # of ``added``: stored as suggestions, waiting for a person's review
+    proposed: int = 0  # newer copies of memories a person vetted, stored as suggestions proposing the update
     updated: int = 0  # the incoming copy was newer and replaced ours (ours kept as a history event)
     unchanged: int = 0
     kept_local: int = 0  # ours was newer, or theirs could not be trusted to be; only history was merged in
@@ -117,7 +157,7 @@ class TransferReport:
     def to_dict(self) -> dict[str, Any]:
         return {
             "path": str(self.path), "exported": self.exported, "left_out": self.left_out, "private": self.private,
-            "merged": self.merged, "added": self.added,
+            "merged": self.merged, "added": self.added, "waiting": self.waiting, "proposed": self.proposed,
             "updated": self.updated, "unchanged": self.unchanged, "kept_local": self.kept_local,
             "skipped": self.skipped, "clamped": self.clamped, "events_added": self.events_added,
             "redacted": self.redacted, "dry_run": self.dry_run, "changes": [c.to_dict() for c in self.changes],
@@ -131,6 +171,7 @@ class TransferReport:
 def memory_record(memory: Memory, events: list[MemoryEvent], *, exported_at: str | None = None) -> dict[str, Any]:
     """One memory's line. Keys are written sorted (``jsonl_line``), so the field order never varies."""
     data = memory.to_dict()
+    data["provenance"] = shared_provenance(memory.provenance)  # where it arrived from is this machine's own record
     if data.get("provenance") is None:
         del data["provenance"]  # hand-written memories: the canonical line stays as it was
     del data["visibility"]  # the shared file holds team memories only: export never writes a private one
@@ -147,8 +188,8 @@ def exported(memory: Memory, *, include_archived: bool) -> bool:
     (the team shares what a person accepted); a forgotten one only when asked."""
     if is_purged(memory) or memory.status in (MemoryStatus.SUGGESTED, MemoryStatus.DISMISSED):
         return False
-    if memory.visibility == Visibility.PRIVATE:
-        return False
+    if memory.visibility == Visibility.PRIVATE or proposal_of(memory) is not None:
+        return False  # a proposal is this machine's review item; what accepting it did is exported with its target
     return include_archived or memory.status != MemoryStatus.ARCHIVED
 
 
@@ -281,6 +322,9 @@ def _check_target(dir_fd: int, path: Path) -> None:
 # ---------------------------------------------------------------- merging
 
 
+_WAITING = (MemoryStatus.SUGGESTED,)  # what a newer copy may replace without a person: it is not vetted yet
+
+
 class _DryRun(Exception):
     """Raised inside the import's transaction to roll it back after counting."""
 
@@ -294,29 +338,36 @@ def import_jsonl(
     dry_run: bool = False,
     skip_invalid: bool = False,
     same_meaning: Callable[[str, Memory], bool] | None = None,
+    origin: ImportOrigin | None = None,
+    data: bytes | None = None,
 ) -> TransferReport:
     """Merge an export into the store by id, in one transaction (rolled back when ``dry_run``).
 
     ``same_meaning(text, ours)``: whether an incoming text says what ``ours`` says by meaning (vectors, when
-    the workspace has them), beside the textual check, to find a teammate's restatement.
+    the workspace has them), beside the textual check, to find a teammate's restatement. ``origin``: where the
+    file came from (default: its name, nothing accepted); ``data``: its bytes when already read.
     """
     now = clock()
-    records, invalid = read_jsonl(path, now=now, root=root, skip_invalid=skip_invalid)
+    records, invalid = read_jsonl(path, now=now, root=root, skip_invalid=skip_invalid, data=data)
     report = TransferReport(Path(path), dry_run=dry_run, invalid=invalid, skipped=len(invalid))
+    origin = origin or ImportOrigin(Path(path).name)
     at = to_iso(now)
-    source_name = Path(path).name
+    source_name = origin.label
     try:
         with store.batch():
             existing = store.get_many([r.memory.id for r in records])
             to_insert: list[tuple[Memory, list[MemoryEvent]]] = []
             at_place: dict[tuple[str | None, str | None], list[Memory]] = {}  # current team memories per anchor
             in_file = {r.memory.id for r in records}
-            for rec in records:
+            for n, rec in enumerate(records):
                 memory = rec.memory
                 safe, kinds = redact(memory.text)
                 if kinds:
                     report.redacted += 1
                     memory = dataclasses.replace(memory, text=safe)
+                memory = dataclasses.replace(
+                    memory, provenance=with_local(memory.provenance, IMPORTED_KEY, origin.mark(rec.line, at))
+                )
                 events = [_as_imported(e) for e in rec.events]
                 if rec.clamped:
                     report.clamped += 1
@@ -324,13 +375,24 @@ def import_jsonl(
                         MemoryEvent(new_id(now), memory.id, at, CLAMPED_EVENT, {"from": source_name, **rec.clamped})
                     )
                 local = existing.get(memory.id)
+                if local is None and memory.visibility == Visibility.PRIVATE:
+                    report.skipped += 1  # private memories are never exported: a line saying so was written by hand
+                    report.changes.append(
+                        Change(memory.id, "skipped", "marked private; a shared file cannot create a private memory")
+                    )
+                    continue
+                waits = origin.accepted is None and memory.status in CURRENT_STATUSES
                 if local is None and (twin := _restated(store, memory, at_place, in_file, same_meaning)) is not None:
                     _merge_restatement(store, twin, memory, report, at=at, source_name=source_name)
                     continue
                 if local is None:
+                    if waits:  # another person's words: a suggestion until a person here accepts it
+                        memory = dataclasses.replace(memory, status=MemoryStatus.SUGGESTED, status_reason=None)
+                        report.waiting += 1
                     to_insert.append((memory, events))
                     report.added += 1
-                    report.changes.append(Change(memory.id, "added", _short(memory.text)))
+                    detail = _short(memory.text) + (" (waits for review: forewarn memory review)" if waits else "")
+                    report.changes.append(Change(memory.id, "added", detail))
                     continue
                 if is_purged(local):
                     report.skipped += 1
@@ -344,8 +406,16 @@ def import_jsonl(
                             f"visibility stays {local.visibility} (theirs: {memory.visibility})",
                         )
                     )
+                if local.status in _WAITING and waits:  # still waiting for review: its newer copy waits instead
+                    memory = dataclasses.replace(memory, status=local.status, status_reason=local.status_reason)
                 why_not = _why_not_replace(memory, local, rec)
-                if why_not is None:
+                if why_not is not None and _accepting_waiting(memory, local, rec, origin):
+                    why_not = None  # import --accept: what waited from an earlier import of this copy is accepted
+                if why_not is None and origin.accepted is None and local.status == MemoryStatus.DISMISSED:
+                    why_not = "a person dismissed it here; a newer copy does not bring it back"
+                if why_not is None and origin.accepted is None and local.status not in _WAITING:
+                    _propose_update(store, local, memory, rec, report, now=now + (n + 1) * 1e-6, at=at)
+                elif why_not is None:
                     store.replace_memory(memory)
                     events.append(
                         MemoryEvent(new_id(now), memory.id, at, REPLACED_EVENT, old_fields(local, source_name))
@@ -370,6 +440,69 @@ def import_jsonl(
         report.replaced_nums.clear()
     log.info("imported %s%s: %s", path, " (dry run)" if dry_run else "", report.to_dict())
     return report
+
+
+def _accepting_waiting(incoming: Memory, local: Memory, rec: Record, origin: ImportOrigin) -> bool:
+    """An accepted import of the copy an earlier import left waiting for review (or a newer one)."""
+    return (
+        origin.accepted is not None
+        and local.status in _WAITING
+        and IMPORTED_KEY in (local.provenance or {})
+        and not rec.clamped
+        and incoming.updated_at >= local.updated_at
+        and incoming.status != local.status
+    )
+
+
+def _propose_update(
+    store: MemoryStore, local: Memory, incoming: Memory, rec: Record, report: TransferReport, *, now: float, at: str
+) -> None:
+    """A newer copy of a memory a person here vetted: a suggestion proposing the update (accepting applies it,
+    ``forewarn.workspace.proposals``), stored once per copy, so importing the same file again proposes nothing."""
+    fingerprint = f"{UPDATE_FINGERPRINT}:{local.id}:{_copy_key(incoming)}"
+    seen = store.mined([fingerprint]).get(fingerprint)
+    if seen is not None:
+        waiting = seen[1] == MemoryStatus.SUGGESTED
+        report.kept_local += 1
+        why = (
+            f"its newer copy waits for review as suggestion {seen[0]}"
+            if waiting
+            else (f"its newer copy was reviewed here before (suggestion {seen[0]}, {seen[1]})")
+        )
+        report.changes.append(Change(local.id, "kept_local", why))
+        return
+    proposal = {
+        "action": ProposalAction.UPDATE.value, "target": local.id, "status": str(incoming.status),
+        "status_reason": incoming.status_reason, "updated_at": incoming.updated_at, "ended_at": incoming.ended_at,
+        "superseded_by": incoming.superseded_by,
+    }  # fmt: skip
+    carrier = dataclasses.replace(
+        incoming, id=new_id(now), status=MemoryStatus.SUGGESTED, status_reason=None, created_at=incoming.updated_at,
+        updated_at=at, ended_at=None, supersedes=None, superseded_by=None, last_accessed_at=None, access_count=0,
+        surfaced_count=0, provenance={**(incoming.provenance or {}), PROPOSAL_KEY: proposal},
+    )  # fmt: skip
+    event = MemoryEvent(
+        new_id(now), carrier.id, at, PROPOSED_EVENT, {"source": "import", "proposes": "update", "target": local.id}
+    )
+    store.insert_many([(carrier, [event])])
+    store.record_mined([(fingerprint, carrier.id)], at=at)
+    report.proposed += 1
+    report.changes.append(
+        Change(
+            local.id,
+            "proposed",
+            f"a newer copy waits for review as suggestion {carrier.id}: {difference(local, incoming)}",
+        )
+    )
+
+
+def _copy_key(m: Memory) -> str:
+    """What identifies one copy of a memory (its content and time), for proposing each copy once."""
+    body = json.dumps(
+        [m.updated_at, m.text, str(m.type), str(m.status), m.anchor.to_dict() if m.anchor else None, list(m.tags)],
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()[:20]
 
 
 def _relate(store: MemoryStore, records: list[Record]) -> None:
@@ -499,5 +632,8 @@ def _place(a: Anchor | None) -> str:
 
 
 def _fields(m: Memory) -> dict[str, Any]:
-    """Every field but ``num`` (the local row key, which differs between databases)."""
-    return {f.name: getattr(m, f.name) for f in dataclasses.fields(m) if f.name != "num"}
+    """Every field but ``num`` (the local row key, which differs between databases) and what this machine alone
+    records (where and when it was imported)."""
+    out = {f.name: getattr(m, f.name) for f in dataclasses.fields(m) if f.name != "num"}
+    out["provenance"] = shared_provenance(m.provenance)
+    return out

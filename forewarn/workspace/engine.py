@@ -22,6 +22,7 @@ import numpy as np
 from forewarn.memory import lifecycle, transfer, validation
 from forewarn.memory.errors import InvalidMemoryError
 from forewarn.memory.lifecycle import event, same_anchor
+from forewarn.memory.origin import proposal_of
 from forewarn.memory.records import Anchor, Memory, MemoryFilter
 from forewarn.memory.store import STATUSES
 from forewarn.memory.text import age_text, from_iso, new_id
@@ -32,7 +33,7 @@ from forewarn.memory.vocabulary import (
     MemoryType,
     Visibility,
 )
-from forewarn.workspace import team
+from forewarn.workspace import blame, team
 from forewarn.workspace.core import DEFAULT_CONFIDENCE
 from forewarn.workspace.opening import OpenMixin
 from forewarn.workspace.results import (
@@ -95,11 +96,21 @@ class Workspace(SuggestionsMixin, SearchMixin, OpenMixin):
         conf = DEFAULT_CONFIDENCE.get(source, 1.0) if confidence is None else max(0.0, min(1.0, confidence))
         with self._lock:
             now, at = self._now()
-            merge_into = self._similar(safe, anchor, vec)
             visibility = Visibility.PRIVATE if private else Visibility.TEAM
-            if merge_into is not None and merge_into.visibility != visibility:
-                merge_into = None  # a private note inside a team memory's history would be exported with it
-            if merge_into is not None and replaces is None:
+            # contradictions first (D1/R9): a changed number, unit or polarity is a conflict, never a restatement
+            conflicts = self._conflicts(safe, anchor, vec)
+            merge_into = self._similar(safe, anchor, vec)
+            if merge_into is not None and (
+                merge_into.visibility != visibility  # a private note in a team memory's history would be exported
+                or any(c.memory.id == merge_into.id for c in conflicts)
+            ):
+                merge_into = None
+            if status == MemoryStatus.SUGGESTED and replaces is None:
+                # an unvetted writer never reinforces or extends a memory, nor queues what already waits
+                same = merge_into or self._similar(safe, anchor, vec, statuses=(MemoryStatus.SUGGESTED,))
+                if same is not None and same.visibility == visibility:
+                    return RememberResult(same, False, [c.memory for c in conflicts], kinds, conflicts, known=True)
+            elif merge_into is not None and replaces is None:
                 self.store.reinforce(
                     merge_into.id, at=at, confidence_gain=lifecycle.MERGE_CONFIDENCE_GAIN,
                     event=event(merge_into.id, "merged", at, text=safe, source=source, tags=list(clean_tags) or None),
@@ -114,7 +125,6 @@ class Workspace(SuggestionsMixin, SearchMixin, OpenMixin):
                 status=status, provenance=prov, supersedes=replaces.id if replaces is not None else None,
                 visibility=visibility, recorded_by=team.git_identity(self.root),
             )  # fmt: skip
-            conflicts = self._conflicts(safe, anchor, vec)
             what = "suggested" if status == MemoryStatus.SUGGESTED else "created"
             with self.store.batch():
                 stored = self.store.insert(memory, [event(memory.id, what, at, source=source, redacted=kinds or None)])
@@ -125,14 +135,23 @@ class Workspace(SuggestionsMixin, SearchMixin, OpenMixin):
             self.session.observe("memory", stored.id)
             return RememberResult(stored, False, [c.memory for c in conflicts], kinds, conflicts)
 
-    def _similar(self, text: str, anchor: Anchor | None, vec: np.ndarray | None) -> Memory | None:
-        """The current memory at the same place saying the same thing, to merge into (conflicts: ``_conflicts``)."""
+    def _similar(
+        self,
+        text: str,
+        anchor: Anchor | None,
+        vec: np.ndarray | None,
+        *,
+        statuses: Sequence[str] = CURRENT_STATUSES,
+    ) -> Memory | None:
+        """The memory at the same place saying the same thing (one of ``statuses``; proposals on other memories
+        never count), to merge into (conflicts: ``_conflicts``)."""
         if vec is None or self.vectors is None:
             # lexical mode: only an identical lesson at the same place merges
             from forewarn.memory.text import normalise_text
 
             key = normalise_text(text)
-            same = [m for m in self._at_anchor(anchor) if normalise_text(m.text) == key]
+            same = [m for m in self._at_anchor(anchor, statuses) if normalise_text(m.text) == key]
+            same = [m for m in same if proposal_of(m) is None]
             return same[0] if same else None
         self.vectors.sync()
         near = self.vectors.query(vec, MERGE_NEIGHBOURS)
@@ -141,9 +160,10 @@ class Workspace(SuggestionsMixin, SearchMixin, OpenMixin):
             m = loaded.get(num)
             if (
                 m is not None
-                and m.status in CURRENT_STATUSES
+                and m.status in statuses
                 and cos > lifecycle.MERGE_COSINE
                 and same_anchor(m.anchor, anchor)
+                and proposal_of(m) is None
             ):
                 return m
         return None
@@ -280,18 +300,52 @@ class Workspace(SuggestionsMixin, SearchMixin, OpenMixin):
         return cos > lifecycle.MERGE_COSINE
 
     def import_(
-        self, path: Path | None = None, *, embed: bool = True, dry_run: bool = False, skip_invalid: bool = False
+        self,
+        path: Path | None = None,
+        *,
+        embed: bool = True,
+        dry_run: bool = False,
+        skip_invalid: bool = False,
+        accept: bool | None = None,
+        data: bytes | None = None,
     ) -> transfer.TransferReport:
-        """Merge a shared file (forewarn.memory.transfer): checked like ``remember``, anchors kept in the workspace."""
+        """Merge a shared file (forewarn.memory.transfer): checked like ``remember``, anchors kept in the workspace.
+
+        What it adds or changes waits for a person's review (suggestions; ``memory review``) unless ``accept`` is
+        true, or None and the user's own config says ``[team] accept_imports = true``. Each memory records the file
+        and the commit that last changed its line (``git blame``). ``data``: the file's bytes (standard input);
+        ``path`` then only names it.
+        """
+        path = path or self.default_export_path()
+        if accept is None and self.settings.team.accept_imports:
+            how: str | None = ACCEPTED_BY_CONFIG
+        else:
+            how = ACCEPTED_BY_FLAG if accept else None
+        label = STDIN_LABEL if data is not None and str(path) == "-" else _label(self.root, path)
+        lines = blame.line_commits(self.root, path) if data is None else {}
+        origin = transfer.ImportOrigin(label, lines, how)
         with self._lock:
             # memories whose text changed lost their (derived) vectors; backfill embeds them again
             report = transfer.import_jsonl(
-                self.store, path or self.default_export_path(), root=self.root, clock=self.clock, dry_run=dry_run,
-                skip_invalid=skip_invalid, same_meaning=self._same_meaning if self.vectors is not None else None,
+                self.store, path, root=self.root, clock=self.clock, dry_run=dry_run, skip_invalid=skip_invalid,
+                same_meaning=self._same_meaning if self.vectors is not None else None, origin=origin, data=data,
             )  # fmt: skip
         if embed and not dry_run:
             self.backfill_vectors()
         return report
+
+
+ACCEPTED_BY_FLAG = "memory import --accept"  # how an import's memories were accepted without review (its origin says)
+ACCEPTED_BY_CONFIG = "[team] accept_imports"
+STDIN_LABEL = "standard input"
+
+
+def _label(root: Path, path: Path) -> str:
+    """How an imported file is named in origins: relative to the workspace when inside it, else as given."""
+    try:
+        return Path(path).resolve().relative_to(root).as_posix()
+    except (OSError, ValueError):
+        return str(path)
 
 
 def memory_age(memory: Memory, now: float | None = None) -> str:

@@ -8,6 +8,7 @@ from typing import Any
 from forewarn.memory import lifecycle, transfer
 from forewarn.memory.errors import InvalidMemoryError
 from forewarn.memory.lifecycle import event
+from forewarn.memory.origin import proposal_of
 from forewarn.memory.records import Anchor, Memory
 from forewarn.memory.store import STATUSES
 from forewarn.memory.vocabulary import ANCHORED_STATUSES, ENDED_STATUSES, MemoryStatus
@@ -55,6 +56,8 @@ class StatusMixin(ConflictsMixin):
             raise InvalidMemoryError(f"memory {m.id} was purged; its text is gone, so there is nothing to restore")
         if m.status != MemoryStatus.ARCHIVED:
             raise InvalidMemoryError(f"memory {m.id} is {m.status}, not forgotten; nothing to restore")
+        if (proposal := proposal_of(m)) is not None:  # applied or forgotten: what it proposed is done or undone apart
+            raise InvalidMemoryError(f"memory {m.id} was a proposal to change {proposal.target}; nothing to restore")
         detail: dict[str, Any] = {}
         for ev in reversed(self.store.events(m.id)):
             if ev.kind == "forgotten":
