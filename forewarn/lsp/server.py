@@ -38,10 +38,11 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from forewarn import __version__
 from forewarn.config import Settings
-from forewarn.lsp import commands, convert
+from forewarn.lsp import commands, convert, for_agents
 from forewarn.lsp import settings as lsp_settings
 from forewarn.lsp.session import FolderSession, IndexProgress, Unavailable
 from forewarn.workspace import relocation
+from forewarn.workspace.agents import AgentWriter
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -226,6 +227,7 @@ class ForewarnServer(LanguageServer):
         self._flush_timer: asyncio.TimerHandle | None = None
         self._stopping = threading.Event()
         self.ready = asyncio.Event()  # set once every folder has been opened (or failed to open)
+        self.agent = for_agents.ClientAgent()  # the client as an agent, when it is not an interactive editor
 
     # ------------------------------------------------------------ plumbing
 
@@ -313,6 +315,15 @@ class ForewarnServer(LanguageServer):
 
     def capability(self, path: str, default: Any = None) -> Any:
         return get_capability(self.client_capabilities, path, default)
+
+    def interactive(self) -> bool:
+        """Whether the client declared itself an interactive editor (a person answers its prompts); any other
+        client is an agent (forewarn.lsp.for_agents)."""
+        return convert.client_prompts(self.capability("experimental"))
+
+    def agent_writer(self) -> AgentWriter | None:
+        """How an agent's writes go (suggestions and proposals, within its limits); None for an interactive editor."""
+        return None if self.interactive() else self.agent.writer()
 
     # ------------------------------------------------------------ folders and documents
 
@@ -679,7 +690,11 @@ class ForewarnServer(LanguageServer):
             session, rel = found
             if session.settings.diagnostics.enabled:
                 view = await self.read(session.file_view, rel, self.buffer_text(uri), from_buffer)
-                diags = convert.file_diagnostics(view, max_warnings=session.settings.diagnostics.max_warnings)
+                limit = session.settings.diagnostics.max_warnings
+                if self.interactive():
+                    diags = convert.file_diagnostics(view, max_warnings=limit)
+                else:  # an agent host: vetted notes only, as data
+                    diags = for_agents.agent_diagnostics(view, max_warnings=limit)
         if self._generation.get(uri) != generation or uri not in self.open_uris:
             return
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diags))
@@ -843,6 +858,7 @@ def _register_features(server: ForewarnServer) -> None:
     @server.feature(types.INITIALIZE)
     def initialize(ls: ForewarnServer, params: types.InitializeParams) -> None:
         ls.init_options = params.initialization_options
+        ls.agent.introduce(params)
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: ForewarnServer, params: types.InitializedParams) -> None:
@@ -893,7 +909,8 @@ def _register_features(server: ForewarnServer) -> None:
         line, char = params.position.line + 1, params.position.character
         encoding = str(getattr(ls.workspace.position_encoding, "value", None) or "utf-16")  # what `char` counts
         view = await ls.read(session.symbol_info, rel, line, char, ls.buffer_text(params.text_document.uri), encoding)
-        return convert.hover_view(view, line, rel)
+        shown = convert.hover_view(view, line, rel)
+        return shown if ls.interactive() else for_agents.agent_hover(shown)
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix])

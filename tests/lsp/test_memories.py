@@ -72,7 +72,7 @@ async def test_remembered_gotcha_appears_on_open(client: LanguageClient, workspa
     assert (warning.range.start.line, warning.range.start.character) == (8, 0)
     assert (warning.range.end.line, warning.range.end.character) == (12, 0)
     assert warning.message.startswith("gotcha: Invoice.total must quantize")
-    assert "just now" in warning.message and "recorded by a person" in warning.message
+    assert "just now" in warning.message and "recorded here by " in warning.message
     assert warning.data["id"] == gotcha["id"]
 
     info = ours(diags, decision["id"])
