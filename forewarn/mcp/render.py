@@ -186,7 +186,7 @@ def fence_notes(
         for i in sorted(taken):
             number += 1
             body += note_lines(entries[i], number)
-    if not entries and empty:
+    if not entries and empty and not wanted:
         body.append(clip(empty, MAX_TEXT_CHARS))  # it may quote a note (the closest one): inside the block too
     out = [title, "", NOTES_PREAMBLE, f"{fence}{NOTES_INFO}", *body, fence]
     left = len(entries) - len(taken)

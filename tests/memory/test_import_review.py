@@ -179,3 +179,40 @@ def iso_of_plus(iso: str, seconds: float) -> str:
     from datetime import UTC, datetime
 
     return iso_of(datetime.fromtimestamp(from_iso(iso) + seconds, UTC))
+
+
+def test_m009_marks_memories_imported_before_it_as_imported(tmp_path: Path) -> None:
+    """Memories an older import stored (no local creation event, or a version replaced by an import) read as
+    imported afterwards, never as recorded here; those typed here are untouched."""
+    from forewarn.memory.store import MIGRATIONS, MemoryStore
+    from forewarn.sqlite import connect, migrate
+
+    db = tmp_path / "memory.db"
+    conn = connect(db)
+    migrate(conn, MIGRATIONS[:8], what="previous memory database")  # the schema before m009
+    rows = {"01OLDTYPED0000000000000001": "created", "01OLDIMPORTED0000000000001": "imported",
+            "01OLDREPLACED0000000000001": "replaced_by_import", "01OLDBARE00000000000000001": None}  # fmt: skip
+    with conn:
+        for mid, kind in rows.items():
+            conn.execute(
+                """INSERT INTO memories (id, type, text, source, confidence, created_at, updated_at, status,
+                     recorded_by) VALUES (?, 'gotcha', ?, 'user', 1.0, '2025-01-01T00:00:00Z',
+                     '2025-01-01T00:00:00Z', 'active', 'Alice <a@x>')""",
+                (mid, f"lesson {mid}"),
+            )
+            kinds = ["created", kind] if kind == "replaced_by_import" else [kind] if kind else []
+            for n, k in enumerate(kinds):
+                conn.execute(
+                    """INSERT INTO memory_events (id, memory_id, at, kind) VALUES (?, ?, '2025-01-01T00:00:00Z', ?)""",
+                    (f"{mid}-{n}", mid, k),
+                )
+    conn.close()
+    store = MemoryStore(db)
+    try:
+        kinds = {m.id: origin_of(m).kind for m in store.iter_all()}
+    finally:
+        store.close()
+    assert kinds == {
+        "01OLDTYPED0000000000000001": OriginKind.PERSON, "01OLDIMPORTED0000000000001": OriginKind.IMPORTED,
+        "01OLDREPLACED0000000000001": OriginKind.IMPORTED, "01OLDBARE00000000000000001": OriginKind.IMPORTED,
+    }  # fmt: skip
