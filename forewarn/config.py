@@ -128,6 +128,11 @@ class AgentSettings:
     trust: bool = False
 
 
+# settings only the command line reads (the language server never imports a shared file): no editor contributes,
+# sends or overrides them; each is yours alone, in your own config.toml
+CLI_ONLY_KEYS = frozenset({"team.accept_imports"})
+
+
 @dataclass
 class TeamSettings:
     # `forewarn memory import` stores what a shared file adds or changes as active at once, instead of as

@@ -148,7 +148,7 @@ async def test_agents_get_attributed_data_and_change_nothing(victim: Path) -> No
     assert "helper returns 0 for None" in answers[0] and "recorded here by Victim" in answers[0]
     assert all(w.is_error or "suggestion" in text_of(w) for w in wrote)  # the confirm is refused: not current
 
-    async with lsp.server(victim, options={"mining": {"enabled": False}}) as client:  # declares nothing of ours
+    async with lsp.server(victim, options={"mining": {"enabled": False}}, interactive=False) as client:
         uri = open_document(client, victim / "billing" / "invoice.py")
         diags = await diagnostics_for(client, uri, lambda ds: True)
         assert all(d.message.startswith(NOTE_PREFIX) or d.code is None for d in diags)
