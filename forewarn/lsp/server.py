@@ -40,7 +40,8 @@ from forewarn import __version__
 from forewarn.config import Settings
 from forewarn.lsp import commands, convert, for_agents
 from forewarn.lsp import settings as lsp_settings
-from forewarn.lsp.session import FolderSession, IndexProgress, Unavailable
+from forewarn.lsp.progress import Progress
+from forewarn.lsp.session import FolderSession, Unavailable
 from forewarn.workspace import relocation
 from forewarn.workspace.agents import AgentWriter
 
@@ -50,7 +51,6 @@ T = TypeVar("T")
 SERVER_NAME = "forewarn"
 CHANGE_DEBOUNCE_S = 0.3  # re-anchor after typing pauses, not on every keystroke
 WATCH_BATCH_S = 0.2  # a branch switch fires hundreds of file events: index them as one batch
-PROGRESS_INTERVAL_S = 0.1  # more frequent $/progress reports only cost the client redraws
 EXIT_GRACE_S = 5.0  # how long exit waits for running work before leaving anyway (SQLite is crash-safe)
 EXTERNAL_CHECK_S = 2.0  # how soon memories written by the CLI or another editor window show up
 READ_THREADS = 2  # opens and hovers run concurrently with each other, never behind indexing
@@ -607,7 +607,7 @@ class ForewarnServer(LanguageServer):
             if not self._stopping.is_set():
                 await self.write(session.flush)
 
-    async def begin_progress(self, title: str) -> _Progress:
+    async def begin_progress(self, title: str) -> Progress:
         token: str | None = None
         if self.capability("window.work_done_progress", False):
             token = f"forewarn-{uuid.uuid4()}"
@@ -616,7 +616,7 @@ class ForewarnServer(LanguageServer):
             except Exception as exc:
                 log.info("client refused a progress token: %s", exc)
                 token = None
-        progress = _Progress(self, token, asyncio.get_running_loop())
+        progress = Progress(self, token, asyncio.get_running_loop())
         progress.begin(title)
         return progress
 
@@ -727,36 +727,6 @@ def _section_of(settings: Any) -> Any:
     return None
 
 
-class _Progress:
-    """``$/progress`` for one job, safe to report from the worker thread; a no-op without a token."""
-
-    def __init__(self, server: ForewarnServer, token: str | None, loop: asyncio.AbstractEventLoop) -> None:
-        self.server, self.token, self.loop = server, token, loop
-        self._last = 0.0
-
-    def begin(self, title: str) -> None:
-        if self.token is not None:
-            self.server.work_done_progress.begin(
-                self.token, types.WorkDoneProgressBegin(title=title, percentage=0, cancellable=False)
-            )
-
-    def __call__(self, update: IndexProgress) -> None:
-        """Called from the indexing thread; throttled, forwarded to the event loop."""
-        if self.token is None:
-            return
-        now = self.loop.time()
-        if now - self._last < PROGRESS_INTERVAL_S and update.done < update.total:
-            return
-        self._last = now
-        pct = int(100 * update.done / update.total) if update.total else None
-        report = types.WorkDoneProgressReport(message=update.message, percentage=pct)
-        self.loop.call_soon_threadsafe(self.server.work_done_progress.report, self.token, report)
-
-    def end(self, message: str | None) -> None:
-        if self.token is not None:
-            self.server.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
-
-
 class _GuardedStreamReader:
     """A TCP client's stream as pygls reads it, skipping an absurdly large frame instead of buffering it."""
 
@@ -848,94 +818,9 @@ def _quiet_cancellation(loop: asyncio.AbstractEventLoop, context: dict[str, Any]
 
 
 def create_server() -> ForewarnServer:
+    from forewarn.lsp import features  # its handlers name ForewarnServer: imported once this module is loaded
+
     server = ForewarnServer()
-    _register_features(server)
+    features.register(server)
     commands.register(server)
     return server
-
-
-def _register_features(server: ForewarnServer) -> None:
-    @server.feature(types.INITIALIZE)
-    def initialize(ls: ForewarnServer, params: types.InitializeParams) -> None:
-        ls.init_options = params.initialization_options
-        ls.agent.introduce(params)
-
-    @server.feature(types.INITIALIZED)
-    async def initialized(ls: ForewarnServer, params: types.InitializedParams) -> None:
-        await ls.start()
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    async def did_change_configuration(ls: ForewarnServer, params: types.DidChangeConfigurationParams) -> None:
-        await ls.reload_settings(params.settings)
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
-    async def did_change_folders(ls: ForewarnServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
-        for folder in params.event.removed:
-            path = to_fs_path(folder.uri)
-            if path and (session := ls.sessions.pop(str(Path(path).resolve()), None)) is not None:
-                session.cancel()
-                await ls.write(session.close)
-        for folder in params.event.added:
-            path = to_fs_path(folder.uri)
-            if path:
-                ls.spawn(ls.index(await ls.open_folder(folder.uri, Path(path).resolve())))
-
-    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    def did_open(ls: ForewarnServer, params: types.DidOpenTextDocumentParams) -> None:
-        ls.opened(params.text_document.uri)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(ls: ForewarnServer, params: types.DidChangeTextDocumentParams) -> None:
-        ls.debounce_change(params.text_document.uri)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
-    def did_save(ls: ForewarnServer, params: types.DidSaveTextDocumentParams) -> None:
-        ls.saved(params.text_document.uri)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-    def did_close(ls: ForewarnServer, params: types.DidCloseTextDocumentParams) -> None:
-        ls.forget_document(params.text_document.uri)
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    def did_change_watched(ls: ForewarnServer, params: types.DidChangeWatchedFilesParams) -> None:
-        ls.queue_watched([change.uri for change in params.changes])
-
-    @server.feature(types.TEXT_DOCUMENT_HOVER)
-    async def hover(ls: ForewarnServer, params: types.HoverParams) -> types.Hover | None:
-        await ls.ready.wait()
-        if (found := ls.locate(params.text_document.uri)) is None:
-            return None
-        session, rel = found
-        line, char = params.position.line + 1, params.position.character
-        encoding = str(getattr(ls.workspace.position_encoding, "value", None) or "utf-16")  # what `char` counts
-        view = await ls.read(session.symbol_info, rel, line, char, ls.buffer_text(params.text_document.uri), encoding)
-        shown = convert.hover_view(view, line, rel)
-        return shown if ls.interactive() else for_agents.agent_hover(shown)
-
-    @server.feature(
-        types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix])
-    )
-    async def code_action(
-        ls: ForewarnServer, params: types.CodeActionParams
-    ) -> list[types.CodeAction] | list[types.Command] | None:
-        await ls.ready.wait()
-        if (found := ls.locate(params.text_document.uri)) is None:
-            return None
-        session, rel = found
-        symbol = await ls.read(session.symbol_at, rel, params.range.start.line + 1)
-        prompts = convert.client_prompts(ls.capability("experimental"))
-        orphans = await ls.read(session.orphans, rel) if symbol is not None else []
-        actions = convert.code_actions(
-            params.text_document.uri, params.range, symbol, params.context.diagnostics, prompts=prompts, orphans=orphans
-        )
-        if ls.capability("text_document.code_action.code_action_literal_support") is None:
-            return convert.bare_commands(actions)  # an old client that only understands Commands
-        return actions
-
-    @server.feature(types.WORKSPACE_SYMBOL)
-    async def workspace_symbol(ls: ForewarnServer, params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:
-        return await commands.workspace_symbols(ls, params.query)
-
-    @server.feature(types.SHUTDOWN)
-    def shutdown(ls: ForewarnServer, params: Any) -> None:
-        ls.begin_shutdown()
