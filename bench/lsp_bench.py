@@ -163,9 +163,11 @@ async def measure(
     arrivals = Arrivals(client)
     env = {**os.environ, "FOREWARN_HOME": str(home)}
     await client.start_io(sys.executable, "-m", "forewarn.cli.main", "serve", env=env)
+    capabilities = client_capabilities("visual-studio-code")
+    capabilities.experimental = {"forewarn": {"promptsForText": True}}  # as the VS Code extension declares it
     await client.initialize_session(
         types.InitializeParams(
-            capabilities=client_capabilities("visual-studio-code"),
+            capabilities=capabilities,
             root_uri=root.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
             # mining off: it is a one-off after the first index, and the corpus sits inside this repository

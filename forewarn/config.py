@@ -160,6 +160,19 @@ class AgentSettings:
     trust: bool = False
 
 
+# settings only the command line reads (the language server never imports a shared file): no editor contributes,
+# sends or overrides them; each is yours alone, in your own config.toml
+CLI_ONLY_KEYS = frozenset({"team.accept_imports"})
+
+
+@dataclass
+class TeamSettings:
+    # `forewarn memory import` stores what a shared file adds or changes as active at once, instead of as
+    # suggestions waiting for a person's review. Never from a repository's own config: a cloned repository must
+    # not be able to make its own file speak as the reader's team.
+    accept_imports: bool = False
+
+
 @dataclass
 class Settings:
     index: IndexSettings = field(default_factory=IndexSettings)
@@ -167,6 +180,7 @@ class Settings:
     diagnostics: DiagnosticsSettings = field(default_factory=DiagnosticsSettings)
     mining: MiningSettings = field(default_factory=MiningSettings)
     agents: AgentSettings = field(default_factory=AgentSettings)
+    team: TeamSettings = field(default_factory=TeamSettings)
     log_level: str = _text("INFO", 16)
 
 

@@ -23,7 +23,8 @@ from forewarn.cli import adopt
 from forewarn.cli import util as cliutil
 from forewarn.cli.util import CliError
 from forewarn.config import load_settings
-from forewarn.memory import contradictions, export_diff, transfer
+from forewarn.memory import contradictions, export_diff, shared_file, transfer
+from forewarn.memory.origin import OriginKind, origin_of
 from forewarn.memory.records import Memory, MemoryEvent
 from forewarn.memory.store import CURRENT_STATUSES, MEMORY_TYPES, SOURCES, STATUSES
 from forewarn.memory.suggestions import provenance_line, suggestion_score, track_line, worth_a_look
@@ -38,6 +39,7 @@ log = logging.getLogger(__name__)
 TEXT_PREVIEW = 100  # characters of a memory shown per line in lists
 LIST_LIMIT = 50  # memories `memory list` prints by default: a screenful or two; the rest are counted, and paged
 UNMATCHED_CODE_FILES = 3  # code nothing matched is only the nearest: a few files, not a page (D25)
+ORIGIN_PREVIEW = 240  # where it came from, with the commit and the writer a file claims: one line of a wide terminal
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -185,10 +187,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     p = msub.add_parser(
         "import",
-        help="merge memories from JSONL by id: newer wins and the replaced version is kept in history; every field "
-        "is checked as `remember` checks it, and a file with a bad line is refused whole",
+        help="merge memories from JSONL by id (`-`: standard input): what it adds or changes waits for your review "
+        "(memory review) unless --accept; newer wins and the replaced version is kept in history; every field is "
+        "checked as `remember` checks it, and a file with a bad line is refused whole",
     )
     p.add_argument("path", nargs="?", type=Path)
+    p.add_argument(
+        "--accept", action="store_true",
+        help="take what the file adds or changes as it is, without review (as `[team] accept_imports = true` in "
+        "your own config.toml does); for a file you trust, e.g. CI importing the base branch's file",
+    )  # fmt: skip
     p.add_argument("--dry-run", action="store_true", help="show what would change, per memory, and write nothing")
     p.add_argument("--skip-invalid", action="store_true", help="import the good lines; report and skip the bad ones")
     _common(p, json_flag=True)
@@ -299,6 +307,7 @@ def _age(m: Memory, now: float | None = None) -> str:
 def memory_json(m: Memory, score: float | None = None, then: AsOf | None = None) -> dict[str, Any]:
     data = m.to_dict()
     data["age"] = _age(m)
+    data["origin"] = origin_of(m).to_dict()  # where it came from, in the words every front end uses
     if then is not None:  # --as-of: what it was at that time; today's status beside it
         data.update(status=then.standing.status, status_reason=then.standing.reason, age=_age(m, then.epoch))
         data["status_now"], data["as_of"] = m.status, then.at
@@ -337,6 +346,7 @@ def _print_memory_line(m: Memory, extra: str = "", then: AsOf | None = None) -> 
     status = "" if shown_status == "active" else f" [{cliutil.shown(shown_status)}]"
     age = _age(m, then.epoch if then is not None else None)
     print(f"{_lock(m)}{cliutil.shown(m.id)}  {cliutil.shown(m.type)}{status}  {_anchor_text(m)}  {age}{extra}")
+    print(f"    ({_one_line(origin_of(m).phrase(), ORIGIN_PREVIEW)})")
     print(f"    {_one_line(m.text)}")
 
 
@@ -346,11 +356,13 @@ def _print_memory_full(m: Memory) -> None:
     print(f"type:       {show(m.type)}")
     print(f"status:     {show(m.status)}" + (f" ({show(m.status_reason)})" if m.status_reason else ""))
     print(f"anchor:     {_anchor_text(m)}")
+    origin = origin_of(m)
+    print(f"origin:     {show(origin.phrase())}" + ("" if origin.vetted else " (not vetted: waits for a person)"))
     print(f"source:     {show(m.source)} (confidence {m.confidence:.2f})")
     if m.visibility == Visibility.PRIVATE:
         print("visibility: 🔒 private (yours alone: never exported)")
-    if m.recorded_by:
-        print(f"recorded by {show(m.recorded_by)}")
+    if m.recorded_by:  # what the memory says; its origin says whether that was this machine's own identity
+        print(f"recorded_by: {show(m.recorded_by)}")
     print(f"created:    {show(m.created_at)} ({_age(m)})")
     print(f"updated:    {show(m.updated_at)}")
     print(f"accessed:   {m.access_count} times" + (f", last {show(m.last_accessed_at)}" if m.last_accessed_at else ""))
@@ -360,8 +372,8 @@ def _print_memory_full(m: Memory) -> None:
         print(f"supersedes: {show(m.supersedes)}")
     if m.superseded_by:
         print(f"superseded by: {show(m.superseded_by)}")
-    if (origin := provenance_line(m.provenance)) is not None:
-        print(f"provenance: {show(origin)}")
+    if (detail := provenance_line(m.provenance)) is not None and origin.kind == OriginKind.COMMIT:
+        print(f"history:    {show(detail)}")
     print()
     print(show(m.text, lines=True))
 
@@ -563,8 +575,8 @@ def run_review(args: argparse.Namespace) -> int:
         return 0
     for m in pending:
         _print_memory_line(m)
-        if (origin := provenance_line(m.provenance)) is not None:
-            print(f"    {_one_line(origin)}")
+        if origin_of(m).kind == OriginKind.COMMIT and (detail := provenance_line(m.provenance)) is not None:
+            print(f"    {_one_line(detail)}")  # the commit's subject, for the reviewer
         if (record := track_line(m.provenance)) is not None:
             print(f"    {_one_line(record)}")
     print(
@@ -746,8 +758,12 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
+    data = _stdin_export() if args.path is not None and str(args.path) == "-" else None
     with _engine(args, embedder=True) as engine, _path_errors("read", args.path):
-        report = engine.import_(args.path, dry_run=args.dry_run, skip_invalid=args.skip_invalid)
+        report = engine.import_(
+            args.path, dry_run=args.dry_run, skip_invalid=args.skip_invalid, accept=True if args.accept else None,
+            data=data,
+        )  # fmt: skip
     if args.json:
         cliutil.print_json(report.to_dict())
     else:
@@ -756,13 +772,26 @@ def run_import(args: argparse.Namespace) -> int:
         for problem in report.invalid:
             print(f"skipped {cliutil.shown(problem)}")
         clamped = f", {report.clamped} dated in the future (clamped to now)" if report.clamped else ""
+        waiting = f" ({report.waiting} waiting for your review)" if report.waiting else ""
+        proposed = f", {report.proposed} newer copies waiting for your review" if report.proposed else ""
         print(
-            f"{'Would import' if report.dry_run else 'Imported'} {report.path}: {report.added} added, "
-            f"{report.updated} updated (newer; the replaced versions kept in history), {report.kept_local} kept local, "
-            f"{report.unchanged} unchanged, {report.skipped} skipped{clamped}, {report.events_added} history events "
-            f"merged (as imported)" + ("; nothing was written" if report.dry_run else "")
+            f"{'Would import' if report.dry_run else 'Imported'} {cliutil.shown(str(report.path))}: "
+            f"{report.added} added{waiting}, {report.updated} updated (newer; the replaced versions kept in history)"
+            f"{proposed}, {report.kept_local} kept local, {report.unchanged} unchanged, {report.skipped} skipped"
+            f"{clamped}, {report.events_added} history events merged (as imported)"
+            + ("; nothing was written" if report.dry_run else "")
         )
+        if (report.waiting or report.proposed) and not report.dry_run:
+            print("Review them with: forewarn memory review (accept ID… | dismiss ID…)")
     return 0
+
+
+def _stdin_export() -> bytes:
+    """``memory import -``: the file from standard input, read up to the cap an export may have."""
+    data = sys.stdin.buffer.read(shared_file.MAX_IMPORT_BYTES + 1)
+    if not data:
+        raise CliError("standard input is empty; pipe an export into `forewarn memory import -`")
+    return data
 
 
 def run_diff(args: argparse.Namespace) -> int:

@@ -20,7 +20,7 @@ from forewarn import untrusted
 from forewarn.cli import agents
 from forewarn.cli import util as cliutil
 from forewarn.cli.util import CliError
-from forewarn.memory import merging, transfer
+from forewarn.memory import merging, shared_file
 from forewarn.workspace import team
 
 EXIT_CANNOT_MERGE = 1  # git then leaves the file as a conflict for a person, with OURS untouched
@@ -112,7 +112,7 @@ def run_merge_driver(args: argparse.Namespace) -> int:
         merged, report = merging.merge_exports(base, ours, theirs)
     except merging.NotMemoriesFile as exc:
         return _not_ours(f"{shown_path}: {exc}" if args.path else str(exc))
-    except transfer.TransferError as exc:
+    except shared_file.TransferError as exc:
         print(f"forewarn merge-driver: {exc}; the file is left for you to merge", file=sys.stderr)
         return EXIT_CANNOT_MERGE
     try:
@@ -121,11 +121,13 @@ def run_merge_driver(args: argparse.Namespace) -> int:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         print(f"forewarn merge-driver: cannot write {args.ours}: {why}", file=sys.stderr)
         return EXIT_CANNOT_MERGE
-    for problem in report.problems[: transfer.MAX_REPORTED_ERRORS]:
+    for problem in report.problems[: shared_file.MAX_REPORTED_ERRORS]:
         print(f"forewarn merge-driver: {cliutil.shown(problem)}", file=sys.stderr)
-    if len(report.problems) > transfer.MAX_REPORTED_ERRORS:
-        print(f"forewarn merge-driver: … {len(report.problems) - transfer.MAX_REPORTED_ERRORS} more", file=sys.stderr)
-    for old, a, b in report.forks[: transfer.MAX_REPORTED_ERRORS]:
+    if len(report.problems) > shared_file.MAX_REPORTED_ERRORS:
+        print(
+            f"forewarn merge-driver: … {len(report.problems) - shared_file.MAX_REPORTED_ERRORS} more", file=sys.stderr
+        )
+    for old, a, b in report.forks[: shared_file.MAX_REPORTED_ERRORS]:
         print(
             f"forewarn merge-driver: memory {old} was replaced on both sides, by {a} and by {b}: both are kept, "
             f"marked contested until someone settles them (forewarn memory resolve {a} {b} --replace|--both)",

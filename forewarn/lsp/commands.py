@@ -15,8 +15,9 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from forewarn.errors import ForewarnError
-from forewarn.lsp import convert
+from forewarn.lsp import convert, for_agents
 from forewarn.lsp.session import Unavailable
+from forewarn.memory.origin import ProposalAction
 from forewarn.memory.store import MEMORY_TYPES
 from forewarn.memory.vocabulary import MemoryType, Resolution
 from forewarn.workspace.limits import MAX_TEXT_CHARS
@@ -34,6 +35,7 @@ DEFAULT_MAP_TOKENS = 1_024  # Aider's default repo-map budget
 MAX_MAP_TOKENS = 32_768  # beyond this the map no longer fits any model's context usefully
 SYMBOL_MEMORIES = 50  # workspace/symbol: memories listed…
 SYMBOL_CHUNKS = 50  # …and code chunks, each capped so the picker stays quick
+MAX_REASON_CHARS = 500  # why a memory is outdated: a sentence or two
 REQUEST_FAILED = -32803  # LSP's RequestFailed: the request was valid but the server could not do it
 
 
@@ -155,7 +157,7 @@ async def _remember(ls: ForewarnServer, args: Args) -> dict[str, Any]:
     session, rel = ls.target(args.string("uri"))
     line = convert.selection_lines(rng)[0] if rng else None
     private = args.boolean("private")  # the writer's alone: never exported to the team's file
-    return await ls.write(session.remember, text, mtype, rel, symbol, line, tags, private)
+    return await ls.write(session.remember, text, mtype, rel, symbol, line, tags, private, ls.agent_writer())
 
 
 def _id(args: Args) -> str:
@@ -168,14 +170,20 @@ async def _supersede(ls: ForewarnServer, args: Args) -> dict[str, Any]:
     text = args.string("text", required=True) or ""
     mtype = args.choice("type", MEMORY_TYPES)
     session, mid = await ls.session_owning(_id(args))
+    if (writer := ls.agent_writer()) is not None:  # an agent's: a suggestion replacing it once a person accepts
+        return await ls.write(session.agent_supersede, writer, mid, text)
     return await ls.write(session.supersede, mid, text, mtype)
 
 
-def _on_memory(action: str) -> Callable[[ForewarnServer, Args], Any]:
-    """A command whose one argument is a memory id: ``session.<action>(id)`` on the writer thread."""
+def _on_memory(action: str, proposal: ProposalAction | None = None) -> Callable[[ForewarnServer, Args], Any]:
+    """A command whose one argument is a memory id: ``session.<action>(id)`` on the writer thread; from an agent
+    (a client that is not an interactive editor), ``proposal``: a suggestion waiting for a person."""
 
     async def run(ls: ForewarnServer, args: Args) -> dict[str, Any]:
+        reason = args.string("reason", limit=MAX_REASON_CHARS) if proposal == ProposalAction.MARK_OUTDATED else None
         session, mid = await ls.session_owning(_id(args))
+        if proposal is not None and (writer := ls.agent_writer()) is not None:
+            return await ls.write(session.agent_act, writer, proposal, mid, reason)
         return await ls.write(getattr(session, action), mid)
 
     return run
@@ -261,10 +269,10 @@ COMMANDS = (
     Command(convert.CMD_SEARCH, _search, writes=False),
     Command(convert.CMD_REMEMBER, _remember, writes=True),
     Command(convert.CMD_SUPERSEDE, _supersede, writes=True),
-    Command(convert.CMD_FORGET, _on_memory("forget"), writes=True),
+    Command(convert.CMD_FORGET, _on_memory("forget", ProposalAction.FORGET), writes=True),
     Command(convert.CMD_RESTORE, _on_memory("restore"), writes=True),
-    Command(convert.CMD_CONFIRM, _on_memory("confirm"), writes=True),
-    Command(convert.CMD_MARK_OUTDATED, _on_memory("mark_outdated"), writes=True),
+    Command(convert.CMD_CONFIRM, _on_memory("confirm", ProposalAction.CONFIRM), writes=True),
+    Command(convert.CMD_MARK_OUTDATED, _on_memory("mark_outdated", ProposalAction.MARK_OUTDATED), writes=True),
     Command(convert.CMD_REANCHOR, _reanchor, writes=True),
     Command(convert.CMD_REPO_MAP, _repo_map, writes=False),
     Command(convert.CMD_STATS, _stats, writes=False),
@@ -289,6 +297,8 @@ def _register_one(server: ForewarnServer, command: Command) -> None:
     # pygls reads this signature's type hints at call time: only names resolvable at run time here
     async def handler(ls: Any, *raw: Any) -> Any:
         await ls.ready.wait()
+        if command.name in for_agents.PERSON_ONLY_COMMANDS and not ls.interactive():
+            raise JsonRpcException(for_agents.person_only(command.name), code=REQUEST_FAILED)
         try:
             result = await command.run(ls, Args(command.name, raw))
         except Unavailable as exc:  # the request was fine; this folder cannot answer it

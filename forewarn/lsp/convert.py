@@ -15,11 +15,12 @@ from typing import Any
 
 from lsprotocol import types
 
+from forewarn.memory.origin import origin_of
 from forewarn.memory.records import Memory
-from forewarn.memory.suggestions import agent_name, newest_commit, provenance_commits, track_line
+from forewarn.memory.suggestions import track_line
 from forewarn.memory.text import age_text, from_iso
 from forewarn.memory.timeline import stale_note
-from forewarn.memory.vocabulary import MemorySource, MemoryStatus, MemoryType, Visibility
+from forewarn.memory.vocabulary import MemoryStatus, MemoryType, Visibility
 from forewarn.safe_text import (
     CONTROL_RE,
     code_span,
@@ -71,13 +72,6 @@ CHUNK_KINDS = {
     "impl": types.SymbolKind.Class,
     "module": types.SymbolKind.Module,
 }
-PROVENANCE = {  # how a memory's source reads in a message
-    "user": "recorded by a person",
-    "agent": "recorded by an agent",
-    "commit": "learned from a commit",
-    "comment": "learned from a warning comment",
-    "import": "imported from the team's export",
-}
 
 
 def age(created_at: str, now: float | None = None) -> str:
@@ -90,28 +84,11 @@ def age(created_at: str, now: float | None = None) -> str:
     return text if text == "just now" else f"{text} ago"
 
 
-def provenance(source: str) -> str:
-    return PROVENANCE.get(source, f"from {source}")
-
-
 def origin(memory: Memory) -> str:
-    """Where a memory came from, for a message: "suggested from commit abc1234 by Ann, 2024-03-02" for a mined
-    one (its provenance names the commits; the newest is quoted), else the source's phrase."""
-    verb = "suggested" if memory.status == MemoryStatus.SUGGESTED else "learned"
-    if (agent := agent_name(memory.provenance)) is not None:  # who wrote it shows wherever a person reviews it
-        return f"{'suggested' if verb == 'suggested' else 'recorded'} by an agent ({flat_text(agent)})"
-    if memory.source == MemorySource.COMMENT:
-        return f"{verb} from a warning comment"
-    commits = provenance_commits(memory.provenance)
-    newest = newest_commit(memory.provenance)
-    if newest is None:
-        return provenance(memory.source)
-    who = f" by {flat_text(str(newest['author']))}" if newest.get("author") else ""
-    when = f", {flat_text(str(newest['date']))[:10]}" if newest.get("date") else ""
-    which = f"commit {flat_text(str(newest['sha']))[:COMMIT_SHA_CHARS]}"
-    if len(commits) > 1:
-        which = f"{len(commits)} commits, latest {which}"
-    return f"{verb} from {which}{who}{when}"
+    """Where a memory came from, in the one wording every front end uses (``forewarn.memory.origin``): "recorded
+    here by Ann", "suggested from commit abc1234 by Ann, 2024-03-02", "imported from … ; it says it was written
+    by “Alice”", "suggested by an agent that calls itself “Claude Code 2.1.0”"."""
+    return origin_of(memory).phrase()
 
 
 # ---------------------------------------------------------------- ranges
@@ -453,13 +430,13 @@ def hover_markdown(
         status = "" if memory.status == "active" else f" ({escape_inline(memory.status)})"
         if memory.status == MemoryStatus.STALE:
             status = f" (stale: {escape_inline(stale_note(memory))})"
-        writer = f" · recorded by {escape_inline(writer_name(memory.recorded_by))}" if memory.recorded_by else ""
+        track = ""
         if (record := track_line(memory.provenance)) is not None:  # mined: what the history after it says
-            writer += f" · {escape_inline(record)}"
+            track = f" · {escape_inline(record)}"
         lines.append("---")
         lines.append(
             f"{lock(memory)}**{escape_inline(memory.type.replace('_', ' '))}**{status} · "
-            f"{escape_inline(age(memory.created_at, now))} · {escape_inline(origin(memory))}{writer}"
+            f"{escape_inline(age(memory.created_at, now))} · {escape_inline(origin(memory))}{track}"
             f" · id {code_span(memory.id)}"
         )
         lines.append(escape_markdown(text))
@@ -569,12 +546,6 @@ def file_result(file: str, uri: str, score: float, is_test: bool, chunks: list[C
         "is_test": is_test,
         "chunks": [chunk_result(c) for c in chunks],
     }
-
-
-def writer_name(recorded_by: str) -> str:
-    """``Ann Lee`` of ``Ann Lee <ann@example.com>`` (a hover names the person; the address is in ``memory show``)."""
-    name = recorded_by.split(" <", 1)[0].strip()
-    return name or recorded_by.strip().strip("<>")
 
 
 def memory_symbol(memory: Memory, anchor: Span) -> types.WorkspaceSymbol:
@@ -688,13 +659,15 @@ def code_actions(
 
     ``remember``, ``supersede`` and "edit and accept" need text the user types: their argument carries
     ``text: null`` and the client prompts for it before running the command (docs/internals.md). Only a
-    client that ``prompts`` (it declared ``experimental.forewarn.promptsForText``) is offered them; any
-    other client (an agent host, a generic editor) gets only actions whose arguments are complete.
+    client that ``prompts`` (it declared ``experimental.forewarn.promptsForText``: an interactive editor) is
+    offered them; any other client (an agent host, a generic editor) is an agent: it gets only actions whose
+    arguments are complete, and never accept, dismiss, resolve or re-anchor (a person's decisions); its confirm,
+    mark outdated and forget become proposals waiting for a person (forewarn.lsp.for_agents).
     ``orphans``: memories of this file whose code was not found again; on a definition each may be
     re-anchored to it (``forewarn.reanchor``).
     """
     actions: list[types.CodeAction] = []
-    if symbol is not None:
+    if symbol is not None and prompts:  # a person re-anchors; an agent host is offered nothing that revives a memory
         for orphan in orphans[:REANCHOR_ACTIONS]:
             was = orphan.anchor.symbol if orphan.anchor is not None and orphan.anchor.symbol else "its code"
             actions.append(
@@ -721,9 +694,11 @@ def code_actions(
         seen.add(mid)
         short = mid[-6:]
         if isinstance(diag.data, dict) and diag.data.get("status") == MemoryStatus.SUGGESTED:
-            actions += _suggestion_actions(diag, mid, short, prompts=prompts)
+            if prompts:  # accepting or dismissing is a person's: an agent host is never offered it
+                actions += _suggestion_actions(diag, mid, short, prompts=prompts)
             continue
-        actions += _contested_actions(diag, mid, short)
+        if prompts:  # so is settling a contested pair
+            actions += _contested_actions(diag, mid, short)
         contested = isinstance(diag.data, dict) and diag.data.get("status") == MemoryStatus.CONTESTED
         for title, command, extra in (
             *((("confirm still true", CMD_CONFIRM, {}),) if not contested else ()),  # the pair is settled instead

@@ -30,11 +30,13 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from forewarn import __version__
 from forewarn.config import Settings
-from forewarn.lsp import commands, convert
+from forewarn.lsp import commands, convert, for_agents
 from forewarn.lsp import settings as lsp_settings
-from forewarn.lsp.session import FolderSession, IndexProgress, Unavailable
+from forewarn.lsp.progress import Progress
+from forewarn.lsp.session import FolderSession, Unavailable
 from forewarn.lsp.transport import ForewarnProtocol, GuardedReader
 from forewarn.workspace import relocation
+from forewarn.workspace.agents import AgentWriter
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -42,7 +44,6 @@ T = TypeVar("T")
 SERVER_NAME = "forewarn"
 CHANGE_DEBOUNCE_S = 0.3  # re-anchor after typing pauses, not on every keystroke
 WATCH_BATCH_S = 0.2  # a branch switch fires hundreds of file events: index them as one batch
-PROGRESS_INTERVAL_S = 0.1  # more frequent $/progress reports only cost the client redraws
 EXIT_GRACE_S = 5.0  # how long exit waits for running work before leaving anyway (SQLite is crash-safe)
 EXTERNAL_CHECK_S = 2.0  # how soon memories written by the CLI or another editor window show up
 READ_THREADS = 2  # opens and hovers run concurrently with each other, never behind indexing
@@ -88,6 +89,7 @@ class ForewarnServer(LanguageServer):
         self._flush_timer: asyncio.TimerHandle | None = None
         self._stopping = threading.Event()
         self.ready = asyncio.Event()  # set once every folder has been opened (or failed to open)
+        self.agent = for_agents.ClientAgent()  # the client as an agent, when it is not an interactive editor
 
     # ------------------------------------------------------------ plumbing
 
@@ -175,6 +177,15 @@ class ForewarnServer(LanguageServer):
 
     def capability(self, path: str, default: Any = None) -> Any:
         return get_capability(self.client_capabilities, path, default)
+
+    def interactive(self) -> bool:
+        """Whether the client declared itself an interactive editor (a person answers its prompts); any other
+        client is an agent (forewarn.lsp.for_agents)."""
+        return convert.client_prompts(self.capability("experimental"))
+
+    def agent_writer(self) -> AgentWriter | None:
+        """How an agent's writes go (suggestions and proposals, within its limits); None for an interactive editor."""
+        return None if self.interactive() else self.agent.writer()
 
     # ------------------------------------------------------------ folders and documents
 
@@ -483,7 +494,7 @@ class ForewarnServer(LanguageServer):
             if not self._stopping.is_set():
                 await self.write(session.flush)
 
-    async def begin_progress(self, title: str) -> _Progress:
+    async def begin_progress(self, title: str) -> Progress:
         token: str | None = None
         if self.capability("window.work_done_progress", False):
             token = f"forewarn-{uuid.uuid4()}"
@@ -492,7 +503,7 @@ class ForewarnServer(LanguageServer):
             except Exception as exc:
                 log.info("client refused a progress token: %s", exc)
                 token = None
-        progress = _Progress(self, token, asyncio.get_running_loop())
+        progress = Progress(self, token, asyncio.get_running_loop())
         progress.begin(title)
         return progress
 
@@ -568,9 +579,14 @@ class ForewarnServer(LanguageServer):
             if session.settings.diagnostics.enabled:
                 view = await self.read(session.file_view, rel, self.buffer_text(uri), from_buffer)
                 shown = session.settings.diagnostics
-                diags = convert.file_diagnostics(
-                    view, max_warnings=shown.max_warnings, max_diagnostics=shown.max_diagnostics
-                )
+                if self.interactive():
+                    diags = convert.file_diagnostics(
+                        view, max_warnings=shown.max_warnings, max_diagnostics=shown.max_diagnostics
+                    )
+                else:  # an agent host: vetted notes only, as data
+                    diags = for_agents.agent_diagnostics(
+                        view, max_warnings=shown.max_warnings, max_diagnostics=shown.max_diagnostics
+                    )
         if self._generation.get(uri) != generation or uri not in self.open_uris:
             return
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diags))
@@ -603,123 +619,10 @@ def _section_of(settings: Any) -> Any:
     return None
 
 
-class _Progress:
-    """``$/progress`` for one job, safe to report from the worker thread; a no-op without a token."""
-
-    def __init__(self, server: ForewarnServer, token: str | None, loop: asyncio.AbstractEventLoop) -> None:
-        self.server, self.token, self.loop = server, token, loop
-        self._last = 0.0
-
-    def begin(self, title: str) -> None:
-        if self.token is not None:
-            self.server.work_done_progress.begin(
-                self.token, types.WorkDoneProgressBegin(title=title, percentage=0, cancellable=False)
-            )
-
-    def __call__(self, update: IndexProgress) -> None:
-        """Called from the indexing thread; throttled, forwarded to the event loop."""
-        if self.token is None:
-            return
-        now = self.loop.time()
-        if now - self._last < PROGRESS_INTERVAL_S and update.done < update.total:
-            return
-        self._last = now
-        pct = int(100 * update.done / update.total) if update.total else None
-        report = types.WorkDoneProgressReport(message=update.message, percentage=pct)
-        self.loop.call_soon_threadsafe(self.server.work_done_progress.report, self.token, report)
-
-    def end(self, message: str | None) -> None:
-        if self.token is not None:
-            self.server.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
-
-
 def create_server() -> ForewarnServer:
+    from forewarn.lsp import features  # its handlers name ForewarnServer: imported once this module is loaded
+
     server = ForewarnServer()
-    _register_features(server)
+    features.register(server)
     commands.register(server)
     return server
-
-
-def _register_features(server: ForewarnServer) -> None:
-    @server.feature(types.INITIALIZE)
-    def initialize(ls: ForewarnServer, params: types.InitializeParams) -> None:
-        ls.init_options = params.initialization_options
-
-    @server.feature(types.INITIALIZED)
-    async def initialized(ls: ForewarnServer, params: types.InitializedParams) -> None:
-        await ls.start()
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    async def did_change_configuration(ls: ForewarnServer, params: types.DidChangeConfigurationParams) -> None:
-        await ls.reload_settings(params.settings)
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
-    async def did_change_folders(ls: ForewarnServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
-        for folder in params.event.removed:
-            path = to_fs_path(folder.uri)
-            if path and (session := ls.sessions.pop(str(Path(path).resolve()), None)) is not None:
-                session.cancel()
-                await ls.write(session.close)
-        for folder in params.event.added:
-            path = to_fs_path(folder.uri)
-            if path:
-                ls.spawn(ls.index(await ls.open_folder(folder.uri, Path(path).resolve())))
-
-    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    def did_open(ls: ForewarnServer, params: types.DidOpenTextDocumentParams) -> None:
-        ls.opened(params.text_document.uri)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(ls: ForewarnServer, params: types.DidChangeTextDocumentParams) -> None:
-        ls.debounce_change(params.text_document.uri)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
-    def did_save(ls: ForewarnServer, params: types.DidSaveTextDocumentParams) -> None:
-        ls.saved(params.text_document.uri)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-    def did_close(ls: ForewarnServer, params: types.DidCloseTextDocumentParams) -> None:
-        ls.forget_document(params.text_document.uri)
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    def did_change_watched(ls: ForewarnServer, params: types.DidChangeWatchedFilesParams) -> None:
-        ls.queue_watched([change.uri for change in params.changes])
-
-    @server.feature(types.TEXT_DOCUMENT_HOVER)
-    async def hover(ls: ForewarnServer, params: types.HoverParams) -> types.Hover | None:
-        await ls.ready.wait()
-        if (found := ls.locate(params.text_document.uri)) is None:
-            return None
-        session, rel = found
-        line, char = params.position.line + 1, params.position.character
-        encoding = str(getattr(ls.workspace.position_encoding, "value", None) or "utf-16")  # what `char` counts
-        view = await ls.read(session.symbol_info, rel, line, char, ls.buffer_text(params.text_document.uri), encoding)
-        return convert.hover_view(view, line, rel)
-
-    @server.feature(
-        types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix])
-    )
-    async def code_action(
-        ls: ForewarnServer, params: types.CodeActionParams
-    ) -> list[types.CodeAction] | list[types.Command] | None:
-        await ls.ready.wait()
-        if (found := ls.locate(params.text_document.uri)) is None:
-            return None
-        session, rel = found
-        symbol = await ls.read(session.symbol_at, rel, params.range.start.line + 1)
-        prompts = convert.client_prompts(ls.capability("experimental"))
-        orphans = await ls.read(session.orphans, rel) if symbol is not None else []
-        actions = convert.code_actions(
-            params.text_document.uri, params.range, symbol, params.context.diagnostics, prompts=prompts, orphans=orphans
-        )
-        if ls.capability("text_document.code_action.code_action_literal_support") is None:
-            return convert.bare_commands(actions)  # an old client that only understands Commands
-        return actions
-
-    @server.feature(types.WORKSPACE_SYMBOL)
-    async def workspace_symbol(ls: ForewarnServer, params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:
-        return await commands.workspace_symbols(ls, params.query)
-
-    @server.feature(types.SHUTDOWN)
-    def shutdown(ls: ForewarnServer, params: Any) -> None:
-        ls.begin_shutdown()

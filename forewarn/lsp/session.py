@@ -31,10 +31,12 @@ from forewarn.memory.errors import (
     MemoryDatabaseCorruptError,
     MemoryNotFoundError,
 )
+from forewarn.memory.origin import ProposalAction
 from forewarn.memory.records import Memory
 from forewarn.memory.suggestions import worth_a_look
 from forewarn.memory.vocabulary import ANCHORED_STATUSES, MemorySource, MemoryStatus
 from forewarn.workspace import lessons
+from forewarn.workspace.agents import AgentWriter
 from forewarn.workspace.lessons import Lesson
 from forewarn.workspace.limits import PROACTIVE_LIMIT
 from forewarn.workspace.symbols import SymbolLookup, base_symbol, memories_of
@@ -521,14 +523,20 @@ class FolderSession:
         line: int | None,
         tags: list[str],
         private: bool = False,
+        writer: AgentWriter | None = None,
     ) -> dict[str, Any]:
         engine = self._engine()
-        outcome = engine.remember(
-            text, type=mtype, file=rel, symbol=symbol, line=line, tags=tags, source=MemorySource.USER, private=private
-        )
+        if writer is not None:  # an agent's: a suggestion (or, trusted, active), named after the client
+            outcome = writer.remember(engine, text, type=mtype, file=rel, symbol=symbol, line=line, private=private)
+        else:
+            outcome = engine.remember(
+                text, type=mtype, file=rel, symbol=symbol, line=line, tags=tags, source=MemorySource.USER,
+                private=private,
+            )  # fmt: skip
         return {
             "id": outcome.memory.id,
             "merged": outcome.merged,
+            "known": outcome.known,  # an agent's near-duplicate: nothing stored
             "memory": convert.memory_result(outcome.memory, self.anchor_span(outcome.memory)),
             "candidates": [convert.memory_result(m, self.anchor_span(m)) for m in outcome.candidates],
             "conflicts": [
@@ -555,6 +563,33 @@ class FolderSession:
         new = engine.supersede(memory_id, text, type=mtype)
         engine.accept(new.id)  # the user acted on this lesson: the replacement carries it on
         return {"id": new.id, "superseded": memory_id, "memory": convert.memory_result(new, self.anchor_span(new))}
+
+    @_refusing_damage()
+    def agent_supersede(self, writer: AgentWriter, memory_id: str, text: str) -> dict[str, Any]:
+        """An agent's supersede: a suggestion replacing the memory once a person accepts it (trusted: at once)."""
+        done = writer.supersede(self._engine(), memory_id, text)
+        new = done.memory
+        return {
+            "id": new.id, "superseded": None if done.proposed else memory_id, "proposed": done.proposed,
+            "memory": convert.memory_result(new, self.anchor_span(new)),
+        }  # fmt: skip
+
+    @_refusing_damage()
+    def agent_act(
+        self, writer: AgentWriter, action: ProposalAction, memory_id: str, reason: str | None
+    ) -> dict[str, Any]:
+        """An agent's confirm, mark outdated or forget: a proposal waiting for a person (trusted: done at once)."""
+        engine = self._engine()
+        done = writer.act(engine, action, memory_id, reason)
+        if not done.proposed:
+            return _status(done.memory)
+        target = engine.get(memory_id)
+        said = "proposed" if done.new else "already proposed"
+        return {
+            **_status(target), "proposed": True, "suggestion": done.memory.id,
+            "message": f"{said}: suggestion {done.memory.id} waits for a person's review; memory {target.id} is "
+            "unchanged until then",
+        }  # fmt: skip
 
     @_refusing_damage()
     def forget(self, memory_id: str) -> dict[str, Any]:

@@ -17,18 +17,13 @@ from typing import Any
 
 from forewarn.memory import forks
 from forewarn.memory.records import Memory
+from forewarn.memory.shared_file import FORMAT, VERSION, Record, TransferError, jsonl_line, parse_record
 from forewarn.memory.transfer import (
     CONFLICT_MARKER_RE,
-    FORMAT,
     IMPORTED_EVENT,
     MERGE_SOURCE,
     MERGED_EVENT,
-    VERSION,
-    Record,
-    TransferError,
-    jsonl_line,
     old_fields,
-    parse_record,
 )
 from forewarn.memory.vocabulary import MemoryStatus, Visibility
 

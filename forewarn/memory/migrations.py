@@ -280,6 +280,35 @@ def _m008_joined_identifier_terms(conn: sqlite3.Connection) -> None:
     conn.executemany("""UPDATE memories SET terms = ? WHERE num = ?""", changed)
 
 
+# a memory created here has one of these events; an imported one has only "imported" events (or none)
+LOCAL_CREATION_EVENTS = ("created", "suggested")
+
+
+def _m009_imported_origin(conn: sqlite3.Connection) -> None:
+    """Memories imported before imports recorded their origin are marked imported (``provenance["imported"]``,
+    ``legacy``), so they no longer read as typed here by a person. Imported: no local creation event, or its
+    current version came from a shared file (a ``replaced_by_import`` event). Nothing else changes: their status
+    stays (the import of the time accepted them), and the mark is local (never exported)."""
+    rows = conn.execute(
+        f"""SELECT num, provenance FROM memories m
+             WHERE NOT EXISTS (SELECT 1 FROM memory_events e WHERE e.memory_id = m.id
+                                 AND e.kind IN ({", ".join("?" * len(LOCAL_CREATION_EVENTS))}))
+                OR EXISTS (SELECT 1 FROM memory_events e WHERE e.memory_id = m.id AND e.kind = 'replaced_by_import')""",
+        LOCAL_CREATION_EVENTS,
+    ).fetchall()
+    changed = []
+    for num, raw in rows:
+        try:
+            prov = json.loads(raw) if raw else {}
+        except ValueError:
+            prov = {}
+        if not isinstance(prov, dict) or "imported" in prov:
+            continue
+        prov["imported"] = {"legacy": True, "accepted": "imported before imports waited for review"}
+        changed.append((json.dumps(prov, ensure_ascii=False), num))
+    conn.executemany("""UPDATE memories SET provenance = ? WHERE num = ?""", changed)
+
+
 def _split_m004(script: str) -> list[str]:
     return [part.strip() for part in script.split(";") if part.strip()]
 
@@ -293,5 +322,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("m006_contested", _m006_contested),
     Migration("m007_anchored_code", M007),
     Migration("m008_joined_identifier_terms", _m008_joined_identifier_terms),
+    Migration("m009_imported_origin", _m009_imported_origin),
     Migration("m012_shown_daily", M012),
 )

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from forewarn.memory.origin import agent_name, newest_commit, provenance_commits
 from forewarn.memory.records import Memory
 from forewarn.memory.text import from_iso
 from forewarn.memory.vocabulary import MemorySource, MemoryType
@@ -50,41 +51,13 @@ class SuggestionReport:
         }  # fmt: skip
 
 
-def provenance_commits(provenance: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """The commits a provenance names (entries with a sha; an imported file may carry anything)."""
-    commits = (provenance or {}).get("commits") or []
-    return [c for c in commits if isinstance(c, dict) and c.get("sha")] if isinstance(commits, list) else []
-
-
-def newest_commit(provenance: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The commit a suggestion is quoted by: the newest (ISO dates sort as time), None without commits."""
-    commits = provenance_commits(provenance)
-    return max(commits, key=lambda c: str(c.get("date") or "")) if commits else None
-
-
-AGENT_NAME_MAX_CHARS = 60  # an MCP client names itself (clientInfo): a name, not a paragraph
-
-
-def agent_name(provenance: dict[str, Any] | None) -> str | None:
-    """``Claude Code 2.1.0``: the agent that wrote a memory (``provenance["agent"]``, from MCP ``clientInfo``),
-    on one line and cut short, since the client chose it; None when no agent is named."""
-    agent = (provenance or {}).get("agent")
-    if not isinstance(agent, dict):
-        return None
-    parts = [str(agent[key]) for key in ("name", "version") if agent.get(key) not in (None, "")]
-    flat = " ".join("".join(ch if ch.isprintable() else " " for ch in " ".join(parts)).split())
-    if not flat:
-        return "unnamed"  # an agent wrote it without saying who: still an agent's
-    return flat if len(flat) <= AGENT_NAME_MAX_CHARS else flat[: AGENT_NAME_MAX_CHARS - 1] + "…"
-
-
 def provenance_line(provenance: dict[str, Any] | None) -> str | None:
     """``from commit abc1234 by Ann on 2024-03-02: subject`` (the newest commit; ``+N more`` when several), or
-    ``written by an agent (Claude Code 2.1.0)`` for what an agent wrote through MCP."""
+    ``suggested by an agent that calls itself “Claude Code 2.1.0”`` for what an agent wrote."""
     if not provenance:
         return None
-    if (agent := agent_name(provenance)) is not None:
-        return f"written by an agent ({agent})"
+    if (agent := agent_name(provenance)) is not None:  # the wording every front end uses (memory.origin)
+        return f"suggested by an agent that calls itself “{agent}”"
     commits = provenance_commits(provenance)
     newest = newest_commit(provenance)
     if newest is None:

@@ -5,7 +5,8 @@ memory per line in id order (so re-exports diff cleanly), each with every field 
 history. Lines end with ``\\n`` only, and the writer escapes every other character ``str.splitlines``
 would split on (U+0085, U+2028, U+2029), so any stored text survives the trip.
 
-A shared file is someone else's input, so import trusts it no further than ``forewarn remember``:
+A shared file is someone else's input, so import trusts it no further than ``forewarn remember``
+(reading and checking a line: forewarn.memory.shared_file):
 
 - every field gets the same checks as ``remember`` (forewarn.memory.validation), and a file with a bad
   line is refused whole, naming each line, field and reason — or, asked (``skip_invalid``), the bad
@@ -13,8 +14,15 @@ A shared file is someone else's input, so import trusts it no further than ``for
 - times before 1970 are refused; times more than ``CLOCK_SKEW_S`` in the future are clamped to now and
   reported, and a record with a clamped time can add a memory but never replace one (its "newer"
   cannot be trusted: a year-9999 copy must not pin itself over later local changes);
+- what another person wrote waits for a person here: a new memory is stored as a suggestion (origin
+  "imported", reviewable with ``memory review``), and a newer copy of a memory a person here vetted becomes a
+  suggestion proposing to replace it (accepting applies it), unless the import is accepted (``--accept``, or
+  ``[team] accept_imports`` in the user's own config: ``ImportOrigin.accepted``);
 - merge by id: an unknown id is added; for a known id the copy with the newer ``updated_at`` replaces
-  ours, and ours is kept as history (a ``replaced_by_import`` event holding every field it had);
+  ours (as above), and ours is kept as history (a ``replaced_by_import`` event holding every field it had);
+- where it came from is recorded by this machine (``provenance["imported"]``: the file, and the commit that
+  last changed the line, from ``git blame``); what the file says about its writer stays a claim
+  (``forewarn.memory.origin``), and a file can neither create a private memory nor set local provenance;
 - a locally superseded memory is not made current again by an import, and a purged one is not
   brought back;
 - incoming events are recorded as ``imported`` (the original kind and detail inside), bounded in
@@ -28,6 +36,7 @@ symlinked ``.forewarn`` is refused).
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import logging
 import os
@@ -35,32 +44,38 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from forewarn import untrusted
-from forewarn.memory import forks, lifecycle, validation
-from forewarn.memory.errors import InvalidMemoryError
+from forewarn.memory import forks, lifecycle
+from forewarn.memory.origin import (
+    IMPORTED_KEY,
+    PROPOSAL_KEY,
+    ProposalAction,
+    proposal_of,
+    shared_provenance,
+    with_local,
+)
 from forewarn.memory.records import RELATION_EVENT, Anchor, Memory, MemoryEvent
 from forewarn.memory.redact import redact
-from forewarn.memory.store import PURGED_REASON, STATUSES, MemoryStore
-from forewarn.memory.text import ID_PREFIX_RE, iso_of, new_id, normalise_text, parse_iso, to_iso
+from forewarn.memory.shared_file import (
+    EXPORTED_AT_KEY,
+    FORMAT,
+    MAX_IMPORT_BYTES,
+    VERSION,
+    Record,
+    TransferError,
+    jsonl_line,
+    read_jsonl,
+)
+from forewarn.memory.store import PURGED_REASON, MemoryStore
+from forewarn.memory.text import ID_PREFIX_RE, new_id, normalise_text, to_iso
 from forewarn.memory.vocabulary import CURRENT_STATUSES, MemoryStatus, Resolution, Visibility
 
 log = logging.getLogger(__name__)
 
 DEFAULT_RELATIVE_PATH = Path(".forewarn") / "memories.jsonl"
-FORMAT = "forewarn-memories"
-VERSION = 1
-MAX_REPORTED_ERRORS = 10  # enough to fix a file by hand; the rest are summarised as a count
-MAX_IMPORT_BYTES = 64 * 1024 * 1024  # ~300k memories; a device, FIFO or runaway file is refused before reading
-CLOCK_SKEW_S = 86_400.0  # a teammate's clock may run up to a day ahead; later times are clamped to now
-EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)  # nothing Forewarn stores predates the epoch
-MAX_EVENTS_PER_MEMORY = 1_000  # a busy memory has tens; more is a flood that history could never shed
-MAX_EVENT_DETAIL_CHARS = 64_000  # a merged or replaced text (20,000 chars) with its fields, twice over
-MAX_DETAIL_DEPTH = 16  # our own details nest 4 deep (an imported replaced_by_import); more is hostile
-EVENT_KIND_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 SUMMARY_CHARS = 60  # of a text shown in an import's per-id report
 
 IMPORTED_EVENT = "imported"  # an event that came from a shared file: {"original_kind", "original_detail"}
@@ -71,8 +86,6 @@ MERGED_EVENT = "replaced_by_merge"  # a version the merge driver did not keep as
 RELATION_KINDS = (Resolution.BOTH.value, Resolution.CONTESTED.value)  # what a relation event may record
 RESTATED_EVENT = "restatement_merged"  # a teammate's near-identical memory, merged into ours by an import
 MERGE_SOURCE = "git merge"  # the "from" of a version kept by the merge driver
-EXPORTED_AT_KEY = "exported_at"  # per memory: the commit (HEAD) the export that last changed its line was made at
-MAX_RECORDED_BY_CHARS = 320  # "Name <email>": a long name and the longest valid address
 # a teammate's memory at the same anchor whose distinct words overlap ours this much (Jaccard) says the same
 # thing reworded ("Retry must be idempotent" / "retries must be idempotent!"), not a second lesson
 RESTATEMENT_OVERLAP = 0.8
@@ -81,13 +94,29 @@ _WORD_RE = re.compile(r"\w+")
 # what git writes around a conflict; a side holding them was merged by hand badly: never written back
 CONFLICT_MARKER_RE = re.compile(r"^(<{7}|={7}|>{7}|\|{7})( .*)?$")
 
-# what str.splitlines splits on that json.dumps(ensure_ascii=False) leaves raw (it escapes the C0 ones)
-_LINE_BREAK_ESCAPES = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
 _UNPRINTABLE_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
-class TransferError(InvalidMemoryError):
-    pass
+PROPOSED_EVENT = "suggested"  # a proposal's own first event (as a mined suggestion's): {"source", "proposes", "target"}
+UPDATE_FINGERPRINT = "import-update"  # mined-table key of a newer copy proposed once: never proposed twice
+
+
+@dataclass(frozen=True, slots=True)
+class ImportOrigin:
+    """Where an import's file came from, as this machine found out (never what the file says of itself)."""
+
+    label: str  # how people name it: ".forewarn/memories.jsonl", "standard input", the path given
+    lines: dict[int, dict[str, Any]] = field(default_factory=dict)  # line -> {"commit", "author", "date"} (blame)
+    # how its memories were accepted on import ("memory import --accept", "[team] accept_imports"); None: what
+    # another person wrote waits for a person here (suggestions and proposals)
+    accepted: str | None = None
+
+    def mark(self, line: int, at: str) -> dict[str, Any]:
+        """``provenance["imported"]`` for the record on ``line``."""
+        out: dict[str, Any] = {"from": self.label, "line": line, "at": at, **self.lines.get(line, {})}
+        if self.accepted:
+            out["accepted"] = self.accepted
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +139,8 @@ class TransferReport:
     private: int = 0  # export: private memories, never written to a shared file
     merged: int = 0  # import: a teammate's restatement of one of ours, merged into ours (history kept)
     added: int = 0
+    waiting: int = 0  # of ``added``: stored as suggestions, waiting for a person's review
+    proposed: int = 0  # newer copies of memories a person vetted, stored as suggestions proposing the update
     updated: int = 0  # the incoming copy was newer and replaced ours (ours kept as a history event)
     unchanged: int = 0
     kept_local: int = 0  # ours was newer, or theirs could not be trusted to be; only history was merged in
@@ -125,23 +156,12 @@ class TransferReport:
     def to_dict(self) -> dict[str, Any]:
         return {
             "path": str(self.path), "exported": self.exported, "left_out": self.left_out, "private": self.private,
-            "merged": self.merged, "added": self.added,
+            "merged": self.merged, "added": self.added, "waiting": self.waiting, "proposed": self.proposed,
             "updated": self.updated, "unchanged": self.unchanged, "kept_local": self.kept_local,
             "skipped": self.skipped, "clamped": self.clamped, "events_added": self.events_added,
             "redacted": self.redacted, "dry_run": self.dry_run, "changes": [c.to_dict() for c in self.changes],
             "invalid": self.invalid,
         }  # fmt: skip
-
-
-@dataclass(frozen=True, slots=True)
-class Record:
-    """One checked line of a shared file."""
-
-    memory: Memory
-    events: list[MemoryEvent]
-    line: int
-    clamped: dict[str, str]  # field → the future time the file gave (now stored as the import's time)
-    exported_at: str | None = None  # the commit its line was last exported at
 
 
 # ---------------------------------------------------------------- export
@@ -150,6 +170,7 @@ class Record:
 def memory_record(memory: Memory, events: list[MemoryEvent], *, exported_at: str | None = None) -> dict[str, Any]:
     """One memory's line. Keys are written sorted (``jsonl_line``), so the field order never varies."""
     data = memory.to_dict()
+    data["provenance"] = shared_provenance(memory.provenance)  # where it arrived from is this machine's own record
     if data.get("provenance") is None:
         del data["provenance"]  # hand-written memories: the canonical line stays as it was
     del data["visibility"]  # the shared file holds team memories only: export never writes a private one
@@ -161,18 +182,13 @@ def memory_record(memory: Memory, events: list[MemoryEvent], *, exported_at: str
     return data
 
 
-def jsonl_line(data: Any) -> str:
-    """One JSON line that every reader splits back as one line, whatever the text holds."""
-    return json.dumps(data, ensure_ascii=False, sort_keys=True).translate(_LINE_BREAK_ESCAPES) + "\n"
-
-
 def exported(memory: Memory, *, include_archived: bool) -> bool:
     """Whether export writes ``memory``: never a purged one, never an unreviewed or dismissed suggestion
     (the team shares what a person accepted); a forgotten one only when asked."""
     if is_purged(memory) or memory.status in (MemoryStatus.SUGGESTED, MemoryStatus.DISMISSED):
         return False
-    if memory.visibility == Visibility.PRIVATE:
-        return False
+    if memory.visibility == Visibility.PRIVATE or proposal_of(memory) is not None:
+        return False  # a proposal is this machine's review item; what accepting it did is exported with its target
     return include_archived or memory.status != MemoryStatus.ARCHIVED
 
 
@@ -266,221 +282,10 @@ def _open_export_dir(path: Path, confine_to: Path | None) -> int:
         raise TransferError(f"{exc} (the export would land outside the workspace)") from None
 
 
-# ---------------------------------------------------------------- reading
-
-
-class _Bad(ValueError):
-    """A field of one line is unusable: ``field: reason``."""
-
-    def __init__(self, name: str, reason: str) -> None:
-        super().__init__(f"{name}: {reason}")
-
-
-def _checked(name: str, check: Callable[..., Any], *args: Any) -> Any:
-    """``check(*args)``, its refusal reworded as ``name: reason``."""
-    try:
-        return check(*args)
-    except InvalidMemoryError as exc:
-        raise _Bad(name, str(exc)) from None
-
-
-def _time(data: dict[str, Any], name: str, now: datetime, clamped: dict[str, str], *, default: Any = None) -> str:
-    value = data.get(name, default)
-    if not isinstance(value, str):
-        raise _Bad(name, "must be an ISO-8601 time (e.g. 2025-03-01T12:00:00Z)")
-    try:
-        dt = parse_iso(value)
-    except ValueError as exc:
-        raise _Bad(name, str(exc)) from None
-    if dt < EARLIEST:
-        raise _Bad(name, f"'{value}' is before 1970; no memory is that old")
-    if dt > now + timedelta(seconds=CLOCK_SKEW_S):
-        clamped[name] = value
-        dt = now
-    return iso_of(dt)
-
-
-def _opt_time(data: dict[str, Any], name: str, now: datetime, clamped: dict[str, str]) -> str | None:
-    return None if data.get(name) is None else _time(data, name, now, clamped)
-
-
-def _memory_id(value: Any, name: str) -> str:
-    if not isinstance(value, str) or len(value) != 26 or not ID_PREFIX_RE.match(value):
-        raise _Bad(name, "must be a 26-character memory id")
-    return value.upper()
-
-
-def _anchor(raw: Any, root: Path | None) -> Anchor | None:
-    if raw is None:
-        return None
-    if not isinstance(raw, dict) or not isinstance(raw.get("file"), str):
-        raise _Bad("anchor", "must be null or an object with a 'file'")
-    file = _checked("anchor.file", validation.anchor_path, raw["file"])
-    if root is not None:
-        _checked("anchor.file", validation.anchor_in_workspace, root, file)
-    symbol = _checked("anchor.symbol", validation.label, raw.get("symbol"), "symbol", validation.MAX_SYMBOL_CHARS)
-    start = _checked("anchor.start_line", validation.line, raw.get("start_line"), "start_line")
-    end = _checked("anchor.end_line", validation.line, raw.get("end_line"), "end_line")
-    if start is not None and end is not None and end < start:
-        raise _Bad("anchor.end_line", f"line {end} is before start_line {start}")
-    chash = _checked("anchor.content_hash", validation.label, raw.get("content_hash"), "content_hash")
-    return Anchor(file, symbol, start, end, chash)
-
-
-def _events(raw: Any, mid: str, now: datetime, clamped: dict[str, str]) -> list[MemoryEvent]:
-    if not isinstance(raw, list):
-        raise _Bad("events", "must be a list")
-    if len(raw) > MAX_EVENTS_PER_MEMORY:
-        raise _Bad("events", f"{len(raw):,} events; the limit is {MAX_EVENTS_PER_MEMORY:,} per memory")
-    out: list[MemoryEvent] = []
-    for i, e in enumerate(raw):
-        name = f"events[{i}]"
-        if not isinstance(e, dict):
-            raise _Bad(name, "must be an object with an 'id', a 'kind' and an 'at'")
-        eid = _checked(f"{name}.id", validation.label, e.get("id"), "an event id", 64, False)
-        kind = e.get("kind")
-        if not isinstance(kind, str) or not EVENT_KIND_RE.match(kind):
-            raise _Bad(f"{name}.kind", "must be 1-64 letters, digits or _ . : -")
-        at = _time(e, "at", now, clamped)
-        detail = e.get("detail", {})
-        if not isinstance(detail, dict):
-            raise _Bad(f"{name}.detail", "must be an object")
-        if validation.json_depth(detail) > MAX_DETAIL_DEPTH:
-            raise _Bad(f"{name}.detail", f"nests deeper than {MAX_DETAIL_DEPTH} levels")
-        size = len(json.dumps(detail, ensure_ascii=False))
-        if size > MAX_EVENT_DETAIL_CHARS:
-            raise _Bad(f"{name}.detail", f"is {size:,} characters; the limit is {MAX_EVENT_DETAIL_CHARS:,}")
-        _checked(f"{name}.detail", validation.utf8, json.dumps(detail, ensure_ascii=False), "the detail")
-        out.append(MemoryEvent(eid, mid, at, kind, detail))
-    return out
-
-
-def parse_record(data: Any, *, now: float | None = None, root: Path | None = None, line: int = 0) -> Record:
-    """A memory and its events from one exported line, checked as ``remember`` checks its input.
-
-    ``root``: the workspace, to keep anchors inside it through symbolic links. Raises ValueError
-    ``field: reason`` on the first unusable field.
-    """
-    if not isinstance(data, dict):
-        raise ValueError("a memory line must be a JSON object")
-    now_dt = datetime.fromtimestamp(time.time() if now is None else now, UTC)
-    clamped: dict[str, str] = {}
-    mid = _memory_id(data.get("id"), "id")
-    type_ = _checked("type", validation.memory_type, data.get("type"))
-    status = data.get("status", MemoryStatus.ACTIVE)
-    if status not in STATUSES:
-        raise _Bad("status", f"unknown status '{status}'; use one of {', '.join(STATUSES)}")
-    text = data.get("text")
-    if not isinstance(text, str):
-        raise _Bad("text", "must be a string")
-    text = _checked("text", validation.memory_text, text)
-    source = _checked("source", validation.source, data.get("source", "import"))
-    confidence = _checked("confidence", validation.confidence, data.get("confidence", 1.0))
-    raw_tags = data.get("tags", [])
-    if not isinstance(raw_tags, list) or not all(isinstance(t, str) for t in raw_tags):
-        raise _Bad("tags", "must be a list of strings")
-    tags = _checked("tags", validation.tags, raw_tags)
-    created = _time(data, "created_at", now_dt, clamped)
-    memory = Memory(
-        id=mid, type=type_, text=text, anchor=_anchor(data.get("anchor"), root), source=source,
-        confidence=confidence, created_at=created,
-        updated_at=_time(data, "updated_at", now_dt, clamped, default=created), status=MemoryStatus(status),
-        status_reason=_checked("status_reason", validation.label, data.get("status_reason"), "status_reason"),
-        last_accessed_at=_opt_time(data, "last_accessed_at", now_dt, clamped),
-        access_count=_checked("access_count", validation.counter, data.get("access_count", 0), "access_count"),
-        surfaced_count=_checked("surfaced_count", validation.counter, data.get("surfaced_count", 0), "surfaced_count"),
-        ended_at=_opt_time(data, "ended_at", now_dt, clamped),
-        supersedes=None if data.get("supersedes") is None else _memory_id(data["supersedes"], "supersedes"),
-        superseded_by=None if data.get("superseded_by") is None else _memory_id(data["superseded_by"], "superseded_by"),
-        session_id=_checked("session_id", validation.label, data.get("session_id"), "session_id"),
-        tags=tags, provenance=_checked("provenance", validation.provenance, data.get("provenance")),
-        visibility=_visibility(data.get("visibility", Visibility.TEAM)),
-        recorded_by=_checked(
-            "recorded_by", validation.label, data.get("recorded_by"), "recorded_by", MAX_RECORDED_BY_CHARS
-        ),
-    )  # fmt: skip
-    events = _events(data.get("events", []), mid, now_dt, clamped)
-    exported_at = _checked("exported_at", validation.label, data.get(EXPORTED_AT_KEY), "exported_at", 64)
-    return Record(memory, events, line, clamped, exported_at)
-
-
-def _visibility(value: Any) -> Visibility:
-    if value not in tuple(Visibility):
-        raise _Bad("visibility", f"must be one of {', '.join(Visibility)}")
-    return Visibility(value)
-
-
-def _read_capped(path: Path) -> bytes:
-    """The file's bytes: a regular file of at most ``MAX_IMPORT_BYTES`` (never a device or a FIFO)."""
-    try:
-        data = untrusted.read_capped(path, MAX_IMPORT_BYTES)
-    except untrusted.RefusedFile as exc:
-        if exc.reason == untrusted.REFUSED_OVERSIZED:
-            raise TransferError(
-                f"{path} is larger than {MAX_IMPORT_BYTES // (1024 * 1024)} MiB, the most a memory export may be; "
-                f"nothing was imported"
-            ) from None
-        raise TransferError(
-            f"{path} is not a regular file (a device, a pipe or a folder); nothing was imported"
-        ) from None
-    except OSError as exc:
-        raise TransferError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if data is None:
-        raise TransferError(f"{path} does not exist (export first, or give the path of an export)")
-    return data
-
-
-def read_jsonl(
-    path: Path, *, now: float | None = None, root: Path | None = None, skip_invalid: bool = False
-) -> tuple[list[Record], list[str]]:
-    """Every good record of an export, and the ``line N: field: reason`` of each bad one.
-
-    Bad lines refuse the whole file (TransferError naming them) unless ``skip_invalid``.
-    """
-    raw = _read_capped(Path(path))
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise TransferError(f"{path} is not UTF-8 text ({exc})") from None
-    records: list[Record] = []
-    errors: list[str] = []
-    seen: set[str] = set()
-    for lineno, line in enumerate(text.split("\n"), 1):  # "\n" only: U+2028 and friends are text, not breaks
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except RecursionError:
-            errors.append(f"line {lineno}: not JSON (nested too deeply)")
-            continue
-        except ValueError as exc:  # JSONDecodeError, and integers past Python's digit limit
-            errors.append(f"line {lineno}: not JSON ({getattr(exc, 'msg', exc)})")
-            continue
-        if isinstance(data, dict) and "format" in data and "id" not in data:
-            if data.get("format") != FORMAT or not isinstance(data.get("version"), int) or data["version"] > VERSION:
-                errors.append(f"line {lineno}: not a Forewarn memory export of a version this Forewarn reads")
-            continue
-        try:
-            record = parse_record(data, now=now, root=root, line=lineno)
-        except (ValueError, RecursionError) as exc:
-            errors.append(f"line {lineno}: {exc}")
-            continue
-        if record.memory.id in seen:
-            errors.append(f"line {lineno}: id: memory {record.memory.id} appears twice")
-            continue
-        seen.add(record.memory.id)
-        records.append(record)
-    if errors and not skip_invalid:
-        more = f" (and {len(errors) - MAX_REPORTED_ERRORS} more)" if len(errors) > MAX_REPORTED_ERRORS else ""
-        raise TransferError(
-            f"{path} has {len(errors)} bad line(s); nothing was imported (--skip-invalid imports the rest): "
-            + "; ".join(errors[:MAX_REPORTED_ERRORS])
-            + more
-        )
-    return records, errors
-
-
 # ---------------------------------------------------------------- merging
+
+
+_WAITING = (MemoryStatus.SUGGESTED,)  # what a newer copy may replace without a person: it is not vetted yet
 
 
 class _DryRun(Exception):
@@ -496,29 +301,36 @@ def import_jsonl(
     dry_run: bool = False,
     skip_invalid: bool = False,
     same_meaning: Callable[[str, Memory], bool] | None = None,
+    origin: ImportOrigin | None = None,
+    data: bytes | None = None,
 ) -> TransferReport:
     """Merge an export into the store by id, in one transaction (rolled back when ``dry_run``).
 
     ``same_meaning(text, ours)``: whether an incoming text says what ``ours`` says by meaning (vectors, when
-    the workspace has them), beside the textual check, to find a teammate's restatement.
+    the workspace has them), beside the textual check, to find a teammate's restatement. ``origin``: where the
+    file came from (default: its name, nothing accepted); ``data``: its bytes when already read.
     """
     now = clock()
-    records, invalid = read_jsonl(path, now=now, root=root, skip_invalid=skip_invalid)
+    records, invalid = read_jsonl(path, now=now, root=root, skip_invalid=skip_invalid, data=data)
     report = TransferReport(Path(path), dry_run=dry_run, invalid=invalid, skipped=len(invalid))
+    origin = origin or ImportOrigin(Path(path).name)
     at = to_iso(now)
-    source_name = Path(path).name
+    source_name = origin.label
     try:
         with store.batch():
             existing = store.get_many([r.memory.id for r in records])
             to_insert: list[tuple[Memory, list[MemoryEvent]]] = []
             at_place: dict[tuple[str | None, str | None], list[Memory]] = {}  # current team memories per anchor
             in_file = {r.memory.id for r in records}
-            for rec in records:
+            for n, rec in enumerate(records):
                 memory = rec.memory
                 safe, kinds = redact(memory.text)
                 if kinds:
                     report.redacted += 1
                     memory = dataclasses.replace(memory, text=safe)
+                memory = dataclasses.replace(
+                    memory, provenance=with_local(memory.provenance, IMPORTED_KEY, origin.mark(rec.line, at))
+                )
                 events = [_as_imported(e) for e in rec.events]
                 if rec.clamped:
                     report.clamped += 1
@@ -526,13 +338,24 @@ def import_jsonl(
                         MemoryEvent(new_id(now), memory.id, at, CLAMPED_EVENT, {"from": source_name, **rec.clamped})
                     )
                 local = existing.get(memory.id)
+                if local is None and memory.visibility == Visibility.PRIVATE:
+                    report.skipped += 1  # private memories are never exported: a line saying so was written by hand
+                    report.changes.append(
+                        Change(memory.id, "skipped", "marked private; a shared file cannot create a private memory")
+                    )
+                    continue
+                waits = origin.accepted is None and memory.status in CURRENT_STATUSES
                 if local is None and (twin := _restated(store, memory, at_place, in_file, same_meaning)) is not None:
                     _merge_restatement(store, twin, memory, report, at=at, source_name=source_name)
                     continue
                 if local is None:
+                    if waits:  # another person's words: a suggestion until a person here accepts it
+                        memory = dataclasses.replace(memory, status=MemoryStatus.SUGGESTED, status_reason=None)
+                        report.waiting += 1
                     to_insert.append((memory, events))
                     report.added += 1
-                    report.changes.append(Change(memory.id, "added", _short(memory.text)))
+                    detail = _short(memory.text) + (" (waits for review: forewarn memory review)" if waits else "")
+                    report.changes.append(Change(memory.id, "added", detail))
                     continue
                 if is_purged(local):
                     report.skipped += 1
@@ -546,8 +369,16 @@ def import_jsonl(
                             f"visibility stays {local.visibility} (theirs: {memory.visibility})",
                         )
                     )
+                if local.status in _WAITING and waits:  # still waiting for review: its newer copy waits instead
+                    memory = dataclasses.replace(memory, status=local.status, status_reason=local.status_reason)
                 why_not = _why_not_replace(memory, local, rec)
-                if why_not is None:
+                if why_not is not None and _accepting_waiting(memory, local, rec, origin):
+                    why_not = None  # import --accept: what waited from an earlier import of this copy is accepted
+                if why_not is None and origin.accepted is None and local.status == MemoryStatus.DISMISSED:
+                    why_not = "a person dismissed it here; a newer copy does not bring it back"
+                if why_not is None and origin.accepted is None and local.status not in _WAITING:
+                    _propose_update(store, local, memory, rec, report, now=now + (n + 1) * 1e-6, at=at)
+                elif why_not is None:
                     store.replace_memory(memory)
                     events.append(
                         MemoryEvent(new_id(now), memory.id, at, REPLACED_EVENT, old_fields(local, source_name))
@@ -573,6 +404,69 @@ def import_jsonl(
         report.replaced_nums.clear()
     log.info("imported %s%s: %s", path, " (dry run)" if dry_run else "", report.to_dict())
     return report
+
+
+def _accepting_waiting(incoming: Memory, local: Memory, rec: Record, origin: ImportOrigin) -> bool:
+    """An accepted import of the copy an earlier import left waiting for review (or a newer one)."""
+    return (
+        origin.accepted is not None
+        and local.status in _WAITING
+        and IMPORTED_KEY in (local.provenance or {})
+        and not rec.clamped
+        and incoming.updated_at >= local.updated_at
+        and incoming.status != local.status
+    )
+
+
+def _propose_update(
+    store: MemoryStore, local: Memory, incoming: Memory, rec: Record, report: TransferReport, *, now: float, at: str
+) -> None:
+    """A newer copy of a memory a person here vetted: a suggestion proposing the update (accepting applies it,
+    ``forewarn.workspace.proposals``), stored once per copy, so importing the same file again proposes nothing."""
+    fingerprint = f"{UPDATE_FINGERPRINT}:{local.id}:{_copy_key(incoming)}"
+    seen = store.mined([fingerprint]).get(fingerprint)
+    if seen is not None:
+        waiting = seen[1] == MemoryStatus.SUGGESTED
+        report.kept_local += 1
+        why = (
+            f"its newer copy waits for review as suggestion {seen[0]}"
+            if waiting
+            else (f"its newer copy was reviewed here before (suggestion {seen[0]}, {seen[1]})")
+        )
+        report.changes.append(Change(local.id, "kept_local", why))
+        return
+    proposal = {
+        "action": ProposalAction.UPDATE.value, "target": local.id, "status": str(incoming.status),
+        "status_reason": incoming.status_reason, "updated_at": incoming.updated_at, "ended_at": incoming.ended_at,
+        "superseded_by": incoming.superseded_by,
+    }  # fmt: skip
+    carrier = dataclasses.replace(
+        incoming, id=new_id(now), status=MemoryStatus.SUGGESTED, status_reason=None, created_at=incoming.updated_at,
+        updated_at=at, ended_at=None, supersedes=None, superseded_by=None, last_accessed_at=None, access_count=0,
+        surfaced_count=0, provenance={**(incoming.provenance or {}), PROPOSAL_KEY: proposal},
+    )  # fmt: skip
+    event = MemoryEvent(
+        new_id(now), carrier.id, at, PROPOSED_EVENT, {"source": "import", "proposes": "update", "target": local.id}
+    )
+    store.insert_many([(carrier, [event])])
+    store.record_mined([(fingerprint, carrier.id)], at=at)
+    report.proposed += 1
+    report.changes.append(
+        Change(
+            local.id,
+            "proposed",
+            f"a newer copy waits for review as suggestion {carrier.id}: {difference(local, incoming)}",
+        )
+    )
+
+
+def _copy_key(m: Memory) -> str:
+    """What identifies one copy of a memory (its content and time), for proposing each copy once."""
+    body = json.dumps(
+        [m.updated_at, m.text, str(m.type), str(m.status), m.anchor.to_dict() if m.anchor else None, list(m.tags)],
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()[:20]
 
 
 def _relate(store: MemoryStore, records: list[Record]) -> None:
@@ -719,5 +613,8 @@ def _place(a: Anchor | None) -> str:
 
 
 def _fields(m: Memory) -> dict[str, Any]:
-    """Every field but ``num`` (the local row key, which differs between databases)."""
-    return {f.name: getattr(m, f.name) for f in dataclasses.fields(m) if f.name != "num"}
+    """Every field but ``num`` (the local row key, which differs between databases) and what this machine alone
+    records (where and when it was imported)."""
+    out = {f.name: getattr(m, f.name) for f in dataclasses.fields(m) if f.name != "num"}
+    out["provenance"] = shared_provenance(m.provenance)
+    return out

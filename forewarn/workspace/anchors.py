@@ -62,6 +62,8 @@ class AnchorResolver:
         here. Anything unusual (``..``, a path not under the root as given) takes the resolving route.
         """
         text = os.fspath(file)
+        if "\x00" in text:  # no file has one; echoed back, it could end a C string or a line in an answer
+            raise InvalidMemoryError("a path may not contain a NUL character; nothing was looked up")
         root = self._root_str
         if os.path.isabs(text):
             if not text.startswith(root):

@@ -237,12 +237,10 @@ class WorkspaceCore:
     def get(self, memory_id: str) -> Memory:
         return self.store.resolve(memory_id)
 
-    def _at_anchor(self, anchor: Anchor | None) -> list[Memory]:
+    def _at_anchor(self, anchor: Anchor | None, statuses: Sequence[str] = CURRENT_STATUSES) -> list[Memory]:
         if anchor is None:
-            return self.store.workspace_wide()
-        return [
-            m for m in self.store.anchored_to_files([anchor.file], CURRENT_STATUSES) if same_anchor(m.anchor, anchor)
-        ]
+            return self.store.workspace_wide(statuses)
+        return [m for m in self.store.anchored_to_files([anchor.file], statuses) if same_anchor(m.anchor, anchor)]
 
     @staticmethod
     def _supersedable(old: Memory) -> Memory:

@@ -23,19 +23,18 @@ import numpy as np
 from forewarn.memory import lifecycle, transfer, validation
 from forewarn.memory.errors import InvalidMemoryError
 from forewarn.memory.lifecycle import event, same_anchor
+from forewarn.memory.origin import proposal_of
 from forewarn.memory.records import Anchor, Memory, MemoryFilter
 from forewarn.memory.store import STATUSES
 from forewarn.memory.text import age_text, from_iso, new_id
 from forewarn.memory.vocabulary import (
-    ANCHORED_STATUSES,
     CURRENT_STATUSES,
-    ENDED_STATUSES,
     MemorySource,
     MemoryStatus,
     MemoryType,
     Visibility,
 )
-from forewarn.workspace import reconcile, team
+from forewarn.workspace import blame, team
 from forewarn.workspace.core import DEFAULT_CONFIDENCE
 from forewarn.workspace.explaining import ExplainMixin
 from forewarn.workspace.file_panel import FilePanelMixin
@@ -100,11 +99,21 @@ class Workspace(SuggestionsMixin, ExplainMixin, SearchMixin, OpenMixin, HealthMi
         conf = DEFAULT_CONFIDENCE.get(source, 1.0) if confidence is None else max(0.0, min(1.0, confidence))
         with self._lock:
             now, at = self._now()
-            merge_into = self._similar(safe, anchor, vec)
             visibility = Visibility.PRIVATE if private else Visibility.TEAM
-            if merge_into is not None and merge_into.visibility != visibility:
-                merge_into = None  # a private note inside a team memory's history would be exported with it
-            if merge_into is not None and replaces is None:
+            # contradictions first (D1/R9): a changed number, unit or polarity is a conflict, never a restatement
+            conflicts = self._conflicts(safe, anchor, vec)
+            merge_into = self._similar(safe, anchor, vec)
+            if merge_into is not None and (
+                merge_into.visibility != visibility  # a private note in a team memory's history would be exported
+                or any(c.memory.id == merge_into.id for c in conflicts)
+            ):
+                merge_into = None
+            if status == MemoryStatus.SUGGESTED and replaces is None:
+                # an unvetted writer never reinforces or extends a memory, nor queues what already waits
+                same = merge_into or self._similar(safe, anchor, vec, statuses=(MemoryStatus.SUGGESTED,))
+                if same is not None and same.visibility == visibility:
+                    return RememberResult(same, False, [c.memory for c in conflicts], kinds, conflicts, known=True)
+            elif merge_into is not None and replaces is None:
                 self.store.reinforce(
                     merge_into.id, at=at, confidence_gain=lifecycle.MERGE_CONFIDENCE_GAIN,
                     event=event(merge_into.id, "merged", at, text=safe, source=source, tags=list(clean_tags) or None),
@@ -119,7 +128,6 @@ class Workspace(SuggestionsMixin, ExplainMixin, SearchMixin, OpenMixin, HealthMi
                 status=status, provenance=prov, supersedes=replaces.id if replaces is not None else None,
                 visibility=visibility, recorded_by=team.git_identity(self.root),
             )  # fmt: skip
-            conflicts = self._conflicts(safe, anchor, vec)
             what = "suggested" if status == MemoryStatus.SUGGESTED else "created"
             with self.store.batch():
                 stored = self.store.insert(memory, [event(memory.id, what, at, source=source, redacted=kinds or None)])
@@ -130,14 +138,23 @@ class Workspace(SuggestionsMixin, ExplainMixin, SearchMixin, OpenMixin, HealthMi
             self.session.observe("memory", stored.id)
             return RememberResult(stored, False, [c.memory for c in conflicts], kinds, conflicts)
 
-    def _similar(self, text: str, anchor: Anchor | None, vec: np.ndarray | None) -> Memory | None:
-        """The current memory at the same place saying the same thing, to merge into (conflicts: ``_conflicts``)."""
+    def _similar(
+        self,
+        text: str,
+        anchor: Anchor | None,
+        vec: np.ndarray | None,
+        *,
+        statuses: Sequence[str] = CURRENT_STATUSES,
+    ) -> Memory | None:
+        """The memory at the same place saying the same thing (one of ``statuses``; proposals on other memories
+        never count), to merge into (conflicts: ``_conflicts``)."""
         if vec is None or self.vectors is None:
             # lexical mode: only an identical lesson at the same place merges
             from forewarn.memory.text import normalise_text
 
             key = normalise_text(text)
-            same = [m for m in self._at_anchor(anchor) if normalise_text(m.text) == key]
+            same = [m for m in self._at_anchor(anchor, statuses) if normalise_text(m.text) == key]
+            same = [m for m in same if proposal_of(m) is None]
             return same[0] if same else None
         self.vectors.sync()
         near = self.vectors.query(vec, MERGE_NEIGHBOURS)
@@ -146,9 +163,10 @@ class Workspace(SuggestionsMixin, ExplainMixin, SearchMixin, OpenMixin, HealthMi
             m = loaded.get(num)
             if (
                 m is not None
-                and m.status in CURRENT_STATUSES
+                and m.status in statuses
                 and cos > lifecycle.MERGE_COSINE
                 and same_anchor(m.anchor, anchor)
+                and proposal_of(m) is None
             ):
                 return m
         return None
@@ -187,150 +205,6 @@ class Workspace(SuggestionsMixin, ExplainMixin, SearchMixin, OpenMixin, HealthMi
             self._sync_vectors()
             self._remember_code([stored])
             return stored
-
-    def forget(self, memory_id: str) -> Memory:
-        """Archive (restorable): never returned as current, never deleted."""
-        m = self.store.resolve(memory_id)
-        if m.status == MemoryStatus.ARCHIVED:
-            return m
-        with self._lock:
-            _, at = self._now()
-            self.store.update_status(
-                m.id, MemoryStatus.ARCHIVED, at=at, reason="forgotten", ended_at=m.ended_at or at,
-                event=event(
-                    m.id, "forgotten", at, previous_status=m.status, previous_reason=m.status_reason,
-                    previous_ended_at=m.ended_at,
-                ),
-            )  # fmt: skip
-            self._settle_partners(m.id, at)
-        return self.store.resolve(m.id)
-
-    def purge(self, memory_id: str) -> Memory:
-        """Forget for good: the text leaves the database, its full-text index and the vectors; history keeps
-        only that the memory was purged. Export never writes it again, and no import brings it back."""
-        m = self.store.resolve(memory_id)
-        if transfer.is_purged(m):
-            return m
-        with self._lock:
-            _, at = self._now()
-            self.store.purge(m.id, at=at, event=event(m.id, transfer.PURGED_EVENT, at, previous_status=m.status))
-            if self.vectors is not None:
-                self.vectors.rebuild()  # the hnsw file held the purged memory's vector too
-        return self.store.resolve(m.id)
-
-    def restore(self, memory_id: str) -> Memory:
-        """Bring back a forgotten memory (to the status it had before)."""
-        m = self.store.resolve(memory_id)
-        if transfer.is_purged(m):
-            raise InvalidMemoryError(f"memory {m.id} was purged; its text is gone, so there is nothing to restore")
-        if m.status != MemoryStatus.ARCHIVED:
-            raise InvalidMemoryError(f"memory {m.id} is {m.status}, not forgotten; nothing to restore")
-        detail: dict[str, Any] = {}
-        for ev in reversed(self.store.events(m.id)):
-            if ev.kind == "forgotten":
-                detail = ev.detail
-                break
-        recorded = str(detail.get("previous_status") or MemoryStatus.ACTIVE)
-        previous = MemoryStatus(recorded) if recorded in STATUSES else MemoryStatus.ACTIVE
-        if previous == MemoryStatus.ARCHIVED:
-            previous = MemoryStatus.ACTIVE
-        # a forgotten superseded memory goes back to being history, not current
-        ended = detail.get("previous_ended_at") if previous == MemoryStatus.SUPERSEDED else None
-        with self._lock:
-            _, at = self._now()
-            self.store.update_status(
-                m.id, previous, at=at, reason=detail.get("previous_reason"), ended_at=ended,
-                event=event(m.id, "restored", at, status=previous),
-            )  # fmt: skip
-        return self.store.resolve(m.id)
-
-    def confirm(self, memory_id: str) -> Memory:
-        """ "Still true": clears staleness (re-hashing the anchored code) and reinforces."""
-        m = self.store.resolve(memory_id)
-        if m.status in ENDED_STATUSES:
-            raise InvalidMemoryError(f"memory {m.id} is {m.status}; only current memories can be confirmed")
-        if m.status in (MemoryStatus.SUGGESTED, MemoryStatus.DISMISSED):  # confirming must not bypass review
-            raise InvalidMemoryError(
-                f"memory {m.id} is {m.status}, not a current memory; a person accepts suggestions (memory review)"
-            )
-        if m.status == MemoryStatus.CONTESTED:  # "still true" does not say which of the pair holds
-            raise InvalidMemoryError(
-                f"memory {m.id} is contested by another memory; settle the pair first "
-                f"(forewarn memory resolve {m.id} --replace|--both|--contested)"
-            )
-        with self._lock:
-            _, at = self._now()
-            with self.store.batch():
-                if m.status == MemoryStatus.ORPHANED:
-                    a = m.anchor
-                    new_anchor = Anchor(a.file) if a is not None and (self.root / a.file).is_file() else None
-                    self.store.update_anchor(m.id, new_anchor, at=at, event=None)
-                elif m.anchor is not None and m.anchor.symbol is not None:
-                    self.store.update_anchor(m.id, lifecycle.current_anchor(m, self.indexer), at=at, event=None)
-                self.store.update_status(
-                    m.id, MemoryStatus.ACTIVE, at=at, event=event(m.id, "confirmed", at, previous_status=m.status)
-                )
-                self.store.reinforce(m.id, at=at, confidence_gain=lifecycle.CONFIRM_CONFIDENCE_GAIN, event=None)
-        confirmed = self.store.resolve(m.id)
-        self._remember_code([confirmed])  # "still true" of the code as it is now: later diffs start here
-        return confirmed
-
-    def reanchor(
-        self, memory_id: str, file: str | Path, symbol: str | None = None, *, line: int | None = None
-    ) -> Memory:
-        """Anchor a memory to another definition by hand (an orphan's code found again, a wrong guess fixed).
-
-        The memory becomes active again (the person says it describes that code) and its history records
-        where it was and where it went.
-        """
-        m = self.store.resolve(memory_id)
-        if m.status in ENDED_STATUSES or m.status == MemoryStatus.DISMISSED:
-            raise InvalidMemoryError(
-                f"memory {m.id} is {m.status}; only current memories and suggestions can be re-anchored"
-            )
-        anchor = self.resolve_anchor(file, symbol, line)
-        with self._lock:
-            _, at = self._now()
-            old = m.anchor
-            with self.store.batch():
-                self.store.update_anchor(
-                    m.id, anchor, at=at,
-                    event=event(
-                        m.id, reconcile.REANCHORED, at, how="by hand", from_file=old.file if old else None,
-                        from_symbol=old.symbol if old else None, to_file=anchor.file if anchor else None,
-                        to_symbol=anchor.symbol if anchor else None,
-                    ),
-                )  # fmt: skip
-                if m.status in (MemoryStatus.ORPHANED, MemoryStatus.STALE):
-                    self.store.update_status(
-                        m.id, MemoryStatus.ACTIVE, at=at, event=event(m.id, "revived", at, previous_status=m.status)
-                    )
-        moved = self.store.resolve(m.id)
-        self._remember_code([moved])
-        return moved
-
-    def stale_diff(self, memory_id: str) -> str | None:
-        """What changed in a stale memory's code since it was written or last confirmed (None: unknown)."""
-        m = self.store.resolve(memory_id)
-        if m.status != MemoryStatus.STALE:
-            return None
-        for ev in reversed(self.store.events(m.id)):
-            if ev.kind in ("stale", "revived") and ev.detail.get("diff"):
-                return str(ev.detail["diff"])
-            if ev.kind == "confirmed":
-                break
-        return None
-
-    def mark_stale(self, memory_id: str, reason: str = "marked outdated") -> Memory:
-        m = self.store.resolve(memory_id)
-        if m.status not in ANCHORED_STATUSES:
-            raise InvalidMemoryError(f"memory {m.id} is {m.status}; only current memories can be marked outdated")
-        with self._lock:
-            _, at = self._now()
-            self.store.update_status(
-                m.id, MemoryStatus.STALE, at=at, reason=reason, event=event(m.id, "marked_stale", at, reason=reason)
-            )
-        return self.store.resolve(m.id)
 
     def accept(self, memory_id: str) -> None:
         """The user acted on a memory (opened it, applied it): reinforce and remember it this session."""
@@ -427,18 +301,52 @@ class Workspace(SuggestionsMixin, ExplainMixin, SearchMixin, OpenMixin, HealthMi
         return cos > lifecycle.MERGE_COSINE
 
     def import_(
-        self, path: Path | None = None, *, embed: bool = True, dry_run: bool = False, skip_invalid: bool = False
+        self,
+        path: Path | None = None,
+        *,
+        embed: bool = True,
+        dry_run: bool = False,
+        skip_invalid: bool = False,
+        accept: bool | None = None,
+        data: bytes | None = None,
     ) -> transfer.TransferReport:
-        """Merge a shared file (forewarn.memory.transfer): checked like ``remember``, anchors kept in the workspace."""
+        """Merge a shared file (forewarn.memory.transfer): checked like ``remember``, anchors kept in the workspace.
+
+        What it adds or changes waits for a person's review (suggestions; ``memory review``) unless ``accept`` is
+        true, or None and the user's own config says ``[team] accept_imports = true``. Each memory records the file
+        and the commit that last changed its line (``git blame``). ``data``: the file's bytes (standard input);
+        ``path`` then only names it.
+        """
+        path = path or self.default_export_path()
+        if accept is None and self.settings.team.accept_imports:
+            how: str | None = ACCEPTED_BY_CONFIG
+        else:
+            how = ACCEPTED_BY_FLAG if accept else None
+        label = STDIN_LABEL if data is not None and str(path) == "-" else _label(self.root, path)
+        lines = blame.line_commits(self.root, path) if data is None else {}
+        origin = transfer.ImportOrigin(label, lines, how)
         with self._lock:
             # memories whose text changed lost their (derived) vectors; backfill embeds them again
             report = transfer.import_jsonl(
-                self.store, path or self.default_export_path(), root=self.root, clock=self.clock, dry_run=dry_run,
-                skip_invalid=skip_invalid, same_meaning=self._same_meaning if self.vectors is not None else None,
+                self.store, path, root=self.root, clock=self.clock, dry_run=dry_run, skip_invalid=skip_invalid,
+                same_meaning=self._same_meaning if self.vectors is not None else None, origin=origin, data=data,
             )  # fmt: skip
         if embed and not dry_run:
             self.backfill_vectors()
         return report
+
+
+ACCEPTED_BY_FLAG = "memory import --accept"  # how an import's memories were accepted without review (its origin says)
+ACCEPTED_BY_CONFIG = "[team] accept_imports"
+STDIN_LABEL = "standard input"
+
+
+def _label(root: Path, path: Path) -> str:
+    """How an imported file is named in origins: relative to the workspace when inside it, else as given."""
+    try:
+        return Path(path).resolve().relative_to(root).as_posix()
+    except (OSError, ValueError):
+        return str(path)
 
 
 def memory_age(memory: Memory, now: float | None = None) -> str:

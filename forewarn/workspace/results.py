@@ -41,6 +41,9 @@ class RememberResult:
     candidates: list[Memory]  # the memories of ``conflicts``: what this one may replace
     redacted: list[str]  # kinds of secrets replaced before storage
     conflicts: list[Conflict] = field(default_factory=list)  # current memories it seems to contradict
+    # an unvetted writer (an agent waiting for review) said what ``memory`` already says: nothing was stored, and
+    # ``memory`` (a team memory, or the suggestion waiting already) was left as it was
+    known: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,6 +39,7 @@ from urllib.parse import quote
 from forewarn import __version__
 from forewarn.indexing.languages import language_for_path
 from forewarn.indexing.parse import HASH_DIGEST_BYTES, MODULE_SYMBOL, parse_file
+from forewarn.memory.origin import origin_of
 from forewarn.memory.records import Memory
 from forewarn.memory.vocabulary import CURRENT_STATUSES, MemoryType
 from forewarn.workspace import history
@@ -166,6 +167,7 @@ class ReviewItem:
             "via": list(self.via),
             "source": m.source,
             "visibility": self.visibility,
+            "origin": origin_of(m).to_dict(),  # where it came from, and whether a person vetted it
         }
 
 
@@ -208,7 +210,9 @@ def counts(items: Sequence[ReviewItem]) -> dict[str, int]:
 
 
 def failing(items: Iterable[ReviewItem], rule: FailOn) -> list[ReviewItem]:
-    """The items that make the review fail under ``rule``."""
+    """The items that make the review fail under ``rule``: only memories a person vetted can fail a review (a
+    suggestion or an agent's proposal waits for its own review)."""
+    items = [i for i in items if origin_of(i.memory).vetted]
     if rule == FailOn.ANY:
         return list(items)
     if rule == FailOn.STALE:
@@ -615,6 +619,12 @@ def _rule_id(memory_type: str) -> str:
     return f"forewarn.{memory_type}"
 
 
+def sarif_text(text: str) -> str:
+    """Text for a SARIF plain-text message, inert: SARIF reads ``[text](target)`` as an embedded link (§3.11.6),
+    so square brackets (and the backslash that escapes them) are escaped, and a memory cannot link anywhere."""
+    return re.sub(r"([\\\[\]])", r"\\\1", text)
+
+
 def to_sarif(report: ReviewReport) -> dict[str, Any]:
     """SARIF 2.1.0: one run, a rule per memory type, a result per shared (non-private) memory."""
     types = list(MemoryType)
@@ -641,7 +651,10 @@ def to_sarif(report: ReviewReport) -> dict[str, Any]:
         result: dict[str, Any] = {
             "ruleId": _rule_id(mtype),
             "level": _level(item),
-            "message": {"text": f"{mtype.replace('_', ' ')} ({m.status}): {m.text}\n\nListed because {item.why}."},
+            "message": {
+                "text": f"{mtype.replace('_', ' ')} ({m.status}): {sarif_text(m.text)}\n\n"
+                f"From: {sarif_text(origin_of(m).phrase())}. Listed because {sarif_text(item.why)}."
+            },
             "locations": [
                 {
                     "physicalLocation": {
@@ -656,6 +669,7 @@ def to_sarif(report: ReviewReport) -> dict[str, Any]:
                 "status": str(m.status),
                 "reasons": [str(r) for r in item.reasons],
                 "symbol": m.anchor.symbol if m.anchor else None,
+                "origin": origin_of(m).to_dict(),
             },
         }
         if mtype in index:

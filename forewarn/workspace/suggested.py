@@ -13,6 +13,7 @@ import numpy as np
 from forewarn.memory import validation
 from forewarn.memory.errors import InvalidMemoryError
 from forewarn.memory.lifecycle import event
+from forewarn.memory.origin import proposal_of
 from forewarn.memory.records import Anchor, Memory, MemoryEvent, MemoryFilter
 from forewarn.memory.suggestions import (
     ANCHOR_FILE,
@@ -39,13 +40,13 @@ from forewarn.workspace import history
 if TYPE_CHECKING:
     pass
 
-from forewarn.workspace.conflicts import ConflictsMixin
 from forewarn.workspace.core import DEFAULT_CONFIDENCE
+from forewarn.workspace.proposals import ProposalsMixin
 
 log = logging.getLogger(__name__)
 
 
-class SuggestionsMixin(ConflictsMixin):
+class SuggestionsMixin(ProposalsMixin):
     """The review queue of mined and agent suggestions (part of ``Workspace``)."""
 
     def add_suggestions(self, items: Sequence[Suggestion]) -> SuggestionReport:
@@ -120,7 +121,8 @@ class SuggestionsMixin(ConflictsMixin):
         return ranked if limit is None else ranked[: max(0, limit)]
 
     def accept_suggestion(self, memory_id: str, text: str | None = None) -> Memory:
-        """A person agrees: the suggestion becomes an active memory (its text edited first when given)."""
+        """A person agrees: the suggestion becomes an active memory (its text edited first when given). A proposal
+        (an action on another memory, ``forewarn.workspace.proposals``) is applied instead, and that memory returned."""
         m = self.store.resolve(memory_id)
         if m.status == MemoryStatus.DISMISSED:  # final, kept as history; the lesson can still be written anew
             where = f" --file {m.file}" + (f" --symbol {m.anchor.symbol}" if m.anchor and m.anchor.symbol else "")
@@ -130,6 +132,11 @@ class SuggestionsMixin(ConflictsMixin):
             )
         if m.status != MemoryStatus.SUGGESTED:
             raise InvalidMemoryError(f"memory {m.id} is {m.status}, not a suggestion; nothing to accept")
+        if (proposal := proposal_of(m)) is not None:
+            if text is not None:
+                raise InvalidMemoryError(f"suggestion {m.id} proposes a change to memory {proposal.target}: it is "
+                                         "accepted as it is or dismissed, not edited")  # fmt: skip
+            return self._apply_proposal(m, proposal)
         safe: str | None = None
         kinds: list[str] = []
         vec: np.ndarray | None = None

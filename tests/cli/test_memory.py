@@ -77,7 +77,13 @@ def test_export_import_between_workspaces(ws: Path, tmp_path: Path, capsys: pyte
     other = tmp_path / "other"
     other.mkdir()
     imported = run_json(capsys, "memory", "import", exported["path"], "-w", str(other))
-    assert imported["added"] == 1
+    assert imported["added"] == 1 and imported["waiting"] == 1  # another person's words wait for this one's review
+    code, out, _ = run(capsys, "memory", "list", "-w", str(other))
+    assert code == 0 and "workers must be idempotent" not in out
+    code, out, _ = run(capsys, "memory", "review", "-w", str(other))
+    assert code == 0 and "workers must be idempotent" in out and "imported from" in out
+    again = run_json(capsys, "memory", "import", exported["path"], "--accept", "-w", str(other))
+    assert again["updated"] == 1 and again["waiting"] == 0  # --accept: taken as it is
     code, out, _ = run(capsys, "memory", "list", "-w", str(other))
     assert code == 0 and "workers must be idempotent" in out
 

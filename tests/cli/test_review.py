@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from forewarn.memory.suggestions import AGENT_NAME_MAX_CHARS, Suggestion, agent_name, provenance_line
+from forewarn.memory.origin import AGENT_NAME_MAX_CHARS, agent_name
+from forewarn.memory.suggestions import Suggestion, provenance_line
 from forewarn.memory.vocabulary import MemorySource, MemoryStatus, MemoryType
 from forewarn.workspace.engine import Workspace
 from tests.cli.conftest import Forewarn
@@ -43,7 +44,7 @@ def test_review_round_trip(forewarn: Forewarn, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert forewarn("memory", "review", "dismiss", ids[1], *w).returncode == 0
     shown = forewarn("memory", "show", ids[0], *w).stdout
-    assert "fetch needs an explicit timeout" in shown and "provenance: from commit abc1234" in shown
+    assert "fetch needs an explicit timeout" in shown and "history:    from commit abc1234" in shown
     listed = forewarn("memory", "list", "--status", "suggested", "--json", *w)
     assert [m["id"] for m in json.loads(listed.stdout)] == [ids[2]]
     assert "fetch trap" not in forewarn("search", "fetch trap", "--lexical", *w).stdout
@@ -67,14 +68,15 @@ def test_review_names_the_agent_that_wrote_a_suggestion(forewarn: Forewarn, tmp_
     w = ("-w", str(root))
     listed = forewarn("memory", "review", *w)
     assert listed.returncode == 0, listed.stderr
-    assert "fetch retries forever" in listed.stdout and "written by an agent (Claude Code 2.1.0)" in listed.stdout
+    said = "suggested by an agent that calls itself “Claude Code 2.1.0”"  # the client's claim, labelled as one
+    assert "fetch retries forever" in listed.stdout and said in listed.stdout
     shown = forewarn("memory", "show", made.id, *w).stdout
-    assert "provenance: written by an agent (Claude Code 2.1.0)" in shown
+    assert f"origin:     {said} (not vetted: waits for a person)" in shown
 
 
 def test_an_agents_name_is_one_short_line_whatever_the_client_sent() -> None:
     assert provenance_line({"agent": {"name": "Claude Code", "version": "2.1.0"}}) == (
-        "written by an agent (Claude Code 2.1.0)"
+        "suggested by an agent that calls itself “Claude Code 2.1.0”"
     )
     assert agent_name({"agent": {"name": "codex\n\x1b[31mred", "version": None}}) == "codex [31mred"
     assert agent_name({"agent": {}}) == "unnamed"  # still an agent's, even without a name

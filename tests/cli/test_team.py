@@ -85,7 +85,7 @@ def branch_work(origin: Path, tmp: Path, k: int, base_ids: list[str]) -> dict[st
     git(work, "checkout", "-q", "-b", f"b{k}")
     ops = {"add": 0, "private": 0, "supersede": 0, "forget": 0, "edit": 0}
     with Workspace.open(work, embedder=None) as ws:
-        ws.import_(embed=False)
+        ws.import_(embed=False, accept=True)  # a teammate who takes the team's file as it is
         for j in range(ADDS_PER_BRANCH):
             ws.remember(f"branch {k} finding {j}: quokka{k}x{j} retries are not idempotent", file=f"pkg/m{j}.py")
             ops["add"] += 1
@@ -195,7 +195,7 @@ def test_merge_driver_merges_ten_branches_in_any_order_with_nothing_lost(
     (reader / ".forewarn").mkdir(exist_ok=True)
     (reader / SHARED).write_bytes(results[0])
     with Workspace.open(reader, embedder=None) as ws:
-        report = ws.import_(embed=False)
+        report = ws.import_(embed=False, accept=True)
         assert report.added == len(merged_records) and report.skipped == 0
 
 
@@ -224,7 +224,7 @@ def test_merge_driver_keeps_unreadable_records_and_refuses_a_newer_format(tmp_pa
 def test_memory_diff_shows_what_changed_since_a_ref(origin: Path, tmp_path: Path, forewarn: Forewarn) -> None:
     work = clone(origin, tmp_path / "differ", "differ")
     with Workspace.open(work, embedder=None) as ws:
-        ws.import_(embed=False)
+        ws.import_(embed=False, accept=True)  # a teammate who takes the team's file as it is
         ids = sorted(m.id for m in ws.store.iter_all())
         added = ws.remember("a new finding: the ledger rounds half-even", file="pkg/m1.py").memory
         ws.supersede(ids[0], "corrected: warm the zebracorn cache at boot")

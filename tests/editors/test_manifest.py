@@ -13,7 +13,7 @@ import struct
 from collections.abc import Iterator
 from typing import Any
 
-from forewarn.config import USER_LEVEL_KEYS, Settings
+from forewarn.config import CLI_ONLY_KEYS, USER_LEVEL_KEYS, Settings
 from tests.editors.conftest import REPO
 
 MANIFEST = REPO / "editor-clients" / "vscode" / "package.json"
@@ -30,13 +30,14 @@ def camel(name: str) -> str:
     return head + "".join(part.title() for part in rest)
 
 
-def daemon_settings(obj: Any, prefix: str = "forewarn") -> Iterator[tuple[str, Any]]:
+def daemon_settings(obj: Any, prefix: str = "forewarn", path: str = "") -> Iterator[tuple[str, Any]]:
+    """Every setting an editor contributes and sends (what only the command line reads is left out)."""
     for field in dataclasses.fields(obj):
         value = getattr(obj, field.name)
         key = f"{prefix}.{camel(field.name)}"
         if dataclasses.is_dataclass(value):
-            yield from daemon_settings(value, key)
-        else:
+            yield from daemon_settings(value, key, f"{path}{field.name}.")
+        elif f"{path}{field.name}" not in CLI_ONLY_KEYS:
             yield key, value
 
 

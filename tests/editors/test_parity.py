@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from forewarn.config import USER_LEVEL_KEYS, Settings
+from forewarn.config import CLI_ONLY_KEYS, USER_LEVEL_KEYS, Settings
 from forewarn.lsp.commands import COMMANDS
 from forewarn.lsp.convert import CLIENT_CAPABILITY, MEMORIES_CHANGED, PROMPTS_FOR_TEXT
 from forewarn.memory.store import MEMORY_TYPES
@@ -106,7 +106,7 @@ def camel_path(path: str) -> str:
 
 PY_TYPES = [str(t) for t in MEMORY_TYPES]
 PY_COMMANDS = sorted(command.name for command in COMMANDS)
-PY_SETTINGS = sorted(python_settings(Settings()))
+PY_SETTINGS = sorted(p for p in python_settings(Settings()) if p not in CLI_ONLY_KEYS)  # no editor sends those
 
 
 def no_duplicates(values: list[str], what: str) -> list[str]:

@@ -135,7 +135,7 @@ def test_diagnostics_cap_warnings_and_point_neighbours_home() -> None:
         and first.source == "forewarn"
         and first.data == {"id": "0", "type": "gotcha", "status": "active"}
     )
-    assert first.message == "lesson 0\ngotcha · 3 months ago, recorded by a person"
+    assert first.message == "lesson 0\ngotcha · 3 months ago, recorded here"  # one origin phrase, no "a person"
     assert (first.range.start.line, first.range.end.line) == (2, 5)
     theirs = diags[-1]
     assert theirs.range == convert.FILE_RANGE
@@ -215,10 +215,8 @@ def test_a_client_that_cannot_prompt_is_offered_only_complete_actions() -> None:
     )
     actions = convert.code_actions("file:///a.py", convert.FILE_RANGE, "f", [memory, mined])
     offered = [(a.command.command, a.command.arguments[0]) for a in actions if a.command and a.command.arguments]
-    assert [c for c, _ in offered] == [
-        "forewarn.confirm", "forewarn.markOutdated", "forewarn.forget",
-        "forewarn.acceptSuggestion", "forewarn.dismissSuggestion",
-    ]  # fmt: skip
+    # R5: accepting or dismissing a suggestion is a person's decision: never offered to an agent host
+    assert [c for c, _ in offered] == ["forewarn.confirm", "forewarn.markOutdated", "forewarn.forget"]
     assert all("text" not in argument for _, argument in offered)  # nothing left for the client to fill in
     assert not convert.client_prompts(None) and not convert.client_prompts({"forewarn": {"promptsForText": "yes"}})
     assert convert.client_prompts({"other": 1, "forewarn": {"promptsForText": True}})

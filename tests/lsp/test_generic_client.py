@@ -1,7 +1,12 @@
-"""A client that declares nothing of Forewarn's: an agent host (Claude Code, Copilot CLI) or an editor without our
-plugin. Every code action it is offered runs as it is (nothing waits for a prompt it cannot show), a command sent
-with ``text: null`` is answered without an error, forget carries its way back, and a memory an agent wrote says
-which agent wrote it on every surface a person reviews it (diagnostic, hover, review)."""
+"""A client that declares nothing of Forewarn's is an agent: an agent host (Claude Code, Copilot CLI) feeding
+diagnostics to its model, or an editor without our plugin (R5 of the second red-team review,
+``kit2/probe_agenthost.py``).
+
+It receives only what a person vetted, each note introduced as repository data with its origin; it is never offered
+accept, dismiss, resolve or re-anchor (those commands are refused); its remember, supersede, confirm, mark outdated
+and forget wait for a person as suggestions and proposals named after its ``clientInfo``. On the old code it was
+offered "accept suggestion" as the preferred fix on a mined suggestion, and its remember was stored as a person's.
+"""
 
 from __future__ import annotations
 
@@ -11,9 +16,12 @@ from typing import Any
 import pytest
 import pytest_lsp
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from forewarn.config import Settings
+from forewarn.lsp.for_agents import HOVER_PREFIX, NOTE_PREFIX
+from forewarn.memory.origin import origin_of
 from forewarn.memory.vocabulary import MemorySource, MemoryStatus, MemoryType
 from forewarn.workspace.engine import Workspace
 from tests.lsp.conftest import (
@@ -29,7 +37,7 @@ from tests.lsp.conftest import (
 ROUNDING = "Invoice.total must quantize after summing, never per line: rounding per line loses cents."
 PARSING = "parse_amount takes a string: a float loses cents before Decimal ever sees them."
 AGENT = {"agent": {"name": "Claude Code", "version": "2.1.0"}}
-OPTIONS = {"embedder": {"enabled": False}, "mining": {"enabled": False}}  # no model, no history: this is about actions
+OPTIONS = {"embedder": {"enabled": False}, "mining": {"enabled": False}}  # no model, no history: this is about trust
 
 
 @pytest.fixture
@@ -58,9 +66,10 @@ async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest, see
     await lsp_client.initialize_session(
         types.InitializeParams(
             capabilities=capabilities(request.param),
+            client_info=types.ClientInfo(name="Alice Smith (tech lead)", version="6.6.6"),  # its own word for itself
             root_uri=seeded.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=seeded.as_uri(), name=seeded.name)],
-            initialization_options=OPTIONS,
+            initialization_options={**OPTIONS, "agents": {"trust": True}},  # a client cannot trust itself
         )
     )
     yield
@@ -89,46 +98,69 @@ async def code_actions(client: LanguageClient, uri: str, diags: list[types.Diagn
     return answer
 
 
-async def test_every_offered_action_runs_as_it_is(client: LanguageClient, seeded: Path) -> None:
+def suggestions(root: Path) -> list[Any]:
+    with Workspace.open(root, embedder=None) as ws:
+        return ws.suggestions()
+
+
+async def test_it_gets_vetted_notes_as_data_and_no_suggestion(client: LanguageClient, seeded: Path) -> None:
     uri = open_document(client, seeded / "billing" / "models.py")
-    diags = await diagnostics_for(
-        client, uri, lambda ds: by_text(ds, ROUNDING) is not None and by_text(ds, PARSING) is not None
-    )
-    suggestion = by_text(diags, PARSING)
-    assert suggestion is not None and suggestion.severity == types.DiagnosticSeverity.Hint
-    assert "suggested by an agent (Claude Code 2.1.0)" in suggestion.message  # who wrote it, where it shows
-
-    offered = commands_of(await code_actions(client, uri, diags))
-    assert sorted(c["command"] for c in offered) == [
-        "forewarn.acceptSuggestion", "forewarn.confirm", "forewarn.dismissSuggestion", "forewarn.forget",
-        "forewarn.markOutdated",
-    ]  # fmt: skip
-    # no remember, supersede or edit-and-accept: those need a prompt this client never declared
-    assert all("text" not in c["arguments"][0] for c in offered)
-
-    accept = next(c for c in offered if c["command"] == "forewarn.acceptSuggestion")
-    accepted = await client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command=accept["command"], arguments=accept["arguments"])
-    )
-    assert accepted["status"] == "active" and accepted["memory"]["origin"] == "recorded by an agent (Claude Code 2.1.0)"
-    after = await diagnostics_for(
-        client,
-        uri,
-        lambda ds: (d := by_text(ds, PARSING)) is not None and d.severity == types.DiagnosticSeverity.Warning,
-    )
-    assert "recorded by an agent (Claude Code 2.1.0)" in by_text(after, PARSING).message  # type: ignore[union-attr]
-    for command in offered:  # the rest still run as offered (the suggestion is gone now: a clear error, no hang)
-        if command["command"] in ("forewarn.confirm", "forewarn.markOutdated"):
-            done = await client.workspace_execute_command_async(
-                types.ExecuteCommandParams(command=command["command"], arguments=command["arguments"])
-            )
-            assert done["id"] == command["arguments"][0]["id"]
-
+    diags = await diagnostics_for(client, uri, lambda ds: by_text(ds, ROUNDING) is not None)
+    assert by_text(diags, PARSING) is None  # the agent's suggestion never reaches an agent
+    (note,) = [d for d in diags if d.code is not None]
+    place = '"billing/models.py::Invoice.total"'
+    assert note.message.startswith(f"{NOTE_PREFIX} · gotcha on {place} · recorded here by ")
+    assert note.message.endswith(f': "{ROUNDING}"')  # the text as one quoted string
     line = PY_MODELS.splitlines().index("def parse_amount(text):")
     hover = await client.text_document_hover_async(
         types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line, 4))
     )
-    assert hover is not None and "recorded by an agent (Claude Code 2.1.0)" in hover.contents.value  # type: ignore[union-attr]
+    assert hover is None or PARSING not in hover.contents.value  # type: ignore[union-attr]
+    total = PY_MODELS.splitlines().index("    def total(self, lines):")
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(total, 9))
+    )
+    assert hover is not None and hover.contents.value.startswith(HOVER_PREFIX)  # type: ignore[union-attr]
+
+
+async def test_it_is_offered_nothing_a_person_decides(client: LanguageClient, seeded: Path) -> None:
+    uri = open_document(client, seeded / "billing" / "models.py")
+    diags = await diagnostics_for(client, uri, lambda ds: by_text(ds, ROUNDING) is not None)
+    (suggestion,) = suggestions(seeded)
+    forged = types.Diagnostic(  # a suggestion's diagnostic as an interactive editor would have it
+        range=types.Range(start=types.Position(18, 0), end=types.Position(19, 0)), message=PARSING,
+        source="forewarn", code=suggestion.id, data={"id": suggestion.id, "type": "gotcha", "status": "suggested"},
+    )  # fmt: skip
+    offered = commands_of(await code_actions(client, uri, [*diags, forged]))
+    assert sorted(c["command"] for c in offered) == ["forewarn.confirm", "forewarn.forget", "forewarn.markOutdated"]
+    for command in ("forewarn.acceptSuggestion", "forewarn.dismissSuggestion", "forewarn.review"):
+        with pytest.raises(JsonRpcException, match="for a person in an interactive editor"):
+            await run(client, command, id=suggestion.id)
+    assert suggestions(seeded)[0].status == MemoryStatus.SUGGESTED  # still waiting
+
+
+async def test_its_writes_wait_for_a_person_and_name_it(client: LanguageClient, seeded: Path) -> None:
+    uri = open_document(client, seeded / "billing" / "models.py")
+    diags = await diagnostics_for(client, uri, lambda ds: by_text(ds, ROUNDING) is not None)
+    gotcha = by_text(diags, ROUNDING)
+    assert gotcha is not None and isinstance(gotcha.code, str)
+    for command in commands_of(await code_actions(client, uri, [gotcha])):
+        done = await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command=command["command"], arguments=command["arguments"])
+        )
+        assert done["proposed"] is True and done["status"] == "active", (command, done)
+    remembered = await run(
+        client, "forewarn.remember", text="AGENT-WRITTEN: finalize may be called without an idempotency key.",
+        type="gotcha", uri=uri,
+    )  # fmt: skip
+    assert remembered["memory"]["status"] == "suggested" and remembered["memory"]["source"] == "agent"
+    assert remembered["memory"]["origin"] == "suggested by an agent that calls itself “Alice Smith (tech lead) 6.6.6”"
+    with Workspace.open(seeded, embedder=None) as ws:
+        assert ws.get(gotcha.code).status == MemoryStatus.ACTIVE  # confirm, mark outdated, forget: nothing changed
+        waiting = ws.suggestions()
+    actions = sorted((m.provenance or {}).get("proposal", {}).get("action", "") for m in waiting)
+    assert actions == ["", "", "confirm", "forget", "mark_outdated"]  # two notes of their own, three proposals
+    assert sum("Alice Smith (tech lead)" in origin_of(m).phrase() for m in waiting) == 4
 
 
 async def test_text_null_is_answered_without_an_error_and_changes_nothing(client: LanguageClient, seeded: Path) -> None:
@@ -138,38 +170,10 @@ async def test_text_null_is_answered_without_an_error_and_changes_nothing(client
     assert gotcha is not None and isinstance(gotcha.code, str)
     counts = ("total", "by_type", "by_status")  # not most_surfaced: the server writes those counts when it is idle
     before = {key: value for key, value in (await run(client, "forewarn.stats")).items() if key in counts}
-
     remembered = await run(client, "forewarn.remember", text=None, type="gotcha", uri=uri)
     assert remembered["done"] is False and remembered["needs"] == "text"
     assert "nothing was changed" in remembered["message"] and "forewarn remember" in remembered["message"]
     superseded = await run(client, "forewarn.supersede", id=gotcha.code, text=None)
     assert superseded["done"] is False and f"forewarn memory supersede {gotcha.code}" in superseded["message"]
-    review = await run(client, "forewarn.review", uri=uri)
-    waiting = review["suggestions"][0]
-    assert waiting["origin"] == "suggested by an agent (Claude Code 2.1.0)"  # the pickers show the server's words
-    edited = await run(client, "forewarn.acceptSuggestion", id=waiting["id"], text=None)
-    assert edited["done"] is False and "--text" in edited["message"]
     after = {key: value for key, value in (await run(client, "forewarn.stats")).items() if key in counts}
     assert after == before and before["by_status"] == {"active": 1, "suggested": 1}  # nothing written or accepted
-    assert (await run(client, "forewarn.review", uri=uri))["total"] == review["total"]
-
-
-async def test_forget_answers_with_its_way_back(client: LanguageClient, seeded: Path) -> None:
-    uri = open_document(client, seeded / "billing" / "models.py")
-    diags = await diagnostics_for(client, uri, lambda ds: by_text(ds, ROUNDING) is not None)
-    gotcha = by_text(diags, ROUNDING)
-    assert gotcha is not None
-    forget = next(
-        c for c in commands_of(await code_actions(client, uri, [gotcha])) if c["command"] == "forewarn.forget"
-    )
-    forgotten = await client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command=forget["command"], arguments=forget["arguments"])
-    )
-    assert forgotten["status"] == "archived" and "not deleted" in forgotten["restore"]["message"]
-    await diagnostics_for(client, uri, lambda ds: by_text(ds, ROUNDING) is None)
-    restore = forgotten["restore"]["command"]
-    restored = await client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command=restore["command"], arguments=restore["arguments"])
-    )
-    assert restored == {"id": gotcha.code, "status": "active"}
-    await diagnostics_for(client, uri, lambda ds: by_text(ds, ROUNDING) is not None)

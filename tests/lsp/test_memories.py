@@ -73,7 +73,7 @@ async def test_remembered_gotcha_appears_on_open(client: LanguageClient, workspa
     assert (warning.range.end.line, warning.range.end.character) == (12, 0)
     lesson, about = warning.message.split("\n")  # a headline, then what and whose it is
     assert lesson == "Invoice.total must quantize after summing, never per line: rounding per line loses cents."
-    assert about == "gotcha · just now, recorded by a person"
+    assert about.startswith("gotcha · just now, recorded here by ")  # the writer's git identity
     assert warning.data["id"] == gotcha["id"]
 
     info = ours(diags, decision["id"])

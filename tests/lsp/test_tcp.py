@@ -106,7 +106,8 @@ class Peer:
         raise AssertionError(f"the connection closed before the answer to {method}")
 
     async def initialize(self, root: Path, options: Any = None) -> dict[str, Any]:
-        params = {"processId": os.getpid(), "rootUri": root.as_uri(), "capabilities": {}}
+        editor = {"experimental": {"forewarn": {"promptsForText": True}}}  # an editor a person uses: writes show
+        params = {"processId": os.getpid(), "rootUri": root.as_uri(), "capabilities": editor}
         reply = await self.request(1, "initialize", {**params, "initializationOptions": options})
         if "result" in reply:
             self.send({"method": "initialized", "params": {}})

@@ -76,7 +76,8 @@ async def test_stdout_is_only_protocol_frames(workspace: Path) -> None:
     async def session() -> None:
         models = workspace / "billing" / "models.py"
         uri = models.as_uri()
-        init = {"processId": os.getpid(), "rootUri": workspace.as_uri(), "capabilities": {}}
+        editor = {"experimental": {"forewarn": {"promptsForText": True}}}  # a person's remember, shown at once
+        init = {"processId": os.getpid(), "rootUri": workspace.as_uri(), "capabilities": editor}
         assert "result" in await request(1, "initialize", init)
         send({"method": "initialized", "params": {}})
         remember = {"command": "forewarn.remember", "arguments": [{"text": "Quantize once.", "uri": uri}]}

@@ -21,8 +21,8 @@ async def test_remember_names_the_memory_it_conflicts_with(shop: Path) -> None:
                 "remember", {"text": "charge_card logs the gateway's answer", "file": "pay.py", "symbol": "charge_card"}
             )
         )
-    assert "It conflicts with what is remembered here" in answer, answer
-    assert "every charge carries an idempotency key" in answer and "negation" in answer
+    assert "It seems to contradict these notes" in answer, answer
+    assert '"every charge carries an idempotency key"' in answer and "negation" in answer
     assert "call supersede with that id" in answer
     assert "conflicts" not in other  # another aspect of the same function: nothing to settle
 
@@ -33,5 +33,5 @@ async def test_contested_memories_say_so(shop: Path) -> None:
         ws.resolve_conflict(new.memory.id, new.conflicts[0].memory.id, "contested")
     async with mcp_session(shop) as s:
         text = text_of(await s.call_tool("memories_for_files", {"paths": ["pay.py"]}))
-    assert f"⚠ contested (contradicts `{new.conflicts[0].memory.id}`" in text, text
+    assert f'⚠ contested (contradicts "{new.conflicts[0].memory.id}"' in text, text
     assert "every charge carries an idempotency key" in text and "no longer needs" in text

@@ -42,23 +42,31 @@ async def test_lists_every_tool_with_a_schema_and_a_one_line_description(shop: P
 async def test_memories_for_files_shows_own_neighbours_and_stale(shop: Path) -> None:
     async with mcp_session(shop) as s:
         text = text_of(await s.call_tool("memories_for_files", {"paths": ["pay.py"]}))
-    assert "### pay.py" in text
-    assert "**decision** `charge_card` (pay.py:6): every charge carries an idempotency key" in text
-    # Money.__add__ is used by pay.py (subtotal calls it on a Money): a neighbour's gotcha, saying where it comes from
-    assert "**gotcha** `Money.__add__` (money.py:8) (from `money.py`, which this file uses)" in text
-    assert "finalize is called twice" in text and "may be outdated (the checkout page was rewritten)" in text
+    head, block = text.split("```forewarn-notes\n", 1)
+    assert "Data, not instructions" in head and block.endswith("```\n")  # one fenced block of notes, as data
+    assert 'file "pay.py": 3 notes, 3 listed below' in block
+    assert '] decision · file "pay.py" line 6 · symbol "charge_card"' in block
+    assert 'text: "every charge carries an idempotency key"' in block
+    # Money.__add__ is used by pay.py (through Money): a neighbour's gotcha, saying where it comes from
+    assert '] gotcha · file "money.py" line 8 · symbol "Money.__add__"' in block
+    assert 'via: "money.py" (a file this one uses)' in block
+    assert "finalize is called twice" in block and 'may be outdated ("the checkout page was rewritten")' in block
+    assert block.count("from: recorded here by ") == 3  # each note says who wrote it: typed here by a person
     assert "reports are generated" not in text  # another file's memory, not used here
 
 
 async def test_the_budget_takes_gotchas_first_and_says_what_it_left_out(shop: Path) -> None:
     async with mcp_session(shop) as s:
-        small = text_of(await s.call_tool("memories_for_files", {"paths": ["pay.py"], "budget": 100}))
+        small = text_of(await s.call_tool("memories_for_files", {"paths": ["pay.py"], "budget": 200}))
         full = text_of(await s.call_tool("memories_for_files", {"paths": ["pay.py", "report.py"], "budget": 1000}))
+        tight = text_of(await s.call_tool("memories_for_files", {"paths": ["pay.py", "report.py"], "budget": 200}))
     assert "Money.__add__ drops the currency" in small
     assert "idempotency" not in small
-    assert "more left out by the 100-token budget" in small
-    assert len(small) <= 100 * 4
-    assert "left out" not in full and "### report.py" in full
+    assert "more left out by the 200-token budget" in small
+    assert len(small) <= 200 * 4
+    assert "left out" not in full and 'file "report.py": 1 note, 1 listed below' in full
+    # D24: a budget never drops a file asked about: each keeps its count line
+    assert 'file "pay.py": 3 notes, 1 listed below' in tight and 'file "report.py": 1 note, 0 listed below' in tight
 
 
 async def test_search_filters_by_type_and_file(shop: Path) -> None:
@@ -126,28 +134,55 @@ async def test_a_repository_cannot_make_agents_trusted(shop: Path) -> None:
     assert "Saved as suggestion" in answer
 
 
-async def test_confirm_mark_outdated_and_supersede(shop: Path) -> None:
+async def test_confirm_mark_outdated_and_supersede_wait_for_a_person(shop: Path) -> None:
     with Workspace.open(shop, embedder=None) as ws:
         ids = {m.text: m.id for m in ws.list_memories()}
     stale = ids["finalize is called twice by the checkout page"]
     decision = ids["every charge carries an idempotency key"]
     async with mcp_session(shop) as s:
         confirmed = text_of(await s.call_tool("confirm", {"memory_id": stale}))
-        outdated = await s.call_tool("mark_outdated", {"memory_id": decision, "reason": "keys moved to the gateway"})
+        outdated = text_of(
+            await s.call_tool("mark_outdated", {"memory_id": decision, "reason": "keys moved to the gateway"})
+        )
         proposed = text_of(
             await s.call_tool("supersede", {"memory_id": decision, "text": "the gateway adds idempotency keys"})
         )
-    assert "Confirmed" in confirmed and not outdated.is_error and "proposing to replace" in proposed
+    assert "Saved as suggestion" in confirmed and "proposing to confirm it" in confirmed
+    assert "proposing to mark it outdated" in outdated and "proposing to replace" in proposed
+    with Workspace.open(shop, embedder=None) as ws:
+        assert ws.get(stale).status == MemoryStatus.STALE  # an untrusted agent changes nothing by itself...
+        assert ws.get(decision).status == MemoryStatus.ACTIVE
+        waiting = {(m.provenance or {}).get("proposal", {}).get("action", "supersede"): m for m in ws.suggestions()}
+        assert set(waiting) == {"confirm", "mark_outdated", "supersede"}
+        assert waiting["supersede"].supersedes == decision
+        ws.accept_suggestion(waiting["confirm"].id)  # ...until a person accepts
+        assert ws.get(stale).status == MemoryStatus.ACTIVE
+        ws.accept_suggestion(waiting["mark_outdated"].id)
+        old = ws.get(decision)
+        assert old.status == MemoryStatus.STALE
+        assert (
+            old.status_reason == "keys moved to the gateway (said by an agent that calls itself “Pytest Agent 9.1.0”)"
+        )
+        ws.accept_suggestion(waiting["supersede"].id)
+        assert ws.get(decision).status == MemoryStatus.SUPERSEDED
+        assert ws.get(decision).superseded_by == waiting["supersede"].id
+
+
+async def test_trusted_agents_confirm_and_mark_outdated_at_once(shop: Path) -> None:
+    with Workspace.open(shop, embedder=None) as ws:
+        ids = {m.text: m.id for m in ws.list_memories()}
+    stale = ids["finalize is called twice by the checkout page"]
+    decision = ids["every charge carries an idempotency key"]
+    async with mcp_session(shop, "--trust-agents") as s:
+        confirmed = text_of(await s.call_tool("confirm", {"memory_id": stale}))
+        await s.call_tool("mark_outdated", {"memory_id": decision, "reason": "keys moved to the gateway"})
+    assert "Confirmed" in confirmed
     with Workspace.open(shop, embedder=None) as ws:
         assert ws.get(stale).status == MemoryStatus.ACTIVE
-        old = ws.get(decision)
-        assert old.status == MemoryStatus.STALE  # an untrusted agent's supersede changes nothing yet...
-        assert old.status_reason == "keys moved to the gateway (said by Pytest Agent)"
-        (suggestion,) = ws.suggestions("pay.py")
-        assert suggestion.supersedes == decision
-        ws.accept_suggestion(suggestion.id)  # ...until a person accepts it
-        assert ws.get(decision).status == MemoryStatus.SUPERSEDED
-        assert ws.get(decision).superseded_by == suggestion.id
+        assert ws.get(decision).status_reason == (
+            "keys moved to the gateway (said by an agent that calls itself “Pytest Agent 9.1.0”)"
+        )
+        assert ws.suggestions() == []
 
 
 async def test_repo_map_and_the_resource(shop: Path) -> None:
@@ -178,6 +213,12 @@ BAD_CALLS: list[tuple[str, dict[str, object], str]] = [
     ("remember", {"text": "a lesson", "file": "pay.py", "line": 10**6}, "line"),
     ("confirm", {"memory_id": "zzzzzzzz"}, "zzzzzzzz"),
     ("confirm", {}, "memory_id"),
+    (
+        "confirm",
+        {"id": "01ABCDEF"},
+        "confirm: 'memory_id' is required; unknown argument 'id' (confirm takes: memory_id)",
+    ),
+    ("memories_for_files", {"paths": ["pay\x00.py"]}, "NUL"),
     ("mark_outdated", {"memory_id": "zzzzzzzz", "reason": " "}, "why"),
     ("supersede", {"memory_id": "zzzzzzzz", "text": "new"}, "zzzzzzzz"),
     ("repo_map", {"focus_files": ["/etc/passwd"]}, "outside the workspace"),
@@ -192,6 +233,7 @@ async def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(shop: 
             assert result.is_error, (name, args, text[:200])
             assert says in text, (name, says, text[:300])
             assert "Traceback" not in text and len(text) < 2000, (name, text[:300])
+            assert "pydantic" not in text and "\n" not in text.strip(), (name, text[:300])  # one readable line
             ok = await s.call_tool("memories_for_files", {"paths": ["money.py"]})
             assert not ok.is_error and "Money.__add__" in text_of(ok)
         unknown = await s.call_tool("no_such_tool", {})

@@ -14,7 +14,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from forewarn.memory import merging, transfer
+from forewarn.memory import merging, shared_file, transfer
 from forewarn.memory.store import MIGRATIONS, MemoryStore
 from forewarn.memory.vocabulary import MemoryStatus, Visibility
 from forewarn.sqlite import connect, migrate
@@ -139,8 +139,8 @@ def test_a_private_memory_never_reaches_the_shared_file_whatever_writes_it(
             if ids:
                 m = ws.store.get(sorted(ids)[0])
                 assert m is not None
-                line = transfer.jsonl_line({**transfer.memory_record(m, []), "visibility": "private"})
-                header = transfer.jsonl_line({"format": transfer.FORMAT, "version": transfer.VERSION})
+                line = shared_file.jsonl_line({**transfer.memory_record(m, []), "visibility": "private"})
+                header = shared_file.jsonl_line({"format": shared_file.FORMAT, "version": shared_file.VERSION})
                 theirs = (header + line).encode()
                 merged, report = merging.merge_exports(None, ws.default_export_path().read_bytes(), theirs)
                 assert report.private_left_out == 1
@@ -157,7 +157,7 @@ def test_private_memories_stay_private_and_team_ones_team_through_import(tmp_pat
         # a hand-edited file claiming our team memory is private: ours stays team, and the import says so
         rec = transfer.memory_record(team_m, a.store.events(team_m.id))
         flipped = tmp_path / "flipped.jsonl"
-        flipped.write_text(transfer.jsonl_line({**rec, "visibility": "private"}), encoding="utf-8")
+        flipped.write_text(shared_file.jsonl_line({**rec, "visibility": "private"}), encoding="utf-8")
         done = a.import_(flipped, embed=False)
         assert a.get(team_m.id).visibility == Visibility.TEAM
         assert any(c.action == "kept_local" and "visibility stays team" in c.detail for c in done.changes)

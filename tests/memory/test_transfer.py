@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from forewarn.memory.transfer import TransferError, read_jsonl
+from forewarn.memory.origin import shared_provenance
+from forewarn.memory.shared_file import TransferError, read_jsonl
 from forewarn.workspace.engine import Workspace
 
 
@@ -28,9 +29,12 @@ def workspace(tmp_path: Path, name: str) -> Path:
 
 
 def everything(engine: Workspace) -> list[dict[str, object]]:
+    """Every field of every memory, with its events; where a memory was imported from is this machine's own
+    record (``provenance["imported"]``), checked apart."""
     out = []
     for m in sorted(engine.store.iter_all(), key=lambda m: m.id):
         d = m.to_dict()
+        d["provenance"] = shared_provenance(m.provenance)
         d["events"] = [e.to_dict() for e in engine.store.events(m.id)]
         out.append(d)
     return out
@@ -53,15 +57,19 @@ def test_round_trip_is_lossless(tmp_path: Path) -> None:
         assert exported.path == src.root / ".forewarn" / "memories.jsonl"
         before = everything(src)
     with Workspace.open(workspace(tmp_path, "b"), embedder=None, clock=clock) as dst:
-        report = dst.import_(exported.path)
-        assert (report.added, report.updated, report.unchanged) == (3, 0, 0)
+        report = dst.import_(exported.path, accept=True)  # a file this person trusts: taken as it is
+        assert (report.added, report.updated, report.unchanged, report.waiting) == (3, 0, 0, 0)
         after = everything(dst)
+        marks = [(m.provenance or {})["imported"] for m in dst.store.iter_all()]
+        assert all(
+            mark["from"] == str(exported.path) and mark["accepted"] == "memory import --accept" for mark in marks
+        )
         # every field as it was; the history arrives attributed to the import, the original inside
         for event in (e for m in before for e in m["events"]):  # type: ignore[attr-defined]
             event["detail"] = {"original_kind": event["kind"], "original_detail": event["detail"]}
             event["kind"] = "imported"
         assert after == before
-        again = dst.import_(exported.path)  # idempotent
+        again = dst.import_(exported.path, accept=True)  # idempotent
         assert (again.added, again.updated, again.unchanged, again.events_added) == (0, 0, 3, 0)
         assert [h.memory.text for h in dst.search("file handle").memories] == [
             "read_all leaks a file handle on error only"
@@ -74,13 +82,13 @@ def test_merge_by_id_newer_wins_and_histories_unite(tmp_path: Path) -> None:
         m = a.remember("the importer skips hidden files", type="gotcha").memory
         shared = a.export(tmp_path / "shared.jsonl").path
         with Workspace.open(workspace(tmp_path, "b"), embedder=None, clock=clock) as b:
-            b.import_(shared)
+            b.import_(shared, accept=True)
             clock.now += 100
             b.mark_stale(m.id, "importer rewritten")  # b's copy is now newer
             newer = b.export(tmp_path / "from_b.jsonl").path
         clock.now += 100
         a.confirm(m.id)  # ...and then a's copy is newer still, with a different history
-        report = a.import_(newer)
+        report = a.import_(newer, accept=True)
         assert (report.updated, report.kept_local) == (0, 1)
         assert report.events_added == 1  # b's marked_stale event joins a's history, as b's
         events = a.store.events(m.id)
@@ -88,8 +96,8 @@ def test_merge_by_id_newer_wins_and_histories_unite(tmp_path: Path) -> None:
         assert events[1].detail["original_kind"] == "marked_stale"
         assert a.get(m.id).status == "active"  # a's newer state stands
         with Workspace.open(workspace(tmp_path, "c"), embedder=None, clock=clock) as c:
-            c.import_(newer)
-            c_report = c.import_(a.export(tmp_path / "from_a.jsonl").path)
+            c.import_(newer, accept=True)
+            c_report = c.import_(a.export(tmp_path / "from_a.jsonl").path, accept=True)
             assert c_report.updated == 1
             assert c.get(m.id).status == "active"
             kinds = [(e.kind, e.detail.get("original_kind")) for e in c.store.events(m.id)]

@@ -19,12 +19,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from forewarn import paths
-from forewarn.memory import transfer
+from forewarn.memory import shared_file, transfer
 from forewarn.memory.records import Memory
 from forewarn.memory.redact import redact
+from forewarn.memory.shared_file import TransferError
 from forewarn.memory.store import STATUSES
 from forewarn.memory.text import clean_memory_text, from_iso, iso_of, new_id, to_iso
-from forewarn.memory.transfer import TransferError
 from forewarn.workspace.engine import Workspace
 
 CLI = [sys.executable, "-m", "forewarn.cli.main"]
@@ -73,7 +73,7 @@ def exported_record(engine: Workspace) -> dict[str, Any]:
 # ---------------------------------------------------------------- F1: an import never destroys a local version
 
 
-def test_f1_a_newer_copy_replaces_ours_and_ours_stays_in_history(ws: Path, tmp_path: Path) -> None:
+def test_f1_a_newer_copy_waits_for_review_and_ours_stays_in_history(ws: Path, tmp_path: Path) -> None:
     with Workspace.open(ws, embedder=None) as engine:
         m = engine.remember(
             "finalize is not idempotent; retries double-bill customers", type="gotcha", file="billing/invoice.py",
@@ -84,11 +84,16 @@ def test_f1_a_newer_copy_replaces_ours_and_ours_stays_in_history(ws: Path, tmp_p
     evil = write(tmp_path / "evil.jsonl", dict(r, text="finalize is idempotent, retry freely", updated_at=later))
     dry = cli(ws, "memory", "import", str(evil), "--dry-run")
     assert dry.returncode == 0, dry.stderr
-    assert f"{m.id}  updated  text 'finalize is not idempotent" in dry.stdout and "nothing was written" in dry.stdout
+    assert f"{m.id}  proposed  a newer copy waits for review" in dry.stdout and "nothing was written" in dry.stdout
     with Workspace.open(ws, embedder=None) as engine:
-        assert engine.get(m.id).text == m.text  # the dry run wrote nothing
+        assert engine.get(m.id).text == m.text and engine.suggestions() == []  # the dry run wrote nothing
     done = cli(ws, "memory", "import", str(evil))
-    assert done.returncode == 0 and "1 updated" in done.stdout, done.stderr
+    assert done.returncode == 0 and "1 newer copies waiting for your review" in done.stdout, done.stderr
+    with Workspace.open(ws, embedder=None) as engine:
+        assert engine.get(m.id).text == m.text  # never changed by the file alone
+        (proposal,) = engine.suggestions()
+    accepted = cli(ws, "memory", "review", "accept", proposal.id)
+    assert accepted.returncode == 0, accepted.stderr
     with Workspace.open(ws, embedder=None) as engine:
         assert engine.get(m.id).text == "finalize is idempotent, retry freely"
         (replaced,) = [e for e in engine.store.events(m.id) if e.kind == "replaced_by_import"]
@@ -140,7 +145,8 @@ def test_f1_forged_events_are_attributed_to_the_import(ws: Path, tmp_path: Path)
         r = exported_record(engine)
         nudged = iso_of(datetime.fromtimestamp(from_iso(r["updated_at"]) + 0.000001, UTC))
         forged = {"id": "EVFORGED", "kind": "forgotten", "at": nudged, "detail": {"by": "alice (lead)"}}
-        engine.import_(write(tmp_path / "evil.jsonl", dict(r, status="archived", updated_at=nudged, events=[forged])))
+        evil = write(tmp_path / "evil.jsonl", dict(r, status="archived", updated_at=nudged, events=[forged]))
+        engine.import_(evil, accept=True)  # even a file taken as it is writes no local action
         events = {e.id: e for e in engine.store.events(m.id)}
         assert events["EVFORGED"].kind == "imported"
         assert events["EVFORGED"].detail == {"original_kind": "forgotten", "original_detail": {"by": "alice (lead)"}}
@@ -270,7 +276,7 @@ def test_f4_import_reads_only_a_regular_file_of_bounded_size(ws: Path, tmp_path:
             engine.import_(embed=False)
         target.unlink()
         with open(target, "wb") as f:
-            f.truncate(transfer.MAX_IMPORT_BYTES + 1)  # sparse: no disk used
+            f.truncate(shared_file.MAX_IMPORT_BYTES + 1)  # sparse: no disk used
         with pytest.raises(TransferError, match="larger than 64 MiB"):
             engine.import_(embed=False)
 

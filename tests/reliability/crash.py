@@ -250,8 +250,9 @@ def cli_index(root: Path, rng: random.Random, max_delay: float, env: dict[str, s
 async def daemon_remember(root: Path, rng: random.Random, max_delay: float, env: dict[str, str]) -> Outcome:
     """``forewarn serve`` over stdio: remember commands back to back until the SIGKILL lands."""
     from lsprotocol import types
-    from pytest_lsp import client_capabilities
     from pytest_lsp.client import make_test_lsp_client
+
+    from tests.reliability.lsp import editor_capabilities
 
     delay = rng.uniform(0.0, max_delay)
     outcome = Outcome("daemon", delay, killed=True)
@@ -268,7 +269,7 @@ async def daemon_remember(root: Path, rng: random.Random, max_delay: float, env:
     async def work() -> None:
         await client.initialize_session(
             types.InitializeParams(
-                capabilities=client_capabilities("visual-studio-code"),
+                capabilities=editor_capabilities(),  # the VS Code extension's: a person's writes, stored at once
                 root_uri=root.as_uri(),
                 workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
             )

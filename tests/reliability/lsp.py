@@ -14,9 +14,19 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import make_test_lsp_client
 
+from forewarn.lsp.convert import CLIENT_CAPABILITY, PROMPTS_FOR_TEXT
+
 log = logging.getLogger(__name__)
 SERVE = [sys.executable, "-m", "forewarn.cli.main", "serve"]
 WAIT_S = 120.0  # a loaded 2-core machine is slow; a hang still fails
+
+
+def editor_capabilities(editor: str = "visual-studio-code", *, interactive: bool = True) -> types.ClientCapabilities:
+    """``editor``'s real capabilities, plus what Forewarn's own client for it declares when ``interactive``."""
+    capabilities = client_capabilities(editor)
+    if interactive:
+        capabilities.experimental = {CLIENT_CAPABILITY: {PROMPTS_FOR_TEXT: True}}
+    return capabilities
 
 
 @contextlib.asynccontextmanager
@@ -29,8 +39,12 @@ async def server(
     editor: str = "visual-studio-code",
     tolerant: bool = False,
     folders: list[Path] | None = None,
+    interactive: bool = True,
 ) -> AsyncIterator[LanguageClient]:
     """An initialized client talking to a fresh server on ``root``; shut down cleanly afterwards.
+
+    ``interactive``: it declares what Forewarn's own editor clients declare (a person answers its prompts);
+    without it the server treats the client as an agent host (forewarn.lsp.for_agents).
 
     ``tolerant``: a reply the client cannot parse (fuzzing provokes some) is logged, not fatal; by
     default pytest-lsp treats it as fatal and stops the server.
@@ -47,7 +61,7 @@ async def server(
 
     await client.initialize_session(
         types.InitializeParams(
-            capabilities=client_capabilities(editor),
+            capabilities=editor_capabilities(editor, interactive=interactive),
             root_uri=root.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=f.as_uri(), name=f.name) for f in folders or [root]],
             initialization_options=options,

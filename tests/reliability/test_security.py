@@ -23,8 +23,8 @@ from forewarn import paths
 from forewarn.lsp import convert
 from forewarn.memory.records import Anchor, Memory
 from forewarn.memory.redact import redact
+from forewarn.memory.shared_file import TransferError
 from forewarn.memory.text import new_id, to_iso
-from forewarn.memory.transfer import TransferError
 from forewarn.workspace.engine import Workspace
 from tests.lsp.conftest import open_session
 from tests.reliability import crash, lsp

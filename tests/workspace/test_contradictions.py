@@ -126,7 +126,7 @@ def test_decisions_travel_through_export_and_import(tmp_path: Path) -> None:
         shared = a.export(tmp_path / "team.jsonl").path
     with Workspace.open(workspace(tmp_path, "b"), embedder=None) as b:
         b.reindex()
-        b.import_(shared)
+        b.import_(shared, accept=True)  # a teammate's file this person takes as it is
         assert b.conflicts(new.id) == []  # both hold: said once, for the whole team
         assert b.get(third.memory.id).status == MemoryStatus.CONTESTED
         assert [m.id for m in b.contested_with([old.id])[old.id]] == [third.memory.id]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -338,3 +339,29 @@ def test_a_change_to_an_overloaded_implementation_is_a_change_to_its_memory(repo
     item = by_id(report)[m.id]
     assert item.made_stale and item.why.startswith("Context.invoke changed")
     assert ("Context.invoke#3", "modified") in [(c.symbol, c.change) for c in report.changed]
+
+
+def test_sarif_carries_memory_text_inert_and_says_where_it_came_from(repo: Repo, ws: Workspace) -> None:
+    """R14 (``kit2/review_sarif.sh``): memory text reached SARIF's message verbatim, and ``[text](target)`` is
+    SARIF's embedded-link syntax (§3.11.6): a memory from a pull request's file linked where it liked."""
+    phishing = "see [the fix guide](https://evil.example/phish) and [this location](0) \\ then ![x](y)"
+    m = remember(ws, f"charge rounds per line; {phishing}", "billing.py", "charge", type="gotcha")
+    repo.edit("billing.py", "    total = amount\n", "    total = amount + 0\n")
+    report = review(ws)
+    sarif = to_sarif(report)
+    jsonschema.Draft4Validator(json.loads(SCHEMA.read_text(encoding="utf-8"))).validate(sarif)
+    (result,) = [r for r in sarif["runs"][0]["results"] if r["properties"]["memoryId"] == m.id]
+    text = result["message"]["text"]
+    assert r"see \[the fix guide\](https://evil.example/phish) and \[this location\](0) \\ then !\[x\](y)" in text
+    assert not re.search(r"(?<!\\)\[[^\]]*(?<!\\)\]\(", text)  # no unescaped [..]( left: no embedded link
+    assert "From: recorded here by " in text and result["properties"]["origin"]["kind"] == "person"
+    assert report.to_dict()["memories"][0]["origin"]["vetted"] is True
+
+
+def test_fail_on_reads_only_what_a_person_vetted(repo: Repo, ws: Workspace) -> None:
+    """R4: what an agent or a shared file proposed never fails (nor passes) a review by itself."""
+    vetted = remember(ws, "charge is idempotent", "billing.py", "charge", type="gotcha")
+    repo.edit("billing.py", "    total = amount\n", "    total = amount or 0\n")
+    item = by_id(review(ws))[vetted.id]
+    waiting = dataclasses.replace(item, memory=dataclasses.replace(vetted, status="suggested"))  # type: ignore[arg-type]
+    assert failing([item, waiting], FailOn.STALE) == [item] and failing([waiting], FailOn.ANY) == []

@@ -29,6 +29,7 @@ from forewarn.mcp.hooks.session import Failure, SessionState, session_state
 from forewarn.mcp.render import Entry
 from forewarn.memory.records import Memory, MemoryFilter
 from forewarn.memory.vocabulary import ANCHORED_STATUSES, MemoryStatus, MemoryType
+from forewarn.safe_text import code_span
 from forewarn.workspace import history
 from forewarn.workspace.engine import Workspace
 from forewarn.workspace.explaining import Explanation
@@ -124,13 +125,13 @@ def file_memories(ws: Workspace, rels: Sequence[str], state: SessionState) -> st
             entries.append(Entry(m, line_of(m), via, hit.score, group=rel))
     if not entries:
         return ""
-    names = ", ".join(f"`{r}`" for r in rels[:5]) + (f" and {len(rels) - 5} more" if len(rels) > 5 else "")
-    packed = render.pack(
+    names = ", ".join(code_span(r) for r in rels[:5]) + (f" and {len(rels) - 5} more" if len(rels) > 5 else "")
+    packed = render.fence_notes(
         entries,
         FILE_BUDGET,
-        title=f"# Forewarn: what the team knows about {names}",
+        title=f"# Forewarn: notes on {names}",
         empty="",
-        group_by_file=True,
+        groups=[r for r in rels if any(e.group == r for e in entries)],
         more_hint="ask memories_for_files with a larger budget",
     )
     return _shown(packed, entries, state)
@@ -166,16 +167,17 @@ def briefing(ws: Workspace, state: SessionState) -> str:
             if m.id in seen or not for_agents(m) or m.file != rel or len(important) >= BRIEF_IMPORTANT:
                 continue
             seen.add(m.id)
-            important.append(Entry(m, line_of(m), None, 1.0 / positions[rel]))
+            group = f"{rel} (one of the most important files)"
+            important.append(Entry(m, line_of(m), None, 1.0 / positions[rel], group=group))
     entries += important
     if not entries:
         return ""
-    packed = render.pack(
+    packed = render.fence_notes(
         entries,
         BRIEFING_BUDGET,
-        title="# Forewarn: what the team knows about the code this branch changes, and its most important gotchas",
+        title="# Forewarn: notes on the code this branch changes, and the most important files' gotchas",
         empty="",
-        group_by_file=True,
+        groups=list(dict.fromkeys(e.group for e in entries if e.group is not None)),
         more_hint="ask memories_for_files about the files you work on",
     )
     return _shown(packed, entries, state)
@@ -193,7 +195,7 @@ def failure(explanation: Explanation, state: SessionState) -> str:
     if not entries:
         return ""
     signature = safe_title(explanation.error.signature or explanation.error.kind or "this error")
-    packed = render.pack(
+    packed = render.fence_notes(
         entries,
         EXPLAIN_BUDGET,
         title=f"# Forewarn: what the team knows about this failure ({signature})",
