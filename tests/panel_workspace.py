@@ -2,7 +2,8 @@
 
 What the panel tests (the workspace's health report, the language server's panel commands, the real editors)
 open. Built with the real parts only: a git repository with real commits, the real ``Workspace`` (its clock set
-back to spread the history over weeks), a teammate's workspace exported to the shared file and imported here.
+back to spread the history over weeks), a teammate's workspace exported to the shared file and imported here,
+accepted by a person (``memory import --accept``: without it, imports wait as suggestions).
 
 payments.py, the file the *This file* views show:
 
@@ -250,7 +251,7 @@ def _imported(root: Path, now: float, ids: dict[str, str]) -> None:
         ws.export(shared)
     with Workspace.open(root, lexical(), embedder=None, clock=lambda: now - 10 * DAY) as ws:
         ws.reindex()
-        report = ws.import_(shared, embed=False)
-    assert report.added == len(IMPORTED), report
+        report = ws.import_(shared, embed=False, accept=True)  # accepted by a person here: current memories
+    assert report.added == len(IMPORTED) and report.waiting == 0, report
     assert all(json.loads(line) for line in shared.read_text().splitlines())
     assert paths.workspace_dir(root) != paths.workspace_dir(mate)

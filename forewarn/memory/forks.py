@@ -99,3 +99,13 @@ def flag_forks(store: MemoryStore, candidates: Iterable[Memory], *, at: str) -> 
         if marked:
             flagged.append((a, b))
     return flagged
+
+
+def flag_forks_of(store: MemoryStore, memory: Memory, old: Memory, *, at: str) -> list[tuple[Memory, Memory]]:
+    """``memory`` just became current (a teammate's replacement of ``old``, imported as a suggestion, accepted
+    here) while another current memory already replaces ``old``: flag the fork as ``flag_forks`` does on import,
+    never leaving two silent replacements. Run inside the caller's transaction."""
+    here = store.anchored_to_files([memory.file], CURRENT_STATUSES) if memory.file else store.workspace_wide()
+    later = store.get(old.superseded_by) if old.superseded_by else None  # ours, though anchored elsewhere
+    candidates = [memory, *here, *([later] if later is not None else [])]
+    return flag_forks(store, [m for m in candidates if m.supersedes == old.id], at=at)

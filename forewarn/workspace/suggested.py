@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from forewarn.memory import validation
+from forewarn.memory import forks, validation
 from forewarn.memory.errors import InvalidMemoryError
 from forewarn.memory.lifecycle import event
 from forewarn.memory.origin import proposal_of
@@ -167,6 +167,8 @@ class SuggestionsMixin(ProposalsMixin):
                         superseded_by=m.id, event=event(old.id, "superseded", at, by=m.id),
                     )  # fmt: skip
                     self._settle_partners(old.id, at)
+                elif old is not None and (now := self.store.get(m.id)) is not None:  # replaced here too: a fork
+                    forks.flag_forks_of(self.store, now, old, at=at)
             self._sync_vectors()
         accepted = self.store.resolve(m.id)
         self._remember_code([accepted])

@@ -213,7 +213,7 @@ def test_two_teammates_superseding_one_memory_leave_one_visible_conflict(
         work = clone(origin, tmp_path / who, who)
         git(work, "checkout", "-q", "-b", who)
         with Workspace.open(work, embedder=None) as ws:
-            ws.import_(embed=False)
+            ws.import_(embed=False, accept=True)  # each teammate took the memory on before correcting it
             replacements[who] = ws.supersede(old.id, f"finalize retries up to {5 if who == 'ann' else 7} times").id
             ws.export(include_archived=True)
         git(work, "commit", "-q", "-am", f"{who}: corrected the retry count")
@@ -227,13 +227,13 @@ def test_two_teammates_superseding_one_memory_leave_one_visible_conflict(
     a, b = sorted(replacements.values())
     assert f"memory {old.id} was replaced on both sides, by {a} and by {b}" in merged.stderr
 
-    # a new teammate's import and ann's own: one contested pair, no second silent replacement
+    # a new teammate's import and ann's own, accepted: one contested pair, no second silent replacement
     reader = clone(origin, tmp_path / "reader", "reader")
     (reader / ".forewarn").mkdir(exist_ok=True)
     (reader / SHARED).write_bytes((ann / SHARED).read_bytes())
     for where in (reader, ann):
         with Workspace.open(where, embedder=None) as ws:
-            report = ws.import_(embed=False)
+            report = ws.import_(embed=False, accept=True)
             current = [x for x in ws.store.iter_all() if x.supersedes == old.id]
             assert sorted(x.id for x in current) == [a, b]
             assert {x.status for x in current} == {MemoryStatus.CONTESTED}, where

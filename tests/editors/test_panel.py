@@ -82,7 +82,7 @@ def test_panel_this_file_review_and_health(code_server: Callable[[], str], tmp_p
     assert [row["icon"] for row in charge] == ["warning", "history", "lightbulb"]
     assert charge[0]["label"] == pw.GOTCHA[:89] + "…" or charge[0]["label"] == pw.GOTCHA
     assert charge[2]["ariaLabel"].startswith(f"gotcha · suggested · suggested from commit {built.commit[:7]} by Ann")
-    assert charge[1]["description"].startswith("decision · stale · recorded by a person")
+    assert charge[1]["description"].startswith("decision · stale · recorded here")  # the origin phrase trust settled on
     gateway = children(this_file["rows"], "_gateway_charge")
     assert [row["icon"] for row in gateway] == ["warning", "warning", "lightbulb"]
     assert all("contested" in row["description"] for row in gateway[:2])

@@ -142,7 +142,7 @@ def test_diagnostics_cap_warnings_and_point_neighbours_home() -> None:
     assert theirs.related_information[0].location.uri == "file:///w/c.py"  # type: ignore[index]
     assert theirs.related_information[0].location.range.start.line == 6  # type: ignore[index]
     when = convert.age(hits[-1].memory.created_at, NOW)
-    assert theirs.message == f"theirs\ngotcha about c.py::f · {when}, recorded by a person"
+    assert theirs.message == f"theirs\ngotcha about c.py::f · {when}, recorded here"  # the same phrase as above
 
 
 def test_suggestions_are_hints_that_name_their_commit_and_a_cap_says_how_many_more() -> None:

@@ -332,12 +332,12 @@ def test_importing_a_teammates_replacement_of_a_memory_we_replaced_too_flags_one
         old = ws.remember("the invoice total rounds per line", file="billing/invoice.py").memory
         ws.export(tmp_path / "base.jsonl")
     with Workspace.open(make_ws(tmp_path / "b"), embedder=None) as ws:
-        ws.import_(tmp_path / "base.jsonl", embed=False)
+        ws.import_(tmp_path / "base.jsonl", embed=False, accept=True)  # b's person took it on: current there
         theirs = ws.supersede(old.id, "the invoice total rounds once, at the end")
         ws.export(tmp_path / "b.jsonl", include_archived=True)
     with Workspace.open(tmp_path / "a", embedder=None) as ws:
         ours = ws.supersede(old.id, "the invoice total rounds half-even per line")
-        report = ws.import_(tmp_path / "b.jsonl", embed=False)
+        report = ws.import_(tmp_path / "b.jsonl", embed=False, accept=True)
         assert sorted(c.id for c in report.changes if c.action == "contested") == sorted([ours.id, theirs.id])
         assert ws.get(ours.id).status == ws.get(theirs.id).status == MemoryStatus.CONTESTED
         assert [m.id for m in ws.contested_with([ours.id])[ours.id]] == [theirs.id]
@@ -346,6 +346,30 @@ def test_importing_a_teammates_replacement_of_a_memory_we_replaced_too_flags_one
         ws.resolve_conflict(ours.id, theirs.id, "both")  # a person says both hold: never flagged again
         ws.import_(tmp_path / "b.jsonl", embed=False)
         assert ws.get(ours.id).status == ws.get(theirs.id).status == MemoryStatus.ACTIVE
+
+
+def test_accepting_a_teammates_waiting_replacement_of_a_memory_we_replaced_too_flags_the_pair(
+    tmp_path: Path,
+) -> None:
+    with Workspace.open(make_ws(tmp_path / "a"), embedder=None) as ws:
+        old = ws.remember("the invoice total rounds per line", file="billing/invoice.py").memory
+        ws.export(tmp_path / "base.jsonl")
+    with Workspace.open(make_ws(tmp_path / "b"), embedder=None) as ws:
+        ws.import_(tmp_path / "base.jsonl", embed=False, accept=True)
+        theirs = ws.supersede(old.id, "the invoice total rounds once, at the end")
+        ws.export(tmp_path / "b.jsonl", include_archived=True)
+    with Workspace.open(tmp_path / "a", embedder=None) as ws:
+        ours = ws.supersede(old.id, "the invoice total rounds half-even per line")
+        report = ws.import_(tmp_path / "b.jsonl", embed=False)  # not accepted: theirs waits for review
+        assert report.waiting == 1 and not [c for c in report.changes if c.action == "contested"]
+        assert ws.get(theirs.id).status == MemoryStatus.SUGGESTED and ws.get(ours.id).status == MemoryStatus.ACTIVE
+        ws.accept_suggestion(theirs.id)  # now two current replacements of one memory: never a silent pair
+        assert ws.get(ours.id).status == ws.get(theirs.id).status == MemoryStatus.CONTESTED
+        assert {k: [o.id for o in v] for k, v in ws.contested_with([ours.id, theirs.id]).items()} == {
+            ours.id: [theirs.id],
+            theirs.id: [ours.id],
+        }
+        assert ws.get(old.id).superseded_by == ours.id  # the replaced memory keeps its history as it was
 
 
 def test_merge_keeps_a_rewritten_event_beside_the_original_in_any_order(tmp_path: Path) -> None:
