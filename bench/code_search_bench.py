@@ -263,7 +263,7 @@ class WholeFileBM25:
     """(a) BM25 over whole files in an in-memory FTS5 table, with the code index's tokenizer."""
 
     def __init__(self, root: Path, sources: Sequence[str], *, identifiers: bool = True) -> None:
-        from forewarn.indexing.store import identifier_words
+        from forewarn.indexing.words import identifier_words
 
         self.identifiers = identifiers  # False: plain unicode61 words, the tokenizer's ablation
 

@@ -4,42 +4,44 @@ Each command opens the workspace's ``Workspace``, does one thing and closes it. 
 only read or change a memory's status open it without the embedder (loading a model costs time and
 changes nothing for them); those that write text or search load it, falling back to lexical search
 with a note on stderr when no model is installed.
+
+What the commands share lives beside this module: ``memory_common.py`` (flags, opening the workspace),
+``memory_render.py`` (how a memory is printed and put in JSON) and ``memory_transfer.py`` (export, import,
+diff, recover). This module keeps the parser and the other handlers.
 """
 
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from forewarn import paths
 from forewarn.cli import adopt
 from forewarn.cli import util as cliutil
+from forewarn.cli.memory_common import _common, _engine, _usage
+from forewarn.cli.memory_render import (
+    _anchor_text,
+    _as_of,
+    _chunk_json,
+    _event_text,
+    _one_line,
+    _print_memory_full,
+    _print_memory_line,
+    memory_json,
+)
+from forewarn.cli.memory_transfer import run_diff, run_export, run_import, run_recover
 from forewarn.cli.util import CliError
-from forewarn.config import load_settings
-from forewarn.memory import contradictions, export_diff, shared_file, transfer
+from forewarn.memory import contradictions
 from forewarn.memory.origin import OriginKind, origin_of
-from forewarn.memory.records import Memory, MemoryEvent
+from forewarn.memory.records import Memory
 from forewarn.memory.store import CURRENT_STATUSES, MEMORY_TYPES, SOURCES, STATUSES
 from forewarn.memory.suggestions import provenance_line, suggestion_score, track_line, worth_a_look
-from forewarn.memory.text import age_text, from_iso, to_iso
-from forewarn.memory.timeline import Standing, standing_at
+from forewarn.memory.text import from_iso, to_iso
 from forewarn.memory.vocabulary import MemoryStatus, Visibility
-from forewarn.workspace import relocation
-from forewarn.workspace.symbols import base_symbol
 
-log = logging.getLogger(__name__)
-
-TEXT_PREVIEW = 100  # characters of a memory shown per line in lists
 LIST_LIMIT = 50  # memories `memory list` prints by default: a screenful or two; the rest are counted, and paged
 UNMATCHED_CODE_FILES = 3  # code nothing matched is only the nearest: a few files, not a page (D25)
-ORIGIN_PREVIEW = 240  # where it came from, with the commit and the writer a file claims: one line of a wide terminal
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -220,164 +222,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     adopt.register(msub)
 
 
-@contextmanager
-def _path_errors(verb: str, path: Path | None) -> Iterator[None]:
-    """An unusable export/import path is a one-line error, not a traceback."""
-    try:
-        yield
-    except OSError as exc:
-        raise CliError(f"cannot {verb} {exc.filename or path}: {exc.strerror or exc}") from exc
-
-
-def run_recover(args: argparse.Namespace) -> int:
-    from forewarn.memory.recovery import recover_memory_db
-
-    root = cliutil.workspace_root(args)
-    report = recover_memory_db(
-        paths.workspace_dir(root) / "memory.db", progress=lambda line: print(f"forewarn: {line}", file=sys.stderr)
-    )
-    if args.json:
-        cliutil.print_json(
-            {
-                "path": str(report.path),
-                "corrupt": report.corrupt,
-                "moved_to": str(report.moved_to) if report.moved_to else None,
-                "recovered": report.recovered,
-                "unreadable": report.unreadable,
-                "lost_memory_ids": report.lost_memory_ids,
-                "counts_exact": report.counts_exact,
-                "damaged_pages": report.damaged_pages,
-                "method": report.method,
-                "problems": report.problems,
-                "message": report.message(),
-            }
-        )
-    else:
-        print(report.message())
-    return 1 if report.corrupt and not report.memories else 0
-
-
-def _common(p: argparse.ArgumentParser, *, json_flag: bool) -> None:
-    cliutil.add_workspace_flag(p)
-    if json_flag:
-        cliutil.add_json_flag(p)
-
-
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help(sys.stderr)
-    return cliutil.EXIT_USAGE
-
-
-@contextmanager
-def _engine(args: argparse.Namespace, *, embedder: bool) -> Iterator[Any]:
-    from forewarn.workspace.engine import Workspace
-
-    root = cliutil.workspace_root(args)
-    settings, problems = load_settings(root)
-    for problem in problems:
-        log.warning("%s", problem)
-    engine = Workspace.open(root, settings, embedder="auto" if embedder else None)  # errors: ForewarnError
-    try:
-        if embedder and engine.embedder_problem:
-            print(f"forewarn: lexical search only: {engine.embedder_problem}", file=sys.stderr)
-        if engine.store.count() == 0 and (moved := relocation.hint(root)):  # F14: a moved workspace looks empty
-            print(f"forewarn: {moved}", file=sys.stderr)
-        yield engine
-    finally:
-        engine.close()
-
-
-def _anchor_text(m: Memory) -> str:
-    a = m.anchor
-    if a is None:
-        return "(workspace)"
-    if a.symbol:  # a repeated definition's internal ``#2`` never shows: its lines tell which one
-        where = f"{a.file}::{base_symbol(a.symbol)}" + (f" (lines {a.start_line}-{a.end_line})" if a.start_line else "")
-    else:
-        where = f"{a.file}:{a.start_line}" if a.start_line else a.file
-    return cliutil.shown(where)
-
-
-def _age(m: Memory, now: float | None = None) -> str:
-    """ "3 days ago", or "just now" (``now``: as seen at that time, for --as-of)."""
-    text = age_text((time.time() if now is None else now) - from_iso(m.created_at))
-    return text if text == "just now" else text + " ago"
-
-
-def memory_json(m: Memory, score: float | None = None, then: AsOf | None = None) -> dict[str, Any]:
-    data = m.to_dict()
-    data["age"] = _age(m)
-    data["origin"] = origin_of(m).to_dict()  # where it came from, in the words every front end uses
-    if then is not None:  # --as-of: what it was at that time; today's status beside it
-        data.update(status=then.standing.status, status_reason=then.standing.reason, age=_age(m, then.epoch))
-        data["status_now"], data["as_of"] = m.status, then.at
-    if score is not None:
-        data["score"] = round(score, 6)
-    return data
-
-
-@dataclass(frozen=True, slots=True)
-class AsOf:
-    """A memory as it stood at an --as-of time."""
-
-    at: str  # ISO
-    epoch: float
-    standing: Standing
-
-
-def _as_of(engine: Any, memories: list[Memory], when: str) -> dict[str, AsOf]:
-    """Each memory's standing at ``when``, replayed from its history."""
-    epoch = from_iso(when)
-    at = to_iso(epoch)
-    return {m.id: AsOf(at, epoch, standing_at(m, engine.store.events(m.id), at)) for m in memories}
-
-
-def _one_line(text: str, n: int = TEXT_PREVIEW) -> str:
-    flat = " ".join(text.split())
-    return cliutil.shown(flat if len(flat) <= n else flat[: n - 1] + "…")
-
-
-def _lock(m: Memory) -> str:
-    return "🔒 " if m.visibility == Visibility.PRIVATE else ""
-
-
-def _print_memory_line(m: Memory, extra: str = "", then: AsOf | None = None) -> None:
-    shown_status = then.standing.status if then is not None else m.status
-    status = "" if shown_status == "active" else f" [{cliutil.shown(shown_status)}]"
-    age = _age(m, then.epoch if then is not None else None)
-    print(f"{_lock(m)}{cliutil.shown(m.id)}  {cliutil.shown(m.type)}{status}  {_anchor_text(m)}  {age}{extra}")
-    print(f"    ({_one_line(origin_of(m).phrase(), ORIGIN_PREVIEW)})")
-    print(f"    {_one_line(m.text)}")
-
-
-def _print_memory_full(m: Memory) -> None:
-    show = cliutil.shown  # every field may come from a teammate's file: nothing reaches the terminal raw
-    print(f"id:         {show(m.id)}")
-    print(f"type:       {show(m.type)}")
-    print(f"status:     {show(m.status)}" + (f" ({show(m.status_reason)})" if m.status_reason else ""))
-    print(f"anchor:     {_anchor_text(m)}")
-    origin = origin_of(m)
-    print(f"origin:     {show(origin.phrase())}" + ("" if origin.vetted else " (not vetted: waits for a person)"))
-    print(f"source:     {show(m.source)} (confidence {m.confidence:.2f})")
-    if m.visibility == Visibility.PRIVATE:
-        print("visibility: 🔒 private (yours alone: never exported)")
-    if m.recorded_by:  # what the memory says; its origin says whether that was this machine's own identity
-        print(f"recorded_by: {show(m.recorded_by)}")
-    print(f"created:    {show(m.created_at)} ({_age(m)})")
-    print(f"updated:    {show(m.updated_at)}")
-    print(f"accessed:   {m.access_count} times" + (f", last {show(m.last_accessed_at)}" if m.last_accessed_at else ""))
-    if m.tags:
-        print(f"tags:       {', '.join(show(t) for t in m.tags)}")
-    if m.supersedes:
-        print(f"supersedes: {show(m.supersedes)}")
-    if m.superseded_by:
-        print(f"superseded by: {show(m.superseded_by)}")
-    if (detail := provenance_line(m.provenance)) is not None and origin.kind == OriginKind.COMMIT:
-        print(f"history:    {show(detail)}")
-    print()
-    print(show(m.text, lines=True))
-
-
 # ---------------------------------------------------------------- handlers
 
 
@@ -502,18 +346,6 @@ def run_search(args: argparse.Namespace) -> int:
     return 0
 
 
-def _chunk_json(chunk: Any, score: float) -> dict[str, Any]:
-    return {
-        "file": chunk.rel,
-        "symbol": chunk.symbol,
-        "kind": chunk.kind,
-        "start_line": chunk.start_line,
-        "end_line": chunk.end_line,
-        "signature": chunk.signature,
-        "score": round(score, 6),
-    }
-
-
 def run_list(args: argparse.Namespace) -> int:
     statuses = STATUSES if args.all else (tuple(args.status) or CURRENT_STATUSES)
     with _engine(args, embedder=False) as engine:
@@ -632,21 +464,6 @@ def run_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _event_text(e: MemoryEvent) -> str:
-    """One event for people: a replaced version shows what it said; an imported one, what the file claimed."""
-    d = e.detail
-    if e.kind == transfer.REPLACED_EVENT:
-        return (
-            f"{e.kind}  (from {d.get('from')}; it was [{d.get('status')}] {d.get('type')}: "
-            f"{_one_line(str(d.get('text', '')))})"
-        )
-    if e.kind == transfer.IMPORTED_EVENT and "original_kind" in d:
-        inner = ", ".join(f"{k}={v}" for k, v in dict(d.get("original_detail") or {}).items())
-        return f"{e.kind}  ({d['original_kind']} in a shared file" + (f": {_one_line(inner, 80)})" if inner else ")")
-    detail = ", ".join(f"{k}={v}" for k, v in d.items() if k != "diff")  # the diff is printed below the line
-    return e.kind + (f"  ({_one_line(detail, 80)})" if detail else "")
-
-
 def run_history(args: argparse.Namespace) -> int:
     with _engine(args, embedder=False) as engine:
         history = engine.history(args.id)
@@ -742,79 +559,4 @@ def run_supersede(args: argparse.Namespace) -> int:
         cliutil.print_json({"id": new.id, "superseded": new.supersedes, "memory": memory_json(new)})
     else:
         print(f"{new.id} supersedes {new.supersedes} (the old memory stays as history)")
-    return 0
-
-
-def run_export(args: argparse.Namespace) -> int:
-    with _engine(args, embedder=False) as engine, _path_errors("write", args.path):
-        report = engine.export(args.path, include_archived=args.include_archived)
-    if args.json:
-        cliutil.print_json(report.to_dict())
-    else:
-        left = f" ({report.left_out} forgotten left out)" if report.left_out else ""
-        left += f" ({report.private} private kept out)" if report.private else ""
-        print(f"Exported {report.exported} memories to {report.path}{left}")
-    return 0
-
-
-def run_import(args: argparse.Namespace) -> int:
-    data = _stdin_export() if args.path is not None and str(args.path) == "-" else None
-    with _engine(args, embedder=True) as engine, _path_errors("read", args.path):
-        report = engine.import_(
-            args.path, dry_run=args.dry_run, skip_invalid=args.skip_invalid, accept=True if args.accept else None,
-            data=data,
-        )  # fmt: skip
-    if args.json:
-        cliutil.print_json(report.to_dict())
-    else:
-        for c in report.changes:
-            print(f"{cliutil.shown(c.id)}  {c.action}" + (f"  {cliutil.shown(c.detail)}" if c.detail else ""))
-        for problem in report.invalid:
-            print(f"skipped {cliutil.shown(problem)}")
-        clamped = f", {report.clamped} dated in the future (clamped to now)" if report.clamped else ""
-        waiting = f" ({report.waiting} waiting for your review)" if report.waiting else ""
-        proposed = f", {report.proposed} newer copies waiting for your review" if report.proposed else ""
-        print(
-            f"{'Would import' if report.dry_run else 'Imported'} {cliutil.shown(str(report.path))}: "
-            f"{report.added} added{waiting}, {report.updated} updated (newer; the replaced versions kept in history)"
-            f"{proposed}, {report.kept_local} kept local, {report.unchanged} unchanged, {report.skipped} skipped"
-            f"{clamped}, {report.events_added} history events merged (as imported)"
-            + ("; nothing was written" if report.dry_run else "")
-        )
-        if (report.waiting or report.proposed) and not report.dry_run:
-            print("Review them with: forewarn memory review (accept ID… | dismiss ID…)")
-    return 0
-
-
-def _stdin_export() -> bytes:
-    """``memory import -``: the file from standard input, read up to the cap an export may have."""
-    data = sys.stdin.buffer.read(shared_file.MAX_IMPORT_BYTES + 1)
-    if not data:
-        raise CliError("standard input is empty; pipe an export into `forewarn memory import -`")
-    return data
-
-
-def run_diff(args: argparse.Namespace) -> int:
-    from forewarn.workspace import team
-
-    root = cliutil.workspace_root(args)
-    before = team.shared_file_at(root, args.ref)  # TeamError (a ForewarnError) for an unknown ref
-    current = root / transfer.DEFAULT_RELATIVE_PATH
-    with _path_errors("read", current):
-        after = current.read_bytes() if current.is_file() else None
-    changes = export_diff.diff_exports(before, after)
-    if args.json:
-        cliutil.print_json({"ref": args.ref, "changes": [c.to_dict() for c in changes]})
-        return 0
-    if not changes:
-        print(f"No memories changed since {cliutil.shown(args.ref)}.")
-        return 0
-    for c in changes:
-        detail = f"  ({_one_line(c.detail, 80)})" if c.detail else ""
-        print(
-            f"{c.change:<10}  {cliutil.shown(c.id)}  {cliutil.shown(c.memory.type)}  {_anchor_text(c.memory)}{detail}"
-        )
-        print(f"    {_one_line(c.memory.text)}")
-    counts = {kind: sum(c.change == kind for c in changes) for kind in dict.fromkeys(c.change for c in changes)}
-    print(f"\nSince {cliutil.shown(args.ref)}: " + ", ".join(f"{n} {kind}" for kind, n in counts.items()))
     return 0

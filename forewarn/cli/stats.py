@@ -14,7 +14,8 @@ from datetime import date
 from typing import Any
 
 from forewarn.cli import util as cliutil
-from forewarn.cli.memory import _common, _engine, _one_line
+from forewarn.cli.memory_common import _common, _engine
+from forewarn.cli.memory_render import _one_line
 from forewarn.cli.util import CliError
 from forewarn.memory.trajectory import SPARK_BLOCKS, SinceError, parse_since, sparkline
 from forewarn.memory.vocabulary import CURRENT_STATUSES, MemoryStatus

@@ -50,17 +50,9 @@ from forewarn.indexing.scanner import (
     Scanner,
     content_skip_reason,
 )
-from forewarn.indexing.store import (
-    CodeChunk,
-    Definition,
-    FileContent,
-    FileRecord,
-    IndexChanges,
-    IndexStore,
-    file_chunk_words,
-    graph_def_names,
-    identifier_words,
-)
+from forewarn.indexing.store import IndexStore
+from forewarn.indexing.store_records import CodeChunk, Definition, FileContent, FileRecord, IndexChanges
+from forewarn.indexing.words import file_chunk_words, graph_def_names, identifier_words
 
 if TYPE_CHECKING:  # numpy/scipy load only where ranking happens, never in parser processes
     from forewarn.indexing.graph import FileGraph

@@ -9,7 +9,7 @@ from pathlib import Path
 from forewarn.memory import retrieval
 from forewarn.memory.records import AnchoredRef
 from forewarn.memory.retrieval import ProactiveCandidate, ProactiveHit
-from forewarn.memory.store import NEIGHBOUR_ROWS_PER_FILE
+from forewarn.memory.store_anchored import NEIGHBOUR_ROWS_PER_FILE
 from forewarn.workspace.core import WorkspaceCore
 from forewarn.workspace.limits import PROACTIVE_LIMIT
 from forewarn.workspace.results import OpenView, SymbolInfo

@@ -9,9 +9,10 @@ import pytest
 
 from forewarn import paths, sqlite
 from forewarn.config import Settings
-from forewarn.indexing import store as store_module
+from forewarn.indexing import migrations as index_migrations
 from forewarn.indexing.indexer import Indexer
-from forewarn.indexing.store import IndexStore, identifier_words, query_terms
+from forewarn.indexing.store import IndexStore
+from forewarn.indexing.words import identifier_words, query_terms
 
 FILES = {
     "uploads/s3.py": '''
@@ -113,7 +114,7 @@ def test_query_terms_spell_identifiers_whole_in_parts_and_as_phrases() -> None:
 def test_an_index_from_before_identifier_words_is_rebuilt(tmp_path: Path) -> None:
     path = tmp_path / "index.db"
     conn = sqlite.connect(path)
-    sqlite.migrate(conn, store_module.MIGRATIONS[:2], what="old index")
+    sqlite.migrate(conn, index_migrations.MIGRATIONS[:2], what="old index")
     conn.execute(
         "INSERT INTO files (rel, language, size, mtime_ns, content_hash, status)"
         " VALUES ('a.py', 'python', 1, 1, 'h', 'ok')"

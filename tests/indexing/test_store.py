@@ -8,10 +8,9 @@ from pathlib import Path
 import pytest
 
 from forewarn.indexing.records import Chunk, Import
-from forewarn.indexing.store import (
-    FileContent,
-    FileRecord,
-    IndexStore,
+from forewarn.indexing.store import IndexStore
+from forewarn.indexing.store_records import FileContent, FileRecord
+from forewarn.indexing.words import (
     chunk_words,
     file_chunk_words,
     fts_query,
@@ -83,9 +82,9 @@ def test_fts_query_is_safe_for_any_text() -> None:
 
 
 def test_selective_terms_keeps_the_rarest_within_the_candidate_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    from forewarn.indexing import store as store_module
+    from forewarn.indexing import words as words_module
 
-    monkeypatch.setattr(store_module, "SEARCH_CANDIDATES_MAX", 100)
+    monkeypatch.setattr(words_module, "SEARCH_CANDIDATES_MAX", 100)
     assert selective_terms({"the": 900, "invoice": 3, "ghost": 0, "refund": 40}) == ["invoice", "refund"]
     assert selective_terms({"the": 900, "self": 500}) == ["self"]  # the rarest always, however common
     assert selective_terms({"ghost": 0}) == []
@@ -97,10 +96,10 @@ def test_search_drops_common_words_and_quotes_user_syntax(tmp_path: Path) -> Non
         filler = [chunk(f"f{i}", "function", i, i, f"def f{i}(): return the value\n") for i in range(1, 40)]
         rare = chunk("refund_invoice", "function", 50, 50, "def refund_invoice(): return the money\n")
         s.write([content("a.py", [*filler, rare])])
-        from forewarn.indexing import store as store_module
+        from forewarn.indexing import words as words_module
 
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(store_module, "SEARCH_CANDIDATES_MAX", 10)  # "the" (40 chunks) no longer fits
+            mp.setattr(words_module, "SEARCH_CANDIDATES_MAX", 10)  # "the" (40 chunks) no longer fits
             assert [c.symbol for c, _ in s.search_chunks("refund the value", limit=50)] == ["refund_invoice"]
         assert len(s.search_chunks("refund the value", limit=50)) == 40  # within budget, every match counts
         assert s.search_chunks('refund* OR "NEAR(')[0][0].symbol == "refund_invoice"

@@ -220,7 +220,7 @@ def test_a_file_open_ranks_the_same_from_cached_rows_as_through_the_indexes(
 ) -> None:
     """Neighbour rows come from ``recent_refs``' cache; a file with too many memories is read through the
     indexes instead. Both give the same hits, scores and count left out, the per-file cap included."""
-    from forewarn.memory import store as store_module
+    from forewarn.memory import store_anchored as store_module
 
     root = tmp_path / "ws"
     (root / "pkg").mkdir(parents=True)
@@ -339,7 +339,7 @@ def test_a_query_of_common_words_is_ranked_among_the_newest_matches(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Past the row budget FTS5 would score every match; the search keeps to a window of the newest."""
-    from forewarn.memory import store as store_module
+    from forewarn.memory import store_search as store_module
     from forewarn.memory.lifecycle import event
 
     monkeypatch.setattr(store_module, "MATCH_ROW_BUDGET", 50)

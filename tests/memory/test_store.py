@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from forewarn.errors import ForewarnError
-from forewarn.memory import store as store_module
+from forewarn.memory import store_anchored
 from forewarn.memory.errors import AmbiguousMemoryIdError, MemoryDatabaseCorruptError, MemoryNotFoundError
 from forewarn.memory.records import Anchor, Memory, MemoryFilter
 from forewarn.memory.retrieval import matches_filter
@@ -286,8 +286,8 @@ def test_recent_refs_stay_cached_until_the_database_changes(store: MemoryStore, 
 def test_recent_refs_leave_crowded_files_to_the_indexes_and_stay_bounded(
     store: MemoryStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(store_module, "FILE_REFS_CACHE_FILE_MAX", 3)
-    monkeypatch.setattr(store_module, "FILE_REFS_CACHE_ROWS", 5)
+    monkeypatch.setattr(store_anchored, "FILE_REFS_CACHE_FILE_MAX", 3)
+    monkeypatch.setattr(store_anchored, "FILE_REFS_CACHE_ROWS", 5)
     for k, file in enumerate(["a.py", "a.py", "b.py", "b.py", "c.py", "c.py", "c.py", "d.py", "d.py", "d.py", "d.py"]):
         store.insert(make(f"note {k}", at=T0 + k, anchor=Anchor(file, "f")))
     got = store.recent_refs(["a.py", "b.py", "d.py"])

@@ -1,0 +1,119 @@
+"""The index database's schema: its append-only migrations (the index is a cache, rebuilt when damaged)."""
+
+from __future__ import annotations
+
+from forewarn import sqlite
+
+MIGRATIONS = [
+    sqlite.Migration(
+        "m001_initial",
+        """
+        CREATE TABLE files (
+            id INTEGER PRIMARY KEY,
+            rel TEXT NOT NULL UNIQUE,
+            language TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            content_hash TEXT NOT NULL,
+            status TEXT NOT NULL,   -- ok | errors (parsed with syntax errors) | skipped
+            reason TEXT             -- why skipped
+        );
+        CREATE TABLE chunks (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: new rows of a batch are the ids above its start
+            file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            symbol TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            start_line INTEGER NOT NULL,
+            end_line INTEGER NOT NULL,
+            start_byte INTEGER NOT NULL,
+            end_byte INTEGER NOT NULL,
+            signature TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            text TEXT NOT NULL,
+            part INTEGER NOT NULL,
+            words TEXT NOT NULL     -- identifier_words: "user name" finds getUserName
+        );
+        CREATE INDEX chunks_by_file ON chunks(file_id, symbol);
+        -- unicode61 treats "_" as a separator, so snake_case names are searchable by their parts
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(
+            symbol, text, words, content='chunks', content_rowid='id', tokenize='unicode61'
+        );
+        CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
+            INSERT INTO chunks_fts(chunks_fts, rowid, symbol, text, words)
+            VALUES ('delete', old.id, old.symbol, old.text, old.words);
+        END;
+        CREATE TABLE defs (
+            file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            category TEXT NOT NULL,
+            line INTEGER NOT NULL,
+            symbol TEXT NOT NULL,
+            signature TEXT NOT NULL
+        );
+        CREATE INDEX defs_by_file ON defs(file_id);
+        CREATE INDEX defs_by_name ON defs(name);
+        CREATE TABLE refs (
+            file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            count INTEGER NOT NULL
+        );
+        CREATE INDEX refs_by_file ON refs(file_id);
+        CREATE TABLE imports (
+            file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            spec TEXT NOT NULL,
+            line INTEGER NOT NULL,
+            names TEXT NOT NULL     -- tab-separated (names never hold tabs)
+        );
+        CREATE INDEX imports_by_file ON imports(file_id);
+        CREATE TABLE edges (
+            src_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            dst_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            PRIMARY KEY (src_id, dst_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX edges_by_dst ON edges(dst_id);
+        """,
+    ),
+    # FTS holds each chunk's own text (m001 indexed a class's methods again inside it, and a split
+    # definition twice). Contentless: the text is in chunks already, and a row is deleted by giving FTS5
+    # the values it indexed, which fts_texts recomputes from the chunk rows (no trigger can). The index
+    # is a cache: emptying it makes the next run a cold index that fills the new table.
+    sqlite.Migration(
+        "m002_fts_own_text",
+        """
+        DROP TRIGGER chunks_fts_delete;
+        DROP TABLE chunks_fts;
+        DELETE FROM files;
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(symbol, text, words, content='', tokenize='unicode61');
+        -- how many chunks hold each term: search drops the common ones before matching
+        CREATE VIRTUAL TABLE chunks_fts_terms USING fts5vocab(chunks_fts, 'row');
+        """,
+    ),
+    # words hold what identifier_words gives (camelCase parts and now snake_case names whole too): rows
+    # written before lack the whole names, so the next run indexes every file again
+    sqlite.Migration(
+        "m003_identifier_words",
+        """
+        DROP TABLE chunks_fts_terms;
+        DROP TABLE chunks_fts;
+        DELETE FROM files;
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(symbol, text, words, content='', tokenize='unicode61');
+        CREATE VIRTUAL TABLE chunks_fts_terms USING fts5vocab(chunks_fts, 'row');
+        """,
+    ),
+    # generations: each run that changes the index is one; a file remembers the one that last changed it
+    # and removals (deletions, renames) are logged, so whoever reconciles memories with the code (any
+    # process, any time later) asks "what changed since generation N" instead of relying on being told.
+    # The epoch names this database: a rebuilt index is a new epoch, and memories are then checked whole.
+    sqlite.Migration(
+        "m004_generations",
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT INTO meta (key, value) VALUES ('epoch', lower(hex(randomblob(8)))), ('generation', '0'),
+            ('complete', '0'), ('removed_floor', '0');
+        ALTER TABLE files ADD COLUMN gen INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX files_by_gen ON files(gen);
+        CREATE TABLE removed (gen INTEGER NOT NULL, rel TEXT NOT NULL, renamed_to TEXT);
+        CREATE INDEX removed_by_gen ON removed(gen);
+        """,
+    ),
+]
