@@ -25,12 +25,12 @@ from forewarn.mcp.hooks.events import HOST_LABELS, Edit, HookEvent
 from forewarn.mcp.hooks.session import MAX_NOTE_CHARS, MAX_SUMMARY_CHARS, EditNote, SessionState
 from forewarn.memory.records import MemoryFilter
 from forewarn.memory.vocabulary import MemorySource, MemoryStatus, MemoryType
+from forewarn.workspace.agents import MAX_PENDING_AGENT_SUGGESTIONS  # one queue, one bound: MCP's and the hooks'
 from forewarn.workspace.engine import Workspace
 
 log = logging.getLogger(__name__)
 
 MAX_CAPTURES_PER_SESSION = 10  # a session that "learns" more than this is thrashing, not learning
-MAX_PENDING_AGENT_SUGGESTIONS = 200  # agent suggestions waiting for review; past it a person is not keeping up
 MAX_COMMAND_KEY_CHARS = 300
 MIN_PREFIX_WORDS = 2  # ``pytest tests/a.py`` and ``pytest tests/a.py -x`` are one command; ``git`` is not ``git add``
 MAX_FILE_BYTES = 2_000_000  # a file searched for an edit's new text; past this an edit there counts file-wide
