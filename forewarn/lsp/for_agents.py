@@ -43,6 +43,7 @@ PLACE_MAX_CHARS = 300  # the file and symbol a note is about: real ones are far 
 # commands that only a person may run: they accept, dismiss or settle what others proposed, or revive a memory
 PERSON_ONLY_COMMANDS = frozenset(
     {
+        convert.CMD_ACCEPT,  # "a person used this memory": reinforces it, a ranking signal an agent must not move
         convert.CMD_ACCEPT_SUGGESTION,
         convert.CMD_DISMISS_SUGGESTION,
         convert.CMD_RESOLVE_CONFLICT,

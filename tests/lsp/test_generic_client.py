@@ -98,6 +98,11 @@ async def code_actions(client: LanguageClient, uri: str, diags: list[types.Diagn
     return answer
 
 
+def memories(root: Path) -> list[Any]:
+    with Workspace.open(root, embedder=None) as ws:
+        return ws.list_memories()
+
+
 def suggestions(root: Path) -> list[Any]:
     with Workspace.open(root, embedder=None) as ws:
         return ws.suggestions()
@@ -137,6 +142,11 @@ async def test_it_is_offered_nothing_a_person_decides(client: LanguageClient, se
         with pytest.raises(JsonRpcException, match="for a person in an interactive editor"):
             await run(client, command, id=suggestion.id)
     assert suggestions(seeded)[0].status == MemoryStatus.SUGGESTED  # still waiting
+    # "a person used this memory" reinforces it (access count, a ranking signal): not an agent's to say
+    (vetted,) = [m for m in memories(seeded) if m.text == ROUNDING]
+    with pytest.raises(JsonRpcException, match="for a person in an interactive editor"):
+        await run(client, "forewarn.accept", id=vetted.id)
+    assert next(m for m in memories(seeded) if m.id == vetted.id).access_count == vetted.access_count
 
 
 async def test_its_writes_wait_for_a_person_and_name_it(client: LanguageClient, seeded: Path) -> None:
