@@ -14,7 +14,8 @@ A definition is followed by identity, not by position:
    became ``helper``; one more ``@overload`` stub pushed the implementation from ``f#3`` to ``f#4``);
 3. its symbol still there and not taken by another definition's exact match: the same definition,
    really changed: ``stale`` (a contested one too), with a short diff against the code it was written (or
-   confirmed) on;
+   confirmed) on. Memories of one symbol written on different versions of its code (or imported without it)
+   are one definition: each version is checked on its own, none takes the symbol from the others;
 4. otherwise it vanished here: the most similar definition (tokens, names aligned) among the
    changed files, above ``SIMILARITY_MIN`` and clear of the runner-up, is it (renamed and edited,
    moved to another file, ``git mv`` plus an edit): re-anchored, stale when its syntax changed;
@@ -83,10 +84,21 @@ class _Run:
     at: str
     report: ReconcileReport
     parsed: dict[str, dict[str, Chunk] | None] = field(default_factory=dict)
-    claimed: set[tuple[str, str]] = field(default_factory=set)  # (file, symbol) some definition was matched to
+    # (file, symbol) some definition was matched to -> the anchor (file, symbol) whose memories took it
+    claimed: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
     snapshots: list[tuple[str, str, str]] = field(default_factory=list)
     known: dict[str, set[str]] = field(default_factory=dict)  # symbols files had when last looked at
     symbols_now: dict[str, list[str]] = field(default_factory=dict)  # files found holding memories: their symbols
+
+    def claim(self, g: _Group, rel: str, symbol: str) -> None:
+        self.claimed[(rel, symbol)] = (g.file, g.symbol)
+
+    def taken(self, g: _Group, rel: str, symbol: str) -> bool:
+        """Whether another definition was matched to ``symbol`` of ``rel``. Memories of one anchor written on
+        different versions of its code (or imported without it) form several groups of one definition: one
+        group's match does not take it from the others."""
+        by = self.claimed.get((rel, symbol))
+        return by is not None and by != (g.file, g.symbol)
 
     def chunks(self, rel: str) -> dict[str, Chunk] | None:
         """The file's definitions with syntax hashes, parsed from disk once per run (None: not parseable)."""
@@ -247,7 +259,7 @@ def _reconcile_file(run: _Run, rel: str) -> list[_Group]:
     for g in groups:  # 1. same symbol, same bytes
         c = index_chunks.get(g.symbol)
         if c is not None and g.content_hash is not None and c.content_hash == g.content_hash:
-            run.claimed.add((rel, g.symbol))
+            run.claim(g, rel, g.symbol)
             for m in g.memories:
                 _settle(run, m, rel, c.symbol, c.start_line, c.end_line, c.content_hash, changed=False)
             if g.syntax is None:  # from before m007: remember its code now that it is known unchanged
@@ -266,12 +278,12 @@ def _reconcile_file(run: _Run, rel: str) -> list[_Group]:
             c
             for c in parsed.values()
             if (c.syntax_hash == g.syntax if g.syntax is not None else c.content_hash == g.content_hash)
-            and (rel, c.symbol) not in run.claimed
+            and not run.taken(g, rel, c.symbol)
         ]
         target = _pick_exact(g.symbol, same)
         if target is None:
             continue
-        run.claimed.add((rel, target.symbol))
+        run.claim(g, rel, target.symbol)
         _follow(run, g, rel, target, changed=False, how=SAME_CODE)
         exact_done.append(g)
     lost: list[_Group] = []
@@ -279,10 +291,10 @@ def _reconcile_file(run: _Run, rel: str) -> list[_Group]:
         if g in exact_done:
             continue
         c = parsed.get(g.symbol)
-        if c is not None and (rel, g.symbol) not in run.claimed:  # 3. same definition, really changed
+        if c is not None and not run.taken(g, rel, g.symbol):  # 3. same definition, really changed
             if g.code is not None and (_base(g.symbol) != g.symbol or _has_namesakes(g.symbol, parsed)):
                 c = _best_similar(run, g, [x for x in parsed.values() if _base(x.symbol) == _base(g.symbol)], rel) or c
-            run.claimed.add((rel, c.symbol))
+            run.claim(g, rel, c.symbol)
             _follow(run, g, rel, c, changed=True, how="similar code")
         else:
             lost.append(g)
@@ -294,7 +306,7 @@ def _find_elsewhere(run: _Run, g: _Group, files: Sequence[str]) -> None:
     pool: list[tuple[str, Chunk]] = []
     for rel in files:
         for c in (run.chunks(rel) or {}).values():
-            if (rel, c.symbol) not in run.claimed and c.kind != "module":
+            if not run.taken(g, rel, c.symbol) and c.kind != "module":
                 pool.append((rel, c))
     # by similarity only a definition under its old name, or under a name new to its file (a rename): one that
     # was already there is another definition, however alike (short functions look alike)
@@ -309,14 +321,14 @@ def _find_elsewhere(run: _Run, g: _Group, files: Sequence[str]) -> None:
         pick = named if len(named) == 1 else exact if len(exact) == 1 else []
         if pick:
             rel, c = pick[0]
-            run.claimed.add((rel, c.symbol))
+            run.claim(g, rel, c.symbol)
             _follow(run, g, rel, c, changed=False, how=SAME_CODE)
             return
     if g.code is not None:
         best = _most_similar(g, similar_pool)
         if best is not None:
             (rel, c), score = best
-            run.claimed.add((rel, c.symbol))
+            run.claim(g, rel, c.symbol)
             _follow(run, g, rel, c, changed=c.syntax_hash != g.syntax, how="similar code", similarity=score)
             return
     for m in g.memories:
@@ -335,7 +347,7 @@ def _pick_exact(symbol: str, same: list[Chunk]) -> Chunk | None:
 
 
 def _best_similar(run: _Run, g: _Group, chunks: list[Chunk], rel: str) -> Chunk | None:
-    best = _most_similar(g, [(rel, c) for c in chunks if (rel, c.symbol) not in run.claimed], margin=0.0, floor=0.0)
+    best = _most_similar(g, [(rel, c) for c in chunks if not run.taken(g, rel, c.symbol)], margin=0.0, floor=0.0)
     return best[0][1] if best is not None else None
 
 

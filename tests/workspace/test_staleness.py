@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -444,3 +445,101 @@ def test_a_memory_on_an_overloaded_name_anchors_to_the_implementation(root: Path
     loop = "        for param in callback:"
     write(root, "core.py", OVERLOADED.replace(loop, "        callback = list(callback)\n" + loop))
     assert m.memory.id in ws.reindex().memories.stale
+
+
+# ---------------------------------------------------------------- one symbol, memories of several versions of it
+
+CENTS = "total = (amount * 100)  # cents"
+
+
+def anchored_to(ws: Workspace, memory_id: str) -> tuple[str | None, MemoryStatus]:
+    got = ws.get(memory_id)
+    return (got.anchor.symbol if got.anchor is not None else None), got.status
+
+
+def two_versions(repo: Repo, ws: Workspace) -> tuple[str, str]:
+    """One memory written on ``charge`` as committed, another after an edit made the first stale."""
+    ws.reindex()
+    first = ws.remember("charge works in cents", type="gotcha", file="pay.py", symbol="charge").memory
+    repo.edit("pay.py", CENTS, "total = amount * 1000")
+    repo.commit("mills")
+    bump(repo.root / "pay.py")
+    ws.reindex()
+    second = ws.remember("charge works in mills now", type="gotcha", file="pay.py", symbol="charge").memory
+    return first.id, second.id
+
+
+def test_memories_written_on_two_versions_of_a_symbol_both_stay_on_it(repo: Repo) -> None:
+    """Another edit makes both stale, neither orphaned; the code back to what one was written on revives that one."""
+    with Workspace.open(repo.root, embedder=None) as ws:
+        first, second = two_versions(repo, ws)
+        repo.edit("pay.py", "total = amount * 1000", "total = amount * 10_000")
+        bump(repo.root / "pay.py")
+        report = ws.reindex().memories
+        assert report.orphaned == []
+        assert anchored_to(ws, first) == anchored_to(ws, second) == ("charge", MemoryStatus.STALE)
+        repo.git("checkout", "HEAD~1", "--", "pay.py")  # the code the first was written on
+        bump(repo.root / "pay.py")
+        ws.reindex()
+        assert anchored_to(ws, first) == ("charge", MemoryStatus.ACTIVE)
+        assert anchored_to(ws, second) == ("charge", MemoryStatus.STALE)
+        repo.git("checkout", "HEAD", "--", "pay.py")  # the second's
+        bump(repo.root / "pay.py")
+        ws.reindex()
+        assert anchored_to(ws, first) == ("charge", MemoryStatus.STALE)
+        assert anchored_to(ws, second) == ("charge", MemoryStatus.ACTIVE)
+        assert "orphaned" not in kinds(ws, first) + kinds(ws, second)
+
+
+@pytest.mark.parametrize("content_hash", [None, "f" * 64], ids=["no-hash", "a-teammates-hash"])
+def test_an_imported_memory_without_code_and_a_typed_one_share_a_symbol(
+    repo: Repo, tmp_path: Path, content_hash: str | None
+) -> None:
+    """An imported memory has no code remembered here (its hash: none, or another checkout's): a version of its own."""
+    anchor = {"file": "pay.py", "symbol": "charge", **({"content_hash": content_hash} if content_hash else {})}
+    line = {
+        "id": "01JEEEEEEEEEEEEEEEEEEEEE01", "type": "gotcha", "anchor": anchor, "text": "charge rounds half up",
+        "created_at": "2025-06-01T09:00:00Z", "updated_at": "2025-06-01T09:00:00Z", "status": "active",
+        "source": "user", "confidence": 1.0, "tags": [], "events": [],
+    }  # fmt: skip
+    shared = tmp_path / "team.jsonl"
+    shared.write_text(json.dumps({"format": "forewarn-memories", "version": 1}) + "\n" + json.dumps(line) + "\n")
+    with Workspace.open(repo.root, embedder=None) as ws:
+        ws.reindex()
+        assert ws.import_(shared, embed=False, accept=True).added == 1
+        typed = ws.remember("charge works in cents", type="gotcha", file="pay.py", symbol="charge").memory
+        assert anchored_to(ws, line["id"]) == anchored_to(ws, typed.id) == ("charge", MemoryStatus.ACTIVE)
+        repo.edit("pay.py", CENTS, "total = amount * 1000")
+        bump(repo.root / "pay.py")
+        assert ws.reindex().memories.orphaned == []
+        assert anchored_to(ws, line["id"]) == anchored_to(ws, typed.id) == ("charge", MemoryStatus.STALE)
+
+
+def test_review_leaves_memories_of_two_versions_of_a_symbol_anchored(repo: Repo) -> None:
+    from forewarn.workspace.review import Reason, review
+
+    with Workspace.open(repo.root, embedder=None) as ws:
+        first, second = two_versions(repo, ws)
+        repo.git("checkout", "-q", "-b", "feature")
+        repo.edit("pay.py", "total = amount * 1000", "total = amount * 1000 + 1")
+        repo.commit("feature")
+        bump(repo.root / "pay.py")
+        items = {i.memory.id: i for i in review(ws, "main").items}
+        assert Reason.DELETED not in items[first].reasons and Reason.DELETED not in items[second].reasons
+        assert anchored_to(ws, first) == anchored_to(ws, second) == ("charge", MemoryStatus.STALE)
+
+
+def test_a_symbol_really_deleted_orphans_the_memories_of_each_of_its_versions(repo: Repo) -> None:
+    """Gone: both orphaned. Back as it was when the second was written: both on it again, the first stale."""
+    with Workspace.open(repo.root, embedder=None) as ws:
+        first, second = two_versions(repo, ws)
+        text = (repo.root / "pay.py").read_text(encoding="utf-8")
+        repo.write("pay.py", text[: text.index("def charge(")].rstrip() + "\n")
+        bump(repo.root / "pay.py")
+        assert set(ws.reindex().memories.orphaned) == {first, second}
+        assert anchored_to(ws, first) == anchored_to(ws, second) == ("charge", MemoryStatus.ORPHANED)
+        repo.git("checkout", "--", "pay.py")
+        bump(repo.root / "pay.py")
+        assert set(ws.reindex().memories.revived) == {first, second}
+        assert anchored_to(ws, first) == ("charge", MemoryStatus.STALE)
+        assert anchored_to(ws, second) == ("charge", MemoryStatus.ACTIVE)
