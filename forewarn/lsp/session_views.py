@@ -1,0 +1,283 @@
+"""What a file shows and what a hover shows: a folder's diagnostics records, its shown suggestions (cached) and
+the hover's resolved symbol, its memories and importance.
+
+Part of :class:`forewarn.lsp.session.FolderSession` (a mixin: the session's ``__init__`` sets the state declared
+here). Every method blocks and runs on the server's worker threads.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from forewarn.lsp import convert
+from forewarn.lsp.convert import HOVER_NOTHING, DiagnosticHit, FileView, HoverView, Importance, Span
+from forewarn.lsp.session_guard import _refusing_damage
+from forewarn.memory.errors import MemoryDatabaseCorruptError
+from forewarn.memory.records import Memory
+from forewarn.memory.vocabulary import ANCHORED_STATUSES, MemoryStatus
+from forewarn.workspace import lessons
+from forewarn.workspace.lessons import Lesson
+from forewarn.workspace.limits import PROACTIVE_LIMIT
+from forewarn.workspace.symbols import SymbolLookup, base_symbol, memories_of
+
+if TYPE_CHECKING:
+    from forewarn.workspace.engine import Workspace
+
+log = logging.getLogger("forewarn.lsp.session")  # the session's logger, as before the split
+
+# a definition with no memories gets a hover only when its file ranks in this top share by PageRank (and
+# others use it): "this is central code" is worth a popup, "rank 812 of 2,700" is not
+IMPORTANT_FILES_SHARE = 0.1
+SUGGESTIONS_PER_FILE = 3  # mined suggestions shown on one open: a hot file's hundreds wait in the review command
+SUGGESTION_CACHE_FILES = 1_000  # files whose shown suggestions are kept between opens (a few records each)
+
+
+class SessionViews:
+    """Diagnostics and hover answers of one folder (part of ``FolderSession``)."""
+
+    uri: str
+    engine: Workspace | None
+    damage: MemoryDatabaseCorruptError | None
+    full_index_running: threading.Event
+    _suggested: dict[str, list[Memory]]
+    _suggested_generation: int
+    _data_version: int | None
+
+    if TYPE_CHECKING:
+
+        def _engine(self) -> Workspace: ...
+        def uri_of(self, rel: str) -> str: ...
+
+    # ------------------------------------------------------------ what a file shows
+
+    def file_hits(self, rel: str, text: str | None, dirty: bool = False) -> list[DiagnosticHit]:
+        """The memories to show on ``rel``, placed on their current spans."""
+        return self.file_view(rel, text, dirty).hits
+
+    @_refusing_damage(lambda: FileView("", []))
+    def file_view(self, rel: str, text: str | None, dirty: bool = False) -> FileView:
+        """What an open of ``rel`` shows: one entry per lesson, best first, on current spans; how many more."""
+        engine = self.engine
+        if engine is None:
+            return FileView(rel, [])
+        unchecked = False
+        if self.full_index_running.is_set():
+            hits, more = self._own_memories(rel)  # the graph waits for the index; the file's own lessons need not
+        else:
+            view = engine.open_view(rel, limit=PROACTIVE_LIMIT, text=text)
+            hits, more, unchecked = view.hits, view.more, view.neighbours_unchecked
+        live = _buffer_spans(rel, text) if dirty and text is not None else None
+        out = [self._lesson_hit(rel, lesson, live) for lesson in lessons.group(hits)]
+        contested = [h.memory.id for h in out if h.memory.status == MemoryStatus.CONTESTED and h.neighbour is None]
+        if contested:  # each names what it is contested with, so both texts show on either
+            partners = engine.contested_with(contested)
+            out = [replace(h, contested=tuple(partners.get(h.memory.id, ()))) if not h.neighbour else h for h in out]
+        suggested = self._suggestions_shown(engine, rel)
+        hints = [DiagnosticHit(m, self._span(rel, m.anchor, live)) for m in suggested[:SUGGESTIONS_PER_FILE]]
+        return FileView(rel, out, more, hints, len(suggested) > SUGGESTIONS_PER_FILE, unchecked)
+
+    def _lesson_hit(self, rel: str, lesson: Lesson, live: dict[str, tuple[int, int]] | None) -> DiagnosticHit:
+        """One lesson as a diagnostic's record: where its best memory shows in ``rel`` and where the rest sit."""
+        first, *others = lesson.hits
+        if lesson.file_wide:
+            distinct = tuple(h.memory for h in lesson.distinct())
+            return DiagnosticHit(first.memory, Span(self.uri_of(rel), rel, None, None, None), summary=distinct[1:])
+        also = tuple((h.memory, self._home(rel, h, live)) for h in others)
+        if first.relation == "file":
+            return DiagnosticHit(first.memory, self._span(rel, first.memory.anchor, live), also=also)
+        anchor = first.memory.anchor
+        there = self._span(anchor.file, anchor, None) if anchor else Span(self.uri, "", None, None, None)
+        return DiagnosticHit(first.memory, Span(self.uri_of(rel), rel, None, first.line, first.line), there, also=also)
+
+    def _home(self, rel: str, hit: Any, live: dict[str, tuple[int, int]] | None) -> Span:
+        """Where a memory sits: its span in ``rel`` (the buffer's, while edited), or its anchor in its own file."""
+        anchor = hit.memory.anchor
+        if hit.relation == "file" or anchor is None:
+            return self._span(rel, anchor, live)
+        return self._span(anchor.file, anchor, None)
+
+    def _suggestions_shown(self, engine: Workspace, rel: str) -> list[Memory]:
+        """The best suggestions on ``rel``, one more than an open shows (so it can say there are more); cached."""
+        cached = self._suggested.get(rel)
+        if cached is not None:
+            return cached
+        generation = self._suggested_generation
+        found = engine.suggestions(rel, limit=SUGGESTIONS_PER_FILE + 1)
+        if generation == self._suggested_generation:  # nothing changed meanwhile: safe to keep
+            if len(self._suggested) >= SUGGESTION_CACHE_FILES:
+                self._suggested.clear()
+            self._suggested[rel] = found
+        return found
+
+    def drop_cached(self) -> None:
+        """Memories may have changed (a write, the CLI, indexing, mining): the next open asks the store again."""
+        self._suggested_generation += 1
+        self._suggested.clear()
+
+    @_refusing_damage(lambda: False)
+    def memories_changed_elsewhere(self) -> bool:
+        """True once after another process (the CLI, a second editor) committed to the memory database."""
+        if self.engine is None:
+            return False
+        version = self.engine.store.data_version()
+        changed = self._data_version is not None and version != self._data_version
+        self._data_version = version
+        return changed
+
+    def _own_memories(self, rel: str) -> tuple[list[Any], int]:
+        """The file's own memories, straight from the memory store, best first; and how many the limit left out."""
+        from forewarn.memory.retrieval import ProactiveHit, rank_anchored
+
+        own = rank_anchored(self._engine().store.anchored_to_files([rel]), time.time())
+        return [ProactiveHit(m, 0.0, "file") for m in own[:PROACTIVE_LIMIT]], max(0, len(own) - PROACTIVE_LIMIT)
+
+    def _span(self, rel: str, anchor: Any, live: dict[str, tuple[int, int]] | None) -> Span:
+        if anchor is None or anchor.symbol is None:
+            return Span(self.uri_of(rel), rel, None, None, None)
+        if live is not None and anchor.symbol in live:
+            start, end = live[anchor.symbol]
+            return Span(self.uri_of(rel), rel, anchor.symbol, start, end)
+        return Span(self.uri_of(rel), rel, anchor.symbol, anchor.start_line, anchor.end_line)
+
+    # ------------------------------------------------------------ hover and code actions
+
+    @_refusing_damage(lambda: None)
+    def symbol_at(self, rel: str, line: int) -> str | None:
+        if self.engine is None or self.full_index_running.is_set():
+            return None  # code spans wait for the index; answering without one beats blocking
+        chunk = self.engine.indexer.chunk_at(rel, line)
+        return chunk.symbol if chunk is not None and chunk.kind != "module" else None
+
+    @_refusing_damage(lambda: HOVER_NOTHING)
+    def symbol_info(self, rel: str, line: int, char: int, text: str | None, encoding: str = "utf-16") -> HoverView:
+        """What a hover at ``line`` (1-based), ``char`` (``encoding`` units) shows: the symbol under the cursor
+        resolved to its definition (itself, or what a reference names), its memories (best first, all of them),
+        its file's importance when worth telling, and for stale memories what changed in their code."""
+        if self.engine is None:
+            return HOVER_NOTHING
+        if self.full_index_running.is_set():
+            return self._symbol_info_from_anchors(rel, line, char, text, encoding)
+        engine = self.engine
+        text = text if text is not None else _read_source(engine.root / rel, engine.settings.index.max_file_bytes)
+        target = self._symbols(engine).resolve(rel, text, line, char, encoding) if text is not None else None
+        if target is None:
+            return HOVER_NOTHING  # a blank, a keyword, a comment or string, or nothing it could be resolved to
+        memories = memories_of(engine.store, target, engine.clock())
+        scores, positions = engine.graph.file_ranks()
+        rank = positions.get(target.file)
+        importance = Importance(rank, len(scores), engine.graph.dependents_count(target.file)) if rank else None
+        if not memories and not (target.definition and importance and _worth_telling(importance)):
+            return HOVER_NOTHING  # a use of something with nothing remembered: no popup at all
+        symbol = base_symbol(target.symbol) if target.symbol else target.file  # a module: its file; no ``#3``
+        where = target.file if target.file != rel else None
+        at = (target.line, target.start_char, target.end_char)
+        return HoverView(symbol, memories, importance, where, at, self._changes(memories))
+
+    def _symbols(self, engine: Workspace) -> SymbolLookup:
+        """This engine's symbol lookup (a new engine after a settings change has its own)."""
+        return engine.symbol_lookup
+
+    def _changes(self, memories: list[Memory]) -> dict[str, str]:
+        """For each stale memory a hover shows, what changed in its code since it was written or confirmed
+        (the short diff staleness keeps in its history), when known."""
+        engine = self._engine()
+        shown = [m for m in memories[: convert.HOVER_MEMORIES] if m.status == MemoryStatus.STALE]
+        return {m.id: diff for m in shown if (diff := engine.stale_diff(m.id))}
+
+    def _symbol_info_from_anchors(self, rel: str, line: int, char: int, text: str | None, encoding: str) -> HoverView:
+        """While the first index runs the code index is busy: answer from the spans stored with the
+        memories (the innermost one holding ``line``), without importance, when the cursor is on that
+        symbol's name; nothing elsewhere."""
+        holding = [
+            (m, a)
+            for m in self._engine().store.anchored_to_files([rel])
+            if (a := m.anchor) is not None
+            and a.symbol
+            and a.start_line is not None
+            and a.start_line <= line <= (a.end_line or a.start_line)
+        ]
+        if not holding or text is None:
+            return HOVER_NOTHING
+        _, innermost = min(holding, key=lambda ma: (ma[1].end_line or 0) - (ma[1].start_line or 0))
+        symbol = innermost.symbol
+        lines = text.split("\n")
+        word = _word_at(lines[line - 1], char, encoding) if line <= len(lines) else None
+        if symbol is None or word != _mention_name(innermost):
+            return HOVER_NOTHING
+        same = [m for m, a in holding if a.symbol == symbol and m.status in ANCHORED_STATUSES]
+        from forewarn.memory.retrieval import rank_anchored
+
+        return HoverView(base_symbol(symbol), rank_anchored(same, time.time()), None)
+
+
+# ---------------------------------------------------------------- helpers (pure)
+
+
+def _buffer_spans(rel: str, text: str) -> dict[str, tuple[int, int]] | None:
+    """Current symbol spans of an edited, unsaved buffer, by parsing it (None if unsupported)."""
+    from forewarn.indexing.languages import language_for_path
+    from forewarn.indexing.parse import parse_source
+
+    spec = language_for_path(rel)
+    if spec is None:
+        return None
+    try:
+        parsed = parse_source(rel, text.encode("utf-8", "surrogatepass"), spec)
+    except Exception:  # a half-typed buffer must never break diagnostics
+        log.debug("parsing the buffer of %s failed", rel, exc_info=True)
+        return None
+    spans: dict[str, tuple[int, int]] = {}
+    for chunk in parsed.chunks:
+        if chunk.symbol in spans:
+            start, end = spans[chunk.symbol]
+            spans[chunk.symbol] = (min(start, chunk.start_line), max(end, chunk.end_line))
+        else:
+            spans[chunk.symbol] = (chunk.start_line, chunk.end_line)
+    return spans
+
+
+def _read_source(path: Path, max_bytes: int) -> str | None:
+    """A file the editor has not opened, as text (None when unreadable or over the index's size limit)."""
+    try:
+        if path.stat().st_size > max_bytes:
+            return None
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _worth_telling(importance: Importance) -> bool:
+    """Whether a definition with no memories still earns a hover: its file is among the workspace's most
+    important (``IMPORTANT_FILES_SHARE``) and other files use it."""
+    top = max(1, math.ceil(importance.files * IMPORTANT_FILES_SHARE))
+    return importance.rank <= top and importance.dependents > 0
+
+
+def _word_at(line: str, char: int, encoding: str) -> str | None:
+    """The identifier-like word at column ``char`` (``encoding`` units) of ``line``, or None."""
+    if encoding == "utf-16":
+        char = len(line.encode("utf-16-le", "surrogatepass")[: 2 * char].decode("utf-16-le", "replace"))
+    elif encoding == "utf-8":
+        char = len(line.encode("utf-8", "surrogatepass")[:char].decode("utf-8", "replace"))
+    if not 0 <= char < len(line) or not (line[char].isalnum() or line[char] in "_$"):
+        return None
+    start, end = char, char
+    while start > 0 and (line[start - 1].isalnum() or line[start - 1] in "_$"):
+        start -= 1
+    while end < len(line) and (line[end].isalnum() or line[end] in "_$"):
+        end += 1
+    return line[start:end]
+
+
+def _mention_name(anchor: Any) -> str | None:
+    """What a file that depends on the anchor would write: the symbol's last part, or the module name."""
+    if anchor.symbol and anchor.symbol != "<module>":
+        return base_symbol(str(anchor.symbol)).rsplit(".", 1)[-1]
+    stem = Path(anchor.file).stem
+    return stem if stem not in ("__init__", "index", "mod", "main") else Path(anchor.file).parent.name or None
