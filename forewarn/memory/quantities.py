@@ -74,7 +74,7 @@ class Bound(Enum):
     EXACTLY = "="
     AT_MOST = "<="
     AT_LEAST = ">="
-    NOT = "!"  # negated "exactly": says what it is not, so never a changed value
+    NOT = "!"  # negated "exactly": says what it is not, so a changed value only against that very amount
 
 
 _TURNED = {Bound.AT_MOST: Bound.AT_LEAST, Bound.AT_LEAST: Bound.AT_MOST, Bound.EXACTLY: Bound.NOT, Bound.NOT: Bound.NOT}
@@ -627,6 +627,8 @@ def _same_amount(q: Quantity, r: Quantity) -> bool:
 
 
 def _agree(q: Quantity, r: Quantity) -> bool:
+    if {q.bound, r.bound} == {Bound.NOT, Bound.EXACTLY}:
+        return not _same_amount(q, r)  # "NOT 15 minutes" denies the "15 min" the other states
     if Bound.NOT in (q.bound, r.bound):
         return True
     if {q.bound, r.bound} == {Bound.AT_MOST, Bound.AT_LEAST}:

@@ -65,6 +65,7 @@ _DOMINANCE = frozenset(
     )
 )  # fmt: skip
 _DOMINANCE_FILLER = frozenset(("over", "the", "a", "precedence", "priority", "against", "takes", "take", "has"))
+_NAME_PARTS_RE = re.compile(r"[./]")  # "webpack.config.js", "config/webpack": a name's parts
 SIDE_WORDS = 2  # "env vars override the file": this many words on each side name what wins and what loses
 _CAPITALISED_RE = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z][\w.\-]*[A-Z][\w.\-]*|[A-Z][\w.\-]+)")
 
@@ -136,14 +137,14 @@ def _removals(c: Claim, anchor: frozenset[str]) -> list[set[str]]:
             and (not after or tokens[after[0]] in ("out", "in", "since", "after", "as", "with", "now", "entirely"))
         )
         if state or event or no_longer or telegraphic:
-            out.append({x for j in before if (x := _thing(c, anchor, j))})
+            out.append({x for j in before for x in _things(c, anchor, j)})
             continue
         for phrase in _REMOVED_BEFORE:
             k = len(phrase)
             subject = not before or tokens[before[0]] in ("and", "so", "we") or mention(tokens[before[0]], anchor)[0]
             if tuple(tokens[i : i + k]) == phrase and subject:  # "Mailer moved off Sendgrid to Postmark"
                 rest = after[k - 1 :]
-                out.append({x for j in rest[: SIDE_WORDS + 1] if (x := _thing(c, anchor, j))})
+                out.append({x for j in rest[: SIDE_WORDS + 1] for x in _things(c, anchor, j)})
     return [w for w in out if w]
 
 
@@ -153,6 +154,16 @@ def _thing(c: Claim, anchor: frozenset[str], j: int) -> str:
         return ""
     s = stem(t)
     return s if s in c.content else ""
+
+
+def _things(c: Claim, anchor: frozenset[str], j: int) -> set[str]:
+    """What a word names as gone: its stem, and for a file or dotted name the tool or thing it is named
+    after ("webpack.config.js is unused": webpack's config, so webpack)."""
+    out = {x} if (x := _thing(c, anchor, j)) else set()
+    parts = _NAME_PARTS_RE.split(c.tokens[j])
+    if len(parts) > 1 and not mention(c.tokens[j], anchor)[0]:
+        out.update(s for p in parts if _topic_word(p) and (s := stem(p)) in c.content and s not in _GENERIC)
+    return out
 
 
 def _topic_word(token: str) -> bool:

@@ -10,7 +10,11 @@ the same spelling, so both sides are read in one vocabulary first:
 - a possessive is its name ("Postmark's batch API" → postmark);
 - an abbreviation is its word ("conns" → connections, "txn" → transaction, "biz" → business, "w/" → with);
   filler ("btw", "fyi") is dropped;
-- a thousands suffix is the number ("10k" → 10000, "1.5k" → 1500); "3x" beside no comparative is "3 times".
+- a thousands suffix is the number ("10k" → 10000, "1.5k" → 1500); "3x" beside no comparative is "3 times";
+- a glob is the name it matches ("the ratelimit:* keys" → "the ratelimit keys"), and "now" inside a formula
+  ("exp < now - 30s", "now()") is the clock, not a date ("current_time");
+- work handed to the caller is work the symbol does not do ("committing is the caller's job", "dedup is on
+  the caller" → "it does not commit", "it does not dedup"), and "leaves HttpOnly off" is "is not HttpOnly".
 
 The table is general developer shorthand, not words taken from the pairs the detector is measured on.
 """
@@ -29,6 +33,18 @@ _PER_RE = re.compile(r"\b([0-9]+|[A-Za-z]+)\s*/\s*(s|sec|second|min|minute|h|hr|
 _MILLIONS_RE = re.compile(r"\b([0-9]+(?:\.[0-9]+)?)M\b(?![Bb])")  # "1M keys" (capital M: not minutes)
 # phrases with one word for them
 _PHRASES = {"by hand": "manually", "up front": "upfront", "in memory": "in-memory", "on disk": "on-disk"}
+_GLOB_RE = re.compile(r"(?<=[A-Za-z0-9_])[:.]?\*(?![\w*])")  # "ratelimit:*", "cache_*": the name
+# "now" as the clock in a formula: beside a comparison or arithmetic operator, or called
+_CLOCK_RE = re.compile(r"(?:(?<=[<>=+\-]\s)|(?<=[<>=+\-]))now\b(?:\(\))?|\bnow(?:\(\)|(?=\s?[<>=+\-]))")
+# "<work> is the caller's job": the symbol leaves it to whoever calls it (the work's word kept as written)
+_CALLERS = r"(?:the\s+)?(?:caller|callers|client|consumer)(?:'s|s'|’s)?"
+_DELEGATED_RE = re.compile(
+    rf"\b([A-Za-z][\w-]*)\s+(?:is|are)\s+(?:{_CALLERS}\s+(?:job|responsibility|problem|concern)"
+    rf"|(?:on|up\s+to|left\s+to)\s+{_CALLERS})",
+    re.IGNORECASE,
+)
+# "leaves HttpOnly off", "turns caching off": the symbol is not that ("is not HttpOnly")
+_LEFT_OFF_RE = re.compile(r"\b(?:leaves|leave|left|turns|turned|turn|keeps|kept|switches|switched)\s+([\w-]+)\s+off\b")
 _THOUSANDS_RE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)k$")
 _TIMES_RE = re.compile(r"^([0-9]+)x$")
 # "3x faster" is a factor; "retries 3x" a count
@@ -71,8 +87,12 @@ _FILLER = frozenset(("btw", "fyi", "imo", "imho", "iirc", "afaik", "tbh", "nb", 
 
 def rewrite(text: str) -> str:
     """The raw text with call syntax, paths and ports said plainly (case kept: literals such as None need it)."""
+    text = _CLOCK_RE.sub("current_time", text)
     text = _CALL_RE.sub("", text)
     text = _PATH_RE.sub(".", text)
+    text = _GLOB_RE.sub("", text)
+    text = _DELEGATED_RE.sub(r"it does not \1", text)
+    text = _LEFT_OFF_RE.sub(r"is not \1", text)
     text = _MILLIONS_RE.sub(lambda m: _number(float(m.group(1)) * 1e6), text)  # "1M keys"
     for phrase, word in _PHRASES.items():
         text = re.sub(rf"\b{phrase}\b", word, text, flags=re.IGNORECASE)

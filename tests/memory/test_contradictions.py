@@ -249,6 +249,47 @@ def test_describe_names_each_cue() -> None:
     assert describe(["negation"]) == "negation"  # plain strings, as they come back from JSON
 
 
+# ---------------------------------------------------------------- round 3: general readings
+
+
+def test_work_handed_to_the_caller_is_work_the_symbol_does_not_do() -> None:
+    assert Cue.NEGATION in cues(
+        "flush_queue retries failed sends", "flush_queue sends once; retrying is up to the caller", "flush_queue"
+    )
+    assert Cue.NEGATION in cues("import_rows validates each row", "validation is the caller's job", "import_rows")
+    # said twice: "does not X" and "X is the caller's job" agree
+    assert quiet("import_rows does not close the file", "closing is on the caller", "import_rows")
+
+
+def test_left_off_is_the_property_denied() -> None:
+    assert Cue.NEGATION in cues(
+        "the auth cookie is Secure", "set_auth_cookie leaves Secure off for local dev hosts", "set_auth_cookie"
+    )
+
+
+def test_now_in_a_formula_is_the_clock_not_a_date() -> None:
+    old = "is_stale returns true for entries older than the ttl"
+    assert quiet(old, "is_stale returns true for entries older than the ttl, i.e. created_at < now - ttl", "is_stale")
+    assert Cue.TEMPORAL in cues("sync runs in the request", "sync runs in a worker now", "sync")
+
+
+def test_an_amount_denied_is_a_changed_value() -> None:
+    old = "the lease timeout is 30 seconds"
+    assert Cue.VALUE in cues(old, "the lease timeout is in minutes, so 30 means half an hour, not 30 seconds")
+    assert quiet("the lease timeout is 30 seconds", "the lease timeout is 30 seconds, not 30 minutes")
+
+
+def test_a_glob_names_what_it_matches_and_a_file_the_tool_it_configures() -> None:
+    assert Cue.REPLACEMENT in cues(
+        "SessionStore keeps sessions in Redis", "SessionStore moved to Postgres; the redis sess:* keys are dead"
+    )
+    assert Cue.REPLACEMENT in cues(
+        "lint() runs eslint over src", "linting is done by biome, eslint.config.js is unused", "lint"
+    )
+    # a file of something the older text does not name changes nothing
+    assert quiet("lint() runs eslint over src", "lint() runs eslint over src; tsconfig.json is unused", "lint")
+
+
 def load(name: str) -> list[tuple[str, str, str, str]]:
     rows = []
     for line in (DATA / name).read_text(encoding="utf-8").splitlines():
@@ -259,13 +300,17 @@ def load(name: str) -> list[tuple[str, str, str, str]]:
 
 
 # (set, detection floor, false-alarm ceiling), words only: regression guards just under what each set measured
-# (bench/contradiction_bench.py) when the round-2 rules were frozen: the tuning set (batches A-K, built with the
-# rules) 93.6% / 0.4%, the older held-out set 96.7% / 2.9%, blind1 (a development set since its one blind run at
-# 41.7% / 2.8%) 97.2% / 0.0%. The honest figures are each batch's first run, in the files' comments.
+# (bench/contradiction_bench.py) when the round-3 rules were frozen: the tuning set (batches A-K, built with the
+# rules) 93.8% / 0.4%, the older held-out set 96.7% / 2.9%, blind1 (a development set since its one blind run at
+# 41.7% / 2.8%) 100.0% / 0.0%, blind2 (one blind run at 72.2% / 5.6%, a development set since) 83.3% / 0.0%;
+# blind3, written after the freeze and measured once: 72.2% / 13.9% (issue 23's targets not met there).
+# The honest figures are each set's first run, in the files' comments.
 FLOORS = [
     ("contradictions.tsv", 0.93, 0.01),
     ("contradictions_heldout.tsv", 0.93, FALSE_ALARM_TARGET),
-    ("contradictions_blind1.tsv", 0.94, 0.03),
+    ("contradictions_blind1.tsv", 0.97, 0.01),
+    ("contradictions_blind2.tsv", 0.8, 0.01),
+    ("contradictions_blind3.tsv", 0.7, 0.14),
 ]
 
 
