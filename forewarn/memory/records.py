@@ -156,6 +156,7 @@ class MemoryFilter:
 
     types: tuple[str, ...] = ()
     file: str | None = None
+    file_only: bool = False  # ``file`` is that one file, never a folder: one index seek instead of an OR SQLite scans
     statuses: tuple[str, ...] = CURRENT_STATUSES
     since: str | None = None  # created at or after (ISO)
     as_of: str | None = None  # created at or before; current as of then

@@ -299,7 +299,10 @@ def matches_filter(m: Memory | SearchRow, flt: MemoryFilter) -> bool:
     """Python twin of ``MemoryStore._filter_sql`` for candidates that come from the vector index."""
     if flt.types and m.type not in flt.types:
         return False
-    if flt.file:
+    if flt.file and flt.file_only:
+        if m.file != flt.file:
+            return False
+    elif flt.file:
         f = flt.file.rstrip("/")
         if m.file is None or not (m.file == f or m.file.startswith(f + "/")):
             return False

@@ -221,7 +221,10 @@ class MemoryStore(FullTextReads, AnchoredReads, MiningRecords, VectorRows, Healt
         if flt.types:
             where_bits.append(f"{p}type IN ({_placeholders(len(flt.types))})")
             where_args += list(flt.types)
-        if flt.file:
+        if flt.file and flt.file_only:
+            where_bits.append(f"{p}file = ?")
+            where_args.append(flt.file)
+        elif flt.file:
             folder = flt.file.rstrip("/") + "/"
             where_bits.append(f"({p}file = ? OR ({p}file >= ? AND {p}file < ?))")
             where_args += [flt.file.rstrip("/"), folder, folder[:-1] + "0"]  # "0" sorts right after "/"

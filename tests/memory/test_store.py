@@ -129,6 +129,8 @@ def test_filters_in_sql_and_python_agree(store: MemoryStore) -> None:
         MemoryFilter(file="pkg"),
         MemoryFilter(file="pkg/"),
         MemoryFilter(file="pkg/a.py"),
+        MemoryFilter(file="pkg/a.py", file_only=True),
+        MemoryFilter(file="pkg", file_only=True),  # a folder named as a file matches nothing
         MemoryFilter(since=to_iso(T0 + 150)),
         MemoryFilter(as_of=to_iso(T0 + 350)),
         MemoryFilter(as_of=to_iso(T0 + 420), statuses=("active",)),
@@ -141,6 +143,8 @@ def test_filters_in_sql_and_python_agree(store: MemoryStore) -> None:
         in_python = {m.text for m in all_rows if matches_filter(m, flt)}
         assert in_sql == in_python, flt
     assert {m.text for m in store.list_memories(MemoryFilter(file="pkg"), limit=100)} == {"one", "two"}
+    assert {m.text for m in store.list_memories(MemoryFilter(file="pkg/a.py", file_only=True), limit=100)} == {"one"}
+    assert store.list_memories(MemoryFilter(file="pkg", file_only=True), limit=100) == []
     # as of T0+350 "four" was still current (superseded only at T0+400)
     assert {m.text for m in store.list_memories(MemoryFilter(as_of=to_iso(T0 + 350)), limit=100)} == {
         "one",
