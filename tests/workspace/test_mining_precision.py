@@ -235,7 +235,7 @@ def test_fixes_that_change_no_logic_or_whose_lines_a_rewrite_replaced_do_not_cou
     assert kinds(ws, "hotspot") == []  # each fix's lines were taken out by a tidy-up, not by a later fix
 
 
-def test_a_hot_spot_that_says_what_another_or_its_lessons_say_is_a_duplicate(
+def test_a_hot_spot_that_says_what_another_says_is_a_duplicate_and_one_on_lessons_is_folded_into_them(
     repo: Repo, open_ws: list[Workspace]
 ) -> None:
     for n in range(1, 4):
@@ -251,7 +251,13 @@ def test_a_hot_spot_that_says_what_another_or_its_lessons_say_is_a_duplicate(
     ws, report = mined(repo, open_ws)
     hot = [m.anchor.symbol for m in kinds(ws, "hotspot") if m.anchor]
     assert hot in (["charge"], ["refund"])  # the same three commits: one hot spot
-    assert len(kinds(ws, "fix")) == 3 and report.noise[Noise.DUPLICATE] == 2  # take's fixes are lessons already
+    assert report.noise[Noise.DUPLICATE] == 1  # the second billing hot spot
+    # take: three lessons and its hot spot are one suggestion on one symbol, the newest lesson first, evidence combined
+    [take] = [m for m in ws.suggestions() if m.anchor and m.anchor.symbol == "take"]
+    assert report.noise[Noise.SAME_SYMBOL] == 3
+    assert take.text.startswith("Avoid reintroducing a bug in `take`: take on an empty pool, case 3.")
+    assert "Also (commit " in take.text and "History: its code has needed 3 fixes" in take.text
+    assert take.provenance is not None and len(take.provenance["commits"]) == 3 and take.provenance["fixes"] == 3
 
 
 def test_a_backport_by_the_same_author_with_the_same_subject_is_one_fix(repo: Repo, open_ws: list[Workspace]) -> None:
