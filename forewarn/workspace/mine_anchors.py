@@ -148,7 +148,11 @@ def touched_symbols(
         if best is not None:
             gone, new = _code_only(hunk, docs)
             changed[best.symbol] = changed.get(best.symbol, 0) + hunk.changed
-            if hunk.start <= best.start_line and best.end_line <= hunk.end and hunk.changed == hunk.end - hunk.start + 1:
+            if (
+                hunk.start <= best.start_line
+                and best.end_line <= hunk.end
+                and hunk.changed == hunk.end - hunk.start + 1
+            ):
                 created.add(best.symbol)  # one pure addition (nothing removed) holds the whole symbol
             removed.setdefault(best.symbol, []).extend(gone)
             added.setdefault(best.symbol, []).extend(new)

@@ -67,15 +67,97 @@ COMMENT_CONTEXT_LINES = 3  # the code a comment sits on: its own line and this m
 MIN_CONTENT_CHARS = 3  # shorter words ("a", "is", "to") carry no content
 # words every warning uses whatever the code: they neither restate nor add (the warning's own verbs and glue)
 FUNCTION_WORDS = frozenset(
-    "the and but for not nor are was were has have had this that these those with from into onto than then there "
-    "here when where which while will would can could should must never don't do does did doesn't isn't it's its "
-    "you your our they them their been being also only just very more most such any all each other some use used "
-    "using make sure need needs needed note hack xxx fixme warning danger caution careful important avoid beware "
-    "because since else otherwise".split()
+    [
+        "the",
+        "and",
+        "but",
+        "for",
+        "not",
+        "nor",
+        "are",
+        "was",
+        "were",
+        "has",
+        "have",
+        "had",
+        "this",
+        "that",
+        "these",
+        "those",
+        "with",
+        "from",
+        "into",
+        "onto",
+        "than",
+        "then",
+        "there",
+        "here",
+        "when",
+        "where",
+        "which",
+        "while",
+        "will",
+        "would",
+        "can",
+        "could",
+        "should",
+        "must",
+        "never",
+        "don't",
+        "do",
+        "does",
+        "did",
+        "doesn't",
+        "isn't",
+        "it's",
+        "its",
+        "you",
+        "your",
+        "our",
+        "they",
+        "them",
+        "their",
+        "been",
+        "being",
+        "also",
+        "only",
+        "just",
+        "very",
+        "more",
+        "most",
+        "such",
+        "any",
+        "all",
+        "each",
+        "other",
+        "some",
+        "use",
+        "used",
+        "using",
+        "make",
+        "sure",
+        "need",
+        "needs",
+        "needed",
+        "note",
+        "hack",
+        "xxx",
+        "fixme",
+        "warning",
+        "danger",
+        "caution",
+        "careful",
+        "important",
+        "avoid",
+        "beware",
+        "because",
+        "since",
+        "else",
+        "otherwise",
+    ]
 )
 IDENTIFIER_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
-MAX_COMMENT_CHARS = 600
-COMMENT_ON_DEF_GAP = 2  # a comment this close above a definition (a decorator line between) is about it  # a warning is a few lines; a longer block is an essay the hover cannot hold
+MAX_COMMENT_CHARS = 600  # a warning is a few lines; a longer block is an essay the hover cannot hold
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +221,7 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
         kind = tag.group(1) if tag else phrase.group(1).lower() if phrase else ""
         if len(text) > MAX_COMMENT_CHARS:
             text = text[: MAX_COMMENT_CHARS - 1].rstrip() + "…"
-        out.append((WarningComment(first, text, kind), _enclosing(chunks, first, last)))
+        out.append((WarningComment(first, text, kind), _enclosing(chunks, first, last, lines)))
     return CommentScan(out, skipped)
 
 
@@ -221,7 +303,15 @@ def _comment_blocks(nodes: Iterable[Node], source: bytes) -> list[tuple[int, int
     return [(int(b[0]), int(b[1]), str(b[2])) for b in blocks]
 
 
-def _enclosing(chunks: list[Chunk], first: int, last: int) -> str | None:
+def _decorators(lines: list[str], last: int) -> int:
+    """Decorator lines right below line ``last`` (a definition's chunk may start after them)."""
+    n = 0
+    while last + n < len(lines) and lines[last + n].lstrip().startswith("@"):
+        n += 1
+    return n
+
+
+def _enclosing(chunks: list[Chunk], first: int, last: int, lines: list[str]) -> str | None:
     """The symbol right below the comment (a comment on a def, even among a class's methods), else the innermost
     named symbol holding it: a warning above a method is about that method, never its whole class."""
     named = [c for c in chunks if not c.symbol.startswith(MODULE_SYMBOL)]
@@ -229,7 +319,7 @@ def _enclosing(chunks: list[Chunk], first: int, last: int) -> str | None:
     holder = min(inside, key=lambda c: c.end_line - c.start_line) if inside else None
     below = [
         c for c in named
-        if last < c.start_line <= last + COMMENT_ON_DEF_GAP
+        if c.start_line == last + 1 + _decorators(lines, last)
         and (holder is None or (holder.start_line <= c.start_line and c.end_line <= holder.end_line))
     ]  # fmt: skip
     if below:

@@ -50,7 +50,6 @@ from forewarn.workspace import history, mine_code
 from forewarn.workspace.history import BlobReader, CommitRecord, GitError
 from forewarn.workspace.mine_anchors import Anchored, HeadIndex, Placement, SymbolFinder, place, record_renames
 from forewarn.workspace.mine_comments import comment_suggestions
-from forewarn.workspace.mine_merge import one_per_symbol
 from forewarn.workspace.mine_fixes import (
     EARLIER_RUN,
     HOTSPOT_KEPT,
@@ -71,6 +70,7 @@ from forewarn.workspace.mine_lessons import (
     vague,
     where,
 )
+from forewarn.workspace.mine_merge import one_per_symbol
 from forewarn.workspace.mine_rules import (
     Noise,
     Verdict,
