@@ -41,6 +41,9 @@ MAX_FIXED_SYMBOLS = 3
 # DOMINANT_SHARE of the changed lines, is about no code in particular
 DIFFUSE_FILES = 4
 DOMINANT_SHARE = 0.4
+# … and a change to more symbols than this (logic changed in each), naming none, none holding DOMINANT_SHARE, is a
+# rewrite of their class or module: a lesson on its most changed method would sit on a sibling of what it is about
+DIFFUSE_SYMBOLS = 4
 MIN_NAME_CHARS = 3  # "x", "id": too short to count as the message naming a symbol
 ALSO_LISTED = 3  # other symbols the commit touched, kept in the provenance for the reviewer
 MAX_OVERLOADS = 12  # ``f``, ``f#2`` … ``f#12``: the stubs looked past to find an overloaded function's implementation
@@ -54,6 +57,7 @@ class Touch:
     logic: int
     sample: tuple[str, ...] = ()  # mine_code.sample of the lines it added: looked for at HEAD later
     removed: tuple[str, ...] = ()  # mine_code.sample of the lines it removed: what an earlier change had left
+    created: bool = False  # the commit wrote the whole symbol (a helper it added), changed no code that was there
 
 
 class SymbolFinder:
@@ -133,6 +137,7 @@ def touched_symbols(
     changed: dict[str, int] = {}
     removed: dict[str, list[str]] = {}
     added: dict[str, list[str]] = {}
+    created: set[str] = set()
     for hunk in hunks:
         best: Chunk | None = None
         for c in chunks:
@@ -143,6 +148,12 @@ def touched_symbols(
         if best is not None:
             gone, new = _code_only(hunk, docs)
             changed[best.symbol] = changed.get(best.symbol, 0) + hunk.changed
+            if (
+                hunk.start <= best.start_line
+                and best.end_line <= hunk.end
+                and hunk.changed == hunk.end - hunk.start + 1
+            ):
+                created.add(best.symbol)  # one pure addition (nothing removed) holds the whole symbol
             removed.setdefault(best.symbol, []).extend(gone)
             added.setdefault(best.symbol, []).extend(new)
     return {
@@ -151,6 +162,7 @@ def touched_symbols(
             mine_code.logic_lines(removed[symbol], added[symbol], path),
             mine_code.sample(added[symbol], path),
             mine_code.sample(removed[symbol], path),
+            symbol in created,
         )
         for symbol, lines in changed.items()
     }
@@ -257,6 +269,7 @@ class Placement:
     fixed: list[Anchored] = field(default_factory=list)  # symbol anchors at HEAD, for hot spots and track records
     also: list[str] = field(default_factory=list)  # other touched symbols at HEAD ("file::symbol")
     gone: bool = False  # the code it was about exists no more at HEAD
+    diffuse: bool = False  # it rewrote many symbols of its files, naming none, none dominant: about no one of them
 
 
 def names_in(message: str) -> set[str]:
@@ -289,15 +302,19 @@ def place(
     total = sum(t.changed for _, _, _, t in candidates) or 1
     if candidates:
         followed: list[tuple[Anchored, str, str, int]] = []
+        created: set[str] = set()
         for p, blob, s, touch in candidates:
             a = follow(p, s, renames, head)
             a.logic, a.sample, a.removed = touch.logic, touch.sample or finder.sample_of(p, blob, s), touch.removed
             followed.append((a, p, s, touch.changed))
+            if touch.created:
+                created.add(f"{p}::{s}")
         logic = any(a.logic for a, _, _, _ in followed)
         ranked = sorted(  # named (where its logic changed), then where the logic changed most: a docstring edit
             followed,  # is no place for a lesson
             key=lambda x: (
                 not (_named(x[2], names) and (x[0].logic or not logic)),
+                f"{x[1]}::{x[2]}" in created,  # a helper the fix added is not the code that was wrong
                 x[0].anchor != ANCHOR_SYMBOL,
                 x[0].typing,
                 -x[0].logic,
@@ -313,6 +330,9 @@ def place(
         also = [f"{a.file}::{a.symbol}" for a, _, _, _ in ranked[1 : 1 + ALSO_LISTED] if a.key]
         if not named and len(files) > DIFFUSE_FILES and best_changed / total < DOMINANT_SHARE:
             return Placement(None, fixed=[], also=also)
+        rewritten = sum(1 for a, _, _, _ in followed if a.logic)
+        if not named and rewritten > DIFFUSE_SYMBOLS and best_changed / total < DOMINANT_SHARE:
+            return Placement(None, fixed=_unique(fixed), also=also, diffuse=True)
         if best.anchor == ANCHOR_WORKSPACE:
             return Placement(None, fixed=fixed, gone=True)
         return Placement(best, named=named, fixed=_unique(fixed), also=also)

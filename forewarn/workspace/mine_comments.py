@@ -27,6 +27,7 @@ from forewarn.memory.suggestions import ANCHOR_FILE, ANCHOR_SYMBOL, Suggestion
 from forewarn.memory.vocabulary import MemorySource, MemoryType
 from forewarn.workspace import mine_code
 from forewarn.workspace.mine_anchors import MODULE_SYMBOL, HeadIndex
+from forewarn.workspace.mine_fixes import broad
 from forewarn.workspace.mine_lessons import comment_headline, lesson_text, where
 from forewarn.workspace.mine_rules import Noise, is_product_path
 
@@ -59,6 +60,103 @@ MIN_PHRASE_COMMENT_WORDS = 7
 # are notes to self, not warnings to the next reader
 MIN_TAGGED_COMMENT_WORDS = 6
 MAX_COMMENT_BYTES = 1 << 20  # files larger than this are not scanned for comments (generated)
+# a comment restates the code it sits on when at least this share of its content words are the code's own words
+# (identifiers split at "_" and case changes): "# must return the cached value" over ``return self._cached_value``
+RESTATES_CODE_SHARE = 1.0
+COMMENT_CONTEXT_LINES = 3  # the code a comment sits on: its own line and this many code lines after it
+MIN_CONTENT_CHARS = 3  # shorter words ("a", "is", "to") carry no content
+# words every warning uses whatever the code: they neither restate nor add (the warning's own verbs and glue)
+FUNCTION_WORDS = frozenset(
+    [
+        "the",
+        "and",
+        "but",
+        "for",
+        "not",
+        "nor",
+        "are",
+        "was",
+        "were",
+        "has",
+        "have",
+        "had",
+        "this",
+        "that",
+        "these",
+        "those",
+        "with",
+        "from",
+        "into",
+        "onto",
+        "than",
+        "then",
+        "there",
+        "here",
+        "when",
+        "where",
+        "which",
+        "while",
+        "will",
+        "would",
+        "can",
+        "could",
+        "should",
+        "must",
+        "never",
+        "don't",
+        "do",
+        "does",
+        "did",
+        "doesn't",
+        "isn't",
+        "it's",
+        "its",
+        "you",
+        "your",
+        "our",
+        "they",
+        "them",
+        "their",
+        "been",
+        "being",
+        "also",
+        "only",
+        "just",
+        "very",
+        "more",
+        "most",
+        "such",
+        "any",
+        "all",
+        "each",
+        "other",
+        "some",
+        "use",
+        "used",
+        "using",
+        "make",
+        "sure",
+        "need",
+        "needs",
+        "needed",
+        "note",
+        "hack",
+        "xxx",
+        "fixme",
+        "warning",
+        "danger",
+        "caution",
+        "careful",
+        "important",
+        "avoid",
+        "beware",
+        "because",
+        "since",
+        "else",
+        "otherwise",
+    ]
+)
+IDENTIFIER_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 MAX_COMMENT_CHARS = 600  # a warning is a few lines; a longer block is an essay the hover cannot hold
 
 
@@ -117,11 +215,49 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
         if _about_import(lines, first, last):
             skipped[Noise.IMPORT_COMMENT] += 1
             continue
+        if restates_code(text, _code_after(lines, first, last)):
+            skipped[Noise.RESTATES_CODE] += 1
+            continue
         kind = tag.group(1) if tag else phrase.group(1).lower() if phrase else ""
         if len(text) > MAX_COMMENT_CHARS:
             text = text[: MAX_COMMENT_CHARS - 1].rstrip() + "…"
-        out.append((WarningComment(first, text, kind), _enclosing(chunks, first, last)))
+        out.append((WarningComment(first, text, kind), _enclosing(chunks, first, last, lines)))
     return CommentScan(out, skipped)
+
+
+def _content_words(text: str) -> set[str]:
+    """Lowercased words of ``text``, identifiers split into their parts, plural "s" dropped, function words out."""
+    out: set[str] = set()
+    for word in re.findall(r"[A-Za-z][A-Za-z0-9_']*", text):
+        for part in [word, *word.split("_"), *IDENTIFIER_PART.findall(word)]:
+            w = part.lower().strip("_'")
+            if len(w) >= MIN_CONTENT_CHARS and w not in FUNCTION_WORDS:
+                out.add(w[:-1] if w.endswith("s") and len(w) > MIN_CONTENT_CHARS else w)
+    return out
+
+
+def restates_code(comment: str, code: str) -> bool:
+    """Every content word of the comment (RESTATES_CODE_SHARE of them) is in the code it sits on: it says nothing
+    the code does not."""
+    said = _content_words(WARNING_TAG.sub("", comment))
+    if not said or not code.strip():
+        return False
+    return len(said & _content_words(code)) >= RESTATES_CODE_SHARE * len(said)
+
+
+def _code_after(lines: list[str], first: int, last: int) -> str:
+    """The code a comment sits on: the code before it on its first line (a trailing comment) and the next
+    COMMENT_CONTEXT_LINES lines that are code."""
+    own = lines[first - 1] if 0 < first <= len(lines) else ""
+    marker = own.find("#") if "#" in own else own.find("//")
+    code = [own[:marker]] if marker > 0 and own[:marker].strip() else []
+    for line in lines[last:]:
+        stripped = line.strip()
+        if stripped and not COMMENT_MARKERS.match(stripped):
+            code.append(stripped)
+            if len(code) > COMMENT_CONTEXT_LINES:
+                break
+    return "\n".join(code)
 
 
 def _about_import(lines: list[str], first: int, last: int) -> bool:
@@ -167,14 +303,28 @@ def _comment_blocks(nodes: Iterable[Node], source: bytes) -> list[tuple[int, int
     return [(int(b[0]), int(b[1]), str(b[2])) for b in blocks]
 
 
-def _enclosing(chunks: list[Chunk], first: int, last: int) -> str | None:
-    """The innermost named symbol holding the comment, or the one right below it (a comment on a def)."""
+def _decorators(lines: list[str], last: int) -> int:
+    """Decorator lines right below line ``last`` (a definition's chunk may start after them)."""
+    n = 0
+    while last + n < len(lines) and lines[last + n].lstrip().startswith("@"):
+        n += 1
+    return n
+
+
+def _enclosing(chunks: list[Chunk], first: int, last: int, lines: list[str]) -> str | None:
+    """The symbol right below the comment (a comment on a def, even among a class's methods), else the innermost
+    named symbol holding it: a warning above a method is about that method, never its whole class."""
     named = [c for c in chunks if not c.symbol.startswith(MODULE_SYMBOL)]
     inside = [c for c in named if c.start_line <= first and last <= c.end_line]
-    if inside:
-        return min(inside, key=lambda c: c.end_line - c.start_line).symbol
-    below = [c for c in named if last < c.start_line <= last + 1]
-    return below[0].symbol if below else None
+    holder = min(inside, key=lambda c: c.end_line - c.start_line) if inside else None
+    below = [
+        c for c in named
+        if c.start_line == last + 1 + _decorators(lines, last)
+        and (holder is None or (holder.start_line <= c.start_line and c.end_line <= holder.end_line))
+    ]  # fmt: skip
+    if below:
+        return min(below, key=lambda c: c.start_line).symbol
+    return holder.symbol if holder else None
 
 
 def _read_regular(ws: Workspace, path: str) -> bytes | None:
@@ -210,6 +360,10 @@ def comment_suggestions(
         skipped.update(scan.skipped)
         for comment, symbol in scan.found:
             anchor = ANCHOR_SYMBOL if symbol and head.has_symbol(path, symbol) else ANCHOR_FILE
+            chunk = head.chunk(path, symbol) if symbol and anchor == ANCHOR_SYMBOL else None
+            if chunk is not None and broad(chunk):  # a warning on a whole class: "this" has no referent there
+                skipped[Noise.BROAD_ANCHOR] += 1
+                continue
             symbol = symbol if anchor == ANCHOR_SYMBOL else None
             same = " ".join(comment.text.lower().split())
             if same in seen:

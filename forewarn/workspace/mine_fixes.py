@@ -27,7 +27,7 @@ from forewarn.workspace import mine_code
 from forewarn.workspace.core import DEFAULT_CONFIDENCE
 from forewarn.workspace.mine_anchors import HeadIndex
 from forewarn.workspace.mine_lessons import hotspot_headline, lesson_text, where
-from forewarn.workspace.mine_rules import Noise
+from forewarn.workspace.mine_rules import Noise, substantive_fix
 
 if TYPE_CHECKING:
     from forewarn.indexing.store import CodeChunk
@@ -39,6 +39,9 @@ HOTSPOT_PAIR_MIN_FIXES = 2  # … or this many, when two came close together lat
 HOTSPOT_PAIR_DAYS = 365  # two fixes this close are one problem that came back
 HOTSPOT_RECENT_DAYS = 730  # … and the newer within this of the history's end: it is still coming back
 HOTSPOT_OVERLAP = 0.67  # a hot spot whose fixes are mostly another's (one commit fixing both) says the same thing
+# a hot spot whose newest standing fix is older than this at the history's end has been quiet for years: its code
+# settled, and a reader gains nothing from being told it was once fixed (round 2: "fixes from 2012 to 2013")
+HOTSPOT_STALE_DAYS = 5 * 365
 HOTSPOT_KEPT = 30  # the newest fixes a hot spot's provenance keeps (its text names the latest two)
 # a fix changed at least this many logic lines of a symbol to count as its fix (whitespace, typing, comments,
 # imports and docstrings are none: "fix spaces" fixed nothing)
@@ -154,15 +157,19 @@ def hotspot_suggestions(
     explained = explained or {}
     patterns: list[tuple[tuple[str, str], list[FixRef]]] = []
     for (path, symbol), refs in fixes.items():
-        unique = sorted({r.sha: r for r in refs}.values(), key=lambda r: r.date, reverse=True)
+        every = sorted({r.sha: r for r in refs}.values(), key=lambda r: r.date, reverse=True)
+        unique = [r for r in every if substantive_fix(r.subject)]  # trivial fixes are no part of a pattern
+        if len(every) < HOTSPOT_PAIR_MIN_FIXES:
+            continue
         if len(unique) < HOTSPOT_PAIR_MIN_FIXES:
+            noise[Noise.WEAK_HOTSPOT] += 1
             continue
         chunk = head.chunk(path, symbol)
         if chunk is None or mine_code.is_typing_only(chunk.text, path) or broad(chunk):
             noise[Noise.WEAK_HOTSPOT] += 1
             continue
         still = standing(unique, head.code(path, symbol))
-        if is_pattern(still, through):
+        if is_pattern(still, through) and _days(through, still[0].date) <= HOTSPOT_STALE_DAYS:
             patterns.append(((path, symbol), still))
         else:
             noise[Noise.WEAK_HOTSPOT] += 1

@@ -66,7 +66,8 @@ VAGUE_REFERENCE = re.compile(
     r"\b((last|previous|earlier|prior)( \w+)? (commit|change|fix|merge|patch)|possible fix|attempt(s|ed)? (to|at) fix|"
     r"fix(es|ed|ing)? (some|a few|several|various|more|minor|small) \w+|(based on|after|per|from) (the )?"
     r"(code )?review|review (comments|feedback|fixes)|pull request|\bpr\b)\b"
-    r"|\b(for|of|to|in|on|with|from|by|the|a|an|and|see|issue)$",  # its object was an issue number, now cut
+    r"|\b(for|of|to|in|on|with|from|by|the|a|an|and|see|issue)$"  # its object was an issue number, now cut
+    r"|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b",  # a commit id: it points at the lesson, says none
     re.IGNORECASE,
 )
 # sentences that explain nothing about the code: side notes about other changes, hedges, questions
@@ -104,7 +105,11 @@ ERROR_SIGNATURE = re.compile(r"\b((?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exceptio
 _FIX_VERBS = {"fix", "fixed", "fixes", "fixing", "bugfix", "hotfix", "correct", "corrected", "corrects", "repair"}
 _MUST_VERBS = {"handle": "handle", "handles": "handle", "handled": "handle", "prevent": "prevent",
                "prevents": "prevent", "prevented": "prevent", "support": "support", "supports": "support"}  # fmt: skip
-_FILLER = re.compile(r"^(the |a |an )?(bug|issue|problem|regression|error)s?\s+(where|when|with|in|that|of)\s+", re.I)
+_FILLER = re.compile(
+    r"^(the |a |an )?(bug|issue|problem|regression|error)s?\s+(where|when|with|in|that|of|which (happens|occurs)|"
+    r"(related|due) to)\s+",
+    re.I,
+)
 
 
 def strip_trailers(body: str) -> str:

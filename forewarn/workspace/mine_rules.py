@@ -61,6 +61,10 @@ class Noise(StrEnum):
     COMMENT_FRAGMENT = "comment-fragment"  # "Standard case: root URI must match": a label, not a warning with its why
     IMPORT_COMMENT = "comment-on-import"  # "Avoid circular import": about module plumbing, not the code's behaviour
     OLD_RUNTIME = "dropped-runtime"  # about a Python or Node version the project no longer supports ("Python 2")
+    WHAT_NOT_WHY = "what-not-why"  # "Flip conditional", "Make X a subclass": says what was done, no cause or constraint
+    RESTATES_CODE = "comment-restates-code"  # "# return the result": every word of it is in the code it sits on
+    SAME_SYMBOL = "merged-same-symbol"  # another lesson on the same symbol: folded into it as evidence, one per symbol
+    DIFFUSE_SYMBOLS = "diffuse-symbols"  # many symbols of one file rewritten, none named: about no one of them
 
 
 class VerdictKind(StrEnum):
@@ -162,6 +166,29 @@ RATIONALE_WORDS = re.compile(
 STRONG_WORDS = re.compile(
     rf"\b({STRONG_CAUSE}|we (chose|choose|decided|prefer)|deliberately|intentionally|on purpose|at the cost of|"
     r"trade-?offs?)\b",
+    re.IGNORECASE,
+)
+# what a why must say when its subject only says what was done: a cause or constraint, or what went wrong
+CONSEQUENCE = re.compile(
+    rf"\b({STRONG_CAUSE}|we (chose|choose|decided|prefer)|deliberately|intentionally|on purpose|"
+    r"fail(s|ed|ing|ures?)?|rais(e|es|ed|ing)|throw(s|n)?|threw|crash(es|ed)?|hang(s)?|hung|leak(s|ed)?|"
+    r"lose[sn]?|lost|corrupt(s|ed)?|broke|breaks)\b",
+    re.IGNORECASE,
+)
+# a subject that says what the change did to the code ("Flip conditional", "Make X a subclass", "Change res.locals to
+# …"): its headline is a change log, so the lesson needs a why that names a cause, consequence or constraint
+# (STRONG_WORDS), not only a description ("instead", "should")
+WHAT_SUBJECT = re.compile(
+    r"^\s*(add|adjust|call|change[sd]?|check|coerce|convert|copy|flip|improve[sd]?|keep|make[s]?|move|pass|read|"
+    r"rewrite|rework|replace[sd]?|reset|return|reuse|set|switch|swap|tweak|update[sd]?|use[sd]?|wrap)\b",
+    re.IGNORECASE,
+)
+# a fix too small or too routine to be part of a hot spot's pattern: self-described as trivial, syntax or call slips,
+# warning-text or runtime-compatibility work (round 2's judge: "history made of trivial or vague fixes")
+TRIVIAL_FIX = re.compile(
+    r"\b(minor|small|tiny|trivial|silly|stupid|dumb|oops|little|quick|syntax|func(tion)? call|missing "
+    r"(imports?|parenthes[ie]s|commas?|colons?|arguments?)|python ?[23](\.\d+)?|py[23]k?|py2|py3|pypy|compat\w*|"
+    r"warnings? (message|text)|deprecation warnings?|finally|again)\b",
     re.IGNORECASE,
 )
 # a revert's reason is any sentence of its body that can stand in a lesson (mine_lessons.MIN_WHY_WORDS words at
@@ -302,6 +329,8 @@ def classify(commit: CommitRecord) -> Verdict:
     if vague(clean_subject(subject)):
         return noise(Noise.VAGUE, fix=is_fix)
     fixes = is_fix or tests or bool(FIX_WORDS.search(message) and not DOCS_SUBJECT.search(subject) and not typing)
+    if fixes and explained and WHAT_SUBJECT.search(clean_subject(subject)) and not CONSEQUENCE.search(explained):
+        return noise(Noise.WHAT_NOT_WHY, fix=is_fix)
     if fixes and explained:
         error = ERROR_WORDS.search(message)
         kind = MemoryType.ERROR_PATTERN if error else MemoryType.GOTCHA
@@ -314,6 +343,11 @@ def classify(commit: CommitRecord) -> Verdict:
     if rationale:
         return Verdict(VerdictKind.DECISION, MemoryType.DECISION, why=rationale)
     return noise(Noise.NO_LESSON, fix=is_fix)
+
+
+def substantive_fix(subject: str) -> bool:
+    """A real fix that counts toward a hot spot: not self-described as trivial, a syntax slip or compatibility work."""
+    return not TRIVIAL_FIX.search(clean_subject(subject))
 
 
 def states_repo_wide_rule(commit: CommitRecord) -> bool:

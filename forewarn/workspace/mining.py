@@ -70,6 +70,7 @@ from forewarn.workspace.mine_lessons import (
     vague,
     where,
 )
+from forewarn.workspace.mine_merge import one_per_symbol
 from forewarn.workspace.mine_rules import (
     Noise,
     Verdict,
@@ -228,6 +229,8 @@ class _Walk:
             self.noise[Noise.REWRITTEN] += 1
         elif a is not None:
             self.lessons.append(Lesson(commit, verdict, a, placement, order))
+        elif placement.diffuse:
+            self.noise[Noise.DIFFUSE_SYMBOLS] += 1
         elif placement.gone:
             self.noise[Noise.CODE_GONE] += 1
         elif states_repo_wide_rule(commit):
@@ -439,7 +442,11 @@ def mine(
         if incremental and pending:
             report.withdrawn = ws.withdraw_mined(pending, reason="its commit was reverted")
         report.tracks_updated = _update_tracks(ws, walk, suggestions, incremental=incremental)
-        hot = {(s.file, s.symbol) for s in suggestions if s.file and s.symbol and s.provenance.get("kind") == "hotspot"}
+        hot = {  # proposed as hot spots, or folded into a lesson on their symbol: never proposed again
+            (s.file, s.symbol)
+            for s in suggestions
+            if s.file and s.symbol and (s.provenance.get("kind") == "hotspot" or s.provenance.get("fixes"))
+        }
         ws.set_mining_state(STATE_FIX_HISTORY, _dump_fix_history(walk.fixes, hot))
         ws.set_mining_state(STATE_LAST_MINED, head_sha)
     report.seconds = time.perf_counter() - started
@@ -469,12 +476,8 @@ def _propose(ws: Workspace, walk: _Walk, *, incremental: bool, head_sha: str, re
         later = [r for r in pool if r.order < lesson.order and r.sha != lesson.commit.sha]
         record = track(later, since=lesson.commit.date, last_change=walk.last_change.get(a.file or ""), through=through)
         suggestions.append(lesson_suggestion(lesson, record))
-    head = walk.head
-    explained: dict[tuple[str, str], set[str]] = defaultdict(set)  # the fixes proposed as lessons, by symbol
-    for s in suggestions:
-        if s.file and s.symbol:
-            explained[(s.file, s.symbol)].update(c["sha"] for c in s.provenance.get("commits", ()))
-    suggestions.extend(hotspot_suggestions(walk.fixes, walk.last_change, through, head, walk.noise, explained))
+    head = walk.head  # a hot spot on a symbol with lessons is folded into them below (one_per_symbol)
+    suggestions.extend(hotspot_suggestions(walk.fixes, walk.last_change, through, head, walk.noise))
     scan = sorted(head.files) if not incremental else sorted(p for p in walk.last_change if p in head.files)
     report.comments_scanned = len(scan)
     found = comment_suggestions(ws, scan, head, history.commit_date(ws.root, head_sha), head_sha)
@@ -488,7 +491,7 @@ def _propose(ws: Workspace, walk: _Walk, *, incremental: bool, head_sha: str, re
             s = replace(s, provenance={**s.provenance, "track": record}, confidence=confidence(s.source, record))
         suggestions.append(s)
     walk.noise.update(found.skipped)
-    suggestions = _dedupe(suggestions, walk.noise)
+    suggestions = one_per_symbol(_dedupe(suggestions, walk.noise), walk.noise)
     report.suggestions = dict(Counter(str(s.type) for s in suggestions))
     report.anchors = dict(Counter(str(s.provenance.get("anchor")) for s in suggestions))
     report.noise = {str(k): v for k, v in walk.noise.items()}

@@ -176,12 +176,36 @@ def test_a_commit_touching_five_symbols_is_one_suggestion_on_the_one_it_names(
 def test_unnamed_it_goes_to_the_most_changed_symbol(repo: Repo, open_ws: list[Workspace]) -> None:
     repo.write("steps.py", FIVE)
     repo.commit("Add steps")
-    repo.write("steps.py", FIVE.replace("x + ", "x * ").replace("return x * 3", "y = x\n    z = y\n    return z * 3"))
+    step3 = "y = x\n    z = y\n    w = z\n    v = w\n    return v * 3"  # 6 of the 14 changed lines: the dominant one
+    repo.write("steps.py", FIVE.replace("x + ", "x * ").replace("return x * 3", step3))
     repo.commit("Fix overflow in the steps\n\nThey would overflow when x is large because sums were unbounded.")
     ws, _ = mined(repo, open_ws)
     [fix] = kinds(ws, "fix")
     assert fix.anchor is not None and fix.anchor.symbol == "step3"
     assert fix.text.startswith("Avoid reintroducing a bug in `step3`: overflow in the steps.")
+
+
+def test_unnamed_and_spread_evenly_over_many_symbols_it_is_about_none_of_them(
+    repo: Repo, open_ws: list[Workspace]
+) -> None:
+    repo.write("steps.py", FIVE)
+    repo.commit("Add steps")
+    repo.write("steps.py", FIVE.replace("x + ", "x * ").replace("return x * 3", "y = x\n    z = y\n    return z * 3"))
+    repo.commit("Fix overflow in the steps\n\nThey would overflow when x is large because sums were unbounded.")
+    ws, report = mined(repo, open_ws)
+    assert kinds(ws, "fix") == [] and report.noise[Noise.DIFFUSE_SYMBOLS] == 1  # step3 holds 4 of 12 lines: a sibling
+
+
+def test_a_helper_the_fix_added_is_not_where_the_lesson_goes(repo: Repo, open_ws: list[Workspace]) -> None:
+    repo.write("unzip.py", "def extract(member, path):\n    return member.extract(path)\n")
+    repo.commit("Add unzip")
+    helper = "def atomic_write(path, data):\n    tmp = path + '.tmp'\n    write(tmp, data)\n    rename(tmp, path)\n"
+    repo.write("unzip.py", f"{helper}\n\ndef extract(member, path):\n    return atomic_write(path, member.read())\n")
+    repo.commit("Fix a race between two processes unzipping\n\nTwo processes would see a half-written file because "
+                "extraction writes in place.")  # fmt: skip
+    ws, _ = mined(repo, open_ws)
+    [fix] = kinds(ws, "fix")
+    assert fix.anchor is not None and fix.anchor.symbol == "extract"  # atomic_write changed more lines: all new
 
 
 def test_a_lesson_never_repeats_its_subject_nor_keeps_a_bullet_log(repo: Repo, open_ws: list[Workspace]) -> None:

