@@ -182,9 +182,13 @@ async def open_all(root: Path, env: dict[str, str], files: list[str], anchors: d
     client.protocol._handle_notification = handle
     await client.start_io(sys.executable, "-m", "forewarn.cli.main", "serve", env=env)
     options = {"embedder": {"enabled": False}, "mining": {"enabled": False}}
+    capabilities = client_capabilities("visual-studio-code")
+    # as the VS Code extension declares it: a person is there (a client that declares nothing is answered as an
+    # agent, with notes as data, which is not what this bench measures)
+    capabilities.experimental = {"forewarn": {"promptsForText": True}}
     await client.initialize_session(
         types.InitializeParams(
-            capabilities=client_capabilities("visual-studio-code"),
+            capabilities=capabilities,
             root_uri=root.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
             initialization_options=options,
