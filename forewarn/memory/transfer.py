@@ -396,7 +396,10 @@ def import_jsonl(
                 report.events_added += store.add_events(events)
             store.insert_many(to_insert)
             report.events_added += sum(len(e) for _, e in to_insert)
-            _relate(store, records)
+            if origin.accepted is not None:  # a pair's "both hold" or "contested" is a decision: a person's
+                _relate(store, records)
+            else:
+                _note_skipped_relations(records)
             _flag_forks(store, records, report, at=at)
             if dry_run:
                 raise _DryRun
@@ -469,9 +472,9 @@ def _copy_key(m: Memory) -> str:
     return hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()[:20]
 
 
-def _relate(store: MemoryStore, records: list[Record]) -> None:
-    """Pairs a teammate resolved (both hold, contested) from the relation events in their history: the
-    pair is not flagged again here either. The newest decision about a pair wins; a bad detail is ignored."""
+def _relations(records: list[Record]) -> list[tuple[str, str, str, str]]:
+    """(memory id, other id, relation, at) of each well-formed relation event in the file; a bad detail is ignored."""
+    out = []
     for rec in records:
         for e in rec.events:
             other, kind = e.detail.get("with"), e.detail.get("relation")
@@ -479,7 +482,27 @@ def _relate(store: MemoryStore, records: list[Record]) -> None:
                 continue
             if len(other) != 26 or ID_PREFIX_RE.match(other) is None or other.upper() == rec.memory.id:
                 continue
-            store.set_relation(rec.memory.id, other.upper(), kind, at=e.at)
+            out.append((rec.memory.id, other.upper(), str(kind), e.at))
+    return out
+
+
+def _relate(store: MemoryStore, records: list[Record]) -> None:
+    """Pairs a teammate resolved (both hold, contested) from the relation events in their history: the
+    pair is not flagged again here either. The newest decision about a pair wins. Only for a file a person
+    took on (``--accept``, their own ``[team] accept_imports``): a relation silences or raises a conflict
+    between memories people here vetted, which a file nobody reviewed may not do."""
+    for memory_id, other, kind, at in _relations(records):
+        store.set_relation(memory_id, other, kind, at=at)
+
+
+def _note_skipped_relations(records: list[Record]) -> None:
+    skipped = _relations(records)
+    if skipped:
+        log.info(
+            "%d relation(s) between memories in the shared file not applied: the import waits for review, and "
+            "pairs it resolved are resolved here by a person (forewarn memory resolve)",
+            len(skipped),
+        )
 
 
 def _flag_forks(store: MemoryStore, records: list[Record], report: TransferReport, *, at: str) -> None:

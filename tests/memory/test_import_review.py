@@ -161,6 +161,31 @@ def test_a_newer_copy_of_a_vetted_memory_is_a_suggestion_that_applies_when_accep
         assert ids == [mine.id]  # the applied proposal is this machine's review item: never exported
 
 
+def test_a_file_nobody_took_on_cannot_resolve_or_contest_a_pair_of_vetted_memories(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    (root / "billing").mkdir(parents=True)
+    (root / "billing" / "invoice.py").write_text("def finalize(invoice):\n    return invoice.total\n")
+    with Workspace.open(root, embedder=None) as ws:
+        ws.reindex()
+        a, b = (
+            ws.remember(text, type="gotcha", file="billing/invoice.py", symbol="finalize").memory
+            for text in ("finalize rounds each line to cents", "finalize sends the invoice email after commit")
+        )
+        ws.export()
+        line = json.loads(ws.default_export_path().read_text().splitlines()[1])
+        assert line["id"] in (a.id, b.id)
+        other = b.id if line["id"] == a.id else a.id
+        for relation in ("contested", "both"):  # raise a conflict, or silence one, between the two
+            decided = {"id": f"01JZZZZZZZZZZZZZZZZZZZZZ{relation[:2].upper()}", "kind": "relation",
+                       "at": line["updated_at"], "detail": {"with": other, "relation": relation}}  # fmt: skip
+            hostile = tmp_path / f"{relation}.jsonl"
+            hostile.write_text(shared(dict(line, events=[*line["events"], decided])))
+            ws.import_(hostile, embed=False)
+            assert ws.store.relations([a.id, b.id]) == [], relation  # waiting for review: no decision taken
+        ws.import_(hostile, embed=False, accept=True)  # a person takes the file on: its decision holds
+        assert [r.kind for r in ws.store.relations([a.id, b.id])] == ["both"]
+
+
 def test_a_dismissed_import_stays_dismissed(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     root.mkdir()
