@@ -32,6 +32,7 @@ from forewarn.cli.memory_render import (
 )
 from forewarn.cli.memory_transfer import run_diff, run_export, run_import, run_recover
 from forewarn.cli.util import CliError
+from forewarn.errors import ForewarnError
 from forewarn.memory import contradictions
 from forewarn.memory.origin import OriginKind, origin_of
 from forewarn.memory.records import Memory
@@ -389,19 +390,28 @@ def run_review(args: argparse.Namespace) -> int:
         pending = engine.suggestions(args.file, limit=args.limit)
         now = engine.clock()
         worth = sum(1 for m in pending if worth_a_look(m))  # ranked best first: these come first
-        accepted = [engine.accept_suggestion(m.id) for m in pending] if args.accept_all else []
+        accepted: list[Memory] = []
+        failed: list[tuple[str, str]] = []  # one that cannot be accepted (a stale proposal…) stops none of the rest
+        for m in pending if args.accept_all else []:
+            try:
+                accepted.append(engine.accept_suggestion(m.id))
+            except ForewarnError as exc:
+                failed.append((m.id, cliutil.shown(exc)))
     if args.json:
         cliutil.print_json(
             {
                 "suggestions": [{**memory_json(m), "value": round(suggestion_score(m, now), 4)} for m in pending],
                 "worth_a_look": worth,
                 "accepted": [m.id for m in accepted],
+                "not_accepted": [{"id": mid, "why": why} for mid, why in failed],
             }
         )
-        return 0
+        return 1 if failed else 0
     if args.accept_all:
         print(f"Accepted {len(accepted)} suggestion(s).")
-        return 0
+        for mid, why in failed:
+            print(f"forewarn: not accepted {mid}: {why}", file=sys.stderr)
+        return 1 if failed else 0
     if not pending:
         print("No suggestions to review.")
         return 0

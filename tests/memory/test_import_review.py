@@ -17,7 +17,7 @@ import pytest
 
 from forewarn.memory.origin import IMPORTED_KEY, OriginKind, origin_of
 from forewarn.memory.text import from_iso, iso_of
-from forewarn.memory.vocabulary import MemoryStatus, Visibility
+from forewarn.memory.vocabulary import MemorySource, MemoryStatus, Visibility
 from forewarn.workspace.engine import Workspace
 from tests.gitrepo import ENV, Repo
 
@@ -184,6 +184,37 @@ def test_a_file_nobody_took_on_cannot_resolve_or_contest_a_pair_of_vetted_memori
             assert ws.store.relations([a.id, b.id]) == [], relation  # waiting for review: no decision taken
         ws.import_(hostile, embed=False, accept=True)  # a person takes the file on: its decision holds
         assert [r.kind for r in ws.store.relations([a.id, b.id])] == ["both"]
+
+
+def test_accept_all_accepts_the_rest_past_a_proposal_that_went_stale(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    (root / "billing").mkdir(parents=True)
+    (root / "billing" / "invoice.py").write_text("def finalize(invoice):\n    return invoice.total\n")
+    (root / ".forewarn").mkdir()
+    (root / ".forewarn" / "config.toml").write_text("[embedder]\nenabled = false\n")
+    with Workspace.open(root, embedder=None) as ws:
+        ws.reindex()
+        mine = ws.remember("finalize is not idempotent", type="gotcha", file="billing/invoice.py", symbol="finalize")
+        ws.export()
+        line = json.loads(ws.default_export_path().read_text().splitlines()[1])
+        newer = tmp_path / "newer.jsonl"
+        newer.write_text(
+            shared(dict(line, text="finalize is idempotent now", updated_at=iso_of_plus(line["updated_at"], 1)))
+        )
+        ws.import_(newer, embed=False)  # a proposal to update it, waiting
+        ws.supersede(mine.memory.id, "finalize is idempotent since the invoice key was added")  # went stale
+        waiting = ws.remember(
+            "finalize must run after tax is computed", type="gotcha", file="billing/invoice.py", symbol="finalize",
+            source=MemorySource.AGENT, status=MemoryStatus.SUGGESTED, provenance={"agent": {"name": "Claude Code"}},
+        ).memory  # fmt: skip
+    done = cli(root, "memory", "review", "--accept-all")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Accepted 1 suggestion(s)." in done.stdout and "not accepted" in done.stderr
+    assert "was superseded here" in done.stderr
+    with Workspace.open(root, embedder=None) as ws:
+        assert ws.get(waiting.id).status == MemoryStatus.ACTIVE  # the one after the stale proposal, accepted
+        (left,) = ws.suggestions()  # the stale proposal waits, for a person to dismiss
+        assert "a newer copy of memory" in origin_of(left).phrase()
 
 
 def test_a_dismissed_import_stays_dismissed(tmp_path: Path) -> None:
