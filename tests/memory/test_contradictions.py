@@ -303,7 +303,8 @@ def load(name: str) -> list[tuple[str, str, str, str]]:
 # (bench/contradiction_bench.py) when the round-3 rules were frozen: the tuning set (batches A-K, built with the
 # rules) 93.8% / 0.4%, the older held-out set 96.7% / 2.9%, blind1 (a development set since its one blind run at
 # 41.7% / 2.8%) 100.0% / 0.0%, blind2 (one blind run at 72.2% / 5.6%, a development set since) 83.3% / 0.0%;
-# blind3, written after the freeze and measured once: 72.2% / 13.9% (issue 23's targets not met there).
+# blind3, written after the freeze and measured once: 72.2% / 13.9%; blind4 (round 4): 58.3% / 16.7% (issue 23's
+# targets not met on either).
 # The honest figures are each set's first run, in the files' comments.
 FLOORS = [
     ("contradictions.tsv", 0.93, 0.01),
@@ -311,6 +312,7 @@ FLOORS = [
     ("contradictions_blind1.tsv", 0.97, 0.01),
     ("contradictions_blind2.tsv", 0.8, 0.01),
     ("contradictions_blind3.tsv", 0.7, 0.14),
+    ("contradictions_blind4.tsv", 0.55, 0.17),
 ]
 
 
