@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import subprocess
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from forewarn.memory.records import Memory
 from forewarn.memory.timeline import standing_at
 from forewarn.memory.vocabulary import MemoryStatus, MemoryType
 from forewarn.workspace import mine_comments, mine_fixes, mining
@@ -17,42 +15,12 @@ from forewarn.workspace.engine import Workspace
 from forewarn.workspace.history import CommitRecord, FileChange, GitError, Hunk
 from forewarn.workspace.mine_rules import Noise, VerdictKind, classify
 from tests.gitrepo import ENV, Repo
-
-BILLING = """\
-def charge(card, amount):
-    total = amount
-    return total
-
-
-def refund(card, amount):
-    return -amount
-"""
+from tests.workspace.billing_history import BILLING, billing_repo, kinds, mined, revert, round_charge
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
-    r = Repo(tmp_path / "repo")
-    r.write("billing.py", BILLING)
-    r.commit("Add billing")
-    return r
-
-
-@pytest.fixture
-def open_ws() -> Iterator[list[Workspace]]:
-    opened: list[Workspace] = []
-    yield opened
-    for ws in opened:
-        ws.close()
-
-
-def mined(repo: Repo, opened: list[Workspace], **kwargs: object) -> tuple[Workspace, mining.MineReport]:
-    ws = Workspace.open(repo.root, embedder=None)
-    opened.append(ws)
-    return ws, mining.mine(ws, **kwargs)  # type: ignore[arg-type]
-
-
-def kinds(ws: Workspace, kind: str) -> list[Memory]:
-    return [m for m in ws.suggestions() if m.provenance and m.provenance.get("kind") == kind]
+    return billing_repo(tmp_path / "repo")
 
 
 def record(
@@ -319,11 +287,9 @@ def test_hot_spots_count_real_fixes_only(repo: Repo, open_ws: list[Workspace]) -
 
 
 def test_a_reverted_commit_is_withdrawn_and_its_revert_is_one_dead_end(repo: Repo, open_ws: list[Workspace]) -> None:
-    repo.edit("billing.py", "total = amount", "total = round(amount)")
-    bad = repo.commit("Round totals in charge\n\nWe round here because the gateway rejects fractions otherwise.")
-    repo.git("revert", "--no-edit", bad)
-    repo.git("commit", "--amend", "-q", "-m", f'Revert "Round totals in charge"\n\nThis reverts commit {bad}.\n\n'
-             "Rounding each charge lost cents on long invoices.")  # fmt: skip
+    bad = round_charge(repo)
+    revert(repo, bad, f'Revert "Round totals in charge"\n\nThis reverts commit {bad}.\n\n'
+           "Rounding each charge lost cents on long invoices.")  # fmt: skip
     ws, report = mined(repo, open_ws)
     [dead] = ws.suggestions()
     assert dead.type == MemoryType.DEAD_END and dead.anchor is not None and dead.anchor.symbol == "charge"
@@ -337,8 +303,7 @@ def test_a_reverted_commit_is_withdrawn_and_its_revert_is_one_dead_end(repo: Rep
 def test_a_revert_without_a_reason_proposes_nothing_and_withdraws_earlier_runs(
     repo: Repo, open_ws: list[Workspace]
 ) -> None:
-    repo.edit("billing.py", "total = amount", "total = round(amount)")
-    bad = repo.commit("Round totals in charge\n\nWe round here because the gateway rejects fractions otherwise.")
+    bad = round_charge(repo)
     ws, _ = mined(repo, open_ws)
     [decision] = ws.suggestions()
     repo.git("revert", "--no-edit", bad)
