@@ -124,13 +124,22 @@ def test_rationale_is_a_decision_and_trailers_are_stripped() -> None:
 FIVE = "".join(f"def step{i}(x):\n    return x + {i}\n\n\n" for i in range(5))
 
 
+def fix_steps(repo: Repo, step3: str, message: str) -> None:
+    """Commit five steps, then one commit that changes them all, step3's body to ``step3``."""
+    repo.write("steps.py", FIVE)
+    repo.commit("Add steps")
+    repo.write("steps.py", FIVE.replace("x + ", "x * ").replace("return x * 3", step3))
+    repo.commit(message)
+
+
 def test_a_commit_touching_five_symbols_is_one_suggestion_on_the_one_it_names(
     repo: Repo, open_ws: list[Workspace]
 ) -> None:
-    repo.write("steps.py", FIVE)
-    repo.commit("Add steps")
-    repo.write("steps.py", FIVE.replace("x + ", "x * ").replace("return x * 3", "y = x\n    z = y\n    return z * 3"))
-    repo.commit("Fix overflow in step1\n\nstep1 would overflow when x is large because the sum was not bounded.")
+    fix_steps(
+        repo,
+        "y = x\n    z = y\n    return z * 3",
+        "Fix overflow in step1\n\nstep1 would overflow when x is large because the sum was not bounded.",
+    )
     ws, _ = mined(repo, open_ws)
     [fix] = kinds(ws, "fix")
     assert fix.anchor is not None and fix.anchor.symbol == "step1"  # named, though step3 changed most
@@ -142,11 +151,10 @@ def test_a_commit_touching_five_symbols_is_one_suggestion_on_the_one_it_names(
 
 
 def test_unnamed_it_goes_to_the_most_changed_symbol(repo: Repo, open_ws: list[Workspace]) -> None:
-    repo.write("steps.py", FIVE)
-    repo.commit("Add steps")
     step3 = "y = x\n    z = y\n    w = z\n    v = w\n    return v * 3"  # 6 of the 14 changed lines: the dominant one
-    repo.write("steps.py", FIVE.replace("x + ", "x * ").replace("return x * 3", step3))
-    repo.commit("Fix overflow in the steps\n\nThey would overflow when x is large because sums were unbounded.")
+    fix_steps(
+        repo, step3, "Fix overflow in the steps\n\nThey would overflow when x is large because sums were unbounded."
+    )
     ws, _ = mined(repo, open_ws)
     [fix] = kinds(ws, "fix")
     assert fix.anchor is not None and fix.anchor.symbol == "step3"
@@ -156,10 +164,11 @@ def test_unnamed_it_goes_to_the_most_changed_symbol(repo: Repo, open_ws: list[Wo
 def test_unnamed_and_spread_evenly_over_many_symbols_it_is_about_none_of_them(
     repo: Repo, open_ws: list[Workspace]
 ) -> None:
-    repo.write("steps.py", FIVE)
-    repo.commit("Add steps")
-    repo.write("steps.py", FIVE.replace("x + ", "x * ").replace("return x * 3", "y = x\n    z = y\n    return z * 3"))
-    repo.commit("Fix overflow in the steps\n\nThey would overflow when x is large because sums were unbounded.")
+    fix_steps(
+        repo,
+        "y = x\n    z = y\n    return z * 3",
+        "Fix overflow in the steps\n\nThey would overflow when x is large because sums were unbounded.",
+    )
     ws, report = mined(repo, open_ws)
     assert kinds(ws, "fix") == [] and report.noise[Noise.DIFFUSE_SYMBOLS] == 1  # step3 holds 4 of 12 lines: a sibling
 
