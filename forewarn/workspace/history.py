@@ -28,6 +28,7 @@ import codecs
 import re
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -405,6 +406,14 @@ def _decode(data: bytes, encoding: str) -> str:
 # --- the streamed diff -----------------------------------------------------------------------------------
 
 
+# git's words for an object the repository lacks (a partial clone whose remote is out of reach, a damaged
+# repository): the commit that needs it is skipped and the rest of the history is read
+_MISSING_OBJECT = re.compile(r"unable to read [0-9a-f]{7,}|bad object [0-9a-f]{7,}|could not read [0-9a-f]{7,}")
+# after a commit could not be read, the commits around it are diffed one at a time to find it; more than this many
+# reading fine means the failure was not that commit's, and the run stops with git's error
+PROBE_COMMITS = 3
+
+
 def iter_commits(
     root: Path,
     revs: Sequence[str],
@@ -412,18 +421,64 @@ def iter_commits(
     limit: int | None = None,
     now: float | None = None,
     exclude: Sequence[str] = (),
+    unreadable: list[str] | None = None,
 ) -> Generator[CommitRecord, None, None]:
     """Commits of ``revs`` newest first, each with its diff's hunks: ``git rev-list`` piped into one
     ``git diff-tree --stdin``, streamed; each commit's fields from its object (:class:`CommitReader`).
 
     ``exclude``: paths left out of every diff (:func:`big_blob_paths`). Closing the generator early (a cancel)
-    ends the git processes.
+    ends the git processes. ``unreadable``: where given, a commit git cannot diff because an object it needs is
+    missing is appended there and skipped, and the commits after it are read; else that is a :class:`GitError`.
     """
     listing = ["git", "-C", str(root), "rev-list"]
     if limit is not None:
         listing.append(f"--max-count={limit}")
     listing.extend([*revs, "--"])
-    diffing = [
+    diffing = _diff_command(root, exclude)
+    lister = subprocess.Popen(listing, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    failure = yield from _diff_run(root, diffing, lister, now=now)
+    if failure is None:
+        return
+    held, error = failure
+    if unreadable is None or not _MISSING_OBJECT.search(error):
+        raise GitError(error)
+    shas = git(root, *listing[3:]).split()
+    pos = 0
+    while failure is not None:
+        held, error = failure
+        if not _MISSING_OBJECT.search(error):
+            raise GitError(error)
+        start = shas.index(held, pos) if held is not None and held in shas[pos:] else pos
+        pos = yield from _probe(root, diffing, shas, start, unreadable, error, now=now)
+        if pos >= len(shas):
+            return
+        failure = yield from _diff_run(root, diffing, shas[pos:], now=now)
+
+
+def _probe(
+    root: Path,
+    diffing: list[str],
+    shas: list[str],
+    pos: int,
+    unreadable: list[str],
+    error: str,
+    *,
+    now: float | None,
+) -> Generator[CommitRecord, None, int]:
+    """Diff ``shas[pos:]`` one at a time until one fails for a missing object (skipped): where to go on from."""
+    for index in range(pos, min(pos + PROBE_COMMITS, len(shas))):
+        failure = yield from _diff_run(root, diffing, [shas[index]], now=now)
+        if failure is None:
+            continue
+        if not _MISSING_OBJECT.search(failure[1]):
+            raise GitError(failure[1])
+        unreadable.append(shas[index])
+        return index + 1
+    raise GitError(error)
+
+
+def _diff_command(root: Path, exclude: Sequence[str]) -> list[str]:
+    return [
         "git",
         "-C",
         str(root),
@@ -448,29 +503,65 @@ def iter_commits(
         "--format=%x00%H",
         *_pathspec(exclude),
     ]
-    lister = subprocess.Popen(listing, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    differ = subprocess.Popen(diffing, stdin=lister.stdout, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    assert lister.stdout is not None and differ.stdout is not None
-    lister.stdout.close()  # the differ holds it now: the lister sees a closed pipe if the differ stops
+
+
+def _diff_run(
+    root: Path,
+    diffing: list[str],
+    commits: subprocess.Popen[bytes] | list[str],
+    *,
+    now: float | None,
+) -> Generator[CommitRecord, None, tuple[str | None, str] | None]:
+    """One ``diff-tree --stdin`` over ``commits`` (the lister's output, or ids written to it), streamed. Each
+    record is yielded once the next one starts; the last only once git has exited cleanly. On a failure: (the
+    id of the record held back, which may be incomplete, or None; git's last error line)."""
+    if isinstance(commits, list):
+        differ = subprocess.Popen(diffing, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert differ.stdin is not None
+        feeder = threading.Thread(target=_feed, args=(differ.stdin, commits), daemon=True)
+        feeder.start()
+        procs: tuple[tuple[str, subprocess.Popen[bytes]], ...] = (("diff-tree", differ),)
+    else:
+        differ = subprocess.Popen(diffing, stdin=commits.stdout, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert commits.stdout is not None
+        commits.stdout.close()  # the differ holds it now: the lister sees a closed pipe if the differ stops
+        procs = (("diff-tree", differ), ("rev-list", commits))
+    assert differ.stdout is not None
     reader = CommitReader(root, now=now)
+    held: CommitRecord | None = None
+    errors: list[str] = []
     try:
-        yield from _parse_diff_stream(differ.stdout, reader)
+        for record in _parse_diff_stream(differ.stdout, reader):
+            if held is not None:
+                yield held
+            held = record
     finally:
-        for proc in (differ, lister):
+        for _, proc in procs:
             if proc.poll() is None:
                 proc.kill()
         differ.stdout.close()
         reader.close()
-        errors = []
-        for name, proc in (("rev-list", lister), ("diff-tree", differ)):
+        for name, proc in procs:
             err = proc.stderr.read().decode("utf-8", "replace").strip() if proc.stderr else ""
             if proc.stderr:
                 proc.stderr.close()
             code = proc.wait()
             if code not in (0, -9) and err:
                 errors.append(f"git {name} failed: {err.splitlines()[-1]}")
-        if errors:
-            raise GitError(errors[0])
+    if errors:
+        return (held.sha if held is not None else None), errors[0]
+    if held is not None:
+        yield held
+    return None
+
+
+def _feed(stdin: IO[bytes], shas: list[str]) -> None:
+    try:
+        for sha in shas:
+            stdin.write(sha.encode("ascii") + b"\n")
+        stdin.close()
+    except (BrokenPipeError, ValueError, OSError):  # git stopped reading (a failure or a cancel)
+        pass
 
 
 def _parse_diff_stream(stream: Iterator[bytes], reader: CommitReader) -> Iterator[CommitRecord]:

@@ -111,6 +111,7 @@ class MineReport:
     withdrawn: int = 0  # suggestions of earlier runs whose commit this run found reverted
     tracks_updated: int = 0  # earlier mined memories whose track record this run's fixes changed
     clamped_dates: int = 0  # commits dated in the future, read as now
+    unreadable_commits: int = 0  # commits git could not diff (an object missing): skipped, the rest mined
     comments_scanned: int = 0  # files scanned for warning comments
     head: str = ""
     since: str | None = None  # the commit mining started after (incremental) or --since
@@ -132,6 +133,7 @@ class MineReport:
             "withdrawn": self.withdrawn,
             "tracks_updated": self.tracks_updated,
             "clamped_dates": self.clamped_dates,
+            "unreadable_commits": self.unreadable_commits,
             "comments_scanned": self.comments_scanned,
             "head": self.head,
             "since": self.since,
@@ -418,7 +420,8 @@ def mine(
         report.notes.append(f"{big_total} paths held blobs over 1 MiB: the first {len(big)} were left out of diffs")
     with BlobReader(root) as blobs:
         walk = _Walk(SymbolFinder(blobs), head, exclude=big, runtimes=runtimes(root))
-        commits = history.iter_commits(root, revs, limit=limit, exclude=big)
+        unreadable: list[str] = []  # commits git could not diff for a missing object: skipped, said
+        commits = history.iter_commits(root, revs, limit=limit, exclude=big, unreadable=unreadable)
         try:
             for commit in commits:
                 if cancel is not None and cancel.is_set():
@@ -430,6 +433,13 @@ def mine(
                     progress(report.commits_read, report.commits_total)
         finally:
             commits.close()
+    if unreadable:
+        report.unreadable_commits = len(unreadable)
+        report.notes.append(
+            f"{len(unreadable)} commit(s) could not be read, first {unreadable[0][:12]}: git lacks an object they need"
+            " (a partial clone whose remote is out of reach, or a damaged repository; `git fsck` says which);"
+            " the rest of the history was mined"
+        )
     if report.cancelled:
         report.seconds = time.perf_counter() - started
         return report

@@ -224,3 +224,37 @@ def _unix(iso: str) -> float:
 
 def test_env_has_no_user_config() -> None:  # the repositories above see no ~/.gitconfig
     assert ENV["GIT_CONFIG_GLOBAL"] == "/dev/null"
+
+
+def _drop_object(repo: Repo, rel: str) -> None:
+    """Delete the loose object of ``rel`` at HEAD, as a partial clone without its remote or a damaged disk leaves a
+    repository, and change the file in the work tree (else git's diff would read the file there instead)."""
+    oid = repo.git("rev-parse", f"HEAD:{rel}")
+    (repo.root / ".git" / "objects" / oid[:2] / oid[2:]).unlink()
+    repo.write(rel, b"rebuilt here, not committed\n")
+
+
+def test_a_commit_whose_object_is_missing_is_skipped_and_the_rest_read(repo: Repo) -> None:
+    repo.edit("billing/invoice.py", "return invoice", "return invoice  # first")
+    first = repo.commit("first change")
+    repo.write("tool.bin", b"\x00\x01 a built binary committed by mistake\n")
+    repo.edit("billing/money.py", "'x'", "'y'")
+    broken = repo.commit("commit a tool binary")
+    repo.edit("billing/invoice.py", "# first", "# second")
+    last = repo.commit("second change")
+    _drop_object(repo, "tool.bin")
+    with pytest.raises(history.GitError, match="unable to read"):
+        list(history.iter_commits(repo.root, ["HEAD"]))
+    unreadable: list[str] = []
+    commits = list(history.iter_commits(repo.root, ["HEAD"], unreadable=unreadable))
+    assert unreadable == [broken]
+    assert [c.sha for c in commits] == [last, first, repo.git("rev-parse", "HEAD~3")]
+    assert [f.path for f in commits[0].files] == ["billing/invoice.py"]  # read whole, not cut at the failure
+    # two missing in a row, and one at the very start (newest) of the walk
+    repo.write("tool.bin", b"\x00\x02 rebuilt\n")
+    newest = repo.commit("rebuild the tool")
+    _drop_object(repo, "tool.bin")
+    unreadable = []
+    commits = list(history.iter_commits(repo.root, ["HEAD"], unreadable=unreadable))
+    assert unreadable == [newest, broken]
+    assert [c.sha for c in commits] == [last, first, repo.git("rev-parse", "HEAD~4")]

@@ -527,3 +527,22 @@ def test_shallow_clone_detached_head_and_rewritten_history(
     rewritten = mining.mine(ws2)
     assert any("history was rewritten" in note for note in rewritten.notes)
     assert rewritten.commits_read == 3
+
+
+def test_a_commit_git_cannot_read_is_skipped_said_and_the_rest_mined(repo: Repo, open_ws: list[Workspace]) -> None:
+    """A partial clone whose remote is out of reach (or a damaged repository) lacks some blobs: mining goes on."""
+    _fix_refund(repo, 1)
+    repo.write("tools/gen.bin", b"\x00\x01 a built tool committed by mistake\n")
+    broken = repo.commit("Add the generator binary")
+    _fix_refund(repo, 2)
+    oid = repo.git("rev-parse", "HEAD:tools/gen.bin")
+    (repo.root / ".git" / "objects" / oid[:2] / oid[2:]).unlink()
+    repo.write("tools/gen.bin", b"rebuilt here\n")  # else git's diff reads the work tree's copy
+    ws = Workspace.open(repo.root, embedder=None)
+    open_ws.append(ws)
+    report = mining.mine(ws)
+    total = int(repo.git("rev-list", "--count", "HEAD"))
+    assert report.unreadable_commits == 1 and report.commits_read == total - 1
+    assert any(broken[:12] in note and "could not be read" in note for note in report.notes)
+    assert report.to_dict()["unreadable_commits"] == 1
+    assert any(s.file == "billing.py" for s in ws.suggestions())  # the fixes around it were mined
