@@ -65,6 +65,8 @@ VECTOR_SIMILAR = 0.8
 _FRAME_IGNORED = frozenset(("a", "an", "the", PUNCT))
 # negations that are only that; the others ("ignores", "skips", "omits") are verbs with synonyms
 _PLAIN_NEGATIONS = frozenset(("not", "never", "no", "cannot", "nothing", "nobody", "none", "neither", "nor", "without"))
+# a clause they open names the case a statement holds in ("skips the extend if the last touch was recent")
+_CONDITIONS = frozenset(("if", "when", "whenever", "once"))
 _BETWEEN_NEGATION_AND_VERB = frozenset(("longer", "ever", "even", "really", "actually", "always", "be", "been", "get"))
 
 
@@ -191,6 +193,11 @@ def _polarity(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> tuple[bool
     for at, head, scope, reach in zip(b.negated, b.heads, b.scopes, b.reaches, strict=True):
         if at in bounds_b:
             continue  # "never more than four": a bound, read as one
+        if old_denials and not reach and not head:
+            new_denials.setdefault(b.clause[at], []).append(reach)  # "caller has to follow it, we don't": agrees
+            continue
+        if _narrowed(b, at, a):
+            continue  # "skips the extend if the last touch was recent": a case the older rule did not name
         if _denies(b, at, head, scope, a, flipped) or any(scope & theirs for theirs in a.scopes):
             new_denials.setdefault(b.clause[at], []).append(reach)
     by_clause: dict[int, list[opposites.Flip]] = {}
@@ -227,11 +234,31 @@ def _denies(c: Claim, at: int, head: frozenset[str], scope: frozenset[str], othe
     if verb not in _PLAIN_NEGATIONS and any(opposites.same_group(verb, w) for w in other.words):
         return False  # "ignores unknown keys" / "unknown keys are silently dropped": one way of not using them
     said = other.content | flipped
+    if _contrastive(c, at):
+        return bool(scope) and scope <= said  # "ROUND_HALF_EVEN, not half-up": it denies half-up, and only that
     if _verbal(c, at, head):
         said = said - (noun_only(other) & head)
     if head & said:
         return True
     return bool(scope) and len(scope & said) / len(scope) > NEGATED_SAID_SHARE
+
+
+def _contrastive(c: Claim, at: int) -> bool:
+    """ "…, not half-up": a "not" opening a clause after another sets an alternative aside."""
+    return c.tokens[at] == "not" and at > 1 and c.tokens[at - 1] == PUNCT
+
+
+def _narrowed(c: Claim, at: int, other: Claim) -> bool:
+    """The negation at ``at`` holds in a case its own condition clause names ("skips X if …", "if …, X is not
+    …") and the other text names no case: it narrows the other's rule, it does not deny it."""
+    if any(t in _CONDITIONS for t in other.tokens):
+        return False
+    clause = c.clause[at]
+    for i, t in enumerate(c.tokens):
+        if t in _CONDITIONS and (i == 0 or c.tokens[i - 1] == PUNCT or c.clause[i] != c.clause[i - 1]):
+            if c.clause[i] in (clause, clause + 1, clause - 1):
+                return True
+    return False
 
 
 def _affirmed(c: Claim) -> frozenset[str]:

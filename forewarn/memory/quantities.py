@@ -442,12 +442,21 @@ def _rate_after(tokens: Sequence[str], after: int, nouns: int) -> tuple[float | 
 
 
 def _listed(tokens: Sequence[str], i: int) -> bool:
-    """ "1, 3 and 7": a number with another number a comma, "and" or "or" away."""
+    """ "1, 3 and 7": a number with another number a comma, "and" or "or" away. Across a comma, numbers
+    written in other units are two statements, not one list ("default is 2500ms, 10s was masking hangs")."""
     for step in (-2, 2):
         j = i + step
-        if 0 <= j < len(tokens) and is_number(tokens[j]) and tokens[(i + j) // 2] in (PUNCT, "and", "or"):
+        if not (0 <= j < len(tokens) and is_number(tokens[j])):
+            continue
+        between = tokens[(i + j) // 2]
+        if between in ("and", "or") or (between == PUNCT and _suffix(tokens[i]) == _suffix(tokens[j])):
             return True
     return False
+
+
+def _suffix(token: str) -> str:
+    m = _NUMBER_RE.match(token)
+    return m.group(2) if m else ""
 
 
 def _status(claim: Claim, i: int, number: float) -> Quantity | None:
