@@ -43,7 +43,7 @@ from enum import StrEnum
 from forewarn.memory import opposites, quantities, roles, slots
 from forewarn.memory.claims import NEGATORS, PUNCT, Claim, noun_only, read, stem, topic_overlap
 from forewarn.memory.claims import anchor_words as anchor_words
-from forewarn.memory.predicates import is_caveat, predicates
+from forewarn.memory.predicates import Predicate, is_caveat, predicates
 from forewarn.memory.text import STOPWORDS
 
 # how much two texts must share (overlap coefficient of their topic words, 0..1) for a cue to count
@@ -121,7 +121,7 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
     if changed or frame.literal_swapped():
         cues.append(Cue.VALUE)
     pa, pb = predicates(a, anchor), predicates(b, anchor)
-    if Cue.NEGATION not in cues and not caveat and slots.denied(pa, pb):
+    if Cue.NEGATION not in cues and not caveat and slots.denied(pa, _unnarrowed(b, pb, a)):
         cues.append(Cue.NEGATION)
     opposite = slots.opposed(pa, pb, _affirmed(a), _affirmed(b)) or roles.reversed_precedence(a, b, anchor)
     if Cue.ANTONYM not in cues and not caveat and opposite:
@@ -259,6 +259,11 @@ def _narrowed(c: Claim, at: int, other: Claim) -> bool:
             if c.clause[i] in (clause, clause + 1, clause - 1):
                 return True
     return False
+
+
+def _unnarrowed(c: Claim, preds: Sequence[Predicate], other: Claim) -> list[Predicate]:
+    """``c``'s predicates less the negated ones its condition clauses narrow to a case (``_narrowed``)."""
+    return [p for p in preds if not (p.negated and p.condition and _narrowed(c, p.positions[0], other))]
 
 
 def _affirmed(c: Claim) -> frozenset[str]:

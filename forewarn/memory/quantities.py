@@ -137,6 +137,10 @@ _STATUS_WORDS = frozenset(
 )  # fmt: skip
 _DELTA_WORDS = frozenset(("extra", "more", "additional", "further", "fewer", "less"))
 _GROWTH_VERBS = frozenset(stem(w) for w in ("overflow", "grow", "exceed", "shift", "offset", "off", "lag", "differ"))
+# a time right after these, a few words after a count, is the window the count is over ("5 attempts per 15 min")
+_WINDOW_WORDS = frozenset(("per", "in", "within", "over", "every"))
+WINDOW_REACH = 4  # "10 failed logins in 24h": the count, its noun or two, the window word, the time
+
 # verbs that state a new value: "raised to 1000", "bumped to 6"
 _CHANGE_VERBS = frozenset(
     stem(w)
@@ -541,6 +545,9 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
     """
     if not _kinds_meet(q, r):
         return False
+    counted_q, counted_r = _windowed(q, me), _windowed(r, them)
+    if counted_q is not None and counted_r is not None and not _kinds_meet(counted_q, counted_r):
+        return False  # "5 attempts per 15 min" / "10 failed logins in 24h": the window of another count
     if q.kind == r.kind and q.kind in ("label", "period", "clock", "rate"):
         return True  # "port 8080" / "binds port 9000", "every 15 minutes" / "once an hour", "60/min": one per place
     cq, cr = _synonyms(q.context), _synonyms(r.context)
@@ -557,6 +564,16 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
     if (novel_q and novel_r) or (novel_q and not cr) or (novel_r and not cq):
         return _named_alike(q, r) or bool(q.nouns & r.nouns) or _same_amount(q, r) or q.changed_to or r.changed_to
     return True
+
+
+def _windowed(q: Quantity, c: Claim) -> Quantity | None:
+    """The count a time is the window of ("5 attempts per 15 min", "10 failures in 24h"), if it is one."""
+    if q.kind != "time" or q.position < 1 or c.tokens[q.position - 1] not in _WINDOW_WORDS:
+        return None
+    return next(
+        (r for r in quantities(c) if r.kind == "count" and q.position - WINDOW_REACH <= r.position < q.position),
+        None,
+    )
 
 
 def _modified_apart(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
