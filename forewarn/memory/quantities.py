@@ -278,6 +278,8 @@ def _read_at(claim: Claim, i: int) -> tuple[Quantity | None, int]:
     elif _ORDINAL_RE.match(t) and tokens[max(0, i - 2) : i] in _ORDINAL_COUNTS and i + 1 < len(tokens):
         # "gives up after the 2nd retry", "locks at the 10th failed attempt": that many of them
         return _make(claim, i, "count", float(t[:-2]), t, Bound.EXACTLY, _family(_nouns(tokens, i + 1))), i + 2
+    elif (setting := _setting_amount(claim, i)) is not None:
+        return setting, i + 1
     elif _CLOCK_RE.match(t):  # "at 08:00": a time of day, in minutes
         hours, minutes = t.split(":")[:2]
         return _make(claim, i, "clock", int(hours) * 60 + int(minutes), t, Bound.EXACTLY, frozenset()), i + 1
@@ -323,6 +325,20 @@ def _read_at(claim: Claim, i: int) -> tuple[Quantity | None, int]:
     if label is not None:
         return Quantity(label.kind, number, t, bound, label.nouns, label.context, i, label.after), after
     return _make(claim, i, "bare", number, t, bound, frozenset()), after
+
+
+def _setting_amount(claim: Claim, i: int) -> Quantity | None:
+    """ "prefetch_count=100", "timeout=30s": a setting's number, named by the setting's words."""
+    key, sep, value = claim.tokens[i].partition("=")
+    parsed = _parse_number(value) if sep and key and key[0].isalpha() else None
+    if parsed is None:
+        return None
+    number, suffix = parsed
+    if suffix and suffix not in _UNITS:
+        return None
+    kind, factor = _UNITS[suffix] if suffix else ("bare", 1.0)
+    named = frozenset(stem(w) for w in re.split(r"[_.\-]+", key) if w) | {stem(key)}
+    return Quantity(kind, number * factor, value, Bound.EXACTLY, frozenset(), named, i, _after(claim, i, frozenset()))
 
 
 def _label(claim: Claim, i: int, text: str) -> Quantity | None:
@@ -643,6 +659,9 @@ def _kinds_meet(q: Quantity, r: Quantity) -> bool:
         if kind == "rate" and q.nouns and r.nouns:
             return bool(q.nouns & r.nouns)
         return True
+    if kinds == {"count", "label"}:  # "max_connections = 20" / "caps at 50 conns": a setting named for the count
+        label, count = (q, r) if q.kind == "label" else (r, q)
+        return any(set(n.split("_")) & count.nouns for n in label.nouns if "_" in n)
     return kinds in ({"count", "bare"}, {"label", "bare"})
 
 

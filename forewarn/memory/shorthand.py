@@ -32,7 +32,10 @@ _PORT_RE = re.compile(r"(?<![\w:/.]):([0-9]{2,5})\b")  # ":8080", not "02:00" or
 _PER_RE = re.compile(r"\b([0-9]+|[A-Za-z]+)\s*/\s*(s|sec|second|min|minute|h|hr|hour|d|day)\b")  # "60/min", "req/s"
 _MILLIONS_RE = re.compile(r"\b([0-9]+(?:\.[0-9]+)?)M\b(?![Bb])")  # "1M keys" (capital M: not minutes)
 # phrases with one word for them
-_PHRASES = {"by hand": "manually", "up front": "upfront", "in memory": "in-memory", "on disk": "on-disk"}
+_PHRASES = {
+    "by hand": "manually", "up front": "upfront", "in memory": "in-memory", "on disk": "on-disk",
+    "most recently": "newest", "most recent": "newest", "least recently": "oldest", "least recent": "oldest",
+}  # fmt: skip
 _GLOB_RE = re.compile(r"(?<=[A-Za-z0-9_])[:.]?\*(?![\w*])")  # "ratelimit:*", "cache_*": the name
 # "now" as the clock in a formula: beside a comparison or arithmetic operator, or called
 _CLOCK_RE = re.compile(r"(?:(?<=[<>=+\-]\s)|(?<=[<>=+\-]))now\b(?:\(\))?|\bnow(?:\(\)|(?=\s?[<>=+\-]))")
