@@ -111,6 +111,13 @@ _EVENT_WORDS = frozenset(
         "audit", "deploy", "deployment", "launch", "rework", "overhaul", "cleanup",
     )
 )  # fmt: skip
+# "since March", "as of September": a month is a point in time ("may" is a modal verb far more often)
+_MONTHS = frozenset(
+    (
+        "january", "february", "march", "april", "june", "july", "august", "september", "october", "november",
+        "december", "jan", "feb", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+    )
+)  # fmt: skip
 # "now also …": something added, not something reversed
 # "in 0.5 s" is a duration, not a release
 _AFTER_VERSION_UNITS = frozenset(
@@ -480,7 +487,7 @@ def _when_spans(tokens: Sequence[str]) -> tuple[tuple[int, int], ...]:
                 j += 1  # "since the 2.0 release", "after the migration"
                 if not any(_is_event(t) for t in tokens[j : j + 2]):
                     continue
-            elif not (tokens[j : j + 1] and _is_version(tokens[j])) or (
+            elif not (tokens[j : j + 1] and (_is_version(tokens[j]) or tokens[j] in _MONTHS)) or (
                 tokens[j + 1 : j + 2] and tokens[j + 1] in _AFTER_VERSION_UNITS
             ):
                 continue

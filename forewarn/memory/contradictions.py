@@ -51,6 +51,9 @@ NEGATION_MIN_OVERLAP = 0.5  # a negated sentence about different words is anothe
 REPLACEMENT_MIN_OVERLAP = 0.34  # "X now uses B instead of A" names A, so one shared word in three is enough
 ANTONYM_MIN_OVERLAP = 0.5  # the opposites count as one shared word; the rest must meet as much as for negation
 TEMPORAL_MIN_OVERLAP = 0.5  # "as of v3, X does B" against "X does A": half the words shared, the rest changed
+# a denial and an opposite, or either with a date ("since March … async …, no nightly batch"): two signs that
+# something changed, so a third of the words in common is as much as "instead of" needs
+CORROBORATED_MIN_OVERLAP = 0.34
 PAST_MIN_SHARE = 0.5  # "X used to buffer the file": this much of the "used to" clause is what the older text says
 NEGATED_SAID_SHARE = 0.5  # more than this much of a negation's scope is what the other text says: it denies it
 # "the same sentence frame": token similarity (difflib ratio) of the two texts, and how long a differing
@@ -108,9 +111,16 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
     cues: list[Cue] = []
     denied, opposed = _polarity(a, b, found)
     caveat = is_caveat(b)  # "except Stripe 429s: those are retried once": a case of its own, not a denial
-    if denied and not caveat and (overlap >= NEGATION_MIN_OVERLAP or similar):
+    # two signs of a change (a denial with an opposite, either with a date) ask for less shared wording
+    corroborated = sum((denied, bool(opposed), bool(b.when) and not b.additive)) >= 2
+    enough = overlap >= CORROBORATED_MIN_OVERLAP if corroborated else False
+    if denied and not caveat and (overlap >= NEGATION_MIN_OVERLAP or similar or enough):
         cues.append(Cue.NEGATION)
-    if opposed and not caveat and (overlap >= ANTONYM_MIN_OVERLAP or similar or all(f.in_place for f in opposed)):
+    if (
+        opposed
+        and not caveat
+        and (overlap >= ANTONYM_MIN_OVERLAP or similar or enough or all(f.in_place for f in opposed))
+    ):
         cues.append(Cue.ANTONYM)
     named_replaced = b.replacement and bool(b.replaced & a.content)  # "rather than openpyxl": the older one's
     if _replaced(a, b, found) and (overlap >= REPLACEMENT_MIN_OVERLAP or similar or named_replaced):
