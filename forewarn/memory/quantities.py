@@ -392,6 +392,14 @@ def _is_delta(tokens: Sequence[str], at: int) -> bool:
     return any(t in _DELTA_WORDS for t in tokens[at + 1 : at + 3])
 
 
+# "<number> is impossible": the number is named to be ruled out ("batch size is 10, 50 is impossible")
+_RULED_OUT = frozenset(
+    (c, w)
+    for c in ("is", "are", "isn't")
+    for w in ("impossible", "wrong", "incorrect", "outdated")
+)
+
+
 def _is_past(tokens: Sequence[str], at: int) -> bool:
     """ "3 was too few", "it was 30s", "from 5 to 10" (the 5): the number says what held before."""
     nxt = tokens[at + 1 : at + 3]
@@ -399,6 +407,8 @@ def _is_past(tokens: Sequence[str], at: int) -> bool:
         nxt = tokens[at + 2 : at + 4]
     if nxt[:1] and nxt[0] in _PAST_COPULAS:
         return True
+    if tuple(nxt[:2]) in _RULED_OUT:
+        return True  # "50 is impossible", "10 is wrong": a value set aside, stated by nothing now
     before = tokens[max(0, at - 2) : at]
     if any(t in _PAST_COPULAS or t in ("previously", "formerly", "originally") for t in before):
         return True
