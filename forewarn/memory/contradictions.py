@@ -263,12 +263,11 @@ def _narrowed(c: Claim, at: int, other: Claim) -> bool:
     …") and the other text names no case: it narrows the other's rule, it does not deny it."""
     if any(t in _CONDITIONS for t in other.tokens):
         return False
-    clause = c.clause[at]
-    for i, t in enumerate(c.tokens):
-        if t in _CONDITIONS and (i == 0 or c.tokens[i - 1] == PUNCT or c.clause[i] != c.clause[i - 1]):
-            if c.clause[i] in (clause, clause + 1, clause - 1):
-                return True
-    return False
+    near = (c.clause[at] - 1, c.clause[at], c.clause[at] + 1)  # its own clause or a neighbour
+    return any(
+        t in _CONDITIONS and (i == 0 or c.clause[i] != c.clause[i - 1]) and c.clause[i] in near
+        for i, t in enumerate(c.tokens)
+    )
 
 
 def _unnarrowed(c: Claim, preds: Sequence[Predicate], other: Claim) -> list[Predicate]:

@@ -338,7 +338,7 @@ def _setting_amount(claim: Claim, i: int) -> Quantity | None:
         return None
     kind, factor = _UNITS[suffix] if suffix else ("bare", 1.0)
     named = frozenset(stem(w) for w in re.split(r"[_.\-]+", key) if w) | {stem(key)}
-    return Quantity(kind, number * factor, value, Bound.EXACTLY, frozenset(), named, i, _after(claim, i, frozenset()))
+    return Quantity(kind, number * factor, value, Bound.EXACTLY, named, named, i, _after(claim, i, named))
 
 
 def _label(claim: Claim, i: int, text: str) -> Quantity | None:
@@ -393,11 +393,7 @@ def _is_delta(tokens: Sequence[str], at: int) -> bool:
 
 
 # "<number> is impossible": the number is named to be ruled out ("batch size is 10, 50 is impossible")
-_RULED_OUT = frozenset(
-    (c, w)
-    for c in ("is", "are", "isn't")
-    for w in ("impossible", "wrong", "incorrect", "outdated")
-)
+_RULED_OUT = frozenset((c, w) for c in ("is", "are") for w in ("impossible", "wrong", "incorrect", "outdated"))
 
 
 def _is_past(tokens: Sequence[str], at: int) -> bool:
