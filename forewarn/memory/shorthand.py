@@ -10,6 +10,7 @@ the same spelling, so both sides are read in one vocabulary first:
 - a possessive is its name ("Postmark's batch API" → postmark);
 - an abbreviation is its word ("conns" → connections, "txn" → transaction, "biz" → business, "w/" → with);
   filler ("btw", "fyi") is dropped;
+- "most recent(ly)" is "newest", "least recent(ly)" is "oldest" (one word for the order);
 - a thousands suffix is the number ("10k" → 10000, "1.5k" → 1500); "3x" beside no comparative is "3 times";
 - a glob is the name it matches ("the ratelimit:* keys" → "the ratelimit keys"), and "now" inside a formula
   ("exp < now - 30s", "now()") is the clock, not a date ("current_time");
