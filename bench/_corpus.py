@@ -45,24 +45,17 @@ def django() -> Path:
 
 def _download(downloads: Path, package: str, version: str) -> Path:
     log.info("downloading %s==%s source distribution", package, version)
-    cmd = [
-        sys.executable,
-        "-m",
-        "pip",
-        "download",
-        "--quiet",
-        "--no-deps",
-        "--no-binary",
-        ":all:",
-        "--dest",
-        str(downloads),
-        f"{package}=={version}",
-    ]
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    pip_download(downloads, f"{package}=={version}", "--no-binary", ":all:")
     archive = _find_archive(downloads, package, version)
     if archive is None:
         raise RuntimeError(f"pip downloaded no source archive for {package}=={version} into {downloads}")
     return archive
+
+
+def pip_download(dest: Path, requirement: str, *options: str) -> None:
+    """``pip download`` of ``requirement`` alone (no dependencies) into ``dest``, with pip's extra ``options``."""
+    cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", *options, "--dest", str(dest), requirement]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
 
 
 def _find_archive(downloads: Path, package: str, version: str) -> Path | None:

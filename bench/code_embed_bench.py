@@ -233,15 +233,11 @@ def serial_share(tree: Path, sample: int) -> float:
     from forewarn.config import EmbedderSettings, Settings
     from forewarn.indexing.indexer import Indexer
     from forewarn.memory.embedder import open_embedder
-    from forewarn.workspace.code_vectors import CODE_TEXT_MAX_TOKENS, embed_text, fit_to_tokens, own_texts
+    from forewarn.workspace.code_vectors import CODE_TEXT_MAX_TOKENS, chunk_texts, fit_to_tokens
 
     emb = open_embedder(EmbedderSettings(n_threads=1))
-    texts: list[str] = []
     with Indexer(tree, Settings()) as indexer:
-        for rel in sorted(indexer.files()):
-            chunks = indexer.chunks_for(rel)
-            texts += [embed_text(rel, c.symbol, c.signature, own) for c, own in zip(chunks, own_texts(chunks),
-                                                                                  strict=True) if own]  # fmt: skip
+        texts = [t for rel in sorted(indexer.files()) for _, t in chunk_texts(rel, indexer.chunks_for(rel))]
     started = time.process_time()  # what CodeVectors.embed does on its own thread: cut each text, then tokenize
     fitted = [fit_to_tokens(t, emb.count_tokens, CODE_TEXT_MAX_TOKENS) for t in texts[:sample]]
     for i in range(0, len(fitted), 32):
@@ -285,7 +281,7 @@ def child(weights: str, threads: int, mode: str, sample: int) -> dict[str, Any]:
     from forewarn.config import Settings
     from forewarn.memory.embed_cache import CachedEmbedder, EmbeddingCache
     from forewarn.memory.embedder import open_embedder
-    from forewarn.workspace.code_vectors import embed_text, fit_to_tokens, own_texts
+    from forewarn.workspace.code_vectors import chunk_texts, fit_to_tokens
     from forewarn.workspace.engine import Workspace
 
     settings = Settings()
@@ -330,11 +326,9 @@ def child(weights: str, threads: int, mode: str, sample: int) -> dict[str, Any]:
                 by_file.setdefault(rel, set()).add(i)
             all_tokens = 0
             for rel, ids in by_file.items():
-                chunks = ws.indexer.chunks_for(rel)
-                for c, own in zip(chunks, own_texts(chunks), strict=True):
-                    if c.id in ids and own is not None:
-                        text = fit_to_tokens(embed_text(rel, c.symbol, c.signature, own), cv.count_tokens, cv.budget)
-                        all_tokens += cv.count_tokens(text)
+                for c, whole in chunk_texts(rel, ws.indexer.chunks_for(rel)):
+                    if c.id in ids:
+                        all_tokens += cv.count_tokens(fit_to_tokens(whole, cv.count_tokens, cv.budget))
             mean_all = all_tokens / max(1, len(picked))
             rate = added / seconds if seconds else 0.0
             tok_rate = tokens / seconds if seconds else 0.0

@@ -1,6 +1,6 @@
 """Contradiction detection on remember: detection and false-alarm rates on labelled sets of pairs.
 
-    python bench/contradiction_bench.py                    # the tuning set, the old held-out set, blind1-3
+    python bench/contradiction_bench.py                    # the tuning set, the old held-out set, blind1-4
     python bench/contradiction_bench.py --pairs FILE.tsv   # any set in the same columns (repeatable)
     python bench/contradiction_bench.py --lexical          # words only (skip the embedding model)
     python bench/contradiction_bench.py -v                 # also list every miss and false alarm
@@ -39,6 +39,7 @@ HELD_OUT = DATA / "contradictions_heldout.tsv"  # written after an earlier versi
 BLIND1 = DATA / "contradictions_blind1.tsv"  # written blind by another session, measured once, tuned on since
 BLIND2 = DATA / "contradictions_blind2.tsv"  # the same, against round 2's rules (72.2% / 5.6%)
 BLIND3 = DATA / "contradictions_blind3.tsv"  # the same, after round 3's rules were frozen (72.2% / 13.9%)
+BLIND4 = DATA / "contradictions_blind4.tsv"  # the same, round 4 (58.3% / 16.7%)
 RESULTS = BENCH_DIR / "results" / "contradiction_bench.json"
 LABELS = ("conflict", "compatible")
 
@@ -158,7 +159,7 @@ def main() -> None:
     parser.add_argument("-v", "--verbose", action="store_true", help="list every miss and false alarm")
     args = parser.parse_args()
     out: dict[str, object] = {}
-    for path in args.pairs or [PAIRS, HELD_OUT, BLIND1, BLIND2, BLIND3]:
+    for path in args.pairs or [PAIRS, HELD_OUT, BLIND1, BLIND2, BLIND3, BLIND4]:
         try:
             pairs = load_pairs(path)
         except (OSError, UnicodeDecodeError, BadPairs) as exc:

@@ -258,14 +258,8 @@ def sweep(
     without = sum(answer in [h.memory.text for h in hits[:K]] for answer, hits in real_pools) / max(1, len(real))
     out = []
     for f in grid:
-
-        def kept(hits: list[retrieval.ScoredMemory]) -> list[retrieval.ScoredMemory]:
-            if not any(f.reached(h.cosine, h.coverage or 0.0, answer=True, terms=h.terms) for h in hits):  # noqa: B023
-                return []
-            return [h for h in hits if f.reached(h.cosine, h.coverage or 0.0, answer=False)]  # noqa: B023
-
-        with_floor = sum(answer in [h.memory.text for h in kept(hits)[:K]] for answer, hits in real_pools)
-        empty = sum(not kept(hits) for hits in off_pools) / max(1, len(off))
+        with_floor = sum(answer in [h.memory.text for h in f.kept(hits)[:K]] for answer, hits in real_pools)
+        empty = sum(not f.kept(hits) for hits in off_pools) / max(1, len(off))
         out.append((label(f, use_vector), empty, without, with_floor / max(1, len(real)), f == shipped))
     return out
 

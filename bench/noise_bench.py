@@ -53,6 +53,7 @@ REPO_DIR = BENCH_DIR.parent
 sys.path.insert(0, str(BENCH_DIR))  # bench/ is not a package
 sys.path.insert(0, str(REPO_DIR))  # run as a script from anywhere: forewarn from this checkout
 from _stats import percentile  # noqa: E402
+from lsp_bench import indexing_done  # noqa: E402  (the same wait for the first index)
 
 WORK_DIR = BENCH_DIR / ".corpora" / "noise"
 SHARED_CORPORA = Path(os.environ.get("FOREWARN_CORPORA", REPO_DIR.parent / "shared" / "corpora"))
@@ -194,7 +195,7 @@ async def open_all(root: Path, env: dict[str, str], files: list[str], anchors: d
             initialization_options=options,
         )
     )
-    await indexing_done(client)
+    await indexing_done(client, INDEX_WAIT_S)
     opens: list[Open] = []
     for rel in files:
         path = root / rel
@@ -214,19 +215,6 @@ async def open_all(root: Path, env: dict[str, str], files: list[str], anchors: d
     await client.shutdown_session()
     await client.stop()
     return opens
-
-
-async def indexing_done(client: Any) -> None:
-    from lsprotocol import types
-
-    def done() -> bool:
-        return any(r and isinstance(r[-1], types.WorkDoneProgressEnd) for r in client.progress_reports.values())
-
-    async def loop() -> None:
-        while not done():
-            await client.wait_for_notification(types.PROGRESS)
-
-    await asyncio.wait_for(loop(), INDEX_WAIT_S)
 
 
 # ---------------------------------------------------------------- what one open showed

@@ -386,14 +386,8 @@ def run_floor(
             ]
         sweep = []
         for f in grid:
-
-            def kept(pool: list[retrieval.ScoredMemory]) -> list[retrieval.ScoredMemory]:
-                if not any(f.reached(h.cosine, h.coverage or 0.0, answer=True, terms=h.terms) for h in pool):  # noqa: B023
-                    return []
-                return [h for h in pool if f.reached(h.cosine, h.coverage or 0.0, answer=False)]  # noqa: B023
-
-            hit = sum(answer in [h.memory.id for h in kept(pool)[:K]] for answer, pool in pools)
-            quiet = sum(not kept(pool) for _, pool in off_pools)
+            hit = sum(answer in [h.memory.id for h in f.kept(pool)[:K]] for answer, pool in pools)
+            quiet = sum(not f.kept(pool) for _, pool in off_pools)
             sweep.append((floor_label(f, use_vector), hit / len(real), quiet / len(off)))
         runs.append(
             FloorRun(

@@ -164,7 +164,7 @@ class SessionViews:
         if self.full_index_running.is_set():
             return self._symbol_info_from_anchors(rel, line, char, text, encoding)
         engine = self.engine
-        text = text if text is not None else _read_source(engine.root / rel, engine.settings.index.max_file_bytes)
+        text = text if text is not None else engine.source_text(rel)
         target = self._symbols(engine).resolve(rel, text, line, char, encoding) if text is not None else None
         if target is None:
             return HOVER_NOTHING  # a blank, a keyword, a comment or string, or nothing it could be resolved to
@@ -240,16 +240,6 @@ def _buffer_spans(rel: str, text: str) -> dict[str, tuple[int, int]] | None:
         else:
             spans[chunk.symbol] = (chunk.start_line, chunk.end_line)
     return spans
-
-
-def _read_source(path: Path, max_bytes: int) -> str | None:
-    """A file the editor has not opened, as text (None when unreadable or over the index's size limit)."""
-    try:
-        if path.stat().st_size > max_bytes:
-            return None
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
 
 
 def _worth_telling(importance: Importance) -> bool:

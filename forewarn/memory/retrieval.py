@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import groupby
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import numpy as np
 
@@ -259,6 +259,10 @@ def text_terms(terms: Sequence[str], text: str) -> set[int]:
     return {i for i, t in enumerate(terms) if found(t)}
 
 
+_C = TypeVar("_C")  # a candidate the floor judges: a memory's number while ranking, a scored hit in a benchmark
+FloorMatch = tuple[float | None, float, int]  # how a candidate matches the query: cosine, coverage, terms held
+
+
 @dataclass(frozen=True, slots=True)
 class Floor:
     """The relevance floor's thresholds: the best candidate must clear ``answer_*`` for the query to be answered,
@@ -281,6 +285,22 @@ class Floor:
             return coverage >= self.result_words
         # answering by words takes several of them (or the whole query): one rare word shared is a coincidence
         return coverage >= self.words_to_answer(cosine) and (terms >= self.answer_terms or coverage >= WHOLE_QUERY)
+
+    def passed(self, candidates: Sequence[_C], match: Callable[[_C], FloorMatch]) -> list[_C]:
+        """The candidates that clear the result floor, in order, or none when no candidate clears the answer floor
+        (``match``: a candidate's cosine, coverage and distinct query words held)."""
+        matches = [match(c) for c in candidates]
+        if not any(self.reached(cosine, coverage, answer=True, terms=terms) for cosine, coverage, terms in matches):
+            return []
+        return [
+            c
+            for c, (cosine, coverage, _) in zip(candidates, matches, strict=True)
+            if self.reached(cosine, coverage, answer=False)
+        ]
+
+    def kept(self, hits: Sequence[ScoredMemory]) -> list[ScoredMemory]:
+        """Hits ranked without a floor as this floor leaves them (what a benchmark sweeping floors compares)."""
+        return self.passed(hits, lambda h: (h.cosine, h.coverage or 0.0, h.terms))
 
     def share(self, cosine: float | None, coverage: float) -> float:
         """How close a candidate comes to answering (1 = on the answer floor): what picks the closest miss."""
@@ -442,9 +462,7 @@ def rank(
     candidates = [n for n in lex_rank.keys() | vec_rank.keys() | code_rank.keys() if n in rows]
     cosines, coverages, held = _own_match(store, index, query, qvec, params, candidates, cos)
     floor = params.floor
-    passed: list[int] = []
-    if any(floor.reached(cosines.get(n), coverages[n], answer=True, terms=held.get(n, 0)) for n in candidates):
-        passed = [n for n in candidates if floor.reached(cosines.get(n), coverages[n], answer=False)]
+    passed = floor.passed(candidates, lambda n: (cosines.get(n), coverages[n], held.get(n, 0)))
     closest = None
     if candidates and not passed:
         near = max(candidates, key=lambda n: (floor.share(cosines.get(n), coverages[n]), -n))

@@ -24,7 +24,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,6 +79,14 @@ def own_texts(chunks: Sequence[CodeChunk]) -> list[str | None]:
     """Each chunk's own text, as full-text search indexes it: a class keeps its header, fields and method
     signatures, not the method bodies (they are chunks of their own); None for a split definition's whole."""
     return fts_texts([Chunk(*(getattr(c, f) for f in CHUNK_FIELDS)) for c in chunks])
+
+
+def chunk_texts(rel: str, chunks: Sequence[CodeChunk]) -> Iterator[tuple[CodeChunk, str]]:
+    """Each chunk of file ``rel`` that carries text of its own, with the text embedded for it (``embed_text``,
+    before the token cut): what indexing embeds, and what a benchmark must embed to measure it."""
+    for c, own in zip(chunks, own_texts(chunks), strict=True):
+        if own is not None:
+            yield c, embed_text(rel, c.symbol, c.signature, own)
 
 
 def fit_to_tokens(text: str, count_tokens: Callable[[str], int], budget: int) -> str:
@@ -375,10 +383,10 @@ class CodeVectors:
                     break
                 want = set(by_file[rel])
                 chunks = self.indexer.chunks_for(rel)
-                for c, own in zip(chunks, own_texts(chunks), strict=True):
-                    if c.id not in want or own is None or current.get(c.id) != c.content_hash:
-                        continue  # has a vector, carries no text of its own, or changed since the keys were read
-                    text = fit_to_tokens(embed_text(rel, c.symbol, c.signature, own), self.count_tokens, self.budget)
+                for c, whole in chunk_texts(rel, chunks):
+                    if c.id not in want or current.get(c.id) != c.content_hash:
+                        continue  # has a vector, or changed since the keys were read
+                    text = fit_to_tokens(whole, self.count_tokens, self.budget)
                     pending.append((c.id, c.content_hash, text))
                     if run.added + len(pending) >= total:
                         break

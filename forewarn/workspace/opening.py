@@ -52,7 +52,7 @@ class OpenMixin(WorkspaceCore):
         # the file's own memories come first (retrieval.PLACE_*): when they fill the limit no neighbour's can show,
         # and resolving which definitions the file uses is the open's costliest step, so it is left to the listing
         unchecked = bool(dep_w) and len(own_refs) >= limit
-        if dep_w and not unchecked and (source := text if text is not None else self._source_text(rel)) is not None:
+        if dep_w and not unchecked and (source := text if text is not None else self.source_text(rel)) is not None:
             rows = self._named_neighbour_rows(rel, source, cached)
             if rows:
                 lines = self._used_definitions(rel, source, rows)
@@ -146,8 +146,9 @@ class OpenMixin(WorkspaceCore):
             log.exception("resolving the definitions %s uses failed", rel)
             return {}
 
-    def _source_text(self, rel: str) -> str | None:
-        """``rel`` as text from disk (None when unreadable or over the index's size limit)."""
+    def source_text(self, rel: str) -> str | None:
+        """``rel`` as text from disk (None when unreadable or over the index's size limit): a file no editor has
+        open, read as the index reads it."""
         path = self.root / rel
         try:
             if path.stat().st_size > self.settings.index.max_file_bytes:

@@ -307,6 +307,29 @@ def test_lsp_enable_without_setup_on_current_neovim(gotcha_workspace: Gotcha, tm
     assert result["restarted"]["after"] != result["restarted"]["before"]
 
 
+def tmux_screen(editor: list[str], cwd: Path, size: tuple[int, int], socket_name: str, channel: str, until: str) -> str:
+    """Run ``editor`` in a tmux pane of ``size`` (columns, rows) on its own server ``socket_name``, wait for it to
+    signal ``channel``, and return the pane's capture (with its colours) once ``until`` is on it."""
+    tmux = ["tmux", "-L", socket_name, "-f", "/dev/null"]
+    try:
+        subprocess.run(
+            [*tmux, "new-session", "-d", "-x", str(size[0]), "-y", str(size[1]), "-c", str(cwd), shlex.join(editor)],
+            check=True, env={**os.environ, "TERM": "xterm-256color", "COLORTERM": "truecolor"},
+        )  # fmt: skip
+        subprocess.run([*tmux, "wait-for", channel], check=True, timeout=EDITOR_RUN_S)
+        # tmux parses the pane's output on its own schedule, so the final redraw may land just after the
+        # signal; nothing announces it: re-capture for a few seconds until ``until`` is on the screen
+        deadline = time.monotonic() + SCREEN_SETTLE_S
+        while True:
+            capture = subprocess.run([*tmux, "capture-pane", "-e", "-p"], check=True, capture_output=True, text=True)
+            if until in capture.stdout or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        return capture.stdout
+    finally:
+        subprocess.run([*tmux, "kill-server"], check=False, capture_output=True)
+
+
 def test_gotcha_on_a_real_terminal_screen(gotcha_workspace: Gotcha, tmp_path: Path, artifacts: Path) -> None:
     """Current Neovim in a tmux pane, as a user sees it: the virtual text and the hover float; saved as a PNG."""
     nvim = TOOLS / "nvim-venv" / "bin" / "nvim"
@@ -332,26 +355,8 @@ def test_gotcha_on_a_real_terminal_screen(gotcha_workspace: Gotcha, tmp_path: Pa
     env = {"FOREWARN_REPO": str(REPO), "FOREWARN_PYTHON": sys.executable, "FOREWARN_TEST_CONFIG": str(config_path)}
     env_args = [f"{key}={value}" for key, value in env.items()]
     editor = ["env", *env_args, str(nvim), "--clean", "-u", str(MINIMAL_INIT), "-c", f"luafile {SCREEN}"]
-    tmux = ["tmux", "-L", socket_name, "-f", "/dev/null"]
-    try:
-        subprocess.run(
-            [*tmux, "new-session", "-d", "-x", str(COLUMNS), "-y", str(ROWS), "-c", str(gotcha_workspace.root),
-             shlex.join(editor)],
-            check=True, env={**os.environ, "TERM": "xterm-256color", "COLORTERM": "truecolor"},
-        )  # fmt: skip
-        # screen.lua signals this channel once the hover is open (or its waits ran out)
-        subprocess.run([*tmux, "wait-for", channel], check=True, timeout=EDITOR_RUN_S)
-        # tmux parses the pane's output on its own schedule, so the final redraw may land just after the
-        # signal; nothing announces it: re-capture for a few seconds until the hover is on the screen
-        deadline = time.monotonic() + SCREEN_SETTLE_S
-        while True:
-            capture = subprocess.run([*tmux, "capture-pane", "-e", "-p"], check=True, capture_output=True, text=True)
-            if "Importance" in capture.stdout or time.monotonic() > deadline:
-                break
-            time.sleep(0.1)
-        capture = capture.stdout
-    finally:
-        subprocess.run([*tmux, "kill-server"], check=False, capture_output=True)
+    # screen.lua signals this channel once the hover is open (or its waits ran out)
+    capture = tmux_screen(editor, gotcha_workspace.root, (COLUMNS, ROWS), socket_name, channel, until="Importance")
     plain = ANSI.sub("", capture)
     (artifacts / "nvim-screen.txt").write_text(plain)
     flat = " ".join(plain.replace("│", " ").split())  # the hover float wraps long lines

@@ -9,17 +9,15 @@ from __future__ import annotations
 import json
 import math
 import os
-import shlex
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from tests import panel_workspace as pw
-from tests.editors.conftest import EDITOR_RUN_S, EDITOR_WAIT_S, REPO, TOOLS, publish_screenshot
+from tests.editors.conftest import EDITOR_WAIT_S, REPO, TOOLS, publish_screenshot
 from tests.editors.terminal import capture_to_html
 from tests.editors.test_nvim import (
     ANSI,
@@ -32,6 +30,7 @@ from tests.editors.test_nvim import (
     SETUP_HINT,
     nvim_or_skip,
     run_nvim,
+    tmux_screen,
 )
 
 pytestmark = pytest.mark.editor
@@ -40,7 +39,6 @@ HERE = Path(__file__).parent
 CHECK_PANEL = HERE / "nvim" / "check_panel.lua"
 SCREEN_PANEL = HERE / "nvim" / "screen_panel.lua"
 COLUMNS, ROWS = 150, 44  # the file and the 64-column panel beside it
-SCREEN_SETTLE_S = 5
 
 
 def panel_workspace(tmp_path: Path) -> pw.PanelWorkspace:
@@ -135,24 +133,8 @@ def test_panel_on_a_real_terminal_screen(tmp_path: Path, artifacts: Path) -> Non
     env = {"FOREWARN_REPO": str(REPO), "FOREWARN_PYTHON": sys.executable, "FOREWARN_TEST_CONFIG": str(config_path)}
     editor = ["env", *[f"{k}={v}" for k, v in env.items()], str(nvim), "--clean", "-u", str(MINIMAL_INIT), "-c",
               f"luafile {SCREEN_PANEL}"]  # fmt: skip
-    tmux = ["tmux", "-L", socket_name, "-f", "/dev/null"]
-    try:
-        subprocess.run(
-            [*tmux, "new-session", "-d", "-x", str(COLUMNS), "-y", str(ROWS), "-c", str(built.root),
-             shlex.join(editor)],
-            check=True, env={**os.environ, "TERM": "xterm-256color", "COLORTERM": "truecolor"},
-        )  # fmt: skip
-        subprocess.run([*tmux, "wait-for", channel], check=True, timeout=EDITOR_RUN_S)
-        # tmux parses the pane's output on its own schedule: re-capture until the panel's Health is on the screen
-        deadline = time.monotonic() + SCREEN_SETTLE_S
-        while True:
-            capture = subprocess.run([*tmux, "capture-pane", "-e", "-p"], check=True, capture_output=True, text=True)
-            if "current by source" in capture.stdout or time.monotonic() > deadline:
-                break
-            time.sleep(0.1)
-        capture_text = capture.stdout
-    finally:
-        subprocess.run([*tmux, "kill-server"], check=False, capture_output=True)
+    # screen_panel.lua signals this channel once the panel is open; re-capture until its Health is on the screen
+    capture_text = tmux_screen(editor, built.root, (COLUMNS, ROWS), socket_name, channel, until="current by source")
     plain = ANSI.sub("", capture_text)
     (artifacts / "nvim-panel-screen.txt").write_text(plain)
     assert f"This file: {pw.FILE}" in plain and "Review: 3 suggestions" in plain, plain

@@ -93,6 +93,20 @@ def workspace(tmp_path: Path) -> Path:
     return root
 
 
+def history_with_a_reverted_rounding(root: Path, git: Callable[..., None]) -> None:
+    """Make the ``workspace`` fixture's ``root`` a repository (``git(root, *args)`` runs git with the test's own
+    identity) whose history holds a revert with its reason: mining proposes it as a dead end (without one, nothing)."""
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "Billing models and service")
+    models = root / "billing" / "models.py"
+    models.write_text(models.read_text().replace("amount.quantize", "round(amount, 2) and amount.quantize"))
+    git(root, "commit", "-q", "-am", "Use round() in Invoice.total for speed")
+    git(root, "revert", "--no-edit", "HEAD")
+    git(root, "commit", "-q", "--amend", "-m", 'Revert "Use round() in Invoice.total for speed"\n\n'
+        "round() on floats loses cents on long invoices, so the total drifted.")  # fmt: skip
+
+
 def accept_registrations(client: LanguageClient) -> list[types.Registration]:
     """Answer ``client/registerCapability`` as an editor does; returns the list registrations land in."""
     registrations: list[types.Registration] = []

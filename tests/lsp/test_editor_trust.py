@@ -21,7 +21,15 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from forewarn.config import USER_LEVEL_KEYS, Settings
 from forewarn.lsp import settings as lsp_settings
 from forewarn.workspace import consent
-from tests.lsp.conftest import SERVER_COMMAND, accept_registrations, indexing_done, initialize_params, run, wait_until
+from tests.lsp.conftest import (
+    SERVER_COMMAND,
+    accept_registrations,
+    history_with_a_reverted_rounding,
+    indexing_done,
+    initialize_params,
+    run,
+    wait_until,
+)
 
 # what a repository's .vscode/settings.json made the extension send before (kit2/probe_editor_settings.py)
 HOSTILE = {
@@ -62,15 +70,7 @@ def _git(root: Path, *args: str) -> None:
 @pytest.fixture
 def repository(workspace: Path) -> Path:
     """A cloned repository: a history with a revert, which mining would turn into a suggestion."""
-    _git(workspace, "init", "-q", "-b", "main")
-    _git(workspace, "add", "-A")
-    _git(workspace, "commit", "-q", "-m", "Billing models and service")
-    models = workspace / "billing" / "models.py"
-    models.write_text(models.read_text().replace("amount.quantize", "round(amount, 2) and amount.quantize"))
-    _git(workspace, "commit", "-q", "-am", "Use round() in Invoice.total for speed")
-    _git(workspace, "revert", "--no-edit", "HEAD")  # with its reason: a revert without one proposes nothing
-    _git(workspace, "commit", "-q", "--amend", "-m", 'Revert "Use round() in Invoice.total for speed"\n\n'
-         "round() on floats loses cents on long invoices, so the total drifted.")  # fmt: skip
+    history_with_a_reverted_rounding(workspace, _git)
     return workspace
 
 

@@ -24,6 +24,7 @@ from tests.lsp.conftest import (
     SERVER_COMMAND,
     accept_registrations,
     diagnostics_for,
+    history_with_a_reverted_rounding,
     indexing_done,
     initialize_params,
     open_document,
@@ -200,15 +201,7 @@ def _git(root: Path, *args: str) -> None:
 @pytest.fixture
 def repository(workspace: Path) -> Path:
     """The workspace as a git repository whose history holds a revert: mining proposes a dead end."""
-    _git(workspace, "init", "-q", "-b", "main")
-    _git(workspace, "add", "-A")
-    _git(workspace, "commit", "-q", "-m", "Billing models and service")
-    models = workspace / "billing" / "models.py"
-    models.write_text(models.read_text().replace("amount.quantize", "round(amount, 2) and amount.quantize"))
-    _git(workspace, "commit", "-q", "-am", "Use round() in Invoice.total for speed")
-    _git(workspace, "revert", "--no-edit", "HEAD")  # a revert with its reason: a dead end (without one, nothing)
-    _git(workspace, "commit", "-q", "--amend", "-m", 'Revert "Use round() in Invoice.total for speed"\n\n'
-         "round() on floats loses cents on long invoices, so the total drifted.")  # fmt: skip
+    history_with_a_reverted_rounding(workspace, _git)
     return workspace
 
 

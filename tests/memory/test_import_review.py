@@ -127,10 +127,16 @@ def test_import_accept_and_the_users_own_config_take_the_file_as_it_is(
     assert done.returncode == 0 and "waiting" not in done.stdout, done.stdout
 
 
-def test_a_newer_copy_of_a_vetted_memory_is_a_suggestion_that_applies_when_accepted(tmp_path: Path) -> None:
+def invoice_workspace(tmp_path: Path) -> Path:
+    """A workspace whose one file defines ``finalize`` in billing/invoice.py (not indexed yet)."""
     root = tmp_path / "ws"
     (root / "billing").mkdir(parents=True)
     (root / "billing" / "invoice.py").write_text("def finalize(invoice):\n    return invoice.total\n")
+    return root
+
+
+def test_a_newer_copy_of_a_vetted_memory_is_a_suggestion_that_applies_when_accepted(tmp_path: Path) -> None:
+    root = invoice_workspace(tmp_path)
     with Workspace.open(root, embedder=None) as ws:
         ws.reindex()
         mine = ws.remember(
@@ -162,9 +168,7 @@ def test_a_newer_copy_of_a_vetted_memory_is_a_suggestion_that_applies_when_accep
 
 
 def test_a_file_nobody_took_on_cannot_resolve_or_contest_a_pair_of_vetted_memories(tmp_path: Path) -> None:
-    root = tmp_path / "ws"
-    (root / "billing").mkdir(parents=True)
-    (root / "billing" / "invoice.py").write_text("def finalize(invoice):\n    return invoice.total\n")
+    root = invoice_workspace(tmp_path)
     with Workspace.open(root, embedder=None) as ws:
         ws.reindex()
         a, b = (
@@ -187,9 +191,7 @@ def test_a_file_nobody_took_on_cannot_resolve_or_contest_a_pair_of_vetted_memori
 
 
 def test_accept_all_accepts_the_rest_past_a_proposal_that_went_stale(tmp_path: Path) -> None:
-    root = tmp_path / "ws"
-    (root / "billing").mkdir(parents=True)
-    (root / "billing" / "invoice.py").write_text("def finalize(invoice):\n    return invoice.total\n")
+    root = invoice_workspace(tmp_path)
     (root / ".forewarn").mkdir()
     (root / ".forewarn" / "config.toml").write_text("[embedder]\nenabled = false\n")
     with Workspace.open(root, embedder=None) as ws:

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from forewarn.memory import merging, shared_file, transfer
+from forewarn.memory.records import Memory
 from forewarn.memory.store import MIGRATIONS, MemoryStore
 from forewarn.memory.vocabulary import MemoryStatus, Visibility
 from forewarn.sqlite import connect, migrate
@@ -325,9 +326,9 @@ def test_import_finds_a_restatement_by_meaning_when_the_workspace_has_vectors(tm
 # ---------------------------------------------------------------- D21: two replacements of one memory
 
 
-def test_importing_a_teammates_replacement_of_a_memory_we_replaced_too_flags_one_contested_pair(
-    tmp_path: Path,
-) -> None:
+def replaced_by_a_teammate(tmp_path: Path) -> tuple[Memory, Memory]:
+    """A memory of workspace ``a`` that teammate ``b`` took on and replaced; ``b``'s export (archived included) is
+    ``b.jsonl``. Returns the memory and b's replacement."""
     with Workspace.open(make_ws(tmp_path / "a"), embedder=None) as ws:
         old = ws.remember("the invoice total rounds per line", file="billing/invoice.py").memory
         ws.export(tmp_path / "base.jsonl")
@@ -335,6 +336,13 @@ def test_importing_a_teammates_replacement_of_a_memory_we_replaced_too_flags_one
         ws.import_(tmp_path / "base.jsonl", embed=False, accept=True)  # b's person took it on: current there
         theirs = ws.supersede(old.id, "the invoice total rounds once, at the end")
         ws.export(tmp_path / "b.jsonl", include_archived=True)
+    return old, theirs
+
+
+def test_importing_a_teammates_replacement_of_a_memory_we_replaced_too_flags_one_contested_pair(
+    tmp_path: Path,
+) -> None:
+    old, theirs = replaced_by_a_teammate(tmp_path)
     with Workspace.open(tmp_path / "a", embedder=None) as ws:
         ours = ws.supersede(old.id, "the invoice total rounds half-even per line")
         report = ws.import_(tmp_path / "b.jsonl", embed=False, accept=True)
@@ -351,13 +359,7 @@ def test_importing_a_teammates_replacement_of_a_memory_we_replaced_too_flags_one
 def test_accepting_a_teammates_waiting_replacement_of_a_memory_we_replaced_too_flags_the_pair(
     tmp_path: Path,
 ) -> None:
-    with Workspace.open(make_ws(tmp_path / "a"), embedder=None) as ws:
-        old = ws.remember("the invoice total rounds per line", file="billing/invoice.py").memory
-        ws.export(tmp_path / "base.jsonl")
-    with Workspace.open(make_ws(tmp_path / "b"), embedder=None) as ws:
-        ws.import_(tmp_path / "base.jsonl", embed=False, accept=True)
-        theirs = ws.supersede(old.id, "the invoice total rounds once, at the end")
-        ws.export(tmp_path / "b.jsonl", include_archived=True)
+    old, theirs = replaced_by_a_teammate(tmp_path)
     with Workspace.open(tmp_path / "a", embedder=None) as ws:
         ours = ws.supersede(old.id, "the invoice total rounds half-even per line")
         report = ws.import_(tmp_path / "b.jsonl", embed=False)  # not accepted: theirs waits for review

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import subprocess
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from forewarn.memory.records import Memory
 from forewarn.memory.timeline import standing_at
 from forewarn.memory.vocabulary import MemoryStatus, MemoryType
 from forewarn.workspace import mine_comments, mine_fixes, mining
@@ -17,42 +15,12 @@ from forewarn.workspace.engine import Workspace
 from forewarn.workspace.history import CommitRecord, FileChange, GitError, Hunk
 from forewarn.workspace.mine_rules import Noise, VerdictKind, classify
 from tests.gitrepo import ENV, Repo
-
-BILLING = """\
-def charge(card, amount):
-    total = amount
-    return total
-
-
-def refund(card, amount):
-    return -amount
-"""
+from tests.workspace.billing_history import BILLING, billing_repo, kinds, mined, revert, round_charge
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
-    r = Repo(tmp_path / "repo")
-    r.write("billing.py", BILLING)
-    r.commit("Add billing")
-    return r
-
-
-@pytest.fixture
-def open_ws() -> Iterator[list[Workspace]]:
-    opened: list[Workspace] = []
-    yield opened
-    for ws in opened:
-        ws.close()
-
-
-def mined(repo: Repo, opened: list[Workspace], **kwargs: object) -> tuple[Workspace, mining.MineReport]:
-    ws = Workspace.open(repo.root, embedder=None)
-    opened.append(ws)
-    return ws, mining.mine(ws, **kwargs)  # type: ignore[arg-type]
-
-
-def kinds(ws: Workspace, kind: str) -> list[Memory]:
-    return [m for m in ws.suggestions() if m.provenance and m.provenance.get("kind") == kind]
+    return billing_repo(tmp_path / "repo")
 
 
 def record(
@@ -156,13 +124,22 @@ def test_rationale_is_a_decision_and_trailers_are_stripped() -> None:
 FIVE = "".join(f"def step{i}(x):\n    return x + {i}\n\n\n" for i in range(5))
 
 
+def fix_steps(repo: Repo, step3: str, message: str) -> None:
+    """Commit five steps, then one commit that changes them all, step3's body to ``step3``."""
+    repo.write("steps.py", FIVE)
+    repo.commit("Add steps")
+    repo.write("steps.py", FIVE.replace("x + ", "x * ").replace("return x * 3", step3))
+    repo.commit(message)
+
+
 def test_a_commit_touching_five_symbols_is_one_suggestion_on_the_one_it_names(
     repo: Repo, open_ws: list[Workspace]
 ) -> None:
-    repo.write("steps.py", FIVE)
-    repo.commit("Add steps")
-    repo.write("steps.py", FIVE.replace("x + ", "x * ").replace("return x * 3", "y = x\n    z = y\n    return z * 3"))
-    repo.commit("Fix overflow in step1\n\nstep1 would overflow when x is large because the sum was not bounded.")
+    fix_steps(
+        repo,
+        "y = x\n    z = y\n    return z * 3",
+        "Fix overflow in step1\n\nstep1 would overflow when x is large because the sum was not bounded.",
+    )
     ws, _ = mined(repo, open_ws)
     [fix] = kinds(ws, "fix")
     assert fix.anchor is not None and fix.anchor.symbol == "step1"  # named, though step3 changed most
@@ -174,11 +151,10 @@ def test_a_commit_touching_five_symbols_is_one_suggestion_on_the_one_it_names(
 
 
 def test_unnamed_it_goes_to_the_most_changed_symbol(repo: Repo, open_ws: list[Workspace]) -> None:
-    repo.write("steps.py", FIVE)
-    repo.commit("Add steps")
     step3 = "y = x\n    z = y\n    w = z\n    v = w\n    return v * 3"  # 6 of the 14 changed lines: the dominant one
-    repo.write("steps.py", FIVE.replace("x + ", "x * ").replace("return x * 3", step3))
-    repo.commit("Fix overflow in the steps\n\nThey would overflow when x is large because sums were unbounded.")
+    fix_steps(
+        repo, step3, "Fix overflow in the steps\n\nThey would overflow when x is large because sums were unbounded."
+    )
     ws, _ = mined(repo, open_ws)
     [fix] = kinds(ws, "fix")
     assert fix.anchor is not None and fix.anchor.symbol == "step3"
@@ -188,10 +164,11 @@ def test_unnamed_it_goes_to_the_most_changed_symbol(repo: Repo, open_ws: list[Wo
 def test_unnamed_and_spread_evenly_over_many_symbols_it_is_about_none_of_them(
     repo: Repo, open_ws: list[Workspace]
 ) -> None:
-    repo.write("steps.py", FIVE)
-    repo.commit("Add steps")
-    repo.write("steps.py", FIVE.replace("x + ", "x * ").replace("return x * 3", "y = x\n    z = y\n    return z * 3"))
-    repo.commit("Fix overflow in the steps\n\nThey would overflow when x is large because sums were unbounded.")
+    fix_steps(
+        repo,
+        "y = x\n    z = y\n    return z * 3",
+        "Fix overflow in the steps\n\nThey would overflow when x is large because sums were unbounded.",
+    )
     ws, report = mined(repo, open_ws)
     assert kinds(ws, "fix") == [] and report.noise[Noise.DIFFUSE_SYMBOLS] == 1  # step3 holds 4 of 12 lines: a sibling
 
@@ -319,11 +296,9 @@ def test_hot_spots_count_real_fixes_only(repo: Repo, open_ws: list[Workspace]) -
 
 
 def test_a_reverted_commit_is_withdrawn_and_its_revert_is_one_dead_end(repo: Repo, open_ws: list[Workspace]) -> None:
-    repo.edit("billing.py", "total = amount", "total = round(amount)")
-    bad = repo.commit("Round totals in charge\n\nWe round here because the gateway rejects fractions otherwise.")
-    repo.git("revert", "--no-edit", bad)
-    repo.git("commit", "--amend", "-q", "-m", f'Revert "Round totals in charge"\n\nThis reverts commit {bad}.\n\n'
-             "Rounding each charge lost cents on long invoices.")  # fmt: skip
+    bad = round_charge(repo)
+    revert(repo, bad, f'Revert "Round totals in charge"\n\nThis reverts commit {bad}.\n\n'
+           "Rounding each charge lost cents on long invoices.")  # fmt: skip
     ws, report = mined(repo, open_ws)
     [dead] = ws.suggestions()
     assert dead.type == MemoryType.DEAD_END and dead.anchor is not None and dead.anchor.symbol == "charge"
@@ -337,8 +312,7 @@ def test_a_reverted_commit_is_withdrawn_and_its_revert_is_one_dead_end(repo: Rep
 def test_a_revert_without_a_reason_proposes_nothing_and_withdraws_earlier_runs(
     repo: Repo, open_ws: list[Workspace]
 ) -> None:
-    repo.edit("billing.py", "total = amount", "total = round(amount)")
-    bad = repo.commit("Round totals in charge\n\nWe round here because the gateway rejects fractions otherwise.")
+    bad = round_charge(repo)
     ws, _ = mined(repo, open_ws)
     [decision] = ws.suggestions()
     repo.git("revert", "--no-edit", bad)

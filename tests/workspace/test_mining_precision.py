@@ -6,55 +6,24 @@ hot spots need a pattern of real fixes whose lines still stand; texts keep their
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from forewarn.memory.records import Memory
 from forewarn.workspace import mine_comments, mining
 from forewarn.workspace.engine import Workspace
 from forewarn.workspace.history import CommitRecord, FileChange, Hunk
 from forewarn.workspace.mine_lessons import why
 from forewarn.workspace.mine_rules import CAUSE_WORDS, STRONG_WORDS, Noise, VerdictKind, classify, real_fix
 from tests.gitrepo import Repo
+from tests.workspace.billing_history import BILLING, billing_repo, kinds, mined, revert, round_charge
 
-BILLING = """\
-def charge(card, amount):
-    total = amount
-    return total
-
-
-def refund(card, amount):
-    return -amount
-"""
 WHY = "A negative amount would refund a charge twice because the sign flips."
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
-    r = Repo(tmp_path / "repo")
-    r.write("billing.py", BILLING)
-    r.commit("Add billing")
-    return r
-
-
-@pytest.fixture
-def open_ws() -> Iterator[list[Workspace]]:
-    opened: list[Workspace] = []
-    yield opened
-    for ws in opened:
-        ws.close()
-
-
-def mined(repo: Repo, opened: list[Workspace]) -> tuple[Workspace, mining.MineReport]:
-    ws = Workspace.open(repo.root, embedder=None)
-    opened.append(ws)
-    return ws, mining.mine(ws)
-
-
-def kinds(ws: Workspace, kind: str) -> list[Memory]:
-    return [m for m in ws.suggestions() if m.provenance and m.provenance.get("kind") == kind]
+    return billing_repo(tmp_path / "repo")
 
 
 def fix_refund(repo: Repo, n: int, subject: str | None = None, *, date: str | None = None, body: str = "") -> str:
@@ -276,11 +245,9 @@ def test_a_backport_by_the_same_author_with_the_same_subject_is_one_fix(repo: Re
 
 
 def test_a_revert_naming_only_a_sha_says_what_it_undid(repo: Repo, open_ws: list[Workspace]) -> None:
-    repo.edit("billing.py", "total = amount", "total = round(amount)")
-    bad = repo.commit("Round totals in charge\n\nWe round here because the gateway rejects fractions otherwise.")
-    repo.git("revert", "--no-edit", bad)
-    repo.git("commit", "--amend", "-q", "-m", f"Revert {bad[:7]}\n\nThis reverts commit {bad}.\n\n"
-             "Rounding each charge lost cents on long invoices because the errors add up.")  # fmt: skip
+    bad = round_charge(repo)
+    revert(repo, bad, f"Revert {bad[:7]}\n\nThis reverts commit {bad}.\n\n"
+           "Rounding each charge lost cents on long invoices because the errors add up.")  # fmt: skip
     ws, _ = mined(repo, open_ws)
     [dead] = ws.suggestions()
     assert dead.text.startswith("Do not bring back “Round totals in charge” in `charge`")

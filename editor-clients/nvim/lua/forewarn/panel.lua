@@ -414,6 +414,30 @@ local function send(command, argument, done)
   end, client_ctx())
 end
 
+-- an action on the memory (or, with want_suggestion, the suggestion) under the cursor: the command with its id
+local function on_memory(want_suggestion, command, done)
+  return function()
+    local memory = memory_at_cursor(want_suggestion)
+    if memory then
+      send(command, { id = memory.id }, done)
+    end
+  end
+end
+
+-- the same, with a text the person writes first (its current text to edit); an empty answer sends nothing
+local function with_text(want_suggestion, command, prompt, done)
+  return function()
+    local memory = memory_at_cursor(want_suggestion)
+    if memory then
+      vim.ui.input({ prompt = prompt, default = memory.text }, function(text)
+        if text and vim.trim(text) ~= "" then
+          send(command, { id = memory.id, text = vim.trim(text) }, done)
+        end
+      end)
+    end
+  end
+end
+
 M.actions = {
   open = function()
     local item = item_at_cursor()
@@ -435,62 +459,23 @@ M.actions = {
     end
     commands().jump_to_anchor(anchor)
   end,
-  accept = function()
-    local memory = memory_at_cursor(true)
-    if memory then
-      send(protocol.COMMANDS.accept_suggestion, { id = memory.id }, "suggestion accepted")
-    end
-  end,
-  edit_accept = function()
-    local memory = memory_at_cursor(true)
-    if memory then
-      vim.ui.input({ prompt = "Accept as: ", default = memory.text }, function(text)
-        if text and vim.trim(text) ~= "" then
-          send(protocol.COMMANDS.accept_suggestion, { id = memory.id, text = vim.trim(text) }, "suggestion accepted")
-        end
-      end)
-    end
-  end,
-  dismiss = function()
-    local memory = memory_at_cursor(true)
-    if memory then
-      send(protocol.COMMANDS.dismiss_suggestion, { id = memory.id }, "suggestion dismissed")
-    end
-  end,
+  accept = on_memory(true, protocol.COMMANDS.accept_suggestion, "suggestion accepted"),
+  edit_accept = with_text(true, protocol.COMMANDS.accept_suggestion, "Accept as: ", "suggestion accepted"),
+  dismiss = on_memory(true, protocol.COMMANDS.dismiss_suggestion, "suggestion dismissed"),
   show_commit = function()
     local memory = memory_at_cursor(true)
     if memory then
       commands().show_suggestion_diff(memory, function() end)
     end
   end,
-  confirm = function()
-    local memory = memory_at_cursor(false)
-    if memory then
-      send(protocol.COMMANDS.confirm, { id = memory.id }, "confirmed: still true")
-    end
-  end,
-  mark_outdated = function()
-    local memory = memory_at_cursor(false)
-    if memory then
-      send(protocol.COMMANDS.mark_outdated, { id = memory.id }, "marked outdated")
-    end
-  end,
-  supersede = function()
-    local memory = memory_at_cursor(false)
-    if memory then
-      vim.ui.input({ prompt = "Supersede with (what is true now): ", default = memory.text }, function(text)
-        if text and vim.trim(text) ~= "" then
-          send(protocol.COMMANDS.supersede, { id = memory.id, text = vim.trim(text) }, "superseded")
-        end
-      end)
-    end
-  end,
-  forget = function()
-    local memory = memory_at_cursor(false)
-    if memory then
-      send(protocol.COMMANDS.forget, { id = memory.id }, "forgotten (archived; forewarn memory restore brings it back)")
-    end
-  end,
+  confirm = on_memory(false, protocol.COMMANDS.confirm, "confirmed: still true"),
+  mark_outdated = on_memory(false, protocol.COMMANDS.mark_outdated, "marked outdated"),
+  supersede = with_text(false, protocol.COMMANDS.supersede, "Supersede with (what is true now): ", "superseded"),
+  forget = on_memory(
+    false,
+    protocol.COMMANDS.forget,
+    "forgotten (archived; forewarn memory restore brings it back)"
+  ),
   refresh = function()
     M.refresh()
   end,

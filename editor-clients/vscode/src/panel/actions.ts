@@ -77,6 +77,17 @@ export class PanelActions {
   private current = (): Memory[] => this.source.fileMemories().filter((m) => m.status !== "suggested");
   private waiting = (): Memory[] => [...this.source.suggestions(), ...this.source.fileMemories().filter((m) => m.status === "suggested")];
 
+  /** The memory the row (or a picker over ``pool``) names, then ``command`` on its id — after asking for a text
+   *  (its current one to edit) when ``askFor`` is given; nothing is sent when the person picks or writes nothing. */
+  private async act(node: unknown, pool: () => Memory[], question: string, command: string, done: string, askFor?: string): Promise<void> {
+    const empty = pool === this.waiting ? "no suggestions to review" : "no memories on this file";
+    const memory = await target(node, pool, question, empty);
+    const text = memory && askFor !== undefined ? await askText(askFor, memory.text) : undefined;
+    if (memory && (askFor === undefined || text)) {
+      await this.send(command, text ? { id: memory.id, text } : { id: memory.id }, done);
+    }
+  }
+
   private async send(command: string, argument: object, done: string): Promise<void> {
     try {
       await this.server.command(command, argument);
@@ -95,54 +106,35 @@ export class PanelActions {
   }
 
   async confirm(node?: unknown): Promise<void> {
-    const memory = await target(node, this.current, "confirm which memory (still true)?", "no memories on this file");
-    if (memory) {
-      await this.send(ServerCommand.confirm, { id: memory.id }, "confirmed: still true");
-    }
+    await this.act(node, this.current, "confirm which memory (still true)?", ServerCommand.confirm, "confirmed: still true");
   }
 
   async markOutdated(node?: unknown): Promise<void> {
-    const memory = await target(node, this.current, "mark which memory outdated?", "no memories on this file");
-    if (memory) {
-      await this.send(ServerCommand.markOutdated, { id: memory.id }, "marked outdated");
-    }
+    await this.act(node, this.current, "mark which memory outdated?", ServerCommand.markOutdated, "marked outdated");
   }
 
   async supersede(node?: unknown): Promise<void> {
-    const memory = await target(node, this.current, "supersede which memory?", "no memories on this file");
-    const text = memory && (await askText("supersede: what is true now (the old memory is kept as history)", memory.text));
-    if (memory && text) {
-      await this.send(ServerCommand.supersede, { id: memory.id, text }, "superseded");
-    }
+    await this.act(node, this.current, "supersede which memory?", ServerCommand.supersede, "superseded",
+      "supersede: what is true now (the old memory is kept as history)");
   }
 
   async forget(node?: unknown): Promise<void> {
-    const memory = await target(node, this.current, "forget which memory (archived, restorable)?", "no memories on this file");
-    if (memory) {
-      await this.send(ServerCommand.forget, { id: memory.id }, "forgotten (archived; forewarn memory restore brings it back)");
-    }
+    await this.act(node, this.current, "forget which memory (archived, restorable)?", ServerCommand.forget,
+      "forgotten (archived; forewarn memory restore brings it back)");
   }
 
   async accept(node?: unknown): Promise<void> {
-    const memory = await target(node, this.waiting, "accept which suggestion?", "no suggestions to review");
-    if (memory) {
-      await this.send(ServerCommand.acceptSuggestion, { id: memory.id }, "suggestion accepted");
-    }
+    await this.act(node, this.waiting, "accept which suggestion?", ServerCommand.acceptSuggestion, "suggestion accepted");
   }
 
   async editAndAccept(node?: unknown): Promise<void> {
-    const memory = await target(node, this.waiting, "edit and accept which suggestion?", "no suggestions to review");
-    const text = memory && (await askText("edit and accept this suggestion", memory.text));
-    if (memory && text) {
-      await this.send(ServerCommand.acceptSuggestion, { id: memory.id, text }, "suggestion accepted");
-    }
+    await this.act(node, this.waiting, "edit and accept which suggestion?", ServerCommand.acceptSuggestion,
+      "suggestion accepted", "edit and accept this suggestion");
   }
 
   async dismiss(node?: unknown): Promise<void> {
-    const memory = await target(node, this.waiting, "dismiss which suggestion?", "no suggestions to review");
-    if (memory) {
-      await this.send(ServerCommand.dismissSuggestion, { id: memory.id }, "suggestion dismissed (never proposed again)");
-    }
+    await this.act(node, this.waiting, "dismiss which suggestion?", ServerCommand.dismissSuggestion,
+      "suggestion dismissed (never proposed again)");
   }
 
   /** The commit a suggestion was mined from (or a warning comment's place), beside the editor. */
