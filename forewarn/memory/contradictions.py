@@ -108,7 +108,8 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
     """The reasons ``new`` contradicts ``old`` (both about the place whose words are ``anchor``), or None."""
     a, b = read(old, anchor), read(new, anchor)
     frame = _Frame(a, b)
-    found = opposites.flips(a, b, frame.swapped())
+    # an opposite inside an example ("e.g. rerunning it twice … truncate first") illustrates, it claims nothing
+    found = [f for f in opposites.flips(a, b, frame.swapped()) if not _illustrates(b, f.at)]
     overlap = _overlap(a, b, found)
     similar = cosine is not None and cosine >= VECTOR_SIMILAR
     cues: list[Cue] = []
@@ -165,6 +166,10 @@ def describe(cues: Sequence[str]) -> str:
 
 
 # ---------------------------------------------------------------- the cues
+
+
+def _illustrates(c: Claim, position: int) -> bool:
+    return position < len(c.clause) and c.in_example(position)
 
 
 def _overlap(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> float:
