@@ -112,6 +112,8 @@ _REFUSALS = frozenset(
 
 _PASSIVE = frozenset(("is", "are", "be", "been", "get", "gets", "got", "was", "were"))
 _PAST_COPULAS = frozenset(("was", "were"))
+# the dimension of each kind of amount measured in a unit (a period and a duration are both seconds)
+_MEASURED = {"time": "seconds", "period": "seconds", "size": "bytes", "percent": "percent"}
 _UNITLESS = frozenset(("bare", "count", "label"))
 _PERIOD_NOUNS = frozenset(("interval", "intervals", "period", "cadence", "cycle", "schedule", "frequency"))
 _ORDINAL_COUNTS = (("after", "the"), ("at", "the"), ("on", "the"))
@@ -138,6 +140,7 @@ _STATUS_WORDS = frozenset(
 _DELTA_WORDS = frozenset(("extra", "more", "additional", "further", "fewer", "less"))
 _GROWTH_VERBS = frozenset(stem(w) for w in ("overflow", "grow", "exceed", "shift", "offset", "off", "lag", "differ"))
 # a time right after these, a few words after a count, is the window the count is over ("5 attempts per 15 min")
+_FREQUENCY = frozenset(("once", "twice", "times"))  # "once per 30 min": a period, not a duration
 _WINDOW_WORDS = frozenset(("per", "in", "within", "over", "every"))
 WINDOW_REACH = 4  # "10 failed logins in 24h": the count, its noun or two, the window word, the time
 
@@ -195,10 +198,21 @@ def changed(a: Claim, b: Claim) -> bool:
         if q.past:
             continue
         matches = [r for r in theirs if _one_quantity(q, r, a, b)]
-        closest = _closest(q, matches)
+        named = _named_closely(q, matches)
+        if not named and _restated(q, theirs):
+            continue  # "kick at least every 500 ms" / "reload 500 -> ~500ms timeout, main loop kicks every 100ms"
+        closest = named or matches
         if closest and not any(_agree(q, r) for r in closest):
             return True
     return False
+
+
+def _restated(q: Quantity, theirs: Sequence[Quantity]) -> bool:
+    """The newer text gives the older one's amount in its unit again (where no amount of it is named alike):
+    its other amounts are other quantities."""
+    if q.kind not in _MEASURED:
+        return False
+    return any(_MEASURED.get(r.kind) == _MEASURED[q.kind] and _same_amount(q, r) and _agree(q, r) for r in theirs)
 
 
 def list_changed(a: Claim, b: Claim) -> bool:
@@ -305,8 +319,8 @@ def _read_at(claim: Claim, i: int) -> tuple[Quantity | None, int]:
     bound = _turned(claim, i, _bound(tokens, i, after))
     if unit in _UNITS:
         kind, factor = _UNITS[unit]
-        if kind == "time" and i > 0 and tokens[i - 1] in ("every", "each"):
-            kind = "period"
+        if kind == "time" and _how_often(tokens, i):
+            kind = "period"  # "every 500 ms", "once per 30 min": how often, not how long
         if kind == "time" and after < len(tokens) and tokens[after] in _PERIOD_NOUNS:
             kind = "period"  # "a 30 minute interval"
         return _make(claim, i, kind, number * factor, t, bound, frozenset()), after
@@ -350,6 +364,15 @@ def _label(claim: Claim, i: int, text: str) -> Quantity | None:
         return None  # "page size 50" is an amount; "port 5432" names a port
     parsed = _parse_number(text)
     return _make(claim, i, "label", parsed[0] if parsed else 0.0, text, Bound.EXACTLY, frozenset({stem(before)}))
+
+
+def _how_often(tokens: Sequence[str], at: int) -> bool:
+    """The time at ``at`` is how often something happens: "every 5 min", "once per 30 min", "twice an hour"."""
+    before = tokens[max(0, at - 2) : at]
+    return bool(before) and (
+        before[-1] in ("every", "each")
+        or (len(before) == 2 and before[0] in _FREQUENCY and before[1] in ("per", "every", "a", "an"))
+    )
 
 
 def _time_unit(tokens: Sequence[str], at: int) -> bool:
@@ -643,9 +666,9 @@ def _named_alike(q: Quantity, r: Quantity) -> bool:
     return bool(x & y) or any(opposites.same_group(a, b) for a in x for b in y)
 
 
-def _closest(q: Quantity, matches: list[Quantity]) -> list[Quantity]:
+def _named_closely(q: Quantity, matches: list[Quantity]) -> list[Quantity]:
     """Of the newer text's statements of ``q``, those that name it most closely (one counted noun, a name)."""
-    return [r for r in matches if q.nouns & r.nouns or _named_alike(q, r)] or matches
+    return [r for r in matches if q.nouns & r.nouns or _named_alike(q, r)]
 
 
 def _synonyms(words: frozenset[str]) -> frozenset[str]:
