@@ -141,6 +141,7 @@ _DELTA_WORDS = frozenset(("extra", "more", "additional", "further", "fewer", "le
 _GROWTH_VERBS = frozenset(stem(w) for w in ("overflow", "grow", "exceed", "shift", "offset", "off", "lag", "differ"))
 # a time right after these, a few words after a count, is the window the count is over ("5 attempts per 15 min")
 _FREQUENCY = frozenset(("once", "twice", "times"))  # "once per 30 min": a period, not a duration
+_QUALIFIED_RE = re.compile(r"[a-z_][\w]*(?:\.[a-z_][\w]*)+")  # "imagecache.prune": a qualified name
 _WINDOW_WORDS = frozenset(("per", "in", "within", "over", "every"))
 WINDOW_REACH = 4  # "10 failed logins in 24h": the count, its noun or two, the window word, the time
 
@@ -550,6 +551,7 @@ def _context(claim: Claim, at: int) -> frozenset[str]:
             and t not in _UNITS
             and not is_number(t)
             and not is_bound_word(t)
+            and not _QUALIFIED_RE.fullmatch(t)  # "ImageCache.prune caps disk at 50MB": who states it, not what
         ):
             s = stem(t)
             if s in claim.content:
