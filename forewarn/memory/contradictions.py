@@ -51,12 +51,12 @@ from forewarn.memory.text import STOPWORDS
 
 # how much two texts must share (overlap coefficient of their topic words, 0..1) for a cue to count
 NEGATION_MIN_OVERLAP = 0.5  # a negated sentence about different words is another aspect, not a denial
-REPLACEMENT_MIN_OVERLAP = 0.34  # "X now uses B instead of A" names A, so one shared word in three is enough
+REPLACEMENT_MIN_OVERLAP = 1 / 3  # "X now uses B instead of A" names A, so one shared word in three is enough
 ANTONYM_MIN_OVERLAP = 0.5  # the opposites count as one shared word; the rest must meet as much as for negation
 TEMPORAL_MIN_OVERLAP = 0.5  # "as of v3, X does B" against "X does A": half the words shared, the rest changed
 # a denial and an opposite, or either with a date ("since March … async …, no nightly batch"): two signs that
 # something changed, so a third of the words in common is as much as "instead of" needs
-CORROBORATED_MIN_OVERLAP = 0.34
+CORROBORATED_MIN_OVERLAP = 1 / 3
 PAST_MIN_SHARE = 0.5  # "X used to buffer the file": this much of the "used to" clause is what the older text says
 NEGATED_SAID_SHARE = 0.5  # more than this much of a negation's scope is what the other text says: it denies it
 # "the same sentence frame": token similarity (difflib ratio) of the two texts, and how long a differing
