@@ -125,7 +125,9 @@ _MONTHS = frozenset(
 _AFTER_VERSION_UNITS = frozenset(
     ("s", "ms", "sec", "second", "seconds", "min", "minutes", "h", "hours", "mb", "kb", "%")
 )
-_ADDITIVE_WORDS = frozenset(("also", "too", "additionally", "still", "again", "both"))
+_ADDITIVE_WORDS = frozenset(
+    ("also", "too", "additionally", "still", "both")
+)  # not "again": "attaches it again now" reverts
 _ADDITIVE_PHRASES = ("as well", "in addition")
 _EXAMPLE_PHRASES = ("e.g", "eg", "for example", "for instance", "such as", "say")
 
