@@ -22,7 +22,8 @@ saying the opposite is a general mechanism, a named cue:
   env").
 - ``value``: a quantity stated differently (``forewarn.memory.quantities``: "3 attempts" / "at least 6",
   "10 MB" / "10 MiB", "at most" / "at least", "pool size 20 conns" / "max 4 connections per worker"), a
-  list of numbers, a ``key=value`` with another value, or the same sentence with another literal or name
+  list of numbers, a ``key=value`` with another value, a unit named at another scale ("in millivolts" /
+  "returns centivolts"; ``forewarn.memory.units``), or the same sentence with another literal or name
   in one place ("decodes as UTF-8" / "as latin-1").
 - ``replacement``: the newer text says something took the place of what the older one describes
   ("instead of", "switched to", "no longer"), says a thing the older names is gone ("axios was ripped
@@ -43,7 +44,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from enum import StrEnum
 
-from forewarn.memory import opposites, quantities, roles, slots
+from forewarn.memory import opposites, quantities, roles, slots, units
 from forewarn.memory.claims import NEGATORS, PUNCT, Claim, noun_only, read, stem, topic_overlap
 from forewarn.memory.claims import anchor_words as anchor_words
 from forewarn.memory.predicates import Predicate, is_caveat, predicates
@@ -132,7 +133,7 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
     if _dated_change(a, b, overlap, similar):
         cues.append(Cue.TEMPORAL)
     changed = quantities.changed(a, b) or quantities.list_changed(a, b) or quantities.setting_changed(a, b)
-    if changed or frame.literal_swapped():
+    if changed or frame.literal_swapped() or units.rescaled(a, b):
         cues.append(Cue.VALUE)
     pa, pb = predicates(a, anchor), predicates(b, anchor)
     if Cue.NEGATION not in cues and not caveat and slots.denied(pa, _unnarrowed(b, pb, a)):
