@@ -398,3 +398,30 @@ def test_rates_on_the_labelled_pairs(name: str, detection_floor: float, false_al
     false_alarms = sum(flagged[id(r)] for r in compatible) / len(compatible)
     assert detection >= detection_floor, detection
     assert false_alarms <= false_alarm_ceiling, false_alarms
+
+
+def test_rejecting_is_a_failing_outcome_and_an_example_claims_nothing() -> None:
+    # rejecting is done by raising: an elaboration naming the exception is no opposite
+    old = "check_scope rejects tokens with a missing scope"
+    new = "the scope must match exactly; check_scope raises ScopeError and the handler maps it to 403"
+    assert quiet(old, new, "check_scope")
+    assert Cue.ANTONYM in cues(
+        "check_scope rejects unknown scopes", "check_scope returns unknown scopes unchanged", "check_scope"
+    )
+    # an opposite inside an example ("e.g. …") illustrates
+    old = "load_day appends, reruns double count"
+    new = "eg rerunning March 3rd twice tripled the totals. truncate the partition before a rerun"
+    assert quiet(old, new, "load_day")
+
+
+def test_one_shared_word_in_three_is_enough_for_a_dated_denial() -> None:
+    old = "get_client builds a fresh client, close it after use"
+    assert Cue.NEGATION in cues(old, "since 3.0 get_client hands out shared clients, do not close them", "get_client")
+
+
+def test_a_place_named_with_a_digit_is_no_date() -> None:
+    from forewarn.memory.claims import read
+
+    assert not read("the zone is managed in Route53").when
+    assert not read("artifacts are kept in S3").when
+    assert read("retries were removed in v3").when
