@@ -13,7 +13,9 @@ def cues(old: str, new: str, symbol: str) -> tuple[str, ...]:
 
 
 def test_the_same_value_in_another_unit_scale_is_a_changed_value() -> None:
-    assert Cue.VALUE in cues("event_time returns the timestamp in seconds", "event_time returns milliseconds", "event_time")
+    assert Cue.VALUE in cues(
+        "event_time returns the timestamp in seconds", "event_time returns milliseconds", "event_time"
+    )
     assert Cue.VALUE in cues("read_current gives the current in milliamps", "read_current gives amps", "read_current")
 
 
