@@ -103,6 +103,8 @@ _ALWAYS_DATING = ("as of", "starting with", "starting from", "beginning with")
 _SINCE_WORDS = (
     "as of", "since", "starting with", "starting from", "starting in", "beginning with", "from", "after", "in",
 )  # fmt: skip
+# of them, the words that also place a thing: after them "route53" is a name, not a release like "v3"
+_PLACE_OR_TIME = frozenset(("in", "from"))
 # what "since …"/"after …" must name to be a point in time rather than a reason ("since it holds the lock")
 _EVENT_WORDS = frozenset(
     (
@@ -111,12 +113,21 @@ _EVENT_WORDS = frozenset(
         "audit", "deploy", "deployment", "launch", "rework", "overhaul", "cleanup",
     )
 )  # fmt: skip
+# "since March", "as of September": a month is a point in time ("may" is a modal verb far more often)
+_MONTHS = frozenset(
+    (
+        "january", "february", "march", "april", "june", "july", "august", "september", "october", "november",
+        "december", "jan", "feb", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+    )
+)  # fmt: skip
 # "now also …": something added, not something reversed
 # "in 0.5 s" is a duration, not a release
 _AFTER_VERSION_UNITS = frozenset(
     ("s", "ms", "sec", "second", "seconds", "min", "minutes", "h", "hours", "mb", "kb", "%")
 )
-_ADDITIVE_WORDS = frozenset(("also", "too", "additionally", "still", "again", "both"))
+_ADDITIVE_WORDS = frozenset(
+    ("also", "too", "additionally", "still", "both")
+)  # not "again": "attaches it again now" reverts
 _ADDITIVE_PHRASES = ("as well", "in addition")
 _EXAMPLE_PHRASES = ("e.g", "eg", "for example", "for instance", "such as", "say")
 
@@ -480,7 +491,9 @@ def _when_spans(tokens: Sequence[str]) -> tuple[tuple[int, int], ...]:
                 j += 1  # "since the 2.0 release", "after the migration"
                 if not any(_is_event(t) for t in tokens[j : j + 2]):
                     continue
-            elif not (tokens[j : j + 1] and _is_version(tokens[j])) or (
+            elif phrase in _PLACE_OR_TIME and tokens[j : j + 1] and _is_product(tokens[j]):
+                continue  # "managed in Route53", "stored in S3", "from EC2": a place named with a digit
+            elif not (tokens[j : j + 1] and (_is_version(tokens[j]) or tokens[j] in _MONTHS)) or (
                 tokens[j + 1 : j + 2] and tokens[j + 1] in _AFTER_VERSION_UNITS
             ):
                 continue
@@ -510,6 +523,11 @@ def _dating_end(tokens: Sequence[str], start: int) -> int:
 
 def _is_event(token: str) -> bool:
     return stem(token) in _EVENT_STEMS
+
+
+def _is_product(token: str) -> bool:
+    """ "route53", "s3", "ec2", "k8s": letters around digits, not "v3" or "python3.11"."""
+    return bool(re.fullmatch(r"[a-z]+[0-9]+[a-z0-9]*", token)) and not re.fullmatch(r"v[0-9]+", token)
 
 
 def _is_version(token: str) -> bool:

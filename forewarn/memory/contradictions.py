@@ -11,7 +11,10 @@ saying the opposite is a general mechanism, a named cue:
   other text says, or the two predicates of one slot differ in polarity ("save() commits the txn" /
   "UserRepo.save does not commit"; ``forewarn.memory.slots``). Two negations cancel, and so does a
   negation beside an opposite ("never call it outside a transaction" restates "it must run inside a
-  transaction"); a caveat ("except …", "unless …", "only if …") denies nothing.
+  transaction"); a caveat ("except …", "unless …", "only if …", "one exception: …") denies nothing, nor
+  does a negation narrowed by its own "if"/"when" clause against a rule that names no case, an elided one
+  that agrees with the other's ("caller has to follow it, we don't"), or a contrastive "…, not X" about an
+  X the other text does not say. A denial beside an opposite or a date needs fewer shared words.
 - ``antonym``: words that exclude each other (``forewarn.memory.opposites``: a lexicon of alternatives
   such as sync/async or raises/returns/converts, negating prefixes, compounds such as big-/little-endian),
   in one sentence frame, with enough shared words, or in one slot ("raises ValueError on empty string" /
@@ -19,7 +22,8 @@ saying the opposite is a general mechanism, a named cue:
   env").
 - ``value``: a quantity stated differently (``forewarn.memory.quantities``: "3 attempts" / "at least 6",
   "10 MB" / "10 MiB", "at most" / "at least", "pool size 20 conns" / "max 4 connections per worker"), a
-  list of numbers, a ``key=value`` with another value, or the same sentence with another literal or name
+  list of numbers, a ``key=value`` with another value, a unit named at another scale ("in millivolts" /
+  "returns centivolts"; ``forewarn.memory.units``), or the same sentence with another literal or name
   in one place ("decodes as UTF-8" / "as latin-1").
 - ``replacement``: the newer text says something took the place of what the older one describes
   ("instead of", "switched to", "no longer"), says a thing the older names is gone ("axios was ripped
@@ -40,17 +44,20 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from enum import StrEnum
 
-from forewarn.memory import opposites, quantities, roles, slots
+from forewarn.memory import opposites, quantities, roles, slots, units
 from forewarn.memory.claims import NEGATORS, PUNCT, Claim, noun_only, read, stem, topic_overlap
 from forewarn.memory.claims import anchor_words as anchor_words
-from forewarn.memory.predicates import is_caveat, predicates
+from forewarn.memory.predicates import Predicate, is_caveat, predicates
 from forewarn.memory.text import STOPWORDS
 
 # how much two texts must share (overlap coefficient of their topic words, 0..1) for a cue to count
 NEGATION_MIN_OVERLAP = 0.5  # a negated sentence about different words is another aspect, not a denial
-REPLACEMENT_MIN_OVERLAP = 0.34  # "X now uses B instead of A" names A, so one shared word in three is enough
+REPLACEMENT_MIN_OVERLAP = 1 / 3  # "X now uses B instead of A" names A, so one shared word in three is enough
 ANTONYM_MIN_OVERLAP = 0.5  # the opposites count as one shared word; the rest must meet as much as for negation
 TEMPORAL_MIN_OVERLAP = 0.5  # "as of v3, X does B" against "X does A": half the words shared, the rest changed
+# a denial and an opposite, or either with a date ("since March … async …, no nightly batch"): two signs that
+# something changed, so a third of the words in common is as much as "instead of" needs
+CORROBORATED_MIN_OVERLAP = 1 / 3
 PAST_MIN_SHARE = 0.5  # "X used to buffer the file": this much of the "used to" clause is what the older text says
 NEGATED_SAID_SHARE = 0.5  # more than this much of a negation's scope is what the other text says: it denies it
 # "the same sentence frame": token similarity (difflib ratio) of the two texts, and how long a differing
@@ -65,6 +72,8 @@ VECTOR_SIMILAR = 0.8
 _FRAME_IGNORED = frozenset(("a", "an", "the", PUNCT))
 # negations that are only that; the others ("ignores", "skips", "omits") are verbs with synonyms
 _PLAIN_NEGATIONS = frozenset(("not", "never", "no", "cannot", "nothing", "nobody", "none", "neither", "nor", "without"))
+# a clause they open names the case a statement holds in ("skips the extend if the last touch was recent")
+_CONDITIONS = frozenset(("if", "when", "whenever", "once"))
 _BETWEEN_NEGATION_AND_VERB = frozenset(("longer", "ever", "even", "really", "actually", "always", "be", "been", "get"))
 
 
@@ -100,15 +109,23 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
     """The reasons ``new`` contradicts ``old`` (both about the place whose words are ``anchor``), or None."""
     a, b = read(old, anchor), read(new, anchor)
     frame = _Frame(a, b)
-    found = opposites.flips(a, b, frame.swapped())
+    # an opposite inside an example ("e.g. rerunning it twice … truncate first") illustrates, it claims nothing
+    found = [f for f in opposites.flips(a, b, frame.swapped()) if not _illustrates(b, f.at)]
     overlap = _overlap(a, b, found)
     similar = cosine is not None and cosine >= VECTOR_SIMILAR
     cues: list[Cue] = []
     denied, opposed = _polarity(a, b, found)
     caveat = is_caveat(b)  # "except Stripe 429s: those are retried once": a case of its own, not a denial
-    if denied and not caveat and (overlap >= NEGATION_MIN_OVERLAP or similar):
+    # two signs of a change (a denial with an opposite, either with a date) ask for less shared wording
+    corroborated = sum((denied, bool(opposed), bool(b.when) and not b.additive)) >= 2
+    enough = overlap >= CORROBORATED_MIN_OVERLAP if corroborated else False
+    if denied and not caveat and (overlap >= NEGATION_MIN_OVERLAP or similar or enough):
         cues.append(Cue.NEGATION)
-    if opposed and not caveat and (overlap >= ANTONYM_MIN_OVERLAP or similar or all(f.in_place for f in opposed)):
+    if (
+        opposed
+        and not caveat
+        and (overlap >= ANTONYM_MIN_OVERLAP or similar or enough or all(f.in_place for f in opposed))
+    ):
         cues.append(Cue.ANTONYM)
     named_replaced = b.replacement and bool(b.replaced & a.content)  # "rather than openpyxl": the older one's
     if _replaced(a, b, found) and (overlap >= REPLACEMENT_MIN_OVERLAP or similar or named_replaced):
@@ -116,10 +133,10 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
     if _dated_change(a, b, overlap, similar):
         cues.append(Cue.TEMPORAL)
     changed = quantities.changed(a, b) or quantities.list_changed(a, b) or quantities.setting_changed(a, b)
-    if changed or frame.literal_swapped():
+    if changed or frame.literal_swapped() or units.rescaled(a, b):
         cues.append(Cue.VALUE)
     pa, pb = predicates(a, anchor), predicates(b, anchor)
-    if Cue.NEGATION not in cues and not caveat and slots.denied(pa, pb):
+    if Cue.NEGATION not in cues and not caveat and slots.denied(pa, _unnarrowed(b, pb, a)):
         cues.append(Cue.NEGATION)
     opposite = slots.opposed(pa, pb, _affirmed(a), _affirmed(b)) or roles.reversed_precedence(a, b, anchor)
     if Cue.ANTONYM not in cues and not caveat and opposite:
@@ -150,6 +167,10 @@ def describe(cues: Sequence[str]) -> str:
 
 
 # ---------------------------------------------------------------- the cues
+
+
+def _illustrates(c: Claim, position: int) -> bool:
+    return position < len(c.clause) and c.in_example(position)
 
 
 def _overlap(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> float:
@@ -191,6 +212,11 @@ def _polarity(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> tuple[bool
     for at, head, scope, reach in zip(b.negated, b.heads, b.scopes, b.reaches, strict=True):
         if at in bounds_b:
             continue  # "never more than four": a bound, read as one
+        if old_denials and not reach and not head:
+            new_denials.setdefault(b.clause[at], []).append(reach)  # "caller has to follow it, we don't": agrees
+            continue
+        if _narrowed(b, at, a):
+            continue  # "skips the extend if the last touch was recent": a case the older rule did not name
         if _denies(b, at, head, scope, a, flipped) or any(scope & theirs for theirs in a.scopes):
             new_denials.setdefault(b.clause[at], []).append(reach)
     by_clause: dict[int, list[opposites.Flip]] = {}
@@ -227,11 +253,35 @@ def _denies(c: Claim, at: int, head: frozenset[str], scope: frozenset[str], othe
     if verb not in _PLAIN_NEGATIONS and any(opposites.same_group(verb, w) for w in other.words):
         return False  # "ignores unknown keys" / "unknown keys are silently dropped": one way of not using them
     said = other.content | flipped
+    if _contrastive(c, at):
+        return bool(scope) and scope <= said  # "ROUND_HALF_EVEN, not half-up": it denies half-up, and only that
     if _verbal(c, at, head):
         said = said - (noun_only(other) & head)
     if head & said:
         return True
     return bool(scope) and len(scope & said) / len(scope) > NEGATED_SAID_SHARE
+
+
+def _contrastive(c: Claim, at: int) -> bool:
+    """ "…, not half-up": a "not" opening a clause after another sets an alternative aside."""
+    return c.tokens[at] == "not" and at > 1 and c.tokens[at - 1] == PUNCT
+
+
+def _narrowed(c: Claim, at: int, other: Claim) -> bool:
+    """The negation at ``at`` holds in a case its own condition clause names ("skips X if …", "if …, X is not
+    …") and the other text names no case: it narrows the other's rule, it does not deny it."""
+    if any(t in _CONDITIONS for t in other.tokens):
+        return False
+    near = (c.clause[at] - 1, c.clause[at], c.clause[at] + 1)  # its own clause or a neighbour
+    return any(
+        t in _CONDITIONS and (i == 0 or c.clause[i] != c.clause[i - 1]) and c.clause[i] in near
+        for i, t in enumerate(c.tokens)
+    )
+
+
+def _unnarrowed(c: Claim, preds: Sequence[Predicate], other: Claim) -> list[Predicate]:
+    """``c``'s predicates less the negated ones its condition clauses narrow to a case (``_narrowed``)."""
+    return [p for p in preds if not (p.negated and p.condition and _narrowed(c, p.positions[0], other))]
 
 
 def _affirmed(c: Claim) -> frozenset[str]:

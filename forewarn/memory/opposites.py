@@ -127,10 +127,11 @@ _ANYWHERE = tuple(
 _IN_PLACE = tuple(
     _groups(spec)
     for spec in (
-        "raise raises raised throw throws thrown fail fails | return returns returned resolve resolves resolved "
+        "raise raises raised throw throws thrown fail fails reject rejects rejected "
+        "| return returns returned resolve resolves resolved "
         "| convert converts converted coerce coerces coerced cast casts | log logs logged warn warns warned "
         "| block blocks blocked wait waits hang hangs | retry retries retried | crash crashes abort aborts "
-        "| reject rejects rejected | ignore ignores ignored skip skips skipped swallow swallows swallowed",
+        "| ignore ignores ignored skip skips skipped swallow swallows swallowed",
         "first | last",
         "on | off",
         "up | down",

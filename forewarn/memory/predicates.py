@@ -153,6 +153,9 @@ _CONDITION_PREPOSITIONS = frozenset(
 # caveats: the predicate holds only in a case ("only if", "except when …", "unless …", "only for GET")
 _CAVEATS = frozenset(("except", "unless", "provided", "caveat"))
 _ONLY_CASES = frozenset(("if", "when", "for", "on", "in", "with", "applies", "within"))
+# "one exception: /logout accepts …", "the only exception is …": words before "exception" that announce a
+# case the rule leaves out (an exception raised is none: "raises an exception", "no exception")
+_EXCEPTION_ANNOUNCED = frozenset(("1", "one", "only", "single", "sole", "notable", "known", "small"))
 # prepositions and function words that are not what a predicate is about
 PREPOSITIONS = frozenset(
     (
@@ -275,6 +278,8 @@ def is_caveat(claim: Claim) -> bool:
     """Does the text state a case the rule does not cover ("except …", "unless …", "only if …", "caveat: …")?"""
     tokens = claim.tokens
     if any(t in _CAVEATS for t in tokens):
+        return True
+    if any(t == "exception" and i and tokens[i - 1] in _EXCEPTION_ANNOUNCED for i, t in enumerate(tokens)):
         return True
     return any(t == "only" and tokens[i + 1 : i + 2] and tokens[i + 1] in _ONLY_CASES for i, t in enumerate(tokens))
 

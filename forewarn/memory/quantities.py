@@ -112,6 +112,8 @@ _REFUSALS = frozenset(
 
 _PASSIVE = frozenset(("is", "are", "be", "been", "get", "gets", "got", "was", "were"))
 _PAST_COPULAS = frozenset(("was", "were"))
+# the dimension of each kind of amount measured in a unit (a period and a duration are both seconds)
+_MEASURED = {"time": "seconds", "period": "seconds", "size": "bytes", "percent": "percent"}
 _UNITLESS = frozenset(("bare", "count", "label"))
 _PERIOD_NOUNS = frozenset(("interval", "intervals", "period", "cadence", "cycle", "schedule", "frequency"))
 _ORDINAL_COUNTS = (("after", "the"), ("at", "the"), ("on", "the"))
@@ -137,6 +139,12 @@ _STATUS_WORDS = frozenset(
 )  # fmt: skip
 _DELTA_WORDS = frozenset(("extra", "more", "additional", "further", "fewer", "less"))
 _GROWTH_VERBS = frozenset(stem(w) for w in ("overflow", "grow", "exceed", "shift", "offset", "off", "lag", "differ"))
+# a time right after these, a few words after a count, is the window the count is over ("5 attempts per 15 min")
+_FREQUENCY = frozenset(("once", "twice", "times"))  # "once per 30 min": a period, not a duration
+_QUALIFIED_RE = re.compile(r"[a-z_][\w]*(?:\.[a-z_][\w]*)+")  # "imagecache.prune": a qualified name
+_WINDOW_WORDS = frozenset(("per", "in", "within", "over", "every"))
+WINDOW_REACH = 4  # "10 failed logins in 24h": the count, its noun or two, the window word, the time
+
 # verbs that state a new value: "raised to 1000", "bumped to 6"
 _CHANGE_VERBS = frozenset(
     stem(w)
@@ -191,10 +199,21 @@ def changed(a: Claim, b: Claim) -> bool:
         if q.past:
             continue
         matches = [r for r in theirs if _one_quantity(q, r, a, b)]
-        closest = _closest(q, matches)
+        named = _named_closely(q, matches)
+        if not named and _restated(q, theirs):
+            continue  # "kick at least every 500 ms" / "reload 500 -> ~500ms timeout, main loop kicks every 100ms"
+        closest = named or matches
         if closest and not any(_agree(q, r) for r in closest):
             return True
     return False
+
+
+def _restated(q: Quantity, theirs: Sequence[Quantity]) -> bool:
+    """The newer text gives the older one's amount in its unit again (where no amount of it is named alike):
+    its other amounts are other quantities."""
+    if q.kind not in _MEASURED:
+        return False
+    return any(_MEASURED.get(r.kind) == _MEASURED[q.kind] and _same_amount(q, r) and _agree(q, r) for r in theirs)
 
 
 def list_changed(a: Claim, b: Claim) -> bool:
@@ -274,6 +293,8 @@ def _read_at(claim: Claim, i: int) -> tuple[Quantity | None, int]:
     elif _ORDINAL_RE.match(t) and tokens[max(0, i - 2) : i] in _ORDINAL_COUNTS and i + 1 < len(tokens):
         # "gives up after the 2nd retry", "locks at the 10th failed attempt": that many of them
         return _make(claim, i, "count", float(t[:-2]), t, Bound.EXACTLY, _family(_nouns(tokens, i + 1))), i + 2
+    elif (setting := _setting_amount(claim, i)) is not None:
+        return setting, i + 1
     elif _CLOCK_RE.match(t):  # "at 08:00": a time of day, in minutes
         hours, minutes = t.split(":")[:2]
         return _make(claim, i, "clock", int(hours) * 60 + int(minutes), t, Bound.EXACTLY, frozenset()), i + 1
@@ -299,8 +320,8 @@ def _read_at(claim: Claim, i: int) -> tuple[Quantity | None, int]:
     bound = _turned(claim, i, _bound(tokens, i, after))
     if unit in _UNITS:
         kind, factor = _UNITS[unit]
-        if kind == "time" and i > 0 and tokens[i - 1] in ("every", "each"):
-            kind = "period"
+        if kind == "time" and _how_often(tokens, i):
+            kind = "period"  # "every 500 ms", "once per 30 min": how often, not how long
         if kind == "time" and after < len(tokens) and tokens[after] in _PERIOD_NOUNS:
             kind = "period"  # "a 30 minute interval"
         return _make(claim, i, kind, number * factor, t, bound, frozenset()), after
@@ -321,6 +342,20 @@ def _read_at(claim: Claim, i: int) -> tuple[Quantity | None, int]:
     return _make(claim, i, "bare", number, t, bound, frozenset()), after
 
 
+def _setting_amount(claim: Claim, i: int) -> Quantity | None:
+    """ "prefetch_count=100", "timeout=30s": a setting's number, named by the setting's words."""
+    key, sep, value = claim.tokens[i].partition("=")
+    parsed = _parse_number(value) if sep and key and key[0].isalpha() else None
+    if parsed is None:
+        return None
+    number, suffix = parsed
+    if suffix and suffix not in _UNITS:
+        return None
+    kind, factor = _UNITS[suffix] if suffix else ("bare", 1.0)
+    named = frozenset(stem(w) for w in re.split(r"[_.\-]+", key) if w) | {stem(key)}
+    return Quantity(kind, number * factor, value, Bound.EXACTLY, named, named, i, _after(claim, i, named))
+
+
 def _label(claim: Claim, i: int, text: str) -> Quantity | None:
     """ "port 5432", "HTTP 404", "Python 3.10": a number named by the word just before it."""
     before = claim.tokens[i - 1] if i > 0 else ""
@@ -330,6 +365,15 @@ def _label(claim: Claim, i: int, text: str) -> Quantity | None:
         return None  # "page size 50" is an amount; "port 5432" names a port
     parsed = _parse_number(text)
     return _make(claim, i, "label", parsed[0] if parsed else 0.0, text, Bound.EXACTLY, frozenset({stem(before)}))
+
+
+def _how_often(tokens: Sequence[str], at: int) -> bool:
+    """The time at ``at`` is how often something happens: "every 5 min", "once per 30 min", "twice an hour"."""
+    before = tokens[max(0, at - 2) : at]
+    return bool(before) and (
+        before[-1] in ("every", "each")
+        or (len(before) == 2 and before[0] in _FREQUENCY and before[1] in ("per", "every", "a", "an"))
+    )
 
 
 def _time_unit(tokens: Sequence[str], at: int) -> bool:
@@ -372,6 +416,10 @@ def _is_delta(tokens: Sequence[str], at: int) -> bool:
     return any(t in _DELTA_WORDS for t in tokens[at + 1 : at + 3])
 
 
+# "<number> is impossible": the number is named to be ruled out ("batch size is 10, 50 is impossible")
+_RULED_OUT = frozenset((c, w) for c in ("is", "are") for w in ("impossible", "wrong", "incorrect", "outdated"))
+
+
 def _is_past(tokens: Sequence[str], at: int) -> bool:
     """ "3 was too few", "it was 30s", "from 5 to 10" (the 5): the number says what held before."""
     nxt = tokens[at + 1 : at + 3]
@@ -379,6 +427,8 @@ def _is_past(tokens: Sequence[str], at: int) -> bool:
         nxt = tokens[at + 2 : at + 4]
     if nxt[:1] and nxt[0] in _PAST_COPULAS:
         return True
+    if tuple(nxt[:2]) in _RULED_OUT:
+        return True  # "50 is impossible", "10 is wrong": a value set aside, stated by nothing now
     before = tokens[max(0, at - 2) : at]
     if any(t in _PAST_COPULAS or t in ("previously", "formerly", "originally") for t in before):
         return True
@@ -442,12 +492,21 @@ def _rate_after(tokens: Sequence[str], after: int, nouns: int) -> tuple[float | 
 
 
 def _listed(tokens: Sequence[str], i: int) -> bool:
-    """ "1, 3 and 7": a number with another number a comma, "and" or "or" away."""
+    """ "1, 3 and 7": a number with another number a comma, "and" or "or" away. Across a comma, numbers
+    written in other units are two statements, not one list ("default is 2500ms, 10s was masking hangs")."""
     for step in (-2, 2):
         j = i + step
-        if 0 <= j < len(tokens) and is_number(tokens[j]) and tokens[(i + j) // 2] in (PUNCT, "and", "or"):
+        if not (0 <= j < len(tokens) and is_number(tokens[j])):
+            continue
+        between = tokens[(i + j) // 2]
+        if between in ("and", "or") or (between == PUNCT and _suffix(tokens[i]) == _suffix(tokens[j])):
             return True
     return False
+
+
+def _suffix(token: str) -> str:
+    m = _NUMBER_RE.match(token)
+    return m.group(2) if m else ""
 
 
 def _status(claim: Claim, i: int, number: float) -> Quantity | None:
@@ -492,6 +551,7 @@ def _context(claim: Claim, at: int) -> frozenset[str]:
             and t not in _UNITS
             and not is_number(t)
             and not is_bound_word(t)
+            and not _QUALIFIED_RE.fullmatch(t)  # "ImageCache.prune caps disk at 50MB": who states it, not what
         ):
             s = stem(t)
             if s in claim.content:
@@ -532,6 +592,9 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
     """
     if not _kinds_meet(q, r):
         return False
+    counted_q, counted_r = _windowed(q, me), _windowed(r, them)
+    if counted_q is not None and counted_r is not None and not _kinds_meet(counted_q, counted_r):
+        return False  # "5 attempts per 15 min" / "10 failed logins in 24h": the window of another count
     if q.kind == r.kind and q.kind in ("label", "period", "clock", "rate"):
         return True  # "port 8080" / "binds port 9000", "every 15 minutes" / "once an hour", "60/min": one per place
     cq, cr = _synonyms(q.context), _synonyms(r.context)
@@ -548,6 +611,16 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
     if (novel_q and novel_r) or (novel_q and not cr) or (novel_r and not cq):
         return _named_alike(q, r) or bool(q.nouns & r.nouns) or _same_amount(q, r) or q.changed_to or r.changed_to
     return True
+
+
+def _windowed(q: Quantity, c: Claim) -> Quantity | None:
+    """The count a time is the window of ("5 attempts per 15 min", "10 failures in 24h"), if it is one."""
+    if q.kind != "time" or q.position < 1 or c.tokens[q.position - 1] not in _WINDOW_WORDS:
+        return None
+    return next(
+        (r for r in quantities(c) if r.kind == "count" and q.position - WINDOW_REACH <= r.position < q.position),
+        None,
+    )
 
 
 def _modified_apart(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
@@ -595,9 +668,9 @@ def _named_alike(q: Quantity, r: Quantity) -> bool:
     return bool(x & y) or any(opposites.same_group(a, b) for a in x for b in y)
 
 
-def _closest(q: Quantity, matches: list[Quantity]) -> list[Quantity]:
+def _named_closely(q: Quantity, matches: list[Quantity]) -> list[Quantity]:
     """Of the newer text's statements of ``q``, those that name it most closely (one counted noun, a name)."""
-    return [r for r in matches if q.nouns & r.nouns or _named_alike(q, r)] or matches
+    return [r for r in matches if q.nouns & r.nouns or _named_alike(q, r)]
 
 
 def _synonyms(words: frozenset[str]) -> frozenset[str]:
@@ -617,6 +690,9 @@ def _kinds_meet(q: Quantity, r: Quantity) -> bool:
         if kind == "rate" and q.nouns and r.nouns:
             return bool(q.nouns & r.nouns)
         return True
+    if kinds == {"count", "label"}:  # "max_connections = 20" / "caps at 50 conns": a setting named for the count
+        label, count = (q, r) if q.kind == "label" else (r, q)
+        return any(set(n.split("_")) & count.nouns for n in label.nouns if "_" in n)
     return kinds in ({"count", "bare"}, {"label", "bare"})
 
 

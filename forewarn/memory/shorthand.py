@@ -6,10 +6,13 @@ the same spelling, so both sides are read in one vocabulary first:
 
 - call syntax is the name: ``save()``, ``parse_amount('')``, ``Parser::parse`` → ``save``,
   ``parse_amount``, ``Parser.parse`` (an argument list written inline is not a clause of its own);
+- a call written with an arrow to its result is what it returns (``parse_amount('') -> None`` →
+  "parse_amount returns None"), and a unit in parentheses after a number is its unit ("7 (days)");
 - a port written ``:8080`` is "port 8080"; "60/min" and "req/s" are "60 per min", "req per s";
 - a possessive is its name ("Postmark's batch API" → postmark);
 - an abbreviation is its word ("conns" → connections, "txn" → transaction, "biz" → business, "w/" → with);
   filler ("btw", "fyi") is dropped;
+- "most recent(ly)" is "newest", "least recent(ly)" is "oldest" (one word for the order);
 - a thousands suffix is the number ("10k" → 10000, "1.5k" → 1500); "3x" beside no comparative is "3 times";
 - a glob is the name it matches ("the ratelimit:* keys" → "the ratelimit keys"), and "now" inside a formula
   ("exp < now - 30s", "now()") is the clock, not a date ("current_time");
@@ -32,7 +35,10 @@ _PORT_RE = re.compile(r"(?<![\w:/.]):([0-9]{2,5})\b")  # ":8080", not "02:00" or
 _PER_RE = re.compile(r"\b([0-9]+|[A-Za-z]+)\s*/\s*(s|sec|second|min|minute|h|hr|hour|d|day)\b")  # "60/min", "req/s"
 _MILLIONS_RE = re.compile(r"\b([0-9]+(?:\.[0-9]+)?)M\b(?![Bb])")  # "1M keys" (capital M: not minutes)
 # phrases with one word for them
-_PHRASES = {"by hand": "manually", "up front": "upfront", "in memory": "in-memory", "on disk": "on-disk"}
+_PHRASES = {
+    "by hand": "manually", "up front": "upfront", "in memory": "in-memory", "on disk": "on-disk",
+    "most recently": "newest", "most recent": "newest", "least recently": "oldest", "least recent": "oldest",
+}  # fmt: skip
 _GLOB_RE = re.compile(r"(?<=[A-Za-z0-9_])[:.]?\*(?![\w*])")  # "ratelimit:*", "cache_*": the name
 # "now" as the clock in a formula: beside a comparison or arithmetic operator, or called
 _CLOCK_RE = re.compile(r"(?:(?<=[<>=+\-]\s)|(?<=[<>=+\-]))now\b(?:\(\))?|\bnow(?:\(\)|(?=\s?[<>=+\-]))")
@@ -45,6 +51,14 @@ _DELEGATED_RE = re.compile(
 )
 # "leaves HttpOnly off", "turns caching off": the symbol is not that ("is not HttpOnly")
 _LEFT_OFF_RE = re.compile(r"\b(?:leaves|leave|left|turns|turned|turn|keeps|kept|switches|switched)\s+([\w-]+)\s+off\b")
+# "parse_amount('') -> None": a call written with an arrow to what it gives back
+_RETURNS_RE = re.compile(rf"([A-Za-z0-9_]{{2}}\([^()\s]{{0,{MAX_INLINE_ARGS}}}\))\s*(?:->|→|=>)\s*")
+# "backup_retention_period = 7 (days)": the unit of a setting written in parentheses after its number
+_UNIT_IN_PARENS_RE = re.compile(
+    r"\b([0-9]+(?:\.[0-9]+)?)\s*\((ms|s|sec|secs|seconds?|min|mins|minutes?|h|hrs?|hours?|days?|weeks?"
+    r"|bytes|kb|kib|mb|mib|gb|gib|%|percent)\)",
+    re.IGNORECASE,
+)
 _THOUSANDS_RE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)k$")
 _TIMES_RE = re.compile(r"^([0-9]+)x$")
 # "3x faster" is a factor; "retries 3x" a count
@@ -88,6 +102,8 @@ _FILLER = frozenset(("btw", "fyi", "imo", "imho", "iirc", "afaik", "tbh", "nb", 
 def rewrite(text: str) -> str:
     """The raw text with call syntax, paths and ports said plainly (case kept: literals such as None need it)."""
     text = _CLOCK_RE.sub("current_time", text)
+    text = _RETURNS_RE.sub(r"\1 returns ", text)
+    text = _UNIT_IN_PARENS_RE.sub(r"\1 \2", text)
     text = _CALL_RE.sub("", text)
     text = _PATH_RE.sub(".", text)
     text = _GLOB_RE.sub("", text)

@@ -194,10 +194,22 @@ def changed_in_slot(old: Sequence[Predicate], new: Sequence[Predicate]) -> bool:
                 continue
             if _same(p.head, q.head) and p.objects and q.objects and not _share(p.objects, q.objects | q.condition):
                 return True
+            if _acted_otherwise(p, q):
+                return True
             common = {r for r, _ in p.targets} & {r for r, _ in q.targets}
             if any(_target(p, r) != _target(q, r) and not _abbreviates(_target(p, r), _target(q, r)) for r in common):
                 return True
     return False
+
+
+def _acted_otherwise(p: Predicate, q: Predicate) -> bool:
+    """Another verb on the same object ("drops the user_id label" / "attaches user_id again now"): both
+    affirmed, the objects the same, the verbs different and neither a word the other predicate says."""
+    if p.negated or q.negated or p.passive or q.passive or not (p.objects and q.objects):
+        return False
+    if _same(p.head, q.head) or p.head in q.words or q.head in p.words:
+        return False
+    return bool(p.objects & q.objects)
 
 
 def _target(p: Predicate, role: object) -> str:

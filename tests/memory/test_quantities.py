@@ -41,3 +41,19 @@ def test_another_quantity_stays_quiet() -> None:
     assert not cues("at least 4 instances", "autoscaling never drops below 4 instances", "autoscaling")
     assert not cues("dedupe window 1 hour", "dedupe_events keeps at most 1M keys in memory", "dedupe_events")
     assert not cues("multipart above 100MB", "uploadFile uses 8MB parts", "uploadFile")
+
+
+def test_how_often_is_a_period_and_a_restated_amount_leaves_the_others_alone() -> None:
+    # "once per 30 min" is how often, the TTL how long: two quantities
+    assert not cues("the session TTL is 12h", "Set extends the TTL once per 30 min to cut writes", "Set")
+    assert Cue.VALUE in cues("sync runs every 30 min", "sync runs once per 10 min", "sync")
+    # the older amount given again in its unit: the newer's other amount is another quantity
+    assert not cues(
+        "poll must run at least every 2 s", "poll has a 2s deadline; the loop calls it every ~250ms", "poll"
+    )
+    # ... unless the other amount is named like the older one and the restatement is not
+    assert Cue.VALUE in cues("the TTL is 30 min", "the TTL is 12h; the 30min you saw is the refresh interval", "Set")
+
+
+def test_a_qualified_name_before_a_number_does_not_name_the_quantity() -> None:
+    assert Cue.VALUE in cues("prune keeps the cache under 300 MB", "Cache.prune caps the cache at 80MB", "Cache.prune")

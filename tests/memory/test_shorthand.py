@@ -32,3 +32,10 @@ def test_claims_and_anchors_read_in_one_vocabulary() -> None:
     assert "repository" in anchor  # "repo" in the name reads as the word a memory would write
     claim = read("get_pool opens max 4 conns per worker proc", anchor_words("get_pool"))
     assert "connections" in claim.tokens and "process" in claim.tokens
+
+
+def test_arrow_results_and_units_in_parentheses() -> None:
+    assert rewrite("parse_amount('') -> None, callers handle it") == "parse_amount returns None, callers handle it"
+    assert rewrite("to_cents(x) → int") == "to_cents returns int"
+    assert rewrite("backup_retention = 7 (days)") == "backup_retention = 7 days"
+    assert rewrite("reload 500 -> ~500ms timeout") == "reload 500 -> ~500ms timeout"  # no call: left as written

@@ -56,3 +56,10 @@ def test_only_excludes_the_older_case() -> None:
 def test_a_dated_change_in_one_slot() -> None:
     assert Cue.TEMPORAL in cues("i18n is react-intl", "i18n runs on i18next now", "i18n")
     assert not cues("export writes CSV", "export now also writes a manifest next to the CSV", "export")
+
+
+def test_another_verb_on_the_same_object_dated() -> None:
+    old = "Exporter strips the tenant_id tag to keep series down"
+    assert Cue.TEMPORAL in cues(old, "Exporter keeps tenant_id again now that storage is per tenant", "Exporter")
+    # undated, another verb on the object is another aspect
+    assert not cues(old, "Exporter hashes tenant_id before export", "Exporter")

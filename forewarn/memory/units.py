@@ -1,0 +1,67 @@
+"""The unit a value is given in, named without a number: "returns the voltage in millivolts" / "returns
+centivolts". No I/O.
+
+A lesson often says what unit a result, a field or a setting is in without stating an amount, and a later
+one corrects it: millivolts became centivolts, an epoch in seconds became milliseconds. Two texts name one
+unit at another scale when each names a unit word of one base (volts, seconds, bytes…) with another
+decimal prefix ("milli", "centi", "kilo"… or none), neither text names the other's, and, the two unit
+words read as one, they say much the same about it (another quantity's unit is another aspect). Units
+beside a number are amounts, ``forewarn.memory.quantities``' business.
+"""
+
+from __future__ import annotations
+
+from forewarn.memory.claims import Claim, is_number, stem, topic_overlap
+
+# the two texts, the units read as one word, share this much of their topic words (overlap coefficient):
+# as much as a negation needs, so "the timeout is in seconds" / "the poll interval is in ms" stays quiet
+UNIT_MIN_OVERLAP = 0.5
+
+_PREFIXES = ("nano", "micro", "milli", "centi", "deci", "kilo", "mega", "giga", "tera")
+_BASES = ("volt", "second", "meter", "metre", "amp", "ampere", "watt", "byte", "hertz", "gram", "liter", "litre", "ohm")
+# abbreviations written as words: (prefix, base)
+_ABBREVIATED = {
+    "ms": ("milli", "second"), "msec": ("milli", "second"), "msecs": ("milli", "second"),
+    "us": ("micro", "second"), "usec": ("micro", "second"), "µs": ("micro", "second"),
+    "ns": ("nano", "second"), "sec": ("", "second"), "secs": ("", "second"),
+    "mv": ("milli", "volt"), "mw": ("milli", "watt"), "ma": ("milli", "amp"), "mhz": ("mega", "hertz"),
+    "khz": ("kilo", "hertz"), "ghz": ("giga", "hertz"),
+}  # fmt: skip
+_CANONICAL = "unit"  # the word both units are read as when the overlap is measured
+
+
+def _unit(token: str) -> tuple[str, str] | None:
+    """``token`` as (prefix, base) when it is a unit word: "millivolts" → ("milli", "volt")."""
+    if token in _ABBREVIATED:
+        return _ABBREVIATED[token]
+    word = token[:-1] if token.endswith("s") else token
+    for base in _BASES:
+        if word.endswith(base):
+            prefix = word[: -len(base)]
+            if prefix == "" or prefix in _PREFIXES:
+                return prefix, ("amp" if base == "ampere" else "meter" if base == "metre" else base)
+    return None
+
+
+def _named(c: Claim) -> dict[str, tuple[str, str]]:
+    """The unit words ``c`` names with no number before them, by token."""
+    return {
+        t: u
+        for i, t in enumerate(c.tokens)
+        if (u := _unit(t)) is not None and not (i > 0 and is_number(c.tokens[i - 1])) and not c.in_example(i)
+    }
+
+
+def rescaled(a: Claim, b: Claim) -> bool:
+    """Does ``b`` name, where ``a`` named a unit, the same base at another scale (see the module docstring)?"""
+    old, new = _named(a), _named(b)
+    for x, (px, base) in old.items():
+        for y, (py, other) in new.items():
+            if base != other or px == py or x in new or y in old:
+                continue
+            units = {stem(x), stem(y), x, y}
+            ca = frozenset(_CANONICAL if w in units else w for w in a.content)
+            cb = frozenset(_CANONICAL if w in units else w for w in b.content)
+            if topic_overlap(ca, cb) >= UNIT_MIN_OVERLAP:
+                return True
+    return False

@@ -1,0 +1,32 @@
+"""A unit named without a number, at another scale of one base (forewarn.memory.units)."""
+
+from __future__ import annotations
+
+from forewarn.memory.claims import anchor_words, read
+from forewarn.memory.contradictions import Cue, judge
+from forewarn.memory.units import rescaled
+
+
+def cues(old: str, new: str, symbol: str) -> tuple[str, ...]:
+    v = judge(new, old, anchor=anchor_words(symbol))
+    return v.cues if v is not None else ()
+
+
+def test_the_same_value_in_another_unit_scale_is_a_changed_value() -> None:
+    assert Cue.VALUE in cues(
+        "event_time returns the timestamp in seconds", "event_time returns milliseconds", "event_time"
+    )
+    assert Cue.VALUE in cues("read_current gives the current in milliamps", "read_current gives amps", "read_current")
+
+
+def test_another_quantity_or_the_same_unit_stays_quiet() -> None:
+    anchor = anchor_words("Poller")
+    # the poll interval is another quantity than the timeout: few words in common beside the units
+    assert not rescaled(read("the request timeout is in seconds", anchor), read("the poll interval is in ms", anchor))
+    # one unit named on both sides, and an amount beside a unit, are the quantities' business
+    assert not rescaled(read("returns kilobytes", anchor), read("returns kilobytes, rounded up", anchor))
+    assert not rescaled(read("returns the size in bytes", anchor), read("returns the size, 10 kilobytes max", anchor))
+    # the newer text names the older unit too: a conversion explained, not a change
+    assert not rescaled(
+        read("returns the delay in seconds", anchor), read("returns the delay in seconds, not milliseconds", anchor)
+    )
