@@ -40,6 +40,7 @@ BLIND1 = DATA / "contradictions_blind1.tsv"  # written blind by another session,
 BLIND2 = DATA / "contradictions_blind2.tsv"  # the same, against round 2's rules (72.2% / 5.6%)
 BLIND3 = DATA / "contradictions_blind3.tsv"  # the same, after round 3's rules were frozen (72.2% / 13.9%)
 BLIND4 = DATA / "contradictions_blind4.tsv"  # the same, round 4 (58.3% / 16.7%)
+BLIND5 = DATA / "contradictions_blind5.tsv"  # the same, after round 5 was frozen (75.0% / 8.3%)
 RESULTS = BENCH_DIR / "results" / "contradiction_bench.json"
 LABELS = ("conflict", "compatible")
 
@@ -159,7 +160,7 @@ def main() -> None:
     parser.add_argument("-v", "--verbose", action="store_true", help="list every miss and false alarm")
     args = parser.parse_args()
     out: dict[str, object] = {}
-    for path in args.pairs or [PAIRS, HELD_OUT, BLIND1, BLIND2, BLIND3, BLIND4]:
+    for path in args.pairs or [PAIRS, HELD_OUT, BLIND1, BLIND2, BLIND3, BLIND4, BLIND5]:
         try:
             pairs = load_pairs(path)
         except (OSError, UnicodeDecodeError, BadPairs) as exc:

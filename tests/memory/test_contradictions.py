@@ -376,7 +376,7 @@ def test_two_signs_of_a_change_need_fewer_shared_words() -> None:
 # 41.7% / 2.8%) 100.0% / 0.0%, blind2 (one blind run at 72.2% / 5.6%, a development set since) 88.9% / 0.0%;
 # blind3 (one blind run at 72.2% / 13.9% with round 3's rules, a development set since) 83.3% / 0.0%; blind4
 # (one blind run at 58.3% / 16.7% with round 3's and round 4's rules, the cross-validation set of round 5)
-# 75.0% / 2.8%.
+# 75.0% / 2.8%; blind5 (written after round 5 was frozen, measured once) 75.0% / 8.3%: not tuned on.
 # The honest figures are each set's first run, in the files' comments.
 FLOORS = [
     ("contradictions.tsv", 0.93, 0.01),
@@ -385,6 +385,7 @@ FLOORS = [
     ("contradictions_blind2.tsv", 0.86, 0.01),
     ("contradictions_blind3.tsv", 0.8, 0.01),
     ("contradictions_blind4.tsv", 0.74, 0.03),
+    ("contradictions_blind5.tsv", 0.74, 0.09),
 ]
 
 
