@@ -65,6 +65,13 @@ class Noise(StrEnum):
     RESTATES_CODE = "comment-restates-code"  # "# return the result": every word of it is in the code it sits on
     SAME_SYMBOL = "merged-same-symbol"  # another lesson on the same symbol: folded into it as evidence, one per symbol
     DIFFUSE_SYMBOLS = "diffuse-symbols"  # many symbols of one file rewritten, none named: about no one of them
+    COMMENT_NO_REASON = "comment-no-reason"  # "do not sort if already sorted": says what the next line does, not why
+    COMMENT_TASK = "comment-task"  # "X is unused, remove it in v2", TODO: a task for later, not a warning for now
+    COMMENT_FILE_ANCHOR = "comment-file-anchor"  # a warning comment on no symbol: shown on every edit of its file
+    COMMENT_NEAR_DUPLICATE = "comment-near-duplicate"  # the same words as another comment but one (a name): one lesson
+    WRAPPER_ANCHOR = "wrapper-anchor"  # on a one-call wrapper while the fix changed other code: decided there
+    NAMED_IN_PASSING = "named-in-passing"  # its symbol is named only in a side item of a squashed message
+    WHY_ONLY_SHOULD = "why-only-should"  # "X should have Y": an expectation stated, no cause or consequence given
 
 
 class VerdictKind(StrEnum):
@@ -331,6 +338,8 @@ def classify(commit: CommitRecord) -> Verdict:
     fixes = is_fix or tests or bool(FIX_WORDS.search(message) and not DOCS_SUBJECT.search(subject) and not typing)
     if fixes and explained and WHAT_SUBJECT.search(clean_subject(subject)) and not CONSEQUENCE.search(explained):
         return noise(Noise.WHAT_NOT_WHY, fix=is_fix)
+    if fixes and explained and only_should(explained):
+        return noise(Noise.WHY_ONLY_SHOULD, fix=is_fix)
     if fixes and explained:
         error = ERROR_WORDS.search(message)
         kind = MemoryType.ERROR_PATTERN if error else MemoryType.GOTCHA
@@ -343,6 +352,13 @@ def classify(commit: CommitRecord) -> Verdict:
     if rationale:
         return Verdict(VerdictKind.DECISION, MemoryType.DECISION, why=rationale)
     return noise(Noise.NO_LESSON, fix=is_fix)
+
+
+def only_should(explained: str) -> bool:
+    """The why's one explaining word is an affirmative "should" ("a Response built from content should have elapsed
+    0"): it states what is expected — often of an old behaviour, or of a test — not what goes wrong otherwise."""
+    said = {m.group(0).lower() for m in CAUSE_WORDS.finditer(explained)}
+    return said == {"should"}
 
 
 def substantive_fix(subject: str) -> bool:

@@ -225,12 +225,16 @@ class _Walk:
             self.noise[Noise.DOCS] += 1  # it changed only the symbol's docstring or comments
         elif a is not None and a.anchor == ANCHOR_SYMBOL and self._broad(a):
             self.noise[Noise.BROAD_ANCHOR] += 1
+        elif a is not None and a.anchor == ANCHOR_SYMBOL and placement.siblings and self._wrapper(a):
+            self.noise[Noise.WRAPPER_ANCHOR] += 1  # the fix changed its callers too: the behaviour is decided there
         elif a is not None and a.anchor == ANCHOR_SYMBOL and not self._stands(a):
             self.noise[Noise.REWRITTEN] += 1
         elif a is not None:
             self.lessons.append(Lesson(commit, verdict, a, placement, order))
         elif placement.diffuse:
             self.noise[Noise.DIFFUSE_SYMBOLS] += 1
+        elif placement.in_passing:
+            self.noise[Noise.NAMED_IN_PASSING] += 1
         elif placement.gone:
             self.noise[Noise.CODE_GONE] += 1
         elif states_repo_wide_rule(commit):
@@ -242,6 +246,11 @@ class _Walk:
         assert a.file is not None and a.symbol is not None
         chunk = self.head.chunk(a.file, a.symbol)
         return chunk is not None and broad(chunk)
+
+    def _wrapper(self, a: Anchored) -> bool:
+        assert a.file is not None and a.symbol is not None
+        chunk = self.head.chunk(a.file, a.symbol)
+        return chunk is not None and mine_code.is_wrapper(chunk.text, a.file)
 
     def _stands(self, a: Anchored) -> bool:
         """Most of the lines the lesson was about are still in its symbol at HEAD (nothing to check: it stands)."""
