@@ -277,6 +277,7 @@ class Placement:
     diffuse: bool = False  # it rewrote many symbols of its files, naming none, none dominant: about no one of them
     in_passing: bool = False  # a squashed message names its symbols only in side items, none in its lead
     siblings: int = 0  # other symbols whose logic it changed (helpers it added left out)
+    touched: list[str] = field(default_factory=list)  # every symbol it touched, as named at the commit
 
 
 def names_in(message: str) -> set[str]:
@@ -294,6 +295,15 @@ def names_in(message: str) -> set[str]:
     )
     in_subject = set(re.findall(r"[A-Za-z_]\w*", subject))
     return {w for w in out if len(w) >= MIN_NAME_CHARS and (not PLAIN_WORD.match(w) or w in in_subject or w in as_code)}
+
+
+def about_other_symbol(text: str, anchor: str, touched: Iterable[str]) -> bool:
+    """``text`` names in code (``_copy_cookie_jar``, ``__getitem__``, not a plain word) another symbol the commit
+    touched, and not the anchor: it explains that symbol, not the one it would be shown on."""
+    said = {w for w in names_in(text) if not PLAIN_WORD.match(w)}
+    if _named(anchor, names_in(text)):
+        return False
+    return any(s != anchor and _named(s, said) for s in touched)
 
 
 def squash_lead(message: str) -> str | None:
@@ -365,7 +375,8 @@ def place(
         if best.anchor == ANCHOR_WORKSPACE:
             return Placement(None, fixed=fixed, gone=True)
         siblings = sum(1 for a, p, s, _ in followed if a.logic and a is not best and f"{p}::{s}" not in created)
-        return Placement(best, named=named, fixed=_unique(fixed), also=also, siblings=siblings)
+        touched = [s for _, _, s, _ in followed]
+        return Placement(best, named=named, fixed=_unique(fixed), also=also, siblings=siblings, touched=touched)
     # module-level code only: the file most changed, when the change is not spread thin
     by_file = sorted(product, key=lambda f: -f.changed)
     if not by_file:

@@ -48,7 +48,15 @@ from forewarn.memory.suggestions import (
 from forewarn.memory.vocabulary import MemorySource
 from forewarn.workspace import history, mine_code
 from forewarn.workspace.history import BlobReader, CommitRecord, GitError
-from forewarn.workspace.mine_anchors import Anchored, HeadIndex, Placement, SymbolFinder, place, record_renames
+from forewarn.workspace.mine_anchors import (
+    Anchored,
+    HeadIndex,
+    Placement,
+    SymbolFinder,
+    about_other_symbol,
+    place,
+    record_renames,
+)
 from forewarn.workspace.mine_comments import comment_suggestions
 from forewarn.workspace.mine_fixes import (
     EARLIER_RUN,
@@ -225,6 +233,8 @@ class _Walk:
             self.noise[Noise.DOCS] += 1  # it changed only the symbol's docstring or comments
         elif a is not None and a.anchor == ANCHOR_SYMBOL and self._broad(a):
             self.noise[Noise.BROAD_ANCHOR] += 1
+        elif a is not None and a.symbol and about_other_symbol(verdict.why, a.then.split("::")[-1], placement.touched):
+            self.noise[Noise.WHY_OTHER_SYMBOL] += 1
         elif a is not None and a.anchor == ANCHOR_SYMBOL and placement.siblings and self._wrapper(a):
             self.noise[Noise.WRAPPER_ANCHOR] += 1  # the fix changed its callers too: the behaviour is decided there
         elif a is not None and a.anchor == ANCHOR_SYMBOL and not self._stands(a):
