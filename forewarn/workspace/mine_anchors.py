@@ -25,6 +25,7 @@ from forewarn.indexing.records import Chunk
 from forewarn.memory.suggestions import ANCHOR_FILE, ANCHOR_SYMBOL, ANCHOR_WORKSPACE
 from forewarn.workspace import mine_code
 from forewarn.workspace.history import BlobReader, CommitRecord, Hunk
+from forewarn.workspace.mine_lessons import BULLET
 from forewarn.workspace.mine_rules import CHANGELOG_PATH, DOCS_PATH, is_product_path
 
 if TYPE_CHECKING:
@@ -44,8 +45,12 @@ DOMINANT_SHARE = 0.4
 # … and a change to more symbols than this (logic changed in each), naming none, none holding DOMINANT_SHARE, is a
 # rewrite of their class or module: a lesson on its most changed method would sit on a sibling of what it is about
 DIFFUSE_SYMBOLS = 4
+PLAIN_WORD = re.compile(r"^[A-Za-z][a-z]+$")  # "send", "Flags": an English word as often as a name
 MIN_NAME_CHARS = 3  # "x", "id": too short to count as the message naming a symbol
 ALSO_LISTED = 3  # other symbols the commit touched, kept in the provenance for the reviewer
+# a message with this many bullet items or more is a squash of several commits: the symbols its later items name
+# ("* Make DisplayName() public", "* use PrintErrf() instead") were touched in passing, not what its subject fixed
+SQUASH_ITEMS = 3
 MAX_OVERLOADS = 12  # ``f``, ``f#2`` … ``f#12``: the stubs looked past to find an overloaded function's implementation
 
 
@@ -270,15 +275,45 @@ class Placement:
     also: list[str] = field(default_factory=list)  # other touched symbols at HEAD ("file::symbol")
     gone: bool = False  # the code it was about exists no more at HEAD
     diffuse: bool = False  # it rewrote many symbols of its files, naming none, none dominant: about no one of them
+    in_passing: bool = False  # a squashed message names its symbols only in side items, none in its lead
+    siblings: int = 0  # other symbols whose logic it changed (helpers it added left out)
+    touched: list[str] = field(default_factory=list)  # every symbol it touched, as named at the commit
 
 
 def names_in(message: str) -> set[str]:
-    """Identifier-like words of a message (``Session.send`` gives ``Session.send``, ``Session`` and ``send``)."""
+    """Identifier-like words of a message (``Session.send`` gives ``Session.send``, ``Session`` and ``send``).
+
+    A plain word ("send", "Flags") names a symbol from the subject, or from the body only when written as code
+    (``send()``, a backticked `send`, ``.send``): body prose ("Flags:" above a pasted help screen) names nothing."""
+    subject = message.split("\n", 1)[0]
     words = set(re.findall(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*", message))
     out = set(words)
     for w in words:
         out.update(w.split("."))
-    return {w for w in out if len(w) >= MIN_NAME_CHARS}
+    as_code = set(re.findall(r"(?<=[`.])[A-Za-z_]\w*", message)) | set(
+        re.findall(r"[A-Za-z_]\w*(?=\(|`|\.[A-Za-z_])", message)
+    )
+    in_subject = set(re.findall(r"[A-Za-z_]\w*", subject))
+    return {w for w in out if len(w) >= MIN_NAME_CHARS and (not PLAIN_WORD.match(w) or w in in_subject or w in as_code)}
+
+
+def about_other_symbol(text: str, anchor: str, touched: Iterable[str]) -> bool:
+    """``text`` names in code (``_copy_cookie_jar``, ``__getitem__``, not a plain word) another symbol the commit
+    touched, and not the anchor: it explains that symbol, not the one it would be shown on."""
+    said = {w for w in names_in(text) if not PLAIN_WORD.match(w)}
+    if _named(anchor, names_in(text)):
+        return False
+    return any(s != anchor and _named(s, said) for s in touched)
+
+
+def squash_lead(message: str) -> str | None:
+    """A squashed message's lead (its subject and body up to its second bullet: what the change is about), or None
+    when the message is not a list of SQUASH_ITEMS bullets or more."""
+    lines = message.splitlines()
+    bullets = [i for i, line in enumerate(lines) if BULLET.match(line)]
+    if len(bullets) < SQUASH_ITEMS:
+        return None
+    return "\n".join(lines[: bullets[1]])
 
 
 def _named(symbol: str, names: set[str]) -> bool:
@@ -294,7 +329,9 @@ def place(
     """The symbol (else file) one commit's lesson is about, at HEAD; see the module's docstring."""
     code = [f for f in commit.files if f.path and not (DOCS_PATH.search(f.path) or CHANGELOG_PATH.search(f.path))]
     product = [f for f in code if is_product_path(f.path)] or code  # tests only when the commit touched no product
-    names = names_in(message)
+    every_name = names_in(message)
+    lead = squash_lead(message)
+    names = names_in(lead) if lead is not None else every_name
     candidates: list[tuple[str, str, str, Touch]] = []  # (path at the commit, its blob, symbol, what changed)
     for f in product:
         for symbol, touch in finder.touched(f.path, f.blob, f.hunks).items():
@@ -328,6 +365,8 @@ def place(
         if not fixed and best.key:
             fixed = [best]
         also = [f"{a.file}::{a.symbol}" for a, _, _, _ in ranked[1 : 1 + ALSO_LISTED] if a.key]
+        if lead is not None and not named and any(_named(s, every_name) for _, _, s, _ in followed):
+            return Placement(None, fixed=_unique(fixed), also=also, in_passing=True)
         if not named and len(files) > DIFFUSE_FILES and best_changed / total < DOMINANT_SHARE:
             return Placement(None, fixed=[], also=also)
         rewritten = sum(1 for a, _, _, _ in followed if a.logic)
@@ -335,7 +374,9 @@ def place(
             return Placement(None, fixed=_unique(fixed), also=also, diffuse=True)
         if best.anchor == ANCHOR_WORKSPACE:
             return Placement(None, fixed=fixed, gone=True)
-        return Placement(best, named=named, fixed=_unique(fixed), also=also)
+        siblings = sum(1 for a, p, s, _ in followed if a.logic and a is not best and f"{p}::{s}" not in created)
+        touched = [s for _, _, s, _ in followed]
+        return Placement(best, named=named, fixed=_unique(fixed), also=also, siblings=siblings, touched=touched)
     # module-level code only: the file most changed, when the change is not spread thin
     by_file = sorted(product, key=lambda f: -f.changed)
     if not by_file:

@@ -171,3 +171,26 @@ def is_typing_only(text: str, path: str) -> bool:
         return True
     first = text.split("\n", 1)[0]
     return is_stub(text, path) or bool(_TYPING_BASES.match(first))
+
+
+# a wrapper's one statement: a call (returned, or not) with nothing decided around it
+_CALL_STATEMENT = re.compile(r"^(return\s+|await\s+)*[\w.$\[\]*&]+\(.*\)\s*;?$")
+# a comparison, a boolean or a conditional in that statement: it decides something itself ("return len(a) > 2 && …")
+_DOCSTRING = re.compile(r"(\"\"\"|''')[\s\S]*?\1")
+_DECIDES = re.compile(r"==|!=|<=|>=|&&|\|\||\?|\b(and|or|not|if|else)\b|[<>](?!-)")
+
+
+def is_wrapper(text: str, path: str) -> bool:
+    """A function whose body is one call and nothing else (``PrintErrf`` calling ``PrintErr``): a lesson about what it
+    does is about the code it calls or its callers. One statement that compares or branches is logic of its own."""
+    python = is_python(path)
+    if python:
+        text = _DOCSTRING.sub("", text)
+    lines = [line.strip() for line in text.splitlines()]
+    head = next((i for i, line in enumerate(lines) if (line.endswith(":") if python else line.endswith("{"))), None)
+    if head is None:
+        return False
+    body = [line for line in lines[head + 1 :] if is_logic(line)]
+    if not python and body and body[-1] == "}":
+        body = body[:-1]
+    return len(body) == 1 and bool(_CALL_STATEMENT.match(body[0])) and not _DECIDES.search(body[0])

@@ -158,6 +158,31 @@ FUNCTION_WORDS = frozenset(
 )
 IDENTIFIER_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 MAX_COMMENT_CHARS = 600  # a warning is a few lines; a longer block is an essay the hover cannot hold
+# what makes a warning comment a lesson: a reason or a consequence ("because", "otherwise", "so that", "to avoid",
+# "would", "else", "breaks", "expects" …). Without one it narrates the line below ("do not sort if already sorted")
+# or quotes the rule the next line enforces: the code says as much.
+COMMENT_REASON = re.compile(
+    r"(?:[,;:(]\s*or\b)|\b(because|since|otherwise|else|so that|so (we|it|they|the|that|this)|in order to|"
+    r"to (avoid|prevent|ensure|guarantee|keep|make sure|stop|protect|work ?around)|"
+    r"for (this|it|them|that|the \w+) (not )?to|would(n't| not)?|could(n't| not)?|might|may (cause|break|fail|lose)|"
+    r"lest|unless|due to|caus(e|es|ed|ing)|result(s|ed)? in|leads? to|break(s|ing)?|broke(n)?|expects?|expected|"
+    r"requires?|relies on|depends on|assumes?|fail(s|ed|ing|ure)?|crash(es|ed)?|hang(s)?|deadlock\w*|race|"
+    r"leak(s|ed)?|corrupt\w*|lose[sn]?|lost|overflow\w*|panic(s|ked)?|raises?|throws?|errors?|exceptions?|bugs?|"
+    r"workaround|work around|wrong(ly)?|incorrect(ly)?|invalid|unsafe|not (thread-?)?safe|security|vulnerab\w+|"
+    r"reject(s|ed)?|refuse[sd]?|ignore[sd]?|misread|misinterpret\w*|stale|twice|stuck|infinite|blocks?|blocked)\b",
+    re.IGNORECASE,
+)
+# a note about work for later: a TODO, a removal planned for a future version, code kept only for compatibility
+COMMENT_TASK = re.compile(
+    r"\b(TODO|(should|could|can|will|must|needs? to) be (removed|deleted|dropped|cleaned( up)?|refactored|"
+    r"replaced|renamed|moved|simplified|rewritten|deprecated)|in a (future|later|next|new|major) (version|release)|"
+    r"(in|for|until) (a )?(version|v) ?\d|is (unused|not used|no longer used|deprecated)|"
+    r"only for (backwards?[- ])?compat\w*|clean ?up|refactor\w*)\b",
+    re.IGNORECASE,
+)
+# … or a clause after a colon or dash that follows the warning ("never share a Bar: its cursor is not locked")
+REASON_CLAUSE = re.compile(r"\w\s*(:|—|–| - )\s+\w+(\W+\w+){2,}")
+NEAR_DUPLICATE_MIN_WORDS = 5  # comments this long that differ by one word (a name) say one thing: one lesson
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +233,9 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
         if text.rstrip().endswith("?"):
             skipped[Noise.OPEN_QUESTION] += 1
             continue
+        if COMMENT_TASK.search(text):
+            skipped[Noise.COMMENT_TASK] += 1
+            continue
         words = len(text.split()) - (1 if tag else 0)
         if words < (MIN_TAGGED_COMMENT_WORDS if tag else MIN_PHRASE_COMMENT_WORDS):
             skipped[Noise.COMMENT_FRAGMENT] += 1
@@ -218,11 +246,30 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
         if restates_code(text, _code_after(lines, first, last)):
             skipped[Noise.RESTATES_CODE] += 1
             continue
+        if not gives_reason(text):
+            skipped[Noise.COMMENT_NO_REASON] += 1
+            continue
         kind = tag.group(1) if tag else phrase.group(1).lower() if phrase else ""
         if len(text) > MAX_COMMENT_CHARS:
             text = text[: MAX_COMMENT_CHARS - 1].rstrip() + "…"
         out.append((WarningComment(first, text, kind), _enclosing(chunks, first, last, lines)))
     return CommentScan(out, skipped)
+
+
+def gives_reason(comment: str) -> bool:
+    """The warning says why or what goes wrong otherwise (COMMENT_REASON, REASON_CLAUSE), not only what to do."""
+    said = WARNING_TAG.sub("", comment).lstrip(" :-–—")
+    return bool(COMMENT_REASON.search(said) or REASON_CLAUSE.search(said))
+
+
+def near_keys(text: str) -> set[str]:
+    """The comment's words with one of them masked, each way: two comments share a key when they differ by at most
+    one word ("FIXME Gt is unused …" and "FIXME Eq is unused …"); none for a comment shorter than
+    NEAR_DUPLICATE_MIN_WORDS."""
+    words = re.findall(r"\w+", text.lower())
+    if len(words) < NEAR_DUPLICATE_MIN_WORDS:
+        return set()
+    return {" ".join([*words[:i], "*", *words[i + 1 :]]) for i in range(len(words))}
 
 
 def _content_words(text: str) -> set[str]:
@@ -348,10 +395,11 @@ class CommentSuggestions:
 def comment_suggestions(
     ws: Workspace, paths: Iterable[str], head: HeadIndex, created_at: str, sha: str
 ) -> CommentSuggestions:
-    """One gotcha per warning comment (the same words twice are one lesson), anchored to its symbol or file."""
+    """One gotcha per warning comment on a symbol (the same words twice, or but for one name, are one lesson)."""
     out: list[Suggestion] = []
     skipped: Counter[str] = Counter()
     seen: set[str] = set()
+    near: set[str] = set()
     for path in paths:
         source = _read_regular(ws, path)
         if source is None:
@@ -364,12 +412,19 @@ def comment_suggestions(
             if chunk is not None and broad(chunk):  # a warning on a whole class: "this" has no referent there
                 skipped[Noise.BROAD_ANCHOR] += 1
                 continue
-            symbol = symbol if anchor == ANCHOR_SYMBOL else None
+            if anchor != ANCHOR_SYMBOL:  # a warning on no symbol would be shown on every edit of its file
+                skipped[Noise.COMMENT_FILE_ANCHOR] += 1
+                continue
             same = " ".join(comment.text.lower().split())
             if same in seen:
                 skipped[Noise.DUPLICATE] += 1
                 continue
             seen.add(same)
+            variants = near_keys(comment.text)
+            if variants & near:
+                skipped[Noise.COMMENT_NEAR_DUPLICATE] += 1
+                continue
+            near.update(variants)
             digest = hashlib.sha1(comment.text.encode("utf-8")).hexdigest()
             place = f"{path}::{symbol}" if symbol else path
             out.append(

@@ -65,6 +65,15 @@ class Noise(StrEnum):
     RESTATES_CODE = "comment-restates-code"  # "# return the result": every word of it is in the code it sits on
     SAME_SYMBOL = "merged-same-symbol"  # another lesson on the same symbol: folded into it as evidence, one per symbol
     DIFFUSE_SYMBOLS = "diffuse-symbols"  # many symbols of one file rewritten, none named: about no one of them
+    COMMENT_NO_REASON = "comment-no-reason"  # "do not sort if already sorted": says what the next line does, not why
+    COMMENT_TASK = "comment-task"  # "X is unused, remove it in v2", TODO: a task for later, not a warning for now
+    COMMENT_FILE_ANCHOR = "comment-file-anchor"  # a warning comment on no symbol: shown on every edit of its file
+    COMMENT_NEAR_DUPLICATE = "comment-near-duplicate"  # the same words as another comment but one (a name): one lesson
+    WRAPPER_ANCHOR = "wrapper-anchor"  # on a one-call wrapper while the fix changed other code: decided there
+    NAMED_IN_PASSING = "named-in-passing"  # its symbol is named only in a side item of a squashed message
+    WHY_OTHER_SYMBOL = "why-about-other-symbol"  # its why names another symbol the commit changed, not its anchor
+    WHY_CONTRADICTS = "why-contradicts"  # "Remove X" explained by "we want to have X": the why argues the other side
+    WHY_ONLY_SHOULD = "why-only-should"  # "X should have Y": an expectation stated, no cause or consequence given
 
 
 class VerdictKind(StrEnum):
@@ -210,6 +219,18 @@ REPO_WIDE_RULE = re.compile(
 )
 
 
+# a headline that takes something away, and a why that argues for having it: the sentence picked explains the
+# exception the change keeps, not the change ("Remove the completion cmd if alone" / "We want to have the command …")
+REMOVAL_SUBJECT = re.compile(
+    r"^\s*(remove[sd]?|drop(s|ped)?|delete[sd]?|disable[sd]?|hide|stop(s|ped)?)\b", re.IGNORECASE
+)
+KEEP_WHY = re.compile(
+    r"\b(we|they|users?|you|people|programs?) (still |really )?(want|need)s? (to (have|keep|use)|the|it|this|them)\b"
+    r"|\b(is|are) (still )?(useful|needed|required|wanted)\b",
+    re.IGNORECASE,
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Verdict:
     """One commit: a lesson of ``type`` (``why`` explains it), or noise for ``reason``; ``fix`` counts toward hot
@@ -331,18 +352,34 @@ def classify(commit: CommitRecord) -> Verdict:
     fixes = is_fix or tests or bool(FIX_WORDS.search(message) and not DOCS_SUBJECT.search(subject) and not typing)
     if fixes and explained and WHAT_SUBJECT.search(clean_subject(subject)) and not CONSEQUENCE.search(explained):
         return noise(Noise.WHAT_NOT_WHY, fix=is_fix)
+    if fixes and explained and only_should(explained):
+        return noise(Noise.WHY_ONLY_SHOULD, fix=is_fix)
+    rationale = "" if fixes and explained else why(body, subject, RATIONALE_WORDS, STRONG_WORDS)
+    if contradicts(subject, explained if fixes and explained else rationale):
+        return noise(Noise.WHY_CONTRADICTS, fix=is_fix)
     if fixes and explained:
         error = ERROR_WORDS.search(message)
         kind = MemoryType.ERROR_PATTERN if error else MemoryType.GOTCHA
         return Verdict(
             VerdictKind.FIX, kind, fix=is_fix, why=explained, error=error_signature(subject, body) if error else None
         )
-    rationale = why(body, subject, RATIONALE_WORDS, STRONG_WORDS)
     if rationale and is_fix:  # a fix that argues its way is a fix explained
         return Verdict(VerdictKind.FIX, MemoryType.GOTCHA, fix=True, why=rationale)
     if rationale:
         return Verdict(VerdictKind.DECISION, MemoryType.DECISION, why=rationale)
     return noise(Noise.NO_LESSON, fix=is_fix)
+
+
+def contradicts(subject: str, reason: str) -> bool:
+    """The headline takes something away (REMOVAL_SUBJECT) and the why argues for having it (KEEP_WHY)."""
+    return bool(reason) and bool(REMOVAL_SUBJECT.match(clean_subject(subject))) and bool(KEEP_WHY.search(reason))
+
+
+def only_should(explained: str) -> bool:
+    """The why's one explaining word is an affirmative "should" ("a Response built from content should have elapsed
+    0"): it states what is expected — often of an old behaviour, or of a test — not what goes wrong otherwise."""
+    said = {m.group(0).lower() for m in CAUSE_WORDS.finditer(explained)}
+    return said == {"should"}
 
 
 def substantive_fix(subject: str) -> bool:

@@ -48,7 +48,15 @@ from forewarn.memory.suggestions import (
 from forewarn.memory.vocabulary import MemorySource
 from forewarn.workspace import history, mine_code
 from forewarn.workspace.history import BlobReader, CommitRecord, GitError
-from forewarn.workspace.mine_anchors import Anchored, HeadIndex, Placement, SymbolFinder, place, record_renames
+from forewarn.workspace.mine_anchors import (
+    Anchored,
+    HeadIndex,
+    Placement,
+    SymbolFinder,
+    about_other_symbol,
+    place,
+    record_renames,
+)
 from forewarn.workspace.mine_comments import comment_suggestions
 from forewarn.workspace.mine_fixes import (
     EARLIER_RUN,
@@ -227,12 +235,18 @@ class _Walk:
             self.noise[Noise.DOCS] += 1  # it changed only the symbol's docstring or comments
         elif a is not None and a.anchor == ANCHOR_SYMBOL and self._broad(a):
             self.noise[Noise.BROAD_ANCHOR] += 1
+        elif a is not None and a.symbol and about_other_symbol(verdict.why, a.then.split("::")[-1], placement.touched):
+            self.noise[Noise.WHY_OTHER_SYMBOL] += 1
+        elif a is not None and a.anchor == ANCHOR_SYMBOL and placement.siblings and self._wrapper(a):
+            self.noise[Noise.WRAPPER_ANCHOR] += 1  # the fix changed its callers too: the behaviour is decided there
         elif a is not None and a.anchor == ANCHOR_SYMBOL and not self._stands(a):
             self.noise[Noise.REWRITTEN] += 1
         elif a is not None:
             self.lessons.append(Lesson(commit, verdict, a, placement, order))
         elif placement.diffuse:
             self.noise[Noise.DIFFUSE_SYMBOLS] += 1
+        elif placement.in_passing:
+            self.noise[Noise.NAMED_IN_PASSING] += 1
         elif placement.gone:
             self.noise[Noise.CODE_GONE] += 1
         elif states_repo_wide_rule(commit):
@@ -244,6 +258,11 @@ class _Walk:
         assert a.file is not None and a.symbol is not None
         chunk = self.head.chunk(a.file, a.symbol)
         return chunk is not None and broad(chunk)
+
+    def _wrapper(self, a: Anchored) -> bool:
+        assert a.file is not None and a.symbol is not None
+        chunk = self.head.chunk(a.file, a.symbol)
+        return chunk is not None and mine_code.is_wrapper(chunk.text, a.file)
 
     def _stands(self, a: Anchored) -> bool:
         """Most of the lines the lesson was about are still in its symbol at HEAD (nothing to check: it stands)."""

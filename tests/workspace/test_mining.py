@@ -214,7 +214,7 @@ class App:
     #: The key must match the name of the extension module.
     extensions = {}
 
-    #: HACK: cleared by the test client, never by the app.
+    #: HACK: cleared by the test client, never by the app: it would lose the registry.
     cache = {}
 
     def run(self):
@@ -234,11 +234,11 @@ def charge(card, amount):
     # so we add a cent before sending.
     s = "# never shows: this is a string"
     t = s  # type: ignore[assignment]  # stubs don't know
-    u = t  # must not merge with the line above
+    u = t  # must not merge with the line above, it would count the cent twice
     return amount
 
 
-# Do not call this before login, it must wait
+# Do not call this before login, it must wait: the token is empty until then
 def refund(card):
     return 0
 """
