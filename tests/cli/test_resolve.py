@@ -65,7 +65,9 @@ def test_resolve_both_then_contested_then_replace(ws: Path, capsys: pytest.Captu
     assert code == 0 and "contested" in out
     listed = json.loads(run(capsys, "memory", "list", "--json", *w)[1])
     assert {m["status"] for m in listed} == {"contested"}
-    done = json.loads(run(capsys, "memory", "resolve", old[:10], "--replace", "--json", *w)[1])
+    # a prefix of the id (ids made in one millisecond share their first 10 characters: give one past where they differ)
+    cut = max(10, next(i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b) + 1)
+    done = json.loads(run(capsys, "memory", "resolve", old[:cut], "--replace", "--json", *w)[1])
     assert done["memory"]["id"] == old and done["memory"]["status"] == "active"
     assert done["other"]["id"] == new and done["other"]["status"] == "superseded"
 
