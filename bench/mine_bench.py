@@ -92,7 +92,9 @@ def main() -> int:
     parser.add_argument("--no-split", action="store_true", help="skip the time-split measure")
     parser.add_argument("--no-full", action="store_true", help="skip throughput and counts")
     parser.add_argument(
-        "--tune", action="store_true", help=f"split at {TUNE_SPLIT_AT:.0%}, judged up to {TUNE_END_AT:.0%}".replace("%", "%%")
+        "--tune",
+        action="store_true",
+        help=f"split at {TUNE_SPLIT_AT:.0%}, judged up to {TUNE_END_AT:.0%}".replace("%", "%%"),
     )
     parser.add_argument("--bigblob", type=int, metavar="MB", help="only the big-blob RSS measure, with a MB-sized blob")
     parser.add_argument("--child", nargs=2, metavar=("MODE", "ROOT"), help=argparse.SUPPRESS)
