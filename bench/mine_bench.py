@@ -325,7 +325,8 @@ def _child_split(tree: Path) -> dict:
     naive: list[tuple[str, str]] = []
     with history.BlobReader(tree) as blobs:
         finder = SymbolFinder(blobs)
-        for commit in history.iter_commits(tree, ["HEAD"]):
+        # a commit git cannot diff (an object missing from a partial or damaged clone) is skipped, as mining does
+        for commit in history.iter_commits(tree, ["HEAD"], unreadable=[]):
             if NAIVE_FIX.search(commit.subject) and not commit.is_merge:
                 for f in commit.files:
                     if f.path:
@@ -361,7 +362,7 @@ def _judge(clone: Path, split: str, end: str, r: dict) -> dict:
     from forewarn.workspace.mine_anchors import SymbolFinder
     from forewarn.workspace.mine_rules import is_product_path
 
-    later = list(history.iter_commits(clone, [f"{split}..{end}"]))
+    later = list(history.iter_commits(clone, [f"{split}..{end}"], unreadable=[]))
     later.reverse()  # oldest first: renames are followed forward from the split
     back: dict[str, str] = {}  # a path now -> its name at the split
     universe = {tuple(x) for x in r["symbols"]}
