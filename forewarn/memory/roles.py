@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from forewarn.memory.claims import PUNCT, TOPIC_STOPWORDS, Claim, stem
+from forewarn.memory.claims import NEGATORS, PUNCT, TOPIC_STOPWORDS, Claim, stem
 from forewarn.memory.predicates import PREPOSITIONS, Predicate, Role, mention
 from forewarn.memory.slots import conditions_meet as _conditions_meet
 from forewarn.memory.text import STOPWORDS
@@ -89,6 +89,8 @@ def swapped(a: Claim, b: Claim, old: Sequence[Predicate], new: Sequence[Predicat
             if q.negated or (q.purpose and not p.purpose) or not _conditions_meet(p, q):
                 continue  # "uses SHA-256 for the cache key": another purpose, another thing
             for role in {r for r, _ in p.targets} & {r for r, _ in q.targets}:
+                if _denied_target(a, p, role) or _denied_target(b, q, role):
+                    continue  # "runs without gradients" names what it does not use
                 np_, nq = _objects(p, role, named_a, dated), _objects(q, role, named_b, dated)
                 if not np_ or not nq or stem(_target(p, role)) in said_new:
                     continue  # the newer still says the older thing in what the symbol does
@@ -179,12 +181,21 @@ def _objects(p: Predicate, role: Role, named: frozenset[str], dated: bool) -> fr
     names among its objects; a copula's complement only if it is a name ("is argon2id", not "is lazy"), or
     a thing in a change said as one ("is a pydantic model now")."""
     target = _target(p, role)
-    out = {w for w in p.raw if (stem(w) in p.objects or w == p.raw[0]) and w in named}
+    if "=" in target:
+        return frozenset()  # "uses pool_size=10": a setting's value (quantities' business), not a thing used
+    out = {w for w in p.raw if (stem(w) in p.objects or w == p.raw[0]) and w in named and "=" not in w}
     if p.located:
         return frozenset({*out, p.raw[0]})  # "has been on elasticsearch", "lives in Redis"
     if p.identity:
         return frozenset({*out, target}) if dated and p.noun_phrase else frozenset(out)
     return frozenset({*out, target})
+
+
+def _denied_target(c: Claim, p: Predicate, role: Role) -> bool:
+    """The role's object comes right after a negation ("runs without gradients", "uses no pool")."""
+    target = _target(p, role)
+    at = next((i for i, w in zip(p.positions, p.raw, strict=True) if w == target), -1)
+    return at > 0 and c.tokens[at - 1] in NEGATORS
 
 
 def _names(c: Claim) -> frozenset[str]:
