@@ -43,7 +43,7 @@ _ANYWHERE = tuple(
         "public | private",
         "lazy lazily on-demand deferred | eager eagerly upfront up-front",
         "ascending | descending",
-        "deterministic monotonic monotonically | random randomly nondeterministic non-deterministic randomized "
+        "deterministic reproducible monotonic monotonically | random randomly nondeterministic non-deterministic randomized "
         "randomised",
         "before prior | after",
         "include includes included including | exclude excludes excluded excluding",
