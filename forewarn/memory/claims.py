@@ -411,6 +411,9 @@ def _topic(token: str, anchor: frozenset[str]) -> frozenset[str]:
         return frozenset()
     # an identifier is a name (kept whole) and words; a hyphenated word ("single-threaded") only its words
     out = {s} if is_identifier(token) or "-" not in token else set()
+    if "=" in token and token[0].isalpha():  # "seed=42" is about the seed
+        key = token.partition("=")[0]
+        out.add(stem(key))
     if is_identifier(token) or "-" in token:
         for part in re.split(r"[-.=/+_]", token):
             ps = stem(part)
