@@ -33,6 +33,8 @@ _REMOVED_EVENTS = frozenset(
      "deprecated", "yanked", "nuked", "axed", "sunset", "decommissioned")
 )  # fmt: skip
 _REMOVED_STATES = frozenset(("gone", "dead", "unused", "obsolete", "deprecated", "retired", "disabled"))
+# "X is no longer used / needed / a dependency / installed": X is not part of it any more
+_NO_LONGER_STATES = frozenset(("used", "needed", "dependency", "installed", "required", "shipped", "bundled"))
 _PAST_AUXILIARIES = frozenset(("was", "were", "got", "been"))
 _PRESENT_COPULAS = frozenset(("is", "are", "'s"))
 # "no more rsync", "got rid of X", "ripped out X": removal with the thing after it
@@ -124,14 +126,15 @@ def _removals(c: Claim, anchor: frozenset[str]) -> list[set[str]]:
         after = [j for j in range(i + 1, len(tokens)) if c.clause[j] == c.clause[i] and tokens[j] != PUNCT]
         state = t in _REMOVED_STATES and bool(before) and tokens[before[0]] in _PRESENT_COPULAS | _PAST_AUXILIARIES
         event = t in _REMOVED_EVENTS and bool(before) and tokens[before[0]] in _PAST_AUXILIARIES
+        lead = before[1:] if before and tokens[before[0]] in ("a", "an") else before  # "no longer a dependency"
         no_longer = (
-            t in ("used", "needed")
-            and bool(before)
+            t in _NO_LONGER_STATES
+            and bool(lead)
             and (
-                tokens[before[0]] in ("not", "isn't", "aren't", "never")
-                or [tokens[j] for j in before[:2]] == ["longer", "no"]
+                tokens[lead[0]] in ("not", "isn't", "aren't", "never")
+                or [tokens[j] for j in lead[:2]] == ["longer", "no"]
             )
-        )  # "localStorage is not used", "X is no longer used"
+        )  # "localStorage is not used", "X is no longer used", "requests is no longer a dependency"
         telegraphic = (
             t in _REMOVED_EVENTS
             and bool(before)
