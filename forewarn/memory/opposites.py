@@ -112,6 +112,8 @@ _ANYWHERE = tuple(
         "atomic atomically all-or-nothing transactional | partial partially non-atomic piecemeal",
         "dedupe dedupes deduplicate deduplicates idempotent unique | duplicate duplicates",
         "lossless | lossy",
+        "prepend prepends prepended unshift unshifts | append appends appended push pushes pushed",
+        "dedicated isolated | shared",
         "shallow | deep",
         "internal | external",
         "compressed compress compresses gzip gzipped zstd snappy | uncompressed",
