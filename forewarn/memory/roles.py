@@ -37,6 +37,7 @@ _REMOVED_STATES = frozenset(("gone", "dead", "unused", "obsolete", "deprecated",
 _NO_LONGER_STATES = frozenset(("used", "needed", "dependency", "installed", "required", "shipped", "bundled"))
 _PAST_AUXILIARIES = frozenset(("was", "were", "got", "been"))
 _PRESENT_COPULAS = frozenset(("is", "are", "'s"))
+_ARTICLES = frozenset(("a", "an", "the", "any"))
 # "no more rsync", "got rid of X", "ripped out X": removal with the thing after it
 _REMOVED_BEFORE = tuple(
     tuple(p.split())
@@ -198,6 +199,8 @@ def _denied_target(c: Claim, p: Predicate, role: Role) -> bool:
     """The role's object comes right after a negation ("runs without gradients", "uses no pool")."""
     target = _target(p, role)
     at = next((i for i, w in zip(p.positions, p.raw, strict=True) if w == target), -1)
+    while at > 0 and c.tokens[at - 1] in _ARTICLES:
+        at -= 1  # "without a cache"
     return at > 0 and c.tokens[at - 1] in NEGATORS
 
 
