@@ -38,6 +38,7 @@ _NO_LONGER_STATES = frozenset(("used", "needed", "dependency", "installed", "req
 _PAST_AUXILIARIES = frozenset(("was", "were", "got", "been"))
 _PRESENT_COPULAS = frozenset(("is", "are", "'s"))
 _ARTICLES = frozenset(("a", "an", "the", "any"))
+_UNDER_THE_HOOD = ("under", "the", "hood")
 # "no more rsync", "got rid of X", "ripped out X": removal with the thing after it
 _REMOVED_BEFORE = tuple(
     tuple(p.split())
@@ -208,11 +209,13 @@ def _names(c: Claim) -> frozenset[str]:
     """Tokens that name a thing: code-like (a digit, ``.``, ``_``, ``/``, ``=``) or capitalised where written."""
     capitalised = {m.group(1).lower() for m in _CAPITALISED_RE.finditer(_without_sentence_starts(c.raw))}
     out = set()
-    for t in c.tokens:
+    for i, t in enumerate(c.tokens):
         if t == PUNCT:
             continue
         if any(ch.isdigit() for ch in t) or any(ch in t for ch in "._/=+:") or t in capitalised:
             out.add(t)
+        elif c.tokens[i + 1 : i + 4] == _UNDER_THE_HOOD:
+            out.add(t)  # "is zap under the hood": what it is built on, lowercase or not
     return frozenset(out)
 
 

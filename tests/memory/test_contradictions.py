@@ -374,7 +374,7 @@ def test_two_signs_of_a_change_need_fewer_shared_words() -> None:
 # (bench/contradiction_bench.py) when the round-6 rules were frozen: the tuning set (batches A-K, built with the
 # rules) 94.0% / 0.4%, the older held-out set 96.7% / 2.9%, blind1 (a development set since its one blind run at
 # 41.7% / 2.8%) 100.0% / 0.0%, blind2 (one blind run at 72.2% / 5.6%, a development set since) 88.9% / 0.0%;
-# blind3 (one blind run at 72.2% / 13.9% with round 3's rules, a development set since) 83.3% / 0.0%; blind4
+# blind3 (one blind run at 72.2% / 13.9% with round 3's rules, a development set since) 86.1% / 0.0%; blind4
 # (one blind run at 58.3% / 16.7% with round 3's and round 4's rules, the cross-validation set of round 5)
 # 75.0% / 2.8%; blind5 (one blind run at 75.0% / 8.3% after round 5 was frozen, the cross-validation set of
 # round 6) 91.7% / 0.0%.
@@ -384,7 +384,7 @@ FLOORS = [
     ("contradictions_heldout.tsv", 0.93, FALSE_ALARM_TARGET),
     ("contradictions_blind1.tsv", 0.97, 0.01),
     ("contradictions_blind2.tsv", 0.86, 0.01),
-    ("contradictions_blind3.tsv", 0.8, 0.01),
+    ("contradictions_blind3.tsv", 0.83, 0.01),
     ("contradictions_blind4.tsv", 0.74, 0.03),
     ("contradictions_blind5.tsv", 0.9, 0.01),
 ]
@@ -488,3 +488,10 @@ def test_prepend_append_and_dedicated_shared_are_opposites() -> None:
     old = "run_job executes on a dedicated pool of 8 threads, sleeping is fine there."
     new = "run_job goes onto the shared asyncio loop. Never sleep inside it; use run_in_executor."
     assert cues(old, new, "run_job")
+
+
+def test_a_lowercase_name_under_the_hood_fills_the_role() -> None:
+    assert Cue.REPLACEMENT in cues("Mailer wraps smtplib (TLS on)", "Mailer is sendgrid under the hood", "Mailer")
+    assert Cue.REPLACEMENT in cues("Search uses whoosh", "Search is tantivy under the hood", "Search")
+    assert quiet("Search uses tantivy", "Search is tantivy under the hood", "Search")
+    assert quiet("Search uses whoosh", "Search is fast under load", "Search")
