@@ -43,8 +43,8 @@ _ANYWHERE = tuple(
         "public | private",
         "lazy lazily on-demand deferred | eager eagerly upfront up-front",
         "ascending | descending",
-        "deterministic reproducible monotonic monotonically | random randomly nondeterministic non-deterministic randomized "
-        "randomised",
+        "deterministic reproducible monotonic monotonically | random randomly nondeterministic non-deterministic "
+        "randomized randomised",
         "before prior | after",
         "include includes included including | exclude excludes excluded excluding",
         "exact exactly | approximate approximately",
