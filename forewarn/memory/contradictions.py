@@ -14,7 +14,9 @@ saying the opposite is a general mechanism, a named cue:
   transaction"); a caveat ("except …", "unless …", "only if …", "one exception: …") denies nothing, nor
   does a negation narrowed by its own "if"/"when" clause against a rule that names no case, an elided one
   that agrees with the other's ("caller has to follow it, we don't"), or a contrastive "…, not X" about an
-  X the other text does not say. A denial beside an opposite or a date needs fewer shared words.
+  X the other text does not say, nor an older negation the newer says denied too ("does not include
+  soft-deleted orders" / "soft-deleted rows never show up"). A denial beside an opposite or a date needs
+  fewer shared words.
 - ``antonym``: words that exclude each other (``forewarn.memory.opposites``: a lexicon of alternatives
   such as sync/async or raises/returns/converts, negating prefixes, compounds such as big-/little-endian),
   in one sentence frame, with enough shared words, or in one slot ("raises ValueError on empty string" /
