@@ -397,6 +397,11 @@ def _phrase_positions(tokens: Sequence[str], phrase: str) -> list[int]:
     return [i for i, t in enumerate(tokens) if t == words[0] and tuple(tokens[i : i + k]) == words]
 
 
+def topic_of(token: str) -> frozenset[str]:
+    """The topic stems one token says, read without an anchor ("soft-deleted": soft, delet)."""
+    return _topic(token, frozenset())
+
+
 def _topic(token: str, anchor: frozenset[str]) -> frozenset[str]:
     """The topic stems one token contributes: none for stop words, cue words and the anchor's own words."""
     if token == PUNCT or token in STOPWORDS or token in TOPIC_STOPWORDS or token in NEGATORS:
@@ -406,6 +411,9 @@ def _topic(token: str, anchor: frozenset[str]) -> frozenset[str]:
         return frozenset()
     # an identifier is a name (kept whole) and words; a hyphenated word ("single-threaded") only its words
     out = {s} if is_identifier(token) or "-" not in token else set()
+    if "=" in token and token[0].isalpha():  # "seed=42" is about the seed
+        key = token.partition("=")[0]
+        out.add(stem(key))
     if is_identifier(token) or "-" in token:
         for part in re.split(r"[-.=/+_]", token):
             ps = stem(part)

@@ -14,7 +14,9 @@ saying the opposite is a general mechanism, a named cue:
   transaction"); a caveat ("except …", "unless …", "only if …", "one exception: …") denies nothing, nor
   does a negation narrowed by its own "if"/"when" clause against a rule that names no case, an elided one
   that agrees with the other's ("caller has to follow it, we don't"), or a contrastive "…, not X" about an
-  X the other text does not say. A denial beside an opposite or a date needs fewer shared words.
+  X the other text does not say, nor an older negation the newer says denied too ("does not include
+  soft-deleted orders" / "soft-deleted rows never show up"). A denial beside an opposite or a date needs
+  fewer shared words.
 - ``antonym``: words that exclude each other (``forewarn.memory.opposites``: a lexicon of alternatives
   such as sync/async or raises/returns/converts, negating prefixes, compounds such as big-/little-endian),
   in one sentence frame, with enough shared words, or in one slot ("raises ValueError on empty string" /
@@ -39,13 +41,14 @@ on any set).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from enum import StrEnum
 
 from forewarn.memory import opposites, quantities, roles, slots, units
-from forewarn.memory.claims import NEGATORS, PUNCT, Claim, noun_only, read, stem, topic_overlap
+from forewarn.memory.claims import NEGATORS, PUNCT, Claim, noun_only, read, stem, topic_of, topic_overlap
 from forewarn.memory.claims import anchor_words as anchor_words
 from forewarn.memory.predicates import Predicate, is_caveat, predicates
 from forewarn.memory.text import STOPWORDS
@@ -208,6 +211,11 @@ def _polarity(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> tuple[bool
         if at not in bounds_a
         and (_denies(a, at, head, scope, b, flipped) or any(scope & theirs for theirs in b.scopes))  # denied twice
     ]
+    agreeing = [
+        reach
+        for at, scope, reach in zip(a.negated, a.scopes, a.reaches, strict=True)
+        if reach in old_denials and _denied_too(scope, b, bounds_b)
+    ]
     new_denials: dict[int, list[tuple[int, ...]]] = {}
     for at, head, scope, reach in zip(b.negated, b.heads, b.scopes, b.reaches, strict=True):
         if at in bounds_b:
@@ -219,6 +227,8 @@ def _polarity(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> tuple[bool
             continue  # "skips the extend if the last touch was recent": a case the older rule did not name
         if _denies(b, at, head, scope, a, flipped) or any(scope & theirs for theirs in a.scopes):
             new_denials.setdefault(b.clause[at], []).append(reach)
+    if not new_denials:  # no negation of the newer one's meets the older's, yet it says those words denied
+        old_denials = [reach for reach in old_denials if reach not in agreeing]
     by_clause: dict[int, list[opposites.Flip]] = {}
     for f in found:
         by_clause.setdefault(b.clause[f.at] if f.at < len(b.clause) else 0, []).append(f)
@@ -260,6 +270,17 @@ def _denies(c: Claim, at: int, head: frozenset[str], scope: frozenset[str], othe
     if head & said:
         return True
     return bool(scope) and len(scope & said) / len(scope) > NEGATED_SAID_SHARE
+
+
+def _denied_too(scope: frozenset[str], c: Claim, bounds: frozenset[int]) -> bool:
+    """The clause of ``c`` that says most of an older negation's ``scope`` has a negation of its own: it says
+    them denied too ("does not include soft-deleted orders" / "…, so soft-deleted rows never show up")."""
+    said: Counter[int] = Counter()
+    for j, t in enumerate(c.tokens):
+        said[c.clause[j]] += len(topic_of(t) & scope)
+    most = max(said.values(), default=0)
+    negated = {c.clause[at] for at in c.negated if at not in bounds}
+    return most > 0 and all(k in negated for k, n in said.items() if n == most)
 
 
 def _contrastive(c: Claim, at: int) -> bool:

@@ -43,8 +43,8 @@ _ANYWHERE = tuple(
         "public | private",
         "lazy lazily on-demand deferred | eager eagerly upfront up-front",
         "ascending | descending",
-        "deterministic monotonic monotonically | random randomly nondeterministic non-deterministic randomized "
-        "randomised",
+        "deterministic reproducible monotonic monotonically | random randomly nondeterministic non-deterministic "
+        "randomized randomised",
         "before prior | after",
         "include includes included including | exclude excludes excluded excluding",
         "exact exactly | approximate approximately",
@@ -112,6 +112,8 @@ _ANYWHERE = tuple(
         "atomic atomically all-or-nothing transactional | partial partially non-atomic piecemeal",
         "dedupe dedupes deduplicate deduplicates idempotent unique | duplicate duplicates",
         "lossless | lossy",
+        "prepend prepends prepended unshift unshifts | append appends appended push pushes pushed",
+        "dedicated isolated | shared",
         "shallow | deep",
         "internal | external",
         "compressed compress compresses gzip gzipped zstd snappy | uncompressed",
@@ -216,6 +218,8 @@ def flips(a: Claim, b: Claim, swapped: Iterable[tuple[range, range]]) -> list[Fl
     out.extend(_morphological(a, b))
     out.extend(_compounds(a, b))
     out = [f for f in out if not _converse(a, b, f)]
+    # "acks BEFORE processing" / "acks only after the handler returns": one word before both, swapped in place
+    out = [Flip(f.old, f.new, f.at, True, f.key) if not f.in_place and _same_head(a, b, f) else f for f in out]
     # one flip per opposition and per word of the newer text: "is required"/"is optional" is one, found twice
     kept: list[Flip] = []
     for f in out:
@@ -337,6 +341,13 @@ def _converse(a: Claim, b: Claim, f: Flip) -> bool:
         and before_a is not None
         and before_b is not None
     )
+
+
+def _same_head(a: Claim, b: Claim, f: Flip) -> bool:
+    """The word each opposite follows (function words aside) is one word: the opposite says how of one thing."""
+    i, j = _where(a, f.old), _where(b, f.new)
+    head = _named(a, range(i - 1, -1, -1))
+    return head is not None and head == _named(b, range(j - 1, -1, -1))
 
 
 def _named(c: Claim, positions: Iterable[int]) -> str | None:

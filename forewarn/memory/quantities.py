@@ -592,6 +592,9 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
     """
     if not _kinds_meet(q, r):
         return False
+    key_q, key_r = _setting_key(me, q), _setting_key(them, r)
+    if key_q and key_r and key_q != key_r:
+        return False  # "pool_size=10" / "pool_recycle=1800": two settings, whatever words their keys share
     counted_q, counted_r = _windowed(q, me), _windowed(r, them)
     if counted_q is not None and counted_r is not None and not _kinds_meet(counted_q, counted_r):
         return False  # "5 attempts per 15 min" / "10 failed logins in 24h": the window of another count
@@ -611,6 +614,12 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
     if (novel_q and novel_r) or (novel_q and not cr) or (novel_r and not cq):
         return _named_alike(q, r) or bool(q.nouns & r.nouns) or _same_amount(q, r) or q.changed_to or r.changed_to
     return True
+
+
+def _setting_key(c: Claim, q: Quantity) -> str:
+    """The key of the ``key=value`` setting ``q`` is the value of ("pool_size" in "pool_size=10"), or ""."""
+    key, sep, _ = c.tokens[q.position].partition("=")
+    return key if sep else ""
 
 
 def _windowed(q: Quantity, c: Claim) -> Quantity | None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from forewarn.memory.claims import PUNCT, TOPIC_STOPWORDS, Claim, stem
+from forewarn.memory.claims import NEGATORS, PUNCT, TOPIC_STOPWORDS, Claim, stem
 from forewarn.memory.predicates import PREPOSITIONS, Predicate, Role, mention
 from forewarn.memory.slots import conditions_meet as _conditions_meet
 from forewarn.memory.text import STOPWORDS
@@ -33,8 +33,12 @@ _REMOVED_EVENTS = frozenset(
      "deprecated", "yanked", "nuked", "axed", "sunset", "decommissioned")
 )  # fmt: skip
 _REMOVED_STATES = frozenset(("gone", "dead", "unused", "obsolete", "deprecated", "retired", "disabled"))
+# "X is no longer used / needed / a dependency / installed": X is not part of it any more
+_NO_LONGER_STATES = frozenset(("used", "needed", "dependency", "installed", "required", "shipped", "bundled"))
 _PAST_AUXILIARIES = frozenset(("was", "were", "got", "been"))
 _PRESENT_COPULAS = frozenset(("is", "are", "'s"))
+_ARTICLES = frozenset(("a", "an", "the", "any"))
+_UNDER_THE_HOOD = ("under", "the", "hood")
 # "no more rsync", "got rid of X", "ripped out X": removal with the thing after it
 _REMOVED_BEFORE = tuple(
     tuple(p.split())
@@ -89,6 +93,8 @@ def swapped(a: Claim, b: Claim, old: Sequence[Predicate], new: Sequence[Predicat
             if q.negated or (q.purpose and not p.purpose) or not _conditions_meet(p, q):
                 continue  # "uses SHA-256 for the cache key": another purpose, another thing
             for role in {r for r, _ in p.targets} & {r for r, _ in q.targets}:
+                if _denied_target(a, p, role) or _denied_target(b, q, role):
+                    continue  # "runs without gradients" names what it does not use
                 np_, nq = _objects(p, role, named_a, dated), _objects(q, role, named_b, dated)
                 if not np_ or not nq or stem(_target(p, role)) in said_new:
                     continue  # the newer still says the older thing in what the symbol does
@@ -122,14 +128,15 @@ def _removals(c: Claim, anchor: frozenset[str]) -> list[set[str]]:
         after = [j for j in range(i + 1, len(tokens)) if c.clause[j] == c.clause[i] and tokens[j] != PUNCT]
         state = t in _REMOVED_STATES and bool(before) and tokens[before[0]] in _PRESENT_COPULAS | _PAST_AUXILIARIES
         event = t in _REMOVED_EVENTS and bool(before) and tokens[before[0]] in _PAST_AUXILIARIES
+        lead = before[1:] if before and tokens[before[0]] in ("a", "an") else before  # "no longer a dependency"
         no_longer = (
-            t in ("used", "needed")
-            and bool(before)
+            t in _NO_LONGER_STATES
+            and bool(lead)
             and (
-                tokens[before[0]] in ("not", "isn't", "aren't", "never")
-                or [tokens[j] for j in before[:2]] == ["longer", "no"]
+                tokens[lead[0]] in ("not", "isn't", "aren't", "never")
+                or [tokens[j] for j in lead[:2]] == ["longer", "no"]
             )
-        )  # "localStorage is not used", "X is no longer used"
+        )  # "localStorage is not used", "X is no longer used", "requests is no longer a dependency"
         telegraphic = (
             t in _REMOVED_EVENTS
             and bool(before)
@@ -179,7 +186,9 @@ def _objects(p: Predicate, role: Role, named: frozenset[str], dated: bool) -> fr
     names among its objects; a copula's complement only if it is a name ("is argon2id", not "is lazy"), or
     a thing in a change said as one ("is a pydantic model now")."""
     target = _target(p, role)
-    out = {w for w in p.raw if (stem(w) in p.objects or w == p.raw[0]) and w in named}
+    if "=" in target:
+        return frozenset()  # "uses pool_size=10": a setting's value (quantities' business), not a thing used
+    out = {w for w in p.raw if (stem(w) in p.objects or w == p.raw[0]) and w in named and "=" not in w}
     if p.located:
         return frozenset({*out, p.raw[0]})  # "has been on elasticsearch", "lives in Redis"
     if p.identity:
@@ -187,15 +196,26 @@ def _objects(p: Predicate, role: Role, named: frozenset[str], dated: bool) -> fr
     return frozenset({*out, target})
 
 
+def _denied_target(c: Claim, p: Predicate, role: Role) -> bool:
+    """The role's object comes right after a negation ("runs without gradients", "uses no pool")."""
+    target = _target(p, role)
+    at = next((i for i, w in zip(p.positions, p.raw, strict=True) if w == target), -1)
+    while at > 0 and c.tokens[at - 1] in _ARTICLES:
+        at -= 1  # "without a cache"
+    return at > 0 and c.tokens[at - 1] in NEGATORS
+
+
 def _names(c: Claim) -> frozenset[str]:
     """Tokens that name a thing: code-like (a digit, ``.``, ``_``, ``/``, ``=``) or capitalised where written."""
     capitalised = {m.group(1).lower() for m in _CAPITALISED_RE.finditer(_without_sentence_starts(c.raw))}
     out = set()
-    for t in c.tokens:
+    for i, t in enumerate(c.tokens):
         if t == PUNCT:
             continue
         if any(ch.isdigit() for ch in t) or any(ch in t for ch in "._/=+:") or t in capitalised:
             out.add(t)
+        elif c.tokens[i + 1 : i + 4] == _UNDER_THE_HOOD:
+            out.add(t)  # "is zap under the hood": what it is built on, lowercase or not
     return frozenset(out)
 
 
