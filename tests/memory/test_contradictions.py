@@ -377,7 +377,7 @@ def test_two_signs_of_a_change_need_fewer_shared_words() -> None:
 # blind3 (one blind run at 72.2% / 13.9% with round 3's rules, a development set since) 86.1% / 0.0%; blind4
 # (one blind run at 58.3% / 16.7% with round 3's and round 4's rules, the cross-validation set of round 5)
 # 75.0% / 2.8%; blind5 (one blind run at 75.0% / 8.3% after round 5 was frozen, the cross-validation set of
-# round 6) 91.7% / 0.0%.
+# round 6) 91.7% / 0.0%; blind6 (written after round 6 was frozen, measured once) 75.0% / 5.6%: not tuned on.
 # The honest figures are each set's first run, in the files' comments.
 FLOORS = [
     ("contradictions.tsv", 0.93, 0.01),
@@ -387,6 +387,7 @@ FLOORS = [
     ("contradictions_blind3.tsv", 0.83, 0.01),
     ("contradictions_blind4.tsv", 0.74, 0.03),
     ("contradictions_blind5.tsv", 0.9, 0.01),
+    ("contradictions_blind6.tsv", 0.74, 0.06),
 ]
 
 
