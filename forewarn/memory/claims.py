@@ -464,6 +464,11 @@ def _head(tokens: Sequence[str], clause: Sequence[int], topic: Sequence[frozense
         if clause[j] != clause[at] or tokens[j] == "and":
             break  # "swallows it and returns None" denies nothing about returning (as its reach ends there)
         if topic[j] and tokens[j] not in _TRANSPARENT and not is_number(tokens[j]):
+            if tokens[at] == "no" and j == at + 1:  # "no table locks": the noun it denies is the whole compound's
+                k = j + 1
+                while k < len(tokens) and clause[k] == clause[at] and topic[k] and not is_number(tokens[k]):
+                    k += 1
+                return frozenset().union(*topic[j:k])
             return topic[j]  # "no longer runs on one thread" denies the thread, not the 1
     if tokens[at] not in _NEGATING_PRONOUNS:
         return frozenset()

@@ -186,9 +186,14 @@ def _overlap(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> float:
 
 def _canonical(content: frozenset[str], flipped: set[str]) -> frozenset[str]:
     out = set()
+    # the parts of a hyphenated opposite read as the opposite ("off-hours" is "off" and "hours" in the topic
+    # words): one topic, not three
+    parts = {stem(p): w for w in flipped if "-" in w for p in w.split("-")}
     for s in content:
         if s in flipped or any(stem(w) == s for w in flipped):
             out.add(opposites.canonical(s) or s)
+        elif s in parts:
+            out.add(opposites.canonical(parts[s]) or s)
         else:
             out.add(s)
     return frozenset(out)
@@ -204,6 +209,7 @@ def _polarity(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> tuple[bool
     "is synchronous and blocks", and so is "call close manually; nothing closes it at exit".
     """
     flipped = {w for f in found for w in (stem(f.old), stem(f.new), f.old, f.new)}
+    flipped |= {stem(p) for w in list(flipped) if "-" in w for p in w.split("-")}  # "business-hours": its parts
     bounds_a, bounds_b = quantities.bound_negations(a), quantities.bound_negations(b)
     old_denials = [
         reach
