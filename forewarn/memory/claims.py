@@ -140,7 +140,7 @@ TOPIC_STOPWORDS = frozenset(
         "way", "thing", "things", "there's", "its", "itself", "own", "anything", "something", "everything",
         "again", "else", "otherwise", "very", "really", "actually", "about", "around", "up", "out", "per",
         "once", "does", "done", "did", "doing", "has", "have", "had", "being", "been", "same", "too", "itself",
-        "them", "they're", "you're", "we're", "want", "wants", "fine", "ok", "okay",
+        "them", "they're", "you're", "we're", "want", "wants", "fine", "ok", "okay", "during",
     )
 )  # fmt: skip
 

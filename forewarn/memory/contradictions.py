@@ -120,7 +120,9 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
     denied, opposed = _polarity(a, b, found)
     caveat = is_caveat(b)  # "except Stripe 429s: those are retried once": a case of its own, not a denial
     # two signs of a change (a denial with an opposite, either with a date) ask for less shared wording
-    corroborated = sum((denied, bool(opposed), bool(b.when) and not b.additive)) >= 2
+    # an opposite the newer text says is the only one ("only run it off-hours") excludes the older's outright
+    restricted = any(_restricted(b, f.at) for f in opposed) and "only" not in a.tokens
+    corroborated = sum((denied, bool(opposed), bool(b.when) and not b.additive, restricted)) >= 2
     enough = overlap >= CORROBORATED_MIN_OVERLAP if corroborated else False
     if denied and not caveat and (overlap >= NEGATION_MIN_OVERLAP or similar or enough):
         cues.append(Cue.NEGATION)
@@ -170,6 +172,11 @@ def describe(cues: Sequence[str]) -> str:
 
 
 # ---------------------------------------------------------------- the cues
+
+
+def _restricted(c: Claim, position: int) -> bool:
+    """An "only" in the clause of the word at ``position``: it is the one case allowed."""
+    return any(t == "only" and c.clause[i] == c.clause[position] for i, t in enumerate(c.tokens))
 
 
 def _illustrates(c: Claim, position: int) -> bool:
