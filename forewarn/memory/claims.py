@@ -205,6 +205,10 @@ def stem(word: str) -> str:
     if w.endswith("ly") and len(w) > 5 and not w.endswith("ply"):  # "insensitively" → "insensitive" → …
         root = w[:-2]
         return stem(root[:-1] + "y" if root.endswith("i") else root)  # "lazily" → "lazy"
+    if w.endswith("icity") and len(w) > 8:
+        return w[:-3]  # "atomicity" → "atomic", "elasticity" → "elastic"
+    if w.endswith("ency") and len(w) > 8:
+        return w[:-2] + "t"  # "idempotency" → "idempotent", "consistency" → "consistent"
     for suffix in ("izations", "ization", "isations", "isation"):  # "virtualization"/"virtualizes"
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             return w[: -len(suffix)] + suffix[:2]
