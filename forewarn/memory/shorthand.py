@@ -43,6 +43,9 @@ _PHRASES = {
     "peak hours": "business-hours", "maintenance window": "maintenance-window",
     "maintenance windows": "maintenance-window", "off hours": "off-hours", "after hours": "off-hours",
     "off-peak hours": "off-hours", "off peak": "off-hours",
+    # doing it twice does no harm: the word for that
+    "safe to retry": "idempotent", "safe to rerun": "idempotent", "safe to re-run": "idempotent",
+    "safe to call twice": "idempotent", "safe to call again": "idempotent", "safe to replay": "idempotent",
 }  # fmt: skip
 _GLOB_RE = re.compile(r"(?<=[A-Za-z0-9_])[:.]?\*(?![\w*])")  # "ratelimit:*", "cache_*": the name
 # "now" as the clock in a formula: beside a comparison or arithmetic operator, or called
