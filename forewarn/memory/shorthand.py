@@ -43,6 +43,9 @@ _PHRASES = {
     "peak hours": "business-hours", "maintenance window": "maintenance-window",
     "maintenance windows": "maintenance-window", "off hours": "off-hours", "after hours": "off-hours",
     "off-peak hours": "off-hours", "off peak": "off-hours",
+    # asking the user first: one word for it
+    "asks for confirmation": "prompts", "ask for confirmation": "prompt", "asking for confirmation": "prompting",
+    "asked for confirmation": "prompted", "confirmation prompt": "prompt",
     # doing it twice does no harm: the word for that
     "safe to retry": "idempotent", "safe to rerun": "idempotent", "safe to re-run": "idempotent",
     "safe to call twice": "idempotent", "safe to call again": "idempotent", "safe to replay": "idempotent",
