@@ -144,6 +144,7 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
     if Cue.NEGATION not in cues and not caveat and slots.denied(pa, _unnarrowed(b, pb, a)):
         cues.append(Cue.NEGATION)
     opposite = slots.opposed(pa, pb, _affirmed(a), _affirmed(b)) or roles.reversed_precedence(a, b, anchor)
+    opposite = opposite or _any_against_only(a, b) or _any_against_only(b, a)
     if Cue.ANTONYM not in cues and not caveat and opposite:
         cues.append(Cue.ANTONYM)
     if Cue.REPLACEMENT not in cues and (roles.removed(a, b, anchor) or roles.swapped(a, b, pa, pb)):
@@ -172,6 +173,16 @@ def describe(cues: Sequence[str]) -> str:
 
 
 # ---------------------------------------------------------------- the cues
+
+
+def _any_against_only(x: Claim, y: Claim) -> bool:
+    """ "call it from any thread" / "only ever from the dispatcher thread": one text allows any of a thing, the
+    other only one of them (the same noun, in a clause that says "only"; "any" said by neither twice)."""
+    if "only" in x.tokens or "any" in y.tokens:
+        return False
+    any_of = {stem(x.tokens[i + 1]) for i, t in enumerate(x.tokens[:-1]) if t == "any" and x.tokens[i + 1] != PUNCT}
+    restricted = {y.clause[i] for i, t in enumerate(y.tokens) if t == "only"}
+    return any(stem(t) in any_of and y.clause[j] in restricted for j, t in enumerate(y.tokens))
 
 
 def _restricted(c: Claim, position: int) -> bool:
