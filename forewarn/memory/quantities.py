@@ -712,6 +712,8 @@ def _kinds_meet(q: Quantity, r: Quantity) -> bool:
 def _same_amount(q: Quantity, r: Quantity) -> bool:
     if q.kind == r.kind == "label":
         return q.text == r.text
+    if math.inf in (q.amount, r.amount):
+        return q.amount == r.amount  # "forever" is no amount near 10s (a relative tolerance of infinity is infinite)
     return abs(q.amount - r.amount) <= SAME_AMOUNT * max(abs(q.amount), abs(r.amount), 1e-12)
 
 
