@@ -118,10 +118,12 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
     similar = cosine is not None and cosine >= VECTOR_SIMILAR
     cues: list[Cue] = []
     denied, opposed = _polarity(a, b, found)
-    caveat = is_caveat(b)  # "except Stripe 429s: those are retried once": a case of its own, not a denial
-    # two signs of a change (a denial with an opposite, either with a date) ask for less shared wording
     # an opposite the newer text says is the only one ("only run it off-hours") excludes the older's outright
-    restricted = any(_restricted(b, f.at) for f in opposed) and "only" not in a.tokens
+    restricted = any(_restricted(b, f.at) and not _restricted(a, _position(a, f.old)) for f in opposed)
+    # "except Stripe 429s: those are retried once": a case of its own, not a denial; but "only in the window"
+    # against the older's opposite case is no case of the older's rule
+    caveat = is_caveat(b) and not restricted
+    # two signs of a change (a denial with an opposite, either with a date) ask for less shared wording
     corroborated = sum((denied, bool(opposed), bool(b.when) and not b.additive, restricted)) >= 2
     enough = overlap >= CORROBORATED_MIN_OVERLAP if corroborated else False
     if denied and not caveat and (overlap >= NEGATION_MIN_OVERLAP or similar or enough):
@@ -185,9 +187,16 @@ def _any_against_only(x: Claim, y: Claim) -> bool:
     return any(stem(t) in any_of and y.clause[j] in restricted for j, t in enumerate(y.tokens))
 
 
-def _restricted(c: Claim, position: int) -> bool:
+def _restricted(c: Claim, position: int | None) -> bool:
     """An "only" in the clause of the word at ``position``: it is the one case allowed."""
+    if position is None:
+        return False
     return any(t == "only" and c.clause[i] == c.clause[position] for i, t in enumerate(c.tokens))
+
+
+def _position(c: Claim, word: str) -> int | None:
+    """Where ``word`` (a token or its stem, as a flip names it) stands in ``c``, or None."""
+    return next((i for i, t in enumerate(c.tokens) if word in (t, stem(t))), None)
 
 
 def _illustrates(c: Claim, position: int) -> bool:

@@ -496,3 +496,60 @@ def test_a_lowercase_name_under_the_hood_fills_the_role() -> None:
     assert Cue.REPLACEMENT in cues("Search uses whoosh", "Search is tantivy under the hood", "Search")
     assert quiet("Search uses tantivy", "Search is tantivy under the hood", "Search")
     assert quiet("Search uses whoosh", "Search is fast under load", "Search")
+
+
+# ---------------------------------------------------------------- round 7 (blind6 read as classes of writing)
+
+
+def test_when_an_operation_may_run_is_a_set_of_alternatives() -> None:
+    old = "purge_sessions is safe to run in working hours, it only touches expired rows"
+    new = "run purge_sessions only in the maintenance window: it rewrites expired rows under a table lock"
+    assert Cue.ANTONYM in cues(old, new, "purge_sessions")
+    # a denial of the one window restates the other
+    assert quiet("don't run purge_sessions during office hours", "purge_sessions is off-hours only", "purge_sessions")
+
+
+def test_a_denied_noun_is_the_adjective_it_names() -> None:
+    old = "save_blob is atomic on S3 (single PUT)"
+    new = "save_blob gives no atomicity guarantee on S3 multipart uploads, readers can see parts"
+    assert Cue.NEGATION in cues(old, new, "save_blob")
+
+
+def test_safe_to_retry_is_idempotent() -> None:
+    old = "charge() is not idempotent, a second call bills twice"
+    assert Cue.NEGATION in cues(old, "charge is safe to retry now: it sends an idempotency key per order", "charge")
+    assert quiet("charge() is idempotent", "charge is safe to retry, the key dedupes it", "charge")
+
+
+def test_what_a_symbol_wraps_is_named_in_its_role() -> None:
+    old = "db.Open is a thin wrapper around sqlx"
+    assert Cue.REPLACEMENT in cues(old, "db.Open is pgx under the hood", "db.Open")
+    assert quiet(old, "db.Open is sqlx under the hood", "db.Open")
+
+
+def test_asking_for_confirmation_is_prompting() -> None:
+    old = "purge asks for confirmation unless you pass --force"
+    assert cues(old, "since 3.0 purge never prompts; --force does nothing now", "purge")
+
+
+def test_escaping_against_leaving_text_untouched() -> None:
+    old = "render_cell escapes HTML in cell values"
+    assert Cue.ANTONYM in cues(old, "render_cell leaves HTML in cell values untouched, so tags render", "render_cell")
+
+
+def test_any_of_a_thing_against_only_one_of_it() -> None:
+    old = "emit() can be called from any goroutine"
+    assert Cue.ANTONYM in cues(old, "emit must only be called from the main goroutine, it is not locked", "emit")
+    assert quiet(old, "emit can be called from any goroutine; it takes the bus lock", "emit")
+
+
+def test_two_numbers_named_by_two_measures_are_two_quantities() -> None:
+    old = "timeout is 30s per call"
+    assert quiet(old, "client: max 5 retries, backoff starting at 500ms", "client")
+    assert Cue.VALUE in cues(old, "client timeout is 5s per call", "client")
+
+
+def test_forever_denied_agrees_with_a_finite_amount() -> None:
+    old = "a session isn't kept forever"
+    assert quiet(old, "Store.save sets a 30 min expiry on each session and refreshes it on use", "Store.save")
+    assert Cue.VALUE in cues("a session is kept forever", "Store.save sets a 30 min expiry on each session")
