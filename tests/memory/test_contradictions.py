@@ -371,23 +371,23 @@ def test_two_signs_of_a_change_need_fewer_shared_words() -> None:
 
 
 # (set, detection floor, false-alarm ceiling), words only: regression guards just under what each set measured
-# (bench/contradiction_bench.py) when the round-6 rules were frozen: the tuning set (batches A-K, built with the
-# rules) 94.0% / 0.4%, the older held-out set 96.7% / 2.9%, blind1 (a development set since its one blind run at
+# (bench/contradiction_bench.py) when the round-7 rules were frozen: the tuning set (batches A-K, built with the
+# rules) 94.6% / 0.4%, the older held-out set 96.7% / 2.9%, blind1 (a development set since its one blind run at
 # 41.7% / 2.8%) 100.0% / 0.0%, blind2 (one blind run at 72.2% / 5.6%, a development set since) 88.9% / 0.0%;
-# blind3 (one blind run at 72.2% / 13.9% with round 3's rules, a development set since) 86.1% / 0.0%; blind4
-# (one blind run at 58.3% / 16.7% with round 3's and round 4's rules, the cross-validation set of round 5)
-# 75.0% / 2.8%; blind5 (one blind run at 75.0% / 8.3% after round 5 was frozen, the cross-validation set of
-# round 6) 91.7% / 0.0%; blind6 (written after round 6 was frozen, measured once) 75.0% / 5.6%: not tuned on.
+# blind3 (one blind run at 72.2% / 13.9% with round 3's rules, a development set since) 91.7% / 0.0%; blind4
+# (one blind run at 58.3% / 16.7%, the cross-validation set of round 5) 80.6% / 2.8%; blind5 (one blind run at
+# 75.0% / 8.3%, the cross-validation set of round 6) 94.4% / 0.0%; blind6 (one blind run at 75.0% / 5.6% after
+# round 6 was frozen, the cross-validation set of round 7) 91.7% / 0.0%.
 # The honest figures are each set's first run, in the files' comments.
 FLOORS = [
-    ("contradictions.tsv", 0.93, 0.01),
+    ("contradictions.tsv", 0.94, 0.01),
     ("contradictions_heldout.tsv", 0.93, FALSE_ALARM_TARGET),
     ("contradictions_blind1.tsv", 0.97, 0.01),
     ("contradictions_blind2.tsv", 0.86, 0.01),
-    ("contradictions_blind3.tsv", 0.83, 0.01),
-    ("contradictions_blind4.tsv", 0.74, 0.03),
-    ("contradictions_blind5.tsv", 0.9, 0.01),
-    ("contradictions_blind6.tsv", 0.74, 0.06),
+    ("contradictions_blind3.tsv", 0.9, 0.01),
+    ("contradictions_blind4.tsv", 0.8, 0.03),
+    ("contradictions_blind5.tsv", 0.94, 0.01),
+    ("contradictions_blind6.tsv", 0.9, 0.01),
 ]
 
 
