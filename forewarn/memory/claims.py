@@ -140,7 +140,7 @@ TOPIC_STOPWORDS = frozenset(
         "way", "thing", "things", "there's", "its", "itself", "own", "anything", "something", "everything",
         "again", "else", "otherwise", "very", "really", "actually", "about", "around", "up", "out", "per",
         "once", "does", "done", "did", "doing", "has", "have", "had", "being", "been", "same", "too", "itself",
-        "them", "they're", "you're", "we're", "want", "wants", "fine", "ok", "okay",
+        "them", "they're", "you're", "we're", "want", "wants", "fine", "ok", "okay", "during",
     )
 )  # fmt: skip
 
@@ -205,6 +205,10 @@ def stem(word: str) -> str:
     if w.endswith("ly") and len(w) > 5 and not w.endswith("ply"):  # "insensitively" → "insensitive" → …
         root = w[:-2]
         return stem(root[:-1] + "y" if root.endswith("i") else root)  # "lazily" → "lazy"
+    if w.endswith("icity") and len(w) > 8:
+        return w[:-3]  # "atomicity" → "atomic", "elasticity" → "elastic"
+    if w.endswith("ency") and len(w) > 8:
+        return w[:-2] + "t"  # "idempotency" → "idempotent", "consistency" → "consistent"
     for suffix in ("izations", "ization", "isations", "isation"):  # "virtualization"/"virtualizes"
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             return w[: -len(suffix)] + suffix[:2]
@@ -464,6 +468,11 @@ def _head(tokens: Sequence[str], clause: Sequence[int], topic: Sequence[frozense
         if clause[j] != clause[at] or tokens[j] == "and":
             break  # "swallows it and returns None" denies nothing about returning (as its reach ends there)
         if topic[j] and tokens[j] not in _TRANSPARENT and not is_number(tokens[j]):
+            if tokens[at] == "no" and j == at + 1:  # "no table locks": the noun it denies is the whole compound's
+                k = j + 1
+                while k < len(tokens) and clause[k] == clause[at] and topic[k] and not is_number(tokens[k]):
+                    k += 1
+                return frozenset().union(*topic[j:k])
             return topic[j]  # "no longer runs on one thread" denies the thread, not the 1
     if tokens[at] not in _NEGATING_PRONOUNS:
         return frozenset()

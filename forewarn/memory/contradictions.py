@@ -118,9 +118,13 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
     similar = cosine is not None and cosine >= VECTOR_SIMILAR
     cues: list[Cue] = []
     denied, opposed = _polarity(a, b, found)
-    caveat = is_caveat(b)  # "except Stripe 429s: those are retried once": a case of its own, not a denial
+    # an opposite the newer text says is the only one ("only run it off-hours") excludes the older's outright
+    restricted = any(_restricted(b, f.at) and not _restricted(a, _position(a, f.old)) for f in opposed)
+    # "except Stripe 429s: those are retried once": a case of its own, not a denial; but "only in the window"
+    # against the older's opposite case is no case of the older's rule
+    caveat = is_caveat(b) and not restricted
     # two signs of a change (a denial with an opposite, either with a date) ask for less shared wording
-    corroborated = sum((denied, bool(opposed), bool(b.when) and not b.additive)) >= 2
+    corroborated = sum((denied, bool(opposed), bool(b.when) and not b.additive, restricted)) >= 2
     enough = overlap >= CORROBORATED_MIN_OVERLAP if corroborated else False
     if denied and not caveat and (overlap >= NEGATION_MIN_OVERLAP or similar or enough):
         cues.append(Cue.NEGATION)
@@ -142,6 +146,7 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
     if Cue.NEGATION not in cues and not caveat and slots.denied(pa, _unnarrowed(b, pb, a)):
         cues.append(Cue.NEGATION)
     opposite = slots.opposed(pa, pb, _affirmed(a), _affirmed(b)) or roles.reversed_precedence(a, b, anchor)
+    opposite = opposite or _any_against_only(a, b) or _any_against_only(b, a)
     if Cue.ANTONYM not in cues and not caveat and opposite:
         cues.append(Cue.ANTONYM)
     if Cue.REPLACEMENT not in cues and (roles.removed(a, b, anchor) or roles.swapped(a, b, pa, pb)):
@@ -172,6 +177,28 @@ def describe(cues: Sequence[str]) -> str:
 # ---------------------------------------------------------------- the cues
 
 
+def _any_against_only(x: Claim, y: Claim) -> bool:
+    """ "call it from any thread" / "only ever from the dispatcher thread": one text allows any of a thing, the
+    other only one of them (the same noun, in a clause that says "only"; "any" said by neither twice)."""
+    if "only" in x.tokens or "any" in y.tokens:
+        return False
+    any_of = {stem(x.tokens[i + 1]) for i, t in enumerate(x.tokens[:-1]) if t == "any" and x.tokens[i + 1] != PUNCT}
+    restricted = {y.clause[i] for i, t in enumerate(y.tokens) if t == "only"}
+    return any(stem(t) in any_of and y.clause[j] in restricted for j, t in enumerate(y.tokens))
+
+
+def _restricted(c: Claim, position: int | None) -> bool:
+    """An "only" in the clause of the word at ``position``: it is the one case allowed."""
+    if position is None:
+        return False
+    return any(t == "only" and c.clause[i] == c.clause[position] for i, t in enumerate(c.tokens))
+
+
+def _position(c: Claim, word: str) -> int | None:
+    """Where ``word`` (a token or its stem, as a flip names it) stands in ``c``, or None."""
+    return next((i for i, t in enumerate(c.tokens) if word in (t, stem(t))), None)
+
+
 def _illustrates(c: Claim, position: int) -> bool:
     return position < len(c.clause) and c.in_example(position)
 
@@ -186,9 +213,14 @@ def _overlap(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> float:
 
 def _canonical(content: frozenset[str], flipped: set[str]) -> frozenset[str]:
     out = set()
+    # the parts of a hyphenated opposite read as the opposite ("off-hours" is "off" and "hours" in the topic
+    # words): one topic, not three
+    parts = {stem(p): w for w in flipped if "-" in w for p in w.split("-")}
     for s in content:
         if s in flipped or any(stem(w) == s for w in flipped):
             out.add(opposites.canonical(s) or s)
+        elif s in parts:
+            out.add(opposites.canonical(parts[s]) or s)
         else:
             out.add(s)
     return frozenset(out)
@@ -204,6 +236,7 @@ def _polarity(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> tuple[bool
     "is synchronous and blocks", and so is "call close manually; nothing closes it at exit".
     """
     flipped = {w for f in found for w in (stem(f.old), stem(f.new), f.old, f.new)}
+    flipped |= {stem(p) for w in list(flipped) if "-" in w for p in w.split("-")}  # "business-hours": its parts
     bounds_a, bounds_b = quantities.bound_negations(a), quantities.bound_negations(b)
     old_denials = [
         reach

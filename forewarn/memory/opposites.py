@@ -117,6 +117,8 @@ _ANYWHERE = tuple(
         "shallow | deep",
         "internal | external",
         "compressed compress compresses gzip gzipped zstd snappy | uncompressed",
+        "business-hours daytime anytime | off-hours off-peak overnight maintenance-window after-hours",
+        "escape escapes escaped sanitize sanitizes sanitized | verbatim untouched as-is unescaped unsanitized",
         # one group each: words for one thing, for slots and conditions ("on error" / "if processing fails")
         "error errors failure failures fail fails failed exception exceptions",
         "ttl expire expires expiry lifetime live lives alive valid",

@@ -611,7 +611,11 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
         return False  # "read timeout" / "connect timeout", "access tokens" / "refresh tokens"
     if (not cq or not cr) and q.kind == r.kind and q.kind not in _UNITLESS and not (q.after or r.after):
         return True  # "ttl 10 min" (named by TTLCache alone) / "expires entries after 1 hour": a unit says what
-    if (novel_q and novel_r) or (novel_q and not cr) or (novel_r and not cq):
+    # each named by another measure, the older's one the newer never says ("timeout is 10s" / "backoff starting
+    # at 250ms"): two quantities unless something else ties them
+    measures_q, measures_r = cq & _MEASURES, cr & _MEASURES
+    apart = bool(measures_q - _synonyms(them.content)) and bool(measures_r - _synonyms(me.content))
+    if (novel_q and novel_r) or (novel_q and not cr) or (novel_r and not cq) or apart:
         return _named_alike(q, r) or bool(q.nouns & r.nouns) or _same_amount(q, r) or q.changed_to or r.changed_to
     return True
 
@@ -708,6 +712,8 @@ def _kinds_meet(q: Quantity, r: Quantity) -> bool:
 def _same_amount(q: Quantity, r: Quantity) -> bool:
     if q.kind == r.kind == "label":
         return q.text == r.text
+    if math.inf in (q.amount, r.amount):
+        return q.amount == r.amount  # "forever" is no amount near 10s (a relative tolerance of infinity is infinite)
     return abs(q.amount - r.amount) <= SAME_AMOUNT * max(abs(q.amount), abs(r.amount), 1e-12)
 
 

@@ -39,6 +39,11 @@ _PAST_AUXILIARIES = frozenset(("was", "were", "got", "been"))
 _PRESENT_COPULAS = frozenset(("is", "are", "'s"))
 _ARTICLES = frozenset(("a", "an", "the", "any"))
 _UNDER_THE_HOOD = ("under", "the", "hood")
+# what a symbol is built on, said before the thing ("a wrapper around logrus", "on top of sqlite")
+_BUILT_ON = tuple(
+    tuple(p.split())
+    for p in ("wrapper around", "wrapper over", "wrapper for", "wraps", "on top of", "built on", "backed by")
+)
 # "no more rsync", "got rid of X", "ripped out X": removal with the thing after it
 _REMOVED_BEFORE = tuple(
     tuple(p.split())
@@ -216,6 +221,8 @@ def _names(c: Claim) -> frozenset[str]:
             out.add(t)
         elif c.tokens[i + 1 : i + 4] == _UNDER_THE_HOOD:
             out.add(t)  # "is zap under the hood": what it is built on, lowercase or not
+        elif any(tuple(c.tokens[max(0, i - len(p)) : i]) == p for p in _BUILT_ON):
+            out.add(t)  # "a thin wrapper around logrus", "built on top of sqlite": the same, said before it
     return frozenset(out)
 
 

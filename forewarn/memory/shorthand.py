@@ -38,6 +38,17 @@ _MILLIONS_RE = re.compile(r"\b([0-9]+(?:\.[0-9]+)?)M\b(?![Bb])")  # "1M keys" (c
 _PHRASES = {
     "by hand": "manually", "up front": "upfront", "in memory": "in-memory", "on disk": "on-disk",
     "most recently": "newest", "most recent": "newest", "least recently": "oldest", "least recent": "oldest",
+    # when an operation may run: the working day against the quiet hours kept for risky changes
+    "business hours": "business-hours", "working hours": "business-hours", "office hours": "business-hours",
+    "peak hours": "business-hours", "maintenance window": "maintenance-window",
+    "maintenance windows": "maintenance-window", "off hours": "off-hours", "after hours": "off-hours",
+    "off-peak hours": "off-hours", "off peak": "off-hours",
+    # asking the user first: one word for it
+    "asks for confirmation": "prompts", "ask for confirmation": "prompt", "asking for confirmation": "prompting",
+    "asked for confirmation": "prompted", "confirmation prompt": "prompt",
+    # doing it twice does no harm: the word for that
+    "safe to retry": "idempotent", "safe to rerun": "idempotent", "safe to re-run": "idempotent",
+    "safe to call twice": "idempotent", "safe to call again": "idempotent", "safe to replay": "idempotent",
 }  # fmt: skip
 _GLOB_RE = re.compile(r"(?<=[A-Za-z0-9_])[:.]?\*(?![\w*])")  # "ratelimit:*", "cache_*": the name
 # "now" as the clock in a formula: beside a comparison or arithmetic operator, or called

@@ -371,23 +371,23 @@ def test_two_signs_of_a_change_need_fewer_shared_words() -> None:
 
 
 # (set, detection floor, false-alarm ceiling), words only: regression guards just under what each set measured
-# (bench/contradiction_bench.py) when the round-6 rules were frozen: the tuning set (batches A-K, built with the
-# rules) 94.0% / 0.4%, the older held-out set 96.7% / 2.9%, blind1 (a development set since its one blind run at
+# (bench/contradiction_bench.py) when the round-7 rules were frozen: the tuning set (batches A-K, built with the
+# rules) 94.6% / 0.4%, the older held-out set 96.7% / 2.9%, blind1 (a development set since its one blind run at
 # 41.7% / 2.8%) 100.0% / 0.0%, blind2 (one blind run at 72.2% / 5.6%, a development set since) 88.9% / 0.0%;
-# blind3 (one blind run at 72.2% / 13.9% with round 3's rules, a development set since) 86.1% / 0.0%; blind4
-# (one blind run at 58.3% / 16.7% with round 3's and round 4's rules, the cross-validation set of round 5)
-# 75.0% / 2.8%; blind5 (one blind run at 75.0% / 8.3% after round 5 was frozen, the cross-validation set of
-# round 6) 91.7% / 0.0%; blind6 (written after round 6 was frozen, measured once) 75.0% / 5.6%: not tuned on.
+# blind3 (one blind run at 72.2% / 13.9% with round 3's rules, a development set since) 91.7% / 0.0%; blind4
+# (one blind run at 58.3% / 16.7%, the cross-validation set of round 5) 80.6% / 2.8%; blind5 (one blind run at
+# 75.0% / 8.3%, the cross-validation set of round 6) 94.4% / 0.0%; blind6 (one blind run at 75.0% / 5.6% after
+# round 6 was frozen, the cross-validation set of round 7) 91.7% / 0.0%.
 # The honest figures are each set's first run, in the files' comments.
 FLOORS = [
-    ("contradictions.tsv", 0.93, 0.01),
+    ("contradictions.tsv", 0.94, 0.01),
     ("contradictions_heldout.tsv", 0.93, FALSE_ALARM_TARGET),
     ("contradictions_blind1.tsv", 0.97, 0.01),
     ("contradictions_blind2.tsv", 0.86, 0.01),
-    ("contradictions_blind3.tsv", 0.83, 0.01),
-    ("contradictions_blind4.tsv", 0.74, 0.03),
-    ("contradictions_blind5.tsv", 0.9, 0.01),
-    ("contradictions_blind6.tsv", 0.74, 0.06),
+    ("contradictions_blind3.tsv", 0.9, 0.01),
+    ("contradictions_blind4.tsv", 0.8, 0.03),
+    ("contradictions_blind5.tsv", 0.94, 0.01),
+    ("contradictions_blind6.tsv", 0.9, 0.01),
 ]
 
 
@@ -496,3 +496,60 @@ def test_a_lowercase_name_under_the_hood_fills_the_role() -> None:
     assert Cue.REPLACEMENT in cues("Search uses whoosh", "Search is tantivy under the hood", "Search")
     assert quiet("Search uses tantivy", "Search is tantivy under the hood", "Search")
     assert quiet("Search uses whoosh", "Search is fast under load", "Search")
+
+
+# ---------------------------------------------------------------- round 7 (blind6 read as classes of writing)
+
+
+def test_when_an_operation_may_run_is_a_set_of_alternatives() -> None:
+    old = "purge_sessions is safe to run in working hours, it only touches expired rows"
+    new = "run purge_sessions only in the maintenance window: it rewrites expired rows under a table lock"
+    assert Cue.ANTONYM in cues(old, new, "purge_sessions")
+    # a denial of the one window restates the other
+    assert quiet("don't run purge_sessions during office hours", "purge_sessions is off-hours only", "purge_sessions")
+
+
+def test_a_denied_noun_is_the_adjective_it_names() -> None:
+    old = "save_blob is atomic on S3 (single PUT)"
+    new = "save_blob gives no atomicity guarantee on S3 multipart uploads, readers can see parts"
+    assert Cue.NEGATION in cues(old, new, "save_blob")
+
+
+def test_safe_to_retry_is_idempotent() -> None:
+    old = "charge() is not idempotent, a second call bills twice"
+    assert Cue.NEGATION in cues(old, "charge is safe to retry now: it sends an idempotency key per order", "charge")
+    assert quiet("charge() is idempotent", "charge is safe to retry, the key dedupes it", "charge")
+
+
+def test_what_a_symbol_wraps_is_named_in_its_role() -> None:
+    old = "db.Open is a thin wrapper around sqlx"
+    assert Cue.REPLACEMENT in cues(old, "db.Open is pgx under the hood", "db.Open")
+    assert quiet(old, "db.Open is sqlx under the hood", "db.Open")
+
+
+def test_asking_for_confirmation_is_prompting() -> None:
+    old = "purge asks for confirmation unless you pass --force"
+    assert cues(old, "since 3.0 purge never prompts; --force does nothing now", "purge")
+
+
+def test_escaping_against_leaving_text_untouched() -> None:
+    old = "render_cell escapes HTML in cell values"
+    assert Cue.ANTONYM in cues(old, "render_cell leaves HTML in cell values untouched, so tags render", "render_cell")
+
+
+def test_any_of_a_thing_against_only_one_of_it() -> None:
+    old = "emit() can be called from any goroutine"
+    assert Cue.ANTONYM in cues(old, "emit must only be called from the main goroutine, it is not locked", "emit")
+    assert quiet(old, "emit can be called from any goroutine; it takes the bus lock", "emit")
+
+
+def test_two_numbers_named_by_two_measures_are_two_quantities() -> None:
+    old = "timeout is 30s per call"
+    assert quiet(old, "client: max 5 retries, backoff starting at 500ms", "client")
+    assert Cue.VALUE in cues(old, "client timeout is 5s per call", "client")
+
+
+def test_forever_denied_agrees_with_a_finite_amount() -> None:
+    old = "a session isn't kept forever"
+    assert quiet(old, "Store.save sets a 30 min expiry on each session and refreshes it on use", "Store.save")
+    assert Cue.VALUE in cues("a session is kept forever", "Store.save sets a 30 min expiry on each session")
