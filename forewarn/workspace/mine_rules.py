@@ -235,12 +235,13 @@ WHAT_SUBJECT = re.compile(
     re.IGNORECASE,
 )
 # a fix too small or too routine to be part of a hot spot's pattern: self-described as trivial, syntax or call slips,
-# warning-text or runtime-compatibility work (round 2's judge: "history made of trivial or vague fixes")
+# warning-text or runtime-compatibility work (round 2's judge: "history made of trivial or vague fixes"), and a
+# linter's or compiler's findings, import renames (round 4's second judge: hot spots "padded by a lint fix")
 TRIVIAL_FIX = re.compile(
     r"\b(minor|small|tiny|trivial|silly|stupid|dumb|oops|little|quick|syntax|func(tion)? call|missing "
     r"(imports?|parenthes[ie]s|commas?|colons?|arguments?)|python ?[23](\.\d+)?|py[23]k?|py2|py3|pypy|compat\w*|"
     r"warnings? (message|text)|deprecation warnings?|finally|again|lint\w*|golangci\w*|staticcheck|go vet|imports?|"
-    r"renam\w+)\b",
+    r"renam\w+|warnings|unkeyed)\b",
     re.IGNORECASE,
 )
 # a revert's reason is any sentence of its body that can stand in a lesson (mine_lessons.MIN_WHY_WORDS words at
@@ -336,7 +337,6 @@ def real_fix(subject: str) -> bool:
         and not FEATURE_SUBJECT.search(cleaned)
         and not DEPENDENCY_SUBJECT.search(subject)
         and not vague(cleaned)
-        and not NOT_FIX_TYPE.match(subject)
     )
 
 
@@ -439,7 +439,7 @@ def _classify(commit: CommitRecord, body: str) -> Verdict:
         return noise(Noise.EMPTY, fix=is_fix)
     if vague(clean_subject(subject)):
         return noise(Noise.VAGUE, fix=is_fix)
-    if NOT_FIX_TYPE.match(subject) and not tests:
+    if NOT_FIX_TYPE.match(subject) and not tests and not is_fix:  # "feat: fixes mem leak …" still names a fix
         return noise(Noise.NOT_A_FIX_TYPE)
     if not is_fix and PERFORMANCE_WORDS.search(f"{subject}\n{explained}") and not FAILURE_WORDS.search(explained):
         return noise(Noise.PERFORMANCE)

@@ -15,7 +15,7 @@ import pytest
 from forewarn.workspace import mine_comments
 from forewarn.workspace.engine import Workspace
 from forewarn.workspace.history import CommitRecord, FileChange, Hunk
-from forewarn.workspace.mine_rules import Noise, VerdictKind, classify, real_fix
+from forewarn.workspace.mine_rules import Noise, VerdictKind, classify, real_fix, substantive_fix
 from tests.gitrepo import Repo
 from tests.workspace.billing_history import billing_repo, mined
 
@@ -98,7 +98,7 @@ def test_a_commit_typed_chore_feat_or_perf_is_no_lesson_and_no_fix() -> None:
     body = "When the body exceeds the limit, reading it fails with MaxBytesError, so we return 413 instead of 400."
     assert noise_of("chore(bind): return 413 status code when error is MaxBytesError", body) == Noise.NOT_A_FIX_TYPE
     assert noise_of("perf(tree): reuse the params slice", body) == Noise.NOT_A_FIX_TYPE
-    assert not real_fix("chore(logger): fix the skip list")
+    assert real_fix("feat: fixes mem leak relating to streams")  # mistyped: its words still name a fix
     assert classify(record("fix(bind): return 413 when the body is too large", body)).lesson
 
 
@@ -177,3 +177,8 @@ def test_a_hot_spot_counts_only_the_fixes_aimed_at_it(repo: Repo, open_ws: list[
     hot = [m.anchor.symbol for m in ws.suggestions() if m.anchor and "needed" in m.text]
     assert hot == ["route"]
     assert report.noise[Noise.FIX_IN_PASSING] == 3  # each fix touched new_server in passing: one line against four
+    # a linter's findings and import renames are no part of a pattern
+    assert not substantive_fix("fix composite literal uses unkeyed fields warnings")
+    assert not substantive_fix("Fix golangci-lint findings in the router")
+    assert not substantive_fix("fix: rename the loop import")
+    assert substantive_fix("Fix route with double slashes")
