@@ -46,6 +46,16 @@ COMMENT_PREFILTER = re.compile(rb"HACK|XXX|FIXME|WARNING|DANGER|CAUTION|[Dd]o no
 COMMENT_MARKERS = re.compile(r"^\s*(/\*+|\*+/|\*|//+!?|#+:?|--|;+|<!--|-->)\s?|\s*\*+/\s*$")
 # documentation comments: they describe (Sphinx "#:", JSDoc/Javadoc "/**", Rust "///" and "//!")
 DOC_COMMENT = re.compile(r"^\s*(#:|/\*\*(?!/)|///(?!/)|//!)")
+# a declaration's first line, in the languages parsed: what a documentation comment right above it documents
+DECLARATION = re.compile(
+    r"^\s*((export|default|pub(\([\w ]+\))?|public|private|protected|internal|static|async|abstract|final|"
+    r"override|unsafe|inline|extern|virtual|const)\s+)*"
+    r"(func|type|var|const|let|class|def|function|fn|interface|struct|enum|trait|impl|module|"
+    r"[\w.<>\[\]]+\s+\w+\s*\()",
+)
+# tags that, inside a documentation comment, advise the caller ("WARNING: use only in development"); HACK, XXX and
+# FIXME there still speak to whoever edits the code
+CALLER_TAGS = frozenset({"WARNING", "DANGER", "CAUTION"})
 # comments that talk to tools, not people ("# type: ignore[…]  # urllib3 stubs don't …")
 DIRECTIVE = re.compile(
     r"^(type:\s*ignore|noqa|pragma|pylint:|mypy:|fmt:|isort:|eslint-|prettier-ignore|nolint|NOLINT|clang-format|"
@@ -227,6 +237,11 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
         if tag is None and DOC_COMMENT.match(raw):
             skipped[Noise.DOCSTRING] += 1
             continue
+        if (tag is None or tag.group(1) in CALLER_TAGS) and (
+            DOC_COMMENT.match(raw) or documents_declaration(text, lines, last)
+        ):
+            skipped[Noise.DOC_COMMENT] += 1
+            continue
         if not is_product_path(path):
             skipped[Noise.TEST_COMMENT] += 1
             continue
@@ -254,6 +269,18 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
             text = text[: MAX_COMMENT_CHARS - 1].rstrip() + "…"
         out.append((WarningComment(first, text, kind), _enclosing(chunks, first, last, lines)))
     return CommentScan(out, skipped)
+
+
+def documents_declaration(text: str, lines: list[str], last: int) -> bool:
+    """A comment block right above a declaration whose first word is the declared name ("SetCookie adds a …" over
+    ``func (c *Context) SetCookie``): Go's doc comment convention, caller documentation in any language."""
+    first = re.match(r"(?:(?:A|An|The)\s+)?`?([A-Za-z_]\w*)", text)
+    below = next((line for line in lines[last:] if not line.strip().startswith("@")), "")  # past annotations
+    return (
+        first is not None
+        and bool(DECLARATION.match(below))
+        and re.search(rf"\b{re.escape(first.group(1))}\b", below) is not None
+    )
 
 
 def gives_reason(comment: str) -> bool:

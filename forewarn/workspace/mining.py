@@ -67,6 +67,7 @@ from forewarn.workspace.mine_fixes import (
     broad,
     confidence,
     hotspot_suggestions,
+    main_target,
     track,
 )
 from forewarn.workspace.mine_lessons import (
@@ -216,6 +217,9 @@ class _Walk:
                 ref = FixRef(commit.sha, commit.date, commit.author, commit.subject, order)
                 for a in placement.fixed:  # a fix counts on the code whose logic it changed, never on type stubs
                     if a.key is not None and a.logic >= MIN_FIX_LOGIC_LINES and not a.typing:
+                        if not main_target(a, placement):
+                            self.noise[Noise.FIX_IN_PASSING] += 1  # a constructor it touched to plumb the fix
+                            continue
                         self.fixes[a.key].append(replace(ref, sample=a.sample, removed=a.removed))
                 for path in {a.file for a in placement.fixed if a.file} | (
                     {placement.anchor.file} if placement.anchor and placement.anchor.file else set()
