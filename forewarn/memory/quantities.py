@@ -55,7 +55,16 @@ _UNITS: dict[str, tuple[str, float]] = {
     "ki": ("size", 1024.0), "mi": ("size", 1024.0**2), "gi": ("size", 1024.0**3), "ti": ("size", 1024.0**4),
     "k": ("size", 1e3), "%": ("percent", 1.0), "percent": ("percent", 1.0), "x": ("factor", 1.0),
     "×": ("factor", 1.0),
+    "c": ("money", 0.01), "¢": ("money", 0.01), "cent": ("money", 0.01), "cents": ("money", 0.01),
+    "usd": ("money", 1.0), "eur": ("money", 1.0), "gbp": ("money", 1.0), "dollar": ("money", 1.0),
+    "dollars": ("money", 1.0), "euro": ("money", 1.0), "euros": ("money", 1.0),
 }  # fmt: skip
+# a key's last word that says the unit of its value ("max.poll.interval.ms=300000", "ttl_seconds: 60")
+_KEY_UNITS = frozenset(("ms", "msec", "millis", "s", "sec", "secs", "seconds", "mins", "minutes", "hours", "bytes",
+                        "kb", "mb", "gb", "kib", "mib", "gib", "pct", "percent", "cents", "usd"))  # fmt: skip
+# the same glued to a camelCase key, lowercased ("idleTimeoutMillis: 30000"): only suffixes no plain word ends in
+_GLUED_KEY_UNITS = ("millis", "msec", "seconds", "secs", "minutes", "bytes", "cents")
+_KEY_UNIT_WORDS = {"millis": "ms", "pct": "%"}  # the key word as a unit of _UNITS
 # no bound at all: "retried forever" against "at most 3 times" is a changed amount
 _UNBOUNDED = frozenset(("forever", "indefinitely", "unlimited", "unbounded", "infinite", "infinitely", "endlessly"))
 _PERIODS = {"hourly": 3600.0, "daily": 86400.0, "nightly": 86400.0, "weekly": 604800.0, "monthly": 2592000.0}
@@ -113,7 +122,7 @@ _REFUSALS = frozenset(
 _PASSIVE = frozenset(("is", "are", "be", "been", "get", "gets", "got", "was", "were"))
 _PAST_COPULAS = frozenset(("was", "were"))
 # the dimension of each kind of amount measured in a unit (a period and a duration are both seconds)
-_MEASURED = {"time": "seconds", "period": "seconds", "size": "bytes", "percent": "percent"}
+_MEASURED = {"time": "seconds", "period": "seconds", "size": "bytes", "percent": "percent", "money": "money"}
 _UNITLESS = frozenset(("bare", "count", "label"))
 _PERIOD_NOUNS = frozenset(("interval", "intervals", "period", "cadence", "cycle", "schedule", "frequency"))
 _ORDINAL_COUNTS = (("after", "the"), ("at", "the"), ("on", "the"))
@@ -313,6 +322,10 @@ def _read_at(claim: Claim, i: int) -> tuple[Quantity | None, int]:
                 claim, i, "count", number, t, _turned(claim, i, _bound(tokens, i, i + 1)), frozenset({suffix})
             ), i + 1
         unit_at = i if suffix else i + 1
+        keyed = "" if suffix else _keyed(tokens, i)
+        if keyed and not (i + 1 < len(tokens) and tokens[i + 1] in _UNITS):
+            kind, factor = _UNITS[keyed]
+            return _make(claim, i, kind, number * factor, t, _turned(claim, i, _bound(tokens, i, i + 1)), frozenset()), i + 1
     else:
         return None, i + 1
     unit = suffix if unit_at == i else (tokens[unit_at] if unit_at < len(tokens) else "")
@@ -351,9 +364,27 @@ def _setting_amount(claim: Claim, i: int) -> Quantity | None:
     number, suffix = parsed
     if suffix and suffix not in _UNITS:
         return None
-    kind, factor = _UNITS[suffix] if suffix else ("bare", 1.0)
+    kind, factor = _UNITS[suffix or _key_unit(key)] if suffix or _key_unit(key) else ("bare", 1.0)
     named = frozenset(stem(w) for w in re.split(r"[_.\-]+", key) if w) | {stem(key)}
     return Quantity(kind, number * factor, value, Bound.EXACTLY, named, named, i, _after(claim, i, named))
+
+
+def _key_unit(key: str) -> str:
+    """The unit a setting's key says its value is in ("interval.ms", "ttl_seconds", "idletimeoutmillis"), or ""."""
+    parts = [w for w in re.split(r"[_.\-]+", key) if w]
+    last = parts[-1] if len(parts) > 1 else ""
+    if last not in _KEY_UNITS:
+        last = next((u for u in _GLUED_KEY_UNITS if key.endswith(u) and len(key) > len(u) + 2), "")
+    unit = _KEY_UNIT_WORDS.get(last, last)
+    return unit if unit in _UNITS else ""
+
+
+def _keyed(tokens: Sequence[str], i: int) -> str:
+    """The unit of a bare number given as a key's value ("idleTimeoutMillis: 30000", "timeout_ms 500"), or ""."""
+    j = i - 1
+    if j >= 1 and tokens[j] == PUNCT:
+        j -= 1
+    return _key_unit(tokens[j]) if j >= 0 and not is_number(tokens[j]) else ""
 
 
 def _label(claim: Claim, i: int, text: str) -> Quantity | None:
@@ -706,7 +737,12 @@ def _kinds_meet(q: Quantity, r: Quantity) -> bool:
     if kinds == {"count", "label"}:  # "max_connections = 20" / "caps at 50 conns": a setting named for the count
         label, count = (q, r) if q.kind == "label" else (r, q)
         return any(set(n.split("_")) & count.nouns for n in label.nouns if "_" in n)
-    return kinds in ({"count", "bare"}, {"label", "bare"})
+    if kinds == {"count", "bare"}:  # a setting's number is named by its key: "max.poll.records=500" / "1 batch"
+        bare, count = (q, r) if q.kind == "bare" else (r, q)
+        return not bare.nouns or bool(bare.nouns & count.nouns) or any(
+            opposites.same_group(x, y) for x in bare.nouns for y in count.nouns
+        )
+    return kinds == {"label", "bare"}
 
 
 def _same_amount(q: Quantity, r: Quantity) -> bool:
