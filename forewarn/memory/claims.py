@@ -30,6 +30,10 @@ _TOKEN_RE = re.compile(
     r"|(?P<word>[a-z_][a-z0-9_']*(?:[-.=/+][a-z0-9_']+)*)"
     r"|(?P<punct>[;:,!?()\[\]]|\.(?=\s|$)|[—–]|\s-\s)"
 )
+# a number in scientific notation ("3e-4", "1.5e6"), read as the decimal it is
+_SCIENTIFIC_RE = re.compile(r"(?<![\w.])[0-9]+(?:\.[0-9]+)?e[-+]?[0-9]{1,2}(?![\w.])", re.IGNORECASE)
+_CURRENCIES = {"$": "usd", "€": "eur", "£": "gbp"}
+_CURRENCY_RE = re.compile(r"([$€£])\s?([0-9]+(?:[.,][0-9]+)*)(?![0-9])")
 PUNCT = "|"  # every clause-ending punctuation mark reads as this token
 # words that start another thought: what comes after says something else (a negation stops here)
 _CLAUSE_WORDS = frozenset(
@@ -339,6 +343,8 @@ def _tokens(text: str) -> tuple[str, ...]:
     raw = shorthand.rewrite(" ".join(text.replace("’", "'").replace("`", " ").split()))
     for literal, value in _LITERALS.items():
         raw = re.sub(rf"(?<![A-Za-z_.]){literal}(?![A-Za-z_])", value, raw)
+    raw = _SCIENTIFIC_RE.sub(lambda m: f"{float(m.group(0)):.12f}".rstrip("0").rstrip("."), raw)  # "3e-4"
+    raw = _CURRENCY_RE.sub(lambda m: m.group(2) + _CURRENCIES[m.group(1)], raw)  # "$5" reads as "5usd"
     words = shorthand.expand(
         [PUNCT if m.group("punct") else m.group(0) for m in _TOKEN_RE.finditer(" " + raw.lower() + " ")]
     )

@@ -33,6 +33,8 @@ from forewarn.memory.text import STOPWORDS
 BOUND_REACH = 2
 # how many topic words before a number say what it measures ("the access token lives 15 min": live, token, access)
 CONTEXT_WORDS = 3
+# an abbreviation of this many letters may name a number by the initials of as many words ("lr", "ttl", "qps")
+ACRONYM_LETTERS = (2, 4)
 QUANTITY_CACHE = 512  # claims (cached like forewarn.memory.claims.read)
 # equal within this relative tolerance: "0.5 s" and "500 ms" are one amount
 SAME_AMOUNT = 1e-6
@@ -151,6 +153,7 @@ _GROWTH_VERBS = frozenset(stem(w) for w in ("overflow", "grow", "exceed", "shift
 # a time right after these, a few words after a count, is the window the count is over ("5 attempts per 15 min")
 _FREQUENCY = frozenset(("once", "twice", "times"))  # "once per 30 min": a period, not a duration
 _QUALIFIED_RE = re.compile(r"[a-z_][\w]*(?:\.[a-z_][\w]*)+")  # "imagecache.prune": a qualified name
+_ACCOMPANYING = frozenset(("with", "plus", "alongside"))  # words after a number that add something else
 _WINDOW_WORDS = frozenset(("per", "in", "within", "over", "every"))
 WINDOW_REACH = 4  # "10 failed logins in 24h": the count, its noun or two, the window word, the time
 
@@ -602,6 +605,8 @@ def _after(claim: Claim, at: int, nouns: frozenset[str]) -> frozenset[str]:
         t = claim.tokens[j]
         if t == "to" and not (j + 1 < len(claim.tokens) and is_number(claim.tokens[j + 1])):
             break  # "2 KB to sniff the file type": a purpose, not what the number measures
+        if t in _ACCOMPANYING:
+            break  # "lr 3e-4 w/ cosine decay": what comes with the number, not what it measures
         s = stem(t)
         if t in _UNITS or s in nouns or is_number(t) or is_bound_word(t) or s not in claim.content:
             continue
@@ -629,6 +634,8 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
     counted_q, counted_r = _windowed(q, me), _windowed(r, them)
     if counted_q is not None and counted_r is not None and not _kinds_meet(counted_q, counted_r):
         return False  # "5 attempts per 15 min" / "10 failed logins in 24h": the window of another count
+    if _abbreviated(q, them, r) or _abbreviated(r, me, q):
+        return True  # "lr 3e-4" / "learning rate is 1e-3": one name, once by its initials
     if q.kind == r.kind and q.kind in ("label", "period", "clock", "rate"):
         return True  # "port 8080" / "binds port 9000", "every 15 minutes" / "once an hour", "60/min": one per place
     cq, cr = _synonyms(q.context), _synonyms(r.context)
@@ -649,6 +656,21 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
     if (novel_q and novel_r) or (novel_q and not cr) or (novel_r and not cq) or apart:
         return _named_alike(q, r) or bool(q.nouns & r.nouns) or _same_amount(q, r) or q.changed_to or r.changed_to
     return True
+
+
+def _abbreviated(q: Quantity, other: Claim, r: Quantity) -> bool:
+    """A word naming ``q`` is the initials of the words naming ``r`` in the other text ("lr" / "learning rate",
+    "ttl" / "time to live")."""
+    tokens = other.tokens
+    for word in q.context:
+        if not (ACRONYM_LETTERS[0] <= len(word) <= ACRONYM_LETTERS[1] and word.isalpha()) or word in other.content:
+            continue
+        n = len(word)
+        for i in range(max(0, r.position - CONTEXT_WORDS - n), r.position - n + 1):
+            run = tokens[i : i + n]
+            if "".join(t[:1] for t in run) == word and all(stem(t) in r.context or t in STOPWORDS for t in run):
+                return True
+    return False
 
 
 def _setting_key(c: Claim, q: Quantity) -> str:
