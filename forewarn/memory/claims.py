@@ -32,6 +32,11 @@ _TOKEN_RE = re.compile(
 )
 # a number in scientific notation ("3e-4", "1.5e6"), read as the decimal it is
 _SCIENTIFIC_RE = re.compile(r"(?<![\w.])[0-9]+(?:\.[0-9]+)?e[-+]?[0-9]{1,2}(?![\w.])", re.IGNORECASE)
+# a calendar date ("2024-03-10", "03/04/2025", "on 3/2") is a name of a day, not numbers: read as one word
+_DATE_RE = re.compile(
+    r"(?<![\w./-])([0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{1,2}/[0-9]{1,2}/(?:[0-9]{4}|[0-9]{2}))(?=[tT][0-9]|[^\w/-]|$)"
+)
+_DAY_RE = re.compile(r"\b((?:on|since|until|till|before|after|by) )([0-9]{1,2}/[0-9]{1,2})(?![\w/]|\.[0-9])", re.I)
 _CURRENCIES = {"$": "usd", "€": "eur", "£": "gbp"}
 _CURRENCY_RE = re.compile(r"([$€£])\s?([0-9]+(?:[.,][0-9]+)*)(?![0-9])")
 PUNCT = "|"  # every clause-ending punctuation mark reads as this token
@@ -344,6 +349,8 @@ def _tokens(text: str) -> tuple[str, ...]:
     for literal, value in _LITERALS.items():
         raw = re.sub(rf"(?<![A-Za-z_.]){literal}(?![A-Za-z_])", value, raw)
     raw = _SCIENTIFIC_RE.sub(lambda m: f"{float(m.group(0)):.12f}".rstrip("0").rstrip("."), raw)  # "3e-4"
+    raw = _DATE_RE.sub(lambda m: _day(m.group(1)), raw)  # a date names a day: no amount
+    raw = _DAY_RE.sub(lambda m: m.group(1) + _day(m.group(2)), raw)
     raw = _CURRENCY_RE.sub(lambda m: m.group(2) + _CURRENCIES[m.group(1)], raw)  # "$5" reads as "5usd"
     words = shorthand.expand(
         [PUNCT if m.group("punct") else m.group(0) for m in _TOKEN_RE.finditer(" " + raw.lower() + " ")]
@@ -357,6 +364,11 @@ def _tokens(text: str) -> tuple[str, ...]:
         else:
             out.append(w)
     return tuple(_fractions(out))
+
+
+def _day(date: str) -> str:
+    """A date as one word ("2024-03-10" → "d2024_03_10")."""
+    return "d" + "_".join(re.findall(r"[0-9]+", date))
 
 
 def _pronoun_one(word: str, before: Sequence[str], after: Sequence[str]) -> bool:

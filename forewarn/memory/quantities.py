@@ -634,6 +634,8 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
     counted_q, counted_r = _windowed(q, me), _windowed(r, them)
     if counted_q is not None and counted_r is not None and not _kinds_meet(counted_q, counted_r):
         return False  # "5 attempts per 15 min" / "10 failed logins in 24h": the window of another count
+    if _unnamed_against_count(q, r, me) or _unnamed_against_count(r, q, them):
+        return False  # "…, then 429" / "one person locked out all of Support": a count of what it never names
     if _abbreviated(q, them, r) or _abbreviated(r, me, q):
         return True  # "lr 3e-4" / "learning rate is 1e-3": one name, once by its initials
     if q.kind == r.kind and q.kind in ("label", "period", "clock", "rate"):
@@ -656,6 +658,17 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
     if (novel_q and novel_r) or (novel_q and not cr) or (novel_r and not cq) or apart:
         return _named_alike(q, r) or bool(q.nouns & r.nouns) or _same_amount(q, r) or q.changed_to or r.changed_to
     return True
+
+
+def _unnamed_against_count(q: Quantity, r: Quantity, me: Claim) -> bool:
+    """``q`` is a number nothing names, ``r`` a count of things ``q``'s text never mentions, or mentions only
+    to name its other numbers ("5 failed logins / 15 min / IP, then 429" / "one NAT IP")."""
+    if q.kind != "bare" or r.kind != "count" or q.context or q.after or q.nouns:
+        return False
+    naming_others = {w for o in quantities(me) if o.position != q.position for w in o.context | o.after | o.nouns}
+    return not any(
+        (n in me.content or n in me.words) and n not in naming_others for n in _synonyms(r.nouns) | r.nouns
+    )
 
 
 def _abbreviated(q: Quantity, other: Claim, r: Quantity) -> bool:
