@@ -153,6 +153,17 @@ _GROWTH_VERBS = frozenset(stem(w) for w in ("overflow", "grow", "exceed", "shift
 # a time right after these, a few words after a count, is the window the count is over ("5 attempts per 15 min")
 _FREQUENCY = frozenset(("once", "twice", "times"))  # "once per 30 min": a period, not a duration
 _QUALIFIED_RE = re.compile(r"[a-z_][\w]*(?:\.[a-z_][\w]*)+")  # "imagecache.prune": a qualified name
+# "anything over 500": the excess a verb acts on (splits, rejects, warns about) — the limit is its other side
+_EXCESS_WORDS = frozenset(("anything", "everything", "whatever"))
+_PERMISSIVE = frozenset(stem(w) for w in ("accepts", "allows", "permits", "supports", "takes", "handles"))
+# "exits 2 when the remote is unreachable": the case a number is stated for, this many tokens after it
+CASE_REACH = 6
+_CASE_WORDS = frozenset(("when", "if", "whenever"))  # not "unless": "unless told otherwise" is the default
+# a "when" of these is the ordinary run, no case of its own ("opens 20 connections when it starts")
+_ORDINARY_CASES = frozenset(
+    stem(w) for w in ("starts", "start", "startup", "boots", "init", "called", "runs", "used", "created", "opened",
+                      "loaded", "imported", "begins", "launched", "deployed")
+)  # fmt: skip
 _ACCOMPANYING = frozenset(("with", "plus", "alongside"))  # words after a number that add something else
 _WINDOW_WORDS = frozenset(("per", "in", "within", "over", "every"))
 WINDOW_REACH = 4  # "10 failed logins in 24h": the count, its noun or two, the window word, the time
@@ -511,9 +522,36 @@ def _turned(claim: Claim, at: int, bound: Bound) -> Bound:
         and not (j + 1 < len(tokens) and is_bound_word(tokens[j + 1]))  # "drops below 4" falls, refuses nothing
     )
     negations = sum(1 for j in claim.negated if claim.clause[j] == clause and j < at)
+    if bound != Bound.EXACTLY and _excess(tokens, at):
+        refusals += 1  # "splits anything over 500 into two files": what is done to the excess, so at most 500
     if bound == Bound.EXACTLY:
         return Bound.NOT if negations % 2 else bound
     return _TURNED[bound] if (refusals + negations) % 2 else bound
+
+
+def _excess(tokens: Sequence[str], at: int) -> bool:
+    """The bound before ``at`` names what a verb acts on: "anything over 500", "everything above 1 MB" (not
+    "accepts anything over 500")."""
+    for j in range(max(0, at - BOUND_REACH - 1), at):
+        if tokens[j] in _EXCESS_WORDS:
+            return not (j > 0 and stem(tokens[j - 1]) in _PERMISSIVE)
+    return False
+
+
+def _case(c: Claim, q: Quantity) -> frozenset[str]:
+    """The case a number is stated for: the topic stems of the "when …"/"if …" that follows it in its sentence
+    ("exits 2 (not 1) when the remote is unreachable")."""
+    tokens = c.tokens
+    for j in range(q.position + 1, min(len(tokens), q.position + 1 + CASE_REACH)):
+        if tokens[j] in _CASE_WORDS:
+            out = []
+            for t in tokens[j + 1 : j + 1 + CASE_REACH]:
+                if t == PUNCT:
+                    break
+                if stem(t) in c.content and stem(t) not in _ORDINARY_CASES:
+                    out.append(stem(t))
+            return frozenset(out)
+    return frozenset()
 
 
 def _rate_after(tokens: Sequence[str], after: int, nouns: int) -> tuple[float | None, int]:
@@ -634,6 +672,8 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
     counted_q, counted_r = _windowed(q, me), _windowed(r, them)
     if counted_q is not None and counted_r is not None and not _kinds_meet(counted_q, counted_r):
         return False  # "5 attempts per 15 min" / "10 failed logins in 24h": the window of another count
+    if _other_cases(_case(me, q), _case(them, r), me, them):
+        return False  # "exits 0" / "exits 2 when the remote is unreachable": the number of another case
     if _unnamed_against_count(q, r, me) or _unnamed_against_count(r, q, them):
         return False  # "…, then 429" / "one person locked out all of Support": a count of what it never names
     if _abbreviated(q, them, r) or _abbreviated(r, me, q):
@@ -658,6 +698,13 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
     if (novel_q and novel_r) or (novel_q and not cr) or (novel_r and not cq) or apart:
         return _named_alike(q, r) or bool(q.nouns & r.nouns) or _same_amount(q, r) or q.changed_to or r.changed_to
     return True
+
+
+def _other_cases(case_q: frozenset[str], case_r: frozenset[str], me: Claim, them: Claim) -> bool:
+    """One side states its number for a case the other text never mentions (and they name no case in common)."""
+    if case_q & case_r:
+        return False
+    return bool(case_q and not case_q & them.content) or bool(case_r and not case_r & me.content)
 
 
 def _unnamed_against_count(q: Quantity, r: Quantity, me: Claim) -> bool:
