@@ -221,6 +221,8 @@ def stem(word: str) -> str:
     for suffix in ("izations", "ization", "isations", "isation"):  # "virtualization"/"virtualizes"
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             return w[: -len(suffix)] + suffix[:2]
+    if w.endswith(("age", "ages")) and len(w.rstrip("s")) - 3 >= 4:
+        return w.rstrip("s")[:-3]  # "leakage" → "leak", "coverage" → "cover", "storage" → "stor"
     for suffix in ("tions", "tion"):  # "concatenation"/"concatenating", "connection"/"connect"
         if w.endswith(suffix) and len(w) - len(suffix) >= 4:
             return w[: -len(suffix) + 1]
