@@ -323,6 +323,8 @@ def _read_at(claim: Claim, i: int) -> tuple[Quantity | None, int]:
         return _make(claim, i, "clock", int(hours) * 60 + int(minutes), t, Bound.EXACTLY, frozenset()), i + 1
     elif is_number(t) and _listed(tokens, i):
         return None, i + 1  # "on days 1, 3 and 7": members of a list, not an amount
+    elif is_number(t) and is_number(nxt) and re.search(rf"(?<![\w.]){re.escape(t)}\s*[-–]\s*{re.escape(nxt)}", claim.raw):
+        return None, i + 1  # "~8-9 partitions per pod": a range, read as its upper end with what it counts
     elif is_number(t) and not _ORDINAL_RE.match(t):
         parsed = _parse_number(t)
         if parsed is None:
@@ -672,8 +674,8 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
     counted_q, counted_r = _windowed(q, me), _windowed(r, them)
     if counted_q is not None and counted_r is not None and not _kinds_meet(counted_q, counted_r):
         return False  # "5 attempts per 15 min" / "10 failed logins in 24h": the window of another count
-    if _other_cases(_case(me, q), _case(them, r), me, them):
-        return False  # "exits 0" / "exits 2 when the remote is unreachable": the number of another case
+    if "label" in (q.kind, r.kind) and _other_cases(_case(me, q), _case(them, r), me, them):
+        return False  # "exits 0" / "exits 2 when the remote is unreachable": the code of another outcome
     if _unnamed_against_count(q, r, me) or _unnamed_against_count(r, q, them):
         return False  # "…, then 429" / "one person locked out all of Support": a count of what it never names
     if _abbreviated(q, them, r) or _abbreviated(r, me, q):
@@ -701,10 +703,11 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
 
 
 def _other_cases(case_q: frozenset[str], case_r: frozenset[str], me: Claim, them: Claim) -> bool:
-    """One side states its number for a case the other text never mentions (and they name no case in common)."""
+    """The newer text states its number for a case the older never mentions (and they name no case in common):
+    the older's number for the plain case ("returns 404 when deleted" / "answers 410") is still compared."""
     if case_q & case_r:
         return False
-    return bool(case_q and not case_q & them.content) or bool(case_r and not case_r & me.content)
+    return bool(case_r and not case_r & me.content)
 
 
 def _unnamed_against_count(q: Quantity, r: Quantity, me: Claim) -> bool:
