@@ -443,8 +443,8 @@ def _frame_positions(c: Claim) -> list[int]:
 def _said_another_way(x: Sequence[str], y: Sequence[str]) -> bool:
     """Function words, negations and opposites are other cues' business; a swap of those is no new value."""
     words = (*x, *y)
-    if all(t in STOPWORDS or t in _WEAK_WORDS for t in words):
-        return True
+    if all(t in STOPWORDS or t in _WEAK_WORDS or t in _UNTIL or t in _AFTER for t in words):
+        return True  # "only after" / "until": an order said another way (opposites and preconditions are read apart)
     if any(t in NEGATORS or quantities.is_bound_word(t) for t in words):
         return True  # negations and bounds ("less than" / "at least") are the other cues' business
     if any(_is_literal(t) for t in words):

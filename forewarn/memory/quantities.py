@@ -323,7 +323,9 @@ def _read_at(claim: Claim, i: int) -> tuple[Quantity | None, int]:
         return _make(claim, i, "clock", int(hours) * 60 + int(minutes), t, Bound.EXACTLY, frozenset()), i + 1
     elif is_number(t) and _listed(tokens, i):
         return None, i + 1  # "on days 1, 3 and 7": members of a list, not an amount
-    elif is_number(t) and is_number(nxt) and re.search(rf"(?<![\w.]){re.escape(t)}\s*[-–]\s*{re.escape(nxt)}", claim.raw):
+    elif (
+        is_number(t) and is_number(nxt) and re.search(rf"(?<![\w.]){re.escape(t)}\s*[-–]\s*{re.escape(nxt)}", claim.raw)
+    ):
         return None, i + 1  # "~8-9 partitions per pod": a range, read as its upper end with what it counts
     elif is_number(t) and not _ORDINAL_RE.match(t):
         parsed = _parse_number(t)
@@ -341,7 +343,9 @@ def _read_at(claim: Claim, i: int) -> tuple[Quantity | None, int]:
         keyed = "" if suffix else _keyed(tokens, i)
         if keyed and not (i + 1 < len(tokens) and tokens[i + 1] in _UNITS):
             kind, factor = _UNITS[keyed]
-            return _make(claim, i, kind, number * factor, t, _turned(claim, i, _bound(tokens, i, i + 1)), frozenset()), i + 1
+            return _make(
+                claim, i, kind, number * factor, t, _turned(claim, i, _bound(tokens, i, i + 1)), frozenset()
+            ), i + 1
     else:
         return None, i + 1
     unit = suffix if unit_at == i else (tokens[unit_at] if unit_at < len(tokens) else "")
@@ -716,9 +720,7 @@ def _unnamed_against_count(q: Quantity, r: Quantity, me: Claim) -> bool:
     if q.kind != "bare" or r.kind != "count" or q.context or q.after or q.nouns:
         return False
     naming_others = {w for o in quantities(me) if o.position != q.position for w in o.context | o.after | o.nouns}
-    return not any(
-        (n in me.content or n in me.words) and n not in naming_others for n in _synonyms(r.nouns) | r.nouns
-    )
+    return not any((n in me.content or n in me.words) and n not in naming_others for n in _synonyms(r.nouns) | r.nouns)
 
 
 def _abbreviated(q: Quantity, other: Claim, r: Quantity) -> bool:
@@ -824,8 +826,10 @@ def _kinds_meet(q: Quantity, r: Quantity) -> bool:
         return any(set(n.split("_")) & count.nouns for n in label.nouns if "_" in n)
     if kinds == {"count", "bare"}:  # a setting's number is named by its key: "max.poll.records=500" / "1 batch"
         bare, count = (q, r) if q.kind == "bare" else (r, q)
-        return not bare.nouns or bool(bare.nouns & count.nouns) or any(
-            opposites.same_group(x, y) for x in bare.nouns for y in count.nouns
+        return (
+            not bare.nouns
+            or bool(bare.nouns & count.nouns)
+            or any(opposites.same_group(x, y) for x in bare.nouns for y in count.nouns)
         )
     return kinds == {"label", "bare"}
 
