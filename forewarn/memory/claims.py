@@ -30,6 +30,15 @@ _TOKEN_RE = re.compile(
     r"|(?P<word>[a-z_][a-z0-9_']*(?:[-.=/+][a-z0-9_']+)*)"
     r"|(?P<punct>[;:,!?()\[\]]|\.(?=\s|$)|[—–]|\s-\s)"
 )
+# a number in scientific notation ("3e-4", "1.5e6"), read as the decimal it is
+_SCIENTIFIC_RE = re.compile(r"(?<![\w.])[0-9]+(?:\.[0-9]+)?e[-+]?[0-9]{1,2}(?![\w.])", re.IGNORECASE)
+# a calendar date ("2024-03-10", "03/04/2025", "on 3/2") is a name of a day, not numbers: read as one word
+_DATE_RE = re.compile(
+    r"(?<![\w./-])([0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{1,2}/[0-9]{1,2}/(?:[0-9]{4}|[0-9]{2}))(?=[tT][0-9]|[^\w/-]|$)"
+)
+_DAY_RE = re.compile(r"\b((?:on|since|until|till|before|after|by) )([0-9]{1,2}/[0-9]{1,2})(?![\w/]|\.[0-9])", re.I)
+_CURRENCIES = {"$": "usd", "€": "eur", "£": "gbp"}
+_CURRENCY_RE = re.compile(r"([$€£])\s?([0-9]+(?:[.,][0-9]+)*)(?![0-9])")
 PUNCT = "|"  # every clause-ending punctuation mark reads as this token
 # words that start another thought: what comes after says something else (a negation stops here)
 _CLAUSE_WORDS = frozenset(
@@ -212,6 +221,8 @@ def stem(word: str) -> str:
     for suffix in ("izations", "ization", "isations", "isation"):  # "virtualization"/"virtualizes"
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             return w[: -len(suffix)] + suffix[:2]
+    if w.endswith(("age", "ages")) and len(w.rstrip("s")) - 3 >= 4:
+        return w.rstrip("s")[:-3]  # "leakage" → "leak", "coverage" → "cover", "storage" → "stor"
     for suffix in ("tions", "tion"):  # "concatenation"/"concatenating", "connection"/"connect"
         if w.endswith(suffix) and len(w) - len(suffix) >= 4:
             return w[: -len(suffix) + 1]
@@ -339,6 +350,10 @@ def _tokens(text: str) -> tuple[str, ...]:
     raw = shorthand.rewrite(" ".join(text.replace("’", "'").replace("`", " ").split()))
     for literal, value in _LITERALS.items():
         raw = re.sub(rf"(?<![A-Za-z_.]){literal}(?![A-Za-z_])", value, raw)
+    raw = _SCIENTIFIC_RE.sub(lambda m: f"{float(m.group(0)):.12f}".rstrip("0").rstrip("."), raw)  # "3e-4"
+    raw = _DATE_RE.sub(lambda m: _day(m.group(1)), raw)  # a date names a day: no amount
+    raw = _DAY_RE.sub(lambda m: m.group(1) + _day(m.group(2)), raw)
+    raw = _CURRENCY_RE.sub(lambda m: m.group(2) + _CURRENCIES[m.group(1)], raw)  # "$5" reads as "5usd"
     words = shorthand.expand(
         [PUNCT if m.group("punct") else m.group(0) for m in _TOKEN_RE.finditer(" " + raw.lower() + " ")]
     )
@@ -351,6 +366,11 @@ def _tokens(text: str) -> tuple[str, ...]:
         else:
             out.append(w)
     return tuple(_fractions(out))
+
+
+def _day(date: str) -> str:
+    """A date as one word ("2024-03-10" → "d2024_03_10")."""
+    return "d" + "_".join(re.findall(r"[0-9]+", date))
 
 
 def _pronoun_one(word: str, before: Sequence[str], after: Sequence[str]) -> bool:

@@ -77,6 +77,10 @@ _FRAME_IGNORED = frozenset(("a", "an", "the", PUNCT))
 _PLAIN_NEGATIONS = frozenset(("not", "never", "no", "cannot", "nothing", "nobody", "none", "neither", "nor", "without"))
 # a clause they open names the case a statement holds in ("skips the extend if the last touch was recent")
 _CONDITIONS = frozenset(("if", "when", "whenever", "once"))
+# "not X until Y" within this many tokens: Y is X's precondition, as "X only after Y" / "X once Y" says
+PRECONDITION_REACH = 8
+_UNTIL = frozenset(("until", "till", "unless"))
+_AFTER = frozenset(("after", "once"))
 _BETWEEN_NEGATION_AND_VERB = frozenset(("longer", "ever", "even", "really", "actually", "always", "be", "been", "get"))
 
 
@@ -258,6 +262,8 @@ def _polarity(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> tuple[bool
             continue
         if _narrowed(b, at, a):
             continue  # "skips the extend if the last touch was recent": a case the older rule did not name
+        if _precondition(b, at, a):
+            continue  # "doesn't ack until the write is committed" says "acks only after the commit"
         if _denies(b, at, head, scope, a, flipped) or any(scope & theirs for theirs in a.scopes):
             new_denials.setdefault(b.clause[at], []).append(reach)
     if not new_denials:  # no negation of the newer one's meets the older's, yet it says those words denied
@@ -319,6 +325,13 @@ def _denied_too(scope: frozenset[str], c: Claim, bounds: frozenset[int]) -> bool
 def _contrastive(c: Claim, at: int) -> bool:
     """ "…, not half-up": a "not" opening a clause after another sets an alternative aside."""
     return c.tokens[at] == "not" and at > 1 and c.tokens[at - 1] == PUNCT
+
+
+def _precondition(c: Claim, at: int, other: Claim) -> bool:
+    """ "not … until Y" states Y as a precondition ("doesn't ack until the write is committed"), which is what
+    the other text's "after Y" / "once Y" says, not a denial of it."""
+    ahead = c.tokens[at + 1 : at + 1 + PRECONDITION_REACH]
+    return any(t in _UNTIL for t in ahead) and any(t in _AFTER for t in other.tokens)
 
 
 def _narrowed(c: Claim, at: int, other: Claim) -> bool:
@@ -430,8 +443,8 @@ def _frame_positions(c: Claim) -> list[int]:
 def _said_another_way(x: Sequence[str], y: Sequence[str]) -> bool:
     """Function words, negations and opposites are other cues' business; a swap of those is no new value."""
     words = (*x, *y)
-    if all(t in STOPWORDS or t in _WEAK_WORDS for t in words):
-        return True
+    if all(t in STOPWORDS or t in _WEAK_WORDS or t in _UNTIL or t in _AFTER for t in words):
+        return True  # "only after" / "until": an order said another way (opposites and preconditions are read apart)
     if any(t in NEGATORS or quantities.is_bound_word(t) for t in words):
         return True  # negations and bounds ("less than" / "at least") are the other cues' business
     if any(_is_literal(t) for t in words):

@@ -79,7 +79,8 @@ _ANYWHERE = tuple(
         "strip strips",
         "succeed succeeds succeeded | fail fails failed",
         "valid well-formed | invalid bad garbage malformed unparseable unparsable corrupt corrupted bogus junk broken",
-        "safe safely | unsafe dangerous risky race races racy",
+        "safe safely thread-safe threadsafe goroutine-safe concurrency-safe concurrent-safe | unsafe dangerous risky "
+        "race races racy thread-unsafe",
         "incremental incrementally | full",
         "fifo | lifo",
         "allowlist whitelist | denylist blacklist blocklist",
@@ -103,7 +104,7 @@ _ANYWHERE = tuple(
         "round rounds rounded | truncate truncates truncated",
         "json | xml | yaml yml | toml | csv | protobuf | msgpack | xlsx xls | parquet",
         "leading | trailing",
-        "foreground blocking | background",
+        "foreground blocking | background goroutine",
         "hold holds held acquire acquires acquired | release releases released",
         "continuous continuously real-time realtime | periodic periodically batched",
         "optimistic optimistically | pessimistic pessimistically",

@@ -3,15 +3,18 @@
 A quantity is a number with what it measures and the bound on it:
 
 - what: a duration ("5 seconds", "an hour", "500ms"), a size ("10 MB", "64 KiB"), a period ("every 15
-  minutes", "hourly", "once a day"), a percentage, a count of something ("3 attempts", "twice", "500
-  rows"), a label ("port 5432", "HTTP 404", "Python 3.10"), or a bare number ("the limit is 50");
+  minutes", "hourly", "once a day"), a percentage, money ("30c", "$5"), a count of something ("3
+  attempts", "twice", "500 rows"), a label ("port 5432", "HTTP 404", "Python 3.10"), or a bare number
+  ("the limit is 50"); a key's unit word gives its value's ("max.poll.interval.ms=300000",
+  "idleTimeoutMillis: 30000" are times);
 - the bound: exactly, at most ("up to", "no more than", "under", "within"), at least ("more than",
   "over", "or newer"); a bound said under a refusal ("rejects files over 10 MB") or a negation ("never
   more than 3") is turned around: the text allows the other side.
 
 Two lessons state one quantity when the kinds agree (a duration with a duration, a count of attempts with
 a count of tries or with a bare number…) and the words next to each number are not each foreign to the
-other lesson (``connect timeout 5 s`` and ``read timeout 30 s`` are two quantities). Equal amounts in
+other lesson (``connect timeout 5 s`` and ``read timeout 30 s`` are two quantities); a code stated for a
+case only the newer lesson names ("exits 2 when the remote is unreachable") is another outcome's. Equal amounts in
 other units are the same ("5 minutes" / "300 seconds"); "10 MB" and "10 MiB" are not. A number in an
 example ("e.g. a 12 MB PDF") is no claim.
 """
@@ -22,137 +25,64 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import Enum
 from functools import lru_cache
 
 from forewarn.memory import opposites
 from forewarn.memory.claims import PUNCT, TOPIC_STOPWORDS, Claim, is_number, stem
+from forewarn.memory.quantity_words import (
+    ACCOMPANYING,
+    BOUND_PHRASES,
+    BOUND_WORDS,
+    CASE_REACH,
+    CASE_WORDS,
+    CHANGE_VERBS,
+    CLOCK_RE,
+    COUNT_FAMILIES,
+    DELTA_WORDS,
+    EXCESS_WORDS,
+    FREQUENCY,
+    GLUED_KEY_UNITS,
+    GROWTH_VERBS,
+    KEY_UNIT_WORDS,
+    KEY_UNITS,
+    MAX_UNIT_LETTERS,
+    MEASURED,
+    MEASURES,
+    NOT_AMOUNT_AFTER,
+    NOT_UNITS,
+    NUMBER_RE,
+    ORDINAL_COUNTS,
+    ORDINAL_RE,
+    ORDINARY_CASES,
+    PASSIVE,
+    PAST_COPULAS,
+    PERIOD_NOUNS,
+    PERIODS,
+    PERMISSIVE,
+    QUALIFIED_RE,
+    RATE_WORDS,
+    REFUSALS,
+    STATUS_WORDS,
+    TRAILING_BOUNDS,
+    TURNED,
+    UNBOUNDED,
+    UNITLESS,
+    UNITS,
+    WINDOW_REACH,
+    WINDOW_WORDS,
+    Bound,
+)
 from forewarn.memory.text import STOPWORDS
 
 # how many tokens before a number a bound may end ("at least Python 3.10": one word between)
 BOUND_REACH = 2
 # how many topic words before a number say what it measures ("the access token lives 15 min": live, token, access)
 CONTEXT_WORDS = 3
+# an abbreviation of this many letters may name a number by the initials of as many words ("lr", "ttl", "qps")
+ACRONYM_LETTERS = (2, 4)
 QUANTITY_CACHE = 512  # claims (cached like forewarn.memory.claims.read)
 # equal within this relative tolerance: "0.5 s" and "500 ms" are one amount
 SAME_AMOUNT = 1e-6
-
-_UNITS: dict[str, tuple[str, float]] = {
-    "ns": ("time", 1e-9), "nanosecond": ("time", 1e-9), "nanoseconds": ("time", 1e-9),
-    "us": ("time", 1e-6), "µs": ("time", 1e-6), "microsecond": ("time", 1e-6), "microseconds": ("time", 1e-6),
-    "ms": ("time", 1e-3), "msec": ("time", 1e-3), "millisecond": ("time", 1e-3), "milliseconds": ("time", 1e-3),
-    "s": ("time", 1.0), "sec": ("time", 1.0), "secs": ("time", 1.0), "second": ("time", 1.0),
-    "seconds": ("time", 1.0), "m": ("time", 60.0), "min": ("time", 60.0), "mins": ("time", 60.0),
-    "minute": ("time", 60.0), "minutes": ("time", 60.0), "h": ("time", 3600.0), "hr": ("time", 3600.0),
-    "hrs": ("time", 3600.0), "hour": ("time", 3600.0), "hours": ("time", 3600.0), "d": ("time", 86400.0),
-    "day": ("time", 86400.0), "days": ("time", 86400.0), "week": ("time", 604800.0), "weeks": ("time", 604800.0),
-    "month": ("time", 2592000.0), "months": ("time", 2592000.0), "year": ("time", 31536000.0),
-    "years": ("time", 31536000.0),
-    "b": ("size", 1.0), "byte": ("size", 1.0), "bytes": ("size", 1.0), "kb": ("size", 1e3), "kilobytes": ("size", 1e3),
-    "kilobyte": ("size", 1e3), "mb": ("size", 1e6), "megabyte": ("size", 1e6), "megabytes": ("size", 1e6),
-    "gb": ("size", 1e9), "gigabyte": ("size", 1e9), "gigabytes": ("size", 1e9), "tb": ("size", 1e12),
-    "kib": ("size", 1024.0), "mib": ("size", 1024.0**2), "gib": ("size", 1024.0**3), "tib": ("size", 1024.0**4),
-    "ki": ("size", 1024.0), "mi": ("size", 1024.0**2), "gi": ("size", 1024.0**3), "ti": ("size", 1024.0**4),
-    "k": ("size", 1e3), "%": ("percent", 1.0), "percent": ("percent", 1.0), "x": ("factor", 1.0),
-    "×": ("factor", 1.0),
-}  # fmt: skip
-# no bound at all: "retried forever" against "at most 3 times" is a changed amount
-_UNBOUNDED = frozenset(("forever", "indefinitely", "unlimited", "unbounded", "infinite", "infinitely", "endlessly"))
-_PERIODS = {"hourly": 3600.0, "daily": 86400.0, "nightly": 86400.0, "weekly": 604800.0, "monthly": 2592000.0}
-# "every 15 minutes", "once an hour", "10 calls per minute": the number is a rate, not a duration
-_RATE_WORDS = frozenset(("every", "per", "each", "a", "an"))
-# counts of one thing said several ways: "3 attempts" / "three tries" / "retries 3 times"
-_COUNT_FAMILIES = tuple(
-    frozenset(stem(w) for w in family.split()) for family in ("time times attempt attempts try tries retry retries",)
-)
-# ordinals are positions, not amounts ("the 101st call")
-_ORDINAL_RE = re.compile(r"^[0-9]+(st|nd|rd|th)$")
-_NUMBER_RE = re.compile(r"^([0-9]+(?:[.,][0-9]+)*)([a-zµ%×]*)$")
-
-
-class Bound(Enum):
-    EXACTLY = "="
-    AT_MOST = "<="
-    AT_LEAST = ">="
-    NOT = "!"  # negated "exactly": says what it is not, so a changed value only against that very amount
-
-
-_TURNED = {Bound.AT_MOST: Bound.AT_LEAST, Bound.AT_LEAST: Bound.AT_MOST, Bound.EXACTLY: Bound.NOT, Bound.NOT: Bound.NOT}
-_BOUND_PHRASES: tuple[tuple[tuple[str, ...], Bound], ...] = tuple(
-    (tuple(p.split()), b)
-    for b, phrases in (
-        (Bound.AT_MOST, "at most|up to|no more than|not more than|no longer than|not longer than|maximum|max|less than"
-         "|fewer than|under|below|within|shorter than|smaller than|lower than|capped at|cap of|caps|cap|limit of"
-         "|limited to|at the most|no later than|no larger than|no bigger than|not exceed|never exceeds|below"),
-        (Bound.AT_LEAST, "at least|no less than|not less than|no fewer than|no shorter than|minimum|min|more than"
-         "|over|above|longer than|larger than|bigger than|greater than|higher than|exceeding|exceeds|beyond"
-         "|upwards of|no sooner than|not before"),
-    )
-    for p in phrases.split("|")
-)  # fmt: skip
-_BOUND_WORDS = frozenset(w for phrase, _ in _BOUND_PHRASES for w in phrase if w not in STOPWORDS)
-_TRAILING_BOUNDS = {
-    ("or", "more"): Bound.AT_LEAST, ("or", "newer"): Bound.AT_LEAST, ("or", "later"): Bound.AT_LEAST,
-    ("or", "higher"): Bound.AT_LEAST, ("or", "above"): Bound.AT_LEAST, ("or", "greater"): Bound.AT_LEAST,
-    ("or", "longer"): Bound.AT_LEAST, ("or", "less"): Bound.AT_MOST, ("or", "fewer"): Bound.AT_MOST,
-    ("or", "lower"): Bound.AT_MOST, ("or", "below"): Bound.AT_MOST, ("or", "shorter"): Bound.AT_MOST,
-    ("at", "most"): Bound.AT_MOST, ("at", "least"): Bound.AT_LEAST, ("tops",): Bound.AT_MOST,
-    ("max",): Bound.AT_MOST, ("maximum",): Bound.AT_MOST, ("minimum",): Bound.AT_LEAST, ("min",): Bound.AT_LEAST,
-}  # fmt: skip
-# a bound said under a refusal is the other side allowed: "rejects files over 10 MB" allows at most 10 MB
-_REFUSALS = frozenset(
-    stem(w)
-    for w in (
-        "reject", "rejects", "rejected", "refuse", "refuses", "refused", "deny", "denies", "denied", "forbid",
-        "forbids", "forbidden", "disallow", "disallows", "disallowed", "raise", "raises", "block", "blocks", "drop",
-        "drops", "truncate", "truncates", "truncated", "evict", "evicts", "evicted",
-    )
-)  # fmt: skip
-
-
-_PASSIVE = frozenset(("is", "are", "be", "been", "get", "gets", "got", "was", "were"))
-_PAST_COPULAS = frozenset(("was", "were"))
-# the dimension of each kind of amount measured in a unit (a period and a duration are both seconds)
-_MEASURED = {"time": "seconds", "period": "seconds", "size": "bytes", "percent": "percent"}
-_UNITLESS = frozenset(("bare", "count", "label"))
-_PERIOD_NOUNS = frozenset(("interval", "intervals", "period", "cadence", "cycle", "schedule", "frequency"))
-_ORDINAL_COUNTS = (("after", "the"), ("at", "the"), ("on", "the"))
-_CLOCK_RE = re.compile(r"^([01]?[0-9]|2[0-3]):[0-5][0-9]$")
-# words that name an amount, so the number after them is one ("page size 50", "ttl 3600"), not a label
-_MEASURES = frozenset(
-    stem(w)
-    for w in (
-        "size", "limit", "count", "capacity", "length", "ttl", "timeout", "delay", "cap", "budget", "depth", "width",
-        "height", "batch", "quota", "threshold", "rate", "interval", "period", "window", "retention", "pool",
-        "concurrency", "workers", "threads", "buffer", "retries", "attempts", "backoff", "deadline", "expiry",
-    )
-)  # fmt: skip
-# a number after these is a divisor or an alignment, not an amount ("a multiple of 4 KiB")
-_NOT_AMOUNT_AFTER = (("multiple", "of"), ("divisible", "by"), ("aligned", "to"), ("power", "of"), ("multiples", "of"))
-MAX_UNIT_LETTERS = 3  # "256px", "64bit"… a number with this many letters on it counts that unit
-_NOT_UNITS = frozenset(("xx", "fa", "st", "nd", "rd", "th", "d"))
-# a three-digit number after these is an HTTP status ("returns 404", "answers 410", "HTTP 503")
-_STATUS_WORDS = frozenset(
-    stem(w)
-    for w in ("return", "returns", "answer", "answers", "respond", "responds", "reply", "replies", "send", "sends",
-              "give", "gives", "http", "status", "code", "with", "get", "gets", "throw", "throws", "raise", "raises")
-)  # fmt: skip
-_DELTA_WORDS = frozenset(("extra", "more", "additional", "further", "fewer", "less"))
-_GROWTH_VERBS = frozenset(stem(w) for w in ("overflow", "grow", "exceed", "shift", "offset", "off", "lag", "differ"))
-# a time right after these, a few words after a count, is the window the count is over ("5 attempts per 15 min")
-_FREQUENCY = frozenset(("once", "twice", "times"))  # "once per 30 min": a period, not a duration
-_QUALIFIED_RE = re.compile(r"[a-z_][\w]*(?:\.[a-z_][\w]*)+")  # "imagecache.prune": a qualified name
-_WINDOW_WORDS = frozenset(("per", "in", "within", "over", "every"))
-WINDOW_REACH = 4  # "10 failed logins in 24h": the count, its noun or two, the window word, the time
-
-# verbs that state a new value: "raised to 1000", "bumped to 6"
-_CHANGE_VERBS = frozenset(
-    stem(w)
-    for w in (
-        "raised", "bumped", "lowered", "increased", "decreased", "reduced", "dropped", "cut", "upped", "changed",
-        "moved", "doubled", "halved", "tightened", "loosened", "extended", "shortened",
-    )
-)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,9 +141,9 @@ def changed(a: Claim, b: Claim) -> bool:
 def _restated(q: Quantity, theirs: Sequence[Quantity]) -> bool:
     """The newer text gives the older one's amount in its unit again (where no amount of it is named alike):
     its other amounts are other quantities."""
-    if q.kind not in _MEASURED:
+    if q.kind not in MEASURED:
         return False
-    return any(_MEASURED.get(r.kind) == _MEASURED[q.kind] and _same_amount(q, r) and _agree(q, r) for r in theirs)
+    return any(MEASURED.get(r.kind) == MEASURED[q.kind] and _same_amount(q, r) and _agree(q, r) for r in theirs)
 
 
 def list_changed(a: Claim, b: Claim) -> bool:
@@ -276,58 +206,68 @@ def _read_at(claim: Claim, i: int) -> tuple[Quantity | None, int]:
     tokens = claim.tokens
     t = tokens[i]
     nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
-    if t in _PERIODS:
-        return _make(claim, i, "period", _PERIODS[t], t, Bound.EXACTLY, frozenset()), i + 1
-    if t in _UNBOUNDED:
+    if t in PERIODS:
+        return _make(claim, i, "period", PERIODS[t], t, Bound.EXACTLY, frozenset()), i + 1
+    if t in UNBOUNDED:
         return _make(claim, i, "unbounded", math.inf, t, _turned(claim, i, Bound.EXACTLY), frozenset()), i + 1
     if t in ("once", "every", "each") and nxt in ("a", "an", "per", "every") and _time_unit(tokens, i + 2):
-        return _make(claim, i, "period", _UNITS[tokens[i + 2]][1], "1", Bound.EXACTLY, frozenset()), i + 3
+        return _make(claim, i, "period", UNITS[tokens[i + 2]][1], "1", Bound.EXACTLY, frozenset()), i + 3
     if t in ("every", "each") and _time_unit(tokens, i + 1):
-        return _make(claim, i, "period", _UNITS[nxt][1], "1", Bound.EXACTLY, frozenset()), i + 2
-    if t in ("a", "an") and nxt in _UNITS and len(nxt) > 2:
+        return _make(claim, i, "period", UNITS[nxt][1], "1", Bound.EXACTLY, frozenset()), i + 2
+    if t in ("a", "an") and nxt in UNITS and len(nxt) > 2:
         if any(is_number(x) for x in tokens[max(0, i - 3) : i]):
             return None, i + 2  # "100 requests a minute": the minute belongs to the rate
         number, suffix, unit_at = 1.0, "", i + 1
-    elif is_number(t) and tuple(tokens[max(0, i - 2) : i]) in _NOT_AMOUNT_AFTER:
+    elif is_number(t) and tuple(tokens[max(0, i - 2) : i]) in NOT_AMOUNT_AFTER:
         return None, i + 1
-    elif _ORDINAL_RE.match(t) and tokens[max(0, i - 2) : i] in _ORDINAL_COUNTS and i + 1 < len(tokens):
+    elif ORDINAL_RE.match(t) and tokens[max(0, i - 2) : i] in ORDINAL_COUNTS and i + 1 < len(tokens):
         # "gives up after the 2nd retry", "locks at the 10th failed attempt": that many of them
         return _make(claim, i, "count", float(t[:-2]), t, Bound.EXACTLY, _family(_nouns(tokens, i + 1))), i + 2
     elif (setting := _setting_amount(claim, i)) is not None:
         return setting, i + 1
-    elif _CLOCK_RE.match(t):  # "at 08:00": a time of day, in minutes
+    elif CLOCK_RE.match(t):  # "at 08:00": a time of day, in minutes
         hours, minutes = t.split(":")[:2]
         return _make(claim, i, "clock", int(hours) * 60 + int(minutes), t, Bound.EXACTLY, frozenset()), i + 1
     elif is_number(t) and _listed(tokens, i):
         return None, i + 1  # "on days 1, 3 and 7": members of a list, not an amount
-    elif is_number(t) and not _ORDINAL_RE.match(t):
+    elif (
+        is_number(t) and is_number(nxt) and re.search(rf"(?<![\w.]){re.escape(t)}\s*[-–]\s*{re.escape(nxt)}", claim.raw)
+    ):
+        return None, i + 1  # "~8-9 partitions per pod": a range, read as its upper end with what it counts
+    elif is_number(t) and not ORDINAL_RE.match(t):
         parsed = _parse_number(t)
         if parsed is None:
             return (_label(claim, i, t) if re.fullmatch(r"[0-9.]+", t) else None), i + 1
         number, suffix = parsed
-        if suffix and suffix not in _UNITS:
-            if suffix in _NOT_UNITS or len(suffix) > MAX_UNIT_LETTERS or not suffix.isalpha():
+        if suffix and suffix not in UNITS:
+            if suffix in NOT_UNITS or len(suffix) > MAX_UNIT_LETTERS or not suffix.isalpha():
                 return None, i + 1  # "4xx", "2fa": not an amount
             # "256px": a count of the unit written on it ("512 px wide" counts px too)
             return _make(
                 claim, i, "count", number, t, _turned(claim, i, _bound(tokens, i, i + 1)), frozenset({suffix})
             ), i + 1
         unit_at = i if suffix else i + 1
+        keyed = "" if suffix else _keyed(tokens, i)
+        if keyed and not (i + 1 < len(tokens) and tokens[i + 1] in UNITS):
+            kind, factor = UNITS[keyed]
+            return _make(
+                claim, i, kind, number * factor, t, _turned(claim, i, _bound(tokens, i, i + 1)), frozenset()
+            ), i + 1
     else:
         return None, i + 1
     unit = suffix if unit_at == i else (tokens[unit_at] if unit_at < len(tokens) else "")
-    after = unit_at + 1 if unit in _UNITS else i + 1
+    after = unit_at + 1 if unit in UNITS else i + 1
     bound = _turned(claim, i, _bound(tokens, i, after))
-    if unit in _UNITS:
-        kind, factor = _UNITS[unit]
+    if unit in UNITS:
+        kind, factor = UNITS[unit]
         if kind == "time" and _how_often(tokens, i):
             kind = "period"  # "every 500 ms", "once per 30 min": how often, not how long
-        if kind == "time" and after < len(tokens) and tokens[after] in _PERIOD_NOUNS:
+        if kind == "time" and after < len(tokens) and tokens[after] in PERIOD_NOUNS:
             kind = "period"  # "a 30 minute interval"
         return _make(claim, i, kind, number * factor, t, bound, frozenset()), after
     nouns = _nouns(tokens, after)
     per, end = _rate_after(tokens, after, len(nouns))
-    if per is not None and nouns & _COUNT_FAMILIES[0]:
+    if per is not None and nouns & COUNT_FAMILIES[0]:
         return _make(claim, i, "period", per / max(number, 1e-9), t, bound, frozenset()), end
     if per is not None:  # "60 per minute", "100 requests per second": a rate, per second
         return _make(claim, i, "rate", number / per, t, bound, _family(nouns)), end
@@ -349,11 +289,29 @@ def _setting_amount(claim: Claim, i: int) -> Quantity | None:
     if parsed is None:
         return None
     number, suffix = parsed
-    if suffix and suffix not in _UNITS:
+    if suffix and suffix not in UNITS:
         return None
-    kind, factor = _UNITS[suffix] if suffix else ("bare", 1.0)
+    kind, factor = UNITS[suffix or _key_unit(key)] if suffix or _key_unit(key) else ("bare", 1.0)
     named = frozenset(stem(w) for w in re.split(r"[_.\-]+", key) if w) | {stem(key)}
     return Quantity(kind, number * factor, value, Bound.EXACTLY, named, named, i, _after(claim, i, named))
+
+
+def _key_unit(key: str) -> str:
+    """The unit a setting's key says its value is in ("interval.ms", "ttl_seconds", "idletimeoutmillis"), or ""."""
+    parts = [w for w in re.split(r"[_.\-]+", key) if w]
+    last = parts[-1] if len(parts) > 1 else ""
+    if last not in KEY_UNITS:
+        last = next((u for u in GLUED_KEY_UNITS if key.endswith(u) and len(key) > len(u) + 2), "")
+    unit = KEY_UNIT_WORDS.get(last, last)
+    return unit if unit in UNITS else ""
+
+
+def _keyed(tokens: Sequence[str], i: int) -> str:
+    """The unit of a bare number given as a key's value ("idleTimeoutMillis: 30000", "timeout_ms 500"), or ""."""
+    j = i - 1
+    if j >= 1 and tokens[j] == PUNCT:
+        j -= 1
+    return _key_unit(tokens[j]) if j >= 0 and not is_number(tokens[j]) else ""
 
 
 def _label(claim: Claim, i: int, text: str) -> Quantity | None:
@@ -361,7 +319,7 @@ def _label(claim: Claim, i: int, text: str) -> Quantity | None:
     before = claim.tokens[i - 1] if i > 0 else ""
     if not before or before == PUNCT or before in STOPWORDS or before in TOPIC_STOPWORDS or is_bound_word(before):
         return None
-    if is_number(before) or stem(before) in _MEASURES:
+    if is_number(before) or stem(before) in MEASURES:
         return None  # "page size 50" is an amount; "port 5432" names a port
     parsed = _parse_number(text)
     return _make(claim, i, "label", parsed[0] if parsed else 0.0, text, Bound.EXACTLY, frozenset({stem(before)}))
@@ -372,17 +330,17 @@ def _how_often(tokens: Sequence[str], at: int) -> bool:
     before = tokens[max(0, at - 2) : at]
     return bool(before) and (
         before[-1] in ("every", "each")
-        or (len(before) == 2 and before[0] in _FREQUENCY and before[1] in ("per", "every", "a", "an"))
+        or (len(before) == 2 and before[0] in FREQUENCY and before[1] in ("per", "every", "a", "an"))
     )
 
 
 def _time_unit(tokens: Sequence[str], at: int) -> bool:
-    return at < len(tokens) and tokens[at] in _UNITS and _UNITS[tokens[at]][0] == "time"
+    return at < len(tokens) and tokens[at] in UNITS and UNITS[tokens[at]][0] == "time"
 
 
 def _parse_number(token: str) -> tuple[float, str] | None:
     """ "5,000" → (5000, ""); "500ms" → (500, "ms"); "2.4.1" and "1,2" → None (a version, a list)."""
-    m = _NUMBER_RE.match(token)
+    m = NUMBER_RE.match(token)
     if m is None:
         return None
     digits = m.group(1)
@@ -412,8 +370,8 @@ def _make(claim: Claim, at: int, kind: str, amount: float, text: str, bound: Bou
 def _is_delta(tokens: Sequence[str], at: int) -> bool:
     """ "grows by 5", "5 extra connections", "2 more retries": a difference from some amount, not the amount."""
     if at > 0 and tokens[at - 1] == "by":  # "debounces by 300ms" is the amount; "overflows by 5" a difference
-        return any(stem(t) in _CHANGE_VERBS or stem(t) in _GROWTH_VERBS for t in tokens[max(0, at - 4) : at - 1])
-    return any(t in _DELTA_WORDS for t in tokens[at + 1 : at + 3])
+        return any(stem(t) in CHANGE_VERBS or stem(t) in GROWTH_VERBS for t in tokens[max(0, at - 4) : at - 1])
+    return any(t in DELTA_WORDS for t in tokens[at + 1 : at + 3])
 
 
 # "<number> is impossible": the number is named to be ruled out ("batch size is 10, 50 is impossible")
@@ -423,14 +381,14 @@ _RULED_OUT = frozenset((c, w) for c in ("is", "are") for w in ("impossible", "wr
 def _is_past(tokens: Sequence[str], at: int) -> bool:
     """ "3 was too few", "it was 30s", "from 5 to 10" (the 5): the number says what held before."""
     nxt = tokens[at + 1 : at + 3]
-    if nxt[:1] and nxt[0] in _UNITS:
+    if nxt[:1] and nxt[0] in UNITS:
         nxt = tokens[at + 2 : at + 4]
-    if nxt[:1] and nxt[0] in _PAST_COPULAS:
+    if nxt[:1] and nxt[0] in PAST_COPULAS:
         return True
     if tuple(nxt[:2]) in _RULED_OUT:
         return True  # "50 is impossible", "10 is wrong": a value set aside, stated by nothing now
     before = tokens[max(0, at - 2) : at]
-    if any(t in _PAST_COPULAS or t in ("previously", "formerly", "originally") for t in before):
+    if any(t in PAST_COPULAS or t in ("previously", "formerly", "originally") for t in before):
         return True
     if "from" in before:  # "from 5 to 10": the first is the old value when a second follows
         rest = tokens[at + 1 : at + 5]
@@ -441,17 +399,17 @@ def _is_past(tokens: Sequence[str], at: int) -> bool:
 def _is_changed_to(tokens: Sequence[str], at: int) -> bool:
     """ "raised to 1000", "bumped it to 6", "lowered to 2 s": the number is stated as the new value."""
     before = tokens[max(0, at - 4) : at]
-    return "to" in before and any(stem(t) in _CHANGE_VERBS for t in before[: before.index("to")])
+    return "to" in before and any(stem(t) in CHANGE_VERBS for t in before[: before.index("to")])
 
 
 def _bound(tokens: Sequence[str], start: int, after: int) -> Bound:
     for reach in range(0, BOUND_REACH + 1):
         end = start - reach
-        for phrase, bound in _BOUND_PHRASES:
+        for phrase, bound in BOUND_PHRASES:
             k = len(phrase)
             if end - k >= 0 and tuple(tokens[end - k : end]) == phrase and PUNCT not in tokens[end - k : start]:
                 return bound
-    for phrase, bound in _TRAILING_BOUNDS.items():
+    for phrase, bound in TRAILING_BOUNDS.items():
         if tuple(tokens[after : after + len(phrase)]) == phrase:
             return bound
     return Bound.EXACTLY
@@ -459,7 +417,7 @@ def _bound(tokens: Sequence[str], start: int, after: int) -> Bound:
 
 def is_bound_word(word: str) -> bool:
     """A word of a bound ("at most", "more than", "up to"…), not a topic word."""
-    return word in _BOUND_WORDS
+    return word in BOUND_WORDS
 
 
 def _turned(claim: Claim, at: int, bound: Bound) -> Bound:
@@ -472,22 +430,49 @@ def _turned(claim: Claim, at: int, bound: Bound) -> Bound:
     refusals = sum(
         1
         for j in same
-        if stem(tokens[j]) in _REFUSALS
-        and (j < at or (j > 0 and tokens[j - 1] in _PASSIVE))  # "… are refused"
+        if stem(tokens[j]) in REFUSALS
+        and (j < at or (j > 0 and tokens[j - 1] in PASSIVE))  # "… are refused"
         and not (j + 1 < len(tokens) and is_bound_word(tokens[j + 1]))  # "drops below 4" falls, refuses nothing
     )
     negations = sum(1 for j in claim.negated if claim.clause[j] == clause and j < at)
+    if bound != Bound.EXACTLY and _excess(tokens, at):
+        refusals += 1  # "splits anything over 500 into two files": what is done to the excess, so at most 500
     if bound == Bound.EXACTLY:
         return Bound.NOT if negations % 2 else bound
-    return _TURNED[bound] if (refusals + negations) % 2 else bound
+    return TURNED[bound] if (refusals + negations) % 2 else bound
+
+
+def _excess(tokens: Sequence[str], at: int) -> bool:
+    """The bound before ``at`` names what a verb acts on: "anything over 500", "everything above 1 MB" (not
+    "accepts anything over 500")."""
+    for j in range(max(0, at - BOUND_REACH - 1), at):
+        if tokens[j] in EXCESS_WORDS:
+            return not (j > 0 and stem(tokens[j - 1]) in PERMISSIVE)
+    return False
+
+
+def _case(c: Claim, q: Quantity) -> frozenset[str]:
+    """The case a number is stated for: the topic stems of the "when …"/"if …" that follows it in its sentence
+    ("exits 2 (not 1) when the remote is unreachable")."""
+    tokens = c.tokens
+    for j in range(q.position + 1, min(len(tokens), q.position + 1 + CASE_REACH)):
+        if tokens[j] in CASE_WORDS:
+            out = []
+            for t in tokens[j + 1 : j + 1 + CASE_REACH]:
+                if t == PUNCT:
+                    break
+                if stem(t) in c.content and stem(t) not in ORDINARY_CASES:
+                    out.append(stem(t))
+            return frozenset(out)
+    return frozenset()
 
 
 def _rate_after(tokens: Sequence[str], after: int, nouns: int) -> tuple[float | None, int]:
     """ "3 times a day", "60 per minute", "100 requests per second": the seconds in the span the number is
     per, and where to read on (None when it is no rate)."""
     for j in (after + nouns, after + 1, after):
-        if j + 1 < len(tokens) and tokens[j] in _RATE_WORDS and _time_unit(tokens, j + 1):
-            return _UNITS[tokens[j + 1]][1], j + 2
+        if j + 1 < len(tokens) and tokens[j] in RATE_WORDS and _time_unit(tokens, j + 1):
+            return UNITS[tokens[j + 1]][1], j + 2
     return None, after
 
 
@@ -505,7 +490,7 @@ def _listed(tokens: Sequence[str], i: int) -> bool:
 
 
 def _suffix(token: str) -> str:
-    m = _NUMBER_RE.match(token)
+    m = NUMBER_RE.match(token)
     return m.group(2) if m else ""
 
 
@@ -514,7 +499,7 @@ def _status(claim: Claim, i: int, number: float) -> Quantity | None:
     if not (100 <= number <= 599 and claim.tokens[i].isdigit() and len(claim.tokens[i]) == 3):
         return None
     before = [stem(t) for t in claim.tokens[max(0, i - 2) : i]]
-    if not any(b in _STATUS_WORDS for b in before):
+    if not any(b in STATUS_WORDS for b in before):
         return None
     return _make(claim, i, "label", number, claim.tokens[i], Bound.EXACTLY, frozenset({"<status>"}))
 
@@ -533,7 +518,7 @@ def _nouns(tokens: Sequence[str], after: int) -> frozenset[str]:
 
 def _family(nouns: frozenset[str]) -> frozenset[str]:
     out = set(nouns)
-    for family in _COUNT_FAMILIES:
+    for family in COUNT_FAMILIES:
         if nouns & family:
             out |= family
     return frozenset(out)
@@ -548,10 +533,10 @@ def _context(claim: Claim, at: int) -> frozenset[str]:
         if (
             t not in STOPWORDS
             and t not in TOPIC_STOPWORDS
-            and t not in _UNITS
+            and t not in UNITS
             and not is_number(t)
             and not is_bound_word(t)
-            and not _QUALIFIED_RE.fullmatch(t)  # "ImageCache.prune caps disk at 50MB": who states it, not what
+            and not QUALIFIED_RE.fullmatch(t)  # "ImageCache.prune caps disk at 50MB": who states it, not what
         ):
             s = stem(t)
             if s in claim.content:
@@ -571,8 +556,10 @@ def _after(claim: Claim, at: int, nouns: frozenset[str]) -> frozenset[str]:
         t = claim.tokens[j]
         if t == "to" and not (j + 1 < len(claim.tokens) and is_number(claim.tokens[j + 1])):
             break  # "2 KB to sniff the file type": a purpose, not what the number measures
+        if t in ACCOMPANYING:
+            break  # "lr 3e-4 w/ cosine decay": what comes with the number, not what it measures
         s = stem(t)
-        if t in _UNITS or s in nouns or is_number(t) or is_bound_word(t) or s not in claim.content:
+        if t in UNITS or s in nouns or is_number(t) or is_bound_word(t) or s not in claim.content:
             continue
         out.append(s)
     return frozenset(out)
@@ -598,26 +585,64 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
     counted_q, counted_r = _windowed(q, me), _windowed(r, them)
     if counted_q is not None and counted_r is not None and not _kinds_meet(counted_q, counted_r):
         return False  # "5 attempts per 15 min" / "10 failed logins in 24h": the window of another count
+    if "label" in (q.kind, r.kind) and _other_cases(_case(me, q), _case(them, r), me, them):
+        return False  # "exits 0" / "exits 2 when the remote is unreachable": the code of another outcome
+    if _unnamed_against_count(q, r, me) or _unnamed_against_count(r, q, them):
+        return False  # "…, then 429" / "one person locked out all of Support": a count of what it never names
+    if _abbreviated(q, them, r) or _abbreviated(r, me, q):
+        return True  # "lr 3e-4" / "learning rate is 1e-3": one name, once by its initials
     if q.kind == r.kind and q.kind in ("label", "period", "clock", "rate"):
         return True  # "port 8080" / "binds port 9000", "every 15 minutes" / "once an hour", "60/min": one per place
     cq, cr = _synonyms(q.context), _synonyms(r.context)
     if not cq and not cr:
         return True  # "MAX_BODY is 50 MB" / "MAX_BODY is 50 MiB": named by the anchor alone
     # words foreign to the other text; beside a unit, a word that only says "a limit" ("limit is 50MB") is none
-    generic = _MEASURES if q.kind not in _UNITLESS else frozenset()
+    generic = MEASURES if q.kind not in UNITLESS else frozenset()
     novel_q = bool(cq - _synonyms(them.content) - generic)
     novel_r = bool(cr - _synonyms(me.content) - generic)
     if novel_q and novel_r and cq & cr and _modified_apart(q, r, me, them):
         return False  # "read timeout" / "connect timeout", "access tokens" / "refresh tokens"
-    if (not cq or not cr) and q.kind == r.kind and q.kind not in _UNITLESS and not (q.after or r.after):
+    if (not cq or not cr) and q.kind == r.kind and q.kind not in UNITLESS and not (q.after or r.after):
         return True  # "ttl 10 min" (named by TTLCache alone) / "expires entries after 1 hour": a unit says what
     # each named by another measure, the older's one the newer never says ("timeout is 10s" / "backoff starting
     # at 250ms"): two quantities unless something else ties them
-    measures_q, measures_r = cq & _MEASURES, cr & _MEASURES
+    measures_q, measures_r = cq & MEASURES, cr & MEASURES
     apart = bool(measures_q - _synonyms(them.content)) and bool(measures_r - _synonyms(me.content))
     if (novel_q and novel_r) or (novel_q and not cr) or (novel_r and not cq) or apart:
         return _named_alike(q, r) or bool(q.nouns & r.nouns) or _same_amount(q, r) or q.changed_to or r.changed_to
     return True
+
+
+def _other_cases(case_q: frozenset[str], case_r: frozenset[str], me: Claim, them: Claim) -> bool:
+    """The newer text states its number for a case the older never mentions (and they name no case in common):
+    the older's number for the plain case ("returns 404 when deleted" / "answers 410") is still compared."""
+    if case_q & case_r:
+        return False
+    return bool(case_r and not case_r & me.content)
+
+
+def _unnamed_against_count(q: Quantity, r: Quantity, me: Claim) -> bool:
+    """``q`` is a number nothing names, ``r`` a count of things ``q``'s text never mentions, or mentions only
+    to name its other numbers ("5 failed logins / 15 min / IP, then 429" / "one NAT IP")."""
+    if q.kind != "bare" or r.kind != "count" or q.context or q.after or q.nouns:
+        return False
+    naming_others = {w for o in quantities(me) if o.position != q.position for w in o.context | o.after | o.nouns}
+    return not any((n in me.content or n in me.words) and n not in naming_others for n in _synonyms(r.nouns) | r.nouns)
+
+
+def _abbreviated(q: Quantity, other: Claim, r: Quantity) -> bool:
+    """A word naming ``q`` is the initials of the words naming ``r`` in the other text ("lr" / "learning rate",
+    "ttl" / "time to live")."""
+    tokens = other.tokens
+    for word in q.context:
+        if not (ACRONYM_LETTERS[0] <= len(word) <= ACRONYM_LETTERS[1] and word.isalpha()) or word in other.content:
+            continue
+        n = len(word)
+        for i in range(max(0, r.position - CONTEXT_WORDS - n), r.position - n + 1):
+            run = tokens[i : i + n]
+            if "".join(t[:1] for t in run) == word and all(stem(t) in r.context or t in STOPWORDS for t in run):
+                return True
+    return False
 
 
 def _setting_key(c: Claim, q: Quantity) -> str:
@@ -628,7 +653,7 @@ def _setting_key(c: Claim, q: Quantity) -> str:
 
 def _windowed(q: Quantity, c: Claim) -> Quantity | None:
     """The count a time is the window of ("5 attempts per 15 min", "10 failures in 24h"), if it is one."""
-    if q.kind != "time" or q.position < 1 or c.tokens[q.position - 1] not in _WINDOW_WORDS:
+    if q.kind != "time" or q.position < 1 or c.tokens[q.position - 1] not in WINDOW_WORDS:
         return None
     return next(
         (r for r in quantities(c) if r.kind == "count" and q.position - WINDOW_REACH <= r.position < q.position),
@@ -640,7 +665,7 @@ def _modified_apart(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
     """A word naming both numbers is modified differently on each side, by words foreign to the other text:
     right before it ("read timeout" / "connect timeout") or right after it ("page size" / "page numbers").
     "OTP codes are valid for 30 s" / "accepts a code for 5 min" name one thing."""
-    unitless = q.kind in _UNITLESS and r.kind in _UNITLESS  # a unit already says much of what is measured
+    unitless = q.kind in UNITLESS and r.kind in UNITLESS  # a unit already says much of what is measured
     for word in _synonyms(q.context) & _synonyms(r.context):
         (bq, aq), (br, ar) = _modifiers(me, q.position, word), _modifiers(them, r.position, word)
         if bq and br and not _alike(bq, br) and bq not in them.content and br not in me.content:
@@ -665,7 +690,7 @@ def _modifiers(c: Claim, position: int, word: str) -> tuple[str, str]:
 
 
 def _modifier_at(c: Claim, k: int, j: int) -> str:
-    if k < 0 or c.clause[k] != c.clause[j] or is_number(c.tokens[k]) or c.tokens[k] in _UNITS:
+    if k < 0 or c.clause[k] != c.clause[j] or is_number(c.tokens[k]) or c.tokens[k] in UNITS:
         return ""
     if k < j and c.tokens[k].endswith("s") and not c.tokens[k].endswith("ss"):
         return ""  # "rejects bodies": a verb before the noun, not a modifier of it
@@ -706,7 +731,14 @@ def _kinds_meet(q: Quantity, r: Quantity) -> bool:
     if kinds == {"count", "label"}:  # "max_connections = 20" / "caps at 50 conns": a setting named for the count
         label, count = (q, r) if q.kind == "label" else (r, q)
         return any(set(n.split("_")) & count.nouns for n in label.nouns if "_" in n)
-    return kinds in ({"count", "bare"}, {"label", "bare"})
+    if kinds == {"count", "bare"}:  # a setting's number is named by its key: "max.poll.records=500" / "1 batch"
+        bare, count = (q, r) if q.kind == "bare" else (r, q)
+        return (
+            not bare.nouns
+            or bool(bare.nouns & count.nouns)
+            or any(opposites.same_group(x, y) for x in bare.nouns for y in count.nouns)
+        )
+    return kinds == {"label", "bare"}
 
 
 def _same_amount(q: Quantity, r: Quantity) -> bool:

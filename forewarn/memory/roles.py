@@ -32,9 +32,14 @@ _REMOVED_EVENTS = frozenset(
     ("removed", "dropped", "deleted", "ripped", "killed", "retired", "replaced", "scrapped", "reverted", "disabled",
      "deprecated", "yanked", "nuked", "axed", "sunset", "decommissioned")
 )  # fmt: skip
-_REMOVED_STATES = frozenset(("gone", "dead", "unused", "obsolete", "deprecated", "retired", "disabled"))
+_REMOVED_STATES = frozenset(
+    ("gone", "dead", "unused", "obsolete", "deprecated", "retired", "disabled", "leftover", "orphaned", "vestigial",
+     "defunct", "abandoned")
+)  # fmt: skip
 # "X is no longer used / needed / a dependency / installed": X is not part of it any more
-_NO_LONGER_STATES = frozenset(("used", "needed", "dependency", "installed", "required", "shipped", "bundled"))
+_NO_LONGER_STATES = frozenset(
+    ("used", "needed", "dependency", "installed", "required", "shipped", "bundled", "involved")
+)
 _PAST_AUXILIARIES = frozenset(("was", "were", "got", "been"))
 _PRESENT_COPULAS = frozenset(("is", "are", "'s"))
 _ARTICLES = frozenset(("a", "an", "the", "any"))
@@ -131,7 +136,8 @@ def _removals(c: Claim, anchor: frozenset[str]) -> list[set[str]]:
             continue
         before = [j for j in range(i - 1, -1, -1) if c.clause[j] == c.clause[i] and tokens[j] != PUNCT]
         after = [j for j in range(i + 1, len(tokens)) if c.clause[j] == c.clause[i] and tokens[j] != PUNCT]
-        state = t in _REMOVED_STATES and bool(before) and tokens[before[0]] in _PRESENT_COPULAS | _PAST_AUXILIARIES
+        copula = before[1:] if before and tokens[before[0]] in ("a", "an") else before  # "X is a leftover"
+        state = t in _REMOVED_STATES and bool(copula) and tokens[copula[0]] in _PRESENT_COPULAS | _PAST_AUXILIARIES
         event = t in _REMOVED_EVENTS and bool(before) and tokens[before[0]] in _PAST_AUXILIARIES
         lead = before[1:] if before and tokens[before[0]] in ("a", "an") else before  # "no longer a dependency"
         no_longer = (

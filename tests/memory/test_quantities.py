@@ -10,6 +10,10 @@ def cues(old: str, new: str, symbol: str) -> tuple[str, ...]:
     return v.cues if v is not None else ()
 
 
+def quiet(old: str, new: str, symbol: str) -> bool:
+    return judge(new, old, anchor=anchor_words(symbol)) is None
+
+
 def test_one_slot_in_other_words_and_units() -> None:
     old = "pool size 20 conns per worker"
     assert Cue.VALUE in cues(old, "get_pool opens max 4 connections per worker proc", "get_pool")
@@ -57,3 +61,45 @@ def test_how_often_is_a_period_and_a_restated_amount_leaves_the_others_alone() -
 
 def test_a_qualified_name_before_a_number_does_not_name_the_quantity() -> None:
     assert Cue.VALUE in cues("prune keeps the cache under 300 MB", "Cache.prune caps the cache at 80MB", "Cache.prune")
+
+
+def test_a_number_measures_what_its_key_or_unit_says() -> None:
+    # a key's unit word gives its value's dimension: a time is no count of connections
+    assert not cues(
+        "worker pool max 40 conns", "newWorkerPool sets connectTimeoutMillis: 20000, give up after 20s", "x"
+    )
+    assert not cues("fetch.max.records=200 on the loader", "loader runs with fetch.wait.ms=60000; one slow page", "x")
+    # the same key read in its unit still compares amounts
+    assert Cue.VALUE in cues("request.timeout.ms=30000 on the client", "request.timeout.ms=5000 on the client", "x")
+    # money is its own dimension, in cents or dollars, and "$" reads as one
+    assert Cue.VALUE in cues("the signup fee is $5", "the signup fee is 700 cents now", "charge_signup")
+    assert quiet("the signup fee is $5", "the signup fee is 500 cents", "charge_signup")
+    assert not cues("wire fee is 40c", "wires clear in 2 days; transfers under 80c get refused up front", "x")
+
+
+def test_notation_dates_and_ranges_are_read_as_what_they_are() -> None:
+    assert Cue.VALUE in cues("momentum 9e-1 in the optimizer", "optimizer momentum is 0.5", "build_optimizer")
+    assert quiet("momentum 9e-1 in the optimizer", "optimizer momentum is 0.9", "build_optimizer")
+    # a date names a day, no amount; a range "6-7" is one amount with what it counts
+    assert not cues("3 bad tokens / 10 min / user, then 403", "one shared kiosk user got locked out on 4/5", "x")
+    assert not cues("batch.size is 40 for Loader", "the queue has 40 shards over 8 hosts, ~5-6 shards per host", "x")
+
+
+def test_what_follows_with_or_an_abbreviation_names_the_number_rightly() -> None:
+    # "w/ linear decay" is what comes with the rate, not what it measures
+    assert not cues("lr 1e-3 w/ linear decay", "fit uses 500 warmup steps, weight_decay=0.1, no decay on norms", "x")
+    # "lr" is the initials of "learning rate"
+    assert Cue.VALUE in cues("fit uses lr 1e-3", "the learning rate for fit is 5e-4", "fit")
+
+
+def test_the_excess_acted_on_and_another_case_are_no_other_value() -> None:
+    # "anything over 200" is what gets split: the limit of 200 restated
+    assert not cues("uploads chunked, max 200 per part", "Uploader.send splits anything over 200 into more parts", "x")
+    assert Cue.VALUE in cues("uploads chunked, max 200 per part", "uploads are chunked at max 100 per part now", "x")
+    # an exit code for a case only the newer names is another outcome's code
+    assert not cues("`cli push --check` validates and exits 0", "cmd_push exits 3 when the token is expired", "x")
+    assert Cue.VALUE in cues(
+        "cmd_push exits 3 when the token is expired", "cmd_push exits 4 when the token is expired", "x"
+    )
+    # the older's code for a case, the newer's said plainly: still compared
+    assert Cue.VALUE in cues("FetchOrder returns 404 when archived", "FetchOrder answers 410 Gone", "FetchOrder")

@@ -48,3 +48,13 @@ def test_a_precedence_turned_round() -> None:
     old = "LoadConfig reads ~/.toolrc (yaml), env vars override the file"
     assert Cue.ANTONYM in cues(old, "LoadConfig: file beats env now", "LoadConfig")
     assert not cues("env vars override the file", "env vars take precedence over the file", "LoadConfig")
+
+
+def test_a_leftover_or_an_uninvolved_thing_is_gone() -> None:
+    old = "lint runs under eslint, config in .eslintrc.json"
+    assert Cue.REPLACEMENT in cues(old, "ci.lint runs biome; .eslintrc.json is a leftover nobody loads", "lint")
+    old = "take_slot uses pg_advisory_xact_lock on the slot id"
+    new = "take_slot is an etcd lease now, Postgres advisory locks aren't involved anymore"
+    assert Cue.REPLACEMENT in cues(old, new, "take_slot")
+    # a state of something else the older never names stays quiet
+    assert not cues(old, "take_slot logs the slot id; the old audit table is a leftover", "take_slot")
