@@ -7,6 +7,7 @@ from pathlib import Path
 from forewarn.memory.records import Memory
 from forewarn.workspace import mining
 from forewarn.workspace.engine import Workspace
+from forewarn.workspace.history import CommitRecord, FileChange, Hunk
 from tests.gitrepo import Repo
 
 BILLING = """\
@@ -18,6 +19,21 @@ def charge(card, amount):
 def refund(card, amount):
     return -amount
 """
+
+
+def record(
+    subject: str, body: str = "", paths: tuple[str, ...] = ("a.py",), *, parents: int = 1, author: str = "Ann"
+) -> CommitRecord:
+    """A commit as mining reads it, without a repository: for the rules that classify one commit."""
+    return CommitRecord(
+        sha="0" * 40,
+        parents=["1" * 40] * parents,
+        author=author,
+        date="2024-01-01T00:00:00Z",
+        subject=subject,
+        body=body,
+        files=[FileChange(path=p, old_path=p, hunks=[Hunk(1, 1, 1)]) for p in paths],
+    )
 
 
 def billing_repo(root: Path) -> Repo:

@@ -12,29 +12,15 @@ from forewarn.memory.timeline import standing_at
 from forewarn.memory.vocabulary import MemoryStatus, MemoryType
 from forewarn.workspace import mine_comments, mine_fixes, mining
 from forewarn.workspace.engine import Workspace
-from forewarn.workspace.history import CommitRecord, FileChange, GitError, Hunk
+from forewarn.workspace.history import CommitRecord, GitError
 from forewarn.workspace.mine_rules import Noise, VerdictKind, classify
 from tests.gitrepo import ENV, Repo
-from tests.workspace.billing_history import BILLING, billing_repo, kinds, mined, revert, round_charge
+from tests.workspace.billing_history import BILLING, billing_repo, kinds, mined, record, revert, round_charge
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
     return billing_repo(tmp_path / "repo")
-
-
-def record(
-    subject: str, body: str = "", *, parents: int = 1, author: str = "Ann", paths: tuple[str, ...] = ("a.py",)
-) -> CommitRecord:
-    return CommitRecord(
-        sha="0" * 40,
-        parents=["1" * 40] * parents,
-        author=author,
-        date="2024-01-01T00:00:00Z",
-        subject=subject,
-        body=body,
-        files=[FileChange(path=p, old_path=p, hunks=[Hunk(1, 1, 1)]) for p in paths],
-    )
 
 
 EXPLAINED = "The pool was shared across threads, so a second request would reuse a closed socket and hang."

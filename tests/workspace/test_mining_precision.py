@@ -12,11 +12,10 @@ import pytest
 
 from forewarn.workspace import mine_comments, mining
 from forewarn.workspace.engine import Workspace
-from forewarn.workspace.history import CommitRecord, FileChange, Hunk
 from forewarn.workspace.mine_lessons import why
 from forewarn.workspace.mine_rules import CAUSE_WORDS, STRONG_WORDS, Noise, VerdictKind, classify, real_fix
 from tests.gitrepo import Repo
-from tests.workspace.billing_history import BILLING, billing_repo, kinds, mined, revert, round_charge
+from tests.workspace.billing_history import BILLING, billing_repo, kinds, mined, record, revert, round_charge
 
 WHY = "A negative amount would refund a charge twice because the sign flips."
 
@@ -30,13 +29,6 @@ def fix_refund(repo: Repo, n: int, subject: str | None = None, *, date: str | No
     """A real fix of refund's logic (no explanation unless ``body``: a fix, not a lesson)."""
     repo.write("billing.py", BILLING.replace("return -amount", f"return -abs(amount) * {n} + {n}"))
     return repo.commit((subject or f"Fix refund rounding for case {n}") + (f"\n\n{body}" if body else ""), date=date)
-
-
-def record(subject: str, body: str = "", paths: tuple[str, ...] = ("a.py",)) -> CommitRecord:
-    return CommitRecord(
-        "0" * 40, ["1" * 40], "Ann", "2024-01-01T00:00:00Z", subject, body,
-        files=[FileChange(path=p, old_path=p, hunks=[Hunk(1, 1, 1)]) for p in paths],
-    )  # fmt: skip
 
 
 # --- what a commit is ----------------------------------------------------------------------------------------------

@@ -13,24 +13,16 @@ import pytest
 
 from forewarn.workspace import mine_comments
 from forewarn.workspace.engine import Workspace
-from forewarn.workspace.history import CommitRecord, FileChange, Hunk
 from forewarn.workspace.mine_anchors import about_other_symbol, names_in, squash_lead
 from forewarn.workspace.mine_code import is_wrapper
 from forewarn.workspace.mine_rules import Noise, VerdictKind, classify
 from tests.gitrepo import Repo
-from tests.workspace.billing_history import billing_repo, mined
+from tests.workspace.billing_history import billing_repo, mined, record
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
     return billing_repo(tmp_path / "repo")
-
-
-def record(subject: str, body: str) -> CommitRecord:
-    return CommitRecord(
-        "0" * 40, ["1" * 40], "Ann", "2024-01-01T00:00:00Z", subject, body,
-        files=[FileChange(path="a.py", old_path="a.py", hunks=[Hunk(1, 1, 1)])],
-    )  # fmt: skip
 
 
 # --- comments --------------------------------------------------------------------------------------------------------
