@@ -251,9 +251,9 @@ TRIVIAL_FIX = re.compile(
 )
 # a subject led by a short upper-case tag no convention defines ("NG: …", "WIP: …"): a private label, the rest a
 # fragment (a known kind of change, "BUG:", "FIX:", "SEC:", still heads a headline)
-ODD_TAG_SUBJECT = re.compile(
-    r"^\s*(?!(?:BUG|FIX|BUGFIX|SEC|SECURITY|ENH|MAINT|API|BLD|CI|DOC|TST|REV)\s*:)[A-Z]{1,4}\s*:\s"
-)
+ODD_TAG_SUBJECT = re.compile(r"^\s*(?!(?:BF|BUG|FIX|SEC)\s*:)[A-Z]{1,2}\s*:\s")  # two letters: an abbreviation
+# a name in a title: "WatchConfig", "GUI", "Context.Status" (an inner capital, all capitals, or a dotted path)
+TITLE_NAME = re.compile(r"^(?:[A-Z][a-z0-9]+[A-Z]\w*|[A-Z]{2,}\w*|\w+\.\w+.*)$")
 # the small words a noun-phrase title joins its names with ("WatchConfig and Kubernetes", "Nested with OrderedSet")
 TITLE_JOINERS = frozenset({"and", "or", "with", "for", "in", "on", "of", "the", "a", "an", "to", "vs", "via", "&", "+"})
 # a fix "fixed" by removing what was not needed ("remove unnecessary body length check", "clean up …"): tidier code,
@@ -494,13 +494,18 @@ def contradicts(subject: str, reason: str) -> bool:
 
 
 def fragment_subject(subject: str) -> bool:
-    """A subject that is a label, no headline: led by a tag no convention defines (ODD_TAG_SUBJECT), or names joined
-    by small words with no other word beside them ("WatchConfig and Kubernetes": what about them?)."""
+    """A subject that is a label, no headline: led by a two-letter tag (ODD_TAG_SUBJECT), or a name (TITLE_NAME) and
+    capitalised words joined by small ones, no verb among them ("WatchConfig and Kubernetes": what about them?)."""
     if ODD_TAG_SUBJECT.match(subject):
         return True
     words = clean_subject(subject).split()
     rest = [w for w in words if w.lower() not in TITLE_JOINERS]
-    return len(rest) >= 2 and len(rest) < len(words) and all(w[0].isupper() or not w[0].isalpha() for w in rest)
+    return (
+        len(rest) >= 2
+        and len(rest) < len(words)
+        and bool(TITLE_NAME.match(words[0]))
+        and all(w[0].isupper() or not w[0].isalpha() for w in rest)
+    )
 
 
 def cleanup_fix(subject: str) -> bool:

@@ -35,6 +35,8 @@ def test_a_subject_that_is_a_label_is_no_headline() -> None:
     assert classify(record("fix: convert on setattr only once", BODY)).lesson
     assert classify(record("Fix WatchConfig on Kubernetes symlinks", BODY)).lesson
     assert not fragment_subject("Recoverer and http.ErrAbortHandler handling")
+    assert not fragment_subject("CORS: reject requests with 401 for a non-matching origin")  # a component's tag
+    assert not fragment_subject("Use Writer in Context.Status")  # a title-case sentence: it starts with its verb
 
 
 SOURCE = b"""\
