@@ -146,3 +146,42 @@ def test_a_fix_that_changed_two_symbols_alike_naming_neither_is_about_neither(
     ws2, _ = mined(repo, open_ws)
     lessons = [m for m in ws2.suggestions() if m.file == "reply.py" and m.anchor and "needed" not in m.text]
     assert [m.anchor.symbol for m in lessons if m.anchor] == ["send"]
+
+
+CONFIG = """\
+def lower_keys(m):
+    for key in list(m):
+        val = m.pop(key)
+        m[key.lower()] = val
+    return m
+"""
+NESTED = "        val = m.pop(key)\n        if isinstance(val, dict):\n            val = lower_keys(dict(val))\n"
+
+
+def reverted_nesting(repo: Repo) -> None:
+    repo.write("config.py", CONFIG)
+    repo.commit("Add lower_keys")
+    repo.edit("config.py", "        val = m.pop(key)\n", NESTED)
+    added = repo.commit("Recursively lower the keys of nested maps")
+    repo.edit("config.py", NESTED, "        val = m.pop(key)\n")
+    reason = "The commit breaks callers that keep references to the nested maps, which are copied and so go stale."
+    repo.commit(f'Revert "Recursively lower the keys of nested maps"\n\nThis reverts commit {added}.\n\n{reason}\n')
+
+
+def dead_ends(ws: Workspace) -> list[str]:
+    return [m.text for m in ws.suggestions() if m.file == "config.py" and m.type == "dead_end"]
+
+
+def test_a_revert_stands_while_what_it_took_out_stays_out(repo: Repo, open_ws: list[Workspace]) -> None:
+    reverted_nesting(repo)
+    ws, report = mined(repo, open_ws)
+    assert len(dead_ends(ws)) == 1 and report.noise.get(Noise.REVERT_REDONE, 0) == 0
+
+
+def test_a_revert_whose_change_was_made_again_is_no_dead_end(repo: Repo, open_ws: list[Workspace]) -> None:
+    reverted_nesting(repo)
+    repo.edit("config.py", "        val = m.pop(key)\n", NESTED)
+    repo.commit("Lower nested keys now that callers copy the maps themselves")
+    ws, report = mined(repo, open_ws)
+    assert dead_ends(ws) == []
+    assert report.noise[Noise.REVERT_REDONE] == 1
