@@ -45,10 +45,6 @@ DOMINANT_SHARE = 0.4
 # … and a change to more symbols than this (logic changed in each), naming none, none holding DOMINANT_SHARE, is a
 # rewrite of their class or module: a lesson on its most changed method would sit on a sibling of what it is about
 DIFFUSE_SYMBOLS = 4
-# a change naming none of its symbols whose logic changed in another symbol at least this share of as much as in its
-# most changed one has no one main target: a lesson on either may sit on code it is not about (round 5's judges:
-# "serialized in send, anchored to onSendEnd", "a fix in _transform_attrs anchored to evolve")
-RIVAL_SHARE = 0.75
 PLAIN_WORD = re.compile(r"^[A-Za-z][a-z]+$")  # "send", "Flags": an English word as often as a name
 MIN_NAME_CHARS = 3  # "x", "id": too short to count as the message naming a symbol
 ALSO_LISTED = 3  # other symbols the commit touched, kept in the provenance for the reviewer
@@ -282,7 +278,6 @@ class Placement:
     in_passing: bool = False  # a squashed message names its symbols only in side items, none in its lead
     siblings: int = 0  # other symbols whose logic it changed (helpers it added left out)
     touched: list[str] = field(default_factory=list)  # every symbol it touched, as named at the commit
-    rival: bool = False  # another symbol, not named either, had nearly as much of its logic changed (RIVAL_SHARE)
 
 
 def names_in(message: str) -> set[str]:
@@ -381,14 +376,7 @@ def place(
             return Placement(None, fixed=fixed, gone=True)
         siblings = sum(1 for a, p, s, _ in followed if a.logic and a is not best and f"{p}::{s}" not in created)
         touched = [s for _, _, s, _ in followed]
-        rival = not named and any(
-            a.logic >= RIVAL_SHARE * best.logic and a.key != best.key and f"{p}::{s}" not in created
-            for a, p, s, _ in ranked[1:]
-            if a.logic and a.anchor == ANCHOR_SYMBOL
-        )
-        return Placement(
-            best, named=named, fixed=_unique(fixed), also=also, siblings=siblings, touched=touched, rival=rival
-        )
+        return Placement(best, named=named, fixed=_unique(fixed), also=also, siblings=siblings, touched=touched)
     # module-level code only: the file most changed, when the change is not spread thin
     by_file = sorted(product, key=lambda f: -f.changed)
     if not by_file:

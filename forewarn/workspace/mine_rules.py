@@ -86,7 +86,6 @@ class Noise(StrEnum):
     FRAGMENT_SUBJECT = "fragment-subject"  # "NG: convert …", "WatchConfig and Kubernetes": a label, not a headline
     COMMENT_DANGLING = "comment-dangling-pronoun"  # "… we must work around it": what "it" is stays in the context
     COMMENT_NAME_GONE = "comment-names-gone"  # "Don't use _add_pickle …": the name it warns of is no longer in its file
-    AMBIGUOUS_ANCHOR = "ambiguous-anchor"  # it changed two symbols about as much, naming neither: which is it about?
     REVERT_REDONE = "revert-redone"  # what the revert took out is back in its code at HEAD: the dead end was redone
     CLEANUP_HOTSPOT = "hotspot-cleanup-fix"  # a hot spot made a pattern only by a cleanup ("remove unnecessary …")
 

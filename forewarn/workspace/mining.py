@@ -245,8 +245,6 @@ class _Walk:
             self.noise[Noise.WHY_OTHER_SYMBOL] += 1
         elif a is not None and a.anchor == ANCHOR_SYMBOL and placement.siblings and self._wrapper(a):
             self.noise[Noise.WRAPPER_ANCHOR] += 1  # the fix changed its callers too: the behaviour is decided there
-        elif a is not None and a.anchor == ANCHOR_SYMBOL and placement.rival:
-            self.noise[Noise.AMBIGUOUS_ANCHOR] += 1  # its fix still counts on each symbol's track record
         elif a is not None and a.anchor == ANCHOR_SYMBOL and not self._stands(a):
             self.noise[Noise.REWRITTEN] += 1
         elif a is not None and a.anchor == ANCHOR_SYMBOL and verdict.kind == VerdictKind.REVERT and self._redone(a):

@@ -112,42 +112,6 @@ def test_a_cleanup_makes_no_hot_spot(repo: Repo, open_ws: list[Workspace]) -> No
     assert not cleanup_fix("Fix cache not being used with HTTP/2")
 
 
-REPLY = """\
-def send(reply, payload):
-    reply.sent = True
-    return finish(reply, payload)
-
-
-def finish(reply, payload):
-    reply.raw.write(payload)
-    return reply
-"""
-
-WHY = "Otherwise an onSend hook that replaces the payload with None fails, because None was already serialized as JSON."
-
-
-def test_a_fix_that_changed_two_symbols_alike_naming_neither_is_about_neither(
-    repo: Repo, open_ws: list[Workspace]
-) -> None:
-    repo.write("reply.py", REPLY)
-    repo.commit("Add the reply")
-    repo.edit("reply.py", "    reply.sent = True\n", "    reply.sent = True\n    payload = serialize(payload)\n")
-    repo.edit(
-        "reply.py", "    reply.raw.write(payload)\n", "    if payload is not None:\n        reply.raw.write(payload)\n"
-    )
-    repo.commit(f"Fix serializing the payload before the hooks run\n\n{WHY}\n")
-    ws, report = mined(repo, open_ws)
-    assert not [m for m in ws.suggestions() if m.file == "reply.py"]
-    assert report.noise[Noise.AMBIGUOUS_ANCHOR] == 1
-    # the message naming one of them says which it is about
-    repo.edit("reply.py", "    reply.sent = True\n", "    reply.sent = bool(payload)\n")
-    repo.edit("reply.py", "    return reply\n", "    reply.done = True\n    return reply\n")
-    repo.commit(f"Fix send marking an empty reply as sent\n\n{WHY}\n")
-    ws2, _ = mined(repo, open_ws)
-    lessons = [m for m in ws2.suggestions() if m.file == "reply.py" and m.anchor and "needed" not in m.text]
-    assert [m.anchor.symbol for m in lessons if m.anchor] == ["send"]
-
-
 CONFIG = """\
 def lower_keys(m):
     for key in list(m):
