@@ -8,7 +8,6 @@ from forewarn.memory.records import Memory
 from forewarn.workspace import mining
 from forewarn.workspace.engine import Workspace
 from forewarn.workspace.history import CommitRecord, FileChange, Hunk
-from forewarn.workspace.mine_rules import Noise, VerdictKind, classify
 from tests.gitrepo import Repo
 
 BILLING = """\
@@ -35,12 +34,6 @@ def record(
         body=body,
         files=[FileChange(path=p, old_path=p, hunks=[Hunk(1, 1, 1)]) for p in paths],
     )
-
-
-def noise_of(subject: str, body: str) -> Noise | None:
-    """The noise rule that turns down a commit with this message, or None when it is no noise."""
-    verdict = classify(record(subject, body))
-    return verdict.reason if verdict.kind == VerdictKind.NOISE else None
 
 
 def billing_repo(root: Path) -> Repo:

@@ -14,14 +14,19 @@ import pytest
 
 from forewarn.workspace import mine_comments
 from forewarn.workspace.engine import Workspace
-from forewarn.workspace.mine_rules import Noise, classify, real_fix, substantive_fix
+from forewarn.workspace.mine_rules import Noise, VerdictKind, classify, real_fix, substantive_fix
 from tests.gitrepo import Repo
-from tests.workspace.billing_history import billing_repo, mined, noise_of, record
+from tests.workspace.billing_history import billing_repo, mined, record
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
     return billing_repo(tmp_path / "repo")
+
+
+def noise_of(subject: str, body: str) -> Noise | None:
+    verdict = classify(record(subject, body))
+    return verdict.reason if verdict.kind == VerdictKind.NOISE else None
 
 
 # --- comments --------------------------------------------------------------------------------------------------------
