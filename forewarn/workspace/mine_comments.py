@@ -202,16 +202,6 @@ class WarningComment:
     kind: str  # the tag (HACK, XXX, …) or the phrase ("do not", "must", "never")
 
 
-# a warning whose last word is a pronoun ("Since fields have been frozen we must work around it."): what it refers to
-# is in the lines around it, which a lesson shown on the whole symbol does not carry (round 5's fifth judge)
-DANGLING_END = re.compile(r"\b(it|this|that|them|these|those)\s*[.!]?\s*$", re.IGNORECASE)
-# a name a comment gives as code: snake_case with an underscore inside or in front, or a name followed by "()"
-CODE_NAME = re.compile(r"(?<![\w.])(_?[a-z][a-z0-9]*(?:_[a-z0-9]+)+|_[a-z][a-z0-9]+|[A-Za-z_]\w*(?=\(\)))(?!\w)")
-
-# … but a test it points to ("See `test_slotted_confused` for details") lives in the tests, not in this file
-CODE_NAME_SEE = re.compile(r"\b(test_\w+)")
-
-
 @dataclass(slots=True)
 class CommentScan:
     """Warning comments found in one file, each with its enclosing symbol, and what was left out, by rule."""
@@ -274,28 +264,11 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
         if not gives_reason(text):
             skipped[Noise.COMMENT_NO_REASON] += 1
             continue
-        if DANGLING_END.search(text):
-            skipped[Noise.COMMENT_DANGLING] += 1
-            continue
-        if names_gone(text, raw, source):
-            skipped[Noise.COMMENT_NAME_GONE] += 1
-            continue
         kind = tag.group(1) if tag else phrase.group(1).lower() if phrase else ""
         if len(text) > MAX_COMMENT_CHARS:
             text = text[: MAX_COMMENT_CHARS - 1].rstrip() + "…"
         out.append((WarningComment(first, text, kind), _enclosing(chunks, first, last, lines)))
     return CommentScan(out, skipped)
-
-
-def names_gone(text: str, raw: str, source: bytes) -> bool:
-    """The comment names code (CODE_NAME: ``_add_pickle``, ``load_config()``) that its file holds nowhere but in this
-    comment: a helper since removed or renamed, so the warning is about code that is gone."""
-    body = source.decode("utf-8", "replace")
-    for name in {m.group(1) for m in CODE_NAME.finditer(text)} - set(CODE_NAME_SEE.findall(text)):
-        pattern = re.compile(rf"(?<![\w.]){re.escape(name)}(?!\w)")
-        if len(pattern.findall(body)) <= len(pattern.findall(raw)):
-            return True
-    return False
 
 
 def documents_declaration(text: str, lines: list[str], last: int) -> bool:

@@ -27,7 +27,7 @@ from forewarn.workspace import mine_code
 from forewarn.workspace.core import DEFAULT_CONFIDENCE
 from forewarn.workspace.mine_anchors import Anchored, HeadIndex, Placement
 from forewarn.workspace.mine_lessons import hotspot_headline, lesson_text, where
-from forewarn.workspace.mine_rules import Noise, cleanup_fix, substantive_fix
+from forewarn.workspace.mine_rules import Noise, substantive_fix
 
 if TYPE_CHECKING:
     from forewarn.indexing.store import CodeChunk
@@ -137,10 +137,6 @@ def is_pattern(refs: list[FixRef], through: str) -> bool:
     return recent and any(_days(a.date, b.date) <= HOTSPOT_PAIR_DAYS for a, b in pairwise(refs))
 
 
-def _pattern(still: list[FixRef], through: str) -> bool:
-    return bool(still) and is_pattern(still, through) and _days(through, still[0].date) <= HOTSPOT_STALE_DAYS
-
-
 def standing(refs: list[FixRef], code: str) -> list[FixRef]:
     """The fixes (newest first) whose lines still stand: in the code at HEAD, or replaced by a newer fix of the same
     code (the problem came back, which is the pattern); a fix whose lines a rewrite replaced is history."""
@@ -185,12 +181,9 @@ def hotspot_suggestions(
         if chunk is None or mine_code.is_typing_only(chunk.text, path) or broad(chunk):
             noise[Noise.WEAK_HOTSPOT] += 1
             continue
-        code = head.code(path, symbol)
-        still = standing([r for r in unique if not cleanup_fix(r.subject)], code)
-        if _pattern(still, through):
+        still = standing(unique, head.code(path, symbol))
+        if is_pattern(still, through) and _days(through, still[0].date) <= HOTSPOT_STALE_DAYS:
             patterns.append(((path, symbol), still))
-        elif _pattern(standing(unique, code), through):
-            noise[Noise.CLEANUP_HOTSPOT] += 1  # a pattern only with its cleanups counted as fixes
         else:
             noise[Noise.WEAK_HOTSPOT] += 1
     patterns.sort(key=lambda p: (-len(p[1]), p[0]))

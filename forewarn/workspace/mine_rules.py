@@ -83,11 +83,6 @@ class Noise(StrEnum):
     REVERT_TITLE_WHY = "revert-title-as-why"  # a revert whose why is only another revert's title, on other work
     REVERT_KEPT = "revert-kept-changes"  # its only why says which changes the revert kept ("Don't revert the …")
     FIX_IN_PASSING = "fix-in-passing"  # a fix's minor symbol (a constructor it touched in passing): no hot-spot count
-    FRAGMENT_SUBJECT = "fragment-subject"  # "NG: convert …", "WatchConfig and Kubernetes": a label, not a headline
-    COMMENT_DANGLING = "comment-dangling-pronoun"  # "… we must work around it": what "it" is stays in the context
-    COMMENT_NAME_GONE = "comment-names-gone"  # "Don't use _add_pickle …": the name it warns of is no longer in its file
-    REVERT_REDONE = "revert-redone"  # what the revert took out is back in its code at HEAD: the dead end was redone
-    CLEANUP_HOTSPOT = "hotspot-cleanup-fix"  # a hot spot made a pattern only by a cleanup ("remove unnecessary …")
 
 
 # a conventional-commit subject whose type says it is no fix: "chore(bind): …", "feat!: …", "perf: …"
@@ -247,21 +242,6 @@ TRIVIAL_FIX = re.compile(
     r"(imports?|parenthes[ie]s|commas?|colons?|arguments?)|python ?[23](\.\d+)?|py[23]k?|py2|py3|pypy|compat\w*|"
     r"warnings? (message|text)|deprecation warnings?|finally|again|lint\w*|golangci\w*|staticcheck|go vet|imports?|"
     r"renam\w+|warnings|unkeyed)\b",
-    re.IGNORECASE,
-)
-# a subject led by a short upper-case tag no convention defines ("NG: …", "WIP: …"): a private label, the rest a
-# fragment (a known kind of change, "BUG:", "FIX:", "SEC:", still heads a headline)
-ODD_TAG_SUBJECT = re.compile(r"^\s*(?!(?:BF|BUG|FIX|SEC)\s*:)[A-Z]{1,2}\s*:\s")  # two letters: an abbreviation
-# a name in a title: "WatchConfig", "GUI", "Context.Status" (an inner capital, all capitals, or a dotted path)
-TITLE_NAME = re.compile(r"^(?:[A-Z][a-z0-9]+[A-Z]\w*|[A-Z]{2,}\w*|\w+\.\w+.*)$")
-# the small words a noun-phrase title joins its names with ("WatchConfig and Kubernetes", "Nested with OrderedSet")
-TITLE_JOINERS = frozenset({"and", "or", "with", "for", "in", "on", "of", "the", "a", "an", "to", "vs", "via", "&", "+"})
-# a fix "fixed" by removing what was not needed ("remove unnecessary body length check", "clean up …"): tidier code,
-# no bug, so no part of a hot spot's pattern (round 5's fifth judge: "latest 'fix' is a cleanup")
-CLEANUP_FIX = re.compile(
-    r"\b((remove[sd]?|drop(s|ped)?|delete[sd]?)\s+(an?\s+|the\s+)?"
-    r"(unnecessary|unneeded|needless|unused|redundant|dead|obsolete|superfluous|useless)"
-    r"|clean(s|ed)?[- ]?up|tid(y|ied))\b",
     re.IGNORECASE,
 )
 # a revert's reason is any sentence of its body that can stand in a lesson (mine_lessons.MIN_WHY_WORDS words at
@@ -459,8 +439,6 @@ def _classify(commit: CommitRecord, body: str) -> Verdict:
         return noise(Noise.EMPTY, fix=is_fix)
     if vague(clean_subject(subject)):
         return noise(Noise.VAGUE, fix=is_fix)
-    if fragment_subject(subject):
-        return noise(Noise.FRAGMENT_SUBJECT, fix=is_fix)
     if NOT_FIX_TYPE.match(subject) and not tests and not is_fix:  # "feat: fixes mem leak …" still names a fix
         return noise(Noise.NOT_A_FIX_TYPE)
     if not is_fix and PERFORMANCE_WORDS.search(f"{subject}\n{explained}") and not FAILURE_WORDS.search(explained):
@@ -491,26 +469,6 @@ def _classify(commit: CommitRecord, body: str) -> Verdict:
 def contradicts(subject: str, reason: str) -> bool:
     """The headline takes something away (REMOVAL_SUBJECT) and the why argues for having it (KEEP_WHY)."""
     return bool(reason) and bool(REMOVAL_SUBJECT.match(clean_subject(subject))) and bool(KEEP_WHY.search(reason))
-
-
-def fragment_subject(subject: str) -> bool:
-    """A subject that is a label, no headline: led by a two-letter tag (ODD_TAG_SUBJECT), or a name (TITLE_NAME) and
-    capitalised words joined by small ones, no verb among them ("WatchConfig and Kubernetes": what about them?)."""
-    if ODD_TAG_SUBJECT.match(subject):
-        return True
-    words = clean_subject(subject).split()
-    rest = [w for w in words if w.lower() not in TITLE_JOINERS]
-    return (
-        len(rest) >= 2
-        and len(rest) < len(words)
-        and bool(TITLE_NAME.match(words[0]))
-        and all(w[0].isupper() or not w[0].isalpha() for w in rest)
-    )
-
-
-def cleanup_fix(subject: str) -> bool:
-    """A "fix" that only removed what was not needed (CLEANUP_FIX): no behaviour bug behind it."""
-    return bool(CLEANUP_FIX.search(clean_subject(subject)))
 
 
 def only_should(explained: str) -> bool:

@@ -104,8 +104,6 @@ FIX_HISTORY_SUBJECT_CHARS = 120  # a remembered fix's subject, clipped: the stat
 FIX_HISTORY_SAMPLE = 3  # … and the telling lines kept of it, to check at HEAD in a later run
 ABBREVIATED_SHA = 7  # a revert may name its commit by this many hex digits or more
 SHA_ONLY = re.compile(r"^[0-9a-f]{7,64}$")  # "Revert 60ef759": the reverted commit named by its id alone
-# a revert's dead end is judged redone only on this many telling lines it took out: one line back proves nothing
-REDONE_MIN_LINES = 2
 
 
 @dataclass(slots=True)
@@ -247,8 +245,6 @@ class _Walk:
             self.noise[Noise.WRAPPER_ANCHOR] += 1  # the fix changed its callers too: the behaviour is decided there
         elif a is not None and a.anchor == ANCHOR_SYMBOL and not self._stands(a):
             self.noise[Noise.REWRITTEN] += 1
-        elif a is not None and a.anchor == ANCHOR_SYMBOL and verdict.kind == VerdictKind.REVERT and self._redone(a):
-            self.noise[Noise.REVERT_REDONE] += 1
         elif a is not None:
             self.lessons.append(Lesson(commit, verdict, a, placement, order))
         elif placement.diffuse:
@@ -277,15 +273,6 @@ class _Walk:
         assert a.file is not None and a.symbol is not None
         share = mine_code.survival(a.sample, self.head.code(a.file, a.symbol))
         return share is None or share >= MIN_SURVIVAL
-
-    def _redone(self, a: Anchored) -> bool:
-        """What a revert took out (at least REDONE_MIN_LINES telling lines) is mostly back in its symbol at HEAD: the
-        change was made again since, so "do not bring it back" no longer holds."""
-        assert a.file is not None and a.symbol is not None
-        if len(a.removed) < REDONE_MIN_LINES:
-            return False
-        share = mine_code.survival(a.removed, self.head.code(a.file, a.symbol))
-        return share is not None and share >= MIN_SURVIVAL
 
     def _undone(self, commit: CommitRecord) -> bool:
         """A later commit (already read) reverted this one."""
