@@ -439,9 +439,8 @@ def iter_commits(
     failure = yield from _diff_run(root, diffing, lister, now=now)
     if failure is None:
         return
-    held, error = failure
-    if unreadable is None or not _MISSING_OBJECT.search(error):
-        raise GitError(error)
+    if unreadable is None:
+        raise GitError(failure[1])
     shas = git(root, *listing[3:]).split()
     pos = 0
     while failure is not None:

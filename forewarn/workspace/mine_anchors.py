@@ -300,9 +300,10 @@ def names_in(message: str) -> set[str]:
 def about_other_symbol(text: str, anchor: str, touched: Iterable[str]) -> bool:
     """``text`` names in code (``_copy_cookie_jar``, ``__getitem__``, not a plain word) another symbol the commit
     touched, and not the anchor: it explains that symbol, not the one it would be shown on."""
-    said = {w for w in names_in(text) if not PLAIN_WORD.match(w)}
-    if _named(anchor, names_in(text)):
+    names = names_in(text)
+    if _named(anchor, names):
         return False
+    said = {w for w in names if not PLAIN_WORD.match(w)}
     return any(s != anchor and _named(s, said) for s in touched)
 
 

@@ -25,7 +25,7 @@ from forewarn.memory.text import from_iso
 from forewarn.memory.vocabulary import MemorySource, MemoryType
 from forewarn.workspace import mine_code
 from forewarn.workspace.core import DEFAULT_CONFIDENCE
-from forewarn.workspace.mine_anchors import Anchored, HeadIndex, Placement
+from forewarn.workspace.mine_anchors import HeadIndex, Placement
 from forewarn.workspace.mine_lessons import hotspot_headline, lesson_text, where
 from forewarn.workspace.mine_rules import Noise, substantive_fix
 
@@ -67,12 +67,14 @@ SECURITY_WORDS = re.compile(
 )
 
 
-def main_target(a: Anchored, placement: Placement) -> bool:
-    """``a`` is what the fix was about: its anchor when the message names it, or among its most-changed symbols."""
-    if placement.named and placement.anchor is not None and placement.anchor.key == a.key:
-        return True
+def main_targets(placement: Placement) -> set[tuple[str, str]]:
+    """What the fix was about: its anchor when the message names it, and the symbols among its most-changed ones
+    (changed logic at least MAIN_TARGET_SHARE of the most-changed symbol's). Worked out once per commit."""
     most = max((f.logic for f in placement.fixed if f.key is not None and not f.typing), default=0)
-    return a.logic >= MAIN_TARGET_SHARE * most
+    keys = {f.key for f in placement.fixed if f.key is not None and f.logic >= MAIN_TARGET_SHARE * most}
+    if placement.named and placement.anchor is not None and placement.anchor.key is not None:
+        keys.add(placement.anchor.key)
+    return keys
 
 
 @dataclass(frozen=True, slots=True)

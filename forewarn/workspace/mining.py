@@ -67,7 +67,7 @@ from forewarn.workspace.mine_fixes import (
     broad,
     confidence,
     hotspot_suggestions,
-    main_target,
+    main_targets,
     track,
 )
 from forewarn.workspace.mine_lessons import (
@@ -215,9 +215,10 @@ class _Walk:
             placement = place(commit, message, self.finder, self.renames, self.head)
             if verdict.fix:
                 ref = FixRef(commit.sha, commit.date, commit.author, commit.subject, order)
+                targets = main_targets(placement)
                 for a in placement.fixed:  # a fix counts on the code whose logic it changed, never on type stubs
                     if a.key is not None and a.logic >= MIN_FIX_LOGIC_LINES and not a.typing:
-                        if not main_target(a, placement):
+                        if a.key not in targets:
                             self.noise[Noise.FIX_IN_PASSING] += 1  # a constructor it touched to plumb the fix
                             continue
                         self.fixes[a.key].append(replace(ref, sample=a.sample, removed=a.removed))
