@@ -37,6 +37,7 @@ from forewarn.memory.quantity_words import (
     CASE_WORDS,
     CHANGE_VERBS,
     CLOCK_RE,
+    DENIED_AMOUNT_WORDS,
     COUNT_FAMILIES,
     DELTA_WORDS,
     EXCESS_WORDS,
@@ -260,6 +261,8 @@ def _read_at(claim: Claim, i: int) -> tuple[Quantity | None, int]:
     bound = _turned(claim, i, _bound(tokens, i, after))
     if unit in UNITS:
         kind, factor = UNITS[unit]
+        if bound == Bound.EXACTLY and i > 0 and tokens[i - 1] in DENIED_AMOUNT_WORDS:
+            bound = Bound.NOT  # "no 5GB cap anymore", "no 30s timeout": that amount is denied, not stated
         if kind == "time" and _how_often(tokens, i):
             kind = "period"  # "every 500 ms", "once per 30 min": how often, not how long
         if kind == "time" and after < len(tokens) and tokens[after] in PERIOD_NOUNS:
