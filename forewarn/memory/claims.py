@@ -55,6 +55,7 @@ _NUMBER_WORDS = {
 _BEFORE_PRONOUN_ONE = frozenset(
     ("each", "every", "the", "this", "that", "which", "any", "no", "another", "last", "first", "next", "only", "new")
 )
+_QUANTIFIERS = frozenset(("any", "every", "each", "no"))  # before "single" they say each one, not one
 _AFTER_PRONOUN_ONE = frozenset(("that", "which", "who", "of", "another", PUNCT))
 _MULTIPLES = {"twice": ("2", "times"), "thrice": ("3", "times")}
 _FRACTIONS = {"half": "0.5", "quarter": "0.25"}
@@ -361,6 +362,10 @@ def _tokens(text: str) -> tuple[str, ...]:
     for i, w in enumerate(words):
         if w in _MULTIPLES:
             out.extend(_MULTIPLES[w])
+        elif w == "single" and out and out[-1] in _QUANTIFIERS:
+            out.append(w)  # "any single charge", "every single call": emphasis on each, not a count of one
+        elif w == "zero" and words[i + 1 : i + 2] and words[i + 1].endswith("ing"):
+            out.append("no")  # "zero shuffling", "zero copying": the act denied, not a count of it
         elif w in _NUMBER_WORDS and not _pronoun_one(w, out, words[i + 1 : i + 2]):
             out.append(_NUMBER_WORDS[w])
         else:
