@@ -550,6 +550,19 @@ def _context(claim: Claim, at: int) -> frozenset[str]:
     return frozenset(out)
 
 
+def _joined(claim: Claim, q: Quantity) -> frozenset[str]:
+    """Two words side by side before ``q`` written as one ("visibility timeout": "visibilitytimeout")."""
+    tokens = claim.tokens
+    start = max(0, q.position - CONTEXT_WORDS)
+    return frozenset(
+        stem(tokens[k] + tokens[k + 1])
+        for k in range(start, q.position - 1)
+        if claim.clause[k] == claim.clause[k + 1] == claim.clause[q.position]
+        and stem(tokens[k]) in q.context
+        and stem(tokens[k + 1]) in q.context
+    )
+
+
 def _after(claim: Claim, at: int, nouns: frozenset[str]) -> frozenset[str]:
     """The topic stems just after position ``at`` in its clause (past its unit and what it counts)."""
     out: list[str] = []
@@ -594,6 +607,8 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
         return False  # "…, then 429" / "one person locked out all of Support": a count of what it never names
     if _abbreviated(q, them, r) or _abbreviated(r, me, q):
         return True  # "lr 3e-4" / "learning rate is 1e-3": one name, once by its initials
+    if _joined(me, q) & r.context or _joined(them, r) & q.context:
+        return True  # "visibility timeout 30 sec" / "VisibilityTimeout is 300": one name, once written as one word
     if q.kind == r.kind and q.kind in ("label", "period", "clock", "rate"):
         return True  # "port 8080" / "binds port 9000", "every 15 minutes" / "once an hour", "60/min": one per place
     cq, cr = _synonyms(q.context), _synonyms(r.context)
