@@ -61,6 +61,8 @@ TEMPORAL_MIN_OVERLAP = 0.5  # "as of v3, X does B" against "X does A": half the 
 # a denial and an opposite, or either with a date ("since March … async …, no nightly batch"): two signs that
 # something changed, so a third of the words in common is as much as "instead of" needs
 CORROBORATED_MIN_OVERLAP = 1 / 3
+# a denial of a verb with its object, both the other text's words, is a second sign it is about the same act
+WHOLE_DENIAL_WORDS = 2
 PAST_MIN_SHARE = 0.5  # "X used to buffer the file": this much of the "used to" clause is what the older text says
 NEGATED_SAID_SHARE = 0.5  # more than this much of a negation's scope is what the other text says: it denies it
 # "the same sentence frame": token similarity (difflib ratio) of the two texts, and how long a differing
@@ -128,7 +130,8 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
     # against the older's opposite case is no case of the older's rule
     caveat = is_caveat(b) and not restricted
     # two signs of a change (a denial with an opposite, either with a date) ask for less shared wording
-    corroborated = sum((denied, bool(opposed), bool(b.when) and not b.additive, restricted)) >= 2
+    whole = denied and _wholly_denied(a, b)  # "doesn't verify the signature" / "verifies Stripe-Signature with …"
+    corroborated = sum((denied, bool(opposed), bool(b.when) and not b.additive, restricted, whole)) >= 2
     enough = overlap >= CORROBORATED_MIN_OVERLAP if corroborated else False
     if denied and not caveat and (overlap >= NEGATION_MIN_OVERLAP or similar or enough):
         cues.append(Cue.NEGATION)
@@ -189,6 +192,16 @@ def _any_against_only(x: Claim, y: Claim) -> bool:
     any_of = {stem(x.tokens[i + 1]) for i, t in enumerate(x.tokens[:-1]) if t == "any" and x.tokens[i + 1] != PUNCT}
     restricted = {y.clause[i] for i, t in enumerate(y.tokens) if t == "only"}
     return any(stem(t) in any_of and y.clause[j] in restricted for j, t in enumerate(y.tokens))
+
+
+def _wholly_denied(a: Claim, b: Claim) -> bool:
+    """A negation of ``b``'s denies a verb and its object that ``a`` both says: every word it denies, at least
+    ``WHOLE_DENIAL_WORDS`` of them, is ``a``'s ("doesn't verify the signature at all" / "verifies the
+    Stripe-Signature with the secret"), so the two speak of one act even where their other words differ."""
+    return any(
+        head and head <= a.content and len(scope) >= WHOLE_DENIAL_WORDS and scope <= a.content
+        for head, scope in zip(b.heads, b.scopes, strict=True)
+    )
 
 
 def _restricted(c: Claim, position: int | None) -> bool:
