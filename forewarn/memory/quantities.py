@@ -546,6 +546,8 @@ def _context(claim: Claim, at: int) -> frozenset[str]:
                 out.append(s)
                 if "_" in t:  # "chunk_size": also its words
                     out.extend(stem(p) for p in t.split("_") if p and stem(p) in claim.content)
+            elif "-" in t:  # "max-age 60s": a hyphenated name says its words (the topic keeps only those)
+                out.extend(stem(p) for p in t.split("-") if p and stem(p) in claim.content)
         j -= 1
     return frozenset(out)
 
