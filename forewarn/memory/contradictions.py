@@ -48,7 +48,18 @@ from difflib import SequenceMatcher
 from enum import StrEnum
 
 from forewarn.memory import opposites, quantities, roles, slots, units
-from forewarn.memory.claims import NEGATORS, PUNCT, Claim, noun_only, read, stem, topic_of, topic_overlap
+from forewarn.memory.claims import (
+    ALLOWED,
+    NEGATORS,
+    PUNCT,
+    Claim,
+    imperative,
+    noun_only,
+    read,
+    stem,
+    topic_of,
+    topic_overlap,
+)
 from forewarn.memory.claims import anchor_words as anchor_words
 from forewarn.memory.predicates import Predicate, is_caveat, predicates
 from forewarn.memory.text import STOPWORDS
@@ -131,7 +142,13 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
     caveat = is_caveat(b) and not restricted
     # two signs of a change (a denial with an opposite, either with a date) ask for less shared wording
     whole = denied and _wholly_denied(a, b)  # "doesn't verify the signature" / "verifies Stripe-Signature with …"
-    corroborated = sum((denied, bool(opposed), bool(b.when) and not b.additive, restricted, whole)) >= 2
+    # "never run X during business hours" forbids what "X is safe during business hours" allows
+    forbidden = denied and (
+        (bool(a.content & ALLOWED - b.content) and _forbids_what(b, a))
+        or (bool(b.content & ALLOWED - a.content) and _forbids_what(a, b))
+    )
+    signs = (denied, bool(opposed), bool(b.when) and not b.additive, restricted, whole or forbidden)
+    corroborated = sum(signs) >= 2
     enough = overlap >= CORROBORATED_MIN_OVERLAP if corroborated else False
     if denied and not caveat and (overlap >= NEGATION_MIN_OVERLAP or similar or enough):
         cues.append(Cue.NEGATION)
@@ -202,6 +219,12 @@ def _wholly_denied(a: Claim, b: Claim) -> bool:
         head and head <= a.content and len(scope) >= WHOLE_DENIAL_WORDS and scope <= a.content
         for head, scope in zip(b.heads, b.scopes, strict=True)
     )
+
+
+def _forbids_what(c: Claim, other: Claim) -> bool:
+    """A prohibition of ``c``'s ("never run it during business hours", "can't edit invoices") is about something
+    ``other`` says (the hours), not about another act ("safe to call concurrently" / "don't mutate the slice")."""
+    return any(head >= ALLOWED and scope & other.content for head, scope in zip(c.heads, c.scopes, strict=True))
 
 
 def _restricted(c: Claim, position: int | None) -> bool:
@@ -319,8 +342,8 @@ def _denies(c: Claim, at: int, head: frozenset[str], scope: frozenset[str], othe
         return bool(scope) and scope <= said  # "ROUND_HALF_EVEN, not half-up": it denies half-up, and only that
     if _verbal(c, at, head):
         said = said - (noun_only(other) & head)
-    if head & said:
-        return True
+    if head & said - ALLOWED or (head & said and (scope & said or not imperative(c.tokens, at))):
+        return True  # an order not to do a thing denies "safe"/"allowed" only about what the other says too
     return bool(scope) and len(scope & said) / len(scope) > NEGATED_SAID_SHARE
 
 
