@@ -16,7 +16,9 @@ saying the opposite is a general mechanism, a named cue:
   that agrees with the other's ("caller has to follow it, we don't"), or a contrastive "…, not X" about an
   X the other text does not say, nor an older negation the newer says denied too ("does not include
   soft-deleted orders" / "soft-deleted rows never show up"). A denial beside an opposite or a date needs
-  fewer shared words.
+  fewer shared words, and so does one of a verb and its object the other text both says ("doesn't verify
+  the signature at all" / "verifies Stripe-Signature with …") or an order not to ("never run it during
+  business hours") against what the other calls safe or allowed.
 - ``antonym``: words that exclude each other (``forewarn.memory.opposites``: a lexicon of alternatives
   such as sync/async or raises/returns/converts, negating prefixes, compounds such as big-/little-endian),
   in one sentence frame, with enough shared words, or in one slot ("raises ValueError on empty string" /
