@@ -55,6 +55,7 @@ _NUMBER_WORDS = {
 _BEFORE_PRONOUN_ONE = frozenset(
     ("each", "every", "the", "this", "that", "which", "any", "no", "another", "last", "first", "next", "only", "new")
 )
+_QUANTIFIERS = frozenset(("any", "every", "each", "no"))  # before "single" they say each one, not one
 _AFTER_PRONOUN_ONE = frozenset(("that", "which", "who", "of", "another", PUNCT))
 _MULTIPLES = {"twice": ("2", "times"), "thrice": ("3", "times")}
 _FRACTIONS = {"half": "0.5", "quarter": "0.25"}
@@ -74,6 +75,7 @@ SUBJECT_WORDS = 2  # "nested atomic blocks are not supported": the words before 
 _COPULAS = frozenset(("is", "are", "was", "were", "be", "been", "being"))
 _COPULAR_NEGATIONS = frozenset(("isn't", "aren't", "wasn't", "weren't", "isnt", "arent"))
 _MODALS = frozenset(("can", "may", "must", "could"))
+_IMPERATIVE_NEGATIONS = frozenset(("never", "don't", "dont"))  # opening a clause: an order not to do it
 _NEGATED_MODALS = frozenset(("cannot", "can't", "cant", "mustn't", "mustnt", "couldn't"))
 _NEGATING_PRONOUNS = frozenset(("nothing", "nobody", "none", "nowhere", "neither", "nor"))
 # verbs a negation reaches through to what they govern: "doesn't guarantee order" denies the order
@@ -238,7 +240,8 @@ def stem(word: str) -> str:
 
 
 _EVENT_STEMS = frozenset(stem(w) for w in _EVENT_WORDS)
-_ALLOWED = frozenset(stem(w) for w in ("allowed", "permitted", "ok", "fine", "safe"))
+# what a prohibition denies besides its act: "X is safe during business hours" / "never run X during business hours"
+ALLOWED = frozenset(stem(w) for w in ("allowed", "permitted", "ok", "fine", "safe"))
 
 
 def is_identifier(token: str) -> bool:
@@ -361,6 +364,10 @@ def _tokens(text: str) -> tuple[str, ...]:
     for i, w in enumerate(words):
         if w in _MULTIPLES:
             out.extend(_MULTIPLES[w])
+        elif w == "single" and out and out[-1] in _QUANTIFIERS:
+            out.append(w)  # "any single charge", "every single call": emphasis on each, not a count of one
+        elif w == "zero" and words[i + 1 : i + 2] and words[i + 1].endswith("ing"):
+            out.append("no")  # "zero shuffling", "zero copying": the act denied, not a count of it
         elif w in _NUMBER_WORDS and not _pronoun_one(w, out, words[i + 1 : i + 2]):
             out.append(_NUMBER_WORDS[w])
         else:
@@ -507,8 +514,17 @@ def _head(tokens: Sequence[str], clause: Sequence[int], topic: Sequence[frozense
 def _prohibition(tokens: Sequence[str], at: int) -> frozenset[str]:
     """ "cannot", "can no longer", "may not", "must not": a negated modal forbids, so it also denies "allowed"."""
     if tokens[at] in _NEGATED_MODALS or (at > 0 and tokens[at - 1] in _MODALS):
-        return _ALLOWED
+        return ALLOWED
+    if imperative(tokens, at):
+        return ALLOWED  # "never run it during business hours", "don't call it twice": an order not to
     return frozenset()
+
+
+def imperative(tokens: Sequence[str], at: int) -> bool:
+    """The negation at ``at`` opens its clause as an order ("never run it …", "don't share it", "do not …")."""
+    if tokens[at] in _IMPERATIVE_NEGATIONS:
+        return at == 0 or tokens[at - 1] == PUNCT
+    return tokens[at] == "not" and at > 0 and tokens[at - 1] == "do" and (at == 1 or tokens[at - 2] == PUNCT)
 
 
 def _when_spans(tokens: Sequence[str]) -> tuple[tuple[int, int], ...]:

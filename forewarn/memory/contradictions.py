@@ -16,7 +16,9 @@ saying the opposite is a general mechanism, a named cue:
   that agrees with the other's ("caller has to follow it, we don't"), or a contrastive "…, not X" about an
   X the other text does not say, nor an older negation the newer says denied too ("does not include
   soft-deleted orders" / "soft-deleted rows never show up"). A denial beside an opposite or a date needs
-  fewer shared words.
+  fewer shared words, and so does one of a verb and its object the other text both says ("doesn't verify
+  the signature at all" / "verifies Stripe-Signature with …") or an order not to ("never run it during
+  business hours") against what the other calls safe or allowed.
 - ``antonym``: words that exclude each other (``forewarn.memory.opposites``: a lexicon of alternatives
   such as sync/async or raises/returns/converts, negating prefixes, compounds such as big-/little-endian),
   in one sentence frame, with enough shared words, or in one slot ("raises ValueError on empty string" /
@@ -48,7 +50,18 @@ from difflib import SequenceMatcher
 from enum import StrEnum
 
 from forewarn.memory import opposites, quantities, roles, slots, units
-from forewarn.memory.claims import NEGATORS, PUNCT, Claim, noun_only, read, stem, topic_of, topic_overlap
+from forewarn.memory.claims import (
+    ALLOWED,
+    NEGATORS,
+    PUNCT,
+    Claim,
+    imperative,
+    noun_only,
+    read,
+    stem,
+    topic_of,
+    topic_overlap,
+)
 from forewarn.memory.claims import anchor_words as anchor_words
 from forewarn.memory.predicates import Predicate, is_caveat, predicates
 from forewarn.memory.text import STOPWORDS
@@ -61,6 +74,8 @@ TEMPORAL_MIN_OVERLAP = 0.5  # "as of v3, X does B" against "X does A": half the 
 # a denial and an opposite, or either with a date ("since March … async …, no nightly batch"): two signs that
 # something changed, so a third of the words in common is as much as "instead of" needs
 CORROBORATED_MIN_OVERLAP = 1 / 3
+# a denial of a verb with its object, both the other text's words, is a second sign it is about the same act
+WHOLE_DENIAL_WORDS = 2
 PAST_MIN_SHARE = 0.5  # "X used to buffer the file": this much of the "used to" clause is what the older text says
 NEGATED_SAID_SHARE = 0.5  # more than this much of a negation's scope is what the other text says: it denies it
 # "the same sentence frame": token similarity (difflib ratio) of the two texts, and how long a differing
@@ -128,7 +143,14 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
     # against the older's opposite case is no case of the older's rule
     caveat = is_caveat(b) and not restricted
     # two signs of a change (a denial with an opposite, either with a date) ask for less shared wording
-    corroborated = sum((denied, bool(opposed), bool(b.when) and not b.additive, restricted)) >= 2
+    whole = denied and _wholly_denied(a, b)  # "doesn't verify the signature" / "verifies Stripe-Signature with …"
+    # "never run X during business hours" forbids what "X is safe during business hours" allows
+    forbidden = denied and (
+        (bool(a.content & ALLOWED - b.content) and _forbids_what(b, a))
+        or (bool(b.content & ALLOWED - a.content) and _forbids_what(a, b))
+    )
+    signs = (denied, bool(opposed), bool(b.when) and not b.additive, restricted, whole or forbidden)
+    corroborated = sum(signs) >= 2
     enough = overlap >= CORROBORATED_MIN_OVERLAP if corroborated else False
     if denied and not caveat and (overlap >= NEGATION_MIN_OVERLAP or similar or enough):
         cues.append(Cue.NEGATION)
@@ -189,6 +211,22 @@ def _any_against_only(x: Claim, y: Claim) -> bool:
     any_of = {stem(x.tokens[i + 1]) for i, t in enumerate(x.tokens[:-1]) if t == "any" and x.tokens[i + 1] != PUNCT}
     restricted = {y.clause[i] for i, t in enumerate(y.tokens) if t == "only"}
     return any(stem(t) in any_of and y.clause[j] in restricted for j, t in enumerate(y.tokens))
+
+
+def _wholly_denied(a: Claim, b: Claim) -> bool:
+    """A negation of ``b``'s denies a verb and its object that ``a`` both says: every word it denies, at least
+    ``WHOLE_DENIAL_WORDS`` of them, is ``a``'s ("doesn't verify the signature at all" / "verifies the
+    Stripe-Signature with the secret"), so the two speak of one act even where their other words differ."""
+    return any(
+        head and head <= a.content and len(scope) >= WHOLE_DENIAL_WORDS and scope <= a.content
+        for head, scope in zip(b.heads, b.scopes, strict=True)
+    )
+
+
+def _forbids_what(c: Claim, other: Claim) -> bool:
+    """A prohibition of ``c``'s ("never run it during business hours", "can't edit invoices") is about something
+    ``other`` says (the hours), not about another act ("safe to call concurrently" / "don't mutate the slice")."""
+    return any(head >= ALLOWED and scope & other.content for head, scope in zip(c.heads, c.scopes, strict=True))
 
 
 def _restricted(c: Claim, position: int | None) -> bool:
@@ -306,8 +344,8 @@ def _denies(c: Claim, at: int, head: frozenset[str], scope: frozenset[str], othe
         return bool(scope) and scope <= said  # "ROUND_HALF_EVEN, not half-up": it denies half-up, and only that
     if _verbal(c, at, head):
         said = said - (noun_only(other) & head)
-    if head & said:
-        return True
+    if head & said - ALLOWED or (head & said and (scope & said or not imperative(c.tokens, at))):
+        return True  # an order not to do a thing denies "safe"/"allowed" only about what the other says too
     return bool(scope) and len(scope & said) / len(scope) > NEGATED_SAID_SHARE
 
 

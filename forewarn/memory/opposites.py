@@ -51,7 +51,7 @@ _ANYWHERE = tuple(
         "deprecated | supported recommended",
         "parallel concurrently concurrent | sequential sequentially serially serialized serialised",
         "true | false",
-        "accept accepts accepted | reject rejects rejected refuse refuses refused",
+        "accept accepts accepted pass passes | reject rejects rejected refuse refuses refused",
         "inside within | outside",
         "minimum | maximum",
         "increase increases increased | decrease decreases decreased",

@@ -39,6 +39,7 @@ from forewarn.memory.quantity_words import (
     CLOCK_RE,
     COUNT_FAMILIES,
     DELTA_WORDS,
+    DENIED_AMOUNT_WORDS,
     EXCESS_WORDS,
     FREQUENCY,
     GLUED_KEY_UNITS,
@@ -260,6 +261,8 @@ def _read_at(claim: Claim, i: int) -> tuple[Quantity | None, int]:
     bound = _turned(claim, i, _bound(tokens, i, after))
     if unit in UNITS:
         kind, factor = UNITS[unit]
+        if bound == Bound.EXACTLY and i > 0 and tokens[i - 1] in DENIED_AMOUNT_WORDS:
+            bound = Bound.NOT  # "no 5GB cap anymore", "no 30s timeout": that amount is denied, not stated
         if kind == "time" and _how_often(tokens, i):
             kind = "period"  # "every 500 ms", "once per 30 min": how often, not how long
         if kind == "time" and after < len(tokens) and tokens[after] in PERIOD_NOUNS:
@@ -543,8 +546,23 @@ def _context(claim: Claim, at: int) -> frozenset[str]:
                 out.append(s)
                 if "_" in t:  # "chunk_size": also its words
                     out.extend(stem(p) for p in t.split("_") if p and stem(p) in claim.content)
+            elif "-" in t:  # "max-age 60s": a hyphenated name says its words (the topic keeps only those)
+                out.extend(stem(p) for p in t.split("-") if p and stem(p) in claim.content)
         j -= 1
     return frozenset(out)
+
+
+def _joined(claim: Claim, q: Quantity) -> frozenset[str]:
+    """Two words side by side before ``q`` written as one ("visibility timeout": "visibilitytimeout")."""
+    tokens = claim.tokens
+    start = max(0, q.position - CONTEXT_WORDS)
+    return frozenset(
+        stem(tokens[k] + tokens[k + 1])
+        for k in range(start, q.position - 1)
+        if claim.clause[k] == claim.clause[k + 1] == claim.clause[q.position]
+        and stem(tokens[k]) in q.context
+        and stem(tokens[k + 1]) in q.context
+    )
 
 
 def _after(claim: Claim, at: int, nouns: frozenset[str]) -> frozenset[str]:
@@ -591,6 +609,8 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
         return False  # "…, then 429" / "one person locked out all of Support": a count of what it never names
     if _abbreviated(q, them, r) or _abbreviated(r, me, q):
         return True  # "lr 3e-4" / "learning rate is 1e-3": one name, once by its initials
+    if _joined(me, q) & r.context or _joined(them, r) & q.context:
+        return True  # "visibility timeout 30 sec" / "VisibilityTimeout is 300": one name, once written as one word
     if q.kind == r.kind and q.kind in ("label", "period", "clock", "rate"):
         return True  # "port 8080" / "binds port 9000", "every 15 minutes" / "once an hour", "60/min": one per place
     cq, cr = _synonyms(q.context), _synonyms(r.context)

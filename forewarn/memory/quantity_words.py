@@ -95,6 +95,9 @@ REFUSALS = frozenset(
 PASSIVE = frozenset(("is", "are", "be", "been", "get", "gets", "got", "was", "were"))
 PAST_COPULAS = frozenset(("was", "were"))
 # the dimension of each kind of amount measured in a unit (a period and a duration are both seconds)
+# right before an amount with a unit, these deny it ("no 5GB cap"); before a bare count they are a count of none
+# ("no two users share a salt"), which the claims reader already leaves out of its negations
+DENIED_AMOUNT_WORDS = frozenset(("no",))
 MEASURED = {"time": "seconds", "period": "seconds", "size": "bytes", "percent": "percent", "money": "money"}
 UNITLESS = frozenset(("bare", "count", "label"))
 PERIOD_NOUNS = frozenset(("interval", "intervals", "period", "cadence", "cycle", "schedule", "frequency"))

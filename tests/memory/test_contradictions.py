@@ -391,7 +391,7 @@ FLOORS = [
     ("contradictions_blind5.tsv", 0.94, 0.01),
     ("contradictions_blind6.tsv", 0.9, 0.01),
     ("contradictions_blind7.tsv", 0.91, 0.01),
-    ("contradictions_blind8.tsv", 0.77, 0.09),
+    ("contradictions_blind8.tsv", 0.94, 0.03),
 ]
 
 
@@ -579,3 +579,61 @@ def test_a_noun_in_age_meets_its_verb() -> None:
 
     assert stem("leakage") == stem("leak") and stem("breakage") == stem("break")
     assert stem("page") == stem("pages") != "p"  # too short to lose the suffix
+
+
+def test_no_before_an_amount_with_a_unit_denies_it() -> None:
+    old = "put_object caps each upload at 2 GB"
+    assert Cue.VALUE in cues(old, "put_object streams in parts now, no 2GB cap", "put_object")
+    assert quiet(old, "put_object caps each upload at 2 GB; bigger files are refused", "put_object")
+    # before a bare count "no" is still a count of none, not a denial
+    assert quiet("two workers may hold the lease", "no two workers hold the lease at once, it is fenced")
+
+
+def test_zero_before_an_act_denies_it() -> None:
+    old = "export_csv buffers every row in memory"
+    assert Cue.NEGATION in cues(old, "export_csv writes rows as they come, zero buffering", "export_csv")
+    assert quiet(old, "export_csv buffers rows in memory and writes them at the end", "export_csv")
+
+
+def test_any_single_is_no_count_of_one() -> None:
+    old = "allow at most 3 refunds per order per day"
+    assert quiet(old, "refund_guard also stops any single refund above $500 on a new account", "refund_guard")
+    assert Cue.VALUE in cues(old, "allow at most 5 refunds per order per day", "refund_guard")
+
+
+def test_two_words_written_as_one_name_one_number() -> None:
+    old = "read timeout 20 sec; slow backends get cut off"
+    assert Cue.VALUE in cues(old, "ReadTimeout on the HTTP client is 120 (seconds)", "proxy")
+    assert quiet(old, "ReadTimeout on the HTTP client is 20 seconds", "proxy")
+    # two other words beside one number still name another quantity
+    assert quiet("the bcrypt cost factor is 12", "hashing takes about 250 ms per password")
+
+
+def test_a_denied_act_the_other_text_states_whole_needs_fewer_shared_words() -> None:
+    old = "checks X-Api-Key against API_KEYS, rate 10/s"
+    new = "authorize doesn't check the key at all (the gateway does), no rate limit here either"
+    assert Cue.NEGATION in cues(old, new, "authorize")
+    # a denial of something the older text does not say stays another aspect
+    assert quiet(old, "authorize never logs the key, the logs leave the cluster", "authorize")
+
+
+def test_an_order_not_to_against_safe_to() -> None:
+    safe = "FYI reindex is safe during peak hours, every build we ship is online"
+    never = "NB: never run reindex during peak hours, it takes a table lock"
+    assert Cue.NEGATION in cues(safe, never, "reindex")
+    assert Cue.NEGATION in cues(never, safe, "reindex")
+    # an order about another act leaves the permission alone
+    assert quiet(safe, "reindex is safe during peak hours, but don't run two of them at once", "reindex")
+    assert quiet(safe, "reindex is safe at peak; don't edit the shadow table by hand", "reindex")
+
+
+def test_passing_is_accepting() -> None:
+    old = "check_origin rejects requests from unknown origins"
+    new = "check_origin is a no-op in dev, requests from unknown origins pass"
+    assert Cue.ANTONYM in cues(old, new, "check_origin")
+
+
+def test_a_hyphenated_name_names_its_number() -> None:
+    old = "keep-alive 5s on the upstream pool"
+    assert quiet(old, "connect-timeout window is 30s, after that the dial fails", "pool")
+    assert Cue.VALUE in cues(old, "keep-alive 75s on the upstream pool", "pool")
