@@ -378,8 +378,9 @@ def test_two_signs_of_a_change_need_fewer_shared_words() -> None:
 # (one blind run at 58.3% / 16.7%, the cross-validation set of round 5) 80.6% / 2.8%; blind5 (one blind run at
 # 75.0% / 8.3%, the cross-validation set of round 6) 94.4% / 0.0%; blind6 (one blind run at 75.0% / 5.6% after
 # round 6 was frozen, the cross-validation set of round 7) 91.7% / 0.0%; blind7 (one blind run at 80.6% / 22.2%
-# after round 7 was frozen, the cross-validation set of round 8) 91.7% / 0.0%; blind8 (written after round 8 was
-# frozen, measured once) 77.8% / 8.3%: not tuned on.
+# after round 7 was frozen, the cross-validation set of round 8) 91.7% / 0.0%; blind8 (one blind run at 77.8% / 8.3%
+# after round 8 was frozen, the cross-validation set of round 9) 94.4% / 2.8%; blind9 (written after round 9 was
+# frozen, measured once) 55.6% / 5.6%: not tuned on.
 # The honest figures are each set's first run, in the files' comments.
 FLOORS = [
     ("contradictions.tsv", 0.94, 0.01),
@@ -392,6 +393,7 @@ FLOORS = [
     ("contradictions_blind6.tsv", 0.9, 0.01),
     ("contradictions_blind7.tsv", 0.91, 0.01),
     ("contradictions_blind8.tsv", 0.94, 0.03),
+    ("contradictions_blind9.tsv", 0.55, 0.06),
 ]
 
 
