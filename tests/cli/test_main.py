@@ -113,12 +113,19 @@ def test_forewarn_errors_are_one_line(repo: Path, forewarn: Forewarn, tmp_path: 
         assert done.stderr.splitlines()[-1].startswith("forewarn: ") and message in done.stderr, done.stderr
 
 
+def as_from_a_terminal() -> None:
+    """In the child: Ctrl-C at its default, as a shell starts a foreground command. A suite started in the background
+    by a non-interactive shell (``make test &``, a CI runner's ``( … & )``) has SIGINT ignored, as POSIX asks of such
+    jobs; the command would inherit that, Python would keep ignoring it, and the run would end 0 as if never stopped."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_exits_130_without_a_traceback(repo: Path) -> None:
     write_many_definitions(repo)  # a map far larger than the pipe: the command blocks writing it until we read
     read_end, write_end = os.pipe()
     proc = subprocess.Popen(
         forewarn_argv("map", "--budget", "1000000"), cwd=repo, env=plain_env(), stdout=write_end,
-        stderr=subprocess.PIPE, text=True,
+        stderr=subprocess.PIPE, text=True, preexec_fn=as_from_a_terminal,
     )  # fmt: skip
     os.close(write_end)
     try:
