@@ -122,6 +122,7 @@ _DECLARATION = re.compile(
     r"|((public|private|protected|readonly|static|declare)\s+)*[A-Za-z_]\w*[?!]?\s*:\s*[^=;(]+;"
     r"|(var\s+)?[A-Za-z_]\w*\s+[*\[\]\w.]+(\s+`[^`]*`)?)$"  # Go: a struct field or a var, with its tag
 )
+_TRAILING_DECLARATION_COMMENT = re.compile(r"\s+(#|//)[^'\"`]*$")
 # first words that make a "name type" line a statement, not a declaration
 _NOT_A_NAME = re.compile(
     r"^(return|go|defer|goto|case|default|throw|yield|await|new|delete|typeof|raise|del|assert|export|const|let|"
@@ -131,7 +132,7 @@ _NOT_A_NAME = re.compile(
 
 def is_declaration(line: str) -> bool:
     """The stripped logic line only declares state (see _DECLARATION): no behaviour of its own."""
-    text = line.strip()
+    text = _TRAILING_DECLARATION_COMMENT.sub("", line.strip())  # "partial: int  # type: ignore[assignment]"
     return bool(_DECLARATION.match(text)) and not _NOT_A_NAME.match(text)
 
 
