@@ -245,9 +245,11 @@ ALIGN_SUBJECT = re.compile(
     r"^\s*(align|conform|harmoni[sz]e|sync(hroni[sz]e)?|reconcile)\w*\b.*\b(with|to)\b", re.IGNORECASE
 )
 # what went wrong, in the why of a headline that names no behaviour: a failure, or the cause of the old behaviour
-# ("so that it aligns with the contract", "to ensure it is started" say what the new code does, not what broke)
+# or what would not happen ("the patterns would not get initialised"); "so that it aligns with the contract", "to
+# ensure it is started" say what the new code does, not what broke
 WENT_WRONG = re.compile(
-    rf"{FAILURE_WORDS.pattern}|\b(because|caused by|due to|previously|used to|instead of|regress\w*|bug)\b",
+    rf"{FAILURE_WORDS.pattern}|\b(because|caused by|due to|previously|used to|instead of|regress\w*|bug|"
+    r"would(n't| not)?|could(n't| not)|did(n't| not)|never|no longer)\b",
     re.IGNORECASE,
 )
 MIN_BEHAVIOUR_WORDS = 2  # fewer plain words besides names and fix vocabulary ("`x` bug fix", "X and Kubernetes")

@@ -56,6 +56,8 @@ def test_a_headline_that_names_no_behaviour_needs_a_why_that_says_what_went_wron
     # one behaviour word, or an alignment: kept only with a why that says what went wrong
     assert noise_of("Fix timeout handling in excludedUnless", plain) == Noise.NO_BEHAVIOUR
     assert noise_of("Fix timeout handling in excludedUnless", failing) is None
+    lazy = "Fixed an issue where the lookup tables would not get initialised before the first parse_date_field call."
+    assert noise_of("Fix parse_date_field validation", lazy) is None
     aligned = "Fixes `required_without` so that it aligns with the stated contract and usage examples."
     align = "Align required_without with the contract stated in the documentation"
     assert noise_of(align, aligned) == Noise.NO_BEHAVIOUR
