@@ -249,14 +249,15 @@ ALIGN_SUBJECT = re.compile(
 # ensure it is started" say what the new code does, not what broke
 WENT_WRONG = re.compile(
     rf"{FAILURE_WORDS.pattern}|\b(because|caused by|due to|previously|used to|instead of|regress\w*|bug|"
-    r"would(n't| not)?|could(n't| not)|did(n't| not)|never|no longer)\b",
+    r"would(n't| not)?|could(n't| not)|did(n't| not)|never|no longer|result(s|ed)? in|leads? to|led to|crash\w*|"
+    r"errors?|exceptions?|\w+(Error|Exception))\b",
     re.IGNORECASE,
 )
 MIN_BEHAVIOUR_WORDS = 2  # fewer plain words besides names and fix vocabulary ("`x` bug fix", "X and Kubernetes")
 # a name written as code in a headline: backticks, snake_case, camelCase, dotted or called (not a behaviour word)
 CODE_NAME = re.compile(r"`[^`]*`|\b\w*(_\w*|[a-z][A-Z]\w*|\.\w+|\(\))|\b[A-Z]\w*[A-Z]\w*\b")
 PLAIN_WORD = re.compile(r"[A-Za-z][a-z]{2,}")  # a plain word of three letters or more ("and", "for" are stopwords)
-STOPWORDS = frozenset(re.findall(r"\w+", "the and for with from into onto when that this its not but are was has have"))
+STOPWORDS = frozenset(re.findall(r"\w+", "the and for with from into onto when that this its but are was has have"))
 
 
 # the words that explain even in an imperative sentence (a rationale argues, a consequence warns)

@@ -62,6 +62,11 @@ def test_a_headline_that_names_no_behaviour_needs_a_why_that_says_what_went_wron
     align = "Align required_without with the contract stated in the documentation"
     assert noise_of(align, aligned) == Noise.NO_BEHAVIOUR
     assert noise_of("Fix crash when the body is empty", plain) != Noise.NO_BEHAVIOUR
+    # a negated predicate names a behaviour; a consequence ("will result in … crashing") says what went wrong
+    assert not no_behaviour("Fix #12 - ParseError are not picklable")
+    pool = "Calling pickle.loads on it will result in the entire process pool crashing."
+    assert no_behaviour("Fix ParseError.__reduce__ for pickle_loads pickling")
+    assert noise_of("Fix ParseError.__reduce__ for pickle_loads pickling", pool) is None
 
 
 DEFENSIVE = b"""\
