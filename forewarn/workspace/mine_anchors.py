@@ -63,6 +63,7 @@ class Touch:
     sample: tuple[str, ...] = ()  # mine_code.sample of the lines it added: looked for at HEAD later
     removed: tuple[str, ...] = ()  # mine_code.sample of the lines it removed: what an earlier change had left
     created: bool = False  # the commit wrote the whole symbol (a helper it added), changed no code that was there
+    behaviour: int = -1  # logic lines changed that are no declaration (mine_code.is_declaration); -1: not counted
 
 
 class SymbolFinder:
@@ -168,6 +169,7 @@ def touched_symbols(
             mine_code.sample(added[symbol], path),
             mine_code.sample(removed[symbol], path),
             symbol in created,
+            mine_code.behaviour_lines(removed[symbol], added[symbol], path),
         )
         for symbol, lines in changed.items()
     }
@@ -239,6 +241,12 @@ class Anchored:
     logic: int = 0  # logic lines the commit changed in it
     sample: tuple[str, ...] = ()  # telling lines the commit left in it (added, else the symbol's own), for HEAD
     removed: tuple[str, ...] = ()  # telling lines the commit took out of it
+    behaviour: int = -1  # of its logic lines, those that are no declaration (-1: not counted)
+
+    @property
+    def declares_only(self) -> bool:
+        """The commit changed logic lines here, and every one only declares state (fields, annotations)."""
+        return self.logic > 0 and self.behaviour == 0
 
     @property
     def key(self) -> tuple[str, str] | None:
@@ -344,6 +352,7 @@ def place(
         for p, blob, s, touch in candidates:
             a = follow(p, s, renames, head)
             a.logic, a.sample, a.removed = touch.logic, touch.sample or finder.sample_of(p, blob, s), touch.removed
+            a.behaviour = touch.behaviour
             followed.append((a, p, s, touch.changed))
             if touch.created:
                 created.add(f"{p}::{s}")
@@ -355,6 +364,7 @@ def place(
                 f"{x[1]}::{x[2]}" in created,  # a helper the fix added is not the code that was wrong
                 x[0].anchor != ANCHOR_SYMBOL,
                 x[0].typing,
+                x[0].declares_only,  # fields or annotations declared: the behaviour changed elsewhere
                 -x[0].logic,
                 -x[3],
             ),

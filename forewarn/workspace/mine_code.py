@@ -111,6 +111,37 @@ def is_import(line: str) -> bool:
     return bool(_IMPORT.match(line.strip()))
 
 
+# a line that only declares state: a field set to a literal or a parameter (``self.x = None``, ``this.y = opts;``), a
+# bare annotation (``partial: int``), a Go struct field or var (``Timeout time.Duration``), a TS class field. A change
+# of these alone (round 5's judges: a class that only gained annotations, an ``__init__`` that only sets fields)
+# holds no behaviour: the lesson's logic lives elsewhere
+_FIELD_VALUE = r"(None|True|False|nil|null|undefined|true|false|-?\d+(\.\d+)?|\"\"|''|\[\]|\{\}|\(\)|\w+)"
+_DECLARATION = re.compile(
+    rf"^((self|this|cls)\.\w+(\s*:\s*[^=]+)?\s*=\s*{_FIELD_VALUE};?"
+    r"|[A-Za-z_]\w*\s*:\s*[\w\[\], .|\"']*[\w\]\"']"  # a bare annotation (no value)
+    r"|((public|private|protected|readonly|static|declare)\s+)*[A-Za-z_]\w*[?!]?\s*:\s*[^=;(]+;"
+    r"|(var\s+)?[A-Za-z_]\w*\s+[*\[\]\w.]+(\s+`[^`]*`)?)$"  # Go: a struct field or a var, with its tag
+)
+_TRAILING_DECLARATION_COMMENT = re.compile(r"\s+(#|//)[^'\"`]*$")
+# first words that make a "name type" line a statement, not a declaration
+_NOT_A_NAME = re.compile(
+    r"^(return|go|defer|goto|case|default|throw|yield|await|new|delete|typeof|raise|del|assert|export|const|let|"
+    r"else|do|try|in|of|not|print|exec|global|nonlocal|except|with|lambda|async|function|void|if|for|while)\b"
+)
+
+
+def is_declaration(line: str) -> bool:
+    """The stripped logic line only declares state (see _DECLARATION): no behaviour of its own."""
+    text = _TRAILING_DECLARATION_COMMENT.sub("", line.strip())  # "partial: int  # type: ignore[assignment]"
+    return bool(_DECLARATION.match(text)) and not _NOT_A_NAME.match(text)
+
+
+def behaviour_lines(removed: Sequence[str], added: Sequence[str], path: str) -> int:
+    """Changed logic lines that are no declaration (see is_declaration), counted as ``logic_lines`` counts."""
+    gone = [line for line in removed if not is_declaration(line)]
+    return logic_lines(gone, [line for line in added if not is_declaration(line)], path)
+
+
 def logic_lines(removed: Sequence[str], added: Sequence[str], path: str) -> int:
     """Changed lines that are logic, once lines removed and added again with only cosmetic changes cancel out."""
     python = is_python(path)

@@ -191,6 +191,13 @@ COMMENT_TASK = re.compile(
     re.IGNORECASE,
 )
 # … or a clause after a colon or dash that follows the warning ("never share a Bar: its cursor is not locked")
+# a guard for what the author believes cannot happen ("we should never need to flush … so lets defensively do it
+# anyway", "should never hit this"): it warns of no trap a reader could fall into
+COMMENT_DEFENSIVE = re.compile(
+    r"\b(should never (happen|hit|occur|be (reached|hit|needed)|need\w*|get here)|can(not|'t) (happen|occur)|"
+    r"never (happens|occurs|be reached)|defensive(ly)?|just in case|to be (safe|paranoid)|paranoi\w*)\b",
+    re.IGNORECASE,
+)
 REASON_CLAUSE = re.compile(r"\w\s*(:|—|–| - )\s+\w+(\W+\w+){2,}")
 NEAR_DUPLICATE_MIN_WORDS = 5  # comments this long that differ by one word (a name) say one thing: one lesson
 
@@ -250,6 +257,9 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
             continue
         if COMMENT_TASK.search(text):
             skipped[Noise.COMMENT_TASK] += 1
+            continue
+        if COMMENT_DEFENSIVE.search(text):
+            skipped[Noise.COMMENT_DEFENSIVE] += 1
             continue
         words = len(text.split()) - (1 if tag else 0)
         if words < (MIN_TAGGED_COMMENT_WORDS if tag else MIN_PHRASE_COMMENT_WORDS):

@@ -83,6 +83,11 @@ class Noise(StrEnum):
     REVERT_TITLE_WHY = "revert-title-as-why"  # a revert whose why is only another revert's title, on other work
     REVERT_KEPT = "revert-kept-changes"  # its only why says which changes the revert kept ("Don't revert the …")
     FIX_IN_PASSING = "fix-in-passing"  # a fix's minor symbol (a constructor it touched in passing): no hot-spot count
+    FIX_IN_TESTS = "fix-in-tests"  # "Fix integer overflows in test when run on 32bit": its subject puts it in tests
+    TEST_ANCHOR = "lesson-in-test-code"  # a commit lesson placed in a test, a test server or fixtures: no product code
+    DECLARATION_ANCHOR = "declaration-anchor"  # its code only gained fields or annotations: the logic is elsewhere
+    NO_BEHAVIOUR = "headline-no-behaviour"  # "`x` bug fix", "refactor fix for 593": no behaviour named, no failure said
+    COMMENT_DEFENSIVE = "comment-defensive"  # "we should never need to … defensively do it anyway": no trap, a guard
 
 
 # a conventional-commit subject whose type says it is no fix: "chore(bind): …", "feat!: …", "perf: …"
@@ -155,6 +160,10 @@ CHANGELOG_PATH = re.compile(r"(^|/)(CHANGE(S|LOG)|HISTORY|NEWS|RELEASE[-_]?NOTES
 DOCS_PATH = re.compile(r"(^|/)(docs?|documentation)/|\.(rst|md|adoc|txt)$|(^|/)\.github/", re.IGNORECASE)
 # example, demo and benchmark code beside the product: its lessons are no warning for the product's code
 EXAMPLE_PATH = re.compile(r"(^|/)(examples?|samples?|demos?|benchmarks?)/", re.IGNORECASE)
+# code that serves the tests from beside them: a test server (urllib3's dummyserver/), fixtures, fakes, test helpers
+TEST_SUPPORT_PATH = re.compile(
+    r"(^|/)(dummy\w*|fakes?|mocks?|fixtures?|testdata|testutils?|test_?helpers?|test_?support|testlib)/", re.IGNORECASE
+)
 MIN_BODY_WORDS = 6  # fewer words after trailers are stripped is an empty body ("Fixes #12.")
 
 REVERT_SUBJECT = re.compile(r'^\s*revert(s|ed)?\b[:\s]*"?(?P<what>.*?)"?\s*$', re.IGNORECASE)
@@ -213,6 +222,44 @@ RATIONALE_WORDS = re.compile(
     r"deliberately|intentionally|on purpose|otherwise|to avoid|to prevent|at the cost of|is safer|is faster)\b",
     re.IGNORECASE,
 )
+# a subject that locates its fix in the tests ("Fix integer overflows in test when run on 32bit", "fix race in the
+# unit tests"): test-only work, whatever its fix words and whatever product file it also touched
+IN_TESTS_SUBJECT = re.compile(
+    r"\b(in|of|for|from|within|inside) (the |some |our |a |all |two |several )?(unit |integration |e2e |"
+    r"end-to-end |regression )?(tests?|test ?(suite|cases?|files?|helpers?|servers?|tables?)|specs?)\b"
+    r"(?=\s*($|[,.;:)]|(when|on|under|with|for|if|that|which|and|where|by|to|in)\b))",  # the phrase ends there
+    re.IGNORECASE,
+)
+# words of a headline that name no behaviour: that a fix happened, the kind of change, where it came from
+NO_BEHAVIOUR_WORDS = frozenset(
+    re.findall(
+        r"\w+",
+        "fix fixes fixed fixing bug bugs bugfix bugfixes refactor refactored refactoring align aligned aligns aligning "
+        "issue issues problem problems patch patched tweak tweaks update updated updates correct corrected "
+        "correction change changes changed handling regarding related relating around about various",
+    )
+)
+# "align X with the contract stated in the documentation", "conform Y to the spec": the headline says the code now
+# matches something, not what behaved wrongly before
+ALIGN_SUBJECT = re.compile(
+    r"^\s*(align|conform|harmoni[sz]e|sync(hroni[sz]e)?|reconcile)\w*\b.*\b(with|to)\b", re.IGNORECASE
+)
+# what went wrong, in the why of a headline that names no behaviour: a failure, or the cause of the old behaviour
+# or what would not happen ("the patterns would not get initialised"); "so that it aligns with the contract", "to
+# ensure it is started" say what the new code does, not what broke
+WENT_WRONG = re.compile(
+    rf"{FAILURE_WORDS.pattern}|\b(because|caused by|due to|previously|used to|instead of|regress\w*|bug|"
+    r"would(n't| not)?|could(n't| not)|did(n't| not)|never|no longer|result(s|ed)? in|leads? to|led to|crash\w*|"
+    r"errors?|exceptions?|\w+(Error|Exception))\b",
+    re.IGNORECASE,
+)
+MIN_BEHAVIOUR_WORDS = 2  # fewer plain words besides names and fix vocabulary ("`x` bug fix", "X and Kubernetes")
+# a name written as code in a headline: backticks, snake_case, camelCase, dotted or called (not a behaviour word)
+CODE_NAME = re.compile(r"`[^`]*`|\b\w*(_\w*|[a-z][A-Z]\w*|\.\w+|\(\))|\b[A-Z]\w*[A-Z]\w*\b")
+PLAIN_WORD = re.compile(r"[A-Za-z][a-z]{2,}")  # a plain word of three letters or more ("and", "for" are stopwords)
+STOPWORDS = frozenset(re.findall(r"\w+", "the and for with from into onto when that this its but are was has have"))
+
+
 # the words that explain even in an imperative sentence (a rationale argues, a consequence warns)
 STRONG_WORDS = re.compile(
     rf"\b({STRONG_CAUSE}|we (chose|choose|decided|prefer)|deliberately|intentionally|on purpose|at the cost of|"
@@ -315,7 +362,9 @@ def code_paths(commit: CommitRecord) -> list[str]:
 
 def is_product_path(path: str) -> bool:
     """Code the product runs: not tests, not examples, demos, benchmarks or documentation beside it."""
-    return not (is_test_path(path) or EXAMPLE_PATH.search(path) or DOCS_PATH.search(path))
+    return not (
+        is_test_path(path) or EXAMPLE_PATH.search(path) or DOCS_PATH.search(path) or TEST_SUPPORT_PATH.search(path)
+    )
 
 
 def test_only(commit: CommitRecord) -> bool:
@@ -439,11 +488,15 @@ def _classify(commit: CommitRecord, body: str) -> Verdict:
         return noise(Noise.EMPTY, fix=is_fix)
     if vague(clean_subject(subject)):
         return noise(Noise.VAGUE, fix=is_fix)
+    if IN_TESTS_SUBJECT.search(clean_subject(subject)):
+        return noise(Noise.FIX_IN_TESTS)
     if NOT_FIX_TYPE.match(subject) and not tests and not is_fix:  # "feat: fixes mem leak …" still names a fix
         return noise(Noise.NOT_A_FIX_TYPE)
     if not is_fix and PERFORMANCE_WORDS.search(f"{subject}\n{explained}") and not FAILURE_WORDS.search(explained):
         return noise(Noise.PERFORMANCE)
     fixes = is_fix or tests or bool(FIX_WORDS.search(message) and not DOCS_SUBJECT.search(subject) and not typing)
+    if behaviour_words(subject) == 0 or (no_behaviour(subject) and not WENT_WRONG.search(explained or body)):
+        return noise(Noise.NO_BEHAVIOUR, fix=is_fix)
     if fixes and explained and WHAT_SUBJECT.search(clean_subject(subject)) and not CONSEQUENCE.search(explained):
         return noise(Noise.WHAT_NOT_WHY, fix=is_fix)
     if fixes and explained and only_should(explained):
@@ -464,6 +517,20 @@ def _classify(commit: CommitRecord, body: str) -> Verdict:
     if rationale:
         return Verdict(VerdictKind.DECISION, MemoryType.DECISION, why=rationale)
     return noise(Noise.NO_LESSON, fix=is_fix)
+
+
+def no_behaviour(subject: str) -> bool:
+    """The headline names no behaviour: only that something was fixed, refactored or aligned, an issue number and
+    names of code ("`excluded_unless` bug fix", "refactor fix for 593", "WatchConfig and Kubernetes"), or it aligns
+    the code with something (ALIGN_SUBJECT) without saying what went wrong."""
+    return bool(ALIGN_SUBJECT.match(clean_subject(subject))) or behaviour_words(subject) < MIN_BEHAVIOUR_WORDS
+
+
+def behaviour_words(subject: str) -> int:
+    """Plain words of the headline that could name a behaviour: not a name of code, fix vocabulary or a stopword
+    (none at all: "`excluded_unless` bug fix", "refactor fix for 593" — no why rescues such a headline)."""
+    plain = PLAIN_WORD.findall(CODE_NAME.sub(" ", clean_subject(subject)))
+    return sum(1 for w in plain if w.lower() not in NO_BEHAVIOUR_WORDS and w.lower() not in STOPWORDS)
 
 
 def contradicts(subject: str, reason: str) -> bool:

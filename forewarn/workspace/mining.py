@@ -85,6 +85,7 @@ from forewarn.workspace.mine_rules import (
     Verdict,
     VerdictKind,
     classify,
+    is_product_path,
     revert_target,
     reverted_shas,
     states_repo_wide_rule,
@@ -238,6 +239,10 @@ class _Walk:
             self.noise[Noise.TYPING_CODE] += 1
         elif a is not None and a.anchor == ANCHOR_SYMBOL and not a.logic:
             self.noise[Noise.DOCS] += 1  # it changed only the symbol's docstring or comments
+        elif a is not None and a.file is not None and not is_product_path(a.file):
+            self.noise[Noise.TEST_ANCHOR] += 1  # a test, test server or fixture: no product code to warn
+        elif a is not None and a.anchor == ANCHOR_SYMBOL and a.declares_only:
+            self.noise[Noise.DECLARATION_ANCHOR] += 1  # fields or annotations only: the fix's logic is elsewhere
         elif a is not None and a.anchor == ANCHOR_SYMBOL and self._broad(a):
             self.noise[Noise.BROAD_ANCHOR] += 1
         elif a is not None and a.symbol and about_other_symbol(verdict.why, a.then.split("::")[-1], placement.touched):
