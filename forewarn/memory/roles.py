@@ -136,10 +136,10 @@ def _removals(c: Claim, anchor: frozenset[str]) -> list[set[str]]:
             continue
         before = [j for j in range(i - 1, -1, -1) if c.clause[j] == c.clause[i] and tokens[j] != PUNCT]
         after = [j for j in range(i + 1, len(tokens)) if c.clause[j] == c.clause[i] and tokens[j] != PUNCT]
-        copula = before[1:] if before and tokens[before[0]] in ("a", "an") else before  # "X is a leftover"
-        state = t in _REMOVED_STATES and bool(copula) and tokens[copula[0]] in _PRESENT_COPULAS | _PAST_AUXILIARIES
+        # past an article: "X is a leftover", "no longer a dependency"
+        lead = before[1:] if before and tokens[before[0]] in ("a", "an") else before
+        state = t in _REMOVED_STATES and bool(lead) and tokens[lead[0]] in _PRESENT_COPULAS | _PAST_AUXILIARIES
         event = t in _REMOVED_EVENTS and bool(before) and tokens[before[0]] in _PAST_AUXILIARIES
-        lead = before[1:] if before and tokens[before[0]] in ("a", "an") else before  # "no longer a dependency"
         no_longer = (
             t in _NO_LONGER_STATES
             and bool(lead)

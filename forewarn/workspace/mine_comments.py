@@ -241,12 +241,11 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
             phrase = WARNING_MUST.search(text)
         if (tag is None and phrase is None) or len(text.split()) < MIN_COMMENT_WORDS:
             continue
-        if tag is None and DOC_COMMENT.match(raw):
+        doc = DOC_COMMENT.match(raw) is not None
+        if tag is None and doc:
             skipped[Noise.DOCSTRING] += 1
             continue
-        if (tag is None or tag.group(1) in CALLER_TAGS) and (
-            DOC_COMMENT.match(raw) or documents_declaration(text, lines, last)
-        ):
+        if (tag is None or tag.group(1) in CALLER_TAGS) and (doc or documents_declaration(text, lines, last)):
             skipped[Noise.DOC_COMMENT] += 1
             continue
         if not is_product_path(path):

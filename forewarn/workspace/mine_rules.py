@@ -256,7 +256,7 @@ WENT_WRONG = re.compile(
 MIN_BEHAVIOUR_WORDS = 2  # fewer plain words besides names and fix vocabulary ("`x` bug fix", "X and Kubernetes")
 # a name written as code in a headline: backticks, snake_case, camelCase, dotted or called (not a behaviour word)
 CODE_NAME = re.compile(r"`[^`]*`|\b\w*(_\w*|[a-z][A-Z]\w*|\.\w+|\(\))|\b[A-Z]\w*[A-Z]\w*\b")
-PLAIN_WORD = re.compile(r"[A-Za-z][a-z]{2,}")  # a plain word of three letters or more ("and", "for" are stopwords)
+HEADLINE_WORD = re.compile(r"[A-Za-z][a-z]{2,}")  # a plain word of three letters or more ("and", "for" are stopwords)
 STOPWORDS = frozenset(re.findall(r"\w+", "the and for with from into onto when that this its but are was has have"))
 
 
@@ -409,13 +409,16 @@ def _stems(text: str) -> set[str]:
     return {w.lower()[:CONTENT_STEM] for w in re.findall(r"[A-Za-z]\w*", text) if len(w) >= MIN_CONTENT_WORD}
 
 
+_FIX_TALK = _stems("fix fixed fixes should would could because")  # words any why shares with any fix headline
+
+
 def off_topic(body: str, subject: str, reason: str) -> bool:
     """A squashed message (several "* subject" items) whose why shares no content word with the headline: the
     sentence came from another commit squashed in ("Modify multiple return statements …" under a wildcard fix)."""
     return (
         bool(reason)
         and len(SQUASH_ITEM.findall(body)) >= 2
-        and not (_stems(reason) - _stems("fix fixed fixes should would could because")) & _stems(clean_subject(subject))
+        and not (_stems(reason) - _FIX_TALK) & _stems(clean_subject(subject))
     )
 
 
@@ -495,7 +498,8 @@ def _classify(commit: CommitRecord, body: str) -> Verdict:
     if not is_fix and PERFORMANCE_WORDS.search(f"{subject}\n{explained}") and not FAILURE_WORDS.search(explained):
         return noise(Noise.PERFORMANCE)
     fixes = is_fix or tests or bool(FIX_WORDS.search(message) and not DOCS_SUBJECT.search(subject) and not typing)
-    if behaviour_words(subject) == 0 or (no_behaviour(subject) and not WENT_WRONG.search(explained or body)):
+    named = behaviour_words(subject)
+    if named == 0 or (no_behaviour(subject, named) and not WENT_WRONG.search(explained or body)):
         return noise(Noise.NO_BEHAVIOUR, fix=is_fix)
     if fixes and explained and WHAT_SUBJECT.search(clean_subject(subject)) and not CONSEQUENCE.search(explained):
         return noise(Noise.WHAT_NOT_WHY, fix=is_fix)
@@ -519,17 +523,20 @@ def _classify(commit: CommitRecord, body: str) -> Verdict:
     return noise(Noise.NO_LESSON, fix=is_fix)
 
 
-def no_behaviour(subject: str) -> bool:
+def no_behaviour(subject: str, named: int | None = None) -> bool:
     """The headline names no behaviour: only that something was fixed, refactored or aligned, an issue number and
     names of code ("`excluded_unless` bug fix", "refactor fix for 593", "WatchConfig and Kubernetes"), or it aligns
-    the code with something (ALIGN_SUBJECT) without saying what went wrong."""
-    return bool(ALIGN_SUBJECT.match(clean_subject(subject))) or behaviour_words(subject) < MIN_BEHAVIOUR_WORDS
+    the code with something (ALIGN_SUBJECT) without saying what went wrong. ``named``: behaviour_words(subject),
+    when the caller has it."""
+    if named is None:
+        named = behaviour_words(subject)
+    return bool(ALIGN_SUBJECT.match(clean_subject(subject))) or named < MIN_BEHAVIOUR_WORDS
 
 
 def behaviour_words(subject: str) -> int:
     """Plain words of the headline that could name a behaviour: not a name of code, fix vocabulary or a stopword
     (none at all: "`excluded_unless` bug fix", "refactor fix for 593" — no why rescues such a headline)."""
-    plain = PLAIN_WORD.findall(CODE_NAME.sub(" ", clean_subject(subject)))
+    plain = HEADLINE_WORD.findall(CODE_NAME.sub(" ", clean_subject(subject)))
     return sum(1 for w in plain if w.lower() not in NO_BEHAVIOUR_WORDS and w.lower() not in STOPWORDS)
 
 
