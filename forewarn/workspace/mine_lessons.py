@@ -96,8 +96,28 @@ QUOTED = re.compile(r"^\s*(\[\d+\]|[\"'“‘>])")
 POINTS_BACK = re.compile(r"^(this|that|these|those|it|as such|so|thus|therefore|hence|which)\b", re.IGNORECASE)
 WORD = re.compile(r"[A-Za-z_][\w']*")
 OCCURRENCE = re.compile(r"#\d+$")  # the index numbers a repeated name (overloads): "f#3" is the third "f"
-# a sentence about the tests ("Add a failing test …", "Test that …") explains the test, not the code
-ABOUT_TESTS = re.compile(r"\b(tests?|test ?cases?|unit ?tests?|test suite|testing)\b", re.IGNORECASE)
+# a sentence about the tests ("Add a failing test …", "Test that …") explains the test, not the code; so does one
+# about the test runner's or the build's set-up ("Rewrite Vitest prod build config …") or about which case the tests
+# now cover ("… and cover the bodyless request with no Content-Type header")
+ABOUT_TESTS = re.compile(
+    r"\b(tests?|test ?cases?|unit ?tests?|test suite|testing|vitest|jest|mocha|jasmine|karma|pytest|tox|"
+    r"build config(uration)?|ci (jobs?|config(uration)?|pipelines?|workflows?))\b"
+    r"|\bcover(s|ed|ing)? (the|a|an|this|that) [^.;]{0,80}\b(cases?|scenarios?)\b",
+    re.IGNORECASE,
+)
+# a note for later given where a reason belongs: what might be done one day ("When Python 2 support is dropped, we
+# can likely refactor this …", "… but this is a start", "TODO: …") says nothing about why the code is as it is now
+TODO_NOTE = re.compile(
+    r"\b(todo|fixme|in (the|a) future|(a |as a )?follow[- ]?ups?|this is (just )?a (start|first step)|"
+    r"(we|you|one|someone) (can|could|might|may|will|should) (likely |probably |eventually |later |then |also )?"
+    r"(refactor|remove|drop|simplify|revisit|improve|clean|get rid|rework|replace)|"
+    r"(when|once|after) [^.;]{0,60}\b(is|are|gets?) (dropped|removed|gone|released|deprecated)|"
+    r"could also benefit)\b",
+    re.IGNORECASE,
+)
+# a sentence that starts mid-way, its subject lost with a block left out before it ("is preserved in all cases
+# *except* …"): lower-case, opening on a verb or a joining word, it cannot be read alone
+FRAGMENT = re.compile(r"^(is|are|was|were|has|have|had|and|or|but|nor|which|whose|than|of)\b")
 # an error the message quotes: ``KeyError: 'x'``, ``requests.exceptions.SSLError``, a traceback's last line
 ERROR_SIGNATURE = re.compile(r"\b((?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Warning|Exit))\b(?::\s*([^\n]+))?")
 
@@ -176,16 +196,18 @@ def restates(sentence: str, subject: str) -> bool:
     return bool(own) and len(own & subj) / len(own) >= RESTATES_SUBJECT
 
 
-def _usable(sentence: str, subject: str) -> bool:
-    """A sentence that can stand in a lesson: long enough, no question, hedge or side note, not the subject again."""
+def _usable(sentence: str, subject: str, lenient: bool = False) -> bool:
+    """A sentence that can stand in a lesson: long enough, no question, hedge or side note, not the subject again,
+    not about the tests, no note for later and no fragment (``lenient``: those three allowed, to name what a why
+    was left without)."""
     return not (
         len(WORD.findall(sentence)) < MIN_WHY_WORDS
         or sentence.rstrip().endswith("?")
         or QUOTED.match(sentence)
         or SIDE_NOTE.match(sentence)
         or HEDGE.search(sentence)
-        or ABOUT_TESTS.search(sentence)
         or restates(sentence, subject)
+        or (not lenient and (ABOUT_TESTS.search(sentence) or TODO_NOTE.search(sentence) or FRAGMENT.match(sentence)))
     )
 
 
@@ -193,9 +215,12 @@ def _ended(sentence: str) -> str:
     return sentence if sentence[-1] in ".!?…" else sentence + "."
 
 
-def why(body: str, subject: str, explains: re.Pattern[str], strong: re.Pattern[str] | None = None) -> str:
+def why(
+    body: str, subject: str, explains: re.Pattern[str], strong: re.Pattern[str] | None = None, lenient: bool = False
+) -> str:
     """The body's sentences that explain (match ``explains``; an imperative one, which says what the code now does,
-    must match ``strong``), whole, the subject never repeated; "" when none does.
+    must match ``strong``), whole, the subject never repeated; "" when none does. ``lenient``: sentences about the
+    tests, notes for later and fragments count too (only to say why a message was left without a why).
 
     At most WHY_SENTENCES of them, within WHY_MAX_CHARS (one alone up to WHY_LONG_SENTENCE_CHARS); a sentence
     that points back ("This broke …") brings the sentence before it when that fits. Never cut mid-sentence."""
@@ -204,13 +229,14 @@ def why(body: str, subject: str, explains: re.Pattern[str], strong: re.Pattern[s
         i
         for i, s in enumerate(found)
         if explains.search(s)
-        and _usable(s, subject)
+        and _usable(s, subject, lenient)
         and (strong is None or not IMPERATIVE.match(s) or strong.search(s))
+        and (lenient or not _after_fragment(found, i))
     ][:WHY_SENTENCES]
     text = ""
     for i in picked:
         sentence = _ended(found[i])
-        points_back = i > 0 and POINTS_BACK.match(found[i]) and _usable(found[i - 1], subject)
+        points_back = i > 0 and POINTS_BACK.match(found[i]) and _usable(found[i - 1], subject, lenient)
         before = _ended(found[i - 1]) if points_back else ""
         options = ([f"{before} {sentence}"] if before and before not in text else []) + [sentence]
         fitted = next((o for o in options if len(f"{text} {o}".strip()) <= WHY_MAX_CHARS), None)
@@ -220,6 +246,11 @@ def why(body: str, subject: str, explains: re.Pattern[str], strong: re.Pattern[s
             break
         text = f"{text} {fitted}".strip()
     return text
+
+
+def _after_fragment(found: Sequence[str], i: int) -> bool:
+    """The sentence points back ("This could happen if …") at one that starts mid-way: neither can be read."""
+    return i > 0 and bool(POINTS_BACK.match(found[i])) and bool(FRAGMENT.match(found[i - 1]))
 
 
 def error_signature(subject: str, body: str) -> str | None:

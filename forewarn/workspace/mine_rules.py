@@ -15,8 +15,10 @@ from forewarn.memory.vocabulary import MemoryType
 from forewarn.workspace.code_search import is_test_path
 from forewarn.workspace.history import CommitRecord
 from forewarn.workspace.mine_lessons import (
+    FRAGMENT,
     REVERT_BODY_LINE,
     SUBJECT_REFS,
+    TODO_NOTE,
     clean_subject,
     error_signature,
     sentences,
@@ -88,6 +90,9 @@ class Noise(StrEnum):
     DECLARATION_ANCHOR = "declaration-anchor"  # its code only gained fields or annotations: the logic is elsewhere
     NO_BEHAVIOUR = "headline-no-behaviour"  # "`x` bug fix", "refactor fix for 593": no behaviour named, no failure said
     COMMENT_DEFENSIVE = "comment-defensive"  # "we should never need to … defensively do it anyway": no trap, a guard
+    WHY_TESTS = "why-about-tests"  # its only why is about the tests or the build ("cover the bodyless request case")
+    WHY_TODO = "why-note-for-later"  # its only why is a note for later ("when Python 2 is dropped, we can refactor")
+    WHY_FRAGMENT = "why-fragment"  # its only why starts mid-sentence ("is preserved in all cases except …")
 
 
 # a conventional-commit subject whose type says it is no fix: "chore(bind): …", "feat!: …", "perf: …"
@@ -171,6 +176,12 @@ REVERT_SUBJECT = re.compile(r'^\s*revert(s|ed)?\b[:\s]*"?(?P<what>.*?)"?\s*$', r
 FEATURE_SUBJECT = re.compile(
     r"^\s*(add(s|ed|ing)?|allow(s|ed|ing)?|support(s|ed|ing)?|implement(s|ed|ing)?|introduc(e|es|ed|ing)|"
     r"expose[sd]?|enable[sd]?|new|initial|provide[sd]?|create[sd]?)\b",
+    re.IGNORECASE,
+)
+# new behaviour said after the name: "RedirectResponse now accepts optional background parameter", "X can now take …"
+NEW_CAPABILITY = re.compile(
+    r"\b(now|can now) (accepts?|supports?|allows?|takes?|exposes?|provides?|handles? optional)\b"
+    r"|\baccepts? (an )?optional\b",
     re.IGNORECASE,
 )
 # a dependency dropped, pinned, upgraded or vendored: what changed is someone else's code
@@ -477,7 +488,7 @@ def _classify(commit: CommitRecord, body: str) -> Verdict:
         return noise(Noise.DEPENDENCY)
     if REFACTOR_SUBJECT.search(subject) and not is_fix:
         return noise(Noise.REFACTOR)
-    if FEATURE_SUBJECT.search(clean_subject(subject)) and not is_fix and not tests:  # "Add a test for …" is no feature
+    if feature(clean_subject(subject)) and not is_fix and not tests:  # "Add a test for …" is no feature
         return noise(Noise.FEATURE)
     explained = why(body, subject, CAUSE_WORDS, STRONG_WORDS)
     examples = tests and all(EXAMPLE_PATH.search(p) for p in code_paths(commit))
@@ -520,7 +531,28 @@ def _classify(commit: CommitRecord, body: str) -> Verdict:
         return Verdict(VerdictKind.FIX, MemoryType.GOTCHA, fix=True, why=rationale)
     if rationale:
         return Verdict(VerdictKind.DECISION, MemoryType.DECISION, why=rationale)
-    return noise(Noise.NO_LESSON, fix=is_fix)
+    return noise(left_without(body, subject) or Noise.NO_LESSON, fix=is_fix)
+
+
+def feature(cleaned_subject: str) -> bool:
+    """New behaviour, by the subject: its first word ("Add …", "Support …") or a capability said after the name."""
+    return bool(FEATURE_SUBJECT.search(cleaned_subject) or NEW_CAPABILITY.search(cleaned_subject))
+
+
+def left_without(body: str, subject: str) -> Noise | None:
+    """Why a message has no why although a sentence of it explains: the only such sentences are about the tests, a
+    note for later or a fragment. None when nothing in it explains at all."""
+    found = why(body, subject, CAUSE_WORDS, STRONG_WORDS, lenient=True) or why(
+        body, subject, RATIONALE_WORDS, STRONG_WORDS, lenient=True
+    )
+    if not found:
+        return None
+    said = sentences(found)
+    if any(TODO_NOTE.search(s) for s in said):
+        return Noise.WHY_TODO
+    if any(FRAGMENT.match(s) for s in said):
+        return Noise.WHY_FRAGMENT
+    return Noise.WHY_TESTS
 
 
 def no_behaviour(subject: str, named: int | None = None) -> bool:
