@@ -199,6 +199,17 @@ COMMENT_DEFENSIVE = re.compile(
     re.IGNORECASE,
 )
 REASON_CLAUSE = re.compile(r"\w\s*(:|—|–| - )\s+\w+(\W+\w+){2,}")
+# nouns of COMMENT_REASON that as often name what the code deals with as what goes wrong ("don't override error
+# message from content expressions", "Errors thrown by hooks must propagate", "don't output failure message more than
+# once"): alone they give a reason only in a frame of consequence ("if an error happens", "the error may be emitted").
+# A verb says what happens ("the server rejects partial ones", "it raises"): that is a consequence.
+TOPIC_REASON = re.compile(r"(errors?|exceptions?|failures?|bugs?)", re.IGNORECASE)
+CONSEQUENCE_FRAME = re.compile(
+    rf"\b(if|when|whenever|unless|may|might|could|would|will|can|avoid|prevent|else|or)\b[^.;:]{{0,40}}\b"
+    rf"{TOPIC_REASON.pattern}\b|\b{TOPIC_REASON.pattern}\b[^.;:]{{0,20}}\b(may|might|could|would|will|can|if|when|"
+    r"unless)\b",
+    re.IGNORECASE,
+)
 NEAR_DUPLICATE_MIN_WORDS = 5  # comments this long that differ by one word (a name) say one thing: one lesson
 
 
@@ -293,9 +304,18 @@ def documents_declaration(text: str, lines: list[str], last: int) -> bool:
 
 
 def gives_reason(comment: str) -> bool:
-    """The warning says why or what goes wrong otherwise (COMMENT_REASON, REASON_CLAUSE), not only what to do."""
+    """The warning says why or what goes wrong otherwise (COMMENT_REASON, REASON_CLAUSE), not only what to do. In a
+    comment with no tag, an error word alone (TOPIC_REASON) counts only in a frame of consequence (CONSEQUENCE_FRAME):
+    a tag marks a warning on purpose ("XXX: the gateway rejects totals over 10k"), a bare "don't"/"must" often only
+    names what the next line handles."""
+    tagged = WARNING_TAG.search(comment) is not None
     said = WARNING_TAG.sub("", comment).lstrip(" :-–—")
-    return bool(COMMENT_REASON.search(said) or REASON_CLAUSE.search(said))
+    if REASON_CLAUSE.search(said):
+        return True
+    found = [m.group(0).strip(" ,;:(") for m in COMMENT_REASON.finditer(said)]
+    if tagged:
+        return bool(found)
+    return any(not TOPIC_REASON.fullmatch(w) for w in found) or bool(found and CONSEQUENCE_FRAME.search(said))
 
 
 def near_keys(text: str) -> set[str]:

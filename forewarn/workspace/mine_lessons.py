@@ -36,7 +36,11 @@ TRAILER = re.compile(
 )
 # git's list of conflicted files, left in merge and cherry-pick messages: bookkeeping, not a reason
 CONFLICTS_HEADER = re.compile(r"^#?\s*Conflicts:\s*$")
-REVERT_BODY_LINE = re.compile(r"^This reverts commit (?P<sha>[0-9a-f]{7,64})\.?\s*$", re.IGNORECASE | re.MULTILINE)
+# git's own line in a revert: "This reverts commit <sha>." and, for a merge, "…, reversing\nchanges made to <sha>."
+REVERT_BODY_LINE = re.compile(
+    r"^This reverts commit (?P<sha>[0-9a-f]{7,64})(,\s+reversing\s+changes\s+made\s+to\s+[0-9a-f]{7,64})?\.?[ \t]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
 CHERRY_PICK_LINE = re.compile(r"^\(cherry picked from commit [0-9a-f]{7,64}\)\s*$", re.IGNORECASE | re.MULTILINE)
 # lines that carry no sentence: issue references, bare links, quoted replies, horizontal rules
 NOT_PROSE = re.compile(
@@ -79,6 +83,14 @@ SIDE_NOTE = re.compile(
 HEDGE = re.compile(
     r"\b(i think|i believe|maybe|probably|perhaps|not sure|i guess|hopefully|should (work|be fine)|no idea|"
     r"(might|may|would) be nice|seems to work|for now)\b",
+    re.IGNORECASE,
+)
+# a why that says the author does not know the cause, or that nothing was wrong ("Not entirely sure why this fails,
+# but this fixes it in the meanwhile", "This is actually not really an issue here … but it doesn't hurt to check")
+UNSURE = re.compile(
+    r"\b(not (entirely |really |quite |totally |completely |100% )?sure|no idea|(don't|do not|didn't|did not) "
+    r"(really |fully )?(know|understand) why|in the mean ?(time|while)|not (really |actually )?an? (issue|problem|bug)|"
+    r"(doesn't|does not|won't|will not|can't|cannot) hurt|just in case|to be (on the )?safe( side)?|defensive(ly)?)\b",
     re.IGNORECASE,
 )
 # a sentence that tells the code what to do ("Coerce the values …", "If X, throw …", "Explicitly delete …") describes
@@ -198,8 +210,8 @@ def restates(sentence: str, subject: str) -> bool:
 
 def _usable(sentence: str, subject: str, lenient: bool = False) -> bool:
     """A sentence that can stand in a lesson: long enough, no question, hedge or side note, not the subject again,
-    not about the tests, no note for later and no fragment (``lenient``: those three allowed, to name what a why
-    was left without)."""
+    not about the tests, no note for later, no fragment, no admission that the cause is unknown or that nothing was
+    wrong (``lenient``: those allowed, to name what a why was left without)."""
     return not (
         len(WORD.findall(sentence)) < MIN_WHY_WORDS
         or sentence.rstrip().endswith("?")
@@ -207,7 +219,15 @@ def _usable(sentence: str, subject: str, lenient: bool = False) -> bool:
         or SIDE_NOTE.match(sentence)
         or HEDGE.search(sentence)
         or restates(sentence, subject)
-        or (not lenient and (ABOUT_TESTS.search(sentence) or TODO_NOTE.search(sentence) or FRAGMENT.match(sentence)))
+        or (
+            not lenient
+            and (
+                ABOUT_TESTS.search(sentence)
+                or TODO_NOTE.search(sentence)
+                or FRAGMENT.match(sentence)
+                or UNSURE.search(sentence)
+            )
+        )
     )
 
 
@@ -220,7 +240,7 @@ def why(
 ) -> str:
     """The body's sentences that explain (match ``explains``; an imperative one, which says what the code now does,
     must match ``strong``), whole, the subject never repeated; "" when none does. ``lenient``: sentences about the
-    tests, notes for later and fragments count too (only to say why a message was left without a why).
+    tests, notes for later, fragments and unsure ones count too (only to say why a message was left without a why).
 
     At most WHY_SENTENCES of them, within WHY_MAX_CHARS (one alone up to WHY_LONG_SENTENCE_CHARS); a sentence
     that points back ("This broke …") brings the sentence before it when that fits. Never cut mid-sentence."""

@@ -19,6 +19,7 @@ from forewarn.workspace.mine_lessons import (
     REVERT_BODY_LINE,
     SUBJECT_REFS,
     TODO_NOTE,
+    UNSURE,
     clean_subject,
     error_signature,
     sentences,
@@ -93,6 +94,7 @@ class Noise(StrEnum):
     WHY_TESTS = "why-about-tests"  # its only why is about the tests or the build ("cover the bodyless request case")
     WHY_TODO = "why-note-for-later"  # its only why is a note for later ("when Python 2 is dropped, we can refactor")
     WHY_FRAGMENT = "why-fragment"  # its only why starts mid-sentence ("is preserved in all cases except …")
+    WHY_UNSURE = "why-unsure"  # its only why does not know the cause ("not sure why this fails") or saw no bug
 
 
 # a conventional-commit subject whose type says it is no fix: "chore(bind): …", "feat!: …", "perf: …"
@@ -541,7 +543,7 @@ def feature(cleaned_subject: str) -> bool:
 
 def left_without(body: str, subject: str) -> Noise | None:
     """Why a message has no why although a sentence of it explains: the only such sentences are about the tests, a
-    note for later or a fragment. None when nothing in it explains at all."""
+    note for later, a fragment or unsure of the cause. None when nothing in it explains at all."""
     found = why(body, subject, CAUSE_WORDS, STRONG_WORDS, lenient=True) or why(
         body, subject, RATIONALE_WORDS, STRONG_WORDS, lenient=True
     )
@@ -552,6 +554,8 @@ def left_without(body: str, subject: str) -> Noise | None:
         return Noise.WHY_TODO
     if any(FRAGMENT.match(s) for s in said):
         return Noise.WHY_FRAGMENT
+    if any(UNSURE.search(s) for s in said):
+        return Noise.WHY_UNSURE
     return Noise.WHY_TESTS
 
 
