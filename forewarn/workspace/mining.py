@@ -34,6 +34,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from forewarn.memory.suggestions import (
@@ -170,9 +171,15 @@ class _Walk:
     """The state of one run's walk over the history, newest commit first."""
 
     def __init__(
-        self, finder: SymbolFinder, head: HeadIndex, *, exclude: list[str], runtimes: Runtimes | None = None
+        self,
+        finder: SymbolFinder,
+        head: HeadIndex,
+        *,
+        exclude: list[str],
+        runtimes: Runtimes | None = None,
+        root: Path | None = None,
     ) -> None:
-        self.finder, self.head, self.exclude = finder, head, exclude
+        self.finder, self.head, self.exclude, self.root = finder, head, exclude, root
         self.runtimes = runtimes or Runtimes()
         self.renames: dict[str, str] = {}
         self.fixes: dict[tuple[str, str], list[FixRef]] = defaultdict(list)  # (file, symbol) at HEAD
@@ -186,6 +193,7 @@ class _Walk:
         self.reverted_subjects: set[str] = set()  # subjects of reverted commits a revert named only by subject
         self.met: set[str] = set()  # reverted shas (as named) met in this walk
         self.undone_subjects: dict[str, str] = {}  # a reverted sha (as named) → its subject, for "Revert 60ef759"
+        self.undone_branch: set[str] = set()  # commits a reverted merge brought in: undone with it
         self.order = 0
         self.clamped = 0
 
@@ -282,15 +290,24 @@ class _Walk:
 
     def _undone(self, commit: CommitRecord) -> bool:
         """A later commit (already read) reverted this one."""
+        if commit.sha in self.undone_branch:
+            return True  # brought in by a merge that was reverted: its revert undid this commit too
         for named in self.reverted.get(commit.sha[:ABBREVIATED_SHA], ()):
             if commit.sha.startswith(named):
                 self.met.add(named)
                 self.undone_subjects[named] = commit.subject
+                self._undo_branch(commit)
                 return True
         if commit.subject in self.reverted_subjects:
             self.reverted_subjects.discard(commit.subject)
+            self._undo_branch(commit)
             return True
         return False
+
+    def _undo_branch(self, commit: CommitRecord) -> None:
+        """A reverted merge undid every commit it brought in (met later in this walk, being older)."""
+        if commit.is_merge and self.root is not None:
+            self.undone_branch.update(merged_commits(self.root, commit.sha))
 
     def _note_revert(self, commit: CommitRecord) -> None:
         if revert_target(commit) is None or commit.is_merge:
@@ -310,6 +327,18 @@ class _Walk:
     def pending_reverts(self) -> set[str]:
         """Shas reverts named that this walk did not reach: commits of earlier runs."""
         return {s for shas in self.reverted.values() for s in shas} - self.met
+
+
+def merged_commits(root: Path, sha: str) -> list[str]:
+    """The commits a merge brought in (reachable from its other parents, not from its first); [] for a commit that
+    is no merge, or one git cannot read."""
+    try:
+        parents = history.git(root, "rev-list", "--parents", "-n", "1", sha).split()[1:]
+        if len(parents) < 2:
+            return []
+        return history.git(root, "rev-list", *parents[1:], f"^{parents[0]}").split()
+    except GitError:
+        return []
 
 
 def _load_fix_history(ws: Workspace, renames: dict[str, str]) -> dict[tuple[str, str], list[FixRef]]:
@@ -448,7 +477,7 @@ def mine(
     if big_total > len(big):
         report.notes.append(f"{big_total} paths held blobs over 1 MiB: the first {len(big)} were left out of diffs")
     with BlobReader(root) as blobs:
-        walk = _Walk(SymbolFinder(blobs), head, exclude=big, runtimes=runtimes(root))
+        walk = _Walk(SymbolFinder(blobs), head, exclude=big, runtimes=runtimes(root), root=root)
         unreadable: list[str] = []  # commits git could not diff for a missing object: skipped, said
         commits = history.iter_commits(root, revs, limit=limit, exclude=big, unreadable=unreadable)
         try:
@@ -479,6 +508,7 @@ def mine(
     if complete:
         pending = walk.pending_reverts()
         if incremental and pending:
+            pending |= {sha for named in pending for sha in merged_commits(root, named)}  # a merge of an earlier run
             report.withdrawn = ws.withdraw_mined(pending, reason="its commit was reverted")
         report.tracks_updated = _update_tracks(ws, walk, suggestions, incremental=incremental)
         hot = {  # proposed as hot spots, or folded into a lesson on their symbol: never proposed again

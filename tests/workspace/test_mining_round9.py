@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from forewarn.workspace import mine_comments
+from forewarn.memory.vocabulary import MemoryStatus, MemoryType
+from forewarn.workspace import mine_comments, mining
 from forewarn.workspace.engine import Workspace
 from forewarn.workspace.mine_rules import Noise, VerdictKind, classify, reverted_shas
 from tests.gitrepo import Repo
-from tests.workspace.billing_history import billing_repo, kinds, mined, record
+from tests.workspace.billing_history import billing_repo, kinds, mined, record, round_charge
 
 
 @pytest.fixture
@@ -114,3 +115,32 @@ def parse(text):
     # a tag marks a warning on purpose: an external constraint it states is its reason
     assert mine_comments.gives_reason("XXX: the gateway rejects totals over 10k")
     assert not mine_comments.gives_reason("Errors thrown by beforeRetry hooks must propagate unchanged")
+
+
+def merge_rounding(repo: Repo) -> str:
+    """A branch whose one commit argues a choice in ``charge``, merged with a merge commit; the merge's sha."""
+    repo.git("checkout", "-q", "-b", "rounding")
+    round_charge(repo)
+    repo.git("checkout", "-q", "main")
+    repo.git("merge", "-q", "--no-ff", "-m", "Merge pull request #9 from ann:rounding", "rounding")
+    return repo.git("rev-parse", "HEAD")
+
+
+def test_a_reverted_merge_withdraws_what_it_brought_in(repo: Repo, open_ws: list[Workspace]) -> None:
+    merge = merge_rounding(repo)
+    repo.git("revert", "--no-edit", "-m", "1", merge)
+    ws, report = mined(repo, open_ws)
+    assert ws.suggestions() == []  # the branch's decision was undone with the merge; the revert gave no reason
+    assert report.noise[Noise.REVERTED] == 2  # the merge and the commit it brought in
+    assert report.noise[Noise.REVERT_NO_REASON] == 1
+
+
+def test_a_merge_reverted_after_a_run_withdraws_its_commits_lessons(repo: Repo, open_ws: list[Workspace]) -> None:
+    merge = merge_rounding(repo)
+    ws, _ = mined(repo, open_ws)
+    [decision] = ws.suggestions()
+    assert decision.type == MemoryType.DECISION
+    repo.git("revert", "--no-edit", "-m", "1", merge)
+    report = mining.mine(ws)  # incremental: the revert names the merge, which an earlier run read
+    assert report.withdrawn == 1 and ws.suggestions() == []
+    assert ws.get(decision.id).status == MemoryStatus.DISMISSED
