@@ -125,7 +125,7 @@ def main() -> int:
                 r["split"] = _time_split(clone, split_at, end_at)
                 _print_split(r["split"])
             except subprocess.CalledProcessError as e:  # a snapshot missing an object the split's tree needs
-                r["split_error"] = (e.stderr or "").strip().splitlines()[0] if e.stderr else str(e)
+                r["split_error"] = ((e.stderr or "").strip().splitlines() or [str(e)])[0]
                 print(f"-- 3. no time split: git cannot check out the split ({r['split_error']}) --")
         results[clone.name.removesuffix("-git")] = r
     if len(results) > 1 and not args.no_split:

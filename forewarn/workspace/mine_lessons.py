@@ -81,7 +81,7 @@ SIDE_NOTE = re.compile(
     re.IGNORECASE,
 )
 HEDGE = re.compile(
-    r"\b(i think|i believe|maybe|probably|perhaps|not sure|i guess|hopefully|should (work|be fine)|no idea|"
+    r"\b(i think|i believe|maybe|probably|perhaps|i guess|hopefully|should (work|be fine)|"  # "not sure": UNSURE
     r"(might|may|would) be nice|seems to work|for now)\b",
     re.IGNORECASE,
 )

@@ -15,6 +15,7 @@ from forewarn.memory.vocabulary import MemoryType
 from forewarn.workspace.code_search import is_test_path
 from forewarn.workspace.history import CommitRecord
 from forewarn.workspace.mine_lessons import (
+    ABOUT_TESTS,
     FRAGMENT,
     REVERT_BODY_LINE,
     SUBJECT_REFS,
@@ -556,7 +557,7 @@ def left_without(body: str, subject: str) -> Noise | None:
         return Noise.WHY_FRAGMENT
     if any(UNSURE.search(s) for s in said):
         return Noise.WHY_UNSURE
-    return Noise.WHY_TESTS
+    return Noise.WHY_TESTS if any(ABOUT_TESTS.search(s) for s in said) else None
 
 
 def no_behaviour(subject: str, named: int | None = None) -> bool:

@@ -177,7 +177,7 @@ class _Walk:
         *,
         exclude: list[str],
         runtimes: Runtimes | None = None,
-        root: Path | None = None,
+        root: Path,
     ) -> None:
         self.finder, self.head, self.exclude, self.root = finder, head, exclude, root
         self.runtimes = runtimes or Runtimes()
@@ -306,7 +306,7 @@ class _Walk:
 
     def _undo_branch(self, commit: CommitRecord) -> None:
         """A reverted merge undid every commit it brought in (met later in this walk, being older)."""
-        if commit.is_merge and self.root is not None:
+        if commit.is_merge:
             self.undone_branch.update(merged_commits(self.root, commit.sha))
 
     def _note_revert(self, commit: CommitRecord) -> None:
@@ -332,12 +332,9 @@ class _Walk:
 def merged_commits(root: Path, sha: str) -> list[str]:
     """The commits a merge brought in (reachable from its other parents, not from its first); [] for a commit that
     is no merge, or one git cannot read."""
-    try:
-        parents = history.git(root, "rev-list", "--parents", "-n", "1", sha).split()[1:]
-        if len(parents) < 2:
-            return []
-        return history.git(root, "rev-list", *parents[1:], f"^{parents[0]}").split()
-    except GitError:
+    try:  # all its parents but reachable from none of the first's history: empty for a commit with one parent
+        return history.git(root, "rev-list", f"{sha}^@", f"^{sha}^1").split()
+    except GitError:  # a root commit (no first parent), or an object git lacks
         return []
 
 

@@ -66,6 +66,9 @@ def verdict_of(subject: str, body: str) -> tuple[Noise | None, str]:
 def test_a_why_unsure_of_its_cause_or_of_any_bug_is_no_why() -> None:
     unsure = "Not entirely sure why this fails, but this fixes it in the meanwhile."
     assert verdict_of("Fix nested structs on 32bit archs", unsure) == (Noise.WHY_UNSURE, "")
+    assert verdict_of("Fix nested structs on 32bit archs", "Not sure why this fails, but this change fixes it.")[0] == (
+        Noise.WHY_UNSURE
+    )
     harmless = (
         "This is actually not really an issue here, because U+FFFD isn't valid in TOML, but it doesn't hurt to "
         "properly check."
@@ -132,6 +135,9 @@ def test_a_reverted_merge_withdraws_what_it_brought_in(repo: Repo, open_ws: list
     ws, report = mined(repo, open_ws)
     assert ws.suggestions() == []  # the branch's decision was undone with the merge; the revert gave no reason
     assert report.noise[Noise.REVERTED] == 2  # the merge and the commit it brought in
+    assert mining.merged_commits(repo.root, merge) == [repo.git("rev-parse", "rounding")]
+    assert mining.merged_commits(repo.root, repo.git("rev-parse", "rounding")) == []  # one parent: no merge
+    assert mining.merged_commits(repo.root, repo.git("rev-list", "--max-parents=0", "HEAD")) == []  # the root
     assert report.noise[Noise.REVERT_NO_REASON] == 1
 
 
