@@ -74,9 +74,15 @@ class Parsed(NamedTuple):
     columns: dict[str, int]
 
 
-def _columns(chunks: list[Chunk], data: bytes) -> dict[str, int]:
-    """The column of each symbol's first line (its indentation: a symbol starts at its keyword or decorator)."""
-    return {c.symbol: c.start_byte - (data.rfind(b"\n", 0, c.start_byte) + 1) for c in chunks}
+def columns_of(chunks: list[Chunk], data: bytes) -> dict[str, int]:
+    """The indentation of each symbol's first line (``module.exports.parse = uri => {`` starts mid-line: the line's
+    indentation counts, not the column where the function starts)."""
+    out: dict[str, int] = {}
+    for c in chunks:
+        start = data.rfind(b"\n", 0, c.start_byte) + 1
+        line = data[start : c.start_byte]
+        out[c.symbol] = len(line) - len(line.lstrip())
+    return out
 
 
 class SymbolFinder:
@@ -97,7 +103,7 @@ class SymbolFinder:
             if data is not None:
                 language, _query = compiled(spec)
                 chunks = parse_source(path, data, spec).chunks
-                parsed = Parsed(chunks, doc_lines(Parser(language).parse(data).root_node), _columns(chunks, data))
+                parsed = Parsed(chunks, doc_lines(Parser(language).parse(data).root_node), columns_of(chunks, data))
         self._cache[blob] = parsed
         if len(self._cache) > PARSE_CACHE:
             self._cache.popitem(last=False)

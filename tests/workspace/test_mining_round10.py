@@ -15,7 +15,7 @@ import pytest
 from forewarn.indexing.languages import language_for_path
 from forewarn.indexing.parse import parse_source
 from forewarn.indexing.records import Chunk
-from forewarn.workspace import mine_comments
+from forewarn.workspace import mine_anchors, mine_comments
 from forewarn.workspace.engine import Workspace
 from forewarn.workspace.history import Hunk
 from forewarn.workspace.mine_anchors import touched_symbols
@@ -65,8 +65,15 @@ def chunks_of(path: str, source: str) -> tuple[list[Chunk], dict[str, int]]:
     spec = language_for_path(path)
     assert spec is not None
     chunks = parse_source(path, source.encode(), spec).chunks
-    data = source.encode()
-    return chunks, {c.symbol: c.start_byte - (data.rfind(b"\n", 0, c.start_byte) + 1) for c in chunks}
+    return chunks, mine_anchors.columns_of(chunks, source.encode())
+
+
+def test_a_symbol_s_depth_is_its_first_line_s_indentation() -> None:
+    # "export default function" starts the function mid-line: its depth is the line's, 0
+    _, columns = chunks_of("a.ts", "export default function parse(uri) {\n    return uri;\n}\n")
+    assert columns == {"parse": 0}
+    _, columns = chunks_of("config.py", SETTINGS)
+    assert columns["Ciphers"] == 0
 
 
 def test_code_deleted_after_a_symbol_at_its_own_depth_is_none_of_it() -> None:
