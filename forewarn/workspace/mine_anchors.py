@@ -15,7 +15,7 @@ import stat
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from tree_sitter import Node, Parser
 
@@ -66,24 +66,44 @@ class Touch:
     behaviour: int = -1  # logic lines changed that are no declaration (mine_code.is_declaration); -1: not counted
 
 
+class Parsed(NamedTuple):
+    """One blob's symbols, the lines of its comments and docstrings, and the column each symbol's header starts at."""
+
+    chunks: list[Chunk]
+    docs: frozenset[int]
+    columns: dict[str, int]
+
+
+def columns_of(chunks: list[Chunk], data: bytes) -> dict[str, int]:
+    """The indentation of each symbol's first line (``module.exports.parse = uri => {`` starts mid-line: the line's
+    indentation counts, not the column where the function starts)."""
+    out: dict[str, int] = {}
+    for c in chunks:
+        start = data.rfind(b"\n", 0, c.start_byte) + 1
+        line = data[start : c.start_byte]
+        out[c.symbol] = len(line) - len(line.lstrip())
+    return out
+
+
 class SymbolFinder:
     """Symbols a set of new-side hunks touched in a blob (parsed once, cached by blob id)."""
 
     def __init__(self, blobs: BlobReader) -> None:
         self._blobs = blobs
-        self._cache: OrderedDict[str, tuple[list[Chunk], frozenset[int]] | None] = OrderedDict()
+        self._cache: OrderedDict[str, Parsed | None] = OrderedDict()
 
-    def _parsed(self, path: str, blob: str) -> tuple[list[Chunk], frozenset[int]] | None:
+    def _parsed(self, path: str, blob: str) -> Parsed | None:
         if blob in self._cache:
             self._cache.move_to_end(blob)
             return self._cache[blob]
         spec = language_for_path(path)
-        parsed: tuple[list[Chunk], frozenset[int]] | None = None
+        parsed: Parsed | None = None
         if spec is not None and blob:
             data = self._blobs.read(blob, max_bytes=MAX_PARSE_BYTES)
             if data is not None:
                 language, _query = compiled(spec)
-                parsed = parse_source(path, data, spec).chunks, doc_lines(Parser(language).parse(data).root_node)
+                chunks = parse_source(path, data, spec).chunks
+                parsed = Parsed(chunks, doc_lines(Parser(language).parse(data).root_node), columns_of(chunks, data))
         self._cache[blob] = parsed
         if len(self._cache) > PARSE_CACHE:
             self._cache.popitem(last=False)
@@ -91,13 +111,15 @@ class SymbolFinder:
 
     def chunks(self, path: str, blob: str) -> list[Chunk] | None:
         parsed = self._parsed(path, blob)
-        return parsed[0] if parsed else None
+        return parsed.chunks if parsed else None
 
     def touched(self, path: str, blob: str, hunks: Iterable[Hunk]) -> dict[str, Touch]:
         """Innermost named symbols the hunks touched, in file order, with what the hunks did to each;
         {} when only module code was touched."""
         parsed = self._parsed(path, blob)
-        return touched_symbols(parsed[0], hunks, path, parsed[1]) if parsed and parsed[0] else {}
+        if not parsed or not parsed.chunks:
+            return {}
+        return touched_symbols(parsed.chunks, hunks, path, parsed.docs, parsed.columns)
 
     def sample_of(self, path: str, blob: str, symbol: str) -> tuple[str, ...]:
         """The telling lines of ``symbol`` as it was in ``blob`` (what to look for at HEAD when a change added none)."""
@@ -137,20 +159,47 @@ def _code_only(hunk: Hunk, docs: frozenset[int]) -> tuple[tuple[str, ...], tuple
     return hunk.removed, added
 
 
+def _home(chunks: list[Chunk], hunk: Hunk, columns: dict[str, int]) -> Chunk | None:
+    """The innermost symbol a hunk changed. A pure deletion sits between the new side's lines ``start`` and
+    ``start + 1``: it changed a symbol holding both, or the end of one whose header the deleted code is indented
+    under. Code deleted after a symbol's last line at that symbol's own depth (a whole function, class or setting
+    removed) was none of it: charging it to the neighbour put a revert's lesson on the setting above the one it
+    removed."""
+    deletion = bool(hunk.removed) and not hunk.added
+    depth = _indent(hunk.removed) if deletion else None
+    best: Chunk | None = None
+    for c in chunks:
+        if c.symbol.startswith(MODULE_SYMBOL) or c.end_line < hunk.start or c.start_line > hunk.end:
+            continue
+        if deletion and c.end_line == hunk.end and depth is not None and depth <= columns.get(c.symbol, 0):
+            continue  # deleted after its last line, at its own depth: the next definition, not its tail
+        if best is None or (c.end_line - c.start_line) < (best.end_line - best.start_line):
+            best = c
+    return best
+
+
+def _indent(lines: Iterable[str]) -> int | None:
+    """The indentation of the first line with code (None when every line is blank)."""
+    for line in lines:
+        if line.strip():
+            return len(line) - len(line.lstrip())
+    return None
+
+
 def touched_symbols(
-    chunks: list[Chunk], hunks: Iterable[Hunk], path: str, docs: frozenset[int] = frozenset()
+    chunks: list[Chunk],
+    hunks: Iterable[Hunk],
+    path: str,
+    docs: frozenset[int] = frozenset(),
+    columns: dict[str, int] | None = None,
 ) -> dict[str, Touch]:
     changed: dict[str, int] = {}
     removed: dict[str, list[str]] = {}
     added: dict[str, list[str]] = {}
     created: set[str] = set()
+    columns = columns if columns is not None else {}
     for hunk in hunks:
-        best: Chunk | None = None
-        for c in chunks:
-            if c.symbol.startswith(MODULE_SYMBOL) or c.end_line < hunk.start or c.start_line > hunk.end:
-                continue
-            if best is None or (c.end_line - c.start_line) < (best.end_line - best.start_line):
-                best = c
+        best = _home(chunks, hunk, columns)
         if best is not None:
             gone, new = _code_only(hunk, docs)
             changed[best.symbol] = changed.get(best.symbol, 0) + hunk.changed

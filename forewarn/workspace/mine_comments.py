@@ -73,6 +73,61 @@ MAX_COMMENT_BYTES = 1 << 20  # files larger than this are not scanned for commen
 # a comment restates the code it sits on when at least this share of its content words are the code's own words
 # (identifiers split at "_" and case changes): "# must return the cached value" over ``return self._cached_value``
 RESTATES_CODE_SHARE = 1.0
+# … and a comment in a short symbol (PLAIN_SIGHT_LINES at most) sharing PLAIN_SIGHT_SHARE of its content words, and at
+# least PLAIN_SIGHT_WORDS, with the code it sits on is in plain sight: of the warning comments judged on 55 histories,
+# 5 of 19 judgements of such comments said useful, against 53 of 87 for the others
+PLAIN_SIGHT_SHARE = 0.2
+PLAIN_SIGHT_WORDS = 2
+PLAIN_SIGHT_LINES = 40
+# the languages' own words: a comment saying "return" or "null" does not repeat code that returns or tests for null
+CODE_KEYWORDS = frozenset(
+    {
+        "return",
+        "if",
+        "else",
+        "elif",
+        "for",
+        "while",
+        "def",
+        "func",
+        "function",
+        "fn",
+        "let",
+        "var",
+        "const",
+        "class",
+        "self",
+        "this",
+        "true",
+        "false",
+        "none",
+        "null",
+        "nil",
+        "new",
+        "async",
+        "await",
+        "import",
+        "from",
+        "raise",
+        "throw",
+        "try",
+        "catch",
+        "except",
+        "finally",
+        "switch",
+        "case",
+        "default",
+        "break",
+        "continue",
+        "yield",
+        "pass",
+        "static",
+        "public",
+        "private",
+        "protected",
+        "void",
+    }
+)
 COMMENT_CONTEXT_LINES = 3  # the code a comment sits on: its own line and this many code lines after it
 MIN_CONTENT_CHARS = 3  # shorter words ("a", "is", "to") carry no content
 # words every warning uses whatever the code: they neither restate nor add (the warning's own verbs and glue)
@@ -278,16 +333,21 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
         if _about_import(lines, first, last):
             skipped[Noise.IMPORT_COMMENT] += 1
             continue
-        if restates_code(text, _code_after(lines, first, last)):
+        code = _code_after(lines, first, last)
+        if restates_code(text, code):
             skipped[Noise.RESTATES_CODE] += 1
             continue
         if not gives_reason(text):
             skipped[Noise.COMMENT_NO_REASON] += 1
             continue
+        holder = _enclosing(chunks, first, last, lines)
+        if holder is not None and in_plain_sight(text, code, holder):
+            skipped[Noise.IN_PLAIN_SIGHT] += 1
+            continue
         kind = tag.group(1) if tag else phrase.group(1).lower() if phrase else ""
         if len(text) > MAX_COMMENT_CHARS:
             text = text[: MAX_COMMENT_CHARS - 1].rstrip() + "…"
-        out.append((WarningComment(first, text, kind), _enclosing(chunks, first, last, lines)))
+        out.append((WarningComment(first, text, kind), holder.symbol if holder else None))
     return CommentScan(out, skipped)
 
 
@@ -346,6 +406,18 @@ def restates_code(comment: str, code: str) -> bool:
     if not said or not code.strip():
         return False
     return len(said & _content_words(code)) >= RESTATES_CODE_SHARE * len(said)
+
+
+def in_plain_sight(comment: str, code: str, holder: Chunk) -> bool:
+    """A short symbol (PLAIN_SIGHT_LINES or fewer) whose next lines already say a good part of what the comment says
+    (PLAIN_SIGHT_SHARE of its content words, PLAIN_SIGHT_WORDS at least, keywords aside): whoever opens it reads the
+    comment and the code it describes at once, and a diagnostic repeating it adds nothing ("RFC 6455: the method of
+    the request MUST be GET" over ``if request.method != "GET"``)."""
+    if holder.end_line - holder.start_line + 1 > PLAIN_SIGHT_LINES:
+        return False
+    said = _content_words(WARNING_TAG.sub("", comment))
+    shared = len(said & (_content_words(code) - CODE_KEYWORDS))
+    return shared >= PLAIN_SIGHT_WORDS and shared >= PLAIN_SIGHT_SHARE * len(said)
 
 
 def _code_after(lines: list[str], first: int, last: int) -> str:
@@ -414,7 +486,7 @@ def _decorators(lines: list[str], last: int) -> int:
     return n
 
 
-def _enclosing(chunks: list[Chunk], first: int, last: int, lines: list[str]) -> str | None:
+def _enclosing(chunks: list[Chunk], first: int, last: int, lines: list[str]) -> Chunk | None:
     """The symbol right below the comment (a comment on a def, even among a class's methods), else the innermost
     named symbol holding it: a warning above a method is about that method, never its whole class."""
     named = [c for c in chunks if not c.symbol.startswith(MODULE_SYMBOL)]
@@ -426,8 +498,8 @@ def _enclosing(chunks: list[Chunk], first: int, last: int, lines: list[str]) -> 
         and (holder is None or (holder.start_line <= c.start_line and c.end_line <= holder.end_line))
     ]  # fmt: skip
     if below:
-        return min(below, key=lambda c: c.start_line).symbol
-    return holder.symbol if holder else None
+        return min(below, key=lambda c: c.start_line)
+    return holder
 
 
 def _read_regular(ws: Workspace, path: str) -> bytes | None:

@@ -68,6 +68,7 @@ class Noise(StrEnum):
     OLD_RUNTIME = "dropped-runtime"  # about a Python or Node version the project no longer supports ("Python 2")
     WHAT_NOT_WHY = "what-not-why"  # "Flip conditional", "Make X a subclass": says what was done, no cause or constraint
     RESTATES_CODE = "comment-restates-code"  # "# return the result": every word of it is in the code it sits on
+    IN_PLAIN_SIGHT = "comment-in-plain-sight"  # a short symbol whose next lines already say much of the comment
     SAME_SYMBOL = "merged-same-symbol"  # another lesson on the same symbol: folded into it as evidence, one per symbol
     DIFFUSE_SYMBOLS = "diffuse-symbols"  # many symbols of one file rewritten, none named: about no one of them
     COMMENT_NO_REASON = "comment-no-reason"  # "do not sort if already sorted": says what the next line does, not why
@@ -367,6 +368,25 @@ def revert_target(commit: CommitRecord) -> str | None:
     """The subject a ``Revert "…"`` commit quotes, or None when it is no revert."""
     m = REVERT_SUBJECT.match(commit.subject.strip())
     return m.group("what").strip().rstrip(".") if m else None
+
+
+# the subject git, GitHub and GitLab give a merge: it names a branch, not what the branch changed
+MERGE_SUBJECT = re.compile(r"^\s*Merge (pull request #\d+|branch |remote-tracking branch |(?:[\w./-]+ )?into )", re.I)
+
+
+def merged_title(commit: CommitRecord) -> str | None:
+    """What a merge brought in, in its author's words: the pull request's title, which GitHub and GitLab write as the
+    first line of a merge's body ("Merge pull request #12 from a/b" then "Retry on a closed connection"); None for
+    any other commit, or a merge whose body says nothing of the kind."""
+    if not commit.is_merge or not MERGE_SUBJECT.match(commit.subject):
+        return None
+    for line in strip_trailers(commit.body).splitlines():
+        line = line.strip()
+        if line:
+            if REVERT_BODY_LINE.search(line) or MERGE_SUBJECT.match(line) or len(line.split()) < 2:
+                return None
+            return line.rstrip(".")
+    return None
 
 
 def code_paths(commit: CommitRecord) -> list[str]:

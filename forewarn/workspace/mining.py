@@ -82,11 +82,13 @@ from forewarn.workspace.mine_lessons import (
 )
 from forewarn.workspace.mine_merge import one_per_symbol
 from forewarn.workspace.mine_rules import (
+    MERGE_SUBJECT,
     Noise,
     Verdict,
     VerdictKind,
     classify,
     is_product_path,
+    merged_title,
     revert_target,
     reverted_shas,
     states_repo_wide_rule,
@@ -295,7 +297,7 @@ class _Walk:
         for named in self.reverted.get(commit.sha[:ABBREVIATED_SHA], ()):
             if commit.sha.startswith(named):
                 self.met.add(named)
-                self.undone_subjects[named] = commit.subject
+                self.undone_subjects[named] = merged_title(commit) or commit.subject
                 self._undo_branch(commit)
                 return True
         if commit.subject in self.reverted_subjects:
@@ -537,6 +539,12 @@ def _propose(ws: Workspace, walk: _Walk, *, incremental: bool, head_sha: str, re
                 walk.noise[Noise.VAGUE] += 1
                 continue
             lesson.verdict = replace(lesson.verdict, what=what)
+        elif lesson.verdict.kind == VerdictKind.REVERT and MERGE_SUBJECT.match(lesson.verdict.what):
+            # 'Revert "Merge pull request #12 from a/b"': say what the pull request did, when this walk read it
+            titles = (walk.reverted_subject(sha) for sha in reverted_shas(lesson.commit))
+            what = next((t for t in titles if t and not MERGE_SUBJECT.match(t)), None)
+            if what is not None:
+                lesson.verdict = replace(lesson.verdict, what=what)
         a = lesson.anchor
         pool = walk.fixes.get(a.key, []) if a.key else walk.file_fixes.get(a.file, []) if a.file else []
         later = [r for r in pool if r.order < lesson.order and r.sha != lesson.commit.sha]
