@@ -10,10 +10,11 @@ llama-cpp-python.
     .venv/bin/python bench/gpu_embed_bench.py --dump chunks.json                  # here: click, requests, express
     python bench/gpu_embed_bench.py --texts chunks.json --model model.gguf [--json out.json]   # on the GPU machine
 
-``--configs gpu:N`` runs the GPU with N tokens per evaluation (the default's size is ``gpu``): the sweep that chose
-the GPU default (docs/gpu.md). For each configuration: chunks/s and tokens/s over every text (calls of 32 chunks, as indexing makes them; the first call
-is a warm-up and not counted), the same with one call of all texts (the GPU's batch of 4,096 tokens filled), and the
-latency of 200 single queries (p50/p95). Then the cosine between the GPU's and the CPU's vector of each text (min and
+``--configs gpu:N`` runs the GPU with N tokens per evaluation (``gpu`` is the default's size): the sweep that
+chose the GPU default (docs/gpu.md). For each configuration: chunks/s and tokens/s over every text (calls of 32
+chunks, as indexing makes them; the first call is a warm-up and not counted), the same with one call of all texts,
+and the latency of 200 single queries (p50/p95). Then the cosine between the first configuration's vector of each
+text and every other's (min and
 mean): the same model must give the same vectors to float rounding.
 """
 
