@@ -14,8 +14,7 @@ llama-cpp-python.
 chose the GPU default (docs/gpu.md). For each configuration: chunks/s and tokens/s over every text (calls of 32
 chunks, as indexing makes them; the first call is a warm-up and not counted), the same with one call of all texts,
 and the latency of 200 single queries (p50/p95). Then the cosine between the first configuration's vector of each
-text and every other's (min and
-mean): the same model must give the same vectors to float rounding.
+text and every other's (min and mean): the same model must give the same vectors to float rounding.
 """
 
 from __future__ import annotations
