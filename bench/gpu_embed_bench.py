@@ -10,10 +10,11 @@ llama-cpp-python.
     .venv/bin/python bench/gpu_embed_bench.py --dump chunks.json                  # here: click, requests, express
     python bench/gpu_embed_bench.py --texts chunks.json --model model.gguf [--json out.json]   # on the GPU machine
 
-For each device: chunks/s and tokens/s over every text (calls of 32 chunks, as indexing makes them; the first call
-is a warm-up and not counted), the same with one call of all texts (the GPU's batch of 4,096 tokens filled), and the
-latency of 200 single queries (p50/p95). Then the cosine between the GPU's and the CPU's vector of each text (min and
-mean): the same model must give the same vectors to float rounding.
+``--configs gpu:N`` runs the GPU with N tokens per evaluation (``gpu`` is the default's size): the sweep that
+chose the GPU default (docs/gpu.md). For each configuration: chunks/s and tokens/s over every text (calls of 32
+chunks, as indexing makes them; the first call is a warm-up and not counted), the same with one call of all texts,
+and the latency of 200 single queries (p50/p95). Then the cosine between the first configuration's vector of each
+text and every other's (min and mean): the same model must give the same vectors to float rounding.
 """
 
 from __future__ import annotations
@@ -96,9 +97,16 @@ def measure(model: str, texts: list[str], queries: list[str], configs: list[str]
     """Each configuration ("gpu", or "cpu:N" for N threads) on the same texts; ratios and cosines against the first."""
     results = []
     for label in configs:
-        gpu = label == "gpu"
-        threads = 0 if gpu else int(label.split(":")[1])
-        emb = open_embedder(EmbedderSettings(model=model, n_gpu_layers=-1 if gpu else 0, n_threads=threads))
+        gpu = label.split(":")[0] == "gpu"
+        number = int(label.split(":")[1]) if ":" in label else 0
+        emb = open_embedder(
+            EmbedderSettings(
+                model=model,
+                n_gpu_layers=-1 if gpu else 0,
+                n_threads=0 if gpu else number,
+                n_batch=number if gpu else 0,  # gpu:N packs N tokens per evaluation (gpu: the default)
+            )
+        )
         try:
             if gpu and emb.device != "gpu":
                 raise SystemExit("this llama.cpp has no GPU offload: build llama-cpp-python with -DGGML_CUDA=on")
@@ -135,7 +143,8 @@ def main() -> None:
     ap.add_argument(
         "--configs",
         default="gpu,cpu:1,cpu:0",
-        help="gpu and/or cpu:N (N threads; 0 = every core, up to 8), first is the reference",
+        help="gpu, gpu:N (N tokens per evaluation) and/or cpu:N (N threads; 0 = every core, up to 8); the first is "
+        "the reference",
     )
     ap.add_argument("--sample", type=int, default=0, help="the first N chunks of each corpus (0 = all)")
     ap.add_argument("--json", type=Path, help="write the figures here")

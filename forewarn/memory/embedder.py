@@ -42,8 +42,9 @@ llama_log = logging.getLogger("forewarn.llama_cpp")  # llama.cpp's own chatter, 
 # tokens per llama.cpp batch (and the most a window may hold, so never below the context): a non-causal
 # encoder attends across the whole packed batch; 2048 cost 45% more CPU per token than 512 (bench sweep)
 DEFAULT_BATCH_TOKENS = 512
-# a GPU needs many sequences per evaluation to be busy; not measured here (no GPU was lent), see docs/gpu.md
-DEFAULT_GPU_BATCH_TOKENS = 4096
+# on a GPU too the packed batch's attention grows with its square: on one H200 (bench/gpu_embed_bench.py, docs/gpu.md)
+# 1,024 tokens per evaluation embedded indexing's calls of 32 chunks 2.8-5.2x faster than 4,096, and 512 or 2,048 less
+DEFAULT_GPU_BATCH_TOKENS = 1024
 # a long-context model (Qwen3-Embedding: 32k) would reserve gigabytes of KV cache at its full context;
 # longer texts are windowed anyway, so default windows stop here
 MAX_DEFAULT_WINDOW = 4096
