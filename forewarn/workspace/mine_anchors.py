@@ -67,7 +67,7 @@ class Touch:
 
 
 class Parsed(NamedTuple):
-    """One blob's symbols, the lines of its comments and docstrings, and the column each symbol's header starts at."""
+    """One blob's symbols, the lines of its comments and docstrings, and each symbol's depth (:func:`columns_of`)."""
 
     chunks: list[Chunk]
     docs: frozenset[int]
