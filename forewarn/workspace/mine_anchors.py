@@ -26,7 +26,7 @@ from forewarn.memory.suggestions import ANCHOR_FILE, ANCHOR_SYMBOL, ANCHOR_WORKS
 from forewarn.workspace import mine_code
 from forewarn.workspace.history import BlobReader, CommitRecord, Hunk
 from forewarn.workspace.mine_lessons import BULLET
-from forewarn.workspace.mine_rules import CHANGELOG_PATH, DOCS_PATH, is_product_path
+from forewarn.workspace.mine_rules import CHANGELOG_PATH, DOCS_PATH, in_test_module, is_product_path
 
 if TYPE_CHECKING:
     from forewarn.indexing.store import CodeChunk
@@ -394,6 +394,8 @@ def place(
     for f in product:
         for symbol, touch in finder.touched(f.path, f.blob, f.hunks).items():
             candidates.append((f.path, f.blob, symbol, touch))
+    # a product file's own test module ("mod tests") is tests too: the product code beside it comes first
+    candidates = [c for c in candidates if not in_test_module(c[2])] or candidates
     total = sum(t.changed for _, _, _, t in candidates) or 1
     if candidates:
         followed: list[tuple[Anchored, str, str, int]] = []

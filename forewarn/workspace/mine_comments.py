@@ -29,7 +29,7 @@ from forewarn.workspace import mine_code
 from forewarn.workspace.mine_anchors import MODULE_SYMBOL, HeadIndex
 from forewarn.workspace.mine_fixes import broad
 from forewarn.workspace.mine_lessons import comment_headline, lesson_text, where
-from forewarn.workspace.mine_rules import Noise, is_product_path
+from forewarn.workspace.mine_rules import Noise, in_test_module, is_product_path
 
 if TYPE_CHECKING:
     from forewarn.workspace.engine import Workspace
@@ -341,6 +341,9 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
             skipped[Noise.COMMENT_NO_REASON] += 1
             continue
         holder = _enclosing(chunks, first, last, lines)
+        if holder is not None and in_test_module(holder.symbol):
+            skipped[Noise.TEST_COMMENT] += 1
+            continue
         if holder is not None and in_plain_sight(text, code, holder):
             skipped[Noise.IN_PLAIN_SIGHT] += 1
             continue

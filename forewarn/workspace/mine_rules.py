@@ -394,6 +394,16 @@ def code_paths(commit: CommitRecord) -> list[str]:
     return [p for p in commit.paths() if not (CHANGELOG_PATH.search(p) or DOCS_PATH.search(p))]
 
 
+TEST_MODULES = frozenset({"tests", "test"})  # Rust's ``#[cfg(test)] mod tests`` inside a product file, and the like
+
+
+def in_test_module(symbol: str) -> bool:
+    """A symbol inside a module or class named ``tests`` (``tests.print_class``): test code in a product file, as
+    Rust keeps its unit tests. A method itself named ``test`` (``RegExp.test``) is product code."""
+    parts = [p for p in re.split(r"[.#:]", symbol) if p]
+    return any(p in TEST_MODULES for p in parts[:-1])
+
+
 def is_product_path(path: str) -> bool:
     """Code the product runs: not tests, not examples, demos, benchmarks or documentation beside it."""
     return not (

@@ -87,6 +87,7 @@ from forewarn.workspace.mine_rules import (
     Verdict,
     VerdictKind,
     classify,
+    in_test_module,
     is_product_path,
     merged_title,
     revert_target,
@@ -249,7 +250,11 @@ class _Walk:
             self.noise[Noise.TYPING_CODE] += 1
         elif a is not None and a.anchor == ANCHOR_SYMBOL and not a.logic:
             self.noise[Noise.DOCS] += 1  # it changed only the symbol's docstring or comments
-        elif a is not None and a.file is not None and not is_product_path(a.file):
+        elif (
+            a is not None
+            and a.file is not None
+            and (not is_product_path(a.file) or (a.symbol is not None and in_test_module(a.symbol)))
+        ):
             self.noise[Noise.TEST_ANCHOR] += 1  # a test, test server or fixture: no product code to warn
         elif a is not None and a.anchor == ANCHOR_SYMBOL and a.declares_only:
             self.noise[Noise.DECLARATION_ANCHOR] += 1  # fields or annotations only: the fix's logic is elsewhere
