@@ -16,7 +16,7 @@ EXPLAINED_FIX = (
 def _repo(tmp_path: Path) -> Path:
     root = git_repo(tmp_path / "ws")
     (root / "billing" / "invoice.py").write_text(
-        "def total(lines):\n    # do not round each entry on its own: the errors add up\n    return round(sum(lines), 2)\n",
+        "def total(lines):\n    # do not round each entry alone: the errors add up\n    return round(sum(lines), 2)\n",
         encoding="utf-8",
     )
     git(root, "commit", "-q", "-am", EXPLAINED_FIX)
