@@ -26,7 +26,7 @@ from forewarn.memory.suggestions import ANCHOR_FILE, ANCHOR_SYMBOL, ANCHOR_WORKS
 from forewarn.workspace import mine_code
 from forewarn.workspace.history import BlobReader, CommitRecord, Hunk
 from forewarn.workspace.mine_lessons import BULLET
-from forewarn.workspace.mine_rules import CHANGELOG_PATH, DOCS_PATH, in_test_module, is_product_path
+from forewarn.workspace.mine_rules import CHANGELOG_PATH, DOCS_PATH, in_test_module, is_product_path, symbol_parts
 
 if TYPE_CHECKING:
     from forewarn.indexing.store import CodeChunk
@@ -377,7 +377,7 @@ def squash_lead(message: str) -> str | None:
 def _named(symbol: str, names: set[str]) -> bool:
     if symbol in names:
         return True
-    parts = [p for p in re.split(r"[.#:]", symbol) if p and not p.isdigit()]
+    parts = [p for p in symbol_parts(symbol) if not p.isdigit()]
     return bool(parts) and parts[-1] in names
 
 

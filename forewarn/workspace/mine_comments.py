@@ -80,54 +80,14 @@ PLAIN_SIGHT_SHARE = 0.2
 PLAIN_SIGHT_WORDS = 2
 PLAIN_SIGHT_LINES = 40
 # the languages' own words: a comment saying "return" or "null" does not repeat code that returns or tests for null
-CODE_KEYWORDS = frozenset(
-    {
-        "return",
-        "if",
-        "else",
-        "elif",
-        "for",
-        "while",
-        "def",
-        "func",
-        "function",
-        "fn",
-        "let",
-        "var",
-        "const",
-        "class",
-        "self",
-        "this",
-        "true",
-        "false",
-        "none",
-        "null",
-        "nil",
-        "new",
-        "async",
-        "await",
-        "import",
-        "from",
-        "raise",
-        "throw",
-        "try",
-        "catch",
-        "except",
-        "finally",
-        "switch",
-        "case",
-        "default",
-        "break",
-        "continue",
-        "yield",
-        "pass",
-        "static",
-        "public",
-        "private",
-        "protected",
-        "void",
-    }
-)
+# fmt: off
+CODE_KEYWORDS = frozenset((
+    "return", "if", "else", "elif", "for", "while", "def", "func", "function", "fn", "let", "var", "const", "class",
+    "self", "this", "true", "false", "none", "null", "nil", "new", "async", "await", "import", "from", "raise",
+    "throw", "try", "catch", "except", "finally", "switch", "case", "default", "break", "continue", "yield", "pass",
+    "static", "public", "private", "protected", "void",
+))
+# fmt: on
 COMMENT_CONTEXT_LINES = 3  # the code a comment sits on: its own line and this many code lines after it
 MIN_CONTENT_CHARS = 3  # shorter words ("a", "is", "to") carry no content
 # words every warning uses whatever the code: they neither restate nor add (the warning's own verbs and glue)
@@ -333,8 +293,8 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
         if _about_import(lines, first, last):
             skipped[Noise.IMPORT_COMMENT] += 1
             continue
-        code = _code_after(lines, first, last)
-        if restates_code(text, code):
+        said, code = _content_words(WARNING_TAG.sub("", text)), _content_words(_code_after(lines, first, last))
+        if _restates(said, code):
             skipped[Noise.RESTATES_CODE] += 1
             continue
         if not gives_reason(text):
@@ -344,7 +304,7 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
         if holder is not None and in_test_module(holder.symbol):
             skipped[Noise.TEST_COMMENT] += 1
             continue
-        if holder is not None and in_plain_sight(text, code, holder):
+        if holder is not None and _in_plain_sight(said, code, holder):
             skipped[Noise.IN_PLAIN_SIGHT] += 1
             continue
         kind = tag.group(1) if tag else phrase.group(1).lower() if phrase else ""
@@ -405,21 +365,21 @@ def _content_words(text: str) -> set[str]:
 def restates_code(comment: str, code: str) -> bool:
     """Every content word of the comment (RESTATES_CODE_SHARE of them) is in the code it sits on: it says nothing
     the code does not."""
-    said = _content_words(WARNING_TAG.sub("", comment))
-    if not said or not code.strip():
-        return False
-    return len(said & _content_words(code)) >= RESTATES_CODE_SHARE * len(said)
+    return _restates(_content_words(WARNING_TAG.sub("", comment)), _content_words(code))
 
 
-def in_plain_sight(comment: str, code: str, holder: Chunk) -> bool:
+def _restates(said: set[str], code: set[str]) -> bool:
+    return bool(said) and len(said & code) >= RESTATES_CODE_SHARE * len(said)
+
+
+def _in_plain_sight(said: set[str], code: set[str], holder: Chunk) -> bool:
     """A short symbol (PLAIN_SIGHT_LINES or fewer) whose next lines already say a good part of what the comment says
-    (PLAIN_SIGHT_SHARE of its content words, PLAIN_SIGHT_WORDS at least, keywords aside): whoever opens it reads the
-    comment and the code it describes at once, and a diagnostic repeating it adds nothing ("RFC 6455: the method of
-    the request MUST be GET" over ``if request.method != "GET"``)."""
+    (PLAIN_SIGHT_SHARE of its content words ``said``, PLAIN_SIGHT_WORDS at least, keywords aside): whoever opens it
+    reads the comment and the code it describes at once, and a diagnostic repeating it adds nothing ("RFC 6455: the
+    method of the request MUST be GET" over ``if request.method != "GET"``)."""
     if holder.end_line - holder.start_line + 1 > PLAIN_SIGHT_LINES:
         return False
-    said = _content_words(WARNING_TAG.sub("", comment))
-    shared = len(said & (_content_words(code) - CODE_KEYWORDS))
+    shared = len(said & (code - CODE_KEYWORDS))
     return shared >= PLAIN_SIGHT_WORDS and shared >= PLAIN_SIGHT_SHARE * len(said)
 
 

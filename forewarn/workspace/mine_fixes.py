@@ -27,7 +27,7 @@ from forewarn.workspace import mine_code
 from forewarn.workspace.core import DEFAULT_CONFIDENCE
 from forewarn.workspace.mine_anchors import HeadIndex, Placement
 from forewarn.workspace.mine_lessons import hotspot_headline, lesson_text, where
-from forewarn.workspace.mine_rules import Noise, in_test_module, substantive_fix
+from forewarn.workspace.mine_rules import Noise, substantive_fix
 
 if TYPE_CHECKING:
     from forewarn.indexing.store import CodeChunk
@@ -172,9 +172,6 @@ def hotspot_suggestions(
     explained = explained or {}
     patterns: list[tuple[tuple[str, str], list[FixRef]]] = []
     for (path, symbol), refs in fixes.items():
-        if in_test_module(symbol):  # a product file's own tests: fixing them fixed no product code
-            noise[Noise.TEST_ANCHOR] += 1
-            continue
         every = sorted({r.sha: r for r in refs}.values(), key=lambda r: r.date, reverse=True)
         unique = [r for r in every if substantive_fix(r.subject)]  # trivial fixes are no part of a pattern
         if len(every) < HOTSPOT_PAIR_MIN_FIXES:

@@ -395,13 +395,24 @@ def code_paths(commit: CommitRecord) -> list[str]:
 
 
 TEST_MODULES = frozenset({"tests", "test"})  # Rust's ``#[cfg(test)] mod tests`` inside a product file, and the like
+SYMBOL_SEPARATOR = re.compile(r"[.#:]")  # ``Class.method``, ``f#2`` (an overload), ``mod::item``
+
+
+def symbol_parts(symbol: str) -> list[str]:
+    """The names a symbol path is made of (``tests.print_class`` → ``tests``, ``print_class``)."""
+    return [p for p in SYMBOL_SEPARATOR.split(symbol) if p]
 
 
 def in_test_module(symbol: str) -> bool:
     """A symbol inside a module or class named ``tests`` (``tests.print_class``): test code in a product file, as
     Rust keeps its unit tests. A method itself named ``test`` (``RegExp.test``) is product code."""
-    parts = [p for p in re.split(r"[.#:]", symbol) if p]
-    return any(p in TEST_MODULES for p in parts[:-1])
+    return any(p in TEST_MODULES for p in symbol_parts(symbol)[:-1])
+
+
+def is_product_code(path: str, symbol: str | None) -> bool:
+    """Code the product runs, by its file (:func:`is_product_path`) and, for a symbol, its place in that file: a
+    product file's own test module is tests."""
+    return is_product_path(path) and not (symbol and in_test_module(symbol))
 
 
 def is_product_path(path: str) -> bool:

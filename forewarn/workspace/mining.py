@@ -88,7 +88,7 @@ from forewarn.workspace.mine_rules import (
     VerdictKind,
     classify,
     in_test_module,
-    is_product_path,
+    is_product_code,
     merged_title,
     revert_target,
     reverted_shas,
@@ -228,12 +228,14 @@ class _Walk:
             if verdict.fix:
                 ref = FixRef(commit.sha, commit.date, commit.author, commit.subject, order)
                 targets = main_targets(placement)
-                for a in placement.fixed:  # a fix counts on the code whose logic it changed, never on type stubs
-                    if a.key is not None and a.logic >= MIN_FIX_LOGIC_LINES and not a.typing:
-                        if a.key not in targets:
-                            self.noise[Noise.FIX_IN_PASSING] += 1  # a constructor it touched to plumb the fix
-                            continue
-                        self.fixes[a.key].append(replace(ref, sample=a.sample, removed=a.removed))
+                for a in placement.fixed:  # a fix counts on the code whose logic it changed, never on stubs or tests
+                    key = a.key
+                    if key is None or a.logic < MIN_FIX_LOGIC_LINES or a.typing or in_test_module(key[1]):
+                        continue
+                    if key not in targets:
+                        self.noise[Noise.FIX_IN_PASSING] += 1  # a constructor it touched to plumb the fix
+                        continue
+                    self.fixes[key].append(replace(ref, sample=a.sample, removed=a.removed))
                 for path in {a.file for a in placement.fixed if a.file} | (
                     {placement.anchor.file} if placement.anchor and placement.anchor.file else set()
                 ):
@@ -250,11 +252,7 @@ class _Walk:
             self.noise[Noise.TYPING_CODE] += 1
         elif a is not None and a.anchor == ANCHOR_SYMBOL and not a.logic:
             self.noise[Noise.DOCS] += 1  # it changed only the symbol's docstring or comments
-        elif (
-            a is not None
-            and a.file is not None
-            and (not is_product_path(a.file) or (a.symbol is not None and in_test_module(a.symbol)))
-        ):
+        elif a is not None and a.file is not None and not is_product_code(a.file, a.symbol):
             self.noise[Noise.TEST_ANCHOR] += 1  # a test, test server or fixture: no product code to warn
         elif a is not None and a.anchor == ANCHOR_SYMBOL and a.declares_only:
             self.noise[Noise.DECLARATION_ANCHOR] += 1  # fields or annotations only: the fix's logic is elsewhere
