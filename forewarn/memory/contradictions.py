@@ -292,7 +292,9 @@ def _polarity(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> tuple[bool
         if reach in old_denials and _denied_too(scope, b, bounds_b)
     ]
     new_denials: dict[int, list[tuple[int, ...]]] = {}
+    new_at: dict[tuple[int, ...], int] = {}  # where each of the newer's negations stands, by its reach
     for at, head, scope, reach in zip(b.negated, b.heads, b.scopes, b.reaches, strict=True):
+        new_at[reach] = at
         if at in bounds_b:
             continue  # "never more than four": a bound, read as one
         if old_denials and not reach and not head:
@@ -312,13 +314,15 @@ def _polarity(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> tuple[bool
     denied, opposed = False, []
     for clause in set(new_denials) | set(by_clause) or {-1}:
         flips = list(by_clause.get(clause, []))
-        left = 0  # negations no opposite cancels
+        unmatched = []  # negations no opposite cancels
         for reach in new_denials.get(clause, []):
             match = next((f for f in flips if f.at in reach), None)
             if match is None:
-                left += 1
+                unmatched.append(reach)
             else:
                 flips.remove(match)
+        # "no docker daemon and no buildx": denials side by side, neither inside the other's reach, say one thing
+        left = 1 if len(unmatched) > 1 and _coordinated(unmatched, new_at) else len(unmatched)
         for reach in old_denials:
             said = {stem(a.tokens[j]) for j in reach} | {a.tokens[j] for j in reach}
             match = next((f for f in flips if f.old in said or stem(f.old) in said), None)
@@ -329,6 +333,12 @@ def _polarity(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> tuple[bool
         denied = denied or left % 2 == 1
         opposed.extend(flips)
     return denied, opposed
+
+
+def _coordinated(reaches: Sequence[tuple[int, ...]], where: dict[tuple[int, ...], int]) -> bool:
+    """Negations in one clause none of which stands inside another's reach ("no X and no Y", "not X, not Y"):
+    a list of denials, not a negation of a negation ("not without X")."""
+    return all(where[r] not in other for r in reaches for other in reaches if other is not r)
 
 
 def _denies(c: Claim, at: int, head: frozenset[str], scope: frozenset[str], other: Claim, flipped: set[str]) -> bool:
