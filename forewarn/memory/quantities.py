@@ -599,7 +599,7 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
     between polls" / "waits 2 s between two polls") or where both give one threshold ("never goes below
     zero" / "can go below zero").
     """
-    if not _kinds_meet(q, r):
+    if not _kinds_meet(q, r) or _aside(q, me) or _aside(r, them):
         return False
     key_q, key_r = _setting_key(me, q), _setting_key(them, r)
     if key_q and key_r and key_q != key_r:
@@ -635,6 +635,15 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
     if (novel_q and novel_r) or (novel_q and not cr) or (novel_r and not cq) or apart:
         return _named_alike(q, r) or bool(q.nouns & r.nouns) or _same_amount(q, r) or q.changed_to or r.changed_to
     return True
+
+
+def _aside(q: Quantity, c: Claim) -> bool:
+    """A bare number standing alone between punctuation ("hard bounces (550)"): a code or label of what comes
+    before it, not an amount of anything."""
+    if q.kind != "bare" or q.context or q.after or q.nouns:
+        return False
+    at, tokens = q.position, c.tokens
+    return 0 < at < len(tokens) - 1 and tokens[at - 1] == PUNCT and tokens[at + 1] == PUNCT
 
 
 def _other_cases(case_q: frozenset[str], case_r: frozenset[str], me: Claim, them: Claim) -> bool:
