@@ -74,8 +74,19 @@ _UNIT_IN_PARENS_RE = re.compile(
 )
 # a duration written as code, a number times a unit constant ("5000 * time.Millisecond", "time.Second * 30",
 # "30*Duration.SECONDS"): the number in that unit
-_UNIT_CONSTANTS = {"nanosecond": "ns", "microsecond": "us", "millisecond": "ms", "second": "s", "minute": "min",
-                   "hour": "h", "day": "days", "millis": "ms", "seconds": "s", "minutes": "min", "hours": "h"}
+_UNIT_CONSTANTS = {
+    "nanosecond": "ns",
+    "microsecond": "us",
+    "millisecond": "ms",
+    "second": "s",
+    "minute": "min",
+    "hour": "h",
+    "day": "days",
+    "millis": "ms",
+    "seconds": "s",
+    "minutes": "min",
+    "hours": "h",
+}
 _UNIT_CONSTANT = rf"(?:[A-Za-z_][\w]*\.)+({'|'.join(_UNIT_CONSTANTS)})s?\b"
 _TIMES_CONSTANT_RE = re.compile(rf"\b([0-9]+(?:\.[0-9]+)?)\s*\*\s*{_UNIT_CONSTANT}", re.IGNORECASE)
 _CONSTANT_TIMES_RE = re.compile(rf"{_UNIT_CONSTANT}\s*\*\s*([0-9]+(?:\.[0-9]+)?)\b", re.IGNORECASE)
