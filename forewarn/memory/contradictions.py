@@ -83,6 +83,10 @@ NEGATED_SAID_SHARE = 0.5  # more than this much of a negation's scope is what th
 FRAME_MIN_RATIO = 0.7
 FRAME_MIN_RATIO_WITH_VALUE = 0.5  # a differing number or literal is evidence enough at a looser frame
 FRAME_MAX_CHANGE = 3
+# "deduplication" is the noun of "dedupes": a verb stem this long (or longer) beginning a noun's stem
+NOMINAL_STEM = 5
+_NOMINAL_ENDINGS = ("at", "ion", "ment", "ing", "ic")  # stems of -ation, -ion, -ment, -ing, -ication nouns
+_UNIVERSAL = frozenset(("anywhere", "whatsoever", "ever", "everywhere"))  # "no X anywhere": X denied outright
 # with vectors: this close in meaning stands in for word overlap (MiniLM cosine; same-symbol
 # lessons on other aspects sit around 0.4-0.7; contradicting ones around 0.8-0.9)
 VECTOR_SIMILAR = 0.8
@@ -149,10 +153,11 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
         (bool(a.content & ALLOWED - b.content) and _forbids_what(b, a))
         or (bool(b.content & ALLOWED - a.content) and _forbids_what(a, b))
     )
+    emphatic = denied and _emphatic(b, a)  # "there is no deduplication anywhere" / "it dedupes on message_id"
     signs = (denied, bool(opposed), bool(b.when) and not b.additive, restricted, whole or forbidden)
     corroborated = sum(signs) >= 2
     enough = overlap >= CORROBORATED_MIN_OVERLAP if corroborated else False
-    if denied and not caveat and (overlap >= NEGATION_MIN_OVERLAP or similar or enough):
+    if denied and not caveat and (overlap >= NEGATION_MIN_OVERLAP or similar or enough or emphatic):
         cues.append(Cue.NEGATION)
     if (
         opposed
@@ -292,7 +297,9 @@ def _polarity(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> tuple[bool
         if reach in old_denials and _denied_too(scope, b, bounds_b)
     ]
     new_denials: dict[int, list[tuple[int, ...]]] = {}
+    new_at: dict[tuple[int, ...], int] = {}  # where each of the newer's negations stands, by its reach
     for at, head, scope, reach in zip(b.negated, b.heads, b.scopes, b.reaches, strict=True):
+        new_at[reach] = at
         if at in bounds_b:
             continue  # "never more than four": a bound, read as one
         if old_denials and not reach and not head:
@@ -312,13 +319,15 @@ def _polarity(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> tuple[bool
     denied, opposed = False, []
     for clause in set(new_denials) | set(by_clause) or {-1}:
         flips = list(by_clause.get(clause, []))
-        left = 0  # negations no opposite cancels
+        unmatched = []  # negations no opposite cancels
         for reach in new_denials.get(clause, []):
             match = next((f for f in flips if f.at in reach), None)
             if match is None:
-                left += 1
+                unmatched.append(reach)
             else:
                 flips.remove(match)
+        # "no docker daemon and no buildx": denials side by side, neither inside the other's reach, say one thing
+        left = 1 if len(unmatched) > 1 and _coordinated(unmatched, new_at) else len(unmatched)
         for reach in old_denials:
             said = {stem(a.tokens[j]) for j in reach} | {a.tokens[j] for j in reach}
             match = next((f for f in flips if f.old in said or stem(f.old) in said), None)
@@ -331,6 +340,37 @@ def _polarity(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> tuple[bool
     return denied, opposed
 
 
+def _nominalised(words: frozenset[str], said: frozenset[str]) -> frozenset[str]:
+    """Of ``words``, the nouns made from a verb ``said`` has ("deduplication" / "dedupes", "validation" /
+    "validates"): the verb's stem begins the noun's, and is long enough to be no mere prefix."""
+    return frozenset(
+        w
+        for w in words
+        for v in said
+        if len(v) >= NOMINAL_STEM and w != v and w.startswith(v) and w.endswith(_NOMINAL_ENDINGS)
+    )
+
+
+def _emphatic(c: Claim, other: Claim) -> bool:
+    """A denial made universal ("there is no deduplication anywhere", "doesn't retry at all") of a word the
+    other text says, or of the noun made from its verb: the other's claim denied outright, however the rest
+    of the two texts is worded."""
+    for at, head, scope in zip(c.negated, c.heads, c.scopes, strict=True):
+        denied = head or scope
+        if not denied or not (denied & other.content or _nominalised(denied, other.content)):
+            continue
+        rest = [t for j, t in enumerate(c.tokens) if j > at and c.clause[j] == c.clause[at]]
+        if any(t in _UNIVERSAL for t in rest) or any(rest[k : k + 2] == ["at", "all"] for k in range(len(rest))):
+            return True
+    return False
+
+
+def _coordinated(reaches: Sequence[tuple[int, ...]], where: dict[tuple[int, ...], int]) -> bool:
+    """Negations in one clause none of which stands inside another's reach ("no X and no Y", "not X, not Y"):
+    a list of denials, not a negation of a negation ("not without X")."""
+    return all(where[r] not in other for r in reaches for other in reaches if other is not r)
+
+
 def _denies(c: Claim, at: int, head: frozenset[str], scope: frozenset[str], other: Claim, flipped: set[str]) -> bool:
     """A negation denies something the other text says: the word it is about, or most of what follows it
     ("never updates an existing row" denies updating, which "inserts only, an existing id fails" never says).
@@ -339,7 +379,7 @@ def _denies(c: Claim, at: int, head: frozenset[str], scope: frozenset[str], othe
     verb = c.tokens[at]
     if verb not in _PLAIN_NEGATIONS and any(opposites.same_group(verb, w) for w in other.words):
         return False  # "ignores unknown keys" / "unknown keys are silently dropped": one way of not using them
-    said = other.content | flipped
+    said = other.content | flipped | _nominalised(head | scope, other.content)
     if _contrastive(c, at):
         return bool(scope) and scope <= said  # "ROUND_HALF_EVEN, not half-up": it denies half-up, and only that
     if _verbal(c, at, head):

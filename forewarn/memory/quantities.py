@@ -553,15 +553,19 @@ def _context(claim: Claim, at: int) -> frozenset[str]:
 
 
 def _joined(claim: Claim, q: Quantity) -> frozenset[str]:
-    """Two words side by side before ``q`` written as one ("visibility timeout": "visibilitytimeout")."""
+    """Two words side by side naming ``q``, before or after it, written as one ("visibility timeout":
+    "visibilitytimeout"; "a 90s visibility timeout")."""
     tokens = claim.tokens
     start = max(0, q.position - CONTEXT_WORDS)
+    end = min(len(tokens) - 1, q.position + 2 * CONTEXT_WORDS)  # past its unit and what it counts
+    naming = q.context | q.after
     return frozenset(
         stem(tokens[k] + tokens[k + 1])
-        for k in range(start, q.position - 1)
-        if claim.clause[k] == claim.clause[k + 1] == claim.clause[q.position]
-        and stem(tokens[k]) in q.context
-        and stem(tokens[k + 1]) in q.context
+        for k in range(start, end)
+        if k != q.position
+        and claim.clause[k] == claim.clause[k + 1] == claim.clause[q.position]
+        and stem(tokens[k]) in naming
+        and stem(tokens[k + 1]) in naming
     )
 
 
@@ -595,7 +599,7 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
     between polls" / "waits 2 s between two polls") or where both give one threshold ("never goes below
     zero" / "can go below zero").
     """
-    if not _kinds_meet(q, r):
+    if not _kinds_meet(q, r) or _aside(q, me) or _aside(r, them):
         return False
     key_q, key_r = _setting_key(me, q), _setting_key(them, r)
     if key_q and key_r and key_q != key_r:
@@ -609,7 +613,7 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
         return False  # "…, then 429" / "one person locked out all of Support": a count of what it never names
     if _abbreviated(q, them, r) or _abbreviated(r, me, q):
         return True  # "lr 3e-4" / "learning rate is 1e-3": one name, once by its initials
-    if _joined(me, q) & r.context or _joined(them, r) & q.context:
+    if _joined(me, q) & (r.context | r.after) or _joined(them, r) & (q.context | q.after):
         return True  # "visibility timeout 30 sec" / "VisibilityTimeout is 300": one name, once written as one word
     if q.kind == r.kind and q.kind in ("label", "period", "clock", "rate"):
         return True  # "port 8080" / "binds port 9000", "every 15 minutes" / "once an hour", "60/min": one per place
@@ -631,6 +635,15 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
     if (novel_q and novel_r) or (novel_q and not cr) or (novel_r and not cq) or apart:
         return _named_alike(q, r) or bool(q.nouns & r.nouns) or _same_amount(q, r) or q.changed_to or r.changed_to
     return True
+
+
+def _aside(q: Quantity, c: Claim) -> bool:
+    """A bare number standing alone between punctuation ("hard bounces (550)"): a code or label of what comes
+    before it, not an amount of anything."""
+    if q.kind != "bare" or q.context or q.after or q.nouns:
+        return False
+    at, tokens = q.position, c.tokens
+    return 0 < at < len(tokens) - 1 and tokens[at - 1] == PUNCT and tokens[at + 1] == PUNCT
 
 
 def _other_cases(case_q: frozenset[str], case_r: frozenset[str], me: Claim, them: Claim) -> bool:

@@ -13,6 +13,8 @@ the same spelling, so both sides are read in one vocabulary first:
 - an abbreviation is its word ("conns" → connections, "txn" → transaction, "biz" → business, "w/" → with);
   filler ("btw", "fyi") is dropped;
 - "most recent(ly)" is "newest", "least recent(ly)" is "oldest" (one word for the order);
+- a duration written as code is the number in its unit ("5000 * time.Millisecond", "time.Second * 30" →
+  "5000 ms", "30 s");
 - a thousands suffix is the number ("10k" → 10000, "1.5k" → 1500); "3x" beside no comparative is "3 times";
 - a glob is the name it matches ("the ratelimit:* keys" → "the ratelimit keys"), and "now" inside a formula
   ("exp < now - 30s", "now()") is the clock, not a date ("current_time");
@@ -70,6 +72,24 @@ _UNIT_IN_PARENS_RE = re.compile(
     r"|bytes|kb|kib|mb|mib|gb|gib|%|percent)\)",
     re.IGNORECASE,
 )
+# a duration written as code, a number times a unit constant ("5000 * time.Millisecond", "time.Second * 30",
+# "30*Duration.SECONDS"): the number in that unit
+_UNIT_CONSTANTS = {
+    "nanosecond": "ns",
+    "microsecond": "us",
+    "millisecond": "ms",
+    "second": "s",
+    "minute": "min",
+    "hour": "h",
+    "day": "days",
+    "millis": "ms",
+    "seconds": "s",
+    "minutes": "min",
+    "hours": "h",
+}
+_UNIT_CONSTANT = rf"(?:[A-Za-z_][\w]*\.)+({'|'.join(_UNIT_CONSTANTS)})s?\b"
+_TIMES_CONSTANT_RE = re.compile(rf"\b([0-9]+(?:\.[0-9]+)?)\s*\*\s*{_UNIT_CONSTANT}", re.IGNORECASE)
+_CONSTANT_TIMES_RE = re.compile(rf"{_UNIT_CONSTANT}\s*\*\s*([0-9]+(?:\.[0-9]+)?)\b", re.IGNORECASE)
 _THOUSANDS_RE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)k$")
 _TIMES_RE = re.compile(r"^([0-9]+)x$")
 # "3x faster" is a factor; "retries 3x" a count
@@ -115,6 +135,8 @@ def rewrite(text: str) -> str:
     text = _CLOCK_RE.sub("current_time", text)
     text = _RETURNS_RE.sub(r"\1 returns ", text)
     text = _UNIT_IN_PARENS_RE.sub(r"\1 \2", text)
+    text = _TIMES_CONSTANT_RE.sub(lambda m: f"{m.group(1)} {_UNIT_CONSTANTS[m.group(2).lower()]}", text)
+    text = _CONSTANT_TIMES_RE.sub(lambda m: f"{m.group(2)} {_UNIT_CONSTANTS[m.group(1).lower()]}", text)
     text = _CALL_RE.sub("", text)
     text = _PATH_RE.sub(".", text)
     text = _GLOB_RE.sub("", text)

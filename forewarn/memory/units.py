@@ -11,7 +11,8 @@ beside a number are amounts, ``forewarn.memory.quantities``' business.
 
 from __future__ import annotations
 
-from forewarn.memory.claims import Claim, is_number, stem, topic_overlap
+from forewarn.memory.claims import PUNCT, Claim, is_number, stem, topic_overlap
+from forewarn.memory.text import STOPWORDS
 
 # the two texts, the units read as one word, share this much of their topic words (overlap coefficient):
 # as much as a negation needs, so "the timeout is in seconds" / "the poll interval is in ms" stays quiet
@@ -25,7 +26,8 @@ _ABBREVIATED = {
     "us": ("micro", "second"), "usec": ("micro", "second"), "µs": ("micro", "second"),
     "ns": ("nano", "second"), "sec": ("", "second"), "secs": ("", "second"),
     "mv": ("milli", "volt"), "mw": ("milli", "watt"), "ma": ("milli", "amp"), "mhz": ("mega", "hertz"),
-    "khz": ("kilo", "hertz"), "ghz": ("giga", "hertz"),
+    "khz": ("kilo", "hertz"), "ghz": ("giga", "hertz"), "km": ("kilo", "meter"), "cm": ("centi", "meter"),
+    "mm": ("milli", "meter"), "kb": ("kilo", "byte"), "mb": ("mega", "byte"), "gb": ("giga", "byte"),
 }  # fmt: skip
 _CANONICAL = "unit"  # the word both units are read as when the overlap is measured
 
@@ -59,9 +61,23 @@ def rescaled(a: Claim, b: Claim) -> bool:
         for y, (py, other) in new.items():
             if base != other or px == py or x in new or y in old:
                 continue
+            if _same_verb_before(a, x, b, y):
+                return True  # "returns km" / "returns metres": one verb's object at another scale
             units = {stem(x), stem(y), x, y}
             ca = frozenset(_CANONICAL if w in units else w for w in a.content)
             cb = frozenset(_CANONICAL if w in units else w for w in b.content)
             if topic_overlap(ca, cb) >= UNIT_MIN_OVERLAP:
                 return True
     return False
+
+
+def _same_verb_before(a: Claim, x: str, b: Claim, y: str) -> bool:
+    """The unit words stand right after one content word both texts say ("returns km" / "returns metres",
+    "stored as ms" is no such frame: "as" says nothing): what that verb yields, in two scales."""
+    before_a = {a.tokens[i - 1] for i, t in enumerate(a.tokens) if t == x and i > 0}
+    before_b = {b.tokens[i - 1] for i, t in enumerate(b.tokens) if t == y and i > 0}
+    return any(
+        stem(u) == stem(v) and u not in STOPWORDS and u != PUNCT and not is_number(u)
+        for u in before_a
+        for v in before_b
+    )

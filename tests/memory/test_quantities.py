@@ -103,3 +103,15 @@ def test_the_excess_acted_on_and_another_case_are_no_other_value() -> None:
     )
     # the older's code for a case, the newer's said plainly: still compared
     assert Cue.VALUE in cues("FetchOrder returns 404 when archived", "FetchOrder answers 410 Gone", "FetchOrder")
+
+
+def test_a_quantity_named_after_its_number_in_words_the_other_joins() -> None:
+    assert Cue.VALUE in cues("ReadTimeout is 20 s on the replica", "query() uses a 5s read timeout per query", "query")
+
+
+def test_a_bare_code_in_parentheses_is_no_count() -> None:
+    old, new = (
+        "the webhook is retried 4 times with backoff",
+        "webhook retries do not apply to permanent failures (410), those are dropped",
+    )
+    assert quiet(old, new, "hook")

@@ -39,3 +39,9 @@ def test_arrow_results_and_units_in_parentheses() -> None:
     assert rewrite("to_cents(x) → int") == "to_cents returns int"
     assert rewrite("backup_retention = 7 (days)") == "backup_retention = 7 days"
     assert rewrite("reload 500 -> ~500ms timeout") == "reload 500 -> ~500ms timeout"  # no call: left as written
+
+
+def test_a_duration_written_as_code_is_its_amount() -> None:
+    assert rewrite("Timeout: 250 * time.Millisecond") == "Timeout: 250 ms"
+    assert rewrite("ttl = time.Minute * 5") == "ttl = 5 min"
+    assert rewrite("wait 3 * retries") == "wait 3 * retries"  # not a unit constant

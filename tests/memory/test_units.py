@@ -30,3 +30,13 @@ def test_another_quantity_or_the_same_unit_stays_quiet() -> None:
     assert not rescaled(
         read("returns the delay in seconds", anchor), read("returns the delay in seconds, not milliseconds", anchor)
     )
+
+
+def test_one_verb_giving_another_scale() -> None:
+    a = read("distance_to returns km, rounded to 2 places", frozenset({"distance", "to"}))
+    b = read("watch out: distance_to returns metres since the geo lib bump", frozenset({"distance", "to"}))
+    assert rescaled(a, b)
+    # a unit after a word both say, but a function word, is no frame
+    assert not rescaled(
+        read("the poll interval is in seconds", frozenset()), read("log the latency in ms", frozenset())
+    )
