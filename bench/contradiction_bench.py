@@ -165,7 +165,8 @@ def main() -> None:
     parser.add_argument("-v", "--verbose", action="store_true", help="list every miss and false alarm")
     args = parser.parse_args()
     out: dict[str, object] = {}
-    for path in args.pairs or [PAIRS, HELD_OUT, BLIND1, BLIND2, BLIND3, BLIND4, BLIND5, BLIND6, BLIND7, BLIND8, BLIND9, BLIND10]:
+    blind = [BLIND1, BLIND2, BLIND3, BLIND4, BLIND5, BLIND6, BLIND7, BLIND8, BLIND9, BLIND10]
+    for path in args.pairs or [PAIRS, HELD_OUT, *blind]:
         try:
             pairs = load_pairs(path)
         except (OSError, UnicodeDecodeError, BadPairs) as exc:
