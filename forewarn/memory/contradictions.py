@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from enum import StrEnum
 
-from forewarn.memory import opposites, quantities, roles, slots, units
+from forewarn.memory import alternatives, behaviours, opposites, quantities, roles, slots, units
 from forewarn.memory.claims import (
     ALLOWED,
     NEGATORS,
@@ -180,8 +180,12 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
     opposite = opposite or _any_against_only(a, b) or _any_against_only(b, a)
     if Cue.ANTONYM not in cues and not caveat and opposite:
         cues.append(Cue.ANTONYM)
+    if Cue.ANTONYM not in cues and not caveat and behaviours.opposed(a, b, anchor):
+        cues.append(Cue.ANTONYM)  # "follows redirects" / "won't chase 3xx": one behaviour's opposite poles
     if Cue.REPLACEMENT not in cues and (roles.removed(a, b, anchor) or roles.swapped(a, b, pa, pb)):
         cues.append(Cue.REPLACEMENT)
+    if Cue.REPLACEMENT not in cues and not caveat and alternatives.swapped(a, b):
+        cues.append(Cue.REPLACEMENT)  # "runs on Spark" / "executes on our Dask cluster": another tool of one kind
     dated = bool(b.when) or b.negated_change or b.replacement or bool(b.past)
     if not cues and dated and not b.additive and not caveat and slots.changed_in_slot(pa, pb):
         cues.append(Cue.TEMPORAL)  # "i18n runs on i18next now" against "i18n is react-intl"
