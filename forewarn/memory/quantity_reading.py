@@ -59,6 +59,7 @@ from forewarn.memory.text import STOPWORDS
 BOUND_REACH = 2
 # how many topic words before a number say what it measures ("the access token lives 15 min": live, token, access)
 CONTEXT_WORDS = 3
+_RANGE_JOINS = frozenset(("to", "and", "or", "-"))  # "from 5 to 10": the second number is the same quantity's
 QUANTITY_CACHE = 512  # claims (cached like forewarn.memory.claims.read)
 
 
@@ -489,6 +490,8 @@ def _after(claim: Claim, at: int, nouns: frozenset[str]) -> frozenset[str]:
             break  # "2 KB to sniff the file type": a purpose, not what the number measures
         if t in ACCOMPANYING:
             break  # "lr 3e-4 w/ cosine decay": what comes with the number, not what it measures
+        if t.isdigit() and claim.tokens[j - 1] not in _RANGE_JOINS:
+            break  # "15 min after 5 wrong codes": the words after another count are that count's
         s = stem(t)
         if t in UNITS or s in nouns or is_number(t) or is_bound_word(t) or s not in claim.content:
             continue
