@@ -45,7 +45,9 @@ KINDS: tuple[tuple[frozenset[str], ...], ...] = tuple(
         "docker | podman",  # container runtimes
     )
 )  # fmt: skip
-_INDEX: dict[str, tuple[int, int]] = {s: (k, t) for k, tools in enumerate(KINDS) for t, g in enumerate(tools) for s in g}
+_INDEX: dict[str, tuple[int, int]] = {
+    s: (k, t) for k, tools in enumerate(KINDS) for t, g in enumerate(tools) for s in g
+}
 # an object-store URL names its store ("s3://ml-artifacts/")
 _URL_SCHEMES = {"s3://": "s3", "gs://": "gcs"}
 # a name said as the past: "old bcrypt hashes", "the legacy Solr index", "nobody has touched EMR"

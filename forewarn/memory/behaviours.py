@@ -36,6 +36,12 @@ WORKDAY_START = range(7, 11)
 WORKDAY_END = range(16, 20)
 _CLOCK = re.compile(r"^([01]?[0-9]|2[0-3])(?::[0-5][0-9])?$")
 _WORKDAY = "business-hours"  # the token a working-day range of times reads as
+# a verb of preventing this close before a phrase denies it: "avoids a data race", "guards against double charges"
+PREVENT_REACH = 3
+_PREVENTING = frozenset(
+    stem(w) for w in ("avoid", "avoids", "prevent", "prevents", "guard", "guards", "protect", "protects", "fixes",
+                      "fixed", "eliminates", "stops")
+)  # fmt: skip
 _CONDITIONS = frozenset(("if", "when", "whenever", "unless"))  # a clause they are in names a case
 
 
@@ -75,7 +81,7 @@ FAMILIES: tuple[Family, ...] = (
             "| keep last; last win; keep newest; newest win; keep latest; latest win; last write win"),
     # privacy: data masked or passed through as it is
     _family("masking", "mask; redact; scrub; obfuscate; anonymise; anonymize; pseudonymise; pseudonymize "
-            "| leave alone; as-is; untouched; verbatim; unmasked; unredacted; in the clear; raw; plaintext"),
+            "| leave alone; as-is; untouched; verbatim; unmasked; unredacted; in the clear"),
     # concurrency: safe from many threads or racing
     _family("concurrency", "thread-safe; threadsafe; goroutine-safe; concurrency-safe; mutex; synchronized; "
             "safe concurrent; any thread; any goroutine "
@@ -85,7 +91,7 @@ FAMILIES: tuple[Family, ...] = (
             "| non-idempotent; double refund; double charge; charged twice; twice two; duplicate charge"),
     # credentials: a new one each time or the same one reused
     _family("rotation", "rotate; rotation; new token every; fresh token every "
-            "| reuse; same token; same refresh token; same key; same secret"),
+            "| reuse; same token; same refresh token"),
     # jobs: started by a clock or by something happening
     _family("trigger", "cron; crontab; nightly; schedule; hourly; every night; every hour; periodic; periodically "
             "| event kick; on event; triggered by; event-driven; on-demand; on demand; webhook"),
@@ -93,7 +99,7 @@ FAMILIES: tuple[Family, ...] = (
     _family("startup", "startup; start-up; on boot; at boot; on start; app start "
             "| separate job; own job; by hand"),
     # operations: the working day or outside it ("business hours" reads as one token, shorthand's)
-    _family("hours", "business-hours; business hrs; daytime; working day; peak "
+    _family("hours", "business-hours; business hrs; daytime; working day "
             "| outside business-hours; outside business hrs; off-hours; off-peak; overnight; after-hours; "
             "maintenance-window; weekend"),
     # machine learning: statistics fitted on the training split or on everything (leakage)
@@ -134,6 +140,8 @@ def stances(c: Claim, anchor: frozenset[str] = frozenset()) -> list[Stance]:
 
 def opposed(a: Claim, b: Claim, anchor: frozenset[str] = frozenset()) -> list[str]:
     """The families on which ``a`` and ``b`` stand on opposite poles (see the module's docstring)."""
+    if b.additive:
+        return []  # "can also be triggered by hand": another way besides the older's, not instead of it
     sa, sb = _unconditional(a, stances(a, anchor), b), _unconditional(b, stances(b, anchor), a)
     out = []
     for family in FAMILIES:
@@ -145,7 +153,15 @@ def opposed(a: Claim, b: Claim, anchor: frozenset[str] = frozenset()) -> list[st
         if len(poles_a) == 1 and len(poles_b) == 1:
             out.append(family.name)
             continue
-        if any(x.pole != y.pole and _clause_topic(a, x) & _clause_topic(b, y) for x in xa for y in xb):
+        # a clause on both poles ("a mutex avoids the race") says neither; the clauses that disagree must each
+        # stand on one pole
+        one_a = {x.clause for x in xa if len({s.pole for s in xa if s.clause == x.clause}) == 1}
+        one_b = {y.clause for y in xb if len({s.pole for s in xb if s.clause == y.clause}) == 1}
+        if any(
+            x.pole != y.pole and x.clause in one_a and y.clause in one_b and _clause_topic(a, x) & _clause_topic(b, y)
+            for x in xa
+            for y in xb
+        ):
             out.append(family.name)
     return out
 
@@ -196,12 +212,19 @@ def _occurrences(stems: Sequence[str], tokens: Sequence[str], phrase: tuple[str,
 
 
 def _negated(c: Claim, positions: tuple[int, ...]) -> int:
-    """1 if a negation outside the phrase reaches its first word ("never waits", "no mutex"), else 0."""
-    return int(any(at not in positions and positions[0] in reach for at, reach in zip(c.negated, c.reaches, strict=True)))
+    """1 if a negation outside the phrase reaches its first word ("never waits", "no mutex"), or a verb of
+    preventing stands just before it ("avoids the race", "prevents double charges"), else 0."""
+    first = positions[0]
+    if any(stem(t) in _PREVENTING for t in c.tokens[max(0, first - PREVENT_REACH) : first]):
+        return 1
+    return int(any(at not in positions and first in reach for at, reach in zip(c.negated, c.reaches, strict=True)))
 
 
 def _clause_topic(c: Claim, s: Stance) -> frozenset[str]:
     """The topic stems of the stance's clause, less the phrase's own words."""
     return frozenset(
-        x for j, t in enumerate(c.tokens) if c.clause[j] == s.clause and j not in s.positions and t != PUNCT for x in topic_of(t)
+        x
+        for j, t in enumerate(c.tokens)
+        if c.clause[j] == s.clause and j not in s.positions and t != PUNCT
+        for x in topic_of(t)
     )
