@@ -85,6 +85,26 @@ def opposed(old: str, new: str, symbol: str) -> list[str]:
             "fitting",
         ),
         ("create_user", "create_user inserts only", "create_user overwrites an existing row on conflict", "duplicates"),
+        (
+            "list_tags",
+            "list_tags returns tags in insertion order",
+            "list_tags hands tags back in arbitrary order",
+            "ordering",
+        ),
+        ("search", "search() is paginated with a cursor", "search returns all results in one response", "paging"),
+        ("RateCache", "RateCache is per process", "RateCache is a singleton across all workers", "sharing"),
+        (
+            "import_rows",
+            "import_rows commits each row in its own transaction",
+            "import_rows is all-or-nothing",
+            "transaction scope",
+        ),
+        (
+            "normalize",
+            "normalize() edits the frame in place",
+            "normalize returns a copy and leaves the input alone",
+            "mutation",
+        ),
     ],
 )
 def test_opposite_poles_of_one_behaviour_said_in_other_words(symbol: str, old: str, new: str, family: str) -> None:

@@ -385,14 +385,14 @@ def test_two_signs_of_a_change_need_fewer_shared_words() -> None:
 # The honest figures are each set's first run, in the files' comments.
 FLOORS = [
     ("contradictions.tsv", 0.95, 0.01),
-    ("contradictions_heldout.tsv", 0.93, FALSE_ALARM_TARGET),
+    ("contradictions_heldout.tsv", 0.97, FALSE_ALARM_TARGET),
     ("contradictions_blind1.tsv", 0.97, 0.01),
     ("contradictions_blind2.tsv", 0.86, 0.01),
     ("contradictions_blind3.tsv", 0.9, 0.01),
     ("contradictions_blind4.tsv", 0.91, 0.03),
     ("contradictions_blind5.tsv", 0.94, 0.01),
     ("contradictions_blind6.tsv", 0.9, 0.01),
-    ("contradictions_blind7.tsv", 0.91, 0.01),
+    ("contradictions_blind7.tsv", 0.94, 0.01),
     ("contradictions_blind8.tsv", 0.94, 0.03),
     ("contradictions_blind9.tsv", 0.97, 0.03),
     ("contradictions_blind10.tsv", 0.97, 0.01),
