@@ -5,11 +5,12 @@ return at once, stream or load everything, keep the first or the latest duplicat
 alone, tolerate concurrent calls, tolerate a second call, rotate or reuse a credential, run on a schedule
 or on an event, run on startup, run during or outside business hours, fit on the training split or on
 everything, keep an order or promise none, page or answer everything at once, keep state per process or
-share one, commit per item or all at once, change in place or copy, error on a duplicate or overwrite it). Each writer picks other words for them: "follows
-redirects" / "won't chase 3xx", "blocks until the lock is free" / "returns straight away". A word
-lexicon (``opposites``) pairs single words; a family pairs *phrasings*: each of its two poles is a set of
-short phrases (stems in order, a few words apart, no punctuation between), and a phrase inside a negation
-("never waits", "isn't on a schedule anymore", "no mutex") stands on the other pole.
+share one, commit per item or all at once, change in place or copy, error on a duplicate or overwrite it).
+Each writer picks other words for them: "follows redirects" / "won't chase 3xx", "blocks until the lock is
+free" / "returns straight away". A word lexicon (``opposites``) pairs single words; a family pairs
+*phrasings*: each of its two poles is a set of short phrases (stems in order, a few words apart, no
+punctuation between), and a phrase inside a negation ("never waits", "isn't on a schedule anymore", "no
+mutex") stands on the other pole.
 
 Two texts on one anchor conflict when one stands on a pole of a family and the other on the opposite
 pole, and either each text stands on one pole only (an elaboration or a restatement stays on the pole
@@ -108,7 +109,8 @@ FAMILIES: tuple[Family, ...] = (
             "| full dataset; whole dataset; entire dataset; all data; before split"),
     # collections: the order given back is the order put in, or none promised
     _family("ordering", "preserve order; keep order; insertion order; stable order; same order; ordered; sorted "
-            "| arbitrary order; any order; random order; unordered; out of order; no order guarantee; order not guaranteed"),
+            "| arbitrary order; any order; random order; unordered; out of order; no order guarantee; "
+            "order not guaranteed"),
     # listings: one page at a time or everything in one answer
     _family("paging", "paginate; paginated; cursor; page by page; per page; one page "
             "| all results; all rows at once; everything at once; in one response; unpaginated"),
@@ -116,7 +118,8 @@ FAMILIES: tuple[Family, ...] = (
     _family("sharing", "per process; per worker; per-process; per-worker; own copy; each worker "
             "| one shared; shared across; single instance; singleton; across all workers; global instance"),
     # batches: each item committed apart or all in one transaction
-    _family("transaction scope", "own transaction; separate transaction; per-item transaction; each in its own; one by one "
+    _family("transaction scope", "own transaction; separate transaction; per-item transaction; each in its own; "
+            "one by one "
             "| single transaction; one transaction; all in one transaction; whole batch; all-or-nothing"),
     # arguments: changed where they lie or copied
     _family("mutation", "in place; in-place; mutate; modifies the input; modifies its argument "
