@@ -387,6 +387,11 @@ def _pronoun_one(word: str, before: Sequence[str], after: Sequence[str]) -> bool
     return (bool(before) and before[-1] in _BEFORE_PRONOUN_ONE) or (bool(after) and after[0] in _AFTER_PRONOUN_ONE)
 
 
+# "a full day", "a whole week": the word only stresses the one unit it stands before
+_INTENSIFIERS = frozenset(("full", "whole", "entire", "solid", "good"))
+_WHOLE_UNITS = frozenset(("second", "minute", "hour", "day", "week", "month", "year"))
+
+
 def _fractions(tokens: list[str]) -> list[str]:
     """ "half a second" → 0.5 second; "a quarter of an hour" → 0.25 hour; "a 12" (from "a dozen") → 12."""
     out: list[str] = []
@@ -401,6 +406,10 @@ def _fractions(tokens: list[str]) -> list[str]:
         if t in ("a", "an") and nxt[:1] and nxt[0] in _FRACTIONS and nxt[1:3] in (["of", "a"], ["of", "an"]):
             out.append(_FRACTIONS[nxt[0]])
             i += 4
+            continue
+        if t in ("a", "an") and nxt[1:2] and nxt[0] in _INTENSIFIERS and nxt[1].rstrip("s") in _WHOLE_UNITS:
+            out.append(t)
+            i += 2  # "a full day", "an entire hour": a day, an hour
             continue
         if t in ("a", "an") and nxt[:1] and is_number(nxt[0]):
             i += 1  # "a 12 eggs" was "a dozen eggs"

@@ -23,7 +23,8 @@ saying the opposite is a general mechanism, a named cue:
   such as sync/async or raises/returns/converts, negating prefixes, compounds such as big-/little-endian),
   in one sentence frame, with enough shared words, or in one slot ("raises ValueError on empty string" /
   "returns None, no exception"); a precedence turned round ("env vars override the file" / "file beats
-  env").
+  env"); opposite poles of one behaviour said in other words ("follows redirects" / "won't chase 3xx";
+  ``forewarn.memory.behaviours``).
 - ``value``: a quantity stated differently (``forewarn.memory.quantities``: "3 attempts" / "at least 6",
   "10 MB" / "10 MiB", "at most" / "at least", "pool size 20 conns" / "max 4 connections per worker"), a
   list of numbers, a ``key=value`` with another value, a unit named at another scale ("in millivolts" /
@@ -31,7 +32,8 @@ saying the opposite is a general mechanism, a named cue:
   in one place ("decodes as UTF-8" / "as latin-1").
 - ``replacement``: the newer text says something took the place of what the older one describes
   ("instead of", "switched to", "no longer"), says a thing the older names is gone ("axios was ripped
-  out"), or names another thing in one role of the symbol ("uses bcrypt" / "is argon2id"; ``roles``).
+  out"), or names another thing in one role of the symbol ("uses bcrypt" / "is argon2id"; ``roles``), or
+  another tool of a kind the older uses one of, in any frame (``alternatives``).
 - ``temporal``: the newer text dates a change ("used to …", "now", "as of v3", "since the migration")
   and says something else about the same thing, or in the same slot.
 
@@ -49,7 +51,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from enum import StrEnum
 
-from forewarn.memory import opposites, quantities, roles, slots, units
+from forewarn.memory import alternatives, behaviours, opposites, quantities, roles, slots, units
 from forewarn.memory.claims import (
     ALLOWED,
     NEGATORS,
@@ -180,8 +182,12 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
     opposite = opposite or _any_against_only(a, b) or _any_against_only(b, a)
     if Cue.ANTONYM not in cues and not caveat and opposite:
         cues.append(Cue.ANTONYM)
+    if Cue.ANTONYM not in cues and not caveat and behaviours.opposed(a, b, anchor):
+        cues.append(Cue.ANTONYM)  # "follows redirects" / "won't chase 3xx": one behaviour's opposite poles
     if Cue.REPLACEMENT not in cues and (roles.removed(a, b, anchor) or roles.swapped(a, b, pa, pb)):
         cues.append(Cue.REPLACEMENT)
+    if Cue.REPLACEMENT not in cues and not caveat and alternatives.swapped(a, b):
+        cues.append(Cue.REPLACEMENT)  # "runs on Spark" / "executes on our Dask cluster": another tool of one kind
     dated = bool(b.when) or b.negated_change or b.replacement or bool(b.past)
     if not cues and dated and not b.additive and not caveat and slots.changed_in_slot(pa, pb):
         cues.append(Cue.TEMPORAL)  # "i18n runs on i18next now" against "i18n is react-intl"

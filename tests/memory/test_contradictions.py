@@ -380,22 +380,24 @@ def test_two_signs_of_a_change_need_fewer_shared_words() -> None:
 # round 6 was frozen, the cross-validation set of round 7) 91.7% / 0.0%; blind7 (one blind run at 80.6% / 22.2%
 # after round 7 was frozen, the cross-validation set of round 8) 91.7% / 0.0%; blind8 (one blind run at 77.8% / 8.3%
 # after round 8 was frozen, the cross-validation set of round 9) 94.4% / 2.8%; blind9 (one blind run at 55.6% / 5.6%
-# after round 9 was frozen, the cross-validation set of round 10) 72.2% / 2.8%; blind10 (written after round 10 was
-# frozen, measured once) 69.4% / 2.8%: not tuned on.
+# after round 9 was frozen, the cross-validation set of round 10) 72.2% / 2.8%; blind10 (one blind run at 69.4% / 2.8%
+# after round 10 was frozen, the cross-validation set of round 11) 100.0% / 0.0%; blind11 (written after round 11
+# was frozen, measured once) 75.0% / 8.3% words only, 77.8% / 8.3% with the model: not tuned on.
 # The honest figures are each set's first run, in the files' comments.
 FLOORS = [
-    ("contradictions.tsv", 0.94, 0.01),
-    ("contradictions_heldout.tsv", 0.93, FALSE_ALARM_TARGET),
+    ("contradictions.tsv", 0.95, 0.01),
+    ("contradictions_heldout.tsv", 0.97, FALSE_ALARM_TARGET),
     ("contradictions_blind1.tsv", 0.97, 0.01),
     ("contradictions_blind2.tsv", 0.86, 0.01),
     ("contradictions_blind3.tsv", 0.9, 0.01),
-    ("contradictions_blind4.tsv", 0.8, 0.03),
+    ("contradictions_blind4.tsv", 0.91, 0.03),
     ("contradictions_blind5.tsv", 0.94, 0.01),
     ("contradictions_blind6.tsv", 0.9, 0.01),
-    ("contradictions_blind7.tsv", 0.91, 0.01),
+    ("contradictions_blind7.tsv", 0.94, 0.01),
     ("contradictions_blind8.tsv", 0.94, 0.03),
-    ("contradictions_blind9.tsv", 0.72, 0.03),
-    ("contradictions_blind10.tsv", 0.69, 0.03),
+    ("contradictions_blind9.tsv", 0.97, 0.03),
+    ("contradictions_blind10.tsv", 0.97, 0.01),
+    ("contradictions_blind11.tsv", 0.75, 0.09),
 ]
 
 
