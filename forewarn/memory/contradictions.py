@@ -102,6 +102,7 @@ _CONDITIONS = frozenset(("if", "when", "whenever", "once"))
 PRECONDITION_REACH = 8
 _UNTIL = frozenset(("until", "till", "unless"))
 _AFTER = frozenset(("after", "once"))
+_ENDING = frozenset(("stopped", "no"))  # the negations that open "stopped X", "no longer X"
 _BETWEEN_NEGATION_AND_VERB = frozenset(("longer", "ever", "even", "really", "actually", "always", "be", "been", "get"))
 
 
@@ -168,6 +169,7 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
     ):
         cues.append(Cue.ANTONYM)
     named_replaced = b.replacement and bool(b.replaced & a.content)  # "rather than openpyxl": the older one's
+    named_replaced = named_replaced or _ended(b, a)  # "we stopped calling tokeninfo": the older one's act, ended
     if _replaced(a, b, found) and (overlap >= REPLACEMENT_MIN_OVERLAP or similar or named_replaced):
         cues.append(Cue.REPLACEMENT)
     if _dated_change(a, b, overlap, similar):
@@ -231,6 +233,19 @@ def _wholly_denied(a: Claim, b: Claim) -> bool:
     return any(
         head and head <= a.content and len(scope) >= WHOLE_DENIAL_WORDS and scope <= a.content
         for head, scope in zip(b.heads, b.scopes, strict=True)
+    )
+
+
+def _ended(c: Claim, other: Claim) -> bool:
+    """A change that ends an act ("we stopped calling tokeninfo", "no longer writes per-epoch checkpoints")
+    and denies nothing but words the other text says: it names what it replaced, as "instead of X" does."""
+    return c.negated_change and any(
+        c.tokens[at] in _ENDING
+        and (c.tokens[at] != "no" or c.tokens[at + 1 : at + 2] == ("longer",))
+        and head
+        and head <= other.content
+        and scope <= other.content
+        for at, head, scope in zip(c.negated, c.heads, c.scopes, strict=True)
     )
 
 
