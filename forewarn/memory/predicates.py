@@ -254,7 +254,16 @@ def predicates(claim: Claim, anchor: frozenset[str]) -> tuple[Predicate, ...]:
         bare_mention_before = bare
         about_anchor_before = any(not p.passive for p in read)
         out.extend(_with_neighbours(claim, p, spans, kinds, c) for p in read)
-    return tuple(out)
+    return tuple(replace(p, negated=not p.negated) if _set_aside(tokens, p) else p for p in out)
+
+
+_SET_ASIDE = (("instead", "of"), ("rather", "than"))  # "returns at once instead of waiting": it does not wait
+
+
+def _set_aside(tokens: Sequence[str], p: Predicate) -> bool:
+    """A predicate right after "instead of" / "rather than" is what the text says does not happen."""
+    at = p.positions[0]
+    return at >= 2 and (tokens[at - 2], tokens[at - 1]) in _SET_ASIDE
 
 
 def _coordinated(tokens: Sequence[str], span: Sequence[int]) -> list[Sequence[int]]:
