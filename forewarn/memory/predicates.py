@@ -234,6 +234,11 @@ def predicates(claim: Claim, anchor: frozenset[str]) -> tuple[Predicate, ...]:
         if t != PUNCT:
             spans[claim.clause[i]].append(i)
     kinds = [_clause_kind(tokens, span) for span in spans]
+    for c, span in enumerate(spans):  # "if (!session) return …": a bare "if" whose condition is the next clause
+        if kinds[c] == "condition" and len(span) == 1:
+            after = next((k for k in range(c + 1, n_clauses) if spans[k]), None)
+            if after is not None:
+                kinds[after] = "condition"
     out: list[Predicate] = []
     about_anchor_before = False  # the previous clause with words was about the symbol
     bare_mention_before = False  # … and was nothing but its name ("LoadConfig: …")
