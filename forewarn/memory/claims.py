@@ -28,7 +28,7 @@ READ_CACHE = 512  # texts: the new one and a place's memories, judged pairwise
 _TOKEN_RE = re.compile(
     r"(?P<num>[0-9]+(?:[.:,][0-9]+)*[a-zµ%]*)"
     r"|(?P<word>[a-z_][a-z0-9_']*(?:[-.=/+][a-z0-9_']+)*)"
-    r"|(?P<punct>[;:,!?()\[\]]|\.(?=\s|$)|[—–]|\s-\s)"
+    r"|(?P<punct>[;:,!?()\[\]]|\.(?=\s|$)|[—–]|\s--?\s)"
 )
 # a number in scientific notation ("3e-4", "1.5e6"), read as the decimal it is
 _SCIENTIFIC_RE = re.compile(r"(?<![\w.])[0-9]+(?:\.[0-9]+)?e[-+]?[0-9]{1,2}(?![\w.])", re.IGNORECASE)

@@ -102,6 +102,10 @@ _CONDITIONS = frozenset(("if", "when", "whenever", "once"))
 PRECONDITION_REACH = 8
 _UNTIL = frozenset(("until", "till", "unless"))
 _AFTER = frozenset(("after", "once"))
+_UNIVERSAL_SUBJECTS = frozenset(("each", "every", "all"))  # a rule said of every case
+_SOME = frozenset(
+    ("those", "these")
+)  # a part of the cases, pointed back to (not "some": "some are public" denies "all")
 _ENDING = frozenset(("stopped", "no"))  # the negations that open "stopped X", "no longer X"
 _BETWEEN_NEGATION_AND_VERB = frozenset(("longer", "ever", "even", "really", "actually", "always", "be", "been", "get"))
 
@@ -148,7 +152,7 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
     restricted = any(_restricted(b, f.at) and not _restricted(a, _position(a, f.old)) for f in opposed)
     # "except Stripe 429s: those are retried once": a case of its own, not a denial; but "only in the window"
     # against the older's opposite case is no case of the older's rule
-    caveat = is_caveat(b) and not restricted
+    caveat = (is_caveat(b) or _some_of_all(a, b)) and not restricted
     # two signs of a change (a denial with an opposite, either with a date) ask for less shared wording
     whole = denied and _wholly_denied(a, b)  # "doesn't verify the signature" / "verifies Stripe-Signature with …"
     # "never run X during business hours" forbids what "X is safe during business hours" allows
@@ -233,6 +237,16 @@ def _wholly_denied(a: Claim, b: Claim) -> bool:
     return any(
         head and head <= a.content and len(scope) >= WHOLE_DENIAL_WORDS and scope <= a.content
         for head, scope in zip(b.heads, b.scopes, strict=True)
+    )
+
+
+def _some_of_all(a: Claim, b: Claim) -> bool:
+    """The older text states a rule for every case ("each migration runs in a transaction") and the newer one
+    speaks of some of them ("runs those files outside one"): a case of its own, as "except …" names."""
+    return (
+        any(t in _UNIVERSAL_SUBJECTS for t in a.tokens)
+        and not any(t in _UNIVERSAL_SUBJECTS for t in b.tokens)
+        and any(t in _SOME for t in b.tokens)
     )
 
 
