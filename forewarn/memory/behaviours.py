@@ -91,6 +91,9 @@ FAMILIES: tuple[Family, ...] = (
     # retries and double clicks: a second call harmless or doing it again
     _family("idempotency", "idempotent; twice harmless; safe to retry; second call no-op; twice no-op "
             "| non-idempotent; double refund; double charge; charged twice; twice two; duplicate charge"),
+    # delivery: a job or message may run more than once, or runs once and only once
+    _family("delivery", "at-least-once; at least once; run twice; delivered twice; redelivered; duplicate delivery "
+            "| exactly-once; exactly once; at-most-once; at most once; once and only once"),
     # credentials: a new one each time or the same one reused
     _family("rotation", "rotate; rotation; new token every; fresh token every "
             "| reuse; same token; same refresh token"),
