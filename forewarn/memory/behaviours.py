@@ -143,6 +143,9 @@ class Stance:
     positions: tuple[int, ...]
 
 
+_SET_ASIDE = (("instead", "of"), ("rather", "than"))  # "returns at once instead of waiting": the other pole
+
+
 def stances(c: Claim, anchor: frozenset[str] = frozenset()) -> list[Stance]:
     """Every phrase of every family ``c`` says (longest first, none twice over one word), pole per negation."""
     stems = _stems(c)
@@ -156,7 +159,8 @@ def stances(c: Claim, anchor: frozenset[str] = frozenset()) -> list[Stance]:
                 if used & set(found) or c.in_example(found[0]) or (len(found) == 1 and found[0] in named):
                     continue
                 used |= set(found)
-                out.append(Stance(family.name, pole ^ _negated(c, found), c.clause[found[0]], found))
+                flip = _negated(c, found) ^ (tuple(c.tokens[max(0, found[0] - 2) : found[0]]) in _SET_ASIDE)
+                out.append(Stance(family.name, pole ^ flip, c.clause[found[0]], found))
     return out
 
 

@@ -147,7 +147,8 @@ TOPIC_STOPWORDS = frozenset(
     (
         "must", "may", "might", "need", "needs", "also", "only", "just", "every", "each", "any", "all", "always",
         "now", "still", "even", "one", "ones", "it's", "after", "before", "use", "uses", "used", "using", "call",
-        "called", "calls", "calling", "get", "gets", "getting", "make", "makes", "making", "let", "lets", "default", "defaults", "by", "whole",
+        "called", "calls", "calling", "get", "gets", "getting", "make", "makes", "making", "let", "lets", "default",
+        "defaults", "by", "whole",
         "way", "thing", "things", "there's", "its", "itself", "own", "anything", "something", "everything",
         "again", "else", "otherwise", "very", "really", "actually", "about", "around", "up", "out", "per",
         "once", "does", "done", "did", "doing", "has", "have", "had", "being", "been", "same", "too", "itself",

@@ -329,7 +329,7 @@ def _polarity(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> tuple[bool
     agreeing = [
         reach
         for at, scope, reach in zip(a.negated, a.scopes, a.reaches, strict=True)
-        if reach in old_denials and _denied_too(scope, b, bounds_b)
+        if reach in old_denials and (_denied_too(scope, b, bounds_b) or scope & b.replaced)  # "instead of X"
     ]
     new_denials: dict[int, list[tuple[int, ...]]] = {}
     new_at: dict[tuple[int, ...], int] = {}  # where each of the newer's negations stands, by its reach
@@ -483,6 +483,8 @@ def _verbal(c: Claim, at: int, head: frozenset[str]) -> bool:
 def _replaced(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> bool:
     """The newer text says something took the place of what the older one says."""
     if b.replacement:
+        if any(b.replaced & scope for scope in a.scopes):
+            return False  # "never waits" / "raises at once instead of waiting": both say it does not wait
         return not b.replaced or bool(b.replaced & a.content)  # "instead of X": X is what the older one says
     return b.negated_change and bool(_polarity(a, b, found)[0])
 
