@@ -46,7 +46,7 @@ BLIND7 = DATA / "contradictions_blind7.tsv"  # the same, after round 7 was froze
 BLIND8 = DATA / "contradictions_blind8.tsv"  # the same, after round 8 was frozen (77.8% / 8.3%)
 BLIND9 = DATA / "contradictions_blind9.tsv"  # the same, after round 9 was frozen (55.6% / 5.6%: more paraphrase)
 BLIND10 = DATA / "contradictions_blind10.tsv"  # the same, after round 10 was frozen (69.4% / 2.8%; round 9: 63.9%)
-BLIND11 = DATA / "contradictions_blind11.tsv"  # the same, after round 11 was frozen (75.0% / 8.3%; round 10: 63.9%)
+BLIND11 = DATA / "contradictions_blind11.tsv"  # the same, round 11 frozen (75.0% / 8.3%); round 12 tuned on it
 RESULTS = BENCH_DIR / "results" / "contradiction_bench.json"
 LABELS = ("conflict", "compatible")
 
