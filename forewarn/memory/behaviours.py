@@ -2,10 +2,11 @@
 
 Lessons about code describe a handful of behaviours over and over (does it follow redirects, block or
 return at once, stream or load everything, keep the first or the latest duplicate, mask or leave data
-alone, tolerate concurrent calls, tolerate a second call, rotate or reuse a credential, run on a schedule
-or on an event, run on startup, run during or outside business hours, fit on the training split or on
-everything, keep an order or promise none, page or answer everything at once, keep state per process or
-share one, commit per item or all at once, change in place or copy, error on a duplicate or overwrite it).
+alone, tolerate concurrent calls, tolerate a second call, run at least once or exactly once, rotate or
+reuse a credential, run on a schedule or on an event, run on startup, run during or outside business
+hours, fit on the training split or on everything, keep an order or promise none, page or answer
+everything at once, keep state per process or share one, commit per item or all at once, change in place
+or copy, error on a duplicate or overwrite it).
 Each writer picks other words for them: "follows redirects" / "won't chase 3xx", "blocks until the lock is
 free" / "returns straight away". A word lexicon (``opposites``) pairs single words; a family pairs
 *phrasings*: each of its two poles is a set of short phrases (stems in order, a few words apart, no
