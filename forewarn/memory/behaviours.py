@@ -2,10 +2,11 @@
 
 Lessons about code describe a handful of behaviours over and over (does it follow redirects, block or
 return at once, stream or load everything, keep the first or the latest duplicate, mask or leave data
-alone, tolerate concurrent calls, tolerate a second call, rotate or reuse a credential, run on a schedule
-or on an event, run on startup, run during or outside business hours, fit on the training split or on
-everything, keep an order or promise none, page or answer everything at once, keep state per process or
-share one, commit per item or all at once, change in place or copy, error on a duplicate or overwrite it).
+alone, tolerate concurrent calls, tolerate a second call, run at least once or exactly once, rotate or
+reuse a credential, run on a schedule or on an event, run on startup, run during or outside business
+hours, fit on the training split or on everything, keep an order or promise none, page or answer
+everything at once, keep state per process or share one, commit per item or all at once, change in place
+or copy, error on a duplicate or overwrite it).
 Each writer picks other words for them: "follows redirects" / "won't chase 3xx", "blocks until the lock is
 free" / "returns straight away". A word lexicon (``opposites``) pairs single words; a family pairs
 *phrasings*: each of its two poles is a set of short phrases (stems in order, a few words apart, no
@@ -91,6 +92,9 @@ FAMILIES: tuple[Family, ...] = (
     # retries and double clicks: a second call harmless or doing it again
     _family("idempotency", "idempotent; twice harmless; safe to retry; second call no-op; twice no-op "
             "| non-idempotent; double refund; double charge; charged twice; twice two; duplicate charge"),
+    # delivery: a job or message may run more than once, or runs once and only once
+    _family("delivery", "at-least-once; at least once; run twice; delivered twice; redelivered; duplicate delivery "
+            "| exactly-once; exactly once; at-most-once; at most once; once and only once"),
     # credentials: a new one each time or the same one reused
     _family("rotation", "rotate; rotation; new token every; fresh token every "
             "| reuse; same token; same refresh token"),
@@ -140,6 +144,9 @@ class Stance:
     positions: tuple[int, ...]
 
 
+_SET_ASIDE = (("instead", "of"), ("rather", "than"))  # "returns at once instead of waiting": the other pole
+
+
 def stances(c: Claim, anchor: frozenset[str] = frozenset()) -> list[Stance]:
     """Every phrase of every family ``c`` says (longest first, none twice over one word), pole per negation."""
     stems = _stems(c)
@@ -153,7 +160,8 @@ def stances(c: Claim, anchor: frozenset[str] = frozenset()) -> list[Stance]:
                 if used & set(found) or c.in_example(found[0]) or (len(found) == 1 and found[0] in named):
                     continue
                 used |= set(found)
-                out.append(Stance(family.name, pole ^ _negated(c, found), c.clause[found[0]], found))
+                flip = _negated(c, found) ^ (tuple(c.tokens[max(0, found[0] - 2) : found[0]]) in _SET_ASIDE)
+                out.append(Stance(family.name, pole ^ flip, c.clause[found[0]], found))
     return out
 
 

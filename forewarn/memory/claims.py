@@ -28,7 +28,7 @@ READ_CACHE = 512  # texts: the new one and a place's memories, judged pairwise
 _TOKEN_RE = re.compile(
     r"(?P<num>[0-9]+(?:[.:,][0-9]+)*[a-zµ%]*)"
     r"|(?P<word>[a-z_][a-z0-9_']*(?:[-.=/+][a-z0-9_']+)*)"
-    r"|(?P<punct>[;:,!?()\[\]]|\.(?=\s|$)|[—–]|\s-\s)"
+    r"|(?P<punct>[;:,!?()\[\]]|\.(?=\s|$)|[—–]|\s--?\s)"
 )
 # a number in scientific notation ("3e-4", "1.5e6"), read as the decimal it is
 _SCIENTIFIC_RE = re.compile(r"(?<![\w.])[0-9]+(?:\.[0-9]+)?e[-+]?[0-9]{1,2}(?![\w.])", re.IGNORECASE)
@@ -147,13 +147,17 @@ TOPIC_STOPWORDS = frozenset(
     (
         "must", "may", "might", "need", "needs", "also", "only", "just", "every", "each", "any", "all", "always",
         "now", "still", "even", "one", "ones", "it's", "after", "before", "use", "uses", "used", "using", "call",
-        "called", "calls", "get", "gets", "make", "makes", "let", "lets", "default", "defaults", "by", "whole",
+        "called", "calls", "calling", "get", "gets", "getting", "make", "makes", "making", "let", "lets", "default",
+        "defaults", "by", "whole",
         "way", "thing", "things", "there's", "its", "itself", "own", "anything", "something", "everything",
         "again", "else", "otherwise", "very", "really", "actually", "about", "around", "up", "out", "per",
         "once", "does", "done", "did", "doing", "has", "have", "had", "being", "been", "same", "too", "itself",
         "them", "they're", "you're", "we're", "want", "wants", "fine", "ok", "okay", "during",
     )
 )  # fmt: skip
+
+
+_DISTRIBUTIVE = frozenset(("per", "each", "every", "any", "all"))  # "per-epoch", "all-or-nothing": no topic
 
 
 @dataclass(frozen=True, slots=True)
@@ -457,7 +461,8 @@ def _topic(token: str, anchor: frozenset[str]) -> frozenset[str]:
     if is_identifier(token) or "-" in token:
         for part in re.split(r"[-.=/+_]", token):
             ps = stem(part)
-            if len(part) > 1 and part not in STOPWORDS and ps not in anchor:
+            # "per-epoch" is about epochs: a distributive part says how often, not what about
+            if len(part) > 1 and part not in STOPWORDS and part not in _DISTRIBUTIVE and ps not in anchor:
                 out.add(ps)
     return frozenset(out or {s})
 

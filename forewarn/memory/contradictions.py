@@ -102,6 +102,11 @@ _CONDITIONS = frozenset(("if", "when", "whenever", "once"))
 PRECONDITION_REACH = 8
 _UNTIL = frozenset(("until", "till", "unless"))
 _AFTER = frozenset(("after", "once"))
+_UNIVERSAL_SUBJECTS = frozenset(("each", "every", "all"))  # a rule said of every case
+_SOME = frozenset(
+    ("those", "these")
+)  # a part of the cases, pointed back to (not "some": "some are public" denies "all")
+_ENDING = frozenset(("stopped", "no"))  # the negations that open "stopped X", "no longer X"
 _BETWEEN_NEGATION_AND_VERB = frozenset(("longer", "ever", "even", "really", "actually", "always", "be", "been", "get"))
 
 
@@ -147,7 +152,7 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
     restricted = any(_restricted(b, f.at) and not _restricted(a, _position(a, f.old)) for f in opposed)
     # "except Stripe 429s: those are retried once": a case of its own, not a denial; but "only in the window"
     # against the older's opposite case is no case of the older's rule
-    caveat = is_caveat(b) and not restricted
+    caveat = (is_caveat(b) or _some_of_all(a, b)) and not restricted
     # two signs of a change (a denial with an opposite, either with a date) ask for less shared wording
     whole = denied and _wholly_denied(a, b)  # "doesn't verify the signature" / "verifies Stripe-Signature with …"
     # "never run X during business hours" forbids what "X is safe during business hours" allows
@@ -168,6 +173,7 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
     ):
         cues.append(Cue.ANTONYM)
     named_replaced = b.replacement and bool(b.replaced & a.content)  # "rather than openpyxl": the older one's
+    named_replaced = named_replaced or _ended(b, a)  # "we stopped calling tokeninfo": the older one's act, ended
     if _replaced(a, b, found) and (overlap >= REPLACEMENT_MIN_OVERLAP or similar or named_replaced):
         cues.append(Cue.REPLACEMENT)
     if _dated_change(a, b, overlap, similar):
@@ -231,6 +237,29 @@ def _wholly_denied(a: Claim, b: Claim) -> bool:
     return any(
         head and head <= a.content and len(scope) >= WHOLE_DENIAL_WORDS and scope <= a.content
         for head, scope in zip(b.heads, b.scopes, strict=True)
+    )
+
+
+def _some_of_all(a: Claim, b: Claim) -> bool:
+    """The older text states a rule for every case ("each migration runs in a transaction") and the newer one
+    speaks of some of them ("runs those files outside one"): a case of its own, as "except …" names."""
+    return (
+        any(t in _UNIVERSAL_SUBJECTS for t in a.tokens)
+        and not any(t in _UNIVERSAL_SUBJECTS for t in b.tokens)
+        and any(t in _SOME for t in b.tokens)
+    )
+
+
+def _ended(c: Claim, other: Claim) -> bool:
+    """A change that ends an act ("we stopped calling tokeninfo", "no longer writes per-epoch checkpoints")
+    and denies nothing but words the other text says: it names what it replaced, as "instead of X" does."""
+    return c.negated_change and any(
+        c.tokens[at] in _ENDING
+        and (c.tokens[at] != "no" or c.tokens[at + 1 : at + 2] == ("longer",))
+        and head
+        and head <= other.content
+        and scope <= other.content
+        for at, head, scope in zip(c.negated, c.heads, c.scopes, strict=True)
     )
 
 
@@ -300,7 +329,7 @@ def _polarity(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> tuple[bool
     agreeing = [
         reach
         for at, scope, reach in zip(a.negated, a.scopes, a.reaches, strict=True)
-        if reach in old_denials and _denied_too(scope, b, bounds_b)
+        if reach in old_denials and (_denied_too(scope, b, bounds_b) or scope & b.replaced)  # "instead of X"
     ]
     new_denials: dict[int, list[tuple[int, ...]]] = {}
     new_at: dict[tuple[int, ...], int] = {}  # where each of the newer's negations stands, by its reach
@@ -454,6 +483,8 @@ def _verbal(c: Claim, at: int, head: frozenset[str]) -> bool:
 def _replaced(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> bool:
     """The newer text says something took the place of what the older one says."""
     if b.replacement:
+        if any(b.replaced & scope for scope in a.scopes):
+            return False  # "never waits" / "raises at once instead of waiting": both say it does not wait
         return not b.replaced or bool(b.replaced & a.content)  # "instead of X": X is what the older one says
     return b.negated_change and bool(_polarity(a, b, found)[0])
 

@@ -234,6 +234,11 @@ def predicates(claim: Claim, anchor: frozenset[str]) -> tuple[Predicate, ...]:
         if t != PUNCT:
             spans[claim.clause[i]].append(i)
     kinds = [_clause_kind(tokens, span) for span in spans]
+    for c, span in enumerate(spans):  # "if (!session) return …": a bare "if" whose condition is the next clause
+        if kinds[c] == "condition" and len(span) == 1:
+            after = next((k for k in range(c + 1, n_clauses) if spans[k]), None)
+            if after is not None:
+                kinds[after] = "condition"
     out: list[Predicate] = []
     about_anchor_before = False  # the previous clause with words was about the symbol
     bare_mention_before = False  # … and was nothing but its name ("LoadConfig: …")
@@ -254,7 +259,16 @@ def predicates(claim: Claim, anchor: frozenset[str]) -> tuple[Predicate, ...]:
         bare_mention_before = bare
         about_anchor_before = any(not p.passive for p in read)
         out.extend(_with_neighbours(claim, p, spans, kinds, c) for p in read)
-    return tuple(out)
+    return tuple(replace(p, negated=not p.negated) if _set_aside(tokens, p) else p for p in out)
+
+
+_SET_ASIDE = (("instead", "of"), ("rather", "than"))  # "returns at once instead of waiting": it does not wait
+
+
+def _set_aside(tokens: Sequence[str], p: Predicate) -> bool:
+    """A predicate right after "instead of" / "rather than" is what the text says does not happen."""
+    at = p.positions[0]
+    return at >= 2 and (tokens[at - 2], tokens[at - 1]) in _SET_ASIDE
 
 
 def _coordinated(tokens: Sequence[str], span: Sequence[int]) -> list[Sequence[int]]:

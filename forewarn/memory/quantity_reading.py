@@ -205,8 +205,14 @@ def _setting_amount(claim: Claim, i: int) -> Quantity | None:
     if suffix and suffix not in UNITS:
         return None
     kind, factor = UNITS[suffix or _key_unit(key)] if suffix or _key_unit(key) else ("bare", 1.0)
-    named = frozenset(stem(w) for w in re.split(r"[_.\-]+", key) if w) | {stem(key)}
+    named = frozenset(stem(w) for w in re.split(r"[_.\-]+", key) if w) | {stem(key)} | _unit_dropped(key)
     return Quantity(kind, number * factor, value, Bound.EXACTLY, named, named, i, _after(claim, i, named))
+
+
+def _unit_dropped(key: str) -> frozenset[str]:
+    """ "idletimeoutmillis" names the idle timeout ("idletimeout") in a unit: the name without the unit."""
+    glued = next((u for u in GLUED_KEY_UNITS if key.endswith(u) and len(key) > len(u) + 2), "")
+    return frozenset({stem(key[: -len(glued)])}) if glued else frozenset()
 
 
 def _key_unit(key: str) -> str:

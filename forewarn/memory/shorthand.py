@@ -44,7 +44,8 @@ _PHRASES = {
     "business hours": "business-hours", "working hours": "business-hours", "office hours": "business-hours",
     "peak hours": "business-hours", "maintenance window": "maintenance-window",
     "maintenance windows": "maintenance-window", "off hours": "off-hours", "after hours": "off-hours",
-    "off-peak hours": "off-hours", "off peak": "off-hours",
+    "off-peak hours": "off-hours", "off peak": "off-hours", "during the day": "during business-hours",
+    "during the daytime": "during business-hours", "at night": "off-hours", "during the night": "off-hours",
     # asking the user first: one word for it
     "asks for confirmation": "prompts", "ask for confirmation": "prompt", "asking for confirmation": "prompting",
     "asked for confirmation": "prompted", "confirmation prompt": "prompt",
