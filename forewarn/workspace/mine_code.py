@@ -130,10 +130,24 @@ _NOT_A_NAME = re.compile(
 )
 
 
+# a type's own header, with its bases and attributes: ``class MaxConnectionsError(ConnectionError):``, ``export class
+# Foo extends Bar {``, ``type Rows struct {``, ``pub struct Rows<'a> {``, ``#[derive(Debug)]``. It names a type and
+# what it is a kind of, no behaviour: a lesson on an exception class that the commit only declared or gave a field
+# belongs to the code that raises or uses it (round 10's judges: "MaxConnectionsError", "TimeoutError", "Rows")
+_TYPE_HEADER = re.compile(
+    r"^(class\s+\w+\s*(\([^()]*\))?\s*:"
+    r"|((export|default|abstract|declare)\s+)*class\s+[\w$]+(<[^>]*>)?(\s+(extends|implements)\s+[\w$.<>, ]+)*\s*\{?"
+    r"|type\s+\w+(\[[^\]]*\])?\s+(struct|interface)\s*\{"
+    r"|(pub(\([\w ]+\))?\s+)?(struct|enum|union)\s+\w+(<[^>]*>)?\s*[{;(]?"
+    r"|#\[(derive|non_exhaustive|repr)\b.*\])$"
+)
+
+
 def is_declaration(line: str) -> bool:
-    """The stripped logic line only declares state (see _DECLARATION): no behaviour of its own."""
+    """The stripped logic line only declares state (see _DECLARATION) or a type's header (_TYPE_HEADER): no
+    behaviour of its own."""
     text = _TRAILING_DECLARATION_COMMENT.sub("", line.strip())  # "partial: int  # type: ignore[assignment]"
-    return bool(_DECLARATION.match(text)) and not _NOT_A_NAME.match(text)
+    return bool(_TYPE_HEADER.match(text)) or (bool(_DECLARATION.match(text)) and not _NOT_A_NAME.match(text))
 
 
 def behaviour_lines(removed: Sequence[str], added: Sequence[str], path: str) -> int:
