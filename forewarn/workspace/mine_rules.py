@@ -563,7 +563,7 @@ def _classify(commit: CommitRecord, body: str) -> Verdict:
     if IN_TESTS_SUBJECT.search(clean_subject(subject)):
         return noise(Noise.FIX_IN_TESTS)
     if message_wording(subject):
-        return noise(Noise.MESSAGE_WORDING)  # not a fix of behaviour: no hot-spot count
+        return noise(Noise.MESSAGE_WORDING, fix=is_fix)  # a fix still counts on its code's hot spot
     if NOT_FIX_TYPE.match(subject) and not tests and not is_fix:  # "feat: fixes mem leak …" still names a fix
         return noise(Noise.NOT_A_FIX_TYPE)
     if not is_fix and PERFORMANCE_WORDS.search(f"{subject}\n{explained}") and not FAILURE_WORDS.search(explained):

@@ -18,7 +18,7 @@ import pytest
 
 from forewarn.workspace import mine_comments
 from forewarn.workspace.engine import Workspace
-from forewarn.workspace.mine_code import is_declaration
+from forewarn.workspace.mine_code import behaviour_lines, is_type_header
 from forewarn.workspace.mine_rules import Noise, classify
 from tests.gitrepo import Repo
 from tests.workspace.billing_history import mined, record
@@ -95,7 +95,7 @@ def test_a_headline_about_a_message_s_wording_is_no_lesson() -> None:
     assert fixed.reason is None  # a fix of behaviour joined to the wording keeps its lesson
 
 
-def test_a_type_header_only_declares() -> None:
+def test_a_new_type_s_header_only_declares_but_new_bases_are_behaviour() -> None:
     for header in (
         "class MaxConnectionsError(ConnectionError):",
         "export class Timeout extends Error {",
@@ -103,9 +103,13 @@ def test_a_type_header_only_declares() -> None:
         "pub struct Rows<'a> {",
         "#[derive(Debug, Clone)]",
     ):
-        assert is_declaration(header), header
+        assert is_type_header(header), header
     for logic in ("def connect(self):", "func (r *Rows) Next() bool {", "raise MaxConnectionsError()"):
-        assert not is_declaration(logic), logic
+        assert not is_type_header(logic), logic
+    created = ["class MaxConnectionsError(ConnectionError):", '    """No free connection."""', "    pass"]
+    assert behaviour_lines([], created, "pool.py") == 0
+    rebased = ["class NoMoreData(ParseException):"]  # what catches it changed
+    assert behaviour_lines(["class NoMoreData(IOError):"], rebased, "http.py") == 2
 
 
 POOL = """\
