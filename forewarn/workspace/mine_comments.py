@@ -213,10 +213,13 @@ COMMENT_DEFENSIVE = re.compile(
     r"never (happens|occurs|be reached)|defensive(ly)?|just in case|to be (safe|paranoid)|paranoi\w*)\b",
     re.IGNORECASE,
 )
-# a note that proves the code right rather than warning about a trap: Rust's ``SAFETY:`` convention, "OK because …",
-# "This unwrap is okay since …", "This assert is *not* necessary for safety"
+# a note that proves the code right rather than warning about a trap: "OK because …", "This unwrap is okay since …",
+# "This assert is *not* necessary for safety". Rust's ``SAFETY:`` marker alone is not one: it heads proofs ("SAFETY:
+# Since `ptr` is valid …, it must be valid") and callers' contracts ("SAFETY: caller must ensure v is at least len 2")
+# alike, so only what follows it decides
+SAFETY_MARKER = re.compile(r"^safety\s*:\s*", re.IGNORECASE)
 JUSTIFICATION_OPENING = re.compile(
-    r"^(safety\s*:|ok(ay)?\b|(this|that|it)\b(\s+[\w`'.()]+){0,3}\s+is\s+(ok|okay|fine|safe|sound|correct|valid|allowed)\b)|"
+    r"^(ok(ay)?\b|(this|that|it)\b(\s+[\w`'.()]+){0,3}\s+is\s+(ok|okay|fine|safe|sound|correct|valid|allowed)\b)|"
     r"\bis \*?not\*? (necessary|needed|required) for (safety|soundness|correctness)\b",
     re.IGNORECASE,
 )
@@ -308,7 +311,7 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
         if COMMENT_DEFENSIVE.search(text):
             skipped[Noise.COMMENT_DEFENSIVE] += 1
             continue
-        said_text = WARNING_TAG.sub("", text).lstrip(" :-–—")
+        said_text = SAFETY_MARKER.sub("", WARNING_TAG.sub("", text).lstrip(" :-–—"))
         must_only = tag is None and WARNING_OPENING.search(text) is None
         if CROSS_REFERENCE.match(said_text):
             skipped[Noise.COMMENT_CROSS_REFERENCE] += 1

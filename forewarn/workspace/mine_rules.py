@@ -16,7 +16,6 @@ from forewarn.workspace.code_search import is_test_path
 from forewarn.workspace.history import CommitRecord
 from forewarn.workspace.mine_lessons import (
     ABOUT_TESTS,
-    ANAPHOR,
     FRAGMENT,
     REVERT_BODY_LINE,
     SUBJECT_REFS,
@@ -24,6 +23,7 @@ from forewarn.workspace.mine_lessons import (
     UNSURE,
     clean_subject,
     error_signature,
+    points_back,
     sentences,
     strip_trailers,
     vague,
@@ -618,7 +618,7 @@ def left_without(body: str, subject: str) -> Noise | None:
         return Noise.WHY_TODO
     if any(FRAGMENT.match(s) for s in said):
         return Noise.WHY_FRAGMENT
-    if any(ANAPHOR.match(s) for s in said):
+    if any(points_back(s) for s in said):
         return Noise.WHY_ANAPHOR
     if any(UNSURE.search(s) for s in said):
         return Noise.WHY_UNSURE

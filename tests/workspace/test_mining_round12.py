@@ -48,6 +48,17 @@ def test_justification_notes_and_cross_references_are_no_warnings() -> None:
     ]
 
 
+def test_a_safety_note_that_states_a_contract_is_still_a_warning() -> None:
+    contract = (
+        "unsafe fn insert_tail(v: &mut [u32]) {\n"
+        "    // SAFETY: the caller must ensure v is at least len 2, or the read below walks off the slice.\n"
+        "    let last = v.as_ptr().add(v.len() - 1);\n"
+        "}\n"
+    )
+    scan = mine_comments.warning_comments("src/sort.rs", contract.encode())
+    assert len(scan.found) == 1 and not scan.skipped[Noise.COMMENT_JUSTIFICATION]
+
+
 def test_a_must_that_orders_is_still_a_warning() -> None:
     ordered = (
         "def flush(buf):\n"
@@ -75,6 +86,11 @@ SUBJECT = "Fix the retry loop when the server closes the stream early"
 )
 def test_a_why_that_points_back_is_no_why(why: str) -> None:
     assert classify(record(SUBJECT, why)).reason == Noise.WHY_ANAPHOR
+
+
+def test_a_why_with_a_label_in_parentheses_stays() -> None:
+    why = "(unstable) the Task now requires Send and Sync, because the pool moves it across threads and it crashed."
+    assert classify(record(SUBJECT, why)).reason is None
 
 
 def test_a_why_that_names_its_subject_stays() -> None:
