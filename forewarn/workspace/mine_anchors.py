@@ -408,10 +408,17 @@ def place(
             if touch.created:
                 created.add(f"{p}::{s}")
         logic = any(a.logic for a, _, _, _ in followed)
+        behaves = any(a.behaviour > 0 for a, _, _, _ in followed)
+
+        def named_here(a: Anchored, symbol: str) -> bool:
+            """Named, and where its logic changed: not a docstring edit, nor a type that was only declared (a new
+            exception class) while the code that raises or uses it changed."""
+            return _named(symbol, names) and bool(a.logic or not logic) and not (a.declares_only and behaves)
+
         ranked = sorted(  # named (where its logic changed), then where the logic changed most: a docstring edit
             followed,  # is no place for a lesson
             key=lambda x: (
-                not (_named(x[2], names) and (x[0].logic or not logic)),
+                not named_here(x[0], x[2]),
                 f"{x[1]}::{x[2]}" in created,  # a helper the fix added is not the code that was wrong
                 x[0].anchor != ANCHOR_SYMBOL,
                 x[0].typing,
@@ -421,7 +428,7 @@ def place(
             ),
         )
         best, _, best_symbol, best_changed = ranked[0]
-        named = _named(best_symbol, names) and bool(best.logic or not logic)
+        named = named_here(best, best_symbol)
         files = {p for _, p, _, _ in followed}
         fixed = [a for a, _, _, _ in followed if a.key] if len(followed) <= MAX_FIXED_SYMBOLS else []
         if not fixed and best.key:

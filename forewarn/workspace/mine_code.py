@@ -130,16 +130,41 @@ _NOT_A_NAME = re.compile(
 )
 
 
+# a type's own header, with its bases and attributes: ``class MaxConnectionsError(ConnectionError):``, ``export class
+# Foo extends Bar {``, ``type Rows struct {``, ``pub struct Rows<'a> {``, ``#[derive(Debug)]``. It names a type and
+# what it is a kind of, no behaviour: a lesson on an exception class that the commit only declared or gave a field
+# belongs to the code that raises or uses it (round 10's judges: "MaxConnectionsError", "TimeoutError", "Rows")
+_TYPE_HEADER = re.compile(
+    r"^(class\s+\w+\s*(\([^()]*\))?\s*:"
+    r"|((export|default|abstract|declare)\s+)*class\s+[\w$]+(<[^>]*>)?(\s+(extends|implements)\s+[\w$.<>, ]+)*\s*\{?"
+    r"|type\s+\w+(\[[^\]]*\])?\s+(struct|interface)\s*\{"
+    r"|(pub(\([\w ]+\))?\s+)?(struct|enum|union)\s+\w+(<[^>]*>)?\s*[{;(]?"
+    r"|#\[(derive|non_exhaustive|repr)\b.*\])$"
+)
+
+
 def is_declaration(line: str) -> bool:
     """The stripped logic line only declares state (see _DECLARATION): no behaviour of its own."""
     text = _TRAILING_DECLARATION_COMMENT.sub("", line.strip())  # "partial: int  # type: ignore[assignment]"
     return bool(_DECLARATION.match(text)) and not _NOT_A_NAME.match(text)
 
 
+def is_type_header(line: str) -> bool:
+    """The stripped line is a type's header or attribute (see _TYPE_HEADER)."""
+    return bool(_TYPE_HEADER.match(_TRAILING_DECLARATION_COMMENT.sub("", line.strip())))
+
+
 def behaviour_lines(removed: Sequence[str], added: Sequence[str], path: str) -> int:
-    """Changed logic lines that are no declaration (see is_declaration), counted as ``logic_lines`` counts."""
-    gone = [line for line in removed if not is_declaration(line)]
-    return logic_lines(gone, [line for line in added if not is_declaration(line)], path)
+    """Changed logic lines that are no declaration (see is_declaration), counted as ``logic_lines`` counts. A type's
+    header the change added (a new exception class) declares too; one it rewrote changed the type's bases, which
+    decides what catches it ("change base-classes for NoMoreData …"): that is behaviour."""
+    rebased = any(is_type_header(line) for line in removed)
+
+    def declares(line: str) -> bool:
+        return is_declaration(line) or (not rebased and is_type_header(line))
+
+    gone = [line for line in removed if not declares(line)]
+    return logic_lines(gone, [line for line in added if not declares(line)], path)
 
 
 def logic_lines(removed: Sequence[str], added: Sequence[str], path: str) -> int:

@@ -213,6 +213,31 @@ COMMENT_DEFENSIVE = re.compile(
     r"never (happens|occurs|be reached)|defensive(ly)?|just in case|to be (safe|paranoid)|paranoi\w*)\b",
     re.IGNORECASE,
 )
+# a note that proves the code right rather than warning about a trap: "OK because …", "This unwrap is okay since …",
+# "This assert is *not* necessary for safety". Rust's ``SAFETY:`` marker alone is not one: it heads proofs ("SAFETY:
+# Since `ptr` is valid …, it must be valid") and callers' contracts ("SAFETY: caller must ensure v is at least len 2")
+# alike, so only what follows it decides
+SAFETY_MARKER = re.compile(r"^safety\s*:\s*", re.IGNORECASE)
+JUSTIFICATION_OPENING = re.compile(
+    r"^(ok(ay)?\b|(this|that|it)\b(\s+[\w`'.()]+){0,3}\s+is\s+(ok|okay|fine|safe|sound|correct|valid|allowed)\b)|"
+    r"\bis \*?not\*? (necessary|needed|required) for (safety|soundness|correctness)\b",
+    re.IGNORECASE,
+)
+# "must" as a deduction, not an order to whoever edits the code: "it must therefore be valid UTF-8", "Since start <=
+# end, … start must be too", "which implies we must be the only thread"
+DEDUCTION_MUST = re.compile(
+    r"\bmust (therefore|also|always|necessarily|surely|have been|have (had|come|already)|be too)\b|"
+    r"\b(therefore|thus|hence|implies|we know|it follows|guarantees?|guaranteed)\b[^.;]*\bmust\b|"
+    r"^(since|as)\b[^.;]*\bmust\b|\bmust\b[^.;]*\b(therefore|thus)\b",
+    re.IGNORECASE,
+)
+# a pointer to where the reason is written ("See `is_word_unicode_negate` for why we need to do this"): the lesson
+# lives there, and this comment alone says nothing a hover could hold
+CROSS_REFERENCE = re.compile(
+    r"^((see|cf\.?|refer to)\b[^.;:]*\b(for|about|on)\b[^.;:]*\b(why|details?|reasons?|explanations?|more|context|"
+    r"discussion|rationale)\b|as (noted|explained|described|mentioned|discussed) (above|below|in|at))",
+    re.IGNORECASE,
+)
 REASON_CLAUSE = re.compile(r"\w\s*(:|—|–| - )\s+\w+(\W+\w+){2,}")
 # nouns of COMMENT_REASON that as often name what the code deals with as what goes wrong ("don't override error
 # message from content expressions", "Errors thrown by hooks must propagate", "don't output failure message more than
@@ -285,6 +310,14 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
             continue
         if COMMENT_DEFENSIVE.search(text):
             skipped[Noise.COMMENT_DEFENSIVE] += 1
+            continue
+        said_text = SAFETY_MARKER.sub("", WARNING_TAG.sub("", text).lstrip(" :-–—"))
+        must_only = tag is None and WARNING_OPENING.search(text) is None
+        if CROSS_REFERENCE.match(said_text):
+            skipped[Noise.COMMENT_CROSS_REFERENCE] += 1
+            continue
+        if JUSTIFICATION_OPENING.search(said_text) or (must_only and DEDUCTION_MUST.search(said_text)):
+            skipped[Noise.COMMENT_JUSTIFICATION] += 1
             continue
         words = len(text.split()) - (1 if tag else 0)
         if words < (MIN_TAGGED_COMMENT_WORDS if tag else MIN_PHRASE_COMMENT_WORDS):

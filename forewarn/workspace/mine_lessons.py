@@ -130,6 +130,34 @@ TODO_NOTE = re.compile(
 # a sentence that starts mid-way, its subject lost with a block left out before it ("is preserved in all cases
 # *except* …"): lower-case, opening on a verb or a joining word, it cannot be read alone
 FRAGMENT = re.compile(r"^(is|are|was|were|has|have|had|and|or|but|nor|which|whose|than|of)\b")
+# a sentence that opens on what it cannot name alone: an elided clause about "it" ("If it doesn't, then …"), a
+# connective pointing back ("Because of this, …", "To be fair, …") or the change as "this" ("This was done to …", "No
+# change is required if …"); out of the message its antecedent is lost
+ANAPHOR = re.compile(
+    r"^((if|when|unless|since|because|as) (it|this|that|they|so|not)"
+    r"( (does|do|did|is|are|was|were|has|have|can|could|would|will)(n't| not)?)?\s*[,.;]|"
+    r"(because of|due to|as a result of|thanks to|despite) (this|that|it)\b|to be fair\b|"
+    r"(this|that|it) (was|is) (done|added|needed|required|changed|made)\b|no change is (required|needed)\b)",
+    re.IGNORECASE,
+)
+
+
+def points_back(sentence: str) -> bool:
+    """The sentence opens on what it points back to (ANAPHOR), or is one aside in parentheses from end to end ("(it
+    would need to be /home/… instead)."): an aside to text left out. "(unstable) `Task` now requires …" is not."""
+    if ANAPHOR.match(sentence):
+        return True
+    text = sentence.rstrip(" .!?…")
+    if not (text.startswith("(") and text.endswith(")")):
+        return False
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0:
+            return i == len(text) - 1  # the first parenthesis closes only at the end
+    return False
+
+
 # an error the message quotes: ``KeyError: 'x'``, ``requests.exceptions.SSLError``, a traceback's last line
 ERROR_SIGNATURE = re.compile(r"\b((?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Warning|Exit))\b(?::\s*([^\n]+))?")
 
@@ -225,6 +253,7 @@ def _usable(sentence: str, subject: str, lenient: bool = False) -> bool:
                 ABOUT_TESTS.search(sentence)
                 or TODO_NOTE.search(sentence)
                 or FRAGMENT.match(sentence)
+                or points_back(sentence)
                 or UNSURE.search(sentence)
             )
         )

@@ -23,6 +23,7 @@ from forewarn.workspace.mine_lessons import (
     UNSURE,
     clean_subject,
     error_signature,
+    points_back,
     sentences,
     strip_trailers,
     vague,
@@ -96,6 +97,10 @@ class Noise(StrEnum):
     WHY_TESTS = "why-about-tests"  # its only why is about the tests or the build ("cover the bodyless request case")
     WHY_TODO = "why-note-for-later"  # its only why is a note for later ("when Python 2 is dropped, we can refactor")
     WHY_FRAGMENT = "why-fragment"  # its only why starts mid-sentence ("is preserved in all cases except …")
+    WHY_ANAPHOR = "why-anaphor"  # its only why opens on what it points back to ("If it doesn't, …", "Because of this")
+    MESSAGE_WORDING = "message-wording"  # "clarify error message", "print more details": what a failure says, no trap
+    COMMENT_JUSTIFICATION = "comment-justification"  # "SAFETY: … it must be valid", "OK because …": proves, no trap
+    COMMENT_CROSS_REFERENCE = "comment-cross-reference"  # "See `f` for why we need this": the lesson lives elsewhere
     WHY_UNSURE = "why-unsure"  # its only why does not know the cause ("not sure why this fails") or saw no bug
 
 
@@ -243,6 +248,15 @@ IN_TESTS_SUBJECT = re.compile(
     r"\b(in|of|for|from|within|inside) (the |some |our |a |all |two |several )?(unit |integration |e2e |"
     r"end-to-end |regression )?(tests?|test ?(suite|cases?|files?|helpers?|servers?|tables?)|specs?)\b"
     r"(?=\s*($|[,.;:)]|(when|on|under|with|for|if|that|which|and|where|by|to|in)\b))",  # the phrase ends there
+    re.IGNORECASE,
+)
+# a headline whose object is what a failure says, not how the code behaves ("Clarify error message for …", "Print more
+# details in ElementsMatch", "improve error reporting if …"): the wording changed, no one falls into a trap; a headline
+# that joins a fix of behaviour to it ("Fix IP fallback and improve … error messages") keeps its lesson
+MESSAGE_WORDING_SUBJECT = re.compile(
+    r"\b((error|failure|assert\w*|panic|exception|warning|diagnostic|log)s?\s+(message|messages|reporting|output|text|"
+    r"wording)|print (more|better|clearer|the)? ?details|more (helpful|informative|descriptive|detailed) "
+    r"(errors?|messages?|output))\b",
     re.IGNORECASE,
 )
 # words of a headline that name no behaviour: that a fix happened, the kind of change, where it came from
@@ -548,6 +562,8 @@ def _classify(commit: CommitRecord, body: str) -> Verdict:
         return noise(Noise.VAGUE, fix=is_fix)
     if IN_TESTS_SUBJECT.search(clean_subject(subject)):
         return noise(Noise.FIX_IN_TESTS)
+    if message_wording(subject):
+        return noise(Noise.MESSAGE_WORDING, fix=is_fix)  # a fix still counts on its code's hot spot
     if NOT_FIX_TYPE.match(subject) and not tests and not is_fix:  # "feat: fixes mem leak …" still names a fix
         return noise(Noise.NOT_A_FIX_TYPE)
     if not is_fix and PERFORMANCE_WORDS.search(f"{subject}\n{explained}") and not FAILURE_WORDS.search(explained):
@@ -583,6 +599,12 @@ def feature(cleaned_subject: str) -> bool:
     return bool(FEATURE_SUBJECT.search(cleaned_subject) or NEW_CAPABILITY.search(cleaned_subject))
 
 
+def message_wording(subject: str) -> bool:
+    """The headline changes what a failure says (MESSAGE_WORDING_SUBJECT) and joins no other change to it."""
+    cleaned = clean_subject(subject)
+    return bool(MESSAGE_WORDING_SUBJECT.search(cleaned)) and not re.search(r"\b(and|also|plus)\b|[,;&]", cleaned)
+
+
 def left_without(body: str, subject: str) -> Noise | None:
     """Why a message has no why although a sentence of it explains: the only such sentences are about the tests, a
     note for later, a fragment or unsure of the cause. None when nothing in it explains at all."""
@@ -596,6 +618,8 @@ def left_without(body: str, subject: str) -> Noise | None:
         return Noise.WHY_TODO
     if any(FRAGMENT.match(s) for s in said):
         return Noise.WHY_FRAGMENT
+    if any(points_back(s) for s in said):
+        return Noise.WHY_ANAPHOR
     if any(UNSURE.search(s) for s in said):
         return Noise.WHY_UNSURE
     return Noise.WHY_TESTS if any(ABOUT_TESTS.search(s) for s in said) else None
