@@ -231,6 +231,10 @@ DEDUCTION_MUST = re.compile(
     r"^(since|as)\b[^.;]*\bmust\b|\bmust\b[^.;]*\b(therefore|thus)\b",
     re.IGNORECASE,
 )
+# ... unless someone is told to act: "Since there is a file stream in query, we must transmit pause/resume event to
+# the current sequence" orders whoever edits it (an agent with an action verb), where "we must be the only thread"
+# deduces (a state)
+AGENT_ORDER = re.compile(r"\b(we|you|callers?|users?|one)\s+must\s+(?!be\b|have\b|already\b|also\b)\w+", re.IGNORECASE)
 # a pointer to where the reason is written ("See `is_word_unicode_negate` for why we need to do this"): the lesson
 # lives there, and this comment alone says nothing a hover could hold
 CROSS_REFERENCE = re.compile(
@@ -266,6 +270,11 @@ class CommentScan:
 
     found: list[tuple[WarningComment, str | None]]
     skipped: Counter[str]
+
+
+def is_deduction(text: str) -> bool:
+    """A "must" that concludes ("it must therefore be valid"), not one that orders ("we must transmit …")."""
+    return DEDUCTION_MUST.search(text) is not None and AGENT_ORDER.search(text) is None
 
 
 def warning_comments(path: str, source: bytes) -> CommentScan:
@@ -316,7 +325,7 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
         if CROSS_REFERENCE.match(said_text):
             skipped[Noise.COMMENT_CROSS_REFERENCE] += 1
             continue
-        if JUSTIFICATION_OPENING.search(said_text) or (must_only and DEDUCTION_MUST.search(said_text)):
+        if JUSTIFICATION_OPENING.search(said_text) or (must_only and is_deduction(said_text)):
             skipped[Noise.COMMENT_JUSTIFICATION] += 1
             continue
         words = len(text.split()) - (1 if tag else 0)

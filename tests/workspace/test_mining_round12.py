@@ -70,6 +70,10 @@ def test_a_must_that_orders_is_still_a_warning() -> None:
     assert mine_comments.DEDUCTION_MUST.search("Since start <= end, if end is valid then start must be too.")
     assert mine_comments.DEDUCTION_MUST.search("which implies we must be the only thread here")
     assert not mine_comments.DEDUCTION_MUST.search("Callers must hold the lock, since the cursor is shared.")
+    assert mine_comments.is_deduction("which implies we must be the only thread here")
+    # an agent told to act: an order, though it opens with "since"
+    assert not mine_comments.is_deduction("Since there is a file stream, we must forward pause and resume to it.")
+    assert not mine_comments.is_deduction("As the socket is shared, you must drain every reply before reusing it.")
 
 
 SUBJECT = "Fix the retry loop when the server closes the stream early"
