@@ -102,6 +102,10 @@ class Noise(StrEnum):
     COMMENT_JUSTIFICATION = "comment-justification"  # "SAFETY: … it must be valid", "OK because …": proves, no trap
     COMMENT_CROSS_REFERENCE = "comment-cross-reference"  # "See `f` for why we need this": the lesson lives elsewhere
     WHY_UNSURE = "why-unsure"  # its only why does not know the cause ("not sure why this fails") or saw no bug
+    COMMENT_CONTRACT = "comment-contract-reference"  # "the caller must uphold the safety contract for `f`": names, not states
+    LINT_SUPPRESSION = "comment-lint-suppression"  # "noqa: BLE001 # errors must surface": argues with a linter, no trap
+    TOOLING_CODE = "tooling-code"  # on tasks/, scripts/, tools/, a noxfile: the project's tooling, not its product
+    HEADLINE_CUT = "headline-cut-off"  # a subject cut mid-sentence that the body goes on with: no headline to say
 
 
 # a conventional-commit subject whose type says it is no fix: "chore(bind): …", "feat!: …", "perf: …"
@@ -178,6 +182,19 @@ EXAMPLE_PATH = re.compile(r"(^|/)(examples?|samples?|demos?|benchmarks?)/", re.I
 TEST_SUPPORT_PATH = re.compile(
     r"(^|/)(dummy\w*|fakes?|mocks?|fixtures?|testdata|testutils?|test_?helpers?|test_?support|testlib)/", re.IGNORECASE
 )
+# the project's own tooling beside the product: task runners, release and maintenance scripts at the top (or one
+# folder down, "website/scripts/"); what goes wrong there bites maintainers running them, not the code users run
+TOOLING_PATH = re.compile(
+    r"^([\w.-]+/)?(tasks|scripts|tools|tooling)/|^(noxfile|tasks|fabfile|gulpfile|gruntfile|jakefile)\.\w+$",
+    re.IGNORECASE,
+)
+# an HTML comment block in a message: the pull-request template's instructions, over as many lines as it spans
+HTML_COMMENT = re.compile(r"<!--.*?(-->|\Z)", re.DOTALL)
+# a subject cut where the author's tool wrapped it: long, no closing punctuation, and the body goes on with the same
+# sentence in lower case ("repaired support for the :meth:`.X`" / "directive, which was mis-named …"); a name of code
+# opening the body ("foo_bar() now …", "self.x is …") is a new sentence, not the rest of one
+CUT_SUBJECT_MIN_CHARS = 50  # shorter subjects were not wrapped: a lower-case body after them is only casual
+CUT_CONTINUATION = re.compile(r"^[a-z][a-z-]*(,|\s+(?![\w.]*[_(.]\w))")
 MIN_BODY_WORDS = 6  # fewer words after trailers are stripped is an empty body ("Fixes #12.")
 
 REVERT_SUBJECT = re.compile(r'^\s*revert(s|ed)?\b[:\s]*"?(?P<what>.*?)"?\s*$', re.IGNORECASE)
@@ -432,7 +449,21 @@ def is_product_code(path: str, symbol: str | None) -> bool:
 def is_product_path(path: str) -> bool:
     """Code the product runs: not tests, not examples, demos, benchmarks or documentation beside it."""
     return not (
-        is_test_path(path) or EXAMPLE_PATH.search(path) or DOCS_PATH.search(path) or TEST_SUPPORT_PATH.search(path)
+        is_test_path(path)
+        or EXAMPLE_PATH.search(path)
+        or DOCS_PATH.search(path)
+        or TEST_SUPPORT_PATH.search(path)
+        or TOOLING_PATH.search(path)
+    )
+
+
+def cut_headline(subject: str, body: str) -> bool:
+    """The subject stops mid-sentence and the body's first line carries on with it (CUT_CONTINUATION)."""
+    subject = subject.strip()
+    return (
+        len(subject) >= CUT_SUBJECT_MIN_CHARS
+        and subject[-1] not in ".!?:)\"'"
+        and CUT_CONTINUATION.match(body.lstrip()) is not None
     )
 
 
@@ -471,6 +502,7 @@ def classify(commit: CommitRecord) -> Verdict:
 
 def strip_template(body: str) -> str:
     """The body without pull-request template lines (checkboxes, instructions to the contributor)."""
+    body = HTML_COMMENT.sub("", body)
     return "\n".join(line for line in body.splitlines() if not PR_TEMPLATE_LINE.search(line)).strip()
 
 
@@ -533,6 +565,8 @@ def _classify(commit: CommitRecord, body: str) -> Verdict:
         return noise(Noise.CHANGELOG)
     if paths and all(DOCS_PATH.search(p) or CHANGELOG_PATH.search(p) for p in paths):
         return noise(Noise.DOCS)
+    if tests and all(TOOLING_PATH.search(p) for p in code_paths(commit)):
+        return noise(Noise.TOOLING_CODE)
     what = revert_target(commit)
     if what is not None:
         return _revert(commit, body, what, tests)
@@ -548,6 +582,8 @@ def _classify(commit: CommitRecord, body: str) -> Verdict:
         return noise(Noise.REFACTOR)
     if feature(clean_subject(subject)) and not is_fix and not tests:  # "Add a test for …" is no feature
         return noise(Noise.FEATURE)
+    if cut_headline(subject, body):
+        return noise(Noise.HEADLINE_CUT, fix=is_fix)
     explained = why(body, subject, CAUSE_WORDS, STRONG_WORDS)
     examples = tests and all(EXAMPLE_PATH.search(p) for p in code_paths(commit))
     if (
