@@ -191,10 +191,13 @@ TOOLING_PATH = re.compile(
 # an HTML comment block in a message: the pull-request template's instructions, over as many lines as it spans
 HTML_COMMENT = re.compile(r"<!--.*?(-->|\Z)", re.DOTALL)
 # a subject cut where the author's tool wrapped it: long, no closing punctuation, and the body goes on with the same
-# sentence in lower case ("repaired support for the :meth:`.X`" / "directive, which was mis-named …"); a name of code
-# opening the body ("foo_bar() now …", "self.x is …") is a new sentence, not the rest of one
+# sentence in lower case — a word and a comma ("repaired support for the :meth:`.X`" / "directive, which was …") or a
+# word that only joins ("… for the" / "and the pool …"); a lower-case body opening on "the loop spun …" is a sentence
+# of its own, written casually
 CUT_SUBJECT_MIN_CHARS = 50  # shorter subjects were not wrapped: a lower-case body after them is only casual
-CUT_CONTINUATION = re.compile(r"^[a-z][a-z-]*(,|\s+(?![\w.]*[_(.]\w))")
+JOINING_WORDS = r"(and|or|nor|but|to|of|for|with|at|by|from|into|than|which|whose)"  # no sentence opens on them
+CUT_CONTINUATION = re.compile(rf"^([a-z][a-z-]*,|{JOINING_WORDS}\s)")
+CUT_SUBJECT_END = re.compile(rf"\s({JOINING_WORDS[1:-1]}|a|an|the|in|on|that|is|are|be)$", re.IGNORECASE)
 MIN_BODY_WORDS = 6  # fewer words after trailers are stripped is an empty body ("Fixes #12.")
 
 REVERT_SUBJECT = re.compile(r'^\s*revert(s|ed)?\b[:\s]*"?(?P<what>.*?)"?\s*$', re.IGNORECASE)
@@ -458,12 +461,14 @@ def is_product_path(path: str) -> bool:
 
 
 def cut_headline(subject: str, body: str) -> bool:
-    """The subject stops mid-sentence and the body's first line carries on with it (CUT_CONTINUATION)."""
+    """The subject stops mid-sentence and the body's first line carries on with it (CUT_CONTINUATION), or the subject
+    ends on a word that only joins (CUT_SUBJECT_END) and the body goes on in lower case."""
     subject = subject.strip()
     return (
         len(subject) >= CUT_SUBJECT_MIN_CHARS
         and subject[-1] not in ".!?:)\"'"
-        and CUT_CONTINUATION.match(body.lstrip()) is not None
+        and body.lstrip()[:1].islower()
+        and (CUT_CONTINUATION.match(body.lstrip()) is not None or CUT_SUBJECT_END.search(subject) is not None)
     )
 
 
