@@ -102,7 +102,7 @@ class Noise(StrEnum):
     COMMENT_JUSTIFICATION = "comment-justification"  # "SAFETY: … it must be valid", "OK because …": proves, no trap
     COMMENT_CROSS_REFERENCE = "comment-cross-reference"  # "See `f` for why we need this": the lesson lives elsewhere
     WHY_UNSURE = "why-unsure"  # its only why does not know the cause ("not sure why this fails") or saw no bug
-    COMMENT_CONTRACT = "comment-contract-reference"  # "the caller must uphold the safety contract for `f`": names, not states
+    COMMENT_CONTRACT = "comment-contract-reference"  # "caller must uphold the safety contract for `f`": no terms
     LINT_SUPPRESSION = "comment-lint-suppression"  # "noqa: BLE001 # errors must surface": argues with a linter, no trap
     TOOLING_CODE = "tooling-code"  # on tasks/, scripts/, tools/, a noxfile: the project's tooling, not its product
     HEADLINE_CUT = "headline-cut-off"  # a subject cut mid-sentence that the body goes on with: no headline to say
