@@ -225,7 +225,7 @@ JUSTIFICATION_OPENING = re.compile(
 )
 # "must" as a deduction, not an order to whoever edits the code: "it must therefore be valid UTF-8", "Since start <=
 # end, … start must be too", "which implies we must be the only thread"
-_IN_SENTENCE = r"([^.;]|\.(?=\S))*"  # up to the sentence's end: a "." inside code (`ptr.add(len)`) ends none
+_IN_SENTENCE = r"([^.;]|\.(?=[\w(]))*"  # to the sentence's end: a "." inside code (`ptr.add(len)`) ends none
 DEDUCTION_MUST = re.compile(
     r"\bmust (therefore|also|always|necessarily|surely|have been|have (had|come|already)|be too)\b|"
     rf"\b(therefore|thus|hence|implies|we know|it follows|guarantees?|guaranteed)\b{_IN_SENTENCE}\bmust\b|"

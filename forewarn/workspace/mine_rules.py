@@ -178,9 +178,12 @@ CHANGELOG_PATH = re.compile(r"(^|/)(CHANGE(S|LOG)|HISTORY|NEWS|RELEASE[-_]?NOTES
 DOCS_PATH = re.compile(r"(^|/)(docs?|documentation)/|\.(rst|md|adoc|txt)$|(^|/)\.github/", re.IGNORECASE)
 # example, demo and benchmark code beside the product: its lessons are no warning for the product's code
 EXAMPLE_PATH = re.compile(r"(^|/)(examples?|samples?|demos?|benchmarks?)/", re.IGNORECASE)
-# code that serves the tests from beside them: a test server (urllib3's dummyserver/), fixtures, fakes, test helpers
+# code that serves the tests from beside them: a test server (urllib3's dummyserver/), fixtures, fakes, test helpers,
+# and a package named for what it tests, Go's way (zap's internal/ztest/, net/http/httptest/)
 TEST_SUPPORT_PATH = re.compile(
-    r"(^|/)(dummy\w*|fakes?|mocks?|fixtures?|testdata|testutils?|test_?helpers?|test_?support|testlib)/", re.IGNORECASE
+    r"(^|/)(dummy\w*|fakes?|mocks?|fixtures?|testdata|testutils?|test_?helpers?|test_?support|testlib|"
+    r"(?!latest/)[a-z]\w*test)/",
+    re.IGNORECASE,
 )
 # the project's own tooling beside the product: task runners, release and maintenance scripts at the top (or one
 # folder down, "website/scripts/"); what goes wrong there bites maintainers running them, not the code users run

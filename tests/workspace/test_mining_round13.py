@@ -156,3 +156,21 @@ def test_a_pull_request_template_comment_is_no_why() -> None:
 def test_a_dot_inside_code_does_not_end_a_deduction() -> None:
     assert mine_comments.is_deduction("Since `len` was checked above, `ptr.add(len)` must be valid for reads.")
     assert not mine_comments.is_deduction("Since the pool is shared. Callers must hold the lock while reading it.")
+
+
+def test_a_quoted_number_s_dot_ends_no_sentence_and_as_a_case_is_no_cause() -> None:
+    comment = "As a special case, numbers like '123.' are valid for strconv but must be rejected, TOML says so."
+    assert not mine_comments.is_deduction(comment)
+
+
+def test_a_package_named_for_what_it_tests_is_test_support() -> None:
+    source = (
+        "package ztest\n\n"
+        "func (c *MockClock) Add(d time.Duration) {\n"
+        "\t// The waiter may schedule more work, so we must release the lock before we wake it, or it deadlocks.\n"
+        "\tc.mu.Unlock()\n"
+        "}\n"
+    )
+    scan = mine_comments.warning_comments("internal/ztest/clock.go", source.encode())
+    assert scan.skipped[Noise.TEST_COMMENT] == 1 and not scan.found
+    assert mine_comments.is_product_path("internal/latest/clock.go")
