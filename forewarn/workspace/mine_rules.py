@@ -197,6 +197,7 @@ HTML_COMMENT = re.compile(r"<!--.*?(-->|\Z)", re.DOTALL)
 # sentence in lower case — a word and a comma ("repaired support for the :meth:`.X`" / "directive, which was …") or a
 # word that only joins ("… for the" / "and the pool …"); a lower-case body opening on "the loop spun …" is a sentence
 # of its own, written casually
+CUT_WHY_WORDS = 4  # a why opening on the body's first words is the cut sentence's tail (a later sentence is kept)
 CUT_SUBJECT_MIN_CHARS = 50  # shorter subjects were not wrapped: a lower-case body after them is only casual
 JOINING_WORDS = r"(and|or|nor|but|to|of|for|with|at|by|from|into|than|which|whose)"  # no sentence opens on them
 CUT_CONTINUATION = re.compile(rf"^([a-z][a-z-]*,|{JOINING_WORDS}\s)")
@@ -465,7 +466,8 @@ def is_product_path(path: str) -> bool:
 
 def cut_headline(subject: str, body: str) -> bool:
     """The subject stops mid-sentence and the body's first line carries on with it (CUT_CONTINUATION), or the subject
-    ends on a word that only joins (CUT_SUBJECT_END) and the body goes on in lower case."""
+    ends on a word that only joins (CUT_SUBJECT_END) and the body goes on in lower case. A lesson is left out only
+    when its why is that tail (``classify``): a later whole sentence of the body still explains."""
     subject = subject.strip()
     return (
         len(subject) >= CUT_SUBJECT_MIN_CHARS
@@ -505,7 +507,14 @@ def classify(commit: CommitRecord) -> Verdict:
     verdict = _classify(commit, plain)
     if plain != body and not verdict.lesson and _classify(commit, body).lesson:
         return noise(Noise.PR_TEMPLATE, fix=verdict.fix)
+    if verdict.lesson and cut_headline(commit.subject, plain) and _opens(plain, verdict.why):
+        return noise(Noise.HEADLINE_CUT, fix=verdict.fix)  # its why is the rest of the headline's sentence
     return verdict
+
+
+def _opens(body: str, said: str) -> bool:
+    """``said`` is where ``body`` begins (the same first words, however the lines were joined)."""
+    return bool(said) and body.split()[:CUT_WHY_WORDS] == said.split()[:CUT_WHY_WORDS]
 
 
 def strip_template(body: str) -> str:
@@ -590,8 +599,6 @@ def _classify(commit: CommitRecord, body: str) -> Verdict:
         return noise(Noise.REFACTOR)
     if feature(clean_subject(subject)) and not is_fix and not tests:  # "Add a test for …" is no feature
         return noise(Noise.FEATURE)
-    if cut_headline(subject, body):
-        return noise(Noise.HEADLINE_CUT, fix=is_fix)
     explained = why(body, subject, CAUSE_WORDS, STRONG_WORDS)
     examples = tests and all(EXAMPLE_PATH.search(p) for p in code_paths(commit))
     if (

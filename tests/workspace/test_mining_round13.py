@@ -128,6 +128,11 @@ def test_a_subject_cut_mid_sentence_is_no_headline() -> None:
         "directive, which was mis-named internally such that the operation failed with an error when run.",
     )
     assert classify(cut).reason == Noise.HEADLINE_CUT
+    later = record(
+        "repaired batch migration support for schema types which generate",
+        "constraints, such as Enum.\n\nPreviously, an alter column failed because the constraint was dropped twice.",
+    )
+    assert classify(later).reason is None  # its why is a later whole sentence: the lesson stays
     whole = record(
         "Fix the retry loop when the server closes the stream early",
         "the loop spun forever because the server closed the stream early, and the worker hung until killed.",
