@@ -29,7 +29,7 @@ from forewarn.workspace import mine_code
 from forewarn.workspace.mine_anchors import MODULE_SYMBOL, HeadIndex
 from forewarn.workspace.mine_fixes import broad
 from forewarn.workspace.mine_lessons import comment_headline, lesson_text, where
-from forewarn.workspace.mine_rules import Noise, in_test_module, is_product_path
+from forewarn.workspace.mine_rules import TOOLING_PATH, Noise, in_test_module, is_product_path
 
 if TYPE_CHECKING:
     from forewarn.workspace.engine import Workspace
@@ -225,10 +225,11 @@ JUSTIFICATION_OPENING = re.compile(
 )
 # "must" as a deduction, not an order to whoever edits the code: "it must therefore be valid UTF-8", "Since start <=
 # end, … start must be too", "which implies we must be the only thread"
+_IN_SENTENCE = r"([^.;]|\.(?=[\w(]))*"  # to the sentence's end: a "." inside code (`ptr.add(len)`) ends none
 DEDUCTION_MUST = re.compile(
     r"\bmust (therefore|also|always|necessarily|surely|have been|have (had|come|already)|be too)\b|"
-    r"\b(therefore|thus|hence|implies|we know|it follows|guarantees?|guaranteed)\b[^.;]*\bmust\b|"
-    r"^(since|as)\b[^.;]*\bmust\b|\bmust\b[^.;]*\b(therefore|thus)\b",
+    rf"\b(therefore|thus|hence|implies|we know|it follows|guarantees?|guaranteed)\b{_IN_SENTENCE}\bmust\b|"
+    rf"^(since|as)\b{_IN_SENTENCE}\bmust\b|\bmust\b{_IN_SENTENCE}\b(therefore|thus)\b",
     re.IGNORECASE,
 )
 # ... unless someone is told to act: "Since there is a file stream in query, we must transmit pause/resume event to
@@ -252,6 +253,22 @@ CONSEQUENCE_FRAME = re.compile(
     rf"\b(if|when|whenever|unless|may|might|could|would|will|can|avoid|prevent|else|or)\b[^.;:]{{0,40}}\b"
     rf"{TOPIC_REASON.pattern}\b|\b{TOPIC_REASON.pattern}\b[^.;:]{{0,20}}\b(may|might|could|would|will|can|if|when|"
     r"unless)\b",
+    re.IGNORECASE,
+)
+# a name of a contract in place of its terms: "The caller must uphold the safety contract for `erase` method", "must
+# satisfy the safety rules for [`RawIterRange::new`]" — the terms are written at the callee; repeated at every call
+# site, this says nothing there ("the caller must ensure v is at least len 2" states the terms and is kept)
+CONTRACT_REFERENCE = re.compile(
+    r"\bmust (uphold|satisfy|follow|respect|meet|honou?r|observe)\b[^.;]{0,40}?\b(contract|rules|requirements|"
+    r"invariants|preconditions|conditions)\b(?!\s*(:|that|—|–))",
+    re.IGNORECASE,
+)
+# a linter's or type checker's suppression: a comment on its line (or on the line above it) argues with the tool
+# ("ruff:ignore[blind-except]  # both backend errors must surface"), it warns no one editing the code
+LINT_SUPPRESSION = re.compile(
+    r"\b(noqa|type:\s*ignore|(ruff|pyright|pylint|mypy|flake8)\s*:\s*(ignore|disable)|eslint-disable|"
+    r"nolint|nosec|ts-ignore|ts-expect-error|ts-nocheck|istanbul ignore|c8 ignore|biome-ignore)\b|"
+    r"#!?\[(allow|expect)\(",
     re.IGNORECASE,
 )
 NEAR_DUPLICATE_MIN_WORDS = 5  # comments this long that differ by one word (a name) say one thing: one lesson
@@ -309,7 +326,7 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
             skipped[Noise.DOC_COMMENT] += 1
             continue
         if not is_product_path(path):
-            skipped[Noise.TEST_COMMENT] += 1
+            skipped[Noise.TOOLING_CODE if TOOLING_PATH.search(path) else Noise.TEST_COMMENT] += 1
             continue
         if text.rstrip().endswith("?"):
             skipped[Noise.OPEN_QUESTION] += 1
@@ -322,6 +339,12 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
             continue
         said_text = SAFETY_MARKER.sub("", WARNING_TAG.sub("", text).lstrip(" :-–—"))
         must_only = tag is None and WARNING_OPENING.search(text) is None
+        if CONTRACT_REFERENCE.search(said_text):
+            skipped[Noise.COMMENT_CONTRACT] += 1
+            continue
+        if _suppresses_lint(lines, first, last):
+            skipped[Noise.LINT_SUPPRESSION] += 1
+            continue
         if CROSS_REFERENCE.match(said_text):
             skipped[Noise.COMMENT_CROSS_REFERENCE] += 1
             continue
@@ -438,6 +461,11 @@ def _code_after(lines: list[str], first: int, last: int) -> str:
             if len(code) > COMMENT_CONTEXT_LINES:
                 break
     return "\n".join(code)
+
+
+def _suppresses_lint(lines: list[str], first: int, last: int) -> bool:
+    """A suppression directive on the comment's own lines or on the line right after it (LINT_SUPPRESSION)."""
+    return any(LINT_SUPPRESSION.search(line) for line in lines[max(first - 1, 0) : last + 1])
 
 
 def _about_import(lines: list[str], first: int, last: int) -> bool:

@@ -102,6 +102,10 @@ class Noise(StrEnum):
     COMMENT_JUSTIFICATION = "comment-justification"  # "SAFETY: … it must be valid", "OK because …": proves, no trap
     COMMENT_CROSS_REFERENCE = "comment-cross-reference"  # "See `f` for why we need this": the lesson lives elsewhere
     WHY_UNSURE = "why-unsure"  # its only why does not know the cause ("not sure why this fails") or saw no bug
+    COMMENT_CONTRACT = "comment-contract-reference"  # "caller must uphold the safety contract for `f`": no terms
+    LINT_SUPPRESSION = "comment-lint-suppression"  # "noqa: BLE001 # errors must surface": argues with a linter, no trap
+    TOOLING_CODE = "tooling-code"  # on tasks/, scripts/, tools/, a noxfile: the project's tooling, not its product
+    HEADLINE_CUT = "headline-cut-off"  # a subject cut mid-sentence that the body goes on with: no headline to say
 
 
 # a conventional-commit subject whose type says it is no fix: "chore(bind): …", "feat!: …", "perf: …"
@@ -174,10 +178,30 @@ CHANGELOG_PATH = re.compile(r"(^|/)(CHANGE(S|LOG)|HISTORY|NEWS|RELEASE[-_]?NOTES
 DOCS_PATH = re.compile(r"(^|/)(docs?|documentation)/|\.(rst|md|adoc|txt)$|(^|/)\.github/", re.IGNORECASE)
 # example, demo and benchmark code beside the product: its lessons are no warning for the product's code
 EXAMPLE_PATH = re.compile(r"(^|/)(examples?|samples?|demos?|benchmarks?)/", re.IGNORECASE)
-# code that serves the tests from beside them: a test server (urllib3's dummyserver/), fixtures, fakes, test helpers
+# code that serves the tests from beside them: a test server (urllib3's dummyserver/), fixtures, fakes, test helpers,
+# and a package named for what it tests, Go's way (zap's internal/ztest/, net/http/httptest/)
 TEST_SUPPORT_PATH = re.compile(
-    r"(^|/)(dummy\w*|fakes?|mocks?|fixtures?|testdata|testutils?|test_?helpers?|test_?support|testlib)/", re.IGNORECASE
+    r"(^|/)(dummy\w*|fakes?|mocks?|fixtures?|testdata|testutils?|test_?helpers?|test_?support|testlib|"
+    r"(?!latest/)[a-z]\w*test)/",
+    re.IGNORECASE,
 )
+# the project's own tooling beside the product: task runners, release and maintenance scripts at the top (or one
+# folder down, "website/scripts/"); what goes wrong there bites maintainers running them, not the code users run
+TOOLING_PATH = re.compile(
+    r"^([\w.-]+/)?(tasks|scripts|tools|tooling)/|^(noxfile|tasks|fabfile|gulpfile|gruntfile|jakefile)\.\w+$",
+    re.IGNORECASE,
+)
+# an HTML comment block in a message: the pull-request template's instructions, over as many lines as it spans
+HTML_COMMENT = re.compile(r"<!--.*?(-->|\Z)", re.DOTALL)
+# a subject cut where the author's tool wrapped it: long, no closing punctuation, and the body goes on with the same
+# sentence in lower case — a word and a comma ("repaired support for the :meth:`.X`" / "directive, which was …") or a
+# word that only joins ("… for the" / "and the pool …"); a lower-case body opening on "the loop spun …" is a sentence
+# of its own, written casually
+CUT_WHY_WORDS = 4  # a why opening on the body's first words is the cut sentence's tail (a later sentence is kept)
+CUT_SUBJECT_MIN_CHARS = 50  # shorter subjects were not wrapped: a lower-case body after them is only casual
+JOINING_WORDS = r"(and|or|nor|but|to|of|for|with|at|by|from|into|than|which|whose)"  # no sentence opens on them
+CUT_CONTINUATION = re.compile(rf"^([a-z][a-z-]*,|{JOINING_WORDS}\s)")
+CUT_SUBJECT_END = re.compile(rf"\s({JOINING_WORDS[1:-1]}|a|an|the|in|on|that|is|are|be)$", re.IGNORECASE)
 MIN_BODY_WORDS = 6  # fewer words after trailers are stripped is an empty body ("Fixes #12.")
 
 REVERT_SUBJECT = re.compile(r'^\s*revert(s|ed)?\b[:\s]*"?(?P<what>.*?)"?\s*$', re.IGNORECASE)
@@ -432,7 +456,24 @@ def is_product_code(path: str, symbol: str | None) -> bool:
 def is_product_path(path: str) -> bool:
     """Code the product runs: not tests, not examples, demos, benchmarks or documentation beside it."""
     return not (
-        is_test_path(path) or EXAMPLE_PATH.search(path) or DOCS_PATH.search(path) or TEST_SUPPORT_PATH.search(path)
+        is_test_path(path)
+        or EXAMPLE_PATH.search(path)
+        or DOCS_PATH.search(path)
+        or TEST_SUPPORT_PATH.search(path)
+        or TOOLING_PATH.search(path)
+    )
+
+
+def cut_headline(subject: str, body: str) -> bool:
+    """The subject stops mid-sentence and the body's first line carries on with it (CUT_CONTINUATION), or the subject
+    ends on a word that only joins (CUT_SUBJECT_END) and the body goes on in lower case. A lesson is left out only
+    when its why is that tail (``classify``): a later whole sentence of the body still explains."""
+    subject = subject.strip()
+    return (
+        len(subject) >= CUT_SUBJECT_MIN_CHARS
+        and subject[-1] not in ".!?:)\"'"
+        and body.lstrip()[:1].islower()
+        and (CUT_CONTINUATION.match(body.lstrip()) is not None or CUT_SUBJECT_END.search(subject) is not None)
     )
 
 
@@ -466,11 +507,19 @@ def classify(commit: CommitRecord) -> Verdict:
     verdict = _classify(commit, plain)
     if plain != body and not verdict.lesson and _classify(commit, body).lesson:
         return noise(Noise.PR_TEMPLATE, fix=verdict.fix)
+    if verdict.lesson and cut_headline(commit.subject, plain) and _opens(plain, verdict.why):
+        return noise(Noise.HEADLINE_CUT, fix=verdict.fix)  # its why is the rest of the headline's sentence
     return verdict
+
+
+def _opens(body: str, said: str) -> bool:
+    """``said`` is where ``body`` begins (the same first words, however the lines were joined)."""
+    return bool(said) and body.split()[:CUT_WHY_WORDS] == said.split()[:CUT_WHY_WORDS]
 
 
 def strip_template(body: str) -> str:
     """The body without pull-request template lines (checkboxes, instructions to the contributor)."""
+    body = HTML_COMMENT.sub("", body)
     return "\n".join(line for line in body.splitlines() if not PR_TEMPLATE_LINE.search(line)).strip()
 
 
@@ -533,6 +582,8 @@ def _classify(commit: CommitRecord, body: str) -> Verdict:
         return noise(Noise.CHANGELOG)
     if paths and all(DOCS_PATH.search(p) or CHANGELOG_PATH.search(p) for p in paths):
         return noise(Noise.DOCS)
+    if tests and all(TOOLING_PATH.search(p) for p in code_paths(commit)):
+        return noise(Noise.TOOLING_CODE)
     what = revert_target(commit)
     if what is not None:
         return _revert(commit, body, what, tests)

@@ -83,6 +83,7 @@ from forewarn.workspace.mine_lessons import (
 from forewarn.workspace.mine_merge import one_per_symbol
 from forewarn.workspace.mine_rules import (
     MERGE_SUBJECT,
+    TOOLING_PATH,
     Noise,
     Verdict,
     VerdictKind,
@@ -252,6 +253,8 @@ class _Walk:
             self.noise[Noise.TYPING_CODE] += 1
         elif a is not None and a.anchor == ANCHOR_SYMBOL and not a.logic:
             self.noise[Noise.DOCS] += 1  # it changed only the symbol's docstring or comments
+        elif a is not None and a.file is not None and TOOLING_PATH.search(a.file):
+            self.noise[Noise.TOOLING_CODE] += 1  # a task runner or release script: the maintainers', not the product
         elif a is not None and a.file is not None and not is_product_code(a.file, a.symbol):
             self.noise[Noise.TEST_ANCHOR] += 1  # a test, test server or fixture: no product code to warn
         elif a is not None and a.anchor == ANCHOR_SYMBOL and a.declares_only:
