@@ -29,7 +29,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from forewarn.memory.claims import PUNCT, Claim, read, stem, topic_of
+from forewarn.memory.claims import PUNCT, Claim, read, set_aside, stem, topic_of
 
 # a phrase's words may stand this many tokens apart ("keeps the first event", "twice for the same charge is
 # harmless"), never across a clause
@@ -144,9 +144,6 @@ class Stance:
     positions: tuple[int, ...]
 
 
-_SET_ASIDE = (("instead", "of"), ("rather", "than"))  # "returns at once instead of waiting": the other pole
-
-
 def stances(c: Claim, anchor: frozenset[str] = frozenset()) -> list[Stance]:
     """Every phrase of every family ``c`` says (longest first, none twice over one word), pole per negation."""
     stems = _stems(c)
@@ -160,7 +157,7 @@ def stances(c: Claim, anchor: frozenset[str] = frozenset()) -> list[Stance]:
                 if used & set(found) or c.in_example(found[0]) or (len(found) == 1 and found[0] in named):
                     continue
                 used |= set(found)
-                flip = _negated(c, found) ^ (tuple(c.tokens[max(0, found[0] - 2) : found[0]]) in _SET_ASIDE)
+                flip = _negated(c, found) ^ set_aside(c.tokens, found[0])  # the other pole
                 out.append(Stance(family.name, pole ^ flip, c.clause[found[0]], found))
     return out
 

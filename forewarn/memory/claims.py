@@ -99,6 +99,7 @@ _REPLACEMENT_PHRASES = (
 )  # fmt: skip
 # these name what is replaced right after them ("instead of pickle"): it must be what the older text says
 _REPLACED_AFTER = ("instead of", "rather than")
+_SET_ASIDE = frozenset(tuple(p.split()) for p in _REPLACED_AFTER)
 # the newer text puts the older state in the past
 _DETERMINERS = frozenset(("the", "a", "an", "this", "that", "its", "their", "each", "every", "any", "our", "your"))
 _PAST_PHRASES = ("used to", "previously", "formerly", "in the past", "until recently", "originally")
@@ -615,3 +616,9 @@ def _examples(tokens: Sequence[str], clause: Sequence[int]) -> tuple[int, ...]:
                 continue  # "say" only as ", say, 5 MB"
             first = min(first, clause[i])
     return tuple(int(c >= first) for c in range(n))
+
+
+def set_aside(tokens: Sequence[str], at: int) -> bool:
+    """The word at ``at`` comes right after "instead of" / "rather than": what the text says does not happen
+    ("returns at once instead of waiting": it does not wait)."""
+    return at >= 2 and (tokens[at - 2], tokens[at - 1]) in _SET_ASIDE

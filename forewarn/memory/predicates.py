@@ -39,6 +39,7 @@ from forewarn.memory.claims import (
     Claim,
     irregular_forms,
     is_number,
+    set_aside,
     stem,
 )
 from forewarn.memory.text import STOPWORDS
@@ -259,16 +260,7 @@ def predicates(claim: Claim, anchor: frozenset[str]) -> tuple[Predicate, ...]:
         bare_mention_before = bare
         about_anchor_before = any(not p.passive for p in read)
         out.extend(_with_neighbours(claim, p, spans, kinds, c) for p in read)
-    return tuple(replace(p, negated=not p.negated) if _set_aside(tokens, p) else p for p in out)
-
-
-_SET_ASIDE = (("instead", "of"), ("rather", "than"))  # "returns at once instead of waiting": it does not wait
-
-
-def _set_aside(tokens: Sequence[str], p: Predicate) -> bool:
-    """A predicate right after "instead of" / "rather than" is what the text says does not happen."""
-    at = p.positions[0]
-    return at >= 2 and (tokens[at - 2], tokens[at - 1]) in _SET_ASIDE
+    return tuple(replace(p, negated=not p.negated) if set_aside(tokens, p.positions[0]) else p for p in out)
 
 
 def _coordinated(tokens: Sequence[str], span: Sequence[int]) -> list[Sequence[int]]:

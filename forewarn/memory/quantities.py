@@ -26,7 +26,7 @@ from collections.abc import Sequence
 
 from forewarn.memory import opposites
 from forewarn.memory.claims import PUNCT, Claim, is_number, stem
-from forewarn.memory.quantity_reading import CONTEXT_WORDS, _case, _joined, _listed
+from forewarn.memory.quantity_reading import CONTEXT_WORDS, case_of, in_list, joined_names
 from forewarn.memory.quantity_reading import Quantity as Quantity
 from forewarn.memory.quantity_reading import bound_negations as bound_negations
 from forewarn.memory.quantity_reading import is_amount as is_amount
@@ -90,7 +90,7 @@ def _lists(c: Claim) -> list[frozenset[str]]:
     runs: list[set[str]] = []
     last = -10
     for i, t in enumerate(c.tokens):
-        if not (is_number(t) and _listed(c.tokens, i)) or c.in_example(i):
+        if not (is_number(t) and in_list(c.tokens, i)) or c.in_example(i):
             continue
         if runs and i - last <= 2:
             runs[-1].add(t)
@@ -136,13 +136,13 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
     counted_q, counted_r = _windowed(q, me), _windowed(r, them)
     if counted_q is not None and counted_r is not None and not _kinds_meet(counted_q, counted_r):
         return False  # "5 attempts per 15 min" / "10 failed logins in 24h": the window of another count
-    if "label" in (q.kind, r.kind) and _other_cases(_case(me, q), _case(them, r), me, them):
+    if "label" in (q.kind, r.kind) and _other_cases(case_of(me, q), case_of(them, r), me, them):
         return False  # "exits 0" / "exits 2 when the remote is unreachable": the code of another outcome
     if _unnamed_against_count(q, r, me) or _unnamed_against_count(r, q, them):
         return False  # "…, then 429" / "one person locked out all of Support": a count of what it never names
     if _abbreviated(q, them, r) or _abbreviated(r, me, q):
         return True  # "lr 3e-4" / "learning rate is 1e-3": one name, once by its initials
-    if _joined(me, q) & (r.context | r.after) or _joined(them, r) & (q.context | q.after):
+    if joined_names(me, q) & (r.context | r.after) or joined_names(them, r) & (q.context | q.after):
         return True  # "visibility timeout 30 sec" / "VisibilityTimeout is 300": one name, once written as one word
     if q.kind == r.kind and q.kind in ("label", "period", "clock", "rate"):
         return True  # "port 8080" / "binds port 9000", "every 15 minutes" / "once an hour", "60/min": one per place

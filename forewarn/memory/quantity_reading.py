@@ -139,7 +139,7 @@ def _read_at(claim: Claim, i: int) -> tuple[Quantity | None, int]:
     elif CLOCK_RE.match(t):  # "at 08:00": a time of day, in minutes
         hours, minutes = t.split(":")[:2]
         return _make(claim, i, "clock", int(hours) * 60 + int(minutes), t, Bound.EXACTLY, frozenset()), i + 1
-    elif is_number(t) and _listed(tokens, i):
+    elif is_number(t) and in_list(tokens, i):
         return None, i + 1  # "on days 1, 3 and 7": members of a list, not an amount
     elif (
         is_number(t) and is_number(nxt) and re.search(rf"(?<![\w.]){re.escape(t)}\s*[-–]\s*{re.escape(nxt)}", claim.raw)
@@ -370,7 +370,7 @@ def _excess(tokens: Sequence[str], at: int) -> bool:
     return False
 
 
-def _case(c: Claim, q: Quantity) -> frozenset[str]:
+def case_of(c: Claim, q: Quantity) -> frozenset[str]:
     """The case a number is stated for: the topic stems of the "when …"/"if …" that follows it in its sentence
     ("exits 2 (not 1) when the remote is unreachable")."""
     tokens = c.tokens
@@ -395,7 +395,7 @@ def _rate_after(tokens: Sequence[str], after: int, nouns: int) -> tuple[float | 
     return None, after
 
 
-def _listed(tokens: Sequence[str], i: int) -> bool:
+def in_list(tokens: Sequence[str], i: int) -> bool:
     """ "1, 3 and 7": a number with another number a comma, "and" or "or" away. Across a comma, numbers
     written in other units are two statements, not one list ("default is 2500ms, 10s was masking hangs")."""
     for step in (-2, 2):
@@ -468,7 +468,7 @@ def _context(claim: Claim, at: int) -> frozenset[str]:
     return frozenset(out)
 
 
-def _joined(claim: Claim, q: Quantity) -> frozenset[str]:
+def joined_names(claim: Claim, q: Quantity) -> frozenset[str]:
     """Two words side by side naming ``q``, before or after it, written as one ("visibility timeout":
     "visibilitytimeout"; "a 90s visibility timeout")."""
     tokens = claim.tokens

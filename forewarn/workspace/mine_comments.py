@@ -337,7 +337,8 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
         if COMMENT_DEFENSIVE.search(text):
             skipped[Noise.COMMENT_DEFENSIVE] += 1
             continue
-        said_text = SAFETY_MARKER.sub("", WARNING_TAG.sub("", text).lstrip(" :-–—"))
+        untagged = WARNING_TAG.sub("", text)
+        said_text = SAFETY_MARKER.sub("", untagged.lstrip(" :-–—"))
         must_only = tag is None and WARNING_OPENING.search(text) is None
         if CONTRACT_REFERENCE.search(said_text):
             skipped[Noise.COMMENT_CONTRACT] += 1
@@ -358,7 +359,7 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
         if _about_import(lines, first, last):
             skipped[Noise.IMPORT_COMMENT] += 1
             continue
-        said, code = _content_words(WARNING_TAG.sub("", text)), _content_words(_code_after(lines, first, last))
+        said, code = _content_words(untagged), _content_words(_code_after(lines, first, last))
         if _restates(said, code):
             skipped[Noise.RESTATES_CODE] += 1
             continue
