@@ -185,7 +185,7 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
     if Cue.NEGATION not in cues and not caveat and slots.denied(pa, _unnarrowed(b, pb, a)):
         cues.append(Cue.NEGATION)
     opposite = slots.opposed(pa, pb, _affirmed(a), _affirmed(b)) or roles.reversed_precedence(a, b, anchor)
-    opposite = opposite or _any_against_only(a, b) or _any_against_only(b, a)
+    opposite = opposite or _any_against_only(a, b) or _any_against_only(b, a) or _only_another(pa, pb, b)
     if Cue.ANTONYM not in cues and not caveat and opposite:
         cues.append(Cue.ANTONYM)
     if Cue.ANTONYM not in cues and not caveat and behaviours.opposed(a, b, anchor):
@@ -228,6 +228,22 @@ def _any_against_only(x: Claim, y: Claim) -> bool:
     any_of = {stem(x.tokens[i + 1]) for i, t in enumerate(x.tokens[:-1]) if t == "any" and x.tokens[i + 1] != PUNCT}
     restricted = {y.clause[i] for i, t in enumerate(y.tokens) if t == "only"}
     return any(stem(t) in any_of and y.clause[j] in restricted for j, t in enumerate(y.tokens))
+
+
+def _only_another(old: Sequence[Predicate], new: Sequence[Predicate], b: Claim) -> bool:
+    """ "save() commits the transaction" / "save only flushes; the caller owns the commit": the newer says the
+    symbol does only another act, and names the older's act elsewhere as a thing ("the commit"), someone else's
+    or another step's. Both say it of the symbol itself (not "call it …", an order to the reader)."""
+    things = noun_only(b)
+    for q in new:
+        if not q.exclusive or q.negated or q.objects or not q.named_subject:
+            continue
+        for p in old:
+            if p.negated or p.passive or not p.named_subject or p.head in q.words or slots.one_head(p, q):
+                continue
+            if p.head in things and all(stem(b.tokens[i]) != p.head for i in q.positions):
+                return True
+    return False
 
 
 def _wholly_denied(a: Claim, b: Claim) -> bool:
