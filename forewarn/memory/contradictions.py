@@ -24,7 +24,8 @@ saying the opposite is a general mechanism, a named cue:
   in one sentence frame, with enough shared words, or in one slot ("raises ValueError on empty string" /
   "returns None, no exception"); a precedence turned round ("env vars override the file" / "file beats
   env"); opposite poles of one behaviour said in other words ("follows redirects" / "won't chase 3xx";
-  ``forewarn.memory.behaviours``).
+  ``forewarn.memory.behaviours``); only another act, the older's left to someone else ("commits the
+  transaction" / "only flushes; the caller owns the commit").
 - ``value``: a quantity stated differently (``forewarn.memory.quantities``: "3 attempts" / "at least 6",
   "10 MB" / "10 MiB", "at most" / "at least", "pool size 20 conns" / "max 4 connections per worker"), a
   list of numbers, a ``key=value`` with another value, a unit named at another scale ("in millivolts" /
@@ -239,9 +240,9 @@ def _only_another(old: Sequence[Predicate], new: Sequence[Predicate], b: Claim) 
         if not q.exclusive or q.negated or q.objects or not q.named_subject:
             continue
         for p in old:
-            if p.negated or p.passive or not p.named_subject or p.head in q.words or slots.one_head(p, q):
+            if p.negated or p.passive or not p.named_subject or any(slots.same_word(p.head, w) for w in q.words):
                 continue
-            if p.head in things and all(stem(b.tokens[i]) != p.head for i in q.positions):
+            if any(slots.same_word(p.head, t) for t in things):
                 return True
     return False
 

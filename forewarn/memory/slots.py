@@ -62,9 +62,9 @@ def _cased(p: Predicate) -> Predicate:
     return replace(p, condition=frozenset()) if p.purpose and len(p.condition) == 1 else p
 
 
-def one_head(p: Predicate, q: Predicate) -> bool:
-    """One verb, or one group of the lexicon ("keeps"/"retains"), heads both predicates."""
-    return _same(p.head, q.head)
+def same_word(a: str, b: str) -> bool:
+    """One word: one stem, one group of the lexicon ("keeps"/"retains"), one root ("acknowledges"/"acknowledgement")."""
+    return _same(a, b)
 
 
 def _excludes(p: Predicate, q: Predicate) -> bool:
