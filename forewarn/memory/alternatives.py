@@ -43,6 +43,7 @@ KINDS: tuple[tuple[frozenset[str], ...], ...] = tuple(
         "logrus | zap | zerolog",  # Go loggers
         "requests | httpx | aiohttp | urllib3",  # Python HTTP clients
         "docker | podman",  # container runtimes
+        "ses | postmark | sendgrid | mailgun | mandrill | sparkpost | mailchimp",  # transactional email senders
     )
 )  # fmt: skip
 _INDEX: dict[str, tuple[int, int]] = {
@@ -59,6 +60,11 @@ _AFTER_PAST = frozenset(
     for w in ("rejected", "refused", "removed", "dropped", "deprecated", "rehashed", "migrated", "gone", "unsupported",
               "retired", "replaced", "disabled")
 )  # fmt: skip
+
+
+# "X is only used to …", "X only for the legacy path": what a name right after it says it is still used
+# for is a remainder beside the tool the text relies on
+_LEFTOVER = "only"
 
 
 def swapped(a: Claim, b: Claim) -> bool:
@@ -84,5 +90,7 @@ def _used(c: Claim) -> set[tuple[int, int]]:
         after = [stem(x) for x in ahead[: ahead.index(PUNCT) if PUNCT in ahead else None]]
         if any(x in _BEFORE_PAST for x in before) or any(x in _AFTER_PAST for x in after):
             continue
+        if _LEFTOVER in after:
+            continue  # "bcrypt is only used to verify old hashes": a use kept for the rest, not the one relied on
         out.add(found)
     return out

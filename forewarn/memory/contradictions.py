@@ -24,7 +24,8 @@ saying the opposite is a general mechanism, a named cue:
   in one sentence frame, with enough shared words, or in one slot ("raises ValueError on empty string" /
   "returns None, no exception"); a precedence turned round ("env vars override the file" / "file beats
   env"); opposite poles of one behaviour said in other words ("follows redirects" / "won't chase 3xx";
-  ``forewarn.memory.behaviours``).
+  ``forewarn.memory.behaviours``); only another act, the older's left to someone else ("commits the
+  transaction" / "only flushes; the caller owns the commit").
 - ``value``: a quantity stated differently (``forewarn.memory.quantities``: "3 attempts" / "at least 6",
   "10 MB" / "10 MiB", "at most" / "at least", "pool size 20 conns" / "max 4 connections per worker"), a
   list of numbers, a ``key=value`` with another value, a unit named at another scale ("in millivolts" /
@@ -185,7 +186,7 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
     if Cue.NEGATION not in cues and not caveat and slots.denied(pa, _unnarrowed(b, pb, a)):
         cues.append(Cue.NEGATION)
     opposite = slots.opposed(pa, pb, _affirmed(a), _affirmed(b)) or roles.reversed_precedence(a, b, anchor)
-    opposite = opposite or _any_against_only(a, b) or _any_against_only(b, a)
+    opposite = opposite or _any_against_only(a, b) or _any_against_only(b, a) or _only_another(pa, pb, b)
     if Cue.ANTONYM not in cues and not caveat and opposite:
         cues.append(Cue.ANTONYM)
     if Cue.ANTONYM not in cues and not caveat and behaviours.opposed(a, b, anchor):
@@ -228,6 +229,22 @@ def _any_against_only(x: Claim, y: Claim) -> bool:
     any_of = {stem(x.tokens[i + 1]) for i, t in enumerate(x.tokens[:-1]) if t == "any" and x.tokens[i + 1] != PUNCT}
     restricted = {y.clause[i] for i, t in enumerate(y.tokens) if t == "only"}
     return any(stem(t) in any_of and y.clause[j] in restricted for j, t in enumerate(y.tokens))
+
+
+def _only_another(old: Sequence[Predicate], new: Sequence[Predicate], b: Claim) -> bool:
+    """ "save() commits the transaction" / "save only flushes; the caller owns the commit": the newer says the
+    symbol does only another act, and names the older's act elsewhere as a thing ("the commit"), someone else's
+    or another step's. Both say it of the symbol itself (not "call it …", an order to the reader)."""
+    things = noun_only(b)
+    for q in new:
+        if not q.exclusive or q.negated or q.objects or not q.named_subject:
+            continue
+        for p in old:
+            if p.negated or p.passive or not p.named_subject or any(slots.same_word(p.head, w) for w in q.words):
+                continue
+            if any(slots.same_word(p.head, t) for t in things):
+                return True
+    return False
 
 
 def _wholly_denied(a: Claim, b: Claim) -> bool:

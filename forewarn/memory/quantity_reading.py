@@ -46,6 +46,7 @@ from forewarn.memory.quantity_words import (
     QUALIFIED_RE,
     RATE_WORDS,
     REFUSALS,
+    REMAINDER_WORDS,
     STATUS_WORDS,
     TRAILING_BOUNDS,
     TURNED,
@@ -290,6 +291,8 @@ def _is_delta(tokens: Sequence[str], at: int) -> bool:
     """ "grows by 5", "5 extra connections", "2 more retries": a difference from some amount, not the amount."""
     if at > 0 and tokens[at - 1] == "by":  # "debounces by 300ms" is the amount; "overflows by 5" a difference
         return any(stem(t) in CHANGE_VERBS or stem(t) in GROWTH_VERBS for t in tokens[max(0, at - 4) : at - 1])
+    if at > 0 and tokens[at - 1] in REMAINDER_WORDS:
+        return True  # "the remaining 49.5k steps": what is left of a total
     return any(t in DELTA_WORDS for t in tokens[at + 1 : at + 3])
 
 

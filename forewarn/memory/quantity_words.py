@@ -123,6 +123,9 @@ STATUS_WORDS = frozenset(
               "give", "gives", "http", "status", "code", "with", "get", "gets", "throw", "throws", "raise", "raises")
 )  # fmt: skip
 DELTA_WORDS = frozenset(("extra", "more", "additional", "further", "fewer", "less"))
+# right before a number, a part of some total the text names elsewhere ("over the remaining 49.5k steps",
+# "another 3 retries"): the rest of an amount, not the amount
+REMAINDER_WORDS = frozenset(("remaining", "another", "additional", "further", "extra"))
 GROWTH_VERBS = frozenset(stem(w) for w in ("overflow", "grow", "exceed", "shift", "offset", "off", "lag", "differ"))
 # a time right after these, a few words after a count, is the window the count is over ("5 attempts per 15 min")
 FREQUENCY = frozenset(("once", "twice", "times"))  # "once per 30 min": a period, not a duration

@@ -12,7 +12,8 @@ the same spelling, so both sides are read in one vocabulary first:
 - a possessive is its name ("Postmark's batch API" → postmark);
 - an abbreviation is its word ("conns" → connections, "txn" → transaction, "biz" → business, "w/" → with);
   filler ("btw", "fyi") is dropped;
-- "most recent(ly)" is "newest", "least recent(ly)" is "oldest" (one word for the order);
+- "most recent(ly)" is "newest", "least recent(ly)" is "oldest" (one word for the order); "last one wins"
+  is "keeps the last" (and "first wins" "keeps the first");
 - a duration written as code is the number in its unit ("5000 * time.Millisecond", "time.Second * 30" →
   "5000 ms", "30 s");
 - a thousands suffix is the number ("10k" → 10000, "1.5k" → 1500); "3x" beside no comparative is "3 times";
@@ -52,6 +53,9 @@ _PHRASES = {
     # doing it twice does no harm: the word for that
     "safe to retry": "idempotent", "safe to rerun": "idempotent", "safe to re-run": "idempotent",
     "safe to call twice": "idempotent", "safe to call again": "idempotent", "safe to replay": "idempotent",
+    # which of two equal ones stays: "last write wins" is what "keeps the last" says
+    "last one wins": "keeps the last", "last write wins": "keeps the last write", "last wins": "keeps the last",
+    "first one wins": "keeps the first", "first write wins": "keeps the first write", "first wins": "keeps the first",
 }  # fmt: skip
 _GLOB_RE = re.compile(r"(?<=[A-Za-z0-9_])[:.]?\*(?![\w*])")  # "ratelimit:*", "cache_*": the name
 # "now" as the clock in a formula: beside a comparison or arithmetic operator, or called

@@ -21,6 +21,7 @@ other never mentions ("POST isn't retried"), or the newer one is a caveat ("only
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from forewarn.memory import opposites
 from forewarn.memory.claims import stem
@@ -48,11 +49,22 @@ def denied(old: Sequence[Predicate], new: Sequence[Predicate]) -> bool:
         for q in new:
             if q.restricted:
                 continue
-            if p.negated != q.negated and _one_slot(p, q) and conditions_meet(p, q):
+            if p.negated != q.negated and _one_slot(p, q) and conditions_meet(_cased(p), _cased(q)):
                 return True
             if not p.negated and not q.negated and q.exclusive and _excludes(p, q):
                 return True
     return False
+
+
+def _cased(p: Predicate) -> Predicate:
+    """``p`` with only the conditions that name a case: "skips fsync for speed" says why it skips, not when
+    ("returns None for every unknown id" names a case: more than one word)."""
+    return replace(p, condition=frozenset()) if p.purpose and len(p.condition) == 1 else p
+
+
+def same_word(a: str, b: str) -> bool:
+    """One word: one stem, one group of the lexicon ("keeps"/"retains"), one root ("acknowledges"/"acknowledgement")."""
+    return _same(a, b)
 
 
 def _excludes(p: Predicate, q: Predicate) -> bool:

@@ -115,3 +115,9 @@ def test_a_bare_code_in_parentheses_is_no_count() -> None:
         "webhook retries do not apply to permanent failures (410), those are dropped",
     )
     assert quiet(old, new, "hook")
+
+
+def test_the_remaining_amount_is_a_part_of_a_total() -> None:
+    old = "rollout = 200 batches"
+    assert quiet(old, "ramp_traffic shifts the rest of the traffic over the remaining 1.8k batches", "ramp_traffic")
+    assert Cue.VALUE in cues(old, "ramp_traffic: rollout over 1.8k batches now", "ramp_traffic")

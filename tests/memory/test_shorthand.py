@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from forewarn.memory.claims import anchor_words, read
+from forewarn.memory.contradictions import Cue, judge
 from forewarn.memory.shorthand import expand, rewrite
 
 
@@ -45,3 +46,11 @@ def test_a_duration_written_as_code_is_its_amount() -> None:
     assert rewrite("Timeout: 250 * time.Millisecond") == "Timeout: 250 ms"
     assert rewrite("ttl = time.Minute * 5") == "ttl = 5 min"
     assert rewrite("wait 3 * retries") == "wait 3 * retries"  # not a unit constant
+
+
+def test_which_one_wins_is_which_one_is_kept() -> None:
+    assert rewrite("on duplicate keys, last write wins") == "on duplicate keys, keeps the last write"
+    old = "dedupe_rows keeps the first row per key"
+    verdict = judge("duplicates: last one wins in dedupe_rows", old, anchor=anchor_words("dedupe_rows"))
+    assert verdict is not None and Cue.ANTONYM in verdict.cues
+    assert judge("dedupe_rows: first one wins, later rows are logged", old, anchor=anchor_words("dedupe_rows")) is None

@@ -63,3 +63,20 @@ def test_another_verb_on_the_same_object_dated() -> None:
     assert Cue.TEMPORAL in cues(old, "Exporter keeps tenant_id again now that storage is per tenant", "Exporter")
     # undated, another verb on the object is another aspect
     assert not cues(old, "Exporter hashes tenant_id before export", "Exporter")
+
+
+def test_a_purpose_names_no_case_for_a_denial() -> None:
+    # "for durability" says why it skips, not when: the older's act is denied in its slot
+    old = "flush_log fsyncs after every batch so the log survives a crash"
+    assert Cue.NEGATION in cues(old, "flush_log skips fsync for throughput; a crash can lose the tail", "flush_log")
+    # a case of more than one word ("for large uploads") is a case the older did not name
+    old = "upload_part checksums each chunk before the commit"
+    assert cues(old, "upload_part skips checksums for large multipart uploads", "upload_part") == ()
+
+
+def test_only_another_act_with_the_older_act_left_to_someone_else() -> None:
+    old = "publish() acknowledges the message"
+    new = "Consumer.publish only enqueues. The dispatcher sends the acknowledgement after processing."
+    assert Cue.ANTONYM in cues(old, new, "Consumer.publish")
+    # the older's act not named as a thing elsewhere: only another aspect
+    assert cues(old, "Consumer.publish only enqueues; delivery is at-least-once", "Consumer.publish") == ()
