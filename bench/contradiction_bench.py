@@ -48,6 +48,7 @@ BLIND9 = DATA / "contradictions_blind9.tsv"  # the same, after round 9 was froze
 BLIND10 = DATA / "contradictions_blind10.tsv"  # the same, after round 10 was frozen (69.4% / 2.8%; round 9: 63.9%)
 BLIND11 = DATA / "contradictions_blind11.tsv"  # the same, round 11 frozen (75.0% / 8.3%); round 12 tuned on it
 BLIND12 = DATA / "contradictions_blind12.tsv"  # the same, after round 12 was frozen (55.6% / 2.8%; round 11: the same)
+BLIND13 = DATA / "contradictions_blind13.tsv"  # the same, after round 13 was frozen (69.4% / 11.1%; round 12: the same)
 RESULTS = BENCH_DIR / "results" / "contradiction_bench.json"
 LABELS = ("conflict", "compatible")
 
@@ -167,7 +168,7 @@ def main() -> None:
     parser.add_argument("-v", "--verbose", action="store_true", help="list every miss and false alarm")
     args = parser.parse_args()
     out: dict[str, object] = {}
-    blind = [BLIND1, BLIND2, BLIND3, BLIND4, BLIND5, BLIND6, BLIND7, BLIND8, BLIND9, BLIND10, BLIND11, BLIND12]
+    blind = [BLIND1, BLIND2, BLIND3, BLIND4, BLIND5, BLIND6, BLIND7, BLIND8, BLIND9, BLIND10, BLIND11, BLIND12, BLIND13]
     for path in args.pairs or [PAIRS, HELD_OUT, *blind]:
         try:
             pairs = load_pairs(path)
