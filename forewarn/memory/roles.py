@@ -108,6 +108,8 @@ def swapped(a: Claim, b: Claim, old: Sequence[Predicate], new: Sequence[Predicat
                 np_, nq = _objects(p, role, named_a, dated), _objects(q, role, named_b, dated)
                 if not np_ or not nq or stem(_target(p, role)) in said_new:
                     continue  # the newer still says the older thing in what the symbol does
+                if any(stem(w) in said_new for w in np_ & named_a):
+                    continue  # "the ElastiCache (redis engine) cluster": the older's name, said again beside another
                 if any(stem(w) in a.content or w in a.tokens for w in nq):
                     continue
                 if dated or (np_ & named_a) or (nq & named_b):
