@@ -48,7 +48,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from enum import StrEnum
 
@@ -337,11 +337,12 @@ def _polarity(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> tuple[bool
     flipped = {w for f in found for w in (stem(f.old), stem(f.new), f.old, f.new)}
     flipped |= {stem(p) for w in list(flipped) if "-" in w for p in w.split("-")}  # "business-hours": its parts
     bounds_a, bounds_b = quantities.bound_negations(a), quantities.bound_negations(b)
+    claimed = _claimed(b)  # an older denial meets what the newer claims, not what it illustrates
     old_denials = [
         reach
         for at, head, scope, reach in zip(a.negated, a.heads, a.scopes, a.reaches, strict=True)
         if at not in bounds_a
-        and (_denies(a, at, head, scope, b, flipped) or any(scope & theirs for theirs in b.scopes))  # denied twice
+        and (_denies(a, at, head, scope, claimed, flipped) or any(scope & theirs for theirs in b.scopes))
     ]
     agreeing = [
         reach
@@ -390,6 +391,14 @@ def _polarity(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> tuple[bool
         denied = denied or left % 2 == 1
         opposed.extend(flips)
     return denied, opposed
+
+
+def _claimed(c: Claim) -> Claim:
+    """``c`` without the words only its examples say ("e.g. a US user sees …" names the store it illustrates)."""
+    if not any(c.example_from):
+        return c
+    said = {w for i, t in enumerate(c.tokens) if not c.in_example(i) for w in (stem(t), t, *topic_of(t))}
+    return replace(c, content=c.content & said, words=c.words & said)
 
 
 def _nominalised(words: frozenset[str], said: frozenset[str]) -> frozenset[str]:
