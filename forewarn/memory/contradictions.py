@@ -337,12 +337,17 @@ def _polarity(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> tuple[bool
     flipped = {w for f in found for w in (stem(f.old), stem(f.new), f.old, f.new)}
     flipped |= {stem(p) for w in list(flipped) if "-" in w for p in w.split("-")}  # "business-hours": its parts
     bounds_a, bounds_b = quantities.bound_negations(a), quantities.bound_negations(b)
-    claimed = _claimed(b)  # an older denial meets what the newer claims, not what it illustrates
+    claimed = _claimed(b)  # an older denial meets what the newer claims, not its examples or cases
     old_denials = [
         reach
         for at, head, scope, reach in zip(a.negated, a.heads, a.scopes, a.reaches, strict=True)
         if at not in bounds_a
-        and (_denies(a, at, head, scope, claimed, flipped) or any(scope & theirs for theirs in b.scopes))
+        # an opposite of the denied words meets the denial wherever the newer says it ("not thread safe" / "…
+        # race; lock it if threads share it"): the pair cancels
+        and (
+            _denies(a, at, head, scope, b if scope & flipped else claimed, flipped)
+            or any(scope & theirs for theirs in b.scopes)
+        )
     ]
     agreeing = [
         reach
@@ -395,9 +400,15 @@ def _polarity(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> tuple[bool
 
 def _claimed(c: Claim) -> Claim:
     """``c`` without the words only its examples say ("e.g. a US user sees …" names the store it illustrates)."""
-    if not any(c.example_from):
+    cases = {c.clause[i] for i, t in enumerate(c.tokens) if t in _CONDITIONS}
+    if not any(c.example_from) and not cases:
         return c
-    said = {w for i, t in enumerate(c.tokens) if not c.in_example(i) for w in (stem(t), t, *topic_of(t))}
+    said = {
+        w
+        for i, t in enumerate(c.tokens)
+        if not c.in_example(i) and c.clause[i] not in cases
+        for w in (stem(t), t, *topic_of(t))
+    }
     return replace(c, content=c.content & said, words=c.words & said)
 
 
