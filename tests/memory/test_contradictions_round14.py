@@ -1,0 +1,38 @@
+"""Round 14's mechanisms, each in sentences of our own (not the labelled sets')."""
+
+from __future__ import annotations
+
+from forewarn.memory.contradictions import Cue, anchor_words, judge
+
+
+def cues(old: str, new: str, symbol: str | None = None) -> tuple[str, ...]:
+    v = judge(new, old, anchor=anchor_words(symbol))
+    return v.cues if v is not None else ()
+
+
+def test_a_measure_right_after_an_amount_names_it() -> None:
+    # a deadline and a backoff are two quantities, whichever side of the number the measure stands
+    old = "default timeout 20s for the whole call"
+    assert not cues(old, "fetch_page retries reset errors 4 times with 500ms backoff", "fetch_page")
+    # the same measure on both sides is still one quantity
+    assert Cue.VALUE in cues(
+        "fetch_page waits with 500ms backoff", "fetch_page retries with a 2s backoff", "fetch_page"
+    )
+
+
+def test_the_older_name_said_again_beside_another_is_no_swap() -> None:
+    old = "sessions are cached in Memcache"
+    assert not cues(old, "load_session reads through the Momento (memcache protocol) cluster", "load_session")
+    assert Cue.REPLACEMENT in cues(old, "load_session reads through the Momento cluster", "load_session")
+
+
+def test_an_older_denial_is_not_met_by_an_example() -> None:
+    old = "render_date uses the viewer's timezone, not the server's"
+    new = "e.g. a viewer in Tokyo on the Frankfurt server sees 09:00 JST, which is intended"
+    assert not cues(old, new, "render_date")
+
+
+def test_an_older_denial_is_not_met_by_a_case_the_newer_names() -> None:
+    old = "build_step is sandboxed, don't open network sockets in it"
+    new = "build_step runs offline, so calls out fail fast. If a step truly needs a network socket, declare it."
+    assert not cues(old, new, "build_step")
