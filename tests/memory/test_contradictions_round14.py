@@ -36,3 +36,14 @@ def test_an_older_denial_is_not_met_by_a_case_the_newer_names() -> None:
     old = "build_step is sandboxed, don't open network sockets in it"
     new = "build_step runs offline, so calls out fail fast. If a step truly needs a network socket, declare it."
     assert not cues(old, new, "build_step")
+
+
+def test_a_property_against_its_symptom() -> None:
+    # thread safety against "needs a lock", a second run failing, runs that differ, a prompt turned off
+    assert cues("Registry is thread-safe", "Registry needs a lock around it before threads share it", "Registry")
+    assert cues("seed_db can be rerun, running it twice is a no-op", "seed_db fails the second time with a key error")
+    assert cues("shuffle_split is reproducible", "shuffle_split returns a different order on every run")
+    assert cues("purge asks y/n before deleting", "purge no longer asks y/n, it deletes at once", "purge")
+    assert cues("charge is not idempotent", "charge sends a request key, so a retry gives exactly one charge", "charge")
+    # the same pole said again stays quiet
+    assert not cues("Registry is thread-safe", "Registry takes its mutex on every call; share it freely", "Registry")
