@@ -27,7 +27,7 @@ STEM_CACHE = 1 << 14  # distinct words seen; a few MB at most
 READ_CACHE = 512  # texts: the new one and a place's memories, judged pairwise
 _TOKEN_RE = re.compile(
     r"(?P<num>[0-9]+(?:[.:,][0-9]+)*[a-zµ%]*)"
-    r"|(?P<word>[a-z_][a-z0-9_']*(?:[-.=/+][a-z0-9_']+)*)"
+    r"|(?P<word>[a-z_][a-z0-9_']*(?:[-.=/+&][a-z0-9_']+)*)"
     r"|(?P<punct>[;:,!?()\[\]]|\.(?=\s|$)|[—–]|\s--?\s)"
 )
 # a number in scientific notation ("3e-4", "1.5e6"), read as the decimal it is

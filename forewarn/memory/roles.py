@@ -30,7 +30,7 @@ from forewarn.memory.text import STOPWORDS
 # removal said as an event or a state: "X was removed", "X is gone", "X removed" (telegraphic)
 _REMOVED_EVENTS = frozenset(
     ("removed", "dropped", "deleted", "ripped", "killed", "retired", "replaced", "scrapped", "reverted", "disabled",
-     "deprecated", "yanked", "nuked", "axed", "sunset", "decommissioned", "ended", "discontinued")
+     "deprecated", "yanked", "nuked", "axed", "sunset", "decommissioned", "ended", "discontinued", "shut")
 )  # fmt: skip
 _REMOVED_STATES = frozenset(
     ("gone", "dead", "unused", "obsolete", "deprecated", "retired", "disabled", "leftover", "orphaned", "vestigial",

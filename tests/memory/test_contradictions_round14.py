@@ -47,3 +47,12 @@ def test_a_property_against_its_symptom() -> None:
     assert cues("charge is not idempotent", "charge sends a request key, so a retry gives exactly one charge", "charge")
     # the same pole said again stays quiet
     assert not cues("Registry is thread-safe", "Registry takes its mutex on every call; share it freely", "Registry")
+
+
+def test_shut_down_is_gone_and_experiment_trackers_are_one_kind() -> None:
+    old = "discover_peers asks Consul for the peer list"
+    assert Cue.REPLACEMENT in cues(old, "the consul cluster was shut down last week", "discover_peers")
+    # a name written with "&" is one word ("W&B"), and a tracker of experiments is swapped for another
+    old = "train_loop logs metrics to Neptune"
+    assert Cue.REPLACEMENT in cues(old, "metrics go to W&B from train_loop", "train_loop")
+    assert not cues(old, "train_loop logs metrics to Neptune and mirrors them to W&B as well", "train_loop")
