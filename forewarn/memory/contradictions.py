@@ -162,9 +162,12 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
         or (bool(b.content & ALLOWED - a.content) and _forbids_what(a, b))
     )
     emphatic = denied and _emphatic(b, a)  # "there is no deduplication anywhere" / "it dedupes on message_id"
-    signs = (denied, bool(opposed), bool(b.when) and not b.additive, restricted, whole or forbidden)
+    stamped = bool(b.when) and not b.additive
+    signs = (denied, bool(opposed), stamped, restricted, whole or forbidden)
     corroborated = sum(signs) >= 2
     enough = overlap >= CORROBORATED_MIN_OVERLAP if corroborated else False
+    # a denial that says it ends ("don't … anymore", "no longer") and is dated: the older's word denied is enough
+    enough = enough or (denied and stamped and b.negated_change and _denies_said(b, a))
     if denied and not caveat and (overlap >= NEGATION_MIN_OVERLAP or similar or enough or emphatic):
         cues.append(Cue.NEGATION)
     if (
@@ -245,6 +248,11 @@ def _only_another(old: Sequence[Predicate], new: Sequence[Predicate], b: Claim) 
             if any(slots.same_word(p.head, t) for t in things):
                 return True
     return False
+
+
+def _denies_said(b: Claim, a: Claim) -> bool:
+    """A negation of ``b``'s is about a word ``a`` says (its head is ``a``'s)."""
+    return any(head and head <= a.content for head in b.heads)
 
 
 def _wholly_denied(a: Claim, b: Claim) -> bool:

@@ -56,3 +56,11 @@ def test_shut_down_is_gone_and_experiment_trackers_are_one_kind() -> None:
     old = "train_loop logs metrics to Neptune"
     assert Cue.REPLACEMENT in cues(old, "metrics go to W&B from train_loop", "train_loop")
     assert not cues(old, "train_loop logs metrics to Neptune and mirrors them to W&B as well", "train_loop")
+
+
+def test_a_dated_ending_of_the_older_word_is_enough() -> None:
+    old = "export_report writes XML files to the share"
+    new = "we don't do XML anymore, CSV only since the Q3 cleanup"
+    assert Cue.NEGATION in cues(old, new, "export_report")
+    # undated, the same few shared words are not enough
+    assert not cues(old, "we don't do XML in the nightly cleanup job, CSV there", "export_report")
