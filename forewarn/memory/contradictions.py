@@ -442,7 +442,15 @@ def _emphatic(c: Claim, other: Claim) -> bool:
         rest = [t for j, t in enumerate(c.tokens) if j > at and c.clause[j] == c.clause[at]]
         if any(t in _UNIVERSAL for t in rest) or any(rest[k : k + 2] == ["at", "all"] for k in range(len(rest))):
             return True
+        if _existential(c, at) and head and head <= other.content:
+            return True  # "there are no exemptions" / "GET is exempt": what the other names does not exist
     return False
+
+
+def _existential(c: Claim, at: int) -> bool:
+    """ "there is no X", "there are no X", "there's no X": X denied to exist, not one act of it."""
+    before = c.tokens[max(0, at - 2) : at]
+    return c.tokens[at] == "no" and (before[-1:] == ("there's",) or (len(before) == 2 and before[0] == "there"))
 
 
 def _coordinated(reaches: Sequence[tuple[int, ...]], where: dict[tuple[int, ...], int]) -> bool:

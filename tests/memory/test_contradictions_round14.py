@@ -64,3 +64,12 @@ def test_a_dated_ending_of_the_older_word_is_enough() -> None:
     assert Cue.NEGATION in cues(old, new, "export_report")
     # undated, the same few shared words are not enough
     assert not cues(old, "we don't do XML in the nightly cleanup job, CSV there", "export_report")
+
+
+def test_there_is_no_thing_the_older_names() -> None:
+    old = "the health endpoint bypasses auth_guard"
+    assert Cue.NEGATION in cues(
+        old, "auth_guard runs on every request of every route. there is no bypass.", "auth_guard"
+    )
+    # a denial without "there is" and with little shared stays quiet
+    assert not cues(old, "auth_guard runs on every request of every route, no bypass of the audit log", "auth_guard")
