@@ -59,11 +59,11 @@ def test_shut_down_is_gone_and_experiment_trackers_are_one_kind() -> None:
 
 
 def test_a_dated_ending_of_the_older_word_is_enough() -> None:
-    old = "export_report writes XML files to the share"
-    new = "we don't do XML anymore, CSV only since the Q3 cleanup"
+    old = "export_report writes XML records to the shared drive"
+    new = "we don't do XML anymore, plain CSV in every region since the Q3 move"
     assert Cue.NEGATION in cues(old, new, "export_report")
     # undated, the same few shared words are not enough
-    assert not cues(old, "we don't do XML in the nightly cleanup job, CSV there", "export_report")
+    assert not cues(old, "we don't do XML in any region for the Q3 move, plain CSV there", "export_report")
 
 
 def test_there_is_no_thing_the_older_names() -> None:
