@@ -45,6 +45,7 @@ def test_a_property_against_its_symptom() -> None:
     assert cues("shuffle_split is reproducible", "shuffle_split returns a different order on every run")
     assert cues("purge asks y/n before deleting", "purge no longer asks y/n, it deletes at once", "purge")
     assert cues("charge is not idempotent", "charge sends a request key, so a retry gives exactly one charge", "charge")
+    assert cues("Pool.Put is safe for concurrent use", "Put appends to the free list without taking the lock", "Put")
     # the same pole said again stays quiet
     assert not cues("Registry is thread-safe", "Registry takes its mutex on every call; share it freely", "Registry")
 
