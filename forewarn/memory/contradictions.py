@@ -107,6 +107,7 @@ _UNIVERSAL_SUBJECTS = frozenset(("each", "every", "all"))  # a rule said of ever
 _SOME = frozenset(
     ("those", "these")
 )  # a part of the cases, pointed back to (not "some": "some are public" denies "all")
+_JUST = frozenset(("just", "merely", "simply"))  # the older's one act and nothing more ("just clears the cookie")
 _ENDING = frozenset(("stopped", "no"))  # the negations that open "stopped X", "no longer X"
 _BETWEEN_NEGATION_AND_VERB = frozenset(("longer", "ever", "even", "really", "actually", "always", "be", "been", "get"))
 
@@ -201,9 +202,17 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
     dated = bool(b.when) or b.negated_change or b.replacement or bool(b.past)
     if not cues and dated and not b.additive and not caveat and slots.changed_in_slot(pa, pb):
         cues.append(Cue.TEMPORAL)  # "i18n runs on i18next now" against "i18n is react-intl"
+    if not cues and _more_than_only(a, b) and (overlap > 0 or similar):
+        cues.append(Cue.TEMPORAL)  # "logout just clears the cookie" / "logout now deletes the row as well"
     if not cues:
         return None
     return Verdict(tuple(cues), round(overlap, 3), cosine)
+
+
+def _more_than_only(a: Claim, b: Claim) -> bool:
+    """The older says the symbol does just one thing ("just clears the cookie"), the newer dates one more
+    ("now deletes the row as well"): the older's "just" no longer holds."""
+    return b.additive and bool(b.when) and any(t in _JUST for t in a.tokens) and not any(t in _JUST for t in b.tokens)
 
 
 def conflicting(

@@ -74,3 +74,10 @@ def test_there_is_no_thing_the_older_names() -> None:
     )
     # a denial without "there is" and with little shared stays quiet
     assert not cues(old, "auth_guard runs on every request of every route, no bypass of the audit log", "auth_guard")
+
+
+def test_just_one_act_against_a_dated_one_more() -> None:
+    old = "cancel_order just flags the row, the payment stays captured"
+    assert Cue.TEMPORAL in cues(old, "cancel_order now refunds the payment as well", "cancel_order")
+    # undated, the addition may be another aspect
+    assert not cues(old, "cancel_order emails the buyer as well", "cancel_order")
