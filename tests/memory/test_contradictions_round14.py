@@ -81,3 +81,14 @@ def test_just_one_act_against_a_dated_one_more() -> None:
     assert Cue.TEMPORAL in cues(old, "cancel_order now refunds the payment as well", "cancel_order")
     # undated, the addition may be another aspect
     assert not cues(old, "cancel_order emails the buyer as well", "cancel_order")
+
+
+def test_anything_up_to_an_amount_is_what_is_handled() -> None:
+    from forewarn.memory.claims import read
+    from forewarn.memory.quantities import Bound, quantities
+
+    # "anything over N" is the excess a verb acts on (at most N kept); "anything up to N" is what it takes
+    (handled,) = quantities(read("ingest streams anything up to 20 MB to the bucket"))
+    assert handled.bound == Bound.AT_MOST
+    (split,) = quantities(read("ingest splits anything over 20 MB into parts"))
+    assert split.bound == Bound.AT_MOST
