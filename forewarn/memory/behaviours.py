@@ -45,7 +45,8 @@ _PREVENTING = frozenset(
     stem(w) for w in ("avoid", "avoids", "prevent", "prevents", "guard", "guards", "protect", "protects", "fixes",
                       "fixed", "eliminates", "stops")
 )  # fmt: skip
-_CONDITIONS = frozenset(("if", "when", "whenever", "unless"))  # a clause they are in names a case
+# a clause they are in names a case ("unless" does not: "X unless you pin a seed" says X is the default)
+_CONDITIONS = frozenset(("if", "when", "whenever"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -107,6 +107,7 @@ _UNIVERSAL_SUBJECTS = frozenset(("each", "every", "all"))  # a rule said of ever
 _SOME = frozenset(
     ("those", "these")
 )  # a part of the cases, pointed back to (not "some": "some are public" denies "all")
+_CAVEAT_WORDS = frozenset(("except", "unless", "provided", "caveat", "exception", "only"))
 _JUST = frozenset(("just", "merely", "simply"))  # the older's one act and nothing more ("just clears the cookie")
 _ENDING = frozenset(("stopped", "no"))  # the negations that open "stopped X", "no longer X"
 _BETWEEN_NEGATION_AND_VERB = frozenset(("longer", "ever", "even", "really", "actually", "always", "be", "been", "get"))
@@ -193,7 +194,8 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
     opposite = opposite or _any_against_only(a, b) or _any_against_only(b, a) or _only_another(pa, pb, b)
     if Cue.ANTONYM not in cues and not caveat and opposite:
         cues.append(Cue.ANTONYM)
-    if Cue.ANTONYM not in cues and not caveat and behaviours.opposed(a, b, anchor):
+    # "gives different output unless you pin a seed": what holds unless told otherwise is the default, opposed
+    if Cue.ANTONYM not in cues and (not caveat or _by_default(b)) and behaviours.opposed(a, b, anchor):
         cues.append(Cue.ANTONYM)  # "follows redirects" / "won't chase 3xx": one behaviour's opposite poles
     if Cue.REPLACEMENT not in cues and (roles.removed(a, b, anchor) or roles.swapped(a, b, pa, pb)):
         cues.append(Cue.REPLACEMENT)
@@ -207,6 +209,12 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
     if not cues:
         return None
     return Verdict(tuple(cues), round(overlap, 3), cosine)
+
+
+def _by_default(c: Claim) -> bool:
+    """The text's one caveat is "unless …" after its claim: the claim is its default, the caveat a way out."""
+    at = [i for i, t in enumerate(c.tokens) if t in _CAVEAT_WORDS]
+    return bool(at) and all(c.tokens[i] == "unless" and i > 0 and c.tokens[i - 1] != PUNCT for i in at)
 
 
 def _more_than_only(a: Claim, b: Claim) -> bool:

@@ -92,3 +92,10 @@ def test_anything_up_to_an_amount_is_what_is_handled() -> None:
     assert handled.bound == Bound.AT_MOST
     (split,) = quantities(read("ingest splits anything over 20 MB into parts"))
     assert split.bound == Bound.AT_MOST
+
+
+def test_what_holds_unless_told_otherwise_is_the_default() -> None:
+    old = "list_thumbs keeps insertion order"
+    assert Cue.ANTONYM in cues(old, "list_thumbs gives them back in arbitrary order unless you pass stable=True")
+    # "if" names a case the older did not cover
+    assert not cues(old, "list_thumbs gives them back in arbitrary order if you pass shuffle=True")
