@@ -90,8 +90,8 @@ FAMILIES: tuple[Family, ...] = (
     _family("concurrency", "thread-safe; threadsafe; goroutine-safe; concurrency-safe; mutex; synchronized; "
             "safe concurrent; any thread; any goroutine "
             "| race; racy; data race; thread-unsafe; concurrent map write; concurrent panic; concurrent corrupt; "
-            "need mutex; need a lock; wrap in lock; wrap in mutex; hold lock yourself; hold yourself around; without taking lock; without locking; "
-            "unsynchronized"),
+            "need mutex; need a lock; wrap in lock; wrap in mutex; hold lock yourself; hold yourself around; "
+            "without taking lock; without locking; unsynchronized"),
     # retries and double clicks: a second call harmless or doing it again (or failing the second time)
     _family("idempotency", "idempotent; twice harmless; safe to retry; second call no-op; twice no-op; "
             "twice exactly one; twice only one; exactly one refund; exactly one charge; only one refund; "
