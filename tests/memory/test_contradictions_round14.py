@@ -99,3 +99,13 @@ def test_what_holds_unless_told_otherwise_is_the_default() -> None:
     assert Cue.ANTONYM in cues(old, "list_thumbs gives them back in arbitrary order unless you pass stable=True")
     # "if" names a case the older did not cover
     assert not cues(old, "list_thumbs gives them back in arbitrary order if you pass shuffle=True")
+
+
+def test_only_some_still_is_a_remainder_not_an_addition() -> None:
+    from forewarn.memory.claims import read
+
+    assert not read("as of 2.0 thumbnails render on the GPU; only the CLI still renders on the CPU").additive
+    assert read("thumbnails still render on the CPU").additive
+    old = "render_thumbs renders on the CPU in every mode"
+    new = "as of 2.0 render_thumbs goes through the GPU queue; only the CLI still renders on the CPU"
+    assert cues(old, new, "render_thumbs")
