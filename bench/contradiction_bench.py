@@ -1,6 +1,6 @@
 """Contradiction detection on remember: detection and false-alarm rates on labelled sets of pairs.
 
-    python bench/contradiction_bench.py                    # the tuning set, the old held-out set, blind1-12
+    python bench/contradiction_bench.py                    # the tuning set, the old held-out set, blind1-13
     python bench/contradiction_bench.py --pairs FILE.tsv   # any set in the same columns (repeatable)
     python bench/contradiction_bench.py --lexical          # words only (skip the embedding model)
     python bench/contradiction_bench.py -v                 # also list every miss and false alarm

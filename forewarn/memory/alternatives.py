@@ -44,6 +44,7 @@ KINDS: tuple[tuple[frozenset[str], ...], ...] = tuple(
         "requests | httpx | aiohttp | urllib3",  # Python HTTP clients
         "docker | podman",  # container runtimes
         "ses | postmark | sendgrid | mailgun | mandrill | sparkpost | mailchimp",  # transactional email senders
+        "mlflow | wandb w&b | neptune | comet | clearml",  # experiment trackers
     )
 )  # fmt: skip
 _INDEX: dict[str, tuple[int, int]] = {
@@ -58,7 +59,7 @@ AFTER_REACH = 4
 _AFTER_PAST = frozenset(
     stem(w)
     for w in ("rejected", "refused", "removed", "dropped", "deprecated", "rehashed", "migrated", "gone", "unsupported",
-              "retired", "replaced", "disabled")
+              "retired", "replaced", "disabled", "shut")
 )  # fmt: skip
 
 

@@ -45,7 +45,8 @@ _PREVENTING = frozenset(
     stem(w) for w in ("avoid", "avoids", "prevent", "prevents", "guard", "guards", "protect", "protects", "fixes",
                       "fixed", "eliminates", "stops")
 )  # fmt: skip
-_CONDITIONS = frozenset(("if", "when", "whenever", "unless"))  # a clause they are in names a case
+# a clause they are in names a case ("unless" does not: "X unless you pin a seed" says X is the default)
+_CONDITIONS = frozenset(("if", "when", "whenever"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,10 +89,26 @@ FAMILIES: tuple[Family, ...] = (
     # concurrency: safe from many threads or racing
     _family("concurrency", "thread-safe; threadsafe; goroutine-safe; concurrency-safe; mutex; synchronized; "
             "safe concurrent; any thread; any goroutine "
-            "| race; racy; data race; thread-unsafe; concurrent map write; concurrent panic; concurrent corrupt"),
-    # retries and double clicks: a second call harmless or doing it again
-    _family("idempotency", "idempotent; twice harmless; safe to retry; second call no-op; twice no-op "
-            "| non-idempotent; double refund; double charge; charged twice; twice two; duplicate charge"),
+            "| race; racy; data race; thread-unsafe; concurrent map write; concurrent panic; concurrent corrupt; "
+            "need mutex; need a lock; wrap in lock; wrap in mutex; hold lock yourself; hold yourself around; "
+            "without taking lock; without locking; unsynchronized"),
+    # retries and double clicks: a second call harmless or doing it again (or failing the second time)
+    _family("idempotency", "idempotent; twice harmless; safe to retry; second call no-op; twice no-op; "
+            "twice exactly one; twice only one; exactly one refund; exactly one charge; only one refund; "
+            "only one charge "
+            "| non-idempotent; double refund; double charge; charged twice; twice two; duplicate charge; "
+            "2nd refund; second refund; 2nd charge; second charge; double-credit; double credit; double count; "
+            "second time blow up; second time fail; second time error; second time raise; second time crash; "
+            "second run fail; twice blow up; twice fail"),
+    # computations: the same input gives the same output every run, or not
+    _family("determinism", "deterministic; reproducible; same output every; same result every "
+            "| nondeterministic; non-deterministic; different output; different result; different order; "
+            "differ between run; vary between run; differ run to run"),
+    # commands: a person confirms before it acts, or it acts at once
+    _family("confirmation", "ask y/n; ask yes/no; ask for confirm; prompt for confirm; confirm prompt; "
+            "ask before; prompt before "
+            "| non-interactive; noninteractive; without prompt; without asking; no prompt; skip confirm; "
+            "skip prompt; auto-confirm"),
     # delivery: a job or message may run more than once, or runs once and only once
     _family("delivery", "at-least-once; at least once; run twice; delivered twice; redelivered; duplicate delivery "
             "| exactly-once; exactly once; at-most-once; at most once; once and only once"),

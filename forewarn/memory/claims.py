@@ -27,7 +27,7 @@ STEM_CACHE = 1 << 14  # distinct words seen; a few MB at most
 READ_CACHE = 512  # texts: the new one and a place's memories, judged pairwise
 _TOKEN_RE = re.compile(
     r"(?P<num>[0-9]+(?:[.:,][0-9]+)*[a-zµ%]*)"
-    r"|(?P<word>[a-z_][a-z0-9_']*(?:[-.=/+][a-z0-9_']+)*)"
+    r"|(?P<word>[a-z_][a-z0-9_']*(?:[-.=/+&][a-z0-9_']+)*)"
     r"|(?P<punct>[;:,!?()\[\]]|\.(?=\s|$)|[—–]|\s--?\s)"
 )
 # a number in scientific notation ("3e-4", "1.5e6"), read as the decimal it is
@@ -141,6 +141,8 @@ _ADDITIVE_WORDS = frozenset(
     ("also", "too", "additionally", "still", "both")
 )  # not "again": "attaches it again now" reverts
 _ADDITIVE_PHRASES = ("as well", "in addition")
+# "only dev/test still run it inline": "still" after "only" (this many tokens back) says what is left, not more
+REMAINDER_REACH = 3
 _EXAMPLE_PHRASES = ("e.g", "eg", "for example", "for instance", "such as", "say")
 
 # words too common to say two texts are about the same thing (beyond the search stop words)
@@ -327,7 +329,8 @@ def read(text: str, anchor: frozenset[str] = frozenset()) -> Claim:
         past=frozenset(past),
         negated_change=negated_change,
         when=when,
-        additive=any(w in _ADDITIVE_WORDS for w in tokens) or any(f" {p} " in joined for p in _ADDITIVE_PHRASES),
+        additive=any(w in _ADDITIVE_WORDS and not _remainder(tokens, i) for i, w in enumerate(tokens))
+        or any(f" {p} " in joined for p in _ADDITIVE_PHRASES),
         example_from=example,
     )
 
@@ -622,3 +625,9 @@ def set_aside(tokens: Sequence[str], at: int) -> bool:
     """The word at ``at`` comes right after "instead of" / "rather than": what the text says does not happen
     ("returns at once instead of waiting": it does not wait)."""
     return at >= 2 and (tokens[at - 2], tokens[at - 1]) in _SET_ASIDE
+
+
+def _remainder(tokens: Sequence[str], at: int) -> bool:
+    """ "only dev/test still run it": a "still" right after "only …" names the rest left behind, adding nothing."""
+    before = tokens[max(0, at - REMAINDER_REACH) : at]
+    return tokens[at] == "still" and "only" in before and PUNCT not in before[before.index("only") :]

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from enum import StrEnum
 
@@ -107,6 +107,8 @@ _UNIVERSAL_SUBJECTS = frozenset(("each", "every", "all"))  # a rule said of ever
 _SOME = frozenset(
     ("those", "these")
 )  # a part of the cases, pointed back to (not "some": "some are public" denies "all")
+_CAVEAT_WORDS = frozenset(("except", "unless", "provided", "caveat", "exception", "only"))
+_JUST = frozenset(("just", "merely", "simply"))  # the older's one act and nothing more ("just clears the cookie")
 _ENDING = frozenset(("stopped", "no"))  # the negations that open "stopped X", "no longer X"
 _BETWEEN_NEGATION_AND_VERB = frozenset(("longer", "ever", "even", "really", "actually", "always", "be", "been", "get"))
 
@@ -162,9 +164,12 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
         or (bool(b.content & ALLOWED - a.content) and _forbids_what(a, b))
     )
     emphatic = denied and _emphatic(b, a)  # "there is no deduplication anywhere" / "it dedupes on message_id"
-    signs = (denied, bool(opposed), bool(b.when) and not b.additive, restricted, whole or forbidden)
+    stamped = bool(b.when) and not b.additive
+    signs = (denied, bool(opposed), stamped, restricted, whole or forbidden)
     corroborated = sum(signs) >= 2
     enough = overlap >= CORROBORATED_MIN_OVERLAP if corroborated else False
+    # a denial that says it ends ("don't … anymore", "no longer") and is dated: the older's word denied is enough
+    enough = enough or (denied and stamped and b.negated_change and _denies_said(b, a))
     if denied and not caveat and (overlap >= NEGATION_MIN_OVERLAP or similar or enough or emphatic):
         cues.append(Cue.NEGATION)
     if (
@@ -189,7 +194,8 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
     opposite = opposite or _any_against_only(a, b) or _any_against_only(b, a) or _only_another(pa, pb, b)
     if Cue.ANTONYM not in cues and not caveat and opposite:
         cues.append(Cue.ANTONYM)
-    if Cue.ANTONYM not in cues and not caveat and behaviours.opposed(a, b, anchor):
+    # "gives different output unless you pin a seed": what holds unless told otherwise is the default, opposed
+    if Cue.ANTONYM not in cues and (not caveat or _by_default(b)) and behaviours.opposed(a, b, anchor):
         cues.append(Cue.ANTONYM)  # "follows redirects" / "won't chase 3xx": one behaviour's opposite poles
     if Cue.REPLACEMENT not in cues and (roles.removed(a, b, anchor) or roles.swapped(a, b, pa, pb)):
         cues.append(Cue.REPLACEMENT)
@@ -198,9 +204,23 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
     dated = bool(b.when) or b.negated_change or b.replacement or bool(b.past)
     if not cues and dated and not b.additive and not caveat and slots.changed_in_slot(pa, pb):
         cues.append(Cue.TEMPORAL)  # "i18n runs on i18next now" against "i18n is react-intl"
+    if not cues and _more_than_only(a, b) and (overlap > 0 or similar):
+        cues.append(Cue.TEMPORAL)  # "logout just clears the cookie" / "logout now deletes the row as well"
     if not cues:
         return None
     return Verdict(tuple(cues), round(overlap, 3), cosine)
+
+
+def _by_default(c: Claim) -> bool:
+    """The text's one caveat is "unless …" after its claim: the claim is its default, the caveat a way out."""
+    at = [i for i, t in enumerate(c.tokens) if t in _CAVEAT_WORDS]
+    return bool(at) and all(c.tokens[i] == "unless" and i > 0 and c.tokens[i - 1] != PUNCT for i in at)
+
+
+def _more_than_only(a: Claim, b: Claim) -> bool:
+    """The older says the symbol does just one thing ("just clears the cookie"), the newer dates one more
+    ("now deletes the row as well"): the older's "just" no longer holds."""
+    return b.additive and bool(b.when) and any(t in _JUST for t in a.tokens) and not any(t in _JUST for t in b.tokens)
 
 
 def conflicting(
@@ -245,6 +265,11 @@ def _only_another(old: Sequence[Predicate], new: Sequence[Predicate], b: Claim) 
             if any(slots.same_word(p.head, t) for t in things):
                 return True
     return False
+
+
+def _denies_said(b: Claim, a: Claim) -> bool:
+    """A negation of ``b``'s is about a word ``a`` says (its head is ``a``'s)."""
+    return any(head and head <= a.content for head in b.heads)
 
 
 def _wholly_denied(a: Claim, b: Claim) -> bool:
@@ -337,11 +362,17 @@ def _polarity(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> tuple[bool
     flipped = {w for f in found for w in (stem(f.old), stem(f.new), f.old, f.new)}
     flipped |= {stem(p) for w in list(flipped) if "-" in w for p in w.split("-")}  # "business-hours": its parts
     bounds_a, bounds_b = quantities.bound_negations(a), quantities.bound_negations(b)
+    claimed = _claimed(b)  # an older denial meets what the newer claims, not its examples or cases
     old_denials = [
         reach
         for at, head, scope, reach in zip(a.negated, a.heads, a.scopes, a.reaches, strict=True)
         if at not in bounds_a
-        and (_denies(a, at, head, scope, b, flipped) or any(scope & theirs for theirs in b.scopes))  # denied twice
+        # an opposite of the denied words meets the denial wherever the newer says it ("not thread safe" / "…
+        # race; lock it if threads share it"): the pair cancels
+        and (
+            _denies(a, at, head, scope, b if scope & flipped else claimed, flipped)
+            or any(scope & theirs for theirs in b.scopes)
+        )
     ]
     agreeing = [
         reach
@@ -392,6 +423,20 @@ def _polarity(a: Claim, b: Claim, found: Sequence[opposites.Flip]) -> tuple[bool
     return denied, opposed
 
 
+def _claimed(c: Claim) -> Claim:
+    """``c`` without the words only its examples say ("e.g. a US user sees …" names the store it illustrates)."""
+    cases = {c.clause[i] for i, t in enumerate(c.tokens) if t in _CONDITIONS}
+    if not any(c.example_from) and not cases:
+        return c
+    said = {
+        w
+        for i, t in enumerate(c.tokens)
+        if not c.in_example(i) and c.clause[i] not in cases
+        for w in (stem(t), t, *topic_of(t))
+    }
+    return replace(c, content=c.content & said, words=c.words & said)
+
+
 def _nominalised(words: frozenset[str], said: frozenset[str]) -> frozenset[str]:
     """Of ``words``, the nouns made from a verb ``said`` has ("deduplication" / "dedupes", "validation" /
     "validates"): the verb's stem begins the noun's, and is long enough to be no mere prefix."""
@@ -414,7 +459,15 @@ def _emphatic(c: Claim, other: Claim) -> bool:
         rest = [t for j, t in enumerate(c.tokens) if j > at and c.clause[j] == c.clause[at]]
         if any(t in _UNIVERSAL for t in rest) or any(rest[k : k + 2] == ["at", "all"] for k in range(len(rest))):
             return True
+        if _existential(c, at) and head and head <= other.content:
+            return True  # "there are no exemptions" / "GET is exempt": what the other names does not exist
     return False
+
+
+def _existential(c: Claim, at: int) -> bool:
+    """ "there is no X", "there are no X", "there's no X": X denied to exist, not one act of it."""
+    before = c.tokens[max(0, at - 2) : at]
+    return c.tokens[at] == "no" and (before[-1:] == ("there's",) or (len(before) == 2 and before[0] == "there"))
 
 
 def _coordinated(reaches: Sequence[tuple[int, ...]], where: dict[tuple[int, ...], int]) -> bool:

@@ -159,11 +159,18 @@ def _one_quantity(q: Quantity, r: Quantity, me: Claim, them: Claim) -> bool:
         return True  # "ttl 10 min" (named by TTLCache alone) / "expires entries after 1 hour": a unit says what
     # each named by another measure, the older's one the newer never says ("timeout is 10s" / "backoff starting
     # at 250ms"): two quantities unless something else ties them
-    measures_q, measures_r = cq & MEASURES, cr & MEASURES
+    # a measure right after an amount with its unit names it too ("with 200ms backoff")
+    measures_q, measures_r = _measures(q), _measures(r)
     apart = bool(measures_q - _synonyms(them.content)) and bool(measures_r - _synonyms(me.content))
     if (novel_q and novel_r) or (novel_q and not cr) or (novel_r and not cq) or apart:
         return _named_alike(q, r) or bool(q.nouns & r.nouns) or _same_amount(q, r) or q.changed_to or r.changed_to
     return True
+
+
+def _measures(q: Quantity) -> frozenset[str]:
+    """The measures naming ``q``: before it, or right after an amount in a unit ("200ms backoff")."""
+    after = _synonyms(q.after) if q.kind not in UNITLESS else frozenset()
+    return (_synonyms(q.context) | after) & MEASURES
 
 
 def _aside(q: Quantity, c: Claim) -> bool:

@@ -357,7 +357,7 @@ def _turned(claim: Claim, at: int, bound: Bound) -> Bound:
         and not (j + 1 < len(tokens) and is_bound_word(tokens[j + 1]))  # "drops below 4" falls, refuses nothing
     )
     negations = sum(1 for j in claim.negated if claim.clause[j] == clause and j < at)
-    if bound != Bound.EXACTLY and _excess(tokens, at):
+    if bound == Bound.AT_LEAST and _excess(tokens, at):
         refusals += 1  # "splits anything over 500 into two files": what is done to the excess, so at most 500
     if bound == Bound.EXACTLY:
         return Bound.NOT if negations % 2 else bound

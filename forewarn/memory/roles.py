@@ -30,7 +30,7 @@ from forewarn.memory.text import STOPWORDS
 # removal said as an event or a state: "X was removed", "X is gone", "X removed" (telegraphic)
 _REMOVED_EVENTS = frozenset(
     ("removed", "dropped", "deleted", "ripped", "killed", "retired", "replaced", "scrapped", "reverted", "disabled",
-     "deprecated", "yanked", "nuked", "axed", "sunset", "decommissioned", "ended", "discontinued")
+     "deprecated", "yanked", "nuked", "axed", "sunset", "decommissioned", "ended", "discontinued", "shut")
 )  # fmt: skip
 _REMOVED_STATES = frozenset(
     ("gone", "dead", "unused", "obsolete", "deprecated", "retired", "disabled", "leftover", "orphaned", "vestigial",
@@ -108,6 +108,8 @@ def swapped(a: Claim, b: Claim, old: Sequence[Predicate], new: Sequence[Predicat
                 np_, nq = _objects(p, role, named_a, dated), _objects(q, role, named_b, dated)
                 if not np_ or not nq or stem(_target(p, role)) in said_new:
                     continue  # the newer still says the older thing in what the symbol does
+                if any(stem(w) in said_new for w in np_ & named_a):
+                    continue  # "the ElastiCache (redis engine) cluster": the older's name, said again beside another
                 if any(stem(w) in a.content or w in a.tokens for w in nq):
                     continue
                 if dated or (np_ & named_a) or (nq & named_b):

@@ -392,16 +392,16 @@ FLOORS = [
     ("contradictions_blind1.tsv", 0.97, 0.01),
     ("contradictions_blind2.tsv", 0.86, 0.01),
     ("contradictions_blind3.tsv", 0.9, 0.01),
-    ("contradictions_blind4.tsv", 0.91, 0.03),
+    ("contradictions_blind4.tsv", 0.94, 0.03),
     ("contradictions_blind5.tsv", 0.94, 0.01),
-    ("contradictions_blind6.tsv", 0.9, 0.01),
+    ("contradictions_blind6.tsv", 0.94, 0.01),
     ("contradictions_blind7.tsv", 0.94, 0.01),
     ("contradictions_blind8.tsv", 0.94, 0.03),
     ("contradictions_blind9.tsv", 0.97, 0.03),
     ("contradictions_blind10.tsv", 0.97, 0.01),
     ("contradictions_blind11.tsv", 0.88, 0.01),
-    ("contradictions_blind12.tsv", 0.69, 0.01),
-    ("contradictions_blind13.tsv", 0.69, 0.12),
+    ("contradictions_blind12.tsv", 0.83, 0.01),
+    ("contradictions_blind13.tsv", 0.91, 0.01),
 ]
 
 
