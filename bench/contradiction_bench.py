@@ -1,6 +1,6 @@
 """Contradiction detection on remember: detection and false-alarm rates on labelled sets of pairs.
 
-    python bench/contradiction_bench.py                    # the tuning set, the old held-out set, blind1-13
+    python bench/contradiction_bench.py                    # the tuning set, the old held-out set, blind1-14
     python bench/contradiction_bench.py --pairs FILE.tsv   # any set in the same columns (repeatable)
     python bench/contradiction_bench.py --lexical          # words only (skip the embedding model)
     python bench/contradiction_bench.py -v                 # also list every miss and false alarm
@@ -49,6 +49,7 @@ BLIND10 = DATA / "contradictions_blind10.tsv"  # the same, after round 10 was fr
 BLIND11 = DATA / "contradictions_blind11.tsv"  # the same, round 11 frozen (75.0% / 8.3%); round 12 tuned on it
 BLIND12 = DATA / "contradictions_blind12.tsv"  # the same, after round 12 was frozen (55.6% / 2.8%; round 11: the same)
 BLIND13 = DATA / "contradictions_blind13.tsv"  # the same, after round 13 was frozen (69.4% / 11.1%; round 12: the same)
+BLIND14 = DATA / "contradictions_blind14.tsv"  # the same, after round 14 was frozen (69.4% / 11.1%; round 13: the same)
 RESULTS = BENCH_DIR / "results" / "contradiction_bench.json"
 LABELS = ("conflict", "compatible")
 
@@ -168,7 +169,7 @@ def main() -> None:
     parser.add_argument("-v", "--verbose", action="store_true", help="list every miss and false alarm")
     args = parser.parse_args()
     out: dict[str, object] = {}
-    blind = [BLIND1, BLIND2, BLIND3, BLIND4, BLIND5, BLIND6, BLIND7, BLIND8, BLIND9, BLIND10, BLIND11, BLIND12, BLIND13]
+    blind = [BLIND1, BLIND2, BLIND3, BLIND4, BLIND5, BLIND6, BLIND7, BLIND8, BLIND9, BLIND10, BLIND11, BLIND12, BLIND13, BLIND14]
     for path in args.pairs or [PAIRS, HELD_OUT, *blind]:
         try:
             pairs = load_pairs(path)

@@ -384,7 +384,8 @@ def test_two_signs_of_a_change_need_fewer_shared_words() -> None:
 # after round 10 was frozen, the cross-validation set of round 11) 100.0% / 0.0%; blind11 (written after round 11
 # was frozen, measured once) 75.0% / 8.3% words only, 77.8% / 8.3% with the model, the cross-validation set of round
 # 12; blind12 (one blind run at 55.6% / 2.8% after round 12 was frozen, the cross-validation set of round 13)
-# 69.4% / 0.0%; blind13 (written after round 13 was frozen, measured once) 69.4% / 11.1%: not tuned on.
+# 69.4% / 0.0%; blind13 (one blind run at 69.4% / 11.1% after round 13 was frozen, the cross-validation set of
+# round 14) 91.7% / 0.0%; blind14 (written after round 14 was frozen, measured once) 69.4% / 11.1%: not tuned on.
 # The honest figures are each set's first run, in the files' comments.
 FLOORS = [
     ("contradictions.tsv", 0.95, 0.01),
@@ -402,6 +403,7 @@ FLOORS = [
     ("contradictions_blind11.tsv", 0.88, 0.01),
     ("contradictions_blind12.tsv", 0.83, 0.01),
     ("contradictions_blind13.tsv", 0.91, 0.01),
+    ("contradictions_blind14.tsv", 0.69, 0.12),
 ]
 
 
