@@ -106,6 +106,7 @@ class Noise(StrEnum):
     LINT_SUPPRESSION = "comment-lint-suppression"  # "noqa: BLE001 # errors must surface": argues with a linter, no trap
     TOOLING_CODE = "tooling-code"  # on tasks/, scripts/, tools/, a noxfile: the project's tooling, not its product
     HEADLINE_CUT = "headline-cut-off"  # a subject cut mid-sentence that the body goes on with: no headline to say
+    COPIED = "copied-code"  # on a file that says it was generated or copied from elsewhere: the upstream's to fix
 
 
 # a conventional-commit subject whose type says it is no fix: "chore(bind): …", "feat!: …", "perf: …"

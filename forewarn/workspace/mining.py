@@ -59,6 +59,7 @@ from forewarn.workspace.mine_anchors import (
     record_renames,
 )
 from forewarn.workspace.mine_comments import comment_suggestions
+from forewarn.workspace.mine_copied import CopiedFiles, drop_copied
 from forewarn.workspace.mine_fixes import (
     EARLIER_RUN,
     HOTSPOT_KEPT,
@@ -571,6 +572,7 @@ def _propose(ws: Workspace, walk: _Walk, *, incremental: bool, head_sha: str, re
             s = replace(s, provenance={**s.provenance, "track": record}, confidence=confidence(s.source, record))
         suggestions.append(s)
     walk.noise.update(found.skipped)
+    suggestions = drop_copied(suggestions, CopiedFiles(ws.root), walk.noise)  # before merging: no evidence from them
     suggestions = one_per_symbol(_dedupe(suggestions, walk.noise), walk.noise)
     report.suggestions = dict(Counter(str(s.type) for s in suggestions))
     report.anchors = dict(Counter(str(s.provenance.get("anchor")) for s in suggestions))
