@@ -12,9 +12,9 @@ from pathlib import Path
 
 from forewarn.workspace.engine import Workspace
 from forewarn.workspace.mine_copied import copied_header
-from forewarn.workspace.mine_rules import Noise
+from forewarn.workspace.mine_rules import Noise, classify
 from tests.gitrepo import Repo
-from tests.workspace.billing_history import mined
+from tests.workspace.billing_history import mined, record
 
 COMPAT_HEADER = """\
 // Header file providing new C API functions to old interpreter versions.
@@ -69,3 +69,24 @@ def test_lessons_and_comments_on_a_copied_file_are_left_out(tmp_path: Path, open
     files = {m.file for m in ws.suggestions()}
     assert "src/compat.h" not in files and "src/own.c" in files
     assert report.noise.get(Noise.COPIED, 0) == 2  # the commit's lesson and the warning comment
+
+
+def test_a_change_its_author_calls_functionally_equivalent_teaches_nothing() -> None:
+    same = record(
+        "Fix reversed arguments of strings.ContainsAny in ScanScientific",
+        "Functionally equivalent due to the symmetry of the characters searched, but it read the wrong way round.",
+        ("numeric.go",),
+    )
+    verdict = classify(same)
+    assert verdict.reason == Noise.SAME_BEHAVIOUR and not verdict.lesson and not verdict.fix
+    changed = record(
+        "Fix ScanScientific dropping the exponent sign",
+        "Functionally equivalent for positive exponents, except that a negative one was read as positive, because "
+        "the sign was checked after the digits were consumed.",
+        ("numeric.go",),
+    )
+    assert classify(changed).lesson
+    assert classify(record("Fix ScanScientific dropping the exponent sign", WHY_SIGN, ("numeric.go",))).lesson
+
+
+WHY_SIGN = "A negative exponent was read as positive because the sign was checked after the digits were consumed."
