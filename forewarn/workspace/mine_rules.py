@@ -107,6 +107,7 @@ class Noise(StrEnum):
     TOOLING_CODE = "tooling-code"  # on tasks/, scripts/, tools/, a noxfile: the project's tooling, not its product
     HEADLINE_CUT = "headline-cut-off"  # a subject cut mid-sentence that the body goes on with: no headline to say
     SAME_BEHAVIOUR = "says-same-behaviour"  # its own message says the change is functionally equivalent: no trap
+    LOGGING_ANCHOR = "logging-anchor"  # its code only gained or lost log lines in the commit: the fix is elsewhere
     COPIED = "copied-code"  # on a file that says it was generated or copied from elsewhere: the upstream's to fix
 
 

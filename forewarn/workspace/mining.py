@@ -259,7 +259,8 @@ class _Walk:
         elif a is not None and a.file is not None and not is_product_code(a.file, a.symbol):
             self.noise[Noise.TEST_ANCHOR] += 1  # a test, test server or fixture: no product code to warn
         elif a is not None and a.anchor == ANCHOR_SYMBOL and a.declares_only:
-            self.noise[Noise.DECLARATION_ANCHOR] += 1  # fields or annotations only: the fix's logic is elsewhere
+            # fields, annotations or log lines only: the fix's logic is elsewhere
+            self.noise[Noise.LOGGING_ANCHOR if a.logs else Noise.DECLARATION_ANCHOR] += 1
         elif a is not None and a.anchor == ANCHOR_SYMBOL and self._broad(a):
             self.noise[Noise.BROAD_ANCHOR] += 1
         elif a is not None and a.symbol and about_other_symbol(verdict.why, a.then.split("::")[-1], placement.touched):

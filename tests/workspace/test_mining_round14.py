@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from forewarn.workspace import mine_code
 from forewarn.workspace.engine import Workspace
 from forewarn.workspace.mine_copied import copied_header
 from forewarn.workspace.mine_rules import Noise, classify
@@ -90,3 +91,55 @@ def test_a_change_its_author_calls_functionally_equivalent_teaches_nothing() -> 
 
 
 WHY_SIGN = "A negative exponent was read as positive because the sign was checked after the digits were consumed."
+
+
+def test_log_statements_are_no_behaviour() -> None:
+    removed = ['trace!("release; stream={:?}", id);']
+    added = ["tracing::trace!(", '    "release_capacity; stream={:?}; available={}",', "    id, available", ");"]
+    assert mine_code.logging_only(removed, added, "src/recv.rs")
+    assert mine_code.behaviour_lines(removed, added, "src/recv.rs") == 0
+    assert mine_code.without_logging(['log.Printf("closing %v", c)', "c.Close()"]) == ["c.Close()"]
+    assert not mine_code.logging_only(["log.Fatal(err)"], ['log.Fatalf("open: %v", err)'], "main.go")
+    assert not mine_code.logging_only(["self.logger.debug('x')"], ["self.logger.debug('x')", "self.n = 0"], "a.py")
+
+
+STREAMS = """\
+import logging
+
+log = logging.getLogger(__name__)
+
+
+def limits():
+    return {"max_pending": 10, "expire_seconds": 30}
+
+
+def expire_reset(stream, now):
+    if now - stream.reset_at > limits()["expire_seconds"]:
+        stream.forget()
+"""
+
+FORGET = "        stream.forget()\n"
+LIMITS_WHY = "Remembering reset streams forever let memory grow without bound, because a peer can reset at will."
+
+
+def test_a_lesson_goes_past_code_that_only_gained_log_lines(tmp_path: Path, open_ws: list[Workspace]) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("streams.py", STREAMS)
+    repo.commit("Add the streams")
+    repo.edit("streams.py", '"max_pending": 10, "expire_seconds": 30', '"max_pending": 20, "expire_seconds": 5')
+    repo.edit("streams.py", FORGET, f'        log.debug("forget %s", stream)\n{FORGET}')
+    repo.commit(f"Fix expire_reset remembering reset streams too long\n\n{LIMITS_WHY}")
+    ws, _report = mined(repo, open_ws)
+    lessons = [m for m in ws.suggestions() if m.source == "commit"]
+    assert [m.anchor.symbol for m in lessons if m.anchor] == ["limits"] and len(lessons) == 1
+
+
+def test_a_lesson_on_code_that_only_gained_log_lines_is_left_out(tmp_path: Path, open_ws: list[Workspace]) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("streams.py", STREAMS)
+    repo.commit("Add the streams")
+    repo.edit("streams.py", FORGET, f'        log.debug("forget %s", stream)\n{FORGET}')
+    repo.commit(f"Fix expire_reset remembering reset streams too long\n\n{LIMITS_WHY}")
+    ws, report = mined(repo, open_ws)
+    assert [m for m in ws.suggestions() if m.source == "commit"] == []
+    assert report.noise.get(Noise.LOGGING_ANCHOR, 0) == 1
