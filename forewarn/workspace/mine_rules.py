@@ -108,7 +108,7 @@ class Noise(StrEnum):
     HEADLINE_CUT = "headline-cut-off"  # a subject cut mid-sentence that the body goes on with: no headline to say
     SAME_BEHAVIOUR = "says-same-behaviour"  # its own message says the change is functionally equivalent: no trap
     LOGGING_ANCHOR = "logging-anchor"  # its code only gained or lost log lines in the commit: the fix is elsewhere
-    COPIED = "copied-code"  # on a file that says it was generated or copied from elsewhere: the upstream's to fix
+    COPIED = "copied-code"  # on a file that says it was copied from another project: the upstream's to fix
 
 
 # a conventional-commit subject whose type says it is no fix: "chore(bind): …", "feat!: …", "perf: …"
