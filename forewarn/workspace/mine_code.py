@@ -155,17 +155,28 @@ _LOGGING = re.compile(
 )
 
 
+# a branch opened only to hold log lines: ``} else {`` whose body, once its logging goes, is its closing brace
+_ELSE_OPENER = re.compile(r"^\}?\s*else\s*\{$")
+_CLOSER = re.compile(r"^\}[;,]?$")
+
+
 def without_logging(lines: Sequence[str]) -> list[str]:
     """The lines less every statement that only logs (see _LOGGING), a call over several lines included to the
-    line that closes its parentheses."""
+    line that closes its parentheses, and an ``else`` branch that held nothing else."""
     kept: list[str] = []
     depth = 0
+    logged = False
     for line in lines:
         text = line.strip()
         if depth == 0 and not _LOGGING.match(text):
-            kept.append(line)
+            if logged and _CLOSER.match(text) and kept and _ELSE_OPENER.match(kept[-1].strip()):
+                kept.pop()  # the branch held only log lines: neither its opener nor its closer does anything
+            else:
+                kept.append(line)
+            logged = False
             continue
         depth = max(0, depth + text.count("(") - text.count(")"))
+        logged = True
     return kept
 
 
