@@ -155,7 +155,8 @@ _LOGGING = re.compile(
 )
 
 
-# a branch opened only to hold log lines: ``} else {`` whose body, once its logging goes, is its closing brace
+# a branch opened only to hold log lines: ``} else {`` whose body, once its logging goes, is its closing brace (or
+# the end of the change, when the brace that closes it was already there)
 _ELSE_OPENER = re.compile(r"^\}?\s*else\s*\{$")
 _CLOSER = re.compile(r"^\}[;,]?$")
 
@@ -177,6 +178,8 @@ def without_logging(lines: Sequence[str]) -> list[str]:
             continue
         depth = max(0, depth + text.count("(") - text.count(")"))
         logged = True
+    if logged and kept and _ELSE_OPENER.match(kept[-1].strip()):
+        kept.pop()  # the change ends inside the branch (its closer was there before): it held only log lines
     return kept
 
 

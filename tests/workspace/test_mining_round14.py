@@ -102,6 +102,7 @@ def test_log_statements_are_no_behaviour() -> None:
     assert mine_code.without_logging(['log.Printf("closing %v", c)', "c.Close()"]) == ["c.Close()"]
     branch = ["} else {", "    tracing::trace!(", '        "dropped {:?}, over the limit",', "    id", ");", "}"]
     assert mine_code.without_logging(["push(id);", *branch]) == ["push(id);"]
+    assert mine_code.without_logging(["push(id);", *branch[:-1]]) == ["push(id);"]  # its "}" was there before
     assert mine_code.without_logging(["} else {", "    drop(id);", "}"]) == ["} else {", "    drop(id);", "}"]
     assert not mine_code.logging_only(["log.Fatal(err)"], ['log.Fatalf("open: %v", err)'], "main.go")
     assert not mine_code.logging_only(["self.logger.debug('x')"], ["self.logger.debug('x')", "self.n = 0"], "a.py")
