@@ -64,6 +64,7 @@ class Touch:
     removed: tuple[str, ...] = ()  # mine_code.sample of the lines it removed: what an earlier change had left
     created: bool = False  # the commit wrote the whole symbol (a helper it added), changed no code that was there
     behaviour: int = -1  # logic lines changed that are no declaration (mine_code.is_declaration); -1: not counted
+    logs: bool = False  # every logic line changed was a log statement (mine_code.logging_only)
 
 
 class Parsed(NamedTuple):
@@ -219,6 +220,7 @@ def touched_symbols(
             mine_code.sample(removed[symbol], path),
             symbol in created,
             mine_code.behaviour_lines(removed[symbol], added[symbol], path),
+            mine_code.logging_only(removed[symbol], added[symbol], path),
         )
         for symbol, lines in changed.items()
     }
@@ -291,10 +293,11 @@ class Anchored:
     sample: tuple[str, ...] = ()  # telling lines the commit left in it (added, else the symbol's own), for HEAD
     removed: tuple[str, ...] = ()  # telling lines the commit took out of it
     behaviour: int = -1  # of its logic lines, those that are no declaration (-1: not counted)
+    logs: bool = False  # its logic lines were all log statements: it declares nothing, nor does it behave
 
     @property
     def declares_only(self) -> bool:
-        """The commit changed logic lines here, and every one only declares state (fields, annotations)."""
+        """The commit changed logic lines here, and every one only declares state (fields, annotations) or logs."""
         return self.logic > 0 and self.behaviour == 0
 
     @property
@@ -403,7 +406,7 @@ def place(
         for p, blob, s, touch in candidates:
             a = follow(p, s, renames, head)
             a.logic, a.sample, a.removed = touch.logic, touch.sample or finder.sample_of(p, blob, s), touch.removed
-            a.behaviour = touch.behaviour
+            a.behaviour, a.logs = touch.behaviour, touch.logs
             followed.append((a, p, s, touch.changed))
             if touch.created:
                 created.add(f"{p}::{s}")

@@ -143,6 +143,53 @@ _TYPE_HEADER = re.compile(
 )
 
 
+# a statement that only writes a log or trace line (``trace!(…)``, ``tracing::debug!``, ``log.Printf``,
+# ``self.logger.warning``, ``console.error``): the program does the same without it. A fix whose only change in a
+# symbol was its log lines made no change there (round 13's judges: a stream function that only gained trace lines
+# while the limits it was about changed in the config); ``log.Fatal`` and its kind exit, so they stay behaviour
+_LOGGING = re.compile(
+    r"^(((tracing|log)::)?(trace|debug|info|warn|error)!\s*\("
+    r"|([\w.]*\.)?(log|logger|_log|_logger|logging|console|klog|glog|slog|tracing)"
+    r"\.(trace|debug|info|warn|warning|error|exception|critical|log|print|printf|println)(f|w|ln)?\s*\()",
+    re.IGNORECASE,
+)
+
+
+# a branch opened only to hold log lines: ``} else {`` whose body, once its logging goes, is its closing brace (or
+# the end of the change, when the brace that closes it was already there)
+_ELSE_OPENER = re.compile(r"^\}?\s*else\s*\{$")
+_CLOSER = re.compile(r"^\}[;,]?$")
+
+
+def without_logging(lines: Sequence[str]) -> list[str]:
+    """The lines less every statement that only logs (see _LOGGING), a call over several lines included to the
+    line that closes its parentheses, and an ``else`` branch that held nothing else."""
+    kept: list[str] = []
+    depth = 0
+    logged = False
+    for line in lines:
+        text = line.strip()
+        if depth == 0 and not _LOGGING.match(text):
+            if logged and _CLOSER.match(text) and kept and _ELSE_OPENER.match(kept[-1].strip()):
+                kept.pop()  # the branch held only log lines: neither its opener nor its closer does anything
+            else:
+                kept.append(line)
+            logged = False
+            continue
+        depth = max(0, depth + text.count("(") - text.count(")"))
+        logged = True
+    if logged and kept and _ELSE_OPENER.match(kept[-1].strip()):
+        kept.pop()  # the change ends inside the branch (its closer was there before): it held only log lines
+    return kept
+
+
+def logging_only(removed: Sequence[str], added: Sequence[str], path: str) -> bool:
+    """The change's logic lines were all log statements (at least one)."""
+    return logic_lines(removed, added, path) > 0 and not logic_lines(
+        without_logging(removed), without_logging(added), path
+    )
+
+
 def is_declaration(line: str) -> bool:
     """The stripped logic line only declares state (see _DECLARATION): no behaviour of its own."""
     text = _TRAILING_DECLARATION_COMMENT.sub("", line.strip())  # "partial: int  # type: ignore[assignment]"
@@ -155,7 +202,8 @@ def is_type_header(line: str) -> bool:
 
 
 def behaviour_lines(removed: Sequence[str], added: Sequence[str], path: str) -> int:
-    """Changed logic lines that are no declaration (see is_declaration), counted as ``logic_lines`` counts. A type's
+    """Changed logic lines that are no declaration (see is_declaration) nor a log statement (see _LOGGING), counted
+    as ``logic_lines`` counts. A type's
     header the change added (a new exception class) declares too; one it rewrote changed the type's bases, which
     decides what catches it ("change base-classes for NoMoreData …"): that is behaviour."""
     rebased = any(is_type_header(line) for line in removed)
@@ -163,8 +211,8 @@ def behaviour_lines(removed: Sequence[str], added: Sequence[str], path: str) -> 
     def declares(line: str) -> bool:
         return is_declaration(line) or (not rebased and is_type_header(line))
 
-    gone = [line for line in removed if not declares(line)]
-    return logic_lines(gone, [line for line in added if not declares(line)], path)
+    gone = [line for line in without_logging(removed) if not declares(line)]
+    return logic_lines(gone, [line for line in without_logging(added) if not declares(line)], path)
 
 
 def logic_lines(removed: Sequence[str], added: Sequence[str], path: str) -> int:

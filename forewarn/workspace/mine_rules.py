@@ -106,6 +106,9 @@ class Noise(StrEnum):
     LINT_SUPPRESSION = "comment-lint-suppression"  # "noqa: BLE001 # errors must surface": argues with a linter, no trap
     TOOLING_CODE = "tooling-code"  # on tasks/, scripts/, tools/, a noxfile: the project's tooling, not its product
     HEADLINE_CUT = "headline-cut-off"  # a subject cut mid-sentence that the body goes on with: no headline to say
+    SAME_BEHAVIOUR = "says-same-behaviour"  # its own message says the change is functionally equivalent: no trap
+    LOGGING_ANCHOR = "logging-anchor"  # its code only gained or lost log lines in the commit: the fix is elsewhere
+    COPIED = "copied-code"  # on a file that says it was copied from another project: the upstream's to fix
 
 
 # a conventional-commit subject whose type says it is no fix: "chore(bind): …", "feat!: …", "perf: …"
@@ -189,6 +192,14 @@ TEST_SUPPORT_PATH = re.compile(
 # folder down, "website/scripts/"); what goes wrong there bites maintainers running them, not the code users run
 TOOLING_PATH = re.compile(
     r"^([\w.-]+/)?(tasks|scripts|tools|tooling)/|^(noxfile|tasks|fabfile|gulpfile|gruntfile|jakefile)\.\w+$",
+    re.IGNORECASE,
+)
+# the author's own word that the program behaves as before ("functionally equivalent", "no functional change"): what
+# was fixed, if anything, was how the code reads; "except …" in the same sentence names a behaviour that did change
+SAME_BEHAVIOUR = re.compile(
+    r"\b(functionally (equivalent|identical|the same)|no (functional|behaviou?r(al)?) changes?"
+    r"|behaviou?r (is|stays|remains) (unchanged|the same)"
+    r"|(does not|doesn't|should not|shouldn't|won't|will not) change (any |the )?behaviou?r)\b(?![^.\n]*\bexcept\b)",
     re.IGNORECASE,
 )
 # an HTML comment block in a message: the pull-request template's instructions, over as many lines as it spans
@@ -509,6 +520,8 @@ def classify(commit: CommitRecord) -> Verdict:
         return noise(Noise.PR_TEMPLATE, fix=verdict.fix)
     if verdict.lesson and cut_headline(commit.subject, plain) and _opens(plain, verdict.why):
         return noise(Noise.HEADLINE_CUT, fix=verdict.fix)  # its why is the rest of the headline's sentence
+    if verdict.lesson and SAME_BEHAVIOUR.search(plain):
+        return noise(Noise.SAME_BEHAVIOUR)  # nothing behaved wrongly: no lesson, and no fix for a hot spot
     return verdict
 
 

@@ -59,6 +59,7 @@ from forewarn.workspace.mine_anchors import (
     record_renames,
 )
 from forewarn.workspace.mine_comments import comment_suggestions
+from forewarn.workspace.mine_copied import CopiedFiles, drop_copied
 from forewarn.workspace.mine_fixes import (
     EARLIER_RUN,
     HOTSPOT_KEPT,
@@ -258,7 +259,8 @@ class _Walk:
         elif a is not None and a.file is not None and not is_product_code(a.file, a.symbol):
             self.noise[Noise.TEST_ANCHOR] += 1  # a test, test server or fixture: no product code to warn
         elif a is not None and a.anchor == ANCHOR_SYMBOL and a.declares_only:
-            self.noise[Noise.DECLARATION_ANCHOR] += 1  # fields or annotations only: the fix's logic is elsewhere
+            # fields, annotations or log lines only: the fix's logic is elsewhere
+            self.noise[Noise.LOGGING_ANCHOR if a.logs else Noise.DECLARATION_ANCHOR] += 1
         elif a is not None and a.anchor == ANCHOR_SYMBOL and self._broad(a):
             self.noise[Noise.BROAD_ANCHOR] += 1
         elif a is not None and a.symbol and about_other_symbol(verdict.why, a.then.split("::")[-1], placement.touched):
@@ -571,6 +573,7 @@ def _propose(ws: Workspace, walk: _Walk, *, incremental: bool, head_sha: str, re
             s = replace(s, provenance={**s.provenance, "track": record}, confidence=confidence(s.source, record))
         suggestions.append(s)
     walk.noise.update(found.skipped)
+    suggestions = drop_copied(suggestions, CopiedFiles(ws.root), walk.noise)  # before merging: no evidence from them
     suggestions = one_per_symbol(_dedupe(suggestions, walk.noise), walk.noise)
     report.suggestions = dict(Counter(str(s.type) for s in suggestions))
     report.anchors = dict(Counter(str(s.provenance.get("anchor")) for s in suggestions))
