@@ -169,7 +169,22 @@ def main() -> None:
     parser.add_argument("-v", "--verbose", action="store_true", help="list every miss and false alarm")
     args = parser.parse_args()
     out: dict[str, object] = {}
-    blind = [BLIND1, BLIND2, BLIND3, BLIND4, BLIND5, BLIND6, BLIND7, BLIND8, BLIND9, BLIND10, BLIND11, BLIND12, BLIND13, BLIND14]
+    blind = [
+        BLIND1,
+        BLIND2,
+        BLIND3,
+        BLIND4,
+        BLIND5,
+        BLIND6,
+        BLIND7,
+        BLIND8,
+        BLIND9,
+        BLIND10,
+        BLIND11,
+        BLIND12,
+        BLIND13,
+        BLIND14,
+    ]
     for path in args.pairs or [PAIRS, HELD_OUT, *blind]:
         try:
             pairs = load_pairs(path)
