@@ -168,7 +168,8 @@ def hotspot_suggestions(
     """One gotcha per symbol whose real fixes, counting only those whose lines still stand at HEAD, make a pattern
     (:func:`is_pattern`). A hot spot whose fixes are mostly a bigger one's, or mostly lessons already proposed on
     its symbol (``explained``: their track records say how often it was fixed), says the same again. Candidates
-    fixed at least twice that make no pattern are counted as ``weak-hotspot``."""
+    fixed at least twice that make no pattern are counted as ``weak-hotspot``; one whose code at HEAD is a one-call
+    wrapper (:func:`mine_code.is_wrapper`) as ``hotspot-on-wrapper``: what its fixes changed is in the code it calls."""
     explained = explained or {}
     patterns: list[tuple[tuple[str, str], list[FixRef]]] = []
     for (path, symbol), refs in fixes.items():
@@ -182,6 +183,10 @@ def hotspot_suggestions(
         chunk = head.chunk(path, symbol)
         if chunk is None or mine_code.is_typing_only(chunk.text, path) or broad(chunk):
             noise[Noise.WEAK_HOTSPOT] += 1
+            continue
+        if mine_code.is_wrapper(chunk.text, path):
+            # fasthttp's serveConn, now 'return s.serveConnCounted(c, true)': the loop its fixes changed moved
+            noise[Noise.WRAPPER_HOTSPOT] += 1
             continue
         still = standing(unique, head.code(path, symbol))
         if is_pattern(still, through) and _days(through, still[0].date) <= HOTSPOT_STALE_DAYS:
