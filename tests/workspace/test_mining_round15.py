@@ -1,0 +1,136 @@
+"""Mining round 15 (issue 23): wrong anchors and obsolete guards that round 13's blind judges rejected.
+
+A hot spot on code that is at HEAD one call (a wrapper whose loop moved into what it calls) proposes nothing and is
+counted (``hotspot-on-wrapper``). A field of a struct or object literal set to a constant (a constructor that only
+initialises the field the fix added) declares, it does not behave: no lesson is placed there. A fix's line that
+only copied a name (``cb = self.callback``) is not found standing at HEAD because that name is still read there:
+when nothing else the fix added is left, the lesson is about code that is gone (``code-rewritten``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from forewarn.workspace import mine_code
+from forewarn.workspace.engine import Workspace
+from forewarn.workspace.mine_rules import Noise
+from tests.gitrepo import Repo
+from tests.workspace.billing_history import kinds, mined
+
+SERVER = """\
+def serve_conn(c):
+    return {call}
+
+
+def serve_conn_counted(c, keep_alive, reset):
+    while c.open:
+        c.handle(keep_alive)
+        if reset:
+            c.reset()
+"""
+
+CALLS = ("serve_conn_counted(c, True, False)", "serve_conn_counted(c, False, True)", "serve_conn_counted(c, 1, 2)")
+SUBJECTS = ("Fix keep-alive connections hanging", "Fix user values leaking between requests", "Fix hijacked conns")
+
+
+@pytest.mark.parametrize(("guard", "wrapper"), [("", True), (" if c.open else None", False)])
+def test_a_hot_spot_on_a_one_call_wrapper_is_left_out(
+    tmp_path: Path, open_ws: list[Workspace], guard: str, wrapper: bool
+) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("server.py", SERVER.format(call="serve_conn_counted(c, None, None)" + guard))
+    repo.commit("Add the server")
+    for call, subject in zip(CALLS, SUBJECTS, strict=True):
+        repo.write("server.py", SERVER.format(call=call + guard))
+        repo.commit(subject)
+    ws, report = mined(repo, open_ws)
+    hot = [m.anchor.symbol for m in kinds(ws, "hotspot") if m.anchor]
+    assert hot == ([] if wrapper else ["serve_conn"])
+    assert report.noise.get(Noise.WRAPPER_HOTSPOT, 0) == (1 if wrapper else 0)
+
+
+def test_a_literal_field_set_to_a_constant_only_declares() -> None:
+    for line in ("max_stream_id: StreamId::MAX,", "Name: name,", "timeout: opts.timeout,", "limit: 10"):
+        assert mine_code.is_declaration(line), line
+    for line in ("prioritize: Prioritize::new(config),", "next: Ok(config.next),", "Timeout: 5 * time.Second,"):
+        assert not mine_code.is_declaration(line), line
+    assert mine_code.behaviour_lines([], ["            max_stream_id: StreamId::MAX,"], "src/send.rs") == 0
+
+
+SEND = """\
+pub struct Send {
+    next_id: u32,
+}
+
+impl Send {
+    pub fn new() -> Self {
+        Send {
+            next_id: 1,
+        }
+    }
+}
+"""
+
+GO_AWAY = """
+    pub fn recv_go_away(&mut self, last: u32) -> Result<(), u32> {
+        if last > self.max_id {
+            return Err(last);
+        }
+        self.max_id = last;
+        Ok(())
+    }
+}
+"""
+
+
+def test_a_lesson_is_not_placed_on_a_constructor_that_only_sets_the_new_field(
+    tmp_path: Path, open_ws: list[Workspace]
+) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("src/send.rs", SEND)
+    repo.commit("Add the sender")
+    text = SEND.replace("    next_id: u32,\n", "    next_id: u32,\n    max_id: u32,\n")
+    text = text.replace("            next_id: 1,\n", "            next_id: 1,\n            max_id: u32::MAX,\n")
+    repo.write("src/send.rs", text[: text.rindex("}")] + GO_AWAY.lstrip("\n"))
+    repo.commit(
+        "Fix a GOAWAY frame moving the next stream id\n\n"
+        "A GOAWAY should lower the highest id we accept, because the peer never saw the streams above it."
+    )
+    ws, report = mined(repo, open_ws)
+    assert [m.anchor.symbol for m in ws.suggestions() if m.source == "commit" and m.anchor] != ["Send.new"]
+    assert report.noise.get(Noise.DECLARATION_ANCHOR, 0) == 1
+
+
+QUERY = """\
+class Query:
+    def handle_error(self, err):
+        self.fields = err.fields
+        if self.callback:
+{body}
+        else:
+            self.emit("error", err)
+"""
+
+COPIED = "            cb = self.callback\n            self.callback = None\n            cb(err)"
+PLAIN = "            self.callback(err)"
+
+
+def test_a_name_that_is_still_read_is_not_the_fix_still_standing(tmp_path: Path, open_ws: list[Workspace]) -> None:
+    head = mine_code.joined(QUERY.format(body=PLAIN), "query.py")
+    assert mine_code.survival(("cb=self.callback", "self.callback=None"), head) == 0
+    assert mine_code.survival(("total=self.fields[0]",), mine_code.joined("x = self.fields[0]", "a.py")) == 1
+    repo = Repo(tmp_path / "repo")
+    repo.write("query.py", QUERY.format(body=PLAIN))
+    repo.commit("Add the query")
+    repo.write("query.py", QUERY.format(body=COPIED))
+    repo.commit(
+        "Fix a throwing error callback breaking the client\n\n"
+        "When the user's callback throws, the queue is never drained, because the callback was still set."
+    )
+    repo.write("query.py", QUERY.format(body=PLAIN))
+    repo.commit("Call the callback directly")
+    ws, report = mined(repo, open_ws)
+    assert [m for m in ws.suggestions() if m.source == "commit"] == []
+    assert report.noise.get(Noise.REWRITTEN, 0) == 1
