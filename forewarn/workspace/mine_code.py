@@ -122,7 +122,7 @@ _DECLARATION = re.compile(
     r"|((public|private|protected|readonly|static|declare)\s+)*[A-Za-z_]\w*[?!]?\s*:\s*[^=;(]+;"
     r"|(var\s+)?[A-Za-z_]\w*\s+[*\[\]\w.]+(\s+`[^`]*`)?"  # Go: a struct field or a var, with its tag
     # a field of a struct or object literal set to a literal, a constant or a parameter's field, no call: Rust's
-    # "max_stream_id: StreamId::MAX," in a constructor (h2's Send::new), Go's "Name: name,", JS's "timeout: opts.timeout,"
+    # "max_stream_id: StreamId::MAX," in a constructor (h2's Send::new), Go's "Name: name,", JS's "to: opts.to,"
     rf"|[A-Za-z_]\w*\s*:\s*({_FIELD_VALUE}|&?[A-Za-z_]\w*((::|\.)[A-Za-z_]\w*)+),?)$"
 )
 _TRAILING_DECLARATION_COMMENT = re.compile(r"\s+(#|//)[^'\"`]*$")
