@@ -293,6 +293,11 @@ _DECIDES = re.compile(r"==|!=|<=|>=|&&|\|\||\?|\b(and|or|not|if|else)\b|[<>](?!-
 def is_wrapper(text: str, path: str) -> bool:
     """A function whose body is one call and nothing else (``PrintErrf`` calling ``PrintErr``): a lesson about what it
     does is about the code it calls or its callers. One statement that compares or branches is logic of its own."""
+    return wrapper_call(text, path) is not None
+
+
+def wrapper_call(text: str, path: str) -> str | None:
+    """A wrapper's one call, normalized (see :func:`is_wrapper`); None when the function is no wrapper."""
     python = is_python(path)
     if python:
         text = _DOCSTRING.sub("", text)
@@ -303,4 +308,6 @@ def is_wrapper(text: str, path: str) -> bool:
     body = [line for line in lines[head + 1 :] if is_logic(line)]
     if not python and body and body[-1] == "}":
         body = body[:-1]
-    return len(body) == 1 and bool(_CALL_STATEMENT.match(body[0])) and not _DECIDES.search(body[0])
+    if len(body) == 1 and _CALL_STATEMENT.match(body[0]) and not _DECIDES.search(body[0]):
+        return normalize(body[0], python=python)
+    return None

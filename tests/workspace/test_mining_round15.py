@@ -1,7 +1,7 @@
 """Mining round 15 (issue 23): wrong anchors and obsolete guards that round 13's blind judges rejected.
 
-A hot spot on code that is at HEAD one call (a wrapper whose loop moved into what it calls) proposes nothing and is
-counted (``hotspot-on-wrapper``). A field of a struct or object literal set to a constant (a constructor that only
+A hot spot on code that is at HEAD one call holding none of its fixes' lines (a wrapper whose loop moved into what it calls)
+proposes nothing and is counted (``hotspot-on-wrapper``). A field of a struct or object literal set to a constant (a constructor that only
 initialises the field the fix added) declares, it does not behave: no lesson is placed there. A fix's line that
 only copied a name (``cb = self.callback``) is not found standing at HEAD because that name is still read there:
 when nothing else the fix added is left, the lesson is about code that is gone (``code-rewritten``).
@@ -19,36 +19,48 @@ from forewarn.workspace.mine_rules import Noise
 from tests.gitrepo import Repo
 from tests.workspace.billing_history import kinds, mined
 
-SERVER = """\
+LOOP = """\
 def serve_conn(c):
-    return {call}
-
-
-def serve_conn_counted(c, keep_alive, reset):
     while c.open:
-        c.handle(keep_alive)
-        if reset:
-            c.reset()
-"""
+        c.handle()
+{fixes}"""
 
-CALLS = ("serve_conn_counted(c, True, False)", "serve_conn_counted(c, False, True)", "serve_conn_counted(c, 1, 2)")
+WRAPPER = """\
+def serve_conn(c):
+    return serve_counted(c, True)
+
+
+def serve_counted(c, counted):
+    while c.open:
+        c.handle()
+{fixes}"""
+
+FIXES = ("        c.reset()\n", "        c.flush()\n", "        c.drain()\n")
 SUBJECTS = ("Fix keep-alive connections hanging", "Fix user values leaking between requests", "Fix hijacked conns")
 
 
-@pytest.mark.parametrize(("guard", "wrapper"), [("", True), (" if c.open else None", False)])
-def test_a_hot_spot_on_a_one_call_wrapper_is_left_out(
-    tmp_path: Path, open_ws: list[Workspace], guard: str, wrapper: bool
+@pytest.mark.parametrize("moved", [False, True])
+def test_a_hot_spot_on_a_wrapper_whose_loop_moved_out_is_left_out(
+    tmp_path: Path, open_ws: list[Workspace], moved: bool
 ) -> None:
     repo = Repo(tmp_path / "repo")
-    repo.write("server.py", SERVER.format(call="serve_conn_counted(c, None, None)" + guard))
+    repo.write("server.py", LOOP.format(fixes=""))
     repo.commit("Add the server")
-    for call, subject in zip(CALLS, SUBJECTS, strict=True):
-        repo.write("server.py", SERVER.format(call=call + guard))
+    for n, subject in enumerate(SUBJECTS, start=1):
+        repo.write("server.py", LOOP.format(fixes="".join(FIXES[:n])))
         repo.commit(subject)
+    if moved:
+        repo.write("server.py", WRAPPER.format(fixes="".join(FIXES)))
+        repo.commit("Count served connections")
     ws, report = mined(repo, open_ws)
-    hot = [m.anchor.symbol for m in kinds(ws, "hotspot") if m.anchor]
-    assert hot == ([] if wrapper else ["serve_conn"])
-    assert report.noise.get(Noise.WRAPPER_HOTSPOT, 0) == (1 if wrapper else 0)
+    assert [m.anchor.symbol for m in kinds(ws, "hotspot") if m.anchor] == ([] if moved else ["serve_conn"])
+    assert report.noise.get(Noise.WRAPPER_HOTSPOT, 0) == int(moved)
+
+
+def test_a_hot_spot_whose_fixes_changed_the_one_call_stays() -> None:
+    call = mine_code.wrapper_call("def token(user):\n    return sign(user.id, salt=user.salt)\n", "auth.py")
+    assert call == "returnsign(user.id,salt=user.salt)"
+    assert mine_code.wrapper_call("def token(user):\n    return sign(user.id) if user else None\n", "a.py") is None
 
 
 def test_a_literal_field_set_to_a_constant_only_declares() -> None:
