@@ -1,10 +1,11 @@
 """Mining round 15 (issue 23): wrong anchors and obsolete guards that round 13's blind judges rejected.
 
-A hot spot on code that is at HEAD one call holding none of its fixes' lines (a wrapper whose loop moved into what it calls)
-proposes nothing and is counted (``hotspot-on-wrapper``). A field of a struct or object literal set to a constant (a constructor that only
-initialises the field the fix added) declares, it does not behave: no lesson is placed there. A fix's line that
-only copied a name (``cb = self.callback``) is not found standing at HEAD because that name is still read there:
-when nothing else the fix added is left, the lesson is about code that is gone (``code-rewritten``).
+A hot spot on code that is at HEAD one call holding none of its fixes' lines (a wrapper whose loop moved into what
+it calls) proposes nothing and is counted (``hotspot-on-wrapper``). A field of a struct or object literal set to a
+constant (a constructor that only initialises the field the fix added) declares, it does not behave: no lesson is
+placed there. A fix's line that only copied a name (``cb = self.callback``) is not found standing at HEAD because
+that name is still read there: when nothing else the fix added is left, the lesson is about code that is gone
+(``code-rewritten``).
 """
 
 from __future__ import annotations
