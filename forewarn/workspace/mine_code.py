@@ -304,7 +304,7 @@ def wrapper_call(text: str, path: str) -> str | None:
     lines = [line.strip() for line in text.splitlines()]
     head = next((i for i, line in enumerate(lines) if (line.endswith(":") if python else line.endswith("{"))), None)
     if head is None:
-        return False
+        return None
     body = [line for line in lines[head + 1 :] if is_logic(line)]
     if not python and body and body[-1] == "}":
         body = body[:-1]
