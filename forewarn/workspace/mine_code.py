@@ -115,15 +115,17 @@ def is_import(line: str) -> bool:
 # bare annotation (``partial: int``), a Go struct field or var (``Timeout time.Duration``), a TS class field. A change
 # of these alone (round 5's judges: a class that only gained annotations, an ``__init__`` that only sets fields)
 # holds no behaviour: the lesson's logic lives elsewhere
-_FIELD_VALUE = r"(None|True|False|nil|null|undefined|true|false|-?\d+(\.\d+)?|\"\"|''|\[\]|\{\}|\(\)|\w+)"
+_LITERAL = r"(None|True|False|nil|null|undefined|true|false|-?\d+(\.\d+)?|\"\"|''|\[\]|\{\}|\(\))"
+_FIELD_VALUE = _LITERAL[:-1] + r"|\w+)"
 _DECLARATION = re.compile(
     rf"^((self|this|cls)\.\w+(\s*:\s*[^=]+)?\s*=\s*{_FIELD_VALUE};?"
     r"|[A-Za-z_]\w*\s*:\s*[\w\[\], .|\"']*[\w\]\"']"  # a bare annotation (no value)
     r"|((public|private|protected|readonly|static|declare)\s+)*[A-Za-z_]\w*[?!]?\s*:\s*[^=;(]+;"
     r"|(var\s+)?[A-Za-z_]\w*\s+[*\[\]\w.]+(\s+`[^`]*`)?"  # Go: a struct field or a var, with its tag
-    # a field of a struct or object literal set to a literal, a constant or a parameter's field, no call: Rust's
-    # "max_stream_id: StreamId::MAX," in a constructor (h2's Send::new), Go's "Name: name,", JS's "to: opts.to,"
-    rf"|[A-Za-z_]\w*\s*:\s*({_FIELD_VALUE}|&?[A-Za-z_]\w*((::|\.)[A-Za-z_]\w*)+),?)$"
+    # a field of a struct or object literal set to a literal, a constant ("StreamId::MAX") or a parameter's field, no
+    # call: "max_stream_id: StreamId::MAX," in h2's Send::new, JS's "to: opts.to,"; never "name: Type," (a Rust
+    # struct's field declares its layout: crossbeam's false-sharing fix reordered them)
+    rf"|[A-Za-z_]\w*\s*:\s*({_LITERAL}|&?[A-Za-z_]\w*(\.[A-Za-z_]\w*)+|[A-Za-z_]\w*(::[A-Za-z_]\w*)*::[A-Z][A-Z0-9_]*),?)$"
 )
 _TRAILING_DECLARATION_COMMENT = re.compile(r"\s+(#|//)[^'\"`]*$")
 # first words that make a "name type" line a statement, not a declaration
@@ -242,16 +244,13 @@ def joined(text: str, path: str) -> str:
 
 # what a line may lose without its logic changing: the name it assigned to, or the keyword handing its value on
 _TARGET = re.compile(r"^([\w.\[\]\"]+(\+|-|\*|/|\||&)?=(?!=)|(return|yield|await|const|let|var)(?=[\w(\[{\"-]))")
-# what is left of "var cb = this.callback" without its target: a bare name, read wherever the code uses it, so
-# finding it proves nothing of the line (node-postgres's handleError kept 'this.callback(err)' and lost the fix)
-_BARE_NAME = re.compile(r"^[\w.$]+;?$")
 
 
 def _stands(line: str, places: Sequence[str]) -> bool:
     """The line, or its expression without the target it was assigned to, is in one of ``places``."""
     variants = [line]
     rest = _TARGET.sub("", line, count=1)
-    if rest != line and len(rest) >= MIN_SAMPLE_CHARS and not _BARE_NAME.match(rest):
+    if rest != line and len(rest) >= MIN_SAMPLE_CHARS:
         variants.append(rest)
     return any(v in place for v in variants for place in places)
 
