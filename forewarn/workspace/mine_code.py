@@ -115,12 +115,17 @@ def is_import(line: str) -> bool:
 # bare annotation (``partial: int``), a Go struct field or var (``Timeout time.Duration``), a TS class field. A change
 # of these alone (round 5's judges: a class that only gained annotations, an ``__init__`` that only sets fields)
 # holds no behaviour: the lesson's logic lives elsewhere
-_FIELD_VALUE = r"(None|True|False|nil|null|undefined|true|false|-?\d+(\.\d+)?|\"\"|''|\[\]|\{\}|\(\)|\w+)"
+_LITERAL = r"(None|True|False|nil|null|undefined|true|false|-?\d+(\.\d+)?|\"\"|''|\[\]|\{\}|\(\))"
+_FIELD_VALUE = _LITERAL[:-1] + r"|\w+)"
 _DECLARATION = re.compile(
     rf"^((self|this|cls)\.\w+(\s*:\s*[^=]+)?\s*=\s*{_FIELD_VALUE};?"
     r"|[A-Za-z_]\w*\s*:\s*[\w\[\], .|\"']*[\w\]\"']"  # a bare annotation (no value)
     r"|((public|private|protected|readonly|static|declare)\s+)*[A-Za-z_]\w*[?!]?\s*:\s*[^=;(]+;"
-    r"|(var\s+)?[A-Za-z_]\w*\s+[*\[\]\w.]+(\s+`[^`]*`)?)$"  # Go: a struct field or a var, with its tag
+    r"|(var\s+)?[A-Za-z_]\w*\s+[*\[\]\w.]+(\s+`[^`]*`)?"  # Go: a struct field or a var, with its tag
+    # a field of a struct or object literal set to a literal, a constant ("StreamId::MAX") or a parameter's field, no
+    # call: "max_stream_id: StreamId::MAX," in h2's Send::new, JS's "to: opts.to,"; never "name: Type," (a Rust
+    # struct's field declares its layout: crossbeam's false-sharing fix reordered them)
+    rf"|[A-Za-z_]\w*\s*:\s*({_LITERAL}|&?[A-Za-z_]\w*(\.[A-Za-z_]\w*)+|[A-Za-z_]\w*(::[A-Za-z_]\w*)*::[A-Z][A-Z0-9_]*),?)$"
 )
 _TRAILING_DECLARATION_COMMENT = re.compile(r"\s+(#|//)[^'\"`]*$")
 # first words that make a "name type" line a statement, not a declaration
@@ -287,14 +292,21 @@ _DECIDES = re.compile(r"==|!=|<=|>=|&&|\|\||\?|\b(and|or|not|if|else)\b|[<>](?!-
 def is_wrapper(text: str, path: str) -> bool:
     """A function whose body is one call and nothing else (``PrintErrf`` calling ``PrintErr``): a lesson about what it
     does is about the code it calls or its callers. One statement that compares or branches is logic of its own."""
+    return wrapper_call(text, path) is not None
+
+
+def wrapper_call(text: str, path: str) -> str | None:
+    """A wrapper's one call, normalized (see :func:`is_wrapper`); None when the function is no wrapper."""
     python = is_python(path)
     if python:
         text = _DOCSTRING.sub("", text)
     lines = [line.strip() for line in text.splitlines()]
     head = next((i for i, line in enumerate(lines) if (line.endswith(":") if python else line.endswith("{"))), None)
     if head is None:
-        return False
+        return None
     body = [line for line in lines[head + 1 :] if is_logic(line)]
     if not python and body and body[-1] == "}":
         body = body[:-1]
-    return len(body) == 1 and bool(_CALL_STATEMENT.match(body[0])) and not _DECIDES.search(body[0])
+    if len(body) == 1 and _CALL_STATEMENT.match(body[0]) and not _DECIDES.search(body[0]):
+        return normalize(body[0], python=python)
+    return None

@@ -168,7 +168,9 @@ def hotspot_suggestions(
     """One gotcha per symbol whose real fixes, counting only those whose lines still stand at HEAD, make a pattern
     (:func:`is_pattern`). A hot spot whose fixes are mostly a bigger one's, or mostly lessons already proposed on
     its symbol (``explained``: their track records say how often it was fixed), says the same again. Candidates
-    fixed at least twice that make no pattern are counted as ``weak-hotspot``."""
+    fixed at least twice that make no pattern are counted as ``weak-hotspot``; one whose code at HEAD is a one-call
+    wrapper (:func:`mine_code.wrapper_call`) that holds none of its fixes' lines as ``hotspot-on-wrapper``: what its
+    fixes changed is in the code it calls."""
     explained = explained or {}
     patterns: list[tuple[tuple[str, str], list[FixRef]]] = []
     for (path, symbol), refs in fixes.items():
@@ -182,6 +184,12 @@ def hotspot_suggestions(
         chunk = head.chunk(path, symbol)
         if chunk is None or mine_code.is_typing_only(chunk.text, path) or broad(chunk):
             noise[Noise.WEAK_HOTSPOT] += 1
+            continue
+        call = mine_code.wrapper_call(chunk.text, path)
+        if call is not None and not any(mine_code.survival(r.sample, call) for r in unique):
+            # fasthttp's serveConn, now 'return s.serveConnCounted(c, true)': the loop its fixes changed moved into
+            # what it calls; fixes that changed the call itself ('return sign(user.id, salt=…)') stay its own
+            noise[Noise.WRAPPER_HOTSPOT] += 1
             continue
         still = standing(unique, head.code(path, symbol))
         if is_pattern(still, through) and _days(through, still[0].date) <= HOTSPOT_STALE_DAYS:

@@ -109,6 +109,7 @@ class Noise(StrEnum):
     SAME_BEHAVIOUR = "says-same-behaviour"  # its own message says the change is functionally equivalent: no trap
     LOGGING_ANCHOR = "logging-anchor"  # its code only gained or lost log lines in the commit: the fix is elsewhere
     COPIED = "copied-code"  # on a file that says it was copied from another project: the upstream's to fix
+    WRAPPER_HOTSPOT = "hotspot-on-wrapper"  # its code at HEAD is one call: the fixes' logic lives in what it calls
 
 
 # a conventional-commit subject whose type says it is no fix: "chore(bind): …", "feat!: …", "perf: …"
