@@ -4,7 +4,9 @@ A comment is a warning when it carries a tag (``HACK``, ``XXX``, ``FIXME``, ``WA
 ``CAUTION``) or warns in words ("do not", "must not", "never" …). Documentation comments — Sphinx
 ``#:``, JSDoc/Javadoc ``/** */``, Rust ``///`` and ``//!`` — describe what code does: "the key must
 match the module's name" is a docstring, not a warning, so words alone do not make one a warning
-there (a tag still does). Comments in tests guard the tests, not the product: left out. Each rule that
+there (a tag still does). A ``FIXME`` is a defect left for later, a task like a ``TODO``: no warning to whoever
+edits the code now (blind judges called 6 of 35 useful over rounds 1-14). Comments in tests guard the tests, not the
+product: left out. Each rule that
 leaves a comment out is counted by name (:class:`~forewarn.workspace.mine_rules.Noise`).
 """
 
@@ -197,6 +199,7 @@ COMMENT_REASON = re.compile(
     r"reject(s|ed)?|refuse[sd]?|ignore[sd]?|misread|misinterpret\w*|stale|twice|stuck|infinite|blocks?|blocked)\b",
     re.IGNORECASE,
 )
+TASK_TAGS = frozenset({"FIXME"})  # a tag that files a defect for later ("FIXME: this is not quite right"): a task
 # a note about work for later: a TODO, a removal planned for a future version, code kept only for compatibility
 COMMENT_TASK = re.compile(
     r"\b(TODO|(should|could|can|will|must|needs? to) be (removed|deleted|dropped|cleaned( up)?|refactored|"
@@ -331,7 +334,7 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
         if text.rstrip().endswith("?"):
             skipped[Noise.OPEN_QUESTION] += 1
             continue
-        if COMMENT_TASK.search(text):
+        if COMMENT_TASK.search(text) or (tag is not None and tag.group(1) in TASK_TAGS):
             skipped[Noise.COMMENT_TASK] += 1
             continue
         if COMMENT_DEFENSIVE.search(text):

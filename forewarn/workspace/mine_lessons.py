@@ -49,6 +49,15 @@ NOT_PROSE = re.compile(
 FENCE = re.compile(r"^\s*(```|~~~)")
 BULLET = re.compile(r"^\s*([-*+•]|\d+[.)])\s+")
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])")
+LOWER_WORD = re.compile(
+    r"^[a-z]+(\s|[,;:]|\.(\s|$)|$)"
+)  # a plain word in lower case, no name (`f()`, `x.y`): mid-sentence
+# a sentence that stops mid-clause: its rest was a block left out (code, an indented list) or never written ("result
+# in the", "_without_ an isolation level,"); ended there with a period it reads as a cut-off fragment
+OPEN_END = re.compile(
+    r"([,;(\[-]|\b(the|a|an|of|than|and|or|nor|but|which|whose|if|because|since|while|its|their|our))\s*$",
+    re.IGNORECASE,
+)
 # the subject's decoration: "[sessions] ", "sessions: ", "(#1234)", "Fixes #12", "GH-12"
 SUBJECT_TAG = re.compile(r"^\s*(\[[^\]]{1,30}\]\s*|[a-z][\w./-]{0,24}:\s+)")
 SUBJECT_LEADING_REF = re.compile(r"^(fix(es|ed)?|close[sd]?|issue|gh)?\s*#\d+\s*[:,-]\s*", re.I)
@@ -201,28 +210,47 @@ def clean_subject(subject: str) -> str:
 
 def sentences(body: str) -> list[str]:
     """The body's prose as sentences: trailers, revert lines, code blocks, quotes and bare links left out,
-    wrapped lines joined, a bullet's text kept as its own sentence."""
+    wrapped lines joined, a bullet's text kept as its own sentence.
+
+    An indented line that carries on a sentence left open on the line before ("… result in the" / "    stream being
+    closed") is that sentence's wrapped text, not code: a block cannot open mid-sentence. A sentence still open at
+    the end of its paragraph (its rest was a block left out) and one that opens in lower case right after a block
+    left out ("then using …", its start was the block) are fragments: neither is kept."""
     text = CHERRY_PICK_LINE.sub("", REVERT_BODY_LINE.sub("", strip_trailers(body)))
     paragraphs: list[list[str]] = [[]]
-    fenced = False
+    cut: set[int] = set()  # paragraphs whose first sentence began in a block left out
+    fenced = left_out = kept = False  # kept: the line before was prose, added to the paragraph
     for line in text.splitlines():
         if FENCE.match(line):
-            fenced = not fenced
+            fenced, left_out = not fenced, True
             continue
-        if fenced or line.startswith(("    ", "\t")) or NOT_PROSE.match(line):
+        current = paragraphs[-1]
+        carries_on = kept and current[-1][-1:] not in ".!?:" and LOWER_WORD.match(line.strip()) is not None
+        kept = False
+        if fenced or (line.startswith(("    ", "\t")) and not (carries_on and not BULLET.match(line))):
+            left_out = True
+            continue
+        if NOT_PROSE.match(line):
+            left_out = True
             continue
         if not line.strip():
             paragraphs.append([])
             continue
         if BULLET.match(line):
             paragraphs.append([BULLET.sub("", line).strip()])
+            left_out, kept = False, True
             continue
-        paragraphs[-1].append(line.strip())
+        if not current and left_out and LOWER_WORD.match(line.strip()):
+            cut.add(len(paragraphs) - 1)
+        current.append(line.strip())
+        left_out, kept = False, True
     out: list[str] = []
-    for para in paragraphs:
-        joined = " ".join(para).strip()
+    for n, para in enumerate(paragraphs):
+        found = [s.strip() for s in SENTENCE_END.split(" ".join(para).strip()) if s.strip()]
+        if n in cut:
+            found = found[1:]
         # a sentence ending in ":" introduced a block left out (code, a list, a log): alone it says nothing
-        out.extend(s.strip() for s in SENTENCE_END.split(joined) if s.strip() and not s.strip().endswith(":"))
+        out.extend(s for s in found if not s.endswith(":") and OPEN_END.search(s) is None)
     return out
 
 
