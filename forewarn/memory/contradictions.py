@@ -66,7 +66,7 @@ from forewarn.memory.claims import (
     topic_overlap,
 )
 from forewarn.memory.claims import anchor_words as anchor_words
-from forewarn.memory.predicates import Predicate, is_caveat, predicates
+from forewarn.memory.predicates import Predicate, caveats_at, is_caveat, predicates
 from forewarn.memory.text import STOPWORDS
 
 # how much two texts must share (overlap coefficient of their topic words, 0..1) for a cue to count
@@ -107,7 +107,6 @@ _UNIVERSAL_SUBJECTS = frozenset(("each", "every", "all"))  # a rule said of ever
 _SOME = frozenset(
     ("those", "these")
 )  # a part of the cases, pointed back to (not "some": "some are public" denies "all")
-_CAVEAT_WORDS = frozenset(("except", "unless", "provided", "caveat", "exception", "only"))
 _JUST = frozenset(("just", "merely", "simply"))  # the older's one act and nothing more ("just clears the cookie")
 _ENDING = frozenset(("stopped", "no"))  # the negations that open "stopped X", "no longer X"
 _BETWEEN_NEGATION_AND_VERB = frozenset(("longer", "ever", "even", "really", "actually", "always", "be", "been", "get"))
@@ -213,7 +212,7 @@ def judge(new: str, old: str, *, anchor: frozenset[str] = frozenset(), cosine: f
 
 def _by_default(c: Claim) -> bool:
     """The text's one caveat is "unless …" after its claim: the claim is its default, the caveat a way out."""
-    at = [i for i, t in enumerate(c.tokens) if t in _CAVEAT_WORDS]
+    at = caveats_at(c)
     return bool(at) and all(c.tokens[i] == "unless" and i > 0 and c.tokens[i - 1] != PUNCT for i in at)
 
 

@@ -282,12 +282,20 @@ def _coordinated(tokens: Sequence[str], span: Sequence[int]) -> list[Sequence[in
 
 def is_caveat(claim: Claim) -> bool:
     """Does the text state a case the rule does not cover ("except …", "unless …", "only if …", "caveat: …")?"""
+    return bool(caveats_at(claim))
+
+
+def caveats_at(claim: Claim) -> list[int]:
+    """Where the text's caveats open: each "except", "unless", "provided", "caveat", an announced "exception" ("one
+    exception:") and an "only" that names a case ("only if", "only for")."""
     tokens = claim.tokens
-    if any(t in _CAVEATS for t in tokens):
-        return True
-    if any(t == "exception" and i and tokens[i - 1] in _EXCEPTION_ANNOUNCED for i, t in enumerate(tokens)):
-        return True
-    return any(t == "only" and tokens[i + 1 : i + 2] and tokens[i + 1] in _ONLY_CASES for i, t in enumerate(tokens))
+    return [
+        i
+        for i, t in enumerate(tokens)
+        if t in _CAVEATS
+        or (t == "exception" and i and tokens[i - 1] in _EXCEPTION_ANNOUNCED)
+        or (t == "only" and tokens[i + 1 : i + 2] and tokens[i + 1] in _ONLY_CASES)
+    ]
 
 
 def _clause_kind(tokens: Sequence[str], span: Sequence[int]) -> str:

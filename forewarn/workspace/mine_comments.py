@@ -199,10 +199,10 @@ COMMENT_REASON = re.compile(
     r"reject(s|ed)?|refuse[sd]?|ignore[sd]?|misread|misinterpret\w*|stale|twice|stuck|infinite|blocks?|blocked)\b",
     re.IGNORECASE,
 )
-TASK_TAGS = frozenset({"FIXME"})  # a tag that files a defect for later ("FIXME: this is not quite right"): a task
-# a note about work for later: a TODO, a removal planned for a future version, code kept only for compatibility
+# a note about work for later: a TODO, a FIXME (a defect filed for later, the tag in capitals), a removal planned
+# for a future version, code kept only for compatibility
 COMMENT_TASK = re.compile(
-    r"\b(TODO|(should|could|can|will|must|needs? to) be (removed|deleted|dropped|cleaned( up)?|refactored|"
+    r"\b(TODO|(?-i:FIXME)|(should|could|can|will|must|needs? to) be (removed|deleted|dropped|cleaned( up)?|refactored|"
     r"replaced|renamed|moved|simplified|rewritten|deprecated)|in a (future|later|next|new|major) (version|release)|"
     r"(in|for|until) (a )?(version|v) ?\d|is (unused|not used|no longer used|deprecated)|"
     r"only for (backwards?[- ])?compat\w*|clean ?up|refactor\w*)\b",
@@ -334,7 +334,7 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
         if text.rstrip().endswith("?"):
             skipped[Noise.OPEN_QUESTION] += 1
             continue
-        if COMMENT_TASK.search(text) or (tag is not None and tag.group(1) in TASK_TAGS):
+        if COMMENT_TASK.search(text):
             skipped[Noise.COMMENT_TASK] += 1
             continue
         if COMMENT_DEFENSIVE.search(text):

@@ -49,13 +49,16 @@ NOT_PROSE = re.compile(
 FENCE = re.compile(r"^\s*(```|~~~)")
 BULLET = re.compile(r"^\s*([-*+•]|\d+[.)])\s+")
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])")
+# words that join what comes before them to what follows: no sentence opens on one (FRAGMENT) nor ends on one
+# (OPEN_END); mine_rules' JOINING_WORDS adds the prepositions a wrapped subject stops on
+CONNECTIVES = r"and|or|nor|but|of|than|which|whose"
 LOWER_WORD = re.compile(
     r"^[a-z]+(\s|[,;:]|\.(\s|$)|$)"
 )  # a plain word in lower case, no name (`f()`, `x.y`): mid-sentence
 # a sentence that stops mid-clause: its rest was a block left out (code, an indented list) or never written ("result
 # in the", "_without_ an isolation level,"); ended there with a period it reads as a cut-off fragment
 OPEN_END = re.compile(
-    r"([,;(\[-]|\b(the|a|an|of|than|and|or|nor|but|which|whose|if|because|since|while|its|their|our))\s*$",
+    rf"([,;(\[-]|\b(the|a|an|{CONNECTIVES}|if|because|since|while|its|their|our))\s*$",
     re.IGNORECASE,
 )
 # the subject's decoration: "[sessions] ", "sessions: ", "(#1234)", "Fixes #12", "GH-12"
@@ -138,7 +141,7 @@ TODO_NOTE = re.compile(
 )
 # a sentence that starts mid-way, its subject lost with a block left out before it ("is preserved in all cases
 # *except* …"): lower-case, opening on a verb or a joining word, it cannot be read alone
-FRAGMENT = re.compile(r"^(is|are|was|were|has|have|had|and|or|but|nor|which|whose|than|of)\b")
+FRAGMENT = re.compile(rf"^(is|are|was|were|has|have|had|{CONNECTIVES})\b")
 # a sentence that opens on what it cannot name alone: an elided clause about "it" ("If it doesn't, then …"), a
 # connective pointing back ("Because of this, …", "To be fair, …") or the change as "this" ("This was done to …", "No
 # change is required if …"); out of the message its antecedent is lost

@@ -16,6 +16,7 @@ from forewarn.workspace.code_search import is_test_path
 from forewarn.workspace.history import CommitRecord
 from forewarn.workspace.mine_lessons import (
     ABOUT_TESTS,
+    CONNECTIVES,
     FRAGMENT,
     REVERT_BODY_LINE,
     SUBJECT_REFS,
@@ -211,7 +212,7 @@ HTML_COMMENT = re.compile(r"<!--.*?(-->|\Z)", re.DOTALL)
 # of its own, written casually
 CUT_WHY_WORDS = 4  # a why opening on the body's first words is the cut sentence's tail (a later sentence is kept)
 CUT_SUBJECT_MIN_CHARS = 50  # shorter subjects were not wrapped: a lower-case body after them is only casual
-JOINING_WORDS = r"(and|or|nor|but|to|of|for|with|at|by|from|into|than|which|whose)"  # no sentence opens on them
+JOINING_WORDS = rf"({CONNECTIVES}|to|for|with|at|by|from|into)"  # no sentence opens on them
 CUT_CONTINUATION = re.compile(rf"^([a-z][a-z-]*,|{JOINING_WORDS}\s)")
 CUT_SUBJECT_END = re.compile(rf"\s({JOINING_WORDS[1:-1]}|a|an|the|in|on|that|is|are|be)$", re.IGNORECASE)
 MIN_BODY_WORDS = 6  # fewer words after trailers are stripped is an empty body ("Fixes #12.")
