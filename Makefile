@@ -93,6 +93,7 @@ bench-noise: install
 # contradiction detection on written pairs (tuning and held-out sets): detection and false-alarm rates, words and vectors
 bench-contradictions: model
 	$(BIN)/python bench/contradiction_bench.py
+	$(BIN)/python bench/negation_probe.py
 
 # forewarn mcp through the SDK's client: memories_for_files and search_memories latency and tokens at 1k/10k/100k
 bench-mcp: install
