@@ -7,7 +7,8 @@ Each corpus (``bench/.corpora/<name>-git``, cloned from ``$FOREWARN_CORPORA`` as
 indexed and mined into a fresh data dir; ``--n`` suggestions are drawn at random (seeded) and written one per
 line as JSON: the text, the type, the anchor (file, symbol, lines), the anchored code as it is at HEAD (cut at
 EXCERPT_LINES), and the evidence (the commits or the comment it was mined from, the origin and track-record
-lines a hover shows, its review value). Nothing says which rule produced it beyond what a reviewer sees.
+lines a hover shows, its review value and, for a commit lesson, its score). ``--all`` samples what mining
+holds back too (``forewarn mine --all``). Nothing says which rule produced it beyond what a reviewer sees.
 
 The judge's rubric: "would a developer want this shown when opening its anchor?" — useful / not useful /
 duplicate (the same lesson as another item), one label per line, with a short reason.
@@ -46,6 +47,7 @@ def main() -> int:
     parser.add_argument("--n", type=int, default=DEFAULT_N, help="suggestions drawn per corpus")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--out", type=Path, default=BENCH_DIR / "results" / "mine_sample.jsonl")
+    parser.add_argument("--all", action="store_true", help="also what mining holds back (forewarn mine --all)")
     args = parser.parse_args()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     written = 0
@@ -53,7 +55,7 @@ def main() -> int:
         for name in args.corpus or list(CORPORA):
             if any(f in name.lower() for f in FORBIDDEN):
                 raise SystemExit(f"--corpus {name}: flask and mypy are kept for independent checks")
-            items = sample(_clone(name), args.n, args.seed)
+            items = sample(_clone(name), args.n, args.seed, hold_back=not args.all)
             for item in items:
                 out.write(json.dumps(item, ensure_ascii=False) + "\n")
             written += len(items)
@@ -62,12 +64,12 @@ def main() -> int:
     return 0
 
 
-def sample(clone: Path, n: int, seed: int) -> list[dict]:
+def sample(clone: Path, n: int, seed: int, *, hold_back: bool = True) -> list[dict]:
     with tempfile.TemporaryDirectory(prefix="forewarn-mine-sample-") as home:
         os.environ["FOREWARN_HOME"] = home  # a fresh data dir: nothing accepted or dismissed before
         with Workspace.open(clone, embedder=None) as ws:
             ws.reindex()
-            mine(ws)
+            mine(ws, hold_back=hold_back)
             suggested = ws.suggestions()
             now = ws.clock()
             picked = random.Random(seed).sample(suggested, min(n, len(suggested)))
@@ -97,6 +99,7 @@ def _item(clone: Path, m: Memory, now: float) -> dict:
         },
         "value": round(suggestion_score(m, now), 4),
         "worth_a_look": worth_a_look(m),
+        "score": prov.get("score"),  # a commit lesson's score (mine_score), which the judges are not shown
     }
 
 

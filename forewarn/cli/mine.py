@@ -34,6 +34,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="also let the editor's server mine this workspace whenever it opens it (--no-on-open: stop); "
         "kept in your data dir, where the repository cannot write (every workspace: mining.on_open)",
     )
+    mine.add_argument(
+        "--all",
+        action="store_true",
+        help="read the whole history again and propose everything, also what mining holds back: lessons scored "
+        "below the bar and warning comments (mining.hold_back = false: always)",
+    )
     cliutil.add_workspace_flag(mine)
     cliutil.add_json_flag(mine)
     mine.set_defaults(handler=run_mine)
@@ -65,7 +71,8 @@ def run_mine(args: argparse.Namespace) -> int:
             advance(n - done, total=total)
             done = n
 
-        report = mine(ws, since=args.since, limit=args.limit, progress=on_progress)
+        hold_back = False if args.all else None  # None: the setting decides
+        report = mine(ws, since=args.since, limit=args.limit, progress=on_progress, hold_back=hold_back, full=args.all)
     if args.json:
         cliutil.print_json(report.to_dict())
         return 0
@@ -83,6 +90,7 @@ def run_mine(args: argparse.Namespace) -> int:
     _line(out, "suggestions", report.suggestions)
     _line(out, "anchored to", report.anchors)
     _line(out, "noise skipped", report.noise)
+    _line(out, "held back (forewarn mine --all proposes them)", report.held_back)
     _line(out, "files skipped", report.skipped_files)
     if report.withdrawn or report.tracks_updated:
         out.print(

@@ -19,9 +19,13 @@ and for each:
   touched its code after it, and when (``provenance["track"]``), which sets its confidence (fixed since: higher;
   settled for years: lower).
 
-Warning comments at HEAD become gotchas from source ``comment`` (:mod:`mine_comments`). Everything is
-handed to ``Workspace.add_suggestions`` (idempotent by fingerprint); an incremental run withdraws
-suggestions of commits it finds reverted and brings earlier lessons' track records up to date.
+Warning comments at HEAD become gotchas from source ``comment`` (:mod:`mine_comments`). With
+``mining.hold_back`` (the default) a run proposes what blind judges found reliable: hot spots, dead ends and the
+commit lessons :mod:`mine_score` scores at least ``MIN_LESSON_SCORE``; the other lessons and the warning comments
+(already written beside the code they warn about) are counted in ``MineReport.held_back`` and proposed by
+``forewarn mine --all``. Everything proposed is handed to ``Workspace.add_suggestions`` (idempotent by
+fingerprint); an incremental run withdraws suggestions of commits it finds reverted and brings earlier lessons'
+track records up to date.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -97,6 +102,7 @@ from forewarn.workspace.mine_rules import (
     states_repo_wide_rule,
 )
 from forewarn.workspace.mine_runtime import Runtimes, runtimes
+from forewarn.workspace.mine_score import MIN_LESSON_SCORE, CommitShape, lesson_features, lesson_score
 
 if TYPE_CHECKING:
     from forewarn.workspace.engine import Workspace
@@ -119,6 +125,7 @@ class MineReport:
     commits_total: int = 0
     suggestions: dict[str, int] = field(default_factory=dict)  # proposed, by type
     noise: dict[str, int] = field(default_factory=dict)  # commits, comments, hot-spot candidates proposing nothing
+    held_back: dict[str, int] = field(default_factory=dict)  # found but not proposed (mining.hold_back): by HeldBack
     anchors: dict[str, int] = field(default_factory=dict)  # symbol | file | workspace
     skipped_files: dict[str, int] = field(default_factory=dict)  # binary | vendored
     added: int = 0
@@ -141,6 +148,7 @@ class MineReport:
             "commits_total": self.commits_total,
             "suggestions": dict(self.suggestions),
             "noise": dict(self.noise),
+            "held_back": dict(self.held_back),
             "anchors": dict(self.anchors),
             "skipped_files": dict(self.skipped_files),
             "added": self.added,
@@ -159,6 +167,13 @@ class MineReport:
         }
 
 
+class HeldBack(StrEnum):
+    """What a run found and did not propose (``mining.hold_back``); ``forewarn mine --all`` proposes it."""
+
+    LOW_SCORE = "low-score"  # a commit lesson scored below MIN_LESSON_SCORE (mine_score)
+    COMMENT = "warning-comment"  # a warning comment: already written beside the code it warns about
+
+
 @dataclass(slots=True)
 class Lesson:
     commit: CommitRecord
@@ -166,6 +181,7 @@ class Lesson:
     anchor: Anchored
     placement: Placement
     order: int
+    shape: CommitShape
 
 
 def commit_ref(commit: CommitRecord) -> dict[str, str]:
@@ -243,10 +259,13 @@ class _Walk:
                 ):
                     self.file_fixes[path].append(ref)
             if verdict.lesson:
-                self._lesson(replace(commit, files=[]), verdict, placement, order)  # its diff is no longer needed
+                shape = CommitShape.of(commit)  # what the lesson's score reads of the diff, kept before it goes
+                self._lesson(replace(commit, files=[]), verdict, placement, order, shape)
         record_renames(commit, self.renames)
 
-    def _lesson(self, commit: CommitRecord, verdict: Verdict, placement: Placement, order: int) -> None:
+    def _lesson(
+        self, commit: CommitRecord, verdict: Verdict, placement: Placement, order: int, shape: CommitShape
+    ) -> None:
         a = placement.anchor
         if a is not None and a.anchor == ANCHOR_FILE:
             self.noise[Noise.FILE_ANCHOR] += 1  # its fix still counts on the file's track record
@@ -270,7 +289,7 @@ class _Walk:
         elif a is not None and a.anchor == ANCHOR_SYMBOL and not self._stands(a):
             self.noise[Noise.REWRITTEN] += 1
         elif a is not None:
-            self.lessons.append(Lesson(commit, verdict, a, placement, order))
+            self.lessons.append(Lesson(commit, verdict, a, placement, order, shape))
         elif placement.diffuse:
             self.noise[Noise.DIFFUSE_SYMBOLS] += 1
         elif placement.in_passing:
@@ -278,7 +297,8 @@ class _Walk:
         elif placement.gone:
             self.noise[Noise.CODE_GONE] += 1
         elif states_repo_wide_rule(commit):
-            self.lessons.append(Lesson(commit, verdict, Anchored(None, None, ANCHOR_WORKSPACE, ""), placement, order))
+            nowhere = Anchored(None, None, ANCHOR_WORKSPACE, "")
+            self.lessons.append(Lesson(commit, verdict, nowhere, placement, order, shape))
         else:
             self.noise[Noise.NO_ANCHOR] += 1
 
@@ -396,7 +416,8 @@ def _dump_fix_history(fixes: dict[tuple[str, str], list[FixRef]], proposed: set[
 # --- building suggestions -----------------------------------------------------------------------------------
 
 
-def lesson_suggestion(lesson: Lesson, record: dict[str, Any]) -> Suggestion:
+def lesson_suggestion(lesson: Lesson, record: dict[str, Any], head: HeadIndex) -> Suggestion:
+    """The suggestion a lesson makes; a fix or decision carries its score (mine_score) in ``provenance``."""
     commit, verdict, a = lesson.commit, lesson.verdict, lesson.anchor
     assert verdict.type is not None
     place_ = where(a.file, a.symbol)
@@ -415,10 +436,15 @@ def lesson_suggestion(lesson: Lesson, record: dict[str, Any]) -> Suggestion:
         provenance["also"] = lesson.placement.also
     if verdict.error:
         provenance["error"] = verdict.error
+    text = lesson_text(headline, verdict.why)
+    if verdict.kind != VerdictKind.REVERT:  # a dead end is proposed on its reason alone, as the issue asks
+        chunk = head.chunk(a.file, a.symbol) if a.file and a.symbol else None
+        lines = chunk.end_line - chunk.start_line if chunk is not None else 0
+        provenance["score"] = round(lesson_score(lesson_features(text, verdict.type, commit, lesson.shape, lines)), 3)
     return Suggestion(
         fingerprint=f"{verdict.kind}:{commit.sha}" + (f":{spot}" if spot else ""),
         type=verdict.type,
-        text=lesson_text(headline, verdict.why),
+        text=text,
         source=MemorySource.COMMIT,
         created_at=commit.date,
         file=a.file,
@@ -455,8 +481,11 @@ def mine(
     limit: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     cancel: threading.Event | None = None,
+    hold_back: bool | None = None,
+    full: bool = False,
 ) -> MineReport:
-    """Mine the history since the last run (or ``since``: a commit or a date) and propose suggestions.
+    """Mine the history since the last run (or ``since``: a commit or a date; ``full``: all of it again) and
+    propose suggestions; ``hold_back`` (default: ``mining.hold_back``) proposes only what clears the bars.
 
     Raises :class:`GitError` (a ``ForewarnError``) when the workspace is not a git repository or has
     no commits. Only an unrestricted, uncancelled run moves the remembered last mined commit.
@@ -467,7 +496,7 @@ def mine(
     report = MineReport(head=head_sha)
     if history.is_shallow(root):
         report.notes.append("shallow clone: mining only the commits this clone has (git fetch --unshallow for all)")
-    revs, incremental = _revs(ws, head_sha, since, report)
+    revs, incremental = ([head_sha], False) if full and since is None else _revs(ws, head_sha, since, report)
     if incremental and revs == []:
         report.seconds = time.perf_counter() - started
         return report
@@ -509,7 +538,8 @@ def mine(
         report.seconds = time.perf_counter() - started
         return report
     complete = since is None and limit is None
-    suggestions = _propose(ws, walk, incremental=incremental, head_sha=head_sha, report=report)
+    hold = ws.settings.mining.hold_back if hold_back is None else hold_back
+    suggestions = _propose(ws, walk, incremental=incremental, head_sha=head_sha, report=report, hold_back=hold)
     outcome = ws.add_suggestions(suggestions)
     report.added, report.known, report.dismissed_before = outcome.added, outcome.known, outcome.dismissed_before
     if complete:
@@ -529,8 +559,27 @@ def mine(
     return report
 
 
-def _propose(ws: Workspace, walk: _Walk, *, incremental: bool, head_sha: str, report: MineReport) -> list[Suggestion]:
-    """The run's suggestions: lessons (cherry-picks counted once), hot spots and warning comments."""
+def _hold_back(suggestions: list[Suggestion], report: MineReport) -> list[Suggestion]:
+    """The suggestions to propose now: warning comments and lessons scored under MIN_LESSON_SCORE are counted."""
+    held: Counter[str] = Counter()
+    kept: list[Suggestion] = []
+    for s in suggestions:
+        score = s.provenance.get("score")
+        if s.source == MemorySource.COMMENT:
+            held[HeldBack.COMMENT] += 1
+        elif isinstance(score, float) and score < MIN_LESSON_SCORE:
+            held[HeldBack.LOW_SCORE] += 1
+        else:
+            kept.append(s)
+    report.held_back = {str(k): v for k, v in held.items()}
+    return kept
+
+
+def _propose(
+    ws: Workspace, walk: _Walk, *, incremental: bool, head_sha: str, report: MineReport, hold_back: bool
+) -> list[Suggestion]:
+    """The run's suggestions: lessons (cherry-picks counted once), hot spots and warning comments; with
+    ``hold_back``, only what clears the bars (see :func:`_hold_back`)."""
     _drop_cherry_picks(ws, walk)
     if incremental:  # fixes of earlier runs, below the threshold then, still count toward hot spots
         pending = walk.pending_reverts()
@@ -557,7 +606,7 @@ def _propose(ws: Workspace, walk: _Walk, *, incremental: bool, head_sha: str, re
         pool = walk.fixes.get(a.key, []) if a.key else walk.file_fixes.get(a.file, []) if a.file else []
         later = [r for r in pool if r.order < lesson.order and r.sha != lesson.commit.sha]
         record = track(later, since=lesson.commit.date, last_change=walk.last_change.get(a.file or ""), through=through)
-        suggestions.append(lesson_suggestion(lesson, record))
+        suggestions.append(lesson_suggestion(lesson, record, walk.head))
     head = walk.head  # a hot spot on a symbol with lessons is folded into them below (one_per_symbol)
     suggestions.extend(hotspot_suggestions(walk.fixes, walk.last_change, through, head, walk.noise))
     scan = sorted(head.files) if not incremental else sorted(p for p in walk.last_change if p in head.files)
@@ -574,6 +623,8 @@ def _propose(ws: Workspace, walk: _Walk, *, incremental: bool, head_sha: str, re
         suggestions.append(s)
     walk.noise.update(found.skipped)
     suggestions = drop_copied(suggestions, CopiedFiles(ws.root), walk.noise)  # before merging: no evidence from them
+    if hold_back:  # before merging: a hot spot whose lessons are held back stands on its own
+        suggestions = _hold_back(suggestions, report)
     suggestions = one_per_symbol(_dedupe(suggestions, walk.noise), walk.noise)
     report.suggestions = dict(Counter(str(s.type) for s in suggestions))
     report.anchors = dict(Counter(str(s.provenance.get("anchor")) for s in suggestions))
@@ -703,4 +754,4 @@ def _revs(ws: Workspace, head_sha: str, since: str | None, report: MineReport) -
     return [f"{last}..{head_sha}"], True
 
 
-__all__ = ["STATE_LAST_MINED", "MineReport", "mine"]
+__all__ = ["STATE_LAST_MINED", "HeldBack", "MineReport", "mine"]

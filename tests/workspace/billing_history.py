@@ -45,9 +45,14 @@ def billing_repo(root: Path) -> Repo:
 
 
 def mined(repo: Repo, opened: list[Workspace], **kwargs: object) -> tuple[Workspace, mining.MineReport]:
-    """Open ``repo`` as a workspace (closed by the ``open_ws`` fixture that ``opened`` is) and mine it once."""
+    """Open ``repo`` as a workspace (closed by the ``open_ws`` fixture that ``opened`` is) and mine it once.
+
+    Unless a test says otherwise, nothing is held back (``hold_back=False``, as ``forewarn mine --all``): these
+    tests are about what the rules find and where they place it; ``test_mining_hold_back`` is about what a
+    default run proposes of it."""
     ws = Workspace.open(repo.root, embedder=None)
     opened.append(ws)
+    kwargs.setdefault("hold_back", False)
     return ws, mining.mine(ws, **kwargs)  # type: ignore[arg-type]
 
 

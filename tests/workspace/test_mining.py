@@ -422,13 +422,13 @@ def test_comment_and_idempotent_incremental_re_mine(repo: Repo, open_ws: list[Wo
     assert comment.text == "In `charge`: XXX: the gateway rejects totals over 10k"
     total = len(ws.suggestions())
     assert first.added == total
-    again = mining.mine(ws)  # nothing new since the last run
+    again = mining.mine(ws, hold_back=False)  # nothing new since the last run
     assert again.commits_read == 0 and again.seconds < 1 and len(ws.suggestions()) == total
     ws.set_mining_state(mining.STATE_LAST_MINED, "")  # forget where we were: a full re-mine adds nothing
-    full = mining.mine(ws)
+    full = mining.mine(ws, hold_back=False)
     assert full.added == 0 and full.known == total and len(ws.suggestions()) == total
     new = _fix_refund(repo, 99)
-    step = mining.mine(ws)
+    step = mining.mine(ws, hold_back=False)
     assert step.commits_read == 1 and step.since is not None and new
 
 
