@@ -26,10 +26,10 @@ def _repo(tmp_path: Path) -> Path:
 
 def test_mine_json_then_an_incremental_no_op(tmp_path: Path, forewarn: Forewarn) -> None:
     root = _repo(tmp_path)
-    done = forewarn("mine", "--json", "-w", str(root))
+    done = forewarn("mine", "--all", "--json", "-w", str(root))
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert report["commits_read"] == 3
+    assert report["commits_read"] == 3 and report["held_back"] == {}
     # the fix and the warning comment in `total` are one suggestion on one symbol, the comment folded into the fix
     assert report["suggestions"] == {"error_pattern": 1} and report["noise"]["merged-same-symbol"] == 1
     assert report["noise"]["version-bump"] == 1 and report["anchors"]["symbol"] >= 1
@@ -57,12 +57,18 @@ def test_mine_json_counts_every_noise_rule_by_name(tmp_path: Path, forewarn: For
 
 
 def test_mine_human_summary(tmp_path: Path, forewarn: Forewarn) -> None:
+    """A default run says what it held back and how to have it; ``--all`` reads everything again and proposes it."""
     root = _repo(tmp_path)
     done = forewarn("mine", "-w", str(root))
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("Read 3 commits in ")
+    assert done.stdout.startswith("Read 3 commits in ") and "0 new suggestions" in done.stdout
     assert "noise skipped: " in done.stdout and "version-bump 1" in done.stdout
-    assert "Review them: forewarn memory review" in done.stdout
+    # a one-sentence why on a three-line function scores under the bar, and the comment is already in the code
+    assert "held back (forewarn mine --all proposes them): low-score 1, warning-comment 1" in done.stdout
+    assert "Review them" not in done.stdout
+    everything = forewarn("mine", "--all", "-w", str(root)).stdout
+    assert everything.startswith("Read 3 commits in ") and "1 new suggestions" in everything
+    assert "held back" not in everything and "Review them: forewarn memory review" in everything
     assert "Nothing new since" in forewarn("mine", "-w", str(root)).stdout
 
 
