@@ -6,7 +6,9 @@ reader for ever, a link to a file outside the workspace, or a gigabyte of text. 
 reads a file only when it is a regular file no larger than a cap, checked on the open descriptor so
 the answer cannot change between the check and the read. A symlink to a regular file is followed
 when it stays inside ``inside`` (monorepos link one shared ``.gitignore`` into several folders);
-one leading out of the workspace is refused like any other odd file.
+one leading out of the workspace is refused like any other odd file. :func:`read_head` reads a work
+tree's own files for mining the same way, with no link followed at all, and reads the head of a large
+file (where a file says it was copied) unless told to refuse it.
 
 Writing is stricter than reading: Forewarn writes into a work tree only what it owns or was asked to
 set up (``.gitattributes`` for ``forewarn init``, the shared memories file), and a cloned repository
@@ -22,6 +24,7 @@ This module imports nothing of Forewarn's but its errors, so every layer may use
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 import stat
@@ -33,6 +36,7 @@ from forewarn.errors import ForewarnError
 REFUSED_NOT_REGULAR = "not-a-regular-file"
 REFUSED_OVERSIZED = "oversized"
 REFUSED_OUTSIDE = "symlink-outside-workspace"
+REFUSED_LINK = "symlink"  # read_head never follows a link
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC  # a FIFO opens without waiting for a writer
 _FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 NEW_FOLDER_MODE = 0o755  # folders and files a repository shares are readable by the team, as git makes them
@@ -61,18 +65,58 @@ def read_capped(
     a path thousands of levels deep, for every ignore file on the way down, would take minutes.
     """
     if inside is not None and (not parent_inside or os.path.islink(path)):
-        real = os.path.realpath(path)
-        if real != inside and not real.startswith(inside.rstrip(os.sep) + os.sep) and os.path.lexists(path):
-            raise RefusedFile(path, REFUSED_OUTSIDE, f"it leads out of the workspace to {real}")
+        _check_inside(path, inside)
     try:
         before = os.stat(path)  # devices are never even opened: opening some has side effects
     except (FileNotFoundError, NotADirectoryError):
         return None
     _check(path, before, max_bytes)
-    fd = os.open(path, _OPEN_FLAGS)
+    return _read_open(path, os.open(path, _OPEN_FLAGS), max_bytes, whole=True)
+
+
+def read_head(path: str | Path, max_bytes: int, inside: str | None = None, *, whole: bool = False) -> bytes | None:
+    """The first ``max_bytes`` bytes of the regular file at ``path`` (all of a smaller one), or None when it does
+    not exist; a symbolic link is never followed, not even to a file inside.
+
+    For reading a work tree's own files (mining): :func:`read_capped`'s guarantees, a FIFO opened without waiting
+    and the file checked regular on the open descriptor, so nothing swapped in between the check and the read is
+    read. ``whole`` refuses a file larger than ``max_bytes`` instead of reading its head, as :func:`read_capped`
+    does. Raises :class:`RefusedFile` when ``path`` is a link (``REFUSED_LINK``) or not a regular file, or (with
+    ``inside``, a real path) a folder on its way leads outside that folder; ``OSError`` when it cannot be read.
+    """
+    if inside is not None:
+        _check_inside(path, inside)
     try:
-        _check(path, os.fstat(fd), max_bytes)  # the file opened is the one checked, whatever was swapped in
-        chunks, left = [], max_bytes + 1
+        before = os.lstat(path)  # devices are never even opened: opening some has side effects
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if stat.S_ISLNK(before.st_mode):
+        raise RefusedFile(path, REFUSED_LINK, "a symbolic link, which is never followed here")
+    _check(path, before, max_bytes if whole else None)
+    try:
+        fd = os.open(path, _OPEN_FLAGS | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # swapped for a link since the check
+            raise RefusedFile(path, REFUSED_LINK, "a symbolic link, which is never followed here") from None
+        raise
+    return _read_open(path, fd, max_bytes, whole=whole)
+
+
+def _check_inside(path: str | Path, inside: str) -> None:
+    real = os.path.realpath(path)
+    if real != inside and not real.startswith(inside.rstrip(os.sep) + os.sep) and os.path.lexists(path):
+        raise RefusedFile(path, REFUSED_OUTSIDE, f"it leads out of the workspace to {real}")
+
+
+def _read_open(path: str | Path, fd: int, max_bytes: int, *, whole: bool) -> bytes:
+    """Up to ``max_bytes`` bytes of the file open at ``fd`` (closed here) once it is checked a regular file, on the
+    descriptor: the file opened is the one checked, whatever was swapped in. ``whole`` refuses a file larger than
+    ``max_bytes``, one that grew after the check included; otherwise its head is read."""
+    try:
+        _check(path, os.fstat(fd), max_bytes if whole else None)
+        chunks, left = [], max_bytes + 1 if whole else max_bytes
         while left > 0 and (chunk := os.read(fd, min(left, 1 << 16))):
             chunks.append(chunk)
             left -= len(chunk)
@@ -84,10 +128,11 @@ def read_capped(
     return data
 
 
-def _check(path: str | Path, st: os.stat_result, max_bytes: int) -> None:
+def _check(path: str | Path, st: os.stat_result, max_bytes: int | None) -> None:
+    """Refuse anything but a regular file, and (unless ``max_bytes`` is None) one larger than ``max_bytes``."""
     if not stat.S_ISREG(st.st_mode):
         raise RefusedFile(path, REFUSED_NOT_REGULAR, "not a regular file (a device, FIFO, socket or directory)")
-    if st.st_size > max_bytes:
+    if max_bytes is not None and st.st_size > max_bytes:
         raise RefusedFile(path, REFUSED_OVERSIZED, f"{st.st_size} bytes, more than the {max_bytes} allowed")
 
 
@@ -171,12 +216,7 @@ def read_file_at(dir_fd: int, name: str, max_bytes: int, shown: str | Path) -> b
         return None
     except OSError as exc:  # swapped for a link since the check
         raise RefusedWrite(f"{shown} could not be opened without following a link ({exc.strerror})") from None
-    with os.fdopen(fd, "rb") as fh:
-        _check(shown, os.fstat(fh.fileno()), max_bytes)
-        data = fh.read(max_bytes + 1)
-    if len(data) > max_bytes:
-        raise RefusedFile(shown, REFUSED_OVERSIZED, f"more than {max_bytes} bytes")
-    return data
+    return _read_open(shown, fd, max_bytes, whole=True)
 
 
 def replace_file_at(dir_fd: int, name: str, data: bytes, shown: str | Path) -> None:

@@ -9,11 +9,13 @@ from enum import Enum
 from forewarn.memory.claims import stem
 from forewarn.memory.text import STOPWORDS
 
-# unit words on or after a number: what it measures and the factor to that dimension's base unit
+# unit words on or after a number: what it measures and the factor to that dimension's base unit (also the source of
+# units._ABBREVIATED's scales of the second, the unit named without a number)
 UNITS: dict[str, tuple[str, float]] = {
     "ns": ("time", 1e-9), "nanosecond": ("time", 1e-9), "nanoseconds": ("time", 1e-9),
     "us": ("time", 1e-6), "µs": ("time", 1e-6), "microsecond": ("time", 1e-6), "microseconds": ("time", 1e-6),
-    "ms": ("time", 1e-3), "msec": ("time", 1e-3), "millisecond": ("time", 1e-3), "milliseconds": ("time", 1e-3),
+    "ms": ("time", 1e-3), "msec": ("time", 1e-3), "msecs": ("time", 1e-3), "usec": ("time", 1e-6),
+    "millisecond": ("time", 1e-3), "milliseconds": ("time", 1e-3),
     "s": ("time", 1.0), "sec": ("time", 1.0), "secs": ("time", 1.0), "second": ("time", 1.0),
     "seconds": ("time", 1.0), "m": ("time", 60.0), "min": ("time", 60.0), "mins": ("time", 60.0),
     "minute": ("time", 60.0), "minutes": ("time", 60.0), "h": ("time", 3600.0), "hr": ("time", 3600.0),

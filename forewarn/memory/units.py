@@ -12,6 +12,7 @@ beside a number are amounts, ``forewarn.memory.quantities``' business.
 from __future__ import annotations
 
 from forewarn.memory.claims import PUNCT, Claim, is_number, stem, topic_overlap
+from forewarn.memory.quantity_words import UNITS
 from forewarn.memory.text import STOPWORDS
 
 # the two texts, the units read as one word, share this much of their topic words (overlap coefficient):
@@ -20,11 +21,18 @@ UNIT_MIN_OVERLAP = 0.5
 
 _PREFIXES = ("nano", "micro", "milli", "centi", "deci", "kilo", "mega", "giga", "tera")
 _BASES = ("volt", "second", "meter", "metre", "amp", "ampere", "watt", "byte", "hertz", "gram", "liter", "litre", "ohm")
-# abbreviations written as words: (prefix, base)
+# a scale of the second in quantity_words.UNITS as its prefix here: minutes, hours and days are no decimal scale
+_PREFIX_OF_SECONDS = {1e-9: "nano", 1e-6: "micro", 1e-3: "milli", 1.0: ""}
+# a lone "s" is a unit after a number ("30 s") and a possessive or plural split off a word without one ("it's")
+_NOT_UNIT_ALONE = frozenset(("s",))
+# abbreviations written as words: (prefix, base); the second's (its full words too, read as _unit reads them) come
+# from the amounts' units, one vocabulary
 _ABBREVIATED = {
-    "ms": ("milli", "second"), "msec": ("milli", "second"), "msecs": ("milli", "second"),
-    "us": ("micro", "second"), "usec": ("micro", "second"), "µs": ("micro", "second"),
-    "ns": ("nano", "second"), "sec": ("", "second"), "secs": ("", "second"),
+    **{
+        word: (_PREFIX_OF_SECONDS[factor], "second")
+        for word, (dimension, factor) in UNITS.items()
+        if dimension == "time" and factor in _PREFIX_OF_SECONDS and word not in _NOT_UNIT_ALONE
+    },
     "mv": ("milli", "volt"), "mw": ("milli", "watt"), "ma": ("milli", "amp"), "mhz": ("mega", "hertz"),
     "khz": ("kilo", "hertz"), "ghz": ("giga", "hertz"), "km": ("kilo", "meter"), "cm": ("centi", "meter"),
     "mm": ("milli", "meter"), "kb": ("kilo", "byte"), "mb": ("mega", "byte"), "gb": ("giga", "byte"),

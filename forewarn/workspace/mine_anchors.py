@@ -63,8 +63,8 @@ class Touch:
     sample: tuple[str, ...] = ()  # mine_code.sample of the lines it added: looked for at HEAD later
     removed: tuple[str, ...] = ()  # mine_code.sample of the lines it removed: what an earlier change had left
     created: bool = False  # the commit wrote the whole symbol (a helper it added), changed no code that was there
-    behaviour: int = -1  # logic lines changed that are no declaration (mine_code.is_declaration); -1: not counted
-    logs: bool = False  # every logic line changed was a log statement (mine_code.logging_only)
+    behaviour: int = -1  # logic lines changed, no declaration nor log (mine_code.Behaviour.lines); -1: not counted
+    logs: bool = False  # every logic line changed was a log statement (mine_code.Behaviour.logging_only)
 
 
 class Parsed(NamedTuple):
@@ -219,8 +219,7 @@ def touched_symbols(
             mine_code.sample(added[symbol], path),
             mine_code.sample(removed[symbol], path),
             symbol in created,
-            mine_code.behaviour_lines(removed[symbol], added[symbol], path),
-            mine_code.logging_only(removed[symbol], added[symbol], path),
+            *mine_code.behaviour(removed[symbol], added[symbol], path),
         )
         for symbol, lines in changed.items()
     }

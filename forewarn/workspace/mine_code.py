@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 KEPT_LINE_CHARS = 160  # a normalized line is cut here: enough to be distinctive, small to keep
 SAMPLE_LINES = 12  # the added lines kept per change and symbol to check at HEAD: the longest are the most telling
@@ -188,13 +189,6 @@ def without_logging(lines: Sequence[str]) -> list[str]:
     return kept
 
 
-def logging_only(removed: Sequence[str], added: Sequence[str], path: str) -> bool:
-    """The change's logic lines were all log statements (at least one)."""
-    return logic_lines(removed, added, path) > 0 and not logic_lines(
-        without_logging(removed), without_logging(added), path
-    )
-
-
 def is_declaration(line: str) -> bool:
     """The stripped logic line only declares state (see _DECLARATION): no behaviour of its own."""
     text = _TRAILING_DECLARATION_COMMENT.sub("", line.strip())  # "partial: int  # type: ignore[assignment]"
@@ -206,18 +200,27 @@ def is_type_header(line: str) -> bool:
     return bool(_TYPE_HEADER.match(_TRAILING_DECLARATION_COMMENT.sub("", line.strip())))
 
 
-def behaviour_lines(removed: Sequence[str], added: Sequence[str], path: str) -> int:
-    """Changed logic lines that are no declaration (see is_declaration) nor a log statement (see _LOGGING), counted
-    as ``logic_lines`` counts. A type's
+class Behaviour(NamedTuple):
+    """What a change did beyond logging and declaring, its log statements stripped (:func:`without_logging`) once."""
+
+    lines: int  # changed logic lines that are no declaration (see is_declaration) nor a log statement (see _LOGGING)
+    logging_only: bool  # the change's logic lines were all log statements (at least one)
+
+
+def behaviour(removed: Sequence[str], added: Sequence[str], path: str) -> Behaviour:
+    """The change's :class:`Behaviour`. Its ``lines`` are counted as ``logic_lines`` counts. A type's
     header the change added (a new exception class) declares too; one it rewrote changed the type's bases, which
     decides what catches it ("change base-classes for NoMoreData …"): that is behaviour."""
+    quiet_removed, quiet_added = without_logging(removed), without_logging(added)
     rebased = any(is_type_header(line) for line in removed)
 
     def declares(line: str) -> bool:
         return is_declaration(line) or (not rebased and is_type_header(line))
 
-    gone = [line for line in without_logging(removed) if not declares(line)]
-    return logic_lines(gone, [line for line in without_logging(added) if not declares(line)], path)
+    gone = [line for line in quiet_removed if not declares(line)]
+    lines = logic_lines(gone, [line for line in quiet_added if not declares(line)], path)
+    logs = logic_lines(removed, added, path) > 0 and not logic_lines(quiet_removed, quiet_added, path)
+    return Behaviour(lines, logs)
 
 
 def logic_lines(removed: Sequence[str], added: Sequence[str], path: str) -> int:

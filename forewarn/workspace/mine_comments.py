@@ -13,15 +13,17 @@ leaves a comment out is counted by name (:class:`~forewarn.workspace.mine_rules.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
-import stat
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tree_sitter import Node, Parser
 
+from forewarn import untrusted
 from forewarn.indexing.languages import compiled, language_for_path
 from forewarn.indexing.parse import parse_source
 from forewarn.indexing.records import Chunk
@@ -539,15 +541,12 @@ def _enclosing(chunks: list[Chunk], first: int, last: int, lines: list[str]) -> 
     return holder
 
 
-def _read_regular(ws: Workspace, path: str) -> bytes | None:
-    """A work-tree file's bytes when it is a regular file (never a link, device or FIFO) under the size cap."""
-    target = ws.root / path
+def _read_regular(root: Path, inside: str, path: str) -> bytes | None:
+    """A work-tree file's bytes when it is a regular file (never a link, device or FIFO, never reached through a
+    folder leading out of ``inside``, the tree's real path) under the size cap."""
     try:
-        info = target.lstat()
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_COMMENT_BYTES:
-            return None
-        return target.read_bytes()
-    except (OSError, ValueError):
+        return untrusted.read_head(root / path, MAX_COMMENT_BYTES, inside, whole=True)
+    except (untrusted.RefusedFile, OSError, ValueError):
         return None
 
 
@@ -565,8 +564,9 @@ def comment_suggestions(
     skipped: Counter[str] = Counter()
     seen: set[str] = set()
     near: set[str] = set()
+    inside = os.path.realpath(ws.root)
     for path in paths:
-        source = _read_regular(ws, path)
+        source = _read_regular(ws.root, inside, path)
         if source is None:
             continue
         scan = warning_comments(path, source)

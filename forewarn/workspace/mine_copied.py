@@ -11,13 +11,14 @@ project's own template ("DO NOT EDIT") is still read where it is: both keep thei
 
 from __future__ import annotations
 
+import os
 import re
-import stat
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from forewarn import untrusted
 from forewarn.workspace.mine_rules import Noise
 
 if TYPE_CHECKING:
@@ -53,6 +54,7 @@ class CopiedFiles:
 
     def __init__(self, root: Path) -> None:
         self._root = root
+        self._inside = os.path.realpath(root)
         self._copied: dict[str, bool] = {}
 
     def __contains__(self, path: str) -> bool:
@@ -61,14 +63,11 @@ class CopiedFiles:
         return self._copied[path]
 
     def _head(self, path: str) -> str:
-        target = self._root / path
         try:  # a regular file inside the tree only: never a link, never past the root
-            if not stat.S_ISREG(target.lstat().st_mode) or self._root.resolve() not in target.resolve().parents:
-                return ""
-            with target.open("rb") as f:
-                return f.read(COPIED_HEADER_BYTES).decode("utf-8", "replace")
-        except (OSError, ValueError):
+            head = untrusted.read_head(self._root / path, COPIED_HEADER_BYTES, self._inside)
+        except (untrusted.RefusedFile, OSError, ValueError):
             return ""
+        return "" if head is None else head.decode("utf-8", "replace")
 
 
 def drop_copied(suggestions: Iterable[Suggestion], copied: CopiedFiles, noise: Counter[str]) -> list[Suggestion]:

@@ -121,3 +121,10 @@ def test_the_remaining_amount_is_a_part_of_a_total() -> None:
     old = "rollout = 200 batches"
     assert quiet(old, "ramp_traffic shifts the rest of the traffic over the remaining 1.8k batches", "ramp_traffic")
     assert Cue.VALUE in cues(old, "ramp_traffic: rollout over 1.8k batches now", "ramp_traffic")
+
+
+def test_every_abbreviation_of_the_second_is_read_beside_a_number() -> None:
+    # units.py names these without a number from the same list: "msecs" and "usec" were known only there
+    assert Cue.VALUE in cues("the handshake times out after 1500 msecs", "handshake times out after 2 s", "handshake")
+    assert quiet("the handshake times out after 1500 msecs", "the handshake times out after 1.5 s", "handshake")
+    assert Cue.VALUE in cues("poll every 250 usec", "poll every 1 ms", "poll")

@@ -40,3 +40,11 @@ def test_one_verb_giving_another_scale() -> None:
     assert not rescaled(
         read("the poll interval is in seconds", frozenset()), read("log the latency in ms", frozenset())
     )
+
+
+def test_the_abbreviations_of_the_second_are_those_amounts_are_read_in() -> None:
+    assert Cue.VALUE in cues("clock_now returns the time in msecs", "clock_now returns usec", "clock_now")
+    assert Cue.VALUE in cues("clock_now returns the time in secs", "clock_now returns ns", "clock_now")
+    # a lone "s" is a unit only after a number: without one it is a flag or a name
+    flags = frozenset({"parse", "flags"})
+    assert not rescaled(read("parse_flags reads s for silent", flags), read("parse_flags reads ms for timing", flags))

@@ -18,7 +18,7 @@ import pytest
 
 from forewarn.workspace import mine_comments
 from forewarn.workspace.engine import Workspace
-from forewarn.workspace.mine_code import behaviour_lines, is_type_header
+from forewarn.workspace.mine_code import behaviour, is_type_header
 from forewarn.workspace.mine_rules import Noise, classify
 from tests.gitrepo import Repo
 from tests.workspace.billing_history import mined, record
@@ -127,9 +127,9 @@ def test_a_new_type_s_header_only_declares_but_new_bases_are_behaviour() -> None
     for logic in ("def connect(self):", "func (r *Rows) Next() bool {", "raise MaxConnectionsError()"):
         assert not is_type_header(logic), logic
     created = ["class MaxConnectionsError(ConnectionError):", '    """No free connection."""', "    pass"]
-    assert behaviour_lines([], created, "pool.py") == 0
+    assert behaviour([], created, "pool.py").lines == 0
     rebased = ["class NoMoreData(ParseException):"]  # what catches it changed
-    assert behaviour_lines(["class NoMoreData(IOError):"], rebased, "http.py") == 2
+    assert behaviour(["class NoMoreData(IOError):"], rebased, "http.py").lines == 2
 
 
 POOL = """\

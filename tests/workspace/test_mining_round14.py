@@ -97,15 +97,16 @@ WHY_SIGN = "A negative exponent was read as positive because the sign was checke
 def test_log_statements_are_no_behaviour() -> None:
     removed = ['trace!("release; stream={:?}", id);']
     added = ["tracing::trace!(", '    "release_capacity; stream={:?}; available={}",', "    id, available", ");"]
-    assert mine_code.logging_only(removed, added, "src/recv.rs")
-    assert mine_code.behaviour_lines(removed, added, "src/recv.rs") == 0
+    assert mine_code.behaviour(removed, added, "src/recv.rs").logging_only
+    assert mine_code.behaviour(removed, added, "src/recv.rs").lines == 0
     assert mine_code.without_logging(['log.Printf("closing %v", c)', "c.Close()"]) == ["c.Close()"]
     branch = ["} else {", "    tracing::trace!(", '        "dropped {:?}, over the limit",', "    id", ");", "}"]
     assert mine_code.without_logging(["push(id);", *branch]) == ["push(id);"]
     assert mine_code.without_logging(["push(id);", *branch[:-1]]) == ["push(id);"]  # its "}" was there before
     assert mine_code.without_logging(["} else {", "    drop(id);", "}"]) == ["} else {", "    drop(id);", "}"]
-    assert not mine_code.logging_only(["log.Fatal(err)"], ['log.Fatalf("open: %v", err)'], "main.go")
-    assert not mine_code.logging_only(["self.logger.debug('x')"], ["self.logger.debug('x')", "self.n = 0"], "a.py")
+    assert not mine_code.behaviour(["log.Fatal(err)"], ['log.Fatalf("open: %v", err)'], "main.go").logging_only
+    also_sets = mine_code.behaviour(["self.logger.debug('x')"], ["self.logger.debug('x')", "self.n = 0"], "a.py")
+    assert not also_sets.logging_only
 
 
 STREAMS = """\

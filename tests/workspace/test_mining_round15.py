@@ -68,7 +68,7 @@ def test_a_literal_field_set_to_a_constant_only_declares() -> None:
     refused = ("prioritize: Prioritize::new(config),", "next: Ok(config.next),", "Timeout: 5 * time.Second,")
     for line in (*refused, "epoch: AtomicEpoch,", "state: atomic::State,"):
         assert not mine_code.is_declaration(line), line
-    assert mine_code.behaviour_lines([], ["            max_stream_id: StreamId::MAX,"], "src/send.rs") == 0
+    assert mine_code.behaviour([], ["            max_stream_id: StreamId::MAX,"], "src/send.rs").lines == 0
 
 
 SEND = """\

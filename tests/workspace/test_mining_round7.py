@@ -143,8 +143,8 @@ def test_declarations_are_no_behaviour() -> None:
         assert mine_code.is_declaration(line), line
     for line in ("return err", "self.closed = self.sock.close()", "x = compute(y)", "if x:", "export default"):
         assert not mine_code.is_declaration(line), line
-    assert mine_code.behaviour_lines(["self.a = 1"], ["self.a = None", "self.b = 0"], "a.py") == 0
-    assert mine_code.behaviour_lines([], ["self.b = 0", "if self.b:"], "a.py") == 1
+    assert mine_code.behaviour(["self.a = 1"], ["self.a = None", "self.b = 0"], "a.py").lines == 0
+    assert mine_code.behaviour([], ["self.b = 0", "if self.b:"], "a.py").lines == 1
 
 
 def test_a_lesson_goes_to_the_logic_not_to_fields_declared(repo: Repo, open_ws: list[Workspace]) -> None:
