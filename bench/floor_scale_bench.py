@@ -148,7 +148,7 @@ def read_corpus(
     started = time.perf_counter()
     with Workspace.open(root, embedder=None) as ws:
         ws.reindex()
-        report = mining.mine(ws)
+        report = mining.mine(ws, hold_back=False)  # a large store is the point: everything mining finds
         for m in ws.store.list_memories(MemoryFilter(statuses=("suggested",)), limit=-1):
             ws.accept_suggestion(m.id)
         accepted = ws.store.list_memories(MemoryFilter(statuses=("active",)), limit=-1)

@@ -366,7 +366,7 @@ def store_for(name: str) -> Path | None:
         started = time.perf_counter()
         ws.reindex()
         if not ws.list_memories(limit=1):
-            report = mine(ws)
+            report = mine(ws, hold_back=False)  # the same store as before holding back existed
             for m in ws.suggestions():
                 ws.accept_suggestion(m.id)
             print(f"{name}: indexed and mined {report.commits_read} commits in {time.perf_counter() - started:.0f} s",

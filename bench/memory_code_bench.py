@@ -93,7 +93,7 @@ def run(name: str, max_queries: int, *, lexical: bool) -> dict:
         print(f"indexed in {time.perf_counter() - t:.1f} s", flush=True)
         if not ws.list_memories(limit=1):  # mined once: later runs reuse the memories
             t = time.perf_counter()
-            report = mine(ws)
+            report = mine(ws, hold_back=False)  # the same store as before holding back existed
             accepted = 0
             for m in ws.suggestions():
                 ws.accept_suggestion(m.id)

@@ -105,7 +105,7 @@ def run(root: Path, history: list[_history.Commit], size: int, n_queries: int) -
         print(f"\n== {size:,} memories: code indexed and embedded ({embedded}/{total} chunks) in "
               f"{time.perf_counter() - started:.0f} s", flush=True)  # fmt: skip
         t = time.perf_counter()
-        report = mining.mine(ws)
+        report = mining.mine(ws, hold_back=False)  # a large store is the point: everything mining finds
         suggested = ws.store.list_memories(MemoryFilter(statuses=("suggested",)), limit=-1)
         for m in suggested:
             ws.accept_suggestion(m.id)
