@@ -10,10 +10,10 @@ mostly deletes is more often housekeeping.
 
 :func:`lesson_score` is a logistic model of that shape. Its weights were fitted on the 419 commit lessons the
 judges labelled in rounds 12 to 15 (63 histories in Go, JavaScript, Python and Rust; an item counts as useful
-when at least half its judges said so; ``bench/mine_score_fit.py`` refits them). Cross-validated by history (eight folds, no history in both halves),
-it ranks a useful lesson above a rejected one 78% of the time (AUC 0.78); the lessons it scores at least
-``MIN_LESSON_SCORE`` were 62% of them and 80.5% useful, those below 45%. The score reads nothing but
-numbers and two patterns of the message: no word list about any project.
+when at least half its judges said so; ``bench/mine_score_fit.py`` refits them). Cross-validated by history
+(eight folds, no history in both halves), it ranks a useful lesson above a rejected one 78% of the time (AUC
+0.78); the lessons it scores at least ``MIN_LESSON_SCORE`` were 62% of them and 80.5% useful, those below 45%.
+The score reads nothing but numbers and two patterns of the message: no word list about any project.
 
 Mining holds back a lesson scored below ``MIN_LESSON_SCORE`` (``mining.hold_back``, on by default;
 ``forewarn mine --all`` proposes everything) and counts it by name, so nothing is lost, only not put in
