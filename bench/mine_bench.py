@@ -3,6 +3,7 @@
     python bench/mine_bench.py                          # click, requests and express (JavaScript)
     python bench/mine_bench.py --corpus requests        # one of them (repeatable), or a path to a git clone
     python bench/mine_bench.py --tune                   # the tuning split: never look at the last 20%
+    python bench/mine_bench.py --all                    # mine as ``forewarn mine --all``: nothing held back
     python bench/mine_bench.py --bigblob 300            # peak RSS of `forewarn mine` on the red-team big-blob repo
 
 Each corpus is cloned once from ``$FOREWARN_CORPORA/<name>.bundle`` (default ``/work/corpora``, else
@@ -34,7 +35,8 @@ Never run this on flask's or mypy's history: they are kept for independent check
    ``forewarn mine`` runs in a child and its peak RSS with every git child is read from the kernel
    (``RUSAGE_CHILDREN``). Target ≤ TARGET_BIGBLOB_RSS_MB.
 
-Figures also go to ``bench/results/mine_bench.json`` (``mine_bench_tune.json`` with ``--tune``).
+Figures also go to ``bench/results/mine_bench.json`` (``mine_bench_tune.json`` with ``--tune``; ``_all`` added with
+``--all``).
 """
 
 from __future__ import annotations
@@ -84,6 +86,7 @@ TARGET_BIGBLOB_RSS_MB = 200.0
 # a symbol with this many real fixes that makes no hot spot is kept as a signal (track records, ranking), not proposed:
 # the bench reports its lift beside what is proposed, so the precision bought by proposing less is visible
 SIGNAL_MIN_FIXES = 2
+ALL_SUFFIX = "+all"  # a child's mode with it mines with nothing held back
 
 
 def main() -> int:
@@ -96,12 +99,14 @@ def main() -> int:
         action="store_true",
         help=f"split at {TUNE_SPLIT_AT:.0%}, judged up to {TUNE_END_AT:.0%}".replace("%", "%%"),
     )
+    parser.add_argument("--all", action="store_true", help="nothing held back, as forewarn mine --all")
     parser.add_argument("--bigblob", type=int, metavar="MB", help="only the big-blob RSS measure, with a MB-sized blob")
     parser.add_argument("--child", nargs=2, metavar=("MODE", "ROOT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         mode, root = args.child
-        out = _child_full(Path(root)) if mode == "full" else _child_split(Path(root))
+        hold_back = not mode.endswith(ALL_SUFFIX)  # "split+all": as forewarn mine --all
+        out = _child_full(Path(root), hold_back) if mode.startswith("full") else _child_split(Path(root), hold_back)
         print(json.dumps(out))
         return 0
     if args.bigblob:
@@ -109,6 +114,7 @@ def main() -> int:
         _save({"bigblob": r}, "mine_bench_bigblob.json")
         return 0 if r["rss_mb"] <= TARGET_BIGBLOB_RSS_MB else 1
     split_at, end_at = (TUNE_SPLIT_AT, TUNE_END_AT) if args.tune else (SPLIT_AT, END_AT)
+    suffix = ALL_SUFFIX if args.all else ""
     started = time.perf_counter()
     results: dict[str, dict] = {}
     for name in args.corpus or list(CORPORA):
@@ -118,11 +124,11 @@ def main() -> int:
         print(f"\n=== {clone.name} ({_git(clone, 'rev-list', '--count', 'HEAD')} commits on its branch) ===")
         r: dict = {"clone": str(clone)}
         if not args.no_full:
-            r["full"] = _run_child("full", clone)
+            r["full"] = _run_child("full" + suffix, clone)
             _print_full(r["full"])
         if not args.no_split:
             try:
-                r["split"] = _time_split(clone, split_at, end_at)
+                r["split"] = _time_split(clone, split_at, end_at, suffix)
                 _print_split(r["split"])
             except subprocess.CalledProcessError as e:  # a snapshot missing an object the split's tree needs
                 r["split_error"] = ((e.stderr or "").strip().splitlines() or [str(e)])[0]
@@ -133,8 +139,8 @@ def main() -> int:
     took = time.perf_counter() - started
     print(f"\nbench took {took:.0f} s")
     _save(
-        {"seconds": took, "tune": args.tune, "corpora": results},
-        "mine_bench_tune.json" if args.tune else "mine_bench.json",
+        {"seconds": took, "tune": args.tune, "all": args.all, "corpora": results},
+        ("mine_bench_tune" if args.tune else "mine_bench") + ("_all" if args.all else "") + ".json",
     )
     return 0
 
@@ -191,7 +197,7 @@ def _open(root: Path):  # a Workspace; imported late so the parent stays light
 # -- 1, 2: the full history ------------------------------------------------------------------------
 
 
-def _child_full(root: Path) -> dict:
+def _child_full(root: Path, hold_back: bool) -> dict:
     import psutil
 
     from forewarn.memory.suggestions import worth_a_look
@@ -204,7 +210,7 @@ def _child_full(root: Path) -> dict:
     peak = PeakRss(psutil.Process())
     peak.start()
     cpu_started = time.process_time()
-    report = mine(ws)
+    report = mine(ws, hold_back=hold_back)
     cpu_s = time.process_time() - cpu_started
     peak.stop()
     noop = mine(ws)
@@ -287,13 +293,13 @@ def _commit_at(clone: Path, share: float) -> str:
     return _git(clone, "rev-list", "-1", "--first-parent", f"--before={int(first + share * (last - first))}", "HEAD")
 
 
-def _time_split(clone: Path, split_at: float, end_at: float) -> dict:
+def _time_split(clone: Path, split_at: float, end_at: float, suffix: str = "") -> dict:
     split, end = _commit_at(clone, split_at), _commit_at(clone, end_at)
     with tempfile.TemporaryDirectory(prefix="forewarn-mine-split-") as tmp:
         tree = Path(tmp) / f"{clone.name}-split"
         _git(clone, "worktree", "add", "--detach", "-q", str(tree), split)
         try:
-            r = _run_child("split", tree)
+            r = _run_child("split" + suffix, tree)
         finally:
             subprocess.run(["git", "-C", str(clone), "worktree", "remove", "--force", str(tree)], check=False)
             subprocess.run(["git", "-C", str(clone), "worktree", "prune"], check=False)
@@ -305,7 +311,7 @@ def _time_split(clone: Path, split_at: float, end_at: float) -> dict:
     return r
 
 
-def _child_split(tree: Path) -> dict:
+def _child_split(tree: Path, hold_back: bool) -> dict:
     """Index and mine the split worktree; the naive miner on the same past; the index's symbols."""
     from forewarn.workspace import history
     from forewarn.workspace.mine_anchors import MODULE_SYMBOL, HeadIndex, SymbolFinder, follow, record_renames
@@ -313,7 +319,7 @@ def _child_split(tree: Path) -> dict:
 
     ws = _open(tree)
     ws.reindex()
-    report = mine(ws)
+    report = mine(ws, hold_back=hold_back)
     suggested = ws.suggestions()
     # what mining keeps without proposing it: symbols with real fixes that make no hot spot (weak ones), which feed
     # the track records and ranking of what is proposed
