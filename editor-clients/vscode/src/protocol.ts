@@ -331,6 +331,7 @@ export const DAEMON_SETTINGS = [
   "diagnostics.includeNeighbours",
   "mining.enabled",
   "mining.onOpen",
+  "mining.holdBack",
   "agents.trust",
   "logLevel",
 ] as const;

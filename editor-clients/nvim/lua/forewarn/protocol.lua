@@ -87,6 +87,7 @@ M.SETTINGS = {
   "diagnostics.include_neighbours",
   "mining.enabled",
   "mining.on_open",
+  "mining.hold_back",
   "agents.trust",
   "log_level",
 }
