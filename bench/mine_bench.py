@@ -265,6 +265,8 @@ def _print_full(r: dict) -> None:
     total = sum(rep["suggestions"].values())
     rows.append(["(all proposed)", str(total), f"{total * per_k:.1f}"])
     rows.append(["(worth a look)", str(r["worth_a_look"]), f"{r['worth_a_look'] * per_k:.1f}"])
+    for why, count in sorted(rep.get("held_back", {}).items()):
+        rows.append([f"(held back: {why})", str(count), f"{count * per_k:.1f}"])
     _table(["suggestion type", "count", "per 1k commits"], rows)
     print(f"suggestions sharing their exact text with another: {r['same_text']} of {r['stored']}")
     print("by kind: " + ", ".join(f"{k} {v}" for k, v in sorted(r["stored_by_kind"].items(), key=lambda kv: -kv[1])))
