@@ -177,6 +177,8 @@ COMMENT_PHRASE_VALUE = 0.6  # "do not", "must", "never" in a plain comment: a wa
 OTHER_VALUE = 0.7  # an agent's or an import's suggestion: no mining kind to judge it by
 UNEXPLAINED_VALUE = 0.6  # no why in its words (only what changed): worth less than the same lesson explained
 COMMENT_TAGS = frozenset({"HACK", "XXX", "FIXME", "WARNING", "DANGER", "CAUTION"})
+SCORED_KINDS = frozenset({"fix", "decision"})  # the lessons mining scores (workspace/mine_score)
+HOTSPOT_USEFUL_RATE = 0.87  # hot spots were judged useful 426 times in 492: a score this high is worth a hot spot
 REPETITION_WEIGHT = 0.5  # each doubling of the commits behind a lesson adds half again: fixed twice is a pattern
 RECENCY_HALF_LIFE_DAYS = 365.0  # history moves slowly: a year-old fix is half as pressing as today's
 RECENCY_FLOOR = 0.3  # an old lesson never vanishes behind new ones (no event horizon)
@@ -184,9 +186,10 @@ RECENCY_FLOOR = 0.3  # an old lesson never vanishes behind new ones (no event ho
 ANCHOR_PRECISION = {ANCHOR_SYMBOL: 1.0, ANCHOR_FILE: 0.6, ANCHOR_WORKSPACE: 0.3}
 SECONDS_PER_DAY = 86_400.0
 # a suggestion whose quality (its value before recency) is at least this is "worth a look" (`memory review` counts
-# them): a hot spot, an explained fix, a dead end with its reason or a tagged comment on its symbol, whose code has
-# not settled for years; a decision or a "must" comment once its code was fixed again since; nothing on a whole file
-# unless its code keeps breaking. Recency orders the queue but never hides an old lesson.
+# them): a hot spot, an explained fix (one that mining scored, at least 0.7: what a default run proposes), a dead end
+# with its reason or a tagged comment on its symbol, whose code has not settled for years; a decision or a "must"
+# comment once its code was fixed again since; nothing on a whole file unless its code keeps breaking. Recency
+# orders the queue but never hides an old lesson.
 WORTH_A_LOOK = 0.8
 
 
@@ -198,10 +201,15 @@ def anchor_kind(memory: Memory) -> str:
 
 
 def kind_value(memory: Memory) -> float:
+    """What its source is worth; a mined fix or decision with a score (its modelled chance of being useful, from
+    its commit's shape) is worth that score against a hot spot's rate, at most a hot spot's value."""
     prov = memory.provenance or {}
     kind = str(prov.get("kind") or "")
     if memory.source == MemorySource.COMMENT:
         return COMMENT_TAG_VALUE if kind in COMMENT_TAGS else COMMENT_PHRASE_VALUE
+    score = prov.get("score")
+    if memory.source == MemorySource.COMMIT and kind in SCORED_KINDS and isinstance(score, float) and 0 <= score <= 1:
+        return min(KIND_VALUE["hotspot"], score / HOTSPOT_USEFUL_RATE)
     return KIND_VALUE.get(kind, OTHER_VALUE)
 
 

@@ -32,8 +32,11 @@ def suggestion(
     track: dict[str, Any] | None = None,
     source: str = "commit",
     date: str = "2024-03-02T10:00:00Z",
+    score: float | None = None,
 ) -> Memory:
     provenance: dict[str, Any] = {"commits": [COMMIT], "kind": kind, "why": why}
+    if score is not None:
+        provenance["score"] = score
     if track is not None:
         provenance["track"] = track
     return Memory(mid, "gotcha", f"lesson {mid}", Anchor("net.py", symbol), source, 0.8, date, date, "suggested",
@@ -55,6 +58,22 @@ def test_the_queue_leads_with_explained_lessons_on_symbols_whose_code_kept_break
     assert worth_a_look(fixed_decision)  # its code was fixed again since: the decision mattered
     old = dataclasses.replace(explained, id="o", created_at="2014-01-01T00:00:00Z")
     assert worth_a_look(old) and suggestion_score(old, NOW) < suggestion_score(explained, NOW)
+
+
+def test_a_scored_lesson_is_worth_its_score_against_a_hot_spots_rate() -> None:
+    """Mining's score (workspace/mine_score) is the lesson's modelled chance of being useful: it orders the queue,
+    and a lesson under the bar a default run holds back (proposed by ``mine --all``) is not worth a look."""
+    strong, weak = suggestion("s", score=0.9), suggestion("w", score=0.5)
+    hotspot, decision = suggestion("h", kind="hotspot"), suggestion("d", kind="decision", score=0.75)
+    ranked = rank_suggestions([weak, decision, strong, hotspot], NOW)
+    assert [m.id for m in ranked] == ["h", "s", "d", "w"]  # a score past a hot spot's rate is worth no more than one
+    assert suggestion_quality(strong) == suggestion_quality(hotspot)
+    assert worth_a_look(strong) and worth_a_look(decision) and not worth_a_look(weak)
+    assert not worth_a_look(suggestion("b", score=0.69)) and worth_a_look(suggestion("c", score=0.7))
+    unscored = suggestion("u")  # proposed before mining scored lessons: its kind's value, as before
+    assert suggestion_quality(unscored) == suggestion_quality(suggestion("n", score=None))
+    comment = suggestion("m", kind="must", source="comment", score=0.99)  # only mined commits carry a score
+    assert suggestion_quality(comment) == suggestion_quality(suggestion("k", kind="must", source="comment"))
 
 
 def test_code_quiet_for_years_weighs_less_and_fixes_since_weigh_more() -> None:
