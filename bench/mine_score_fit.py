@@ -14,35 +14,32 @@ above a rejected one) and, per threshold, the share of lessons kept and how many
 from __future__ import annotations
 
 import json
-import math
 import sys
 from pathlib import Path
 
 import numpy as np
 
 BENCH_DIR = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH_DIR))
 sys.path.insert(0, str(BENCH_DIR.parent))
 
-from forewarn.workspace.mine_score import INTERCEPT, MIN_LESSON_SCORE, WEIGHTS  # noqa: E402
+from _stats import auc  # noqa: E402
+
+from forewarn.workspace.mine_score import INTERCEPT, MIN_LESSON_SCORE, WEIGHTS, scaled  # noqa: E402
 
 DATA = BENCH_DIR / "judgements" / "mining" / "score-training-r12-r15.jsonl"
 FOLDS = 8
 C = 0.3  # inverse regularisation strength: the weights stay small on 419 rows
-LOGGED = ("why_chars", "message_lines", "files", "lines_added", "lines_removed", "symbol_lines", "message_chars")
 THRESHOLDS = (0.5, 0.6, 0.65, 0.7, 0.75, 0.8)
 
 
 def features(row: dict) -> list[float]:
-    """The row in the order of WEIGHTS, as mine_score.lesson_features computes them."""
-    out = []
-    for name in WEIGHTS:
-        if name in LOGGED:
-            out.append(math.log1p(max(0, row[name])))  # message_chars was read with git's closing newline
-        elif name in ("decision", "error_pattern"):
-            out.append(float(row["type"] == name))
-        else:
-            out.append(float(row[name]))
-    return out
+    """The row's counts scaled as the product scales them (mine_score.scaled), in the order of WEIGHTS."""
+    counts = {
+        name: float(row["type"] == name) if name in ("decision", "error_pattern") else row[name] for name in WEIGHTS
+    }
+    inputs = scaled(counts)
+    return [inputs[name] for name in WEIGHTS]
 
 
 def fit(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -64,12 +61,6 @@ def fit(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def predict(w: np.ndarray, x: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-(w[0] + x @ w[1:])))
-
-
-def auc(scores: np.ndarray, positive: np.ndarray) -> float:
-    pos, neg = scores[positive], scores[~positive]
-    wins = (pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()
-    return float(wins / (len(pos) * len(neg)))
 
 
 def folds(groups: list[str]) -> list[int]:
@@ -103,7 +94,7 @@ def main() -> None:
     for k in range(FOLDS):
         test = fold == k
         held[test] = predict(fit(x[~test], useful[~test].astype(float)), x[test])
-    print(f"cross-validated by history ({FOLDS} folds): AUC {auc(held, useful):.3f}")
+    print(f"cross-validated by history ({FOLDS} folds): AUC {auc(held.tolist(), useful.tolist()):.3f}")
     print(f"{'threshold':>10} {'kept':>6} {'useful, kept':>13} {'useful, held back':>18}")
     for t in THRESHOLDS:
         kept = held >= t

@@ -30,6 +30,7 @@ BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR))
 sys.path.insert(0, str(BENCH_DIR.parent))
 
+from _stats import auc  # noqa: E402
 from contradiction_bench import DATA, Pair, load_pairs  # noqa: E402
 
 PROBE_FALSE_ALARMS = 0.05  # issue 23's ceiling on false alarms: what a signal may add on top of the rules
@@ -44,16 +45,6 @@ def deny_auxiliary(text: str) -> str:
 
 def deny_sentence(text: str) -> str:
     return f"It is not true that {text}"
-
-
-def auc(scores: list[float], positive: list[bool]) -> float:
-    """Probability that a random positive scores above a random negative (ties count half)."""
-    pos = [s for s, p in zip(scores, positive, strict=True) if p]
-    neg = [s for s, p in zip(scores, positive, strict=True) if not p]
-    if not pos or not neg:
-        return float("nan")
-    wins = sum(1.0 if a > b else 0.5 if a == b else 0.0 for a in pos for b in neg)
-    return wins / (len(pos) * len(neg))
 
 
 def caught_at(scores: list[float], positive: list[bool], false_alarms: float) -> float:

@@ -91,7 +91,7 @@ def read_head(path: str | Path, max_bytes: int, inside: str | None = None, *, wh
     except (FileNotFoundError, NotADirectoryError):
         return None
     if stat.S_ISLNK(before.st_mode):
-        raise RefusedFile(path, REFUSED_LINK, "a symbolic link, which is never followed here")
+        raise _never_followed(path)
     _check(path, before, max_bytes if whole else None)
     try:
         fd = os.open(path, _OPEN_FLAGS | os.O_NOFOLLOW)
@@ -99,9 +99,13 @@ def read_head(path: str | Path, max_bytes: int, inside: str | None = None, *, wh
         return None
     except OSError as exc:
         if exc.errno == errno.ELOOP:  # swapped for a link since the check
-            raise RefusedFile(path, REFUSED_LINK, "a symbolic link, which is never followed here") from None
+            raise _never_followed(path) from None
         raise
     return _read_open(path, fd, max_bytes, whole=whole)
+
+
+def _never_followed(path: str | Path) -> RefusedFile:
+    return RefusedFile(path, REFUSED_LINK, "a symbolic link, which is never followed here")
 
 
 def _check_inside(path: str | Path, inside: str) -> None:

@@ -177,7 +177,6 @@ COMMENT_PHRASE_VALUE = 0.6  # "do not", "must", "never" in a plain comment: a wa
 OTHER_VALUE = 0.7  # an agent's or an import's suggestion: no mining kind to judge it by
 UNEXPLAINED_VALUE = 0.6  # no why in its words (only what changed): worth less than the same lesson explained
 COMMENT_TAGS = frozenset({"HACK", "XXX", "FIXME", "WARNING", "DANGER", "CAUTION"})
-SCORED_KINDS = frozenset({"fix", "decision"})  # the lessons mining scores (workspace/mine_score)
 HOTSPOT_USEFUL_RATE = 0.87  # hot spots were judged useful 426 times in 492: a score this high is worth a hot spot
 REPETITION_WEIGHT = 0.5  # each doubling of the commits behind a lesson adds half again: fixed twice is a pattern
 RECENCY_HALF_LIFE_DAYS = 365.0  # history moves slowly: a year-old fix is half as pressing as today's
@@ -208,7 +207,7 @@ def kind_value(memory: Memory) -> float:
     if memory.source == MemorySource.COMMENT:
         return COMMENT_TAG_VALUE if kind in COMMENT_TAGS else COMMENT_PHRASE_VALUE
     score = prov.get("score")
-    if memory.source == MemorySource.COMMIT and kind in SCORED_KINDS and isinstance(score, float) and 0 <= score <= 1:
+    if memory.source == MemorySource.COMMIT and isinstance(score, float) and 0 <= score <= 1:
         return min(KIND_VALUE["hotspot"], score / HOTSPOT_USEFUL_RATE)
     return KIND_VALUE.get(kind, OTHER_VALUE)
 

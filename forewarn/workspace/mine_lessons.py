@@ -415,7 +415,10 @@ def comment_headline(comment: str, place: str) -> str:
     return f"In {place}: {comment}"
 
 
+WHY_MARK = "Why:"  # a lesson's text: its headline, then the why after this (mine_score reads it back)
+
+
 def lesson_text(headline: str, reason: str = "") -> str:
     """The headline, then the why on its own paragraph; clipped to the memory text limit."""
-    text = f"{headline}\n\nWhy: {reason}" if reason else headline
+    text = f"{headline}\n\n{WHY_MARK} {reason}" if reason else headline
     return text if len(text) <= MAX_TEXT_CHARS else text[: MAX_TEXT_CHARS - 1].rstrip() + "…"

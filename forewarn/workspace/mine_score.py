@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from forewarn.memory.vocabulary import MemoryType
 from forewarn.workspace.history import CommitRecord
+from forewarn.workspace.mine_lessons import WHY_MARK
 
 # a lesson scored below this is held back: on the judged lessons, the share above it was 80.5% useful (the
 # usefulness target) in cross-validation by history, and kept 62% of them
@@ -36,9 +37,7 @@ MIN_LESSON_SCORE = 0.7
 FIX_OPENING = re.compile(r"^\s*(fix|bug|correct|prevent|avoid|handle|don.t|do not|guard)", re.IGNORECASE)
 # the message names an issue or a pull request it closes: someone met the problem
 NAMES_ISSUE = re.compile(r"#\d+|fixes|closes", re.IGNORECASE)
-WHY_MARK = "Why:"  # lesson_text puts the why after this
-
-# the fitted model: log-odds = INTERCEPT + Σ weight × feature, every count on a log(1 + n) scale
+# the fitted model: log-odds = INTERCEPT + Σ weight × feature; the counts (LOGGED) on a log(1 + n) scale
 INTERCEPT = -4.4142
 WEIGHTS = {
     "why_chars": 1.3607,  # the why's length: an explained cause is what a lesson is
@@ -53,6 +52,9 @@ WEIGHTS = {
     "error_pattern": -0.5116,  # an error pattern: often an error message's wording or one platform's quirk
     "message_chars": -0.2711,  # the message's length in characters (with its lines: how much is not the why)
 }
+LOGGED = frozenset(
+    {"why_chars", "message_lines", "files", "lines_added", "lines_removed", "symbol_lines", "message_chars"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,32 +72,34 @@ class CommitShape:
         return cls(max(0, commit.file_count - commit.binary_files), max(0, changed - removed), removed)
 
 
-def lesson_features(
+def lesson_counts(
     text: str, kind: MemoryType, commit: CommitRecord, shape: CommitShape, symbol_lines: int
 ) -> dict[str, float]:
-    """The model's inputs for a lesson whose suggestion reads ``text`` (headline, then ``Why: …``)."""
+    """What the model reads of a lesson whose suggestion reads ``text`` (headline, then the why after WHY_MARK):
+    counts and yes/no flags, as ``bench/judgements/mining/score-training-r12-r15.jsonl`` holds them."""
     message = f"{commit.subject}\n\n{commit.body}" if commit.body else commit.subject
     why = text.split(WHY_MARK, 1)[1] if WHY_MARK in text else ""
-
-    def log(n: int) -> float:
-        return math.log1p(max(0, n))
-
     return {
-        "why_chars": log(len(why)),
-        "message_lines": log(sum(1 for line in message.splitlines() if line.strip())),
+        "why_chars": len(why),
+        "message_lines": sum(1 for line in message.splitlines() if line.strip()),
         "fix_subject": float(bool(FIX_OPENING.match(commit.subject))),
         "names_issue": float(bool(NAMES_ISSUE.search(message))),
-        "files": log(shape.files),
-        "lines_added": log(shape.lines_added),
-        "lines_removed": log(shape.lines_removed),
-        "symbol_lines": log(symbol_lines),
+        "files": shape.files,
+        "lines_added": shape.lines_added,
+        "lines_removed": shape.lines_removed,
+        "symbol_lines": symbol_lines,
         "decision": float(kind == MemoryType.DECISION),
         "error_pattern": float(kind == MemoryType.ERROR_PATTERN),
-        "message_chars": log(len(message) + 1),  # git's message ends with a newline
+        "message_chars": len(message) + 1,  # git's message ends with a newline
     }
 
 
-def lesson_score(features: dict[str, float]) -> float:
+def scaled(counts: dict[str, float]) -> dict[str, float]:
+    """The model's inputs: each count on a log(1 + n) scale, each flag as it is."""
+    return {k: math.log1p(max(0.0, v)) if k in LOGGED else float(v) for k, v in counts.items()}
+
+
+def lesson_score(counts: dict[str, float]) -> float:
     """The modelled chance (0..1) that a reviewer finds the lesson useful."""
-    z = INTERCEPT + sum(WEIGHTS[k] * v for k, v in features.items())
+    z = INTERCEPT + sum(WEIGHTS[k] * v for k, v in scaled(counts).items())
     return 1.0 / (1.0 + math.exp(-z))

@@ -102,7 +102,7 @@ from forewarn.workspace.mine_rules import (
     states_repo_wide_rule,
 )
 from forewarn.workspace.mine_runtime import Runtimes, runtimes
-from forewarn.workspace.mine_score import MIN_LESSON_SCORE, CommitShape, lesson_features, lesson_score
+from forewarn.workspace.mine_score import MIN_LESSON_SCORE, CommitShape, lesson_counts, lesson_score
 
 if TYPE_CHECKING:
     from forewarn.workspace.engine import Workspace
@@ -440,7 +440,7 @@ def lesson_suggestion(lesson: Lesson, record: dict[str, Any], head: HeadIndex) -
     if verdict.kind != VerdictKind.REVERT:  # a dead end is proposed on its reason alone, as the issue asks
         chunk = head.chunk(a.file, a.symbol) if a.file and a.symbol else None
         lines = chunk.end_line - chunk.start_line if chunk is not None else 0
-        provenance["score"] = round(lesson_score(lesson_features(text, verdict.type, commit, lesson.shape, lines)), 3)
+        provenance["score"] = round(lesson_score(lesson_counts(text, verdict.type, commit, lesson.shape, lines)), 3)
     return Suggestion(
         fingerprint=f"{verdict.kind}:{commit.sha}" + (f":{spot}" if spot else ""),
         type=verdict.type,

@@ -15,7 +15,7 @@ from forewarn.config import Settings
 from forewarn.memory.vocabulary import MemoryType
 from forewarn.workspace import mining
 from forewarn.workspace.engine import Workspace
-from forewarn.workspace.mine_score import MIN_LESSON_SCORE, CommitShape, lesson_features, lesson_score
+from forewarn.workspace.mine_score import MIN_LESSON_SCORE, CommitShape, lesson_counts, lesson_score
 from tests.gitrepo import Repo
 from tests.workspace.billing_history import kinds, mined, record
 
@@ -51,7 +51,7 @@ TERSE = "Fix card numbers in the support log\n\ndescribe printed the whole numbe
 def _score(subject: str, body: str, why: str, kind: MemoryType, files: int, added: int, removed: int) -> float:
     commit = replace(record(subject, body), file_count=files)
     text = f"In `settle`: {subject}\n\nWhy: {why}"
-    return lesson_score(lesson_features(text, kind, commit, CommitShape(files, added, removed), 8))
+    return lesson_score(lesson_counts(text, kind, commit, CommitShape(files, added, removed), 8))
 
 
 def test_the_score_rises_with_an_explained_cause_and_falls_with_a_sweeping_change() -> None:
