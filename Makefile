@@ -94,6 +94,7 @@ bench-noise: install
 bench-contradictions: model
 	$(BIN)/python bench/contradiction_bench.py
 	$(BIN)/python bench/negation_probe.py
+	$(BIN)/python bench/contradiction_learned_probe.py
 
 # forewarn mcp through the SDK's client: memories_for_files and search_memories latency and tokens at 1k/10k/100k
 bench-mcp: install
