@@ -427,10 +427,13 @@ def _judge(clone: Path, split: str, end: str, r: dict) -> dict:
     fixed_files = set().union(*file_fixes) if file_fixes else set()
 
     def rates(anchors: set, per_suggestion: list | None = None, files: set | None = None) -> dict:
+        covered, hit = sum(1 for f in fixes if f & anchors), len(anchors & fixed)
         out = {
             "anchored": len(anchors),
-            "coverage": sum(1 for f in fixes if f & anchors) / max(len(fixes), 1),
-            "precision": len(anchors & fixed) / max(len(anchors), 1),
+            "covered": covered,  # later fixes that touched an anchored symbol
+            "hit": hit,  # anchored symbols a later fix touched
+            "coverage": covered / max(len(fixes), 1),
+            "precision": hit / max(len(anchors), 1),
         }
         if files is not None:
             out["files"] = len(files)
@@ -454,7 +457,7 @@ def _judge(clone: Path, split: str, end: str, r: dict) -> dict:
             (s["file"], s["symbol"]) for s in r["suggestions"] if s["file"] and s["symbol"] and str(s["kind"]) == kind
         ]
         by_kind[kind] = rates(set(picked), picked)
-    frontier = _frontier(naive_list, r.get("naive_dates") or [], split_date(clone, split), rates)
+    frontier = _frontier(naive_list, r.get("naive_dates") or [], _split_time(clone, split), rates)
     rng = random.Random(SEED)
     pool = sorted(universe)
     size = min(len(set(ours_list)), len(pool))
@@ -482,7 +485,8 @@ def _judge(clone: Path, split: str, end: str, r: dict) -> dict:
     }
 
 
-def split_date(clone: Path, split: str) -> datetime:
+def _split_time(clone: Path, split: str) -> datetime:
+    """When the split commit was committed: the frontier's "fixed lately" counts back from it."""
     return datetime.fromtimestamp(int(_git(clone, "log", "-1", "--format=%ct", split)), tz=UTC)
 
 
@@ -577,7 +581,7 @@ def _print_summary(results: dict[str, dict]) -> None:
             continue
         o, nv, sig = s["ours"], s["naive"], s["signals"]
         for key, x in (("ours", o), ("naive", nv), ("signals", sig)):
-            hits[key] += round(x["precision"] * x["anchored"])
+            hits[key] += x["hit"]
             hits[f"{key}_anchored"] += x["anchored"]
         per_k = f"{full['report']['added'] * 1000 / max(full['commits'], 1):.1f}" if full else ""
         rows.append(
@@ -608,14 +612,11 @@ def _print_pooled_frontier(results: dict[str, dict]) -> None:
         s = r.get("split")
         if not s or not s.get("frontier"):
             continue
-        naive["hit"] += round(s["naive"]["precision"] * s["naive"]["anchored"])
+        naive["hit"] += s["naive"]["hit"]
         naive["anchored"] += s["naive"]["anchored"]
         for k, v in s["frontier"].items():
             c = pooled.setdefault(k, Counter())
-            c["covered"] += round(v["coverage"] * s["later_fixes"])
-            c["fixes"] += s["later_fixes"]
-            c["hit"] += round(v["precision"] * v["anchored"])
-            c["anchored"] += v["anchored"]
+            c.update({"covered": v["covered"], "fixes": s["later_fixes"], "hit": v["hit"], "anchored": v["anchored"]})
     if not pooled:
         return
     base = naive["hit"] / max(naive["anchored"], 1)

@@ -23,6 +23,7 @@ BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR))
 sys.path.insert(0, str(BENCH_DIR.parent))
 
+from _logistic import fit, predict  # noqa: E402
 from _stats import auc  # noqa: E402
 
 from forewarn.workspace.mine_score import INTERCEPT, MIN_LESSON_SCORE, WEIGHTS, scaled  # noqa: E402
@@ -40,27 +41,6 @@ def features(row: dict) -> list[float]:
     }
     inputs = scaled(counts)
     return [inputs[name] for name in WEIGHTS]
-
-
-def fit(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Intercept and weights minimising the log loss plus ||w||² / (2C) (the intercept is not penalised)."""
-    a = np.hstack([np.ones((len(x), 1)), x])
-    w = np.zeros(a.shape[1])
-    penalty = np.full(a.shape[1], 1.0 / C)
-    penalty[0] = 0.0
-    for _ in range(50):
-        p = 1.0 / (1.0 + np.exp(-a @ w))
-        grad = a.T @ (p - y) + penalty * w
-        hess = (a * (p * (1 - p))[:, None]).T @ a + np.diag(penalty)
-        step = np.linalg.solve(hess, grad)
-        w -= step
-        if np.abs(step).max() < 1e-10:
-            break
-    return w
-
-
-def predict(w: np.ndarray, x: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-(w[0] + x @ w[1:])))
 
 
 def folds(groups: list[str]) -> list[int]:
@@ -82,7 +62,7 @@ def main() -> None:
     x = np.array([features(r) for r in rows])
     share = np.array([r["y"] for r in rows])
     useful = share >= 0.5  # at least half the judges said useful
-    w = fit(x, useful.astype(float))
+    w = fit(x, useful.astype(float), C)
     print(f"{len(rows)} judged commit lessons from {len({r['corpus'] for r in rows})} histories; "
           f"{useful.mean():.1%} useful")  # fmt: skip
     print(f"{'weight':<16} {'refit':>8} {'product':>8}")
@@ -93,7 +73,7 @@ def main() -> None:
     held = np.zeros(len(rows))
     for k in range(FOLDS):
         test = fold == k
-        held[test] = predict(fit(x[~test], useful[~test].astype(float)), x[test])
+        held[test] = predict(fit(x[~test], useful[~test].astype(float), C), x[test])
     print(f"cross-validated by history ({FOLDS} folds): AUC {auc(held.tolist(), useful.tolist()):.3f}")
     print(f"{'threshold':>10} {'kept':>6} {'useful, kept':>13} {'useful, held back':>18}")
     for t in THRESHOLDS:
