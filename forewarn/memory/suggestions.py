@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from forewarn.memory.origin import agent_name, newest_commit, provenance_commits
+from forewarn.memory.origin import IMPORTED_KEY, agent_name, newest_commit, provenance_commits
 from forewarn.memory.records import Memory
 from forewarn.memory.text import from_iso
 from forewarn.memory.vocabulary import MemorySource, MemoryType
@@ -135,9 +135,21 @@ def track_confidence(base: float, track: dict[str, Any] | None, *, previous: flo
     return max(0.0, min(1.0, base / (previous or 1.0) * track_factor(track)))
 
 
+def claimed(provenance: dict[str, Any] | None) -> bool:
+    """Its mining evidence (kind, score, commits, track record) came in a shared file, not from this machine's
+    mining: a claim, shown as one and never used to rank it or to weigh its warning (a stranger's file could
+    say "fixed 999 times since" to jump the queue, or to read as a measured hot spot)."""
+    return isinstance((provenance or {}).get(IMPORTED_KEY), dict)
+
+
 def track_line(provenance: dict[str, Any] | None) -> str | None:
-    """``its code was fixed 3 times since (last on 2024-02-01)``: the track record in words, None without one."""
-    track = track_of(provenance)
+    """``its code was fixed 3 times since (last on 2024-02-01)``: the track record in words, None without one; an
+    imported memory's is the file's claim (``it says its code was fixed …``)."""
+    line = _track_words(track_of(provenance))
+    return f"it says {line}" if line is not None and claimed(provenance) else line
+
+
+def _track_words(track: dict[str, Any] | None) -> str | None:
     if track is None:
         return None
     fixes = _count(track.get("fixes"))
@@ -213,8 +225,11 @@ def kind_value(memory: Memory) -> float:
 
 
 def suggestion_quality(memory: Memory) -> float:
-    """What a suggestion is worth, recency aside: kind × explained × anchor precision × track record × repetition."""
+    """What a suggestion is worth, recency aside: kind × explained × anchor precision × track record × repetition.
+    An import's or an agent's is worth OTHER_VALUE where it is anchored: what it says of its mining is a claim."""
     prov = memory.provenance or {}
+    if claimed(prov) or memory.source == MemorySource.AGENT:
+        return OTHER_VALUE * ANCHOR_PRECISION[anchor_kind(memory)]
     repetition = 1.0 + REPETITION_WEIGHT * math.log2(max(1, commit_count(prov)))
     explained = 1.0 if prov.get("why", True) else UNEXPLAINED_VALUE  # older suggestions carry no flag: explained
     precision = ANCHOR_PRECISION[anchor_kind(memory)]

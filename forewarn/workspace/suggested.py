@@ -22,6 +22,7 @@ from forewarn.memory.suggestions import (
     TRACK,
     Suggestion,
     SuggestionReport,
+    claimed,
     provenance_commits,
     rank_suggestions,
     track_confidence,
@@ -232,12 +233,13 @@ class SuggestionsMixin(ProposalsMixin):
 
     def update_mined_tracks(self, updates: Mapping[str, dict[str, Any]], *, only_changed: bool = True) -> int:
         """Replace mined memories' track records (``provenance["track"]``) and scale their confidence by the
-        new record's factor over the old one's; how many changed."""
+        new record's factor over the old one's; how many changed. An imported memory's record is left as the file
+        said it (shown as its claim): adding this history's fixes to it would pass the claim off as measured here."""
         changed = 0
         with self._lock, self.store.batch():
             for memory_id, record in updates.items():
                 m = self.store.get(memory_id)
-                if m is None:
+                if m is None or claimed(m.provenance):
                     continue
                 old = track_of(m.provenance)
                 if only_changed and old == record:

@@ -7,6 +7,7 @@ from typing import Any
 
 from forewarn.memory.records import Anchor, Memory
 from forewarn.memory.suggestions import (
+    OTHER_VALUE,
     QUIET_FLOOR,
     WORTH_A_LOOK,
     rank_suggestions,
@@ -106,3 +107,18 @@ def test_the_track_record_in_words() -> None:
     )
     assert track_line({"commits": [COMMIT]}) is None and track_line(None) is None
     assert track_line({"track": {"fixes": "many", "since": since, "through": "x"}}) is None  # bad input: no claim
+
+
+def test_an_imported_suggestions_mining_evidence_is_its_claim() -> None:
+    """Kind, score, commits and track record that came in a shared file rank nothing and read as the file's."""
+    bold = suggestion("i", kind="hotspot", score=1.0, track={"fixes": 999, "since": COMMIT["date"]})
+    imported = dataclasses.replace(bold, provenance={**(bold.provenance or {}), "imported": {"from": "x.jsonl"}})
+    plain = suggestion("p")  # a local explained fix
+    assert suggestion_quality(imported) == OTHER_VALUE < suggestion_quality(plain) <= suggestion_quality(bold)
+    assert not worth_a_look(imported) and [m.id for m in rank_suggestions([imported, plain], NOW)] == ["p", "i"]
+    assert track_line(imported.provenance) == "it says its code was fixed 999 times since"
+    on_a_file = dataclasses.replace(imported, anchor=Anchor("net.py", None))
+    assert suggestion_quality(on_a_file) < OTHER_VALUE  # where it sits here still counts
+    assert track_line({"track": {"fixes": 2, "since": COMMIT["date"]}, "imported": "forged"}) == (
+        "its code was fixed 2 times since"  # the mark is this machine's own dict: a string is none
+    )
