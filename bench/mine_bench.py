@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import random
 import re
@@ -473,11 +472,10 @@ def _judge(clone: Path, split: str, end: str, r: dict) -> dict:
             (s["file"], s["symbol"]) for s in r["suggestions"] if s["file"] and s["symbol"] and str(s["kind"]) == kind
         ]
         by_kind[kind] = rates(set(picked), picked)
-    when = _split_time(clone, split)
-    frontier = _frontier(naive_list, r.get("naive_dates") or [], when, rates)
+    frontier = _frontier(naive_list, r.get("naive_dates") or [], _split_time(clone, split), rates)
     if r.get("changed") is not None:
         frontier[f"top {CHANGED_SHARE:.0%} of all symbols by change history"] = rates(
-            _most_changed(naive_list, r["changed"], universe, when)
+            _most_changed(naive_list, r["changed"], universe)
         )
     rng = random.Random(SEED)
     pool = sorted(universe)
@@ -520,29 +518,22 @@ def _frontier(naive: list[tuple[str, str]], dates: list[str], split: datetime, r
     out = {f"fixed ≥ {k}x": rates({s for s, c in counts.items() if c >= k}) for k in FRONTIER_MIN_FIXES}
     newest: dict[tuple[str, str], datetime] = {}
     for key, date in zip(naive, dates, strict=True):
-        when = datetime.fromisoformat(date.replace("Z", "+00:00"))
+        when = datetime.fromisoformat(date)  # Python 3.11 reads the trailing Z
         newest[key] = max(newest.get(key, when), when)
     for days in FRONTIER_DAYS:
         out[f"fixed in the last {days} days"] = rates({s for s, w in newest.items() if (split - w).days <= days})
     return out
 
 
-def _most_changed(
-    naive: list[tuple[str, str]], changed: dict[str, list], universe: set, split: datetime
-) -> set[tuple[str, str]]:
+def _most_changed(naive: list[tuple[str, str]], changed: dict[str, list], universe: set) -> set[tuple[str, str]]:
     """The split's symbols most fixed and changed before it: CHANGED_FIX_WEIGHT x fix commits + all commits, the
-    newest touch first among equals, the top CHANGED_SHARE of them (what a miner proposing by change history would)."""
+    newest touch first among equals, the top CHANGED_SHARE of them (what a miner proposing by change history would).
+    Commit dates are ISO-8601 UTC (``…Z``), so they order as text."""
     fixes = Counter(naive)
-
-    def score(key: tuple[str, str]) -> float:
-        count, date = changed.get("::".join(key), [0, None])
-        recent = 0.0
-        if date:
-            age = (split - datetime.fromisoformat(date.replace("Z", "+00:00"))).total_seconds()
-            recent = math.exp(-age / (365 * 86400))
-        return CHANGED_FIX_WEIGHT * fixes[key] + count + 0.001 * recent
-
-    ranked = sorted(universe, key=lambda k: (-score(k), k))
+    touches = {key: changed.get("::".join(key), [0, ""]) for key in universe}
+    ranked = sorted(universe)  # stable sorts: by name, then newest touch first, then most fixed and changed first
+    ranked.sort(key=lambda k: touches[k][1], reverse=True)
+    ranked.sort(key=lambda k: CHANGED_FIX_WEIGHT * fixes[k] + touches[k][0], reverse=True)
     return set(ranked[: max(1, round(CHANGED_SHARE * len(universe)))])
 
 

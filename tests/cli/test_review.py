@@ -95,7 +95,7 @@ def test_a_shared_files_mining_claims_stay_its_claims(forewarn: Forewarn, tmp_pa
         git(root, *args)
     w = ("-w", str(root))
     assert forewarn("mine", *w).returncode == 0
-    forewarn("memory", "review", "dismiss", *[m["id"] for m in _queue(forewarn, w)[1:]], *w)
+    assert forewarn("memory", "review", "dismiss", *[m["id"] for m in _queue(forewarn, w)[1:]], *w).returncode == 0
     commits = [{"sha": "a" * 40, "author": "The Lead", "date": "2024-05-01T00:00:00Z", "subject": "Fix fetch"}]
     track = {"fixes": 999, "since": "2024-05-01T00:00:00Z", "through": "2024-05-20T00:00:00Z",
              "last_fix": "2024-05-19T00:00:00Z", "scope": "symbol", "factor": 0.001}  # fmt: skip
