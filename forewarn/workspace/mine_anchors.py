@@ -212,17 +212,19 @@ def touched_symbols(
                 created.add(best.symbol)  # one pure addition (nothing removed) holds the whole symbol
             removed.setdefault(best.symbol, []).extend(gone)
             added.setdefault(best.symbol, []).extend(new)
-    return {
-        symbol: Touch(
+    touches: dict[str, Touch] = {}
+    for symbol, lines in changed.items():
+        did = mine_code.behaviour(removed[symbol], added[symbol], path)
+        touches[symbol] = Touch(
             lines,
-            mine_code.logic_lines(removed[symbol], added[symbol], path),
+            did.logic,
             mine_code.sample(added[symbol], path),
             mine_code.sample(removed[symbol], path),
             symbol in created,
-            *mine_code.behaviour(removed[symbol], added[symbol], path),
+            did.lines,
+            did.logging_only,
         )
-        for symbol, lines in changed.items()
-    }
+    return touches
 
 
 class HeadIndex:

@@ -203,6 +203,7 @@ def is_type_header(line: str) -> bool:
 class Behaviour(NamedTuple):
     """What a change did beyond logging and declaring, its log statements stripped (:func:`without_logging`) once."""
 
+    logic: int  # changed logic lines, as logic_lines counts them
     lines: int  # changed logic lines that are no declaration (see is_declaration) nor a log statement (see _LOGGING)
     logging_only: bool  # the change's logic lines were all log statements (at least one)
 
@@ -219,8 +220,9 @@ def behaviour(removed: Sequence[str], added: Sequence[str], path: str) -> Behavi
 
     gone = [line for line in quiet_removed if not declares(line)]
     lines = logic_lines(gone, [line for line in quiet_added if not declares(line)], path)
-    logs = logic_lines(removed, added, path) > 0 and not logic_lines(quiet_removed, quiet_added, path)
-    return Behaviour(lines, logs)
+    logic = logic_lines(removed, added, path)
+    logs = logic > 0 and not logic_lines(quiet_removed, quiet_added, path)
+    return Behaviour(logic, lines, logs)
 
 
 def logic_lines(removed: Sequence[str], added: Sequence[str], path: str) -> int:

@@ -48,6 +48,7 @@ from forewarn.memory.suggestions import (
     ANCHOR_WORKSPACE,
     TRACK_FIX_DATES,
     Suggestion,
+    claimed,
     track_factor,
     track_of,
 )
@@ -703,8 +704,8 @@ def _update_tracks(ws: Workspace, walk: _Walk, proposed: list[Suggestion], *, in
     mine_now = {memory_id for memory_id, _ in seen.values()}
     for memory in ws.mined_memories_on(sorted(walk.last_change)):
         a = memory.anchor
-        if memory.id in mine_now or a is None:
-            continue
+        if memory.id in mine_now or a is None or claimed(memory.provenance):
+            continue  # proposed again (its fresh record is above), unanchored, or a shared file's claim (kept)
         old = track_of(memory.provenance) or {}
         since = str(old["since"]) if old.get("since") else None
         pool = walk.fixes.get((a.file, a.symbol), []) if a.symbol else walk.file_fixes.get(a.file, [])
