@@ -131,6 +131,12 @@ ABBREVIATIONS: dict[str, str] = {
     "doesnt": "doesn't", "isnt": "isn't", "dont": "don't", "wont": "won't", "cant": "can't",
     "shouldnt": "shouldn't", "arent": "aren't", "wasnt": "wasn't", "didnt": "didn't",
 }  # fmt: skip
+# "TX" and "RX" before a part of a signal path are transmit and receive ("the TX FIFO"), not a transaction
+_SIGNAL = {"tx": "transmit", "rx": "receive"}
+_SIGNAL_PARTS = frozenset(
+    ("fifo", "fifos", "buffer", "buffers", "ring", "rings", "queue", "queues", "pin", "pins", "line", "lines",
+     "path", "irq", "interrupt", "interrupts", "dma", "power", "descriptor", "descriptors", "register", "side")
+)  # fmt: skip
 _CONTRACTED = frozenset(("it", "that", "let", "what", "there", "here", "who", "he", "she", "where", "how"))
 _FILLER = frozenset(("btw", "fyi", "imo", "imho", "iirc", "afaik", "tbh", "nb", "ps", "lol", "heads-up"))
 
@@ -159,6 +165,9 @@ def expand(words: Sequence[str]) -> list[str]:
     out: list[str] = []
     for i, w in enumerate(words):
         if w in _FILLER:
+            continue
+        if w in _SIGNAL and i + 1 < len(words) and words[i + 1] in _SIGNAL_PARTS:
+            out.append(_SIGNAL[w])
             continue
         if w in ABBREVIATIONS:
             out.extend(ABBREVIATIONS[w].split())

@@ -28,6 +28,13 @@ def test_abbreviations_numbers_and_possessives() -> None:
     assert expand(["it's", "fine"]) == ["it's", "fine"]  # a contraction, not a possessive
 
 
+def test_tx_before_a_signal_path_part_is_transmit() -> None:
+    assert expand(["flushes", "the", "tx", "fifo"]) == ["flushes", "the", "transmit", "fifo"]
+    assert expand(["the", "rx", "ring", "holds", "256"]) == ["the", "receive", "ring", "holds", "256"]
+    assert expand(["commits", "the", "tx"]) == ["commits", "the", "transaction"]  # elsewhere a transaction
+    assert expand(["rx"]) == ["rx"]
+
+
 def test_claims_and_anchors_read_in_one_vocabulary() -> None:
     anchor = anchor_words("UserRepo.save")
     assert "repository" in anchor  # "repo" in the name reads as the word a memory would write
