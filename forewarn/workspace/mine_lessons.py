@@ -69,6 +69,36 @@ SUBJECT_REFS = re.compile(
     r"|\b(fix(es|ed)?|close[sd]?|resolve[sd]?)\s*:?\s+#\d+|\bgh-\d+|#\d+)\s*[.,;:]?\s*$",
     re.I,
 )
+# what a headline quotes of a subject (said): a conventional commit's type and scope ("fix(fetch)!: "), a capitalised
+# tag before a fix verb ("StaticFiles: Fix …", "Fix:(issue_2292) …"'s reference), handles credited with a reference
+# ("… @likegun closes #1059"), a credit at the end ("thanks to @bob :bow:", "(by @bob)"); at least this much is kept
+CONVENTIONAL = re.compile(
+    r"^(fix|bugfix|hotfix|feat|feature|chore|perf|refactor|style|docs?|build|ci|tests?|release|deps|revert|security|"
+    r"sec)(\([^)]{0,40}\))?!?:\s*",
+    re.IGNORECASE,
+)
+FIX_TAG = re.compile(r"^[A-Z][\w./-]{0,24}:\s+(?=(fix(es|ed)?|bugfix|hotfix|correct|repair)\b)", re.IGNORECASE)
+ISSUE_FIRST = re.compile(r"^\((issue|gh)[_ -]?#?\d+\)\s*", re.IGNORECASE)
+HANDLE_BEFORE_REF = re.compile(r"(\s+@[\w-]+)+(?=\s+(fix(es|ed)?|close[sd]?|resolve[sd]?)\s*:?\s+#\d+)", re.IGNORECASE)
+CREDIT = re.compile(
+    r"\s*\(?\b(thanks( to)?|thx|by|via|cc|h/t|props to)\s+@[\w-]+((\s*,\s*|\s+and\s+|\s+)@[\w-]+)*\)?"
+    r"(\s*:[a-z0-9_+-]+:)*$",
+    re.IGNORECASE,
+)
+REF_LIST = re.compile(
+    r"\s*\((fix(es|ed)?|close[sd]?|see|refs?)?\s*((#|gh-)\d+(\s*,\s*|\s+and\s+)?){2,}\)\s*[.,;:]?\s*$", re.IGNORECASE
+)
+# what a "fix(scope): …" subject names when it names the bug ("panic in …", "goroutine leak in …", "CVE-…"), not the
+# change that fixed it ("reset ContentLength after …": said as it is, a rule of the code)
+BUG_FIRST = re.compile(
+    r"^(?!(keep|make|add|use|allow|avoid|handle|return|set|ensure|remove|skip|check|prevent|throw|raise|log|catch|"
+    r"report|print|show|ignore|propagate|wrap|treat|reset|clear|close|stop|do|don't|let|move|pass)\b)"
+    r"((a|an|the|possible|potential|rare|occasional)\s+)*([\w`.-]+\s+){0,2}?(panics?|races?|data races?|crash(es)?|"
+    r"leaks?|deadlocks?|bugs?|errors?|overflows?|regressions?|typos?|cve-[\d-]+|nil|null|off-by-one|hangs?|"
+    r"infinite loop|exceptions?|segfaults?|vulnerabilit(y|ies))\b",
+    re.IGNORECASE,
+)
+MIN_SAID_CHARS = 8
 # a subject that says nothing by itself: the headline would be empty ("PR review fixes", "fix issue", "wip")
 VAGUE_SUBJECT = re.compile(
     r"^\W*((fix(es|ed)?|address(ed)?|apply|applied|minor|small|more|some|misc\w*|various|review|pr|code review|"
@@ -209,6 +239,31 @@ def clean_subject(subject: str) -> str:
     if len(s) > HEADLINE_SUBJECT_CHARS:
         s = s[: HEADLINE_SUBJECT_CHARS - 1].rstrip() + "…"
     return s
+
+
+def said(subject: str) -> str:
+    """A subject as a headline quotes it: :func:`clean_subject` (which the noise rules read) without what is left
+    of its bookkeeping: a conventional type and scope ("fix(tree): panic in …" says "fix panic in …"; a fix that
+    names its change, or another type, says the rest), a capitalised tag before a fix ("StaticFiles: Fix …"),
+    every trailing reference and credit ("… (#12), closes #3", "… @bob closes #9", "… thanks to @bob"), a dangling
+    quote and the punctuation they leave (";", ","). A subject with nothing more is said as clean_subject says it."""
+    s = " ".join(subject.split())
+    typed = CONVENTIONAL.match(s)
+    if typed and len(s) - typed.end() > MIN_SAID_CHARS:
+        rest = ISSUE_FIRST.sub("", s[typed.end() :])
+        named = rest.split(" ", 1)[0].lower().rstrip(":") not in _FIX_VERBS and BUG_FIRST.match(rest)
+        s = f"fix {rest}" if typed.group(1).lower() in _FIX_VERBS and named else rest
+    s = FIX_TAG.sub("", s, count=1)
+    s = HANDLE_BEFORE_REF.sub("", s)
+    while True:
+        t = CREDIT.sub("", SUBJECT_REFS.sub("", REF_LIST.sub("", s))).strip().rstrip(" ,;:")
+        if t.endswith('"') and t.count('"') % 2:
+            t = t[:-1].rstrip()
+        if t == s or len(t) < MIN_SAID_CHARS:
+            break
+        s = t
+    cleaned = clean_subject(s)
+    return cleaned if len(cleaned) >= MIN_SAID_CHARS else clean_subject(subject)
 
 
 def sentences(body: str) -> list[str]:
@@ -367,9 +422,10 @@ def where(file: str | None, symbol: str | None) -> str:
 
 
 def _lower_first(text: str) -> str:
-    """ "Crash when…" → "crash when…", but identifiers and acronyms keep their case ("SSLError", "URLs")."""
+    """ "Crash when…" → "crash when…", but identifiers, calls and acronyms keep their case ("SSLError", "Copy()",
+    "URLs")."""
     first = text.split(" ", 1)[0]
-    if len(first) > 1 and (first[1:].lower() != first[1:] or "_" in first or "`" in first):
+    if len(first) > 1 and (first[1:].lower() != first[1:] or any(c in first for c in "_`(")):
         return text
     return text[:1].lower() + text[1:]
 
@@ -380,7 +436,7 @@ def _upper_first(text: str) -> str:
 
 def fix_headline(subject: str, place: str) -> str:
     """What a fix teaches, as advice on ``place``: the bug not to bring back, or the rule the fix added."""
-    s = clean_subject(subject)
+    s = said(subject)
     words = s.split(" ", 1)
     verb = words[0].lower().rstrip(":")
     rest = words[1].strip() if len(words) > 1 else ""
@@ -393,19 +449,19 @@ def fix_headline(subject: str, place: str) -> str:
 
 
 def decision_headline(subject: str, place: str) -> str:
-    return f"In {place}: {_lower_first(clean_subject(subject))}."
+    return f"In {place}: {_lower_first(said(subject))}."
 
 
 def dead_end_headline(what: str, place: str) -> str:
-    what = clean_subject(what) or "that change"
+    what = said(what) or "that change"
     return f"Do not bring back “{what}” in {place}: it was tried and reverted."
 
 
 def hotspot_headline(place: str, subjects: Sequence[str], count: int, first_date: str, last_date: str) -> str:
     """``place`` needed ``count`` fixes between two dates; the latest two fixes named, never listed one per line."""
-    named = [clean_subject(s) for s in subjects]
-    said = list(dict.fromkeys(s for s in named if s and not vague(s)))  # the same subject twice is one fix named
-    latest = "; ".join(f"“{s}”" for s in said[:2])
+    named = [said(s) for s in subjects]
+    quoted = list(dict.fromkeys(s for s in named if s and not vague(s)))  # the same subject twice is one fix named
+    latest = "; ".join(f"“{s}”" for s in quoted[:2])
     span = f"from {first_date[:4]} to {last_date[:10]}" if first_date[:4] != last_date[:4] else f"in {last_date[:4]}"
     tail = f" — most recently {latest}" if latest else ""
     return f"{_upper_first(place)} has needed {count} fixes {span}{tail}. Read its history before changing it."

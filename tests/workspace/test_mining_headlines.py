@@ -1,0 +1,92 @@
+"""What a mined headline quotes of a commit's subject: the lesson, not the subject's bookkeeping.
+
+Conventional commits ("fix(fetch): …", "feat!: …"), references stacked by squash merges ("… (#5890) (#5892)"),
+credits ("… @likegun closes #1059", "thanks to @bob :bow:"), a scoped tag before a fix ("StaticFiles: Fix …") and a
+revert's dangling quote used to reach the headline as they were: "In `bindData`: fix(binder): include field name …
+(#2629)." ``said`` is what the headlines quote; ``clean_subject``, which the noise rules read, is unchanged.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from forewarn.workspace.engine import Workspace
+from forewarn.workspace.mine_lessons import clean_subject, dead_end_headline, fix_headline, hotspot_headline, said
+from tests.gitrepo import Repo
+from tests.workspace.billing_history import BILLING, kinds, mined
+
+
+@pytest.mark.parametrize(
+    ("subject", "quoted"),
+    [
+        # a fix's type and scope: "fix …" when the rest names the bug, the rest alone when it names the change
+        ("fix(tree): panic in findRoute with RedirectFixedPath", "fix panic in findRoute with RedirectFixedPath"),
+        ("fix: goroutine leak in proxy raw mode", "fix goroutine leak in proxy raw mode"),
+        ("fix(middleware): reset ContentLength after decompressing", "reset ContentLength after decompressing"),
+        ("fix(tree): Keep panic infos consistent", "Keep panic infos consistent"),  # a verb first: the change
+        ("fix(fetch): fix content length for FormData;", "fix content length for FormData"),
+        ("feat(x)!: support @import in sheets", "support @import in sheets"),  # a handle-like word stays
+        ("Fix:(issue_2292) Empty args no longer break parsing", "Empty args no longer break parsing"),
+        ("StaticFiles: Fix cache validation for deleted files", "Fix cache validation for deleted files"),
+        # references and credits, however many
+        ("Allow case-insensitive content-encoding (#5890) (#5892)", "Allow case-insensitive content-encoding"),
+        ("Set the length on an empty body @ognjen closes #1528 #1525", "Set the length on an empty body"),
+        ("Round refunds to cents (fixes #3, #4)", "Round refunds to cents"),
+        ("Spelling fixes in the refund path thanks to @asmaloney :bow:", "Spelling fixes in the refund path"),
+        ("Updated the refund docs, fixed #225.", "Updated the refund docs"),
+        ('Make detection for test binaries more universal (#2173)"', "Make detection for test binaries more universal"),
+        # nothing left but a reference: as clean_subject says it
+        ("Fix #1207 (#1228)", "Fix #1207"),
+    ],
+)
+def test_a_headline_quotes_the_subject_without_its_bookkeeping(subject: str, quoted: str) -> None:
+    assert said(subject) == quoted
+
+
+def test_the_noise_rules_still_read_the_subject_as_before() -> None:
+    assert clean_subject("fix(binder): include field name (#2629) (#4100)") == "fix(binder): include field name (#2629)"
+
+
+def test_headlines_of_each_kind_quote_what_was_said() -> None:
+    assert fix_headline("fix(pool): deadlock when the pool is empty (#12) (#15)", "`get`") == (
+        "Avoid reintroducing a bug in `get`: deadlock when the pool is empty."
+    )
+    assert fix_headline("fix(context): Copy() copies Errors and Accepted fields", "`Context.Copy`") == (
+        "In `Context.Copy`: Copy() copies Errors and Accepted fields."  # a call keeps its case
+    )
+    assert dead_end_headline('Cache tokens per request (#2173)"', "`auth`") == (
+        "Do not bring back “Cache tokens per request” in `auth`: it was tried and reverted."
+    )
+    assert hotspot_headline(
+        "`parse`", ["fix(lexer): match gzip case-insensitively (#9)", "fix(lexer): off-by-one in offsets"], 2,
+        "2024-01-01", "2024-06-01",
+    ) == (
+        "`parse` has needed 2 fixes in 2024 — most recently “match gzip case-insensitively”; “fix off-by-one in"
+        " offsets”. Read its history before changing it."
+    )  # fmt: skip
+
+
+def test_a_mined_conventional_fix_reads_as_a_lesson(tmp_path: Path, open_ws: list[Workspace]) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("billing.py", BILLING)
+    repo.commit("Add billing")
+    repo.edit("billing.py", "total = amount", "total = abs(amount)")
+    repo.commit(
+        "fix(billing): sign error in charge for credit notes (#41) (#44)\n\n"
+        "Credit notes arrive with a negative amount, so the card was refunded instead of charged."
+    )
+    repo.edit("billing.py", "return -amount", "return -abs(amount)")
+    repo.commit("fix(billing): off-by-one in refund for split payments (#47)")
+    repo.edit("billing.py", "return -abs(amount)", "return -abs(round(amount, 2))")
+    repo.commit("fix(billing): round refunds to cents @ann closes #50")
+    ws, _ = mined(repo, open_ws)
+    [lesson] = kinds(ws, "fix")
+    assert lesson.anchor is not None and lesson.anchor.symbol == "charge"
+    assert lesson.text.startswith("Avoid reintroducing a bug in `charge`: sign error in charge for credit notes.\n")
+    [hot] = kinds(ws, "hotspot")
+    assert "“round refunds to cents”; “fix off-by-one in refund for split payments”" in hot.text
+    assert hot.provenance is not None and hot.provenance["commits"][0]["subject"] == (
+        "fix(billing): round refunds to cents @ann closes #50"
+    )  # the evidence keeps the subject as it was written
