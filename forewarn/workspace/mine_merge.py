@@ -17,7 +17,7 @@ from typing import Any
 from forewarn.memory.suggestions import Suggestion
 from forewarn.memory.validation import MAX_TEXT_CHARS
 from forewarn.memory.vocabulary import MemorySource
-from forewarn.workspace.mine_lessons import OCCURRENCE, clean_subject
+from forewarn.workspace.mine_lessons import OCCURRENCE, said
 from forewarn.workspace.mine_rules import Noise
 
 MERGED_SHOWN = 2  # other lessons on the symbol named in the kept one's text; more are only in its evidence
@@ -49,7 +49,7 @@ def _also(s: Suggestion) -> str:
         return f"History: its code has needed {fixes} fixes {span}".rstrip() + "."
     if s.source == MemorySource.COMMENT:
         return f"Also, a comment here: {s.text.split(': ', 1)[-1].strip()}"
-    subject = clean_subject(str(commits[0].get("subject", ""))) if commits else ""
+    subject = said(str(commits[0].get("subject", ""))) if commits else ""
     sha = str(commits[0].get("sha", ""))[:7] if commits else ""
     return f"Also (commit {sha}): {subject}." if subject else ""
 

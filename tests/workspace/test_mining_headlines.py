@@ -81,10 +81,17 @@ def test_a_mined_conventional_fix_reads_as_a_lesson(tmp_path: Path, open_ws: lis
     repo.commit("fix(billing): off-by-one in refund for split payments (#47)")
     repo.edit("billing.py", "return -abs(amount)", "return -abs(round(amount, 2))")
     repo.commit("fix(billing): round refunds to cents @ann closes #50")
+    repo.edit("billing.py", "total = abs(amount)", "total = abs(amount) if amount else 0")
+    repo.commit(
+        "fix(billing): crash in charge on a missing amount (#60)\n\n"
+        "Imports leave the amount empty, so abs(None) raised TypeError and stopped the whole batch."
+    )
     ws, _ = mined(repo, open_ws)
-    [lesson] = kinds(ws, "fix")
+    [lesson] = kinds(ws, "fix")  # the two lessons on charge, folded into one
     assert lesson.anchor is not None and lesson.anchor.symbol == "charge"
-    assert lesson.text.startswith("Avoid reintroducing a bug in `charge`: sign error in charge for credit notes.\n")
+    assert lesson.text.startswith("Avoid reintroducing a bug in `charge`: crash in charge on a missing amount.\n")
+    also = "): fix sign error in charge for credit notes."  # the folded lesson's line: "Also (commit abc1234): …"
+    assert also in lesson.text and "(#" not in lesson.text and "fix(billing)" not in lesson.text
     [hot] = kinds(ws, "hotspot")
     assert "“round refunds to cents”; “fix off-by-one in refund for split payments”" in hot.text
     assert hot.provenance is not None and hot.provenance["commits"][0]["subject"] == (
