@@ -242,6 +242,8 @@ def serve_tcp(server: ForewarnServer, host: str, port: int, token: str | None = 
             await run_async(stop, _GuardedStreamReader(reader), protocol, log, server.report_server_error)
         except (ConnectionError, asyncio.IncompleteReadError, ValueError) as exc:  # ValueError: an endless header
             log.warning("forewarn: the connection from %s ended: %s", peer, exc or type(exc).__name__)
+        except SystemExit:  # the client's exit: pygls ends with sys.exit, which asyncio would log as a traceback
+            log.info("forewarn: the client at %s asked the server to exit", peer)
         finally:
             timer.cancel()
             writer.close()

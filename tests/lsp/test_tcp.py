@@ -233,6 +233,17 @@ async def test_a_connection_before_initialize_does_not_end_the_server(workspace:
         assert await server.wait() == 0
 
 
+async def test_a_clean_exit_ends_the_server_without_a_traceback(workspace: Path) -> None:
+    async with tcp_server() as server:
+        client = await Peer.connect(server)
+        assert "result" in await client.initialize(workspace)
+        await shutdown(client)
+        assert await server.wait() == 0
+        assert server.proc.stderr is not None
+        server.stderr += await server.proc.stderr.read()
+    assert b"Traceback" not in server.stderr, server.stderr.decode(errors="replace")
+
+
 async def test_a_client_reset_ends_the_server_without_a_traceback(workspace: Path) -> None:
     async with tcp_server() as server:
         client = await Peer.connect(server)
