@@ -42,6 +42,7 @@ from forewarn.safe_text import code_span
 from forewarn.workspace.agents import MAX_AGENT_TEXT_CHARS, AgentWriter
 from forewarn.workspace.engine import Workspace
 from forewarn.workspace.limits import PROACTIVE_LIMIT
+from forewarn.workspace.symbols import base_symbol
 
 log = logging.getLogger(__name__)
 
@@ -338,12 +339,15 @@ def _line(memory: Memory) -> int | None:
 
 
 def _where(memory: Memory) -> str:
-    """Where a memory sits, for an answer's own sentence: the file and symbol as code spans (one line each)."""
+    """Where a memory sits, for an answer's own sentence: the file, line and symbol as code spans (one line each);
+    the symbol as people call it (the line says which of two same-named definitions: no ``#3``)."""
     a = memory.anchor
     if a is None:
         return "workspace-wide"
     line = _line(memory)
-    return f"{code_span(a.file)}:{line} {code_span(a.symbol)}" if line is not None and a.symbol else code_span(a.file)
+    if line is None or not a.symbol:
+        return code_span(a.file)
+    return f"{code_span(a.file)}:{line} {code_span(base_symbol(a.symbol))}"
 
 
 def agent_of(ctx: Any) -> dict[str, Any]:

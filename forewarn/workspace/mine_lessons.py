@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 
 from forewarn.memory.validation import MAX_TEXT_CHARS
+from forewarn.workspace.symbols import base_symbol
 
 WHY_SENTENCES = 2  # the explaining sentences kept: the cause and its consequence, rarely more
 WHY_MAX_CHARS = 420  # a hover shows ~6 lines of text: the why must leave room for the headline
@@ -149,7 +150,6 @@ QUOTED = re.compile(r"^\s*(\[\d+\]|[\"'“‘>])")
 # a sentence that opens by pointing back ("This broke …", "As such …") needs the one before it to be understood
 POINTS_BACK = re.compile(r"^(this|that|these|those|it|as such|so|thus|therefore|hence|which)\b", re.IGNORECASE)
 WORD = re.compile(r"[A-Za-z_][\w']*")
-OCCURRENCE = re.compile(r"#\d+$")  # the index numbers a repeated name (overloads): "f#3" is the third "f"
 # a sentence about the tests ("Add a failing test …", "Test that …") explains the test, not the code; so does one
 # about the test runner's or the build's set-up ("Rewrite Vitest prod build config …") or about which case the tests
 # now cover ("… and cover the bodyless request with no Content-Type header")
@@ -415,7 +415,7 @@ def where(file: str | None, symbol: str | None) -> str:
     """The anchor as the text names it: the symbol (``edit``, not the index's ``edit#3``), else the file, else the
     repository."""
     if symbol:
-        return f"`{OCCURRENCE.sub('', symbol)}`"
+        return f"`{base_symbol(symbol)}`"
     if file:
         return f"`{file}`"
     return "this repository"

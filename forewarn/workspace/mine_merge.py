@@ -17,8 +17,9 @@ from typing import Any
 from forewarn.memory.suggestions import Suggestion
 from forewarn.memory.validation import MAX_TEXT_CHARS
 from forewarn.memory.vocabulary import MemorySource
-from forewarn.workspace.mine_lessons import OCCURRENCE, said
+from forewarn.workspace.mine_lessons import said
 from forewarn.workspace.mine_rules import Noise
+from forewarn.workspace.symbols import base_symbol
 
 MERGED_SHOWN = 2  # other lessons on the symbol named in the kept one's text; more are only in its evidence
 MERGED_COMMITS = 30  # commits the merged evidence keeps (newest first), as a hot spot keeps its fixes
@@ -81,14 +82,14 @@ def one_per_symbol(suggestions: list[Suggestion], noise: Counter[str]) -> list[S
     groups: dict[tuple[str, str], list[Suggestion]] = defaultdict(list)
     for s in suggestions:
         if s.file and s.symbol:
-            groups[(s.file, OCCURRENCE.sub("", s.symbol))].append(s)
+            groups[(s.file, base_symbol(s.symbol))].append(s)
     out: list[Suggestion] = []
     done: set[tuple[str, str]] = set()
     for s in suggestions:
         if not (s.file and s.symbol):
             out.append(s)
             continue
-        key = (s.file, OCCURRENCE.sub("", s.symbol))
+        key = (s.file, base_symbol(s.symbol))
         if key in done:
             continue
         done.add(key)

@@ -45,6 +45,7 @@ from forewarn.memory.store import STATUSES, MemoryStore
 from forewarn.memory.timeline import stale_by_hand
 from forewarn.memory.vocabulary import CURRENT_STATUSES, MemoryStatus, Resolution
 from forewarn.workspace.protocols import IndexerLike
+from forewarn.workspace.symbols import base_symbol, called_name
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +62,6 @@ STALE_REASON = "the code of {symbol} changed since this was written"
 SWEEP_MAX = 2_000  # memories without remembered code given one per open or full index (a parse per file)
 UNKNOWN_SYNTAX = ""  # their code had changed before it could be remembered: compared by bytes, as before m007
 TOKEN_RE = re.compile(r"\w+|[^\w\s]")
-PART_SUFFIX = re.compile(r"#\d+$")
 
 
 @dataclass
@@ -292,8 +292,13 @@ def _reconcile_file(run: _Run, rel: str) -> list[_Group]:
             continue
         c = parsed.get(g.symbol)
         if c is not None and not run.taken(g, rel, g.symbol):  # 3. same definition, really changed
-            if g.code is not None and (_base(g.symbol) != g.symbol or _has_namesakes(g.symbol, parsed)):
-                c = _best_similar(run, g, [x for x in parsed.values() if _base(x.symbol) == _base(g.symbol)], rel) or c
+            if g.code is not None and (base_symbol(g.symbol) != g.symbol or _has_namesakes(g.symbol, parsed)):
+                c = (
+                    _best_similar(
+                        run, g, [x for x in parsed.values() if base_symbol(x.symbol) == base_symbol(g.symbol)], rel
+                    )
+                    or c
+                )
             run.claim(g, rel, c.symbol)
             _follow(run, g, rel, c, changed=True, how="similar code")
         else:
@@ -313,11 +318,11 @@ def _find_elsewhere(run: _Run, g: _Group, files: Sequence[str]) -> None:
     similar_pool = [
         (rel, c)
         for rel, c in pool
-        if _name(c.symbol) == _name(g.symbol) or (rel in run.known and c.symbol not in run.known[rel])
+        if called_name(c.symbol) == called_name(g.symbol) or (rel in run.known and c.symbol not in run.known[rel])
     ]
     if g.syntax is not None or g.content_hash is not None:  # memories from before m007: the same bytes
         exact = [(rel, c) for rel, c in pool if c.syntax_hash == g.syntax or c.content_hash == g.content_hash]
-        named = [(rel, c) for rel, c in exact if _name(c.symbol) == _name(g.symbol)]
+        named = [(rel, c) for rel, c in exact if called_name(c.symbol) == called_name(g.symbol)]
         pick = named if len(named) == 1 else exact if len(exact) == 1 else []
         if pick:
             rel, c = pick[0]
@@ -339,7 +344,7 @@ def _find_elsewhere(run: _Run, g: _Group, files: Sequence[str]) -> None:
 
 
 def _pick_exact(symbol: str, same: list[Chunk]) -> Chunk | None:
-    for want in (lambda c: c.symbol == symbol, lambda c: _base(c.symbol) == _base(symbol)):
+    for want in (lambda c: c.symbol == symbol, lambda c: base_symbol(c.symbol) == base_symbol(symbol)):
         hits = [c for c in same if want(c)]
         if hits:
             return hits[0]
@@ -365,7 +370,7 @@ def _most_similar(
         ratio = len(new_tokens) / len(old_tokens)
         if ratio > LENGTH_RATIO_MAX or ratio < 1 / LENGTH_RATIO_MAX:
             continue
-        old_name, new_name = _name(g.symbol), _name(c.symbol)
+        old_name, new_name = called_name(g.symbol), called_name(c.symbol)
         aligned = [new_name if t == old_name else t for t in old_tokens]
         scored.append((difflib.SequenceMatcher(None, aligned, new_tokens, autojunk=False).ratio(), i))
     if not scored:
@@ -492,14 +497,6 @@ def code_diff(old: str | None, new: str, *, max_lines: int = DIFF_MAX_LINES) -> 
     return "\n".join(lines)
 
 
-def _base(symbol: str) -> str:
-    return PART_SUFFIX.sub("", symbol)
-
-
-def _name(symbol: str) -> str:
-    return _base(symbol).rsplit(".", 1)[-1]
-
-
 def _has_namesakes(symbol: str, parsed: dict[str, Chunk]) -> bool:
-    base = _base(symbol)
-    return sum(1 for s in parsed if _base(s) == base) > 1
+    base = base_symbol(symbol)
+    return sum(1 for s in parsed if base_symbol(s) == base) > 1

@@ -44,7 +44,7 @@ from forewarn.memory.records import Memory
 from forewarn.memory.vocabulary import CURRENT_STATUSES, MemoryType
 from forewarn.workspace import history
 from forewarn.workspace.history import BlobReader, GitError
-from forewarn.workspace.symbols import base_symbol
+from forewarn.workspace.symbols import base_symbol, called_name
 
 # another issue adds this status; review already fails on it by name (``--fail-on contested``)
 CONTESTED = "contested"
@@ -74,7 +74,6 @@ RULE_HELP = (
 WARNING_TYPES = frozenset({MemoryType.GOTCHA, MemoryType.ERROR_PATTERN})
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
-_SUFFIX = re.compile(r"#\d+$")  # a repeated symbol path's ``#2``
 
 
 class Reason(StrEnum):
@@ -357,11 +356,6 @@ def _line_count(data: bytes | None) -> int:
     return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
 
 
-def short_name(symbol: str) -> str:
-    """The name code elsewhere calls a symbol by: ``Session.request#2`` → ``request``."""
-    return _SUFFIX.sub("", symbol).rsplit(".", 1)[-1]
-
-
 @dataclass(slots=True)
 class _FileChanges:
     delta: FileDelta
@@ -569,7 +563,7 @@ def _dependent_items(
         for s, how in fc.changed.items():
             if how == "added" or s.startswith(MODULE_SYMBOL):
                 continue  # nothing used a new symbol before; module code has no name to call
-            names.setdefault(short_name(s), set()).add(f"{d.path or d.old_path}::{s}")
+            names.setdefault(called_name(s), set()).add(f"{d.path or d.old_path}::{s}")
         if not names:
             continue
         deps = gone.get(d.old_path) if not d.path else ws.graph.dependents(d.path)

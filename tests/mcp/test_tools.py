@@ -293,3 +293,21 @@ def test_stdout_carries_only_json_rpc_with_the_model_loaded(shop: Path) -> None:
     assert by_id[3]["result"]["isError"] is True
     assert len(by_id[4]["result"]["tools"]) == len(TOOLS)
     assert "embedder" in stderr  # the model's log went to stderr
+
+
+async def test_remember_names_a_repeated_definition_as_people_call_it(shop: Path) -> None:
+    """D2: the answer's own sentence says where the memory went with its line; the index's ``#2`` stays inside."""
+    (shop / "pay.py").write_text(
+        (shop / "pay.py").read_text() + "\n\nif True:\n    def refund(x):\n        return x\nelse:\n"
+        "    def refund(x):\n        return -x\n"
+    )
+    with Workspace.open(shop, embedder=None) as ws:
+        ws.reindex()
+        second = next(c for c in ws.indexer.chunks_for("pay.py") if c.symbol == "refund#2")
+    async with mcp_session(shop) as s:
+        answer = text_of(
+            await s.call_tool(
+                "remember", {"text": "refund must not go below zero", "file": "pay.py", "line": second.start_line}
+            )
+        )
+    assert f"`pay.py`:{second.start_line} `refund`" in answer and "#2" not in answer
