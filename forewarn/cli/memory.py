@@ -34,10 +34,9 @@ from forewarn.cli.memory_transfer import run_diff, run_export, run_import, run_r
 from forewarn.cli.util import CliError
 from forewarn.errors import ForewarnError
 from forewarn.memory import contradictions
-from forewarn.memory.origin import OriginKind, origin_of
 from forewarn.memory.records import Memory
 from forewarn.memory.store import CURRENT_STATUSES, MEMORY_TYPES, SOURCES, STATUSES
-from forewarn.memory.suggestions import provenance_line, suggestion_score, track_line, worth_a_look
+from forewarn.memory.suggestions import suggestion_score, track_line, worth_a_look
 from forewarn.memory.text import from_iso, to_iso
 from forewarn.memory.vocabulary import MemoryStatus, Visibility
 
@@ -417,8 +416,6 @@ def run_review(args: argparse.Namespace) -> int:
         return 0
     for m in pending:
         _print_memory_line(m)
-        if origin_of(m).kind == OriginKind.COMMIT and (detail := provenance_line(m.provenance)) is not None:
-            print(f"    {_one_line(detail)}")  # the commit's subject, for the reviewer
         if (record := track_line(m.provenance)) is not None:
             print(f"    {_one_line(record)}")
     print(

@@ -32,9 +32,9 @@ def test_review_round_trip(forewarn: Forewarn, tmp_path: Path) -> None:
     w = ("-w", str(root))
     listed = forewarn("memory", "review", *w)
     assert listed.returncode == 0, listed.stderr
-    assert (
-        "from commit abc1234 by Ann on 2024-03-02: Fix hang" in listed.stdout and "net/http.py::fetch" in listed.stdout
-    )
+    assert "(suggested from commit abc1234 by Ann, 2024-03-02)" in listed.stdout
+    assert "net/http.py::fetch" in listed.stdout
+    assert listed.stdout.count("abc1234") == 3 and "Fix hang" not in listed.stdout  # one evidence line per item
     assert "3 suggestion(s), best first; 3 worth a look" in listed.stdout
     assert "--accept-all" not in listed.stdout  # read them: accepting unread is not the path offered
     answer = json.loads(forewarn("memory", "review", "--json", *w).stdout)
