@@ -78,6 +78,7 @@ CONVENTIONAL = re.compile(
     r"sec)(\([^)]{0,40}\))?!?:\s*",
     re.IGNORECASE,
 )
+LEADING_EMOJI = re.compile(r"^(\s*(:[a-z0-9_+-]+:|[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]+))+\s*")  # gitmoji
 FIX_TAG = re.compile(r"^[A-Z][\w./-]{0,24}:\s+(?=(fix(es|ed)?|bugfix|hotfix|correct|repair)\b)", re.IGNORECASE)
 ISSUE_FIRST = re.compile(r"^\((issue|gh)[_ -]?#?\d+\)\s*", re.IGNORECASE)
 HANDLE_BEFORE_REF = re.compile(r"(\s+@[\w-]+)+(?=\s+(fix(es|ed)?|close[sd]?|resolve[sd]?)\s*:?\s+#\d+)", re.IGNORECASE)
@@ -245,9 +246,10 @@ def said(subject: str) -> str:
     """A subject as a headline quotes it: :func:`clean_subject` (which the noise rules read) without what is left
     of its bookkeeping: a conventional type and scope ("fix(tree): panic in …" says "fix panic in …"; a fix that
     names its change, or another type, says the rest), a capitalised tag before a fix ("StaticFiles: Fix …"),
-    every trailing reference and credit ("… (#12), closes #3", "… @bob closes #9", "… thanks to @bob"), a dangling
-    quote and the punctuation they leave (";", ","). A subject with nothing more is said as clean_subject says it."""
-    s = " ".join(subject.split())
+    a leading gitmoji ("🐛 fix(api): …"), every trailing reference and credit ("… (#12), closes #3", "… @bob closes
+    #9", "… thanks to @bob"), a dangling quote and the punctuation they leave (";", ","). A subject with nothing
+    more is said as clean_subject says it."""
+    s = LEADING_EMOJI.sub("", " ".join(subject.split()))
     typed = CONVENTIONAL.match(s)
     if typed and len(s) - typed.end() > MIN_SAID_CHARS:
         rest = ISSUE_FIRST.sub("", s[typed.end() :])

@@ -52,7 +52,8 @@ def _also(s: Suggestion) -> str:
         return f"Also, a comment here: {s.text.split(': ', 1)[-1].strip()}"
     subject = said(str(commits[0].get("subject", ""))) if commits else ""
     sha = str(commits[0].get("sha", ""))[:7] if commits else ""
-    return f"Also (commit {sha}): {subject}." if subject else ""
+    bare = not subject or (subject.startswith("[") and subject.endswith("]"))  # "[project @ robey@…]": a tag only
+    return "" if bare else f"Also (commit {sha}): {subject}."
 
 
 def _fold(kept: Suggestion, others: list[Suggestion]) -> Suggestion:

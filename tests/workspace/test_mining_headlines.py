@@ -30,6 +30,8 @@ from tests.workspace.billing_history import BILLING, kinds, mined
         ("feat(x)!: support @import in sheets", "support @import in sheets"),  # a handle-like word stays
         ("Fix:(issue_2292) Empty args no longer break parsing", "Empty args no longer break parsing"),
         ("StaticFiles: Fix cache validation for deleted files", "Fix cache validation for deleted files"),
+        ("🐛 fix(api): lock leak on native OS locks", "fix lock leak on native OS locks"),  # a gitmoji first
+        (":bug: fix: crash on empty input", "fix crash on empty input"),
         # references and credits, however many
         ("Allow case-insensitive content-encoding (#5890) (#5892)", "Allow case-insensitive content-encoding"),
         ("Set the length on an empty body @ognjen closes #1528 #1525", "Set the length on an empty body"),
