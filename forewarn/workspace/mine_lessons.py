@@ -49,7 +49,13 @@ NOT_PROSE = re.compile(
 )
 FENCE = re.compile(r"^\s*(```|~~~)")
 BULLET = re.compile(r"^\s*([-*+•]|\d+[.)])\s+")
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])")
+# a sentence ends at ".", "!" or "?" before a capital, code or a quote; not after "e.g." or "i.e." ("could produce
+# e.g. `/1Type/:id`"), "cf.", "vs." or "viz.", which go on
+SENTENCE_END = re.compile(
+    r"(?<![ (]e\.g\.)(?<![ (]i\.e\.)(?<![ (]E\.g\.)(?<![ (]I\.e\.)(?<![ (]cf\.)(?<![ (]vs\.)(?<![ (]viz\.)"
+    r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])"
+)
+
 # words that join what comes before them to what follows: no sentence opens on one (FRAGMENT) nor ends on one
 # (OPEN_END); mine_rules' JOINING_WORDS adds the prepositions a wrapped subject stops on
 CONNECTIVES = r"and|or|nor|but|of|than|which|whose"

@@ -82,6 +82,20 @@ def test_a_sentence_that_opens_in_lower_case_after_a_block_left_out_is_a_fragmen
     ]
 
 
+def test_a_sentence_goes_on_after_e_g_and_i_e() -> None:
+    body = (
+        "The regex had no boundary after the name, so a param whose name prefixes another (e.g.\n"
+        "`id` vs `idType`) matched inside it. The result depended on key order and could produce e.g.\n"
+        "`/1Type/:id`. Compare i.e. The old form, cf. `match()` above.\n"
+    )
+    assert sentences(body) == [
+        "The regex had no boundary after the name, so a param whose name prefixes another (e.g. `id` vs `idType`) "
+        "matched inside it.",
+        "The result depended on key order and could produce e.g. `/1Type/:id`.",
+        "Compare i.e. The old form, cf. `match()` above.",
+    ]
+
+
 def test_the_why_of_a_lesson_is_never_a_fragment() -> None:
     verdict = classify(record("Fix connections checked back into the pool after a cancel", CUT_BY_A_LIST))
     assert verdict.why is not None
