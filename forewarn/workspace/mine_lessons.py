@@ -107,6 +107,7 @@ BUG_FIRST = re.compile(
     re.IGNORECASE,
 )
 MIN_SAID_CHARS = 8
+NOTE_MARK = re.compile(r"^(NB\s*[:,-]|N\.B\.\s*[:,-]?|nota bene\s*[:,-]|note\s*:)\s*", re.IGNORECASE)  # "NB: …"
 # a subject that says nothing by itself: the headline would be empty ("PR review fixes", "fix issue", "wip")
 VAGUE_SUBJECT = re.compile(
     r"^\W*((fix(es|ed)?|address(ed)?|apply|applied|minor|small|more|some|misc\w*|various|review|pr|code review|"
@@ -476,7 +477,8 @@ def hotspot_headline(place: str, subjects: Sequence[str], count: int, first_date
 
 
 def comment_headline(comment: str, place: str) -> str:
-    return f"In {place}: {comment}"
+    """``In `place`: <the comment>``, without a note marker it opens on ("NB: Avoid …" says "Avoid …")."""
+    return f"In {place}: {_upper_first(NOTE_MARK.sub('', comment, count=1)) or comment}"
 
 
 WHY_MARK = "Why:"  # a lesson's text: its headline, then the why after this (mine_score reads it back)

@@ -13,7 +13,14 @@ from pathlib import Path
 import pytest
 
 from forewarn.workspace.engine import Workspace
-from forewarn.workspace.mine_lessons import clean_subject, dead_end_headline, fix_headline, hotspot_headline, said
+from forewarn.workspace.mine_lessons import (
+    clean_subject,
+    comment_headline,
+    dead_end_headline,
+    fix_headline,
+    hotspot_headline,
+    said,
+)
 from tests.gitrepo import Repo
 from tests.workspace.billing_history import BILLING, kinds, mined
 
@@ -68,6 +75,17 @@ def test_headlines_of_each_kind_quote_what_was_said() -> None:
         "`parse` has needed 2 fixes in 2024 — most recently “match gzip case-insensitively”; “fix off-by-one in"
         " offsets”. Read its history before changing it."
     )  # fmt: skip
+
+
+def test_a_comment_s_note_marker_is_not_its_headline() -> None:
+    place = "`tqdm.__init__`"
+    assert comment_headline("NB: Avoid races by setting start_t last", place) == (
+        "In `tqdm.__init__`: Avoid races by setting start_t last"
+    )
+    assert comment_headline("N.B. don't close a shared bar", place) == "In `tqdm.__init__`: Don't close a shared bar"
+    assert comment_headline("Notes on the cache must stay in sync", place).endswith(
+        ": Notes on the cache must stay in sync"
+    )
 
 
 def test_a_mined_conventional_fix_reads_as_a_lesson(tmp_path: Path, open_ws: list[Workspace]) -> None:
