@@ -478,7 +478,7 @@ def hotspot_headline(place: str, subjects: Sequence[str], count: int, first_date
 
 def comment_headline(comment: str, place: str) -> str:
     """``In `place`: <the comment>``, without a note marker it opens on ("NB: Avoid …" says "Avoid …")."""
-    return f"In {place}: {_upper_first(NOTE_MARK.sub('', comment, count=1)) or comment}"
+    return f"In {place}: {NOTE_MARK.sub('', comment, count=1) or comment}"
 
 
 WHY_MARK = "Why:"  # a lesson's text: its headline, then the why after this (mine_score reads it back)

@@ -82,7 +82,7 @@ def test_a_comment_s_note_marker_is_not_its_headline() -> None:
     assert comment_headline("NB: Avoid races by setting start_t last", place) == (
         "In `tqdm.__init__`: Avoid races by setting start_t last"
     )
-    assert comment_headline("N.B. don't close a shared bar", place) == "In `tqdm.__init__`: Don't close a shared bar"
+    assert comment_headline("N.B. don't close a shared bar", place) == "In `tqdm.__init__`: don't close a shared bar"
     assert comment_headline("Notes on the cache must stay in sync", place).endswith(
         ": Notes on the cache must stay in sync"
     )
