@@ -113,6 +113,7 @@ class ParsedFile:
     refs: list[tuple[int, str, Node, str]]  # (start byte, name, name node, category) in file order
     imports: list[Import]
     ordered: list[_Def] = field(repr=False)  # every definition, outer before inner, for enclosing symbols
+    root: Node | None = field(default=None, repr=False)  # the syntax tree's root, for a caller's own queries
 
     def ref_line(self, ref: tuple[int, str, Node, str]) -> int:
         return ref[2].start_point.row + 1
@@ -201,6 +202,7 @@ def parse_file(source: bytes, spec: LanguageSpec, *, syntax: bool = False) -> Pa
             for (_, spec_text), (line, names) in imports.items()
         ],
         ordered=ordered,
+        root=root,
     )
 
 

@@ -17,10 +17,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
-from tree_sitter import Node, Parser
+from tree_sitter import Language, Node, Query, QueryCursor
 
-from forewarn.indexing.languages import compiled, language_for_path
-from forewarn.indexing.parse import parse_source
+from forewarn.indexing.languages import LanguageSpec, compiled, language_for_path
+from forewarn.indexing.parse import parse_file
 from forewarn.indexing.records import Chunk
 from forewarn.memory.suggestions import ANCHOR_FILE, ANCHOR_SYMBOL, ANCHOR_WORKSPACE
 from forewarn.workspace import mine_code
@@ -102,9 +102,9 @@ class SymbolFinder:
         if spec is not None and blob:
             data = self._blobs.read(blob, max_bytes=MAX_PARSE_BYTES)
             if data is not None:
-                language, _query = compiled(spec)
-                chunks = parse_source(path, data, spec).chunks
-                parsed = Parsed(chunks, doc_lines(Parser(language).parse(data).root_node), columns_of(chunks, data))
+                found = parse_file(data, spec)  # chunks, and the tree the prose is found in: one parse per blob
+                docs = doc_lines(found.root, spec) if found.root is not None else frozenset()
+                parsed = Parsed(found.chunks, docs, columns_of(found.chunks, data))
         self._cache[blob] = parsed
         if len(self._cache) > PARSE_CACHE:
             self._cache.popitem(last=False)
@@ -130,24 +130,43 @@ class SymbolFinder:
         return ()
 
 
-def doc_lines(root: Node) -> frozenset[int]:
-    """Lines (1-based) inside comments and docstrings (a statement that is only a string): prose, not logic."""
+# comments (every named node kind with "comment" in its name: comment, line_comment, block_comment, doc_comment …)
+# and docstrings (a statement that is only a string), found by one query per language instead of a walk in Python
+_PROSE: dict[str, QueryCursor | None] = {}
+PROSE_STRINGS = ("string", "concatenated_string")
+
+
+def _prose_cursor(spec: LanguageSpec) -> QueryCursor | None:
+    if spec.name not in _PROSE:
+        language, _query = compiled(spec)
+        _PROSE[spec.name] = QueryCursor(Query(language, pattern)) if (pattern := _prose_pattern(language)) else None
+    return _PROSE[spec.name]
+
+
+def _prose_pattern(language: Language) -> str:
+    kinds = {
+        language.node_kind_for_id(i) or ""
+        for i in range(language.node_kind_count)
+        if language.node_kind_is_named(i) and language.node_kind_is_visible(i)
+    }
+    patterns = [f"({kind}) @prose" for kind in sorted(kinds) if "comment" in kind]
+    strings = " ".join(f"({kind})" for kind in PROSE_STRINGS if kind in kinds)
+    if strings and "expression_statement" in kinds:  # exactly one named child, a string: "." anchors first and last
+        patterns.append(f"(expression_statement . [{strings}] .) @prose")
+    return "\n".join(patterns)
+
+
+def doc_lines(root: Node, spec: LanguageSpec) -> frozenset[int]:
+    """Lines (1-based) inside comments and docstrings (a statement that is only a string): prose, not logic. A
+    comment after code on its line leaves that line code."""
+    cursor = _prose_cursor(spec)
+    if cursor is None:
+        return frozenset()
     lines: set[int] = set()
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        named = node.named_children
-        prose = "comment" in node.type or (
-            node.type == "expression_statement"
-            and len(named) == 1
-            and named[0].type in ("string", "concatenated_string")
-        )
-        if prose:
-            before = node.prev_sibling  # a comment after code on its line leaves that line code
-            shares_line = before is not None and before.end_point.row == node.start_point.row
-            lines.update(range(node.start_point.row + 1 + shares_line, node.end_point.row + 2))
-        else:
-            stack.extend(node.children)
+    for node in cursor.captures(root).get("prose", ()):
+        before = node.prev_sibling
+        shares_line = before is not None and before.end_point.row == node.start_point.row
+        lines.update(range(node.start_point.row + 1 + shares_line, node.end_point.row + 2))
     return frozenset(lines)
 
 
