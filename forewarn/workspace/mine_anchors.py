@@ -158,15 +158,19 @@ def _prose_pattern(language: Language) -> str:
 
 def doc_lines(root: Node, spec: LanguageSpec) -> frozenset[int]:
     """Lines (1-based) inside comments and docstrings (a statement that is only a string): prose, not logic. A
-    comment after code on its line leaves that line code."""
+    comment after code on its line leaves that line code, and so does the line after one that ends with its
+    newline (Rust's ``///`` ends at column 0 of the ``fn`` below it)."""
     cursor = _prose_cursor(spec)
     if cursor is None:
         return frozenset()
     lines: set[int] = set()
     for node in cursor.captures(root).get("prose", ()):
         before = node.prev_sibling
-        shares_line = before is not None and before.end_point.row == node.start_point.row
-        lines.update(range(node.start_point.row + 1 + shares_line, node.end_point.row + 2))
+        shares_line = (
+            before is not None and before.end_point.row == node.start_point.row and before.end_point.column > 0
+        )
+        last = node.end_point.row + (1 if node.end_point.column else 0)  # 1-based: the row its text ends on
+        lines.update(range(node.start_point.row + 1 + shares_line, last + 1))
     return frozenset(lines)
 
 

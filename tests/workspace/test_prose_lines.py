@@ -47,6 +47,7 @@ function charge(card) {
     ("path", "source", "prose"),
     [
         ("billing.py", PYTHON, {2, 3, 4, 5, 7, 8}),
+        ("billing.rs", RUST, {1, 2, 5, 6}),  # a /// comment ends on the fn's line, at column 0: that line is code
         ("billing.js", JAVASCRIPT, {1, 2, 5}),
     ],
 )
