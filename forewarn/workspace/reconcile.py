@@ -293,12 +293,8 @@ def _reconcile_file(run: _Run, rel: str) -> list[_Group]:
         c = parsed.get(g.symbol)
         if c is not None and not run.taken(g, rel, g.symbol):  # 3. same definition, really changed
             if g.code is not None and (base_symbol(g.symbol) != g.symbol or _has_namesakes(g.symbol, parsed)):
-                c = (
-                    _best_similar(
-                        run, g, [x for x in parsed.values() if base_symbol(x.symbol) == base_symbol(g.symbol)], rel
-                    )
-                    or c
-                )
+                namesakes = [x for x in parsed.values() if base_symbol(x.symbol) == base_symbol(g.symbol)]
+                c = _best_similar(run, g, namesakes, rel) or c
             run.claim(g, rel, c.symbol)
             _follow(run, g, rel, c, changed=True, how="similar code")
         else:
