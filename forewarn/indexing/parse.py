@@ -28,6 +28,7 @@ import hashlib
 import logging
 import math
 import re
+import threading
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from itertools import accumulate
@@ -52,7 +53,9 @@ QUALIFIER_SPLIT = re.compile(r"::|\.")
 TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
 QUOTES = "\"'`"
 
-_parsers: dict[str, tuple[Parser, QueryCursor]] = {}  # per process, by language name; a cursor resets per run
+# tree-sitter parsers and cursors are not thread-safe (the server parses on its pools and mines in the background):
+# one set per thread and language, as indexing.lookup keeps; a cursor resets per run
+_local = threading.local()
 _roles: dict[str, dict[int, tuple[str, str]]] = {}  # language → pattern index → what it captures
 
 
@@ -207,10 +210,12 @@ def parse_file(source: bytes, spec: LanguageSpec, *, syntax: bool = False) -> Pa
 
 
 def _tools(spec: LanguageSpec) -> tuple[Parser, QueryCursor]:
-    tools = _parsers.get(spec.name)
+    parsers: dict[str, tuple[Parser, QueryCursor]] = getattr(_local, "parsers", None) or {}
+    _local.parsers = parsers
+    tools = parsers.get(spec.name)
     if tools is None:
         language, query = compiled(spec)
-        tools = _parsers[spec.name] = (Parser(language), QueryCursor(query))
+        tools = parsers[spec.name] = (Parser(language), QueryCursor(query))
     return tools
 
 

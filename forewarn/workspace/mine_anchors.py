@@ -132,14 +132,14 @@ class SymbolFinder:
 
 # comments (every named node kind with "comment" in its name: comment, line_comment, block_comment, doc_comment …)
 # and docstrings (a statement that is only a string), found by one query per language instead of a walk in Python
-_PROSE: dict[str, QueryCursor | None] = {}
+_PROSE: dict[str, Query | None] = {}  # compiled once per language; each call runs it with a cursor of its own
 PROSE_STRINGS = ("string", "concatenated_string")
 
 
-def _prose_cursor(spec: LanguageSpec) -> QueryCursor | None:
+def _prose_query(spec: LanguageSpec) -> Query | None:
     if spec.name not in _PROSE:
         language, _query = compiled(spec)
-        _PROSE[spec.name] = QueryCursor(Query(language, pattern)) if (pattern := _prose_pattern(language)) else None
+        _PROSE[spec.name] = Query(language, pattern) if (pattern := _prose_pattern(language)) else None
     return _PROSE[spec.name]
 
 
@@ -160,11 +160,11 @@ def doc_lines(root: Node, spec: LanguageSpec) -> frozenset[int]:
     """Lines (1-based) inside comments and docstrings (a statement that is only a string): prose, not logic. A
     comment after code on its line leaves that line code, and so does the line after one that ends with its
     newline (Rust's ``///`` ends at column 0 of the ``fn`` below it)."""
-    cursor = _prose_cursor(spec)
-    if cursor is None:
+    query = _prose_query(spec)
+    if query is None:
         return frozenset()
     lines: set[int] = set()
-    for node in cursor.captures(root).get("prose", ()):
+    for node in QueryCursor(query).captures(root).get("prose", ()):  # a cursor is not thread-safe: one per call
         before = node.prev_sibling
         shares_line = (
             before is not None and before.end_point.row == node.start_point.row and before.end_point.column > 0

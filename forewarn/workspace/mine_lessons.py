@@ -79,10 +79,12 @@ SUBJECT_REFS = re.compile(
 # what a headline quotes of a subject (said): a conventional commit's type and scope ("fix(fetch)!: "), a capitalised
 # tag before a fix verb ("StaticFiles: Fix …", "Fix:(issue_2292) …"'s reference), handles credited with a reference
 # ("… @likegun closes #1059"), a credit at the end ("thanks to @bob :bow:", "(by @bob)"); at least this much is kept
+# a conventional commit's header: its type, an optional "(scope)" and "!", then ":" ("fix(fetch)!: …"); the types
+# that say it is no fix (mine_rules.NOT_FIX_TYPE) and the rest a headline drops too
+CONVENTIONAL_TAIL = r"(\([^)]{0,40}\))?!?:"
+NO_FIX_TYPES = r"chore|feat|feature|perf|refactor|style|docs?|build|ci|tests?|release|deps"
 CONVENTIONAL = re.compile(
-    r"^(fix|bugfix|hotfix|feat|feature|chore|perf|refactor|style|docs?|build|ci|tests?|release|deps|revert|security|"
-    r"sec)(\([^)]{0,40}\))?!?:\s*",
-    re.IGNORECASE,
+    rf"^(fix|bugfix|hotfix|revert|security|sec|{NO_FIX_TYPES}){CONVENTIONAL_TAIL}\s*", re.IGNORECASE
 )
 LEADING_EMOJI = re.compile(r"^(\s*(:[a-z0-9_+-]+:|[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]+))+\s*")  # gitmoji
 FIX_TAG = re.compile(r"^[A-Z][\w./-]{0,24}:\s+(?=(fix(es|ed)?|bugfix|hotfix|correct|repair)\b)", re.IGNORECASE)

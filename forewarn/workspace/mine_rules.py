@@ -17,7 +17,9 @@ from forewarn.workspace.history import CommitRecord
 from forewarn.workspace.mine_lessons import (
     ABOUT_TESTS,
     CONNECTIVES,
+    CONVENTIONAL_TAIL,
     FRAGMENT,
+    NO_FIX_TYPES,
     REVERT_BODY_LINE,
     SUBJECT_REFS,
     TODO_NOTE,
@@ -114,10 +116,7 @@ class Noise(StrEnum):
 
 
 # a conventional-commit subject whose type says it is no fix: "chore(bind): …", "feat!: …", "perf: …"
-NOT_FIX_TYPE = re.compile(
-    r"^\s*(chore|feat|feature|perf|refactor|style|docs?|build|ci|tests?|release|deps)(\([^)]{0,40}\))?!?:\s",
-    re.IGNORECASE,
-)
+NOT_FIX_TYPE = re.compile(rf"^\s*({NO_FIX_TYPES}){CONVENTIONAL_TAIL}\s", re.IGNORECASE)
 # performance work: faster or leaner code, no misbehaviour ("reuse bytes … to avoid allocs", "speed up parsing")
 PERFORMANCE_WORDS = re.compile(
     r"\b(perf(ormance)?|speed(s|ed)? ?up|faster|slow(er)?|optimi[sz]\w*|allocs?|allocations?|zero[- ]alloc\w*|"
