@@ -17,10 +17,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
-from tree_sitter import Language, Node, Query, QueryCursor
+from tree_sitter import Node
 
-from forewarn.indexing.languages import LanguageSpec, compiled, language_for_path
+from forewarn.indexing.languages import LanguageSpec, language_for_path
 from forewarn.indexing.parse import parse_file
+from forewarn.indexing.prose import last_line, prose_nodes
 from forewarn.indexing.records import Chunk
 from forewarn.memory.suggestions import ANCHOR_FILE, ANCHOR_SYMBOL, ANCHOR_WORKSPACE
 from forewarn.workspace import mine_code
@@ -130,47 +131,18 @@ class SymbolFinder:
         return ()
 
 
-# comments (every named node kind with "comment" in its name: comment, line_comment, block_comment, doc_comment …)
-# and docstrings (a statement that is only a string), found by one query per language instead of a walk in Python
-_PROSE: dict[str, Query | None] = {}  # compiled once per language; each call runs it with a cursor of its own
-PROSE_STRINGS = ("string", "concatenated_string")
-
-
-def _prose_query(spec: LanguageSpec) -> Query | None:
-    if spec.name not in _PROSE:
-        language, _query = compiled(spec)
-        _PROSE[spec.name] = Query(language, pattern) if (pattern := _prose_pattern(language)) else None
-    return _PROSE[spec.name]
-
-
-def _prose_pattern(language: Language) -> str:
-    kinds = {
-        language.node_kind_for_id(i) or ""
-        for i in range(language.node_kind_count)
-        if language.node_kind_is_named(i) and language.node_kind_is_visible(i)
-    }
-    patterns = [f"({kind}) @prose" for kind in sorted(kinds) if "comment" in kind]
-    strings = " ".join(f"({kind})" for kind in PROSE_STRINGS if kind in kinds)
-    if strings and "expression_statement" in kinds:  # exactly one named child, a string: "." anchors first and last
-        patterns.append(f"(expression_statement . [{strings}] .) @prose")
-    return "\n".join(patterns)
-
-
 def doc_lines(root: Node, spec: LanguageSpec) -> frozenset[int]:
     """Lines (1-based) inside comments and docstrings (a statement that is only a string): prose, not logic. A
     comment after code on its line leaves that line code, and so does the line after one that ends with its
     newline (Rust's ``///`` ends at column 0 of the ``fn`` below it)."""
-    query = _prose_query(spec)
-    if query is None:
-        return frozenset()
     lines: set[int] = set()
-    for node in QueryCursor(query).captures(root).get("prose", ()):  # a cursor is not thread-safe: one per call
-        before = node.prev_sibling
-        shares_line = (
-            before is not None and before.end_point.row == node.start_point.row and before.end_point.column > 0
-        )
-        last = node.end_point.row + (1 if node.end_point.column else 0)  # 1-based: the row its text ends on
-        lines.update(range(node.start_point.row + 1 + shares_line, last + 1))
+    for nodes in prose_nodes(root, spec).values():
+        for node in nodes:
+            before = node.prev_sibling
+            shares_line = (
+                before is not None and before.end_point.row == node.start_point.row and before.end_point.column > 0
+            )
+            lines.update(range(node.start_point.row + 1 + shares_line, last_line(node) + 1))
     return frozenset(lines)
 
 

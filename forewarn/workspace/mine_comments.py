@@ -16,16 +16,17 @@ import hashlib
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tree_sitter import Node, Parser
+from tree_sitter import Node
 
 from forewarn import untrusted
-from forewarn.indexing.languages import compiled, language_for_path
-from forewarn.indexing.parse import parse_source
+from forewarn.indexing.languages import language_for_path
+from forewarn.indexing.parse import parse_file
+from forewarn.indexing.prose import comment_nodes
 from forewarn.indexing.records import Chunk
 from forewarn.memory.suggestions import ANCHOR_FILE, ANCHOR_SYMBOL, Suggestion
 from forewarn.memory.vocabulary import MemorySource, MemoryType
@@ -305,12 +306,11 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
     spec = language_for_path(path)
     if spec is None or len(source) > MAX_COMMENT_BYTES or not COMMENT_PREFILTER.search(source):
         return CommentScan([], skipped)
-    language, _query = compiled(spec)
-    tree = Parser(language).parse(source)
-    blocks = _comment_blocks(_comment_nodes(tree.root_node), source)
+    parsed = parse_file(source, spec)  # nearly every file the prefilter lets through holds a comment block
+    blocks = _comment_blocks(comment_nodes(parsed.root, spec), source) if parsed.root is not None else []
     if not blocks:
         return CommentScan([], skipped)
-    chunks = parse_source(path, source, spec).chunks
+    chunks = parsed.chunks
     lines = source.decode("utf-8", "replace").splitlines()
     out: list[tuple[WarningComment, str | None]] = []
     for first, last, raw in blocks:
@@ -483,16 +483,6 @@ def _about_import(lines: list[str], first: int, last: int) -> bool:
         if stripped and not COMMENT_MARKERS.match(stripped):
             return mine_code.is_import(stripped)
     return False
-
-
-def _comment_nodes(root: Node) -> Iterator[Node]:
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if "comment" in node.type:
-            yield node
-            continue
-        stack.extend(reversed(node.children))
 
 
 def _comment_blocks(nodes: Iterable[Node], source: bytes) -> list[tuple[int, int, str]]:
