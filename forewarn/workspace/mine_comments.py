@@ -26,7 +26,7 @@ from tree_sitter import Node
 from forewarn import untrusted
 from forewarn.indexing.languages import language_for_path
 from forewarn.indexing.parse import parse_file
-from forewarn.indexing.prose import comment_nodes
+from forewarn.indexing.prose import comment_nodes, last_line
 from forewarn.indexing.records import Chunk
 from forewarn.memory.suggestions import ANCHOR_FILE, ANCHOR_SYMBOL, Suggestion
 from forewarn.memory.vocabulary import MemorySource, MemoryType
@@ -491,8 +491,8 @@ def _comment_blocks(nodes: Iterable[Node], source: bytes) -> list[tuple[int, int
     blocks: list[list[Any]] = []
     alone_before = False
     for node in nodes:
-        first, last = node.start_point.row + 1, node.end_point.row + 1
-        text = source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+        first, last = node.start_point.row + 1, last_line(node)  # a Rust `//` ends on the next line, at column 0
+        text = source[node.start_byte : node.end_byte].decode("utf-8", "replace").rstrip("\r\n")
         if DIRECTIVE.match(COMMENT_MARKERS.sub("", text).strip()):
             alone_before = False
             continue

@@ -8,6 +8,7 @@ import pytest
 from forewarn.indexing.languages import language_for_path
 from forewarn.indexing.parse import parse_file
 from forewarn.workspace.mine_anchors import doc_lines
+from forewarn.workspace.mine_comments import warning_comments
 
 PYTHON = '''\
 def charge(card, amount):
@@ -59,3 +60,29 @@ def test_comments_and_docstrings_are_prose_and_code_beside_a_comment_is_not(
     found = parse_file(source.encode(), spec)
     assert found.root is not None
     assert doc_lines(found.root, spec) == frozenset(prose)
+
+
+RUST_HACK = b"""\
+impl Pool {
+    /// HACK: this is called from the signal handler, so it
+    /// must not allocate: the allocator's lock may be held
+    /// by the thread the signal interrupted.
+    pub fn reset(&mut self) {
+        self.slots.clear();
+    }
+}
+"""
+
+
+def test_a_rust_doc_comment_is_one_block_on_the_function_below_it() -> None:
+    """Rust's ``///`` takes its newline with it, so each line's node ends on the next line: read as ending there,
+    each line was a block of its own, and the warning was its first line, on the ``impl`` around it."""
+    scan = warning_comments("pool.rs", RUST_HACK)
+    assert [(c.line, c.text, symbol) for c, symbol in scan.found] == [
+        (
+            2,
+            "HACK: this is called from the signal handler, so it must not allocate: the allocator's lock may be held"
+            " by the thread the signal interrupted.",
+            "Pool.reset",
+        )
+    ]
