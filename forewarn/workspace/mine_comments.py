@@ -39,7 +39,15 @@ from forewarn.workspace.mine_rules import TOOLING_PATH, Noise, in_test_module, i
 if TYPE_CHECKING:
     from forewarn.workspace.engine import Workspace
 
-WARNING_TAG = re.compile(r"\b(HACK|XXX|FIXME|WARNING|DANGER|CAUTION)\b")
+TAG_WORDS = "HACK|XXX|FIXME|WARNING|DANGER|CAUTION"
+WARNING_TAG = re.compile(rf"\b({TAG_WORDS})\b")
+# a tag marks a warning where it opens a line of the comment or is followed by a colon ("XXX(bob): …"); inside a
+# sentence or a table it is a word ("logs at WARNING level", a date format's "| XXX | -08:00 |")
+TAG_MARK = re.compile(
+    r"^(HACK|XXX|FIXME|WARNING|DANGER|CAUTION)\b|\b(HACK|XXX|FIXME|WARNING|DANGER|CAUTION)(\([^)]*\))?:"
+)
+# where a documentation comment's paragraph ends: a blank line or the next block tag ("@param", "# Panics")
+DOC_PARAGRAPH_END = re.compile(r"^\s*($|@\w|#+\s)")
 # warning words: a sentence that starts with them warns ("Never call this twice."); "must" warns anywhere in a short
 # comment ("the lock must be held"); mid-sentence "never"/"do not" is as often narrative ("we do not need to…")
 WARNING_OPENING = re.compile(
@@ -235,7 +243,8 @@ _IN_SENTENCE = r"([^.;]|\.(?=[\w(]))*"  # to the sentence's end: a "." inside co
 DEDUCTION_MUST = re.compile(
     r"\bmust (therefore|also|always|necessarily|surely|have been|have (had|come|already)|be too)\b|"
     rf"\b(therefore|thus|hence|implies|we know|it follows|guarantees?|guaranteed)\b{_IN_SENTENCE}\bmust\b|"
-    rf"^(since|as)\b{_IN_SENTENCE}\bmust\b|\bmust\b{_IN_SENTENCE}\b(therefore|thus)\b",
+    rf"^(since|as)\b{_IN_SENTENCE}\bmust\b|\bmust\b{_IN_SENTENCE}\b(therefore|thus)\b|"
+    r"\bso,? (it|this|that|there|they)\s+must have\b",  # "…, so it must have happened yesterday": what was
     re.IGNORECASE,
 )
 # ... unless someone is told to act: "Since there is a file stream in query, we must transmit pause/resume event to
@@ -314,20 +323,22 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
     lines = source.decode("utf-8", "replace").splitlines()
     out: list[tuple[WarningComment, str | None]] = []
     for first, last, raw in blocks:
-        text = " ".join(
-            part for part in (COMMENT_MARKERS.sub("", line).strip() for line in raw.splitlines()) if part
-        ).strip()
-        tag = WARNING_TAG.search(text)
+        said_lines = [COMMENT_MARKERS.sub("", line).strip() for line in raw.splitlines()]
+        tag, at = _tag_mark(said_lines)
+        doc = DOC_COMMENT.match(raw) is not None
+        line = first
+        if tag is not None and doc:  # a documentation comment's warning is the tag's paragraph, not the whole block
+            said_lines, line = _paragraph(said_lines, at), first + at
+        text = " ".join(part for part in said_lines if part).strip()
         phrase = WARNING_OPENING.search(text)
         if phrase is None and len(text.split()) <= MAX_MUST_WORDS:
             phrase = WARNING_MUST.search(text)
         if (tag is None and phrase is None) or len(text.split()) < MIN_COMMENT_WORDS:
             continue
-        doc = DOC_COMMENT.match(raw) is not None
         if tag is None and doc:
             skipped[Noise.DOCSTRING] += 1
             continue
-        if (tag is None or tag.group(1) in CALLER_TAGS) and (doc or documents_declaration(text, lines, last)):
+        if (tag is None or tag in CALLER_TAGS) and (doc or documents_declaration(text, lines, last)):
             skipped[Noise.DOC_COMMENT] += 1
             continue
         if not is_product_path(path):
@@ -368,7 +379,7 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
         if _restates(said, code):
             skipped[Noise.RESTATES_CODE] += 1
             continue
-        if not gives_reason(text):
+        if not gives_reason(text, tagged=tag is not None):
             skipped[Noise.COMMENT_NO_REASON] += 1
             continue
         holder = _enclosing(chunks, first, last, lines)
@@ -378,10 +389,10 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
         if holder is not None and _in_plain_sight(said, code, holder):
             skipped[Noise.IN_PLAIN_SIGHT] += 1
             continue
-        kind = tag.group(1) if tag else phrase.group(1).lower() if phrase else ""
+        kind = tag or (phrase.group(1).lower() if phrase else "")
         if len(text) > MAX_COMMENT_CHARS:
             text = text[: MAX_COMMENT_CHARS - 1].rstrip() + "…"
-        out.append((WarningComment(first, text, kind), holder.symbol if holder else None))
+        out.append((WarningComment(line, text, kind), holder.symbol if holder else None))
     return CommentScan(out, skipped)
 
 
@@ -397,12 +408,13 @@ def documents_declaration(text: str, lines: list[str], last: int) -> bool:
     )
 
 
-def gives_reason(comment: str) -> bool:
+def gives_reason(comment: str, *, tagged: bool | None = None) -> bool:
     """The warning says why or what goes wrong otherwise (COMMENT_REASON, REASON_CLAUSE), not only what to do. In a
     comment with no tag, an error word alone (TOPIC_REASON) counts only in a frame of consequence (CONSEQUENCE_FRAME):
     a tag marks a warning on purpose ("XXX: the gateway rejects totals over 10k"), a bare "don't"/"must" often only
     names what the next line handles."""
-    tagged = WARNING_TAG.search(comment) is not None
+    if tagged is None:
+        tagged = _tag_mark([comment])[0] is not None
     said = WARNING_TAG.sub("", comment).lstrip(" :-–—")
     if REASON_CLAUSE.search(said):
         return True
@@ -483,6 +495,20 @@ def _about_import(lines: list[str], first: int, last: int) -> bool:
         if stripped and not COMMENT_MARKERS.match(stripped):
             return mine_code.is_import(stripped)
     return False
+
+
+def _tag_mark(lines: list[str]) -> tuple[str | None, int]:
+    """The warning tag that marks the comment (TAG_MARK) and the line it is on; (None, 0) when none does."""
+    for i, line in enumerate(lines):
+        if found := TAG_MARK.search(line):
+            return found.group(1) or found.group(2), i
+    return None, 0
+
+
+def _paragraph(lines: list[str], at: int) -> list[str]:
+    """The documentation comment's paragraph that starts at line ``at``: up to a blank line or the next block tag."""
+    end = next((i for i in range(at + 1, len(lines)) if DOC_PARAGRAPH_END.match(lines[i])), len(lines))
+    return lines[at:end]
 
 
 def _comment_blocks(nodes: Iterable[Node], source: bytes) -> list[tuple[int, int, str]]:
