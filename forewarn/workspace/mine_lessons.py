@@ -109,6 +109,25 @@ BUG_FIRST = re.compile(
     re.IGNORECASE,
 )
 MIN_SAID_CHARS = 8
+# a fix's subject that says how ("Fix highlighting for symlinked files by resolving the target path"): what was broken,
+# then the how, which is no part of the bug ("caused by flooring …" names the cause: a participle takes "by" itself)
+FIXED_BY = re.compile(
+    r"^(?P<what>.{3,}?)(?<!ed)(?<!\bmade)(?<!\bbroken)(?<!\bthrown)(?<!\bdone) by (?P<how>\w+ing\b.*)$"
+)
+# … or what the thing fixed must now do ("Fix --ignored-suffix to fall back to first-line detection", "Fix `f` not to
+# assume …"): a rule of the code, not a bug. The thing is named in at most six words, without a "by", a leading
+# preposition or a word that takes "to" itself ("leading to", "due to"), and "to" opens a verb of behaviour ("not to"
+# any verb): "Fix the link to the docs" and "Fix access to .png files" name a target, not a rule
+FIXED_TO = re.compile(
+    r"^(?!(?:for|in|of|on|with|how|not)\s)"
+    r"(?P<what>(?:(?!by\s)[^\s,;:]+\s+){0,5}?(?!(?:due|related|according|up|back|prior|next|close|similar|equal)\s)"
+    r"[^\s,;:]+(?<!ing)) (?:not to (?P<never>[a-z]+\b.+)|"
+    r"to (?P<rule>(?:(?:always|never|only|correctly|properly|also|still)\s+)?"
+    r"(?:accept|account|add|adjust|allow|avoid|call|check|close|compare|detect|display|emit|escape|exclude|fall|"
+    r"follow|handle|honou?r|ignore|include|keep|match|parse|pass|preserve|print|raise|read|recogni[sz]e|reject|"
+    r"render|report|require|resolve|respect|retry|return|run|send|show|skip|sort|strip|support|throw|treat|trim|"
+    r"use|wait|work|write)\b.+))$"
+)
 NOTE_MARK = re.compile(r"^(NB\s*[:,-]|N\.B\.\s*[:,-]?|nota bene\s*[:,-]|note\s*:)\s*", re.IGNORECASE)  # "NB: …"
 # a subject that says nothing by itself: the headline would be empty ("PR review fixes", "fix issue", "wip")
 VAGUE_SUBJECT = re.compile(
@@ -453,7 +472,12 @@ def fix_headline(subject: str, place: str) -> str:
     rest = words[1].strip() if len(words) > 1 else ""
     if verb in _FIX_VERBS and rest:
         rest = _FILLER.sub("", rest.lstrip(": "))
-        return f"Avoid reintroducing a bug in {place}: {_lower_first(rest)}."
+        how = FIXED_BY.match(rest)  # "… for symlinked files by resolving …": the how is no part of the bug
+        what, fixed = (how["what"], f" (fixed by {how['how']})") if how else (rest, "")
+        if not BUG_FIRST.match(what) and (to := FIXED_TO.match(what)) is not None:  # "-n flag to show …": a rule
+            rule = f"not {to['never']}" if to["never"] else to["rule"]
+            return f"In {place}: {_lower_first(to['what'])} must {rule}{fixed}."
+        return f"Avoid reintroducing a bug in {place}: {_lower_first(what)}{fixed}."
     if verb in _MUST_VERBS and rest:
         return f"{_upper_first(place)} must {_MUST_VERBS[verb]} {rest}."
     return f"In {place}: {_lower_first(s)}."

@@ -77,6 +77,45 @@ def test_headlines_of_each_kind_quote_what_was_said() -> None:
     )  # fmt: skip
 
 
+@pytest.mark.parametrize(
+    ("subject", "headline"),
+    [
+        # what the fixed thing must now do is a rule of the code, not a bug (bat, date-fns)
+        (
+            "Fix -n flag to show line numbers in loop-through mode",
+            "In `P`: -n flag must show line numbers in loop-through mode.",
+        ),
+        (
+            "Fix `get_name()` not to assume all routines have `__name__` (#2648)",
+            "In `P`: `get_name()` must not assume all routines have `__name__`.",
+        ),
+        # how it was fixed is no part of the bug
+        (
+            "Fix syntax highlighting for symlinked files by resolving target path",
+            "Avoid reintroducing a bug in `P`: syntax highlighting for symlinked files"
+            " (fixed by resolving target path).",
+        ),
+        (
+            "fix(types): fixed AxiosHeaders to handle spread syntax by making all methods non-enumerable; (#5499)",
+            "In `P`: AxiosHeaders must handle spread syntax (fixed by making all methods non-enumerable).",
+        ),
+        # "to" before a target, "by" after a participle, a bug named first: as before
+        ("Fix link to the rack reference", "Avoid reintroducing a bug in `P`: link to the rack reference."),
+        (
+            "Fix access to arbitrary .png files on ruby 1.8",
+            "Avoid reintroducing a bug in `P`: access to arbitrary .png files on ruby 1.8.",
+        ),
+        (
+            "Fix bugs caused by flooring negative numbers",
+            "Avoid reintroducing a bug in `P`: bugs caused by flooring negative numbers.",
+        ),
+        ("Fix deadlock to allow shutdown", "Avoid reintroducing a bug in `P`: deadlock to allow shutdown."),
+    ],
+)
+def test_a_fix_subject_s_rule_and_method_are_not_read_as_its_bug(subject: str, headline: str) -> None:
+    assert fix_headline(subject, "`P`") == headline
+
+
 def test_a_comment_s_note_marker_is_not_its_headline() -> None:
     place = "`tqdm.__init__`"
     assert comment_headline("NB: Avoid races by setting start_t last", place) == (
