@@ -177,7 +177,14 @@ IMPERATIVE = re.compile(
 # a footnote or a quotation ('[1] "If Content-Length is set, …"'): someone else's words, not the reason
 QUOTED = re.compile(r"^\s*(\[\d+\]|[\"'“‘>])")
 # a sentence that opens by pointing back ("This broke …", "As such …") needs the one before it to be understood
-POINTS_BACK = re.compile(r"^(this|that|these|those|it|as such|so|thus|therefore|hence|which)\b", re.IGNORECASE)
+# ("In Drop, this causes a double panic": a short opening phrase before the pronoun changes nothing; "In order to …,
+# this …" is the change saying what it is for)
+POINTS_BACK = re.compile(
+    r"^((?!in order\b)(in|on|at|for|with|during|after|before|without|under)\b[^,.;:]{1,40},\s*"
+    r"(?=(this|that|these|those|it)\b))?"
+    r"(this|that|these|those|it|as such|so|thus|therefore|hence|which)\b",
+    re.IGNORECASE,
+)
 WORD = re.compile(r"[A-Za-z_][\w']*")
 # a sentence about the tests ("Add a failing test …", "Test that …") explains the test, not the code; so does one
 # about the test runner's or the build's set-up ("Rewrite Vitest prod build config …") or about which case the tests

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from forewarn.workspace import mine_comments
 from forewarn.workspace.engine import Workspace
-from forewarn.workspace.mine_lessons import sentences
-from forewarn.workspace.mine_rules import Noise, classify
+from forewarn.workspace.mine_lessons import sentences, why
+from forewarn.workspace.mine_rules import CAUSE_WORDS, STRONG_WORDS, Noise, classify
 from tests.gitrepo import Repo
 from tests.workspace.billing_history import mined, record
 
@@ -134,3 +134,15 @@ def test_a_fixme_is_a_task_for_later_not_a_warning() -> None:
     scan = mine_comments.warning_comments("src/regex.py", FIXES_LATER.encode())
     assert scan.skipped[Noise.COMMENT_TASK] == 1
     assert [c.kind for c, _ in scan.found] == ["HACK"]
+
+
+def test_a_sentence_pointing_back_after_a_short_opening_phrase_brings_the_one_before() -> None:
+    """bat fd67095: "In Drop, this causes a double panic" points back as "This causes …" does."""
+    body = (
+        "The Drop impl for OutputType::BuiltinPager calls\nhandle.take().unwrap().join().unwrap() which panics if the\n"
+        "pager thread itself panicked. In Drop, this causes a double\npanic (abort).\n\n"
+        "Replace with if-let and discard the join result.\n"
+    )
+    found = why(body, "Fix panic in BuiltinPager drop when pager thread panics", CAUSE_WORDS, STRONG_WORDS)
+    assert found.startswith("The Drop impl for OutputType::BuiltinPager calls handle.take()")
+    assert "In Drop, this causes a double panic (abort)." in found
