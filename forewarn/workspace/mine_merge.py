@@ -6,14 +6,20 @@ occurrences ``f`` and ``f#2`` are one name to a reader), the suggestion that say
 explains (named in its message first, then the newest), else a warning comment, else the hot spot — and folds the
 others into it: their commits join its evidence, a hot spot's count becomes one "History:" sentence, other
 lessons one "Also:" line each (at most MERGED_SHOWN). Every folded suggestion is counted as ``merged-same-symbol``.
+
+Mining again after a person reviewed (QA pass 4): a lesson stored before is never folded into a new one, and a new
+hot spot on a symbol that already carries a mined memory is not proposed (``symbol-has-memory``): that memory's
+track record counts the new fix.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from forewarn.memory.records import Memory
 from forewarn.memory.suggestions import Suggestion
 from forewarn.memory.validation import MAX_TEXT_CHARS
 from forewarn.memory.vocabulary import MemorySource
@@ -78,8 +84,12 @@ def _fold(kept: Suggestion, others: list[Suggestion]) -> Suggestion:
     return replace(kept, text=text, provenance=provenance)
 
 
-def one_per_symbol(suggestions: list[Suggestion], noise: Counter[str]) -> list[Suggestion]:
-    """The suggestions with at most one per (file, symbol name), in their first member's order; see the module."""
+def one_per_symbol(
+    suggestions: list[Suggestion], noise: Counter[str], stored: frozenset[str] = frozenset()
+) -> list[Suggestion]:
+    """The suggestions with at most one per (file, symbol name), in their first member's order; see the module.
+    A lesson stored before (its fingerprint in ``stored``) is never folded into a new one: it stays as it is, said
+    once already, and the new lesson does not repeat it as an "Also" line."""
     groups: dict[tuple[str, str], list[Suggestion]] = defaultdict(list)
     for s in suggestions:
         if s.file and s.symbol:
@@ -95,9 +105,31 @@ def one_per_symbol(suggestions: list[Suggestion], noise: Counter[str]) -> list[S
             continue
         done.add(key)
         group = sorted(groups[key], key=_rank)
+        if group[0].fingerprint not in stored:
+            out.extend(m for m in group[1:] if m.fingerprint in stored)
+            group = [m for m in group if m is group[0] or m.fingerprint not in stored]
         if len(group) == 1:
             out.append(group[0])
             continue
         noise[Noise.SAME_SYMBOL] += len(group) - 1
         out.append(_fold(group[0], group[1:]))
     return out
+
+
+def on_remembered_symbols(
+    suggestions: list[Suggestion],
+    stored: frozenset[str],
+    memories_on: Callable[[Sequence[str]], list[Memory]],
+    noise: Counter[str],
+) -> list[Suggestion]:
+    """The suggestions without a new hot spot on a symbol that already carries a mined memory (``memories_on``:
+    those waiting or current in some files): that memory's track record counts the new fix ("its code was fixed
+    once since"), and a hot spot would only say its commits again (``symbol-has-memory``)."""
+    new_spots = [s for s in suggestions if s.provenance.get("kind") == HOTSPOT_KIND and s.fingerprint not in stored]
+    if not new_spots:
+        return suggestions
+    memories = memories_on(sorted({s.file for s in new_spots if s.file}))
+    remembered = {(m.anchor.file, base_symbol(m.anchor.symbol)) for m in memories if m.anchor and m.anchor.symbol}
+    drop = {id(s) for s in new_spots if s.file and s.symbol and (s.file, base_symbol(s.symbol)) in remembered}
+    noise[Noise.SYMBOL_HAS_MEMORY] += len(drop)
+    return [s for s in suggestions if id(s) not in drop]

@@ -113,6 +113,8 @@ class Noise(StrEnum):
     LOGGING_ANCHOR = "logging-anchor"  # its code only gained or lost log lines in the commit: the fix is elsewhere
     COPIED = "copied-code"  # on a file that says it was copied from another project: the upstream's to fix
     WRAPPER_HOTSPOT = "hotspot-on-wrapper"  # its code at HEAD is one call: the fixes' logic lives in what it calls
+    # a new hot spot on a symbol that already carries a mined memory: that memory's track record counts the new fix
+    SYMBOL_HAS_MEMORY = "symbol-has-memory"
 
 
 # a conventional-commit subject whose type says it is no fix: "chore(bind): …", "feat!: …", "perf: …"

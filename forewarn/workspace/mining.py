@@ -87,7 +87,7 @@ from forewarn.workspace.mine_lessons import (
     vague,
     where,
 )
-from forewarn.workspace.mine_merge import one_per_symbol
+from forewarn.workspace.mine_merge import on_remembered_symbols, one_per_symbol
 from forewarn.workspace.mine_rules import (
     MERGE_SUBJECT,
     TOOLING_PATH,
@@ -626,7 +626,11 @@ def _propose(
     suggestions = drop_copied(suggestions, CopiedFiles(ws.root), walk.noise)  # before merging: no evidence from them
     if hold_back:  # before merging: a hot spot whose lessons are held back stands on its own
         suggestions = _hold_back(suggestions, report)
-    suggestions = one_per_symbol(_dedupe(suggestions, walk.noise), walk.noise)
+    suggestions = _dedupe(suggestions, walk.noise)
+    stored = frozenset(ws.store.mined([s.fingerprint for s in suggestions]))  # said before: never folded again
+    suggestions = one_per_symbol(
+        on_remembered_symbols(suggestions, stored, ws.mined_memories_on, walk.noise), walk.noise, stored
+    )
     report.suggestions = dict(Counter(str(s.type) for s in suggestions))
     report.anchors = dict(Counter(str(s.provenance.get("anchor")) for s in suggestions))
     report.noise = {str(k): v for k, v in walk.noise.items()}
