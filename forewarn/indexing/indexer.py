@@ -6,6 +6,11 @@ in worker processes, in batches, while this process writes each batch in one tra
 files (a save) are parsed in-process, which is faster than starting a pool. The file graph is kept
 in memory once loaded and updated file by file, so a save re-ranks without reloading anything.
 
+A record's stat must never vouch for bytes other than its own, or later runs skip the file for good.
+The stat is taken before the read, and one too recent to rule out a same-tick rewrite is recorded as
+unsettled (read again next run). Another process (the CLI beside the hook server) may write the same
+rows: a new stat for bytes this process already knew is stored only if the row still holds them.
+
 Readers are not held up by a run. Runs queue on their own lock; queries about chunks, search and
 definitions go through a second connection (WAL: reads never wait for writes) and see each batch as
 soon as its transaction commits. The in-memory records and graph (``files()``, ``graph``,
@@ -64,6 +69,10 @@ IN_PROCESS_MAX_FILES = 300  # ~1 s of parsing here: about what starting workers 
 BATCH_FILES = 48  # files per worker task: large enough to amortise IPC, small enough to balance load
 WORKER_GC_THRESHOLD = 10_000  # a worker makes ~10 short-lived objects per query match: collecting every 700 cost ~3%
 POOL_ATTEMPTS = 2  # pools tried before suspecting a file: a second death means a file kills its worker
+# a write this long after a file's mtime may leave the mtime as it was (FAT keeps 2 s, ext3 and HFS+ 1 s, and the
+# kernel stamps from a clock a tick behind): a stat this recent cannot vouch that the bytes read are still there
+RACY_MTIME_NS = 3_000_000_000
+UNSETTLED_SIZE = -1  # recorded for such a file: no file has this size, so the next run reads it again
 
 STATUS_OK = "ok"
 STATUS_ERRORS = "errors"  # parsed, but tree-sitter had to recover from syntax errors
@@ -238,18 +247,31 @@ class Indexer:
         touched: list[FileRecord] = []
         write_time = parse_cpu = 0.0
         report.workers = self._worker_count(len(jobs))
-        for batch, cpu, stored in self._outcomes(jobs, progress):
+
+        def take(batch: list[_Outcome], cpu: float, stored: bool) -> None:
+            nonlocal write_time, parse_cpu
             parse_cpu += cpu
             contents = [o.content for o in batch if o.content is not None]
-            touched += [o.record for o in batch if o.record is not None]
-            gone += [o.rel for o in batch if o.missing and o.rel in self._records]
+            touched.extend(o.record for o in batch if o.record is not None)
+            gone.extend(o.rel for o in batch if o.missing and o.rel in self._records)
             report.skipped.update({o.rel: o.missing for o in batch if o.missing == SKIP_UNREADABLE})
             if not stored:
                 t = time.perf_counter()
                 with self._lock:
                     self.store.write(contents)
                 write_time += time.perf_counter() - t
-            written += contents
+            written.extend(contents)
+
+        for result in self._outcomes(jobs, progress):
+            take(*result)
+        with self._lock:
+            moved = set(self.store.touch(touched))
+        if moved:
+            # another process (the CLI beside the hook server) stored other bytes for these files since this
+            # one read its records: "the same bytes as before" says nothing about the row, so parse them again
+            log.info("another process re-indexed %d of these files meanwhile; parsing them again", len(moved))
+            touched[:] = [rec for rec in touched if rec.rel not in moved]
+            take(*_process_batch(str(self.root), [(rel, None) for rel in sorted(moved)], self._limits(), None), False)
         with self._lock:  # the swap: readers see the previous generation or this one, never half
             self._finish(written, touched, gone, report, started, write_time, parse_cpu)
             self.store.record_changes(
@@ -268,8 +290,6 @@ class Indexer:
         write_time: float,
         parse_cpu: float,
     ) -> None:
-        if touched:
-            self.store.touch(touched)
         report.timings["parse"] = time.perf_counter() - started
         report.timings["write"] = write_time  # in this process; workers write their own batches
         report.timings["parse_cpu"] = parse_cpu  # CPU seconds reading, parsing (and in workers writing)
@@ -287,7 +307,7 @@ class Indexer:
     ) -> Iterator[tuple[list[_Outcome], float, bool]]:
         """(outcomes, CPU seconds, whether already stored) per batch: workers store their own batches,
         so chunk text never crosses a process boundary and writes run beside parsing."""
-        limits = _Limits(self.settings.max_file_bytes, self.settings.max_line_length)
+        limits = self._limits()
         total, done = len(jobs), 0
         if progress:
             progress(0, total)
@@ -322,6 +342,9 @@ class Indexer:
             if progress:
                 progress(done, total)
 
+    def _limits(self) -> _Limits:
+        return _Limits(self.settings.max_file_bytes, self.settings.max_line_length)
+
     def _worker_count(self, files: int) -> int:
         """Parser processes for this many files; 0 means parse here."""
         if files <= IN_PROCESS_MAX_FILES:
@@ -341,6 +364,10 @@ class Indexer:
         gone), a skipped one that becomes parseable is added, and a vanished file's bytes reappearing
         under a new name are a rename."""
         report.unchanged += len(touched)
+        for rec in touched:  # the same bytes: the verdict on them stands, as on the stat fast path
+            known = self._records.get(rec.rel)
+            if known is not None and known.status == STATUS_SKIPPED and known.reason:
+                report.skipped[rec.rel] = known.reason
         indexed_before = {rel for rel, rec in self._records.items() if rec.status != STATUS_SKIPPED}
         vanished_by_hash = {self._records[rel].content_hash: rel for rel in gone if rel in indexed_before}
         deleted = [rel for rel in gone if rel in indexed_before]
@@ -366,8 +393,9 @@ class Indexer:
     # -- in-memory state: records, graph, resolver ---------------------------------------------
 
     def _update_memory(self, written: list[FileContent], touched: list[FileRecord], removed: list[str]) -> None:
-        for rec in touched:
-            self._records[rec.rel] = rec
+        for rec in touched:  # a new stat for known bytes: what parsing them found (status, reason) stands
+            known = self._records.get(rec.rel)
+            self._records[rec.rel] = rec if known is None else replace(known, size=rec.size, mtime_ns=rec.mtime_ns)
         for rel in removed:
             self._records.pop(rel, None)
             if self._graph is not None:
@@ -614,38 +642,56 @@ def _guarded_file(root: str, rel: str, old_hash: str | None, limits: _Limits) ->
         return _failed(root, rel)
 
 
+@dataclass(frozen=True, slots=True)
+class _Snapshot:
+    """A file's bytes and the stat to record with them: taken before reading, so a change during the read
+    leaves the record older than the file (read again next run), never newer than its bytes."""
+
+    size: int  # UNSETTLED_SIZE when the mtime was too recent to vouch for the bytes
+    mtime_ns: int
+    data: bytes
+
+
+def _read_file(path: str, limit: int | None) -> _Snapshot:
+    """Up to ``limit`` bytes of ``path`` (all of it when None), with the stat they are recorded under."""
+    started = time.time_ns()
+    # non-blocking: a file swapped for a FIFO since the scan must not hang the worker on open()
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with open(fd, "rb") as fh:
+        st = os.fstat(fd)  # the same file as the bytes, even if the path is replaced meanwhile
+        if not stat.S_ISREG(st.st_mode):  # replaced by a directory, FIFO or device since the scan
+            raise OSError(f"not a regular file (mode {st.st_mode:o})")
+        data = fh.read(-1 if limit is None else limit)
+    # a later write in the same timestamp tick, at the same size, would leave this stat unchanged
+    settled = st.st_mtime_ns < started - RACY_MTIME_NS
+    return _Snapshot(st.st_size if settled else UNSETTLED_SIZE, st.st_mtime_ns, data)
+
+
 def _failed(root: str, rel: str) -> _Outcome:
     """A file that could not be parsed, recorded as skipped: it is tried again once its bytes change."""
-    path = os.path.join(root, rel)
     try:
-        st = os.stat(path)
-        with open(path, "rb") as fh:
-            digest = hashlib.blake2b(fh.read(), digest_size=HASH_DIGEST_BYTES).hexdigest()
+        snapshot = _read_file(os.path.join(root, rel), None)
     except OSError:
         return _Outcome(rel, missing=VANISHED)
+    digest = hashlib.blake2b(snapshot.data, digest_size=HASH_DIGEST_BYTES).hexdigest()
     spec = language_for_path(rel)
-    record = FileRecord(rel, spec.name if spec else "", st.st_size, st.st_mtime_ns, digest, STATUS_OK)
+    record = FileRecord(rel, spec.name if spec else "", snapshot.size, snapshot.mtime_ns, digest, STATUS_OK)
     return _Outcome(rel, content=_skipped(record, SKIP_PARSE_FAILED))
 
 
 def _process_file(root: str, rel: str, old_hash: str | None, limits: _Limits) -> _Outcome:
     try:
-        # non-blocking: a file swapped for a FIFO since the scan must not hang the worker on open()
-        fd = os.open(os.path.join(root, rel), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with open(fd, "rb") as fh:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):  # replaced by a directory, FIFO or device since the scan
-                raise OSError(f"not a regular file (mode {st.st_mode:o})")
-            data = fh.read(limits.max_file_bytes + 1)
+        snapshot = _read_file(os.path.join(root, rel), limits.max_file_bytes + 1)
     except FileNotFoundError:
         return _Outcome(rel, missing=VANISHED)
     except OSError as exc:
         log.warning("cannot read %s: %s", rel, exc)
         return _Outcome(rel, missing=SKIP_UNREADABLE)
+    data = snapshot.data
     spec = language_for_path(rel)
     digest = hashlib.blake2b(data, digest_size=HASH_DIGEST_BYTES).hexdigest()
     language = spec.name if spec else ""
-    record = FileRecord(rel, language, st.st_size, st.st_mtime_ns, digest, STATUS_OK)
+    record = FileRecord(rel, language, snapshot.size, snapshot.mtime_ns, digest, STATUS_OK)
     if digest == old_hash:
         return _Outcome(rel, record=record)
     too_big = len(data) > limits.max_file_bytes

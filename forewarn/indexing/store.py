@@ -172,13 +172,23 @@ class IndexStore:
         ).fetchone()
         return int(row[0])
 
-    def touch(self, records: Iterable[FileRecord]) -> None:
-        """Record a new size/mtime for files whose bytes did not change."""
+    def touch(self, records: Iterable[FileRecord]) -> list[str]:
+        """Record a new size/mtime for files whose bytes did not change; returns the files left untouched
+        because their row no longer holds those bytes (another process rewrote or removed it meanwhile).
+
+        Compare-and-set on the hash: a stat stamped on another content's row would vouch for that content
+        forever after (the next run trusts the stat and skips the file).
+        """
+        moved: list[str] = []
         with sqlite.transaction(self.conn) as conn:
-            conn.executemany(
-                "UPDATE files SET size = ?, mtime_ns = ? WHERE rel = ?",
-                [(r.size, r.mtime_ns, r.rel) for r in records],
-            )
+            for r in records:
+                cursor = conn.execute(
+                    "UPDATE files SET size = ?, mtime_ns = ? WHERE rel = ? AND content_hash = ?",
+                    (r.size, r.mtime_ns, r.rel, r.content_hash),
+                )
+                if cursor.rowcount == 0:
+                    moved.append(r.rel)
+        return moved
 
     def record_changes(self, changed: Sequence[str], removed: Sequence[tuple[str, str | None]], *, full: bool) -> int:
         """Close a run: one new generation for its changed files and removals; ``full`` marks the index complete."""
