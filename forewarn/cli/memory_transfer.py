@@ -60,10 +60,30 @@ def run_export(args: argparse.Namespace) -> int:
     if args.json:
         cliutil.print_json(report.to_dict())
     else:
-        left = f" ({report.left_out} forgotten left out)" if report.left_out else ""
+        left = f" ({_left_out(report.left_out_by)} left out)" if report.left_out else ""
         left += f" ({report.private} private kept out)" if report.private else ""
         print(f"Exported {report.exported} memories to {report.path}{left}")
     return 0
+
+
+# How the export line names each reason a memory was left out, in the order it lists them.
+_LEFT_OUT_WORDS = {
+    transfer.LeftOut.SUGGESTED: ("suggested", "suggested"),
+    transfer.LeftOut.DISMISSED: ("dismissed", "dismissed"),
+    transfer.LeftOut.FORGOTTEN: ("forgotten", "forgotten"),
+    transfer.LeftOut.PURGED: ("purged", "purged"),
+    transfer.LeftOut.PROPOSAL: ("applied or forgotten proposal", "applied or forgotten proposals"),
+}
+
+
+def _left_out(by_reason: dict[str, int]) -> str:
+    """``{"suggested": 7, "dismissed": 2}`` → "7 suggested and 2 dismissed"."""
+    parts = [
+        f"{n} {one if n == 1 else many}"
+        for reason, (one, many) in _LEFT_OUT_WORDS.items()
+        if (n := by_reason.get(reason.value, 0))
+    ]
+    return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else "".join(parts)
 
 
 def run_import(args: argparse.Namespace) -> int:

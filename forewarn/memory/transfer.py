@@ -44,6 +44,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -131,11 +132,22 @@ class Change:
         return {"id": self.id, "action": self.action, "detail": self.detail}
 
 
+class LeftOut(StrEnum):
+    """Why export leaves a memory out of the team's file (private memories are counted apart)."""
+
+    SUGGESTED = "suggested"  # waiting for a person's review: the team shares only what a person accepted
+    DISMISSED = "dismissed"  # a person said no to it
+    PROPOSAL = "proposal"  # a proposal already applied or forgotten: what it did travels with its target
+    FORGOTTEN = "forgotten"  # archived by a person; written only with --include-archived
+    PURGED = "purged"  # its text is gone for good
+
+
 @dataclass
 class TransferReport:
     path: Path
     exported: int = 0
-    left_out: int = 0  # export: forgotten (archived) memories not written, purged ones included
+    left_out: int = 0  # export: memories not written, private ones aside (the sum of ``left_out_by``)
+    left_out_by: dict[str, int] = field(default_factory=dict)  # export: LeftOut reason → memories not written
     private: int = 0  # export: private memories, never written to a shared file
     merged: int = 0  # import: a teammate's restatement of one of ours, merged into ours (history kept)
     added: int = 0
@@ -155,7 +167,9 @@ class TransferReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "path": str(self.path), "exported": self.exported, "left_out": self.left_out, "private": self.private,
+            "path": str(self.path), "exported": self.exported, "left_out": self.left_out,
+            "left_out_by": {reason.value: self.left_out_by.get(reason.value, 0) for reason in LeftOut},
+            "private": self.private,
             "merged": self.merged, "added": self.added, "waiting": self.waiting, "proposed": self.proposed,
             "updated": self.updated, "unchanged": self.unchanged, "kept_local": self.kept_local,
             "skipped": self.skipped, "clamped": self.clamped, "events_added": self.events_added,
@@ -185,11 +199,24 @@ def memory_record(memory: Memory, events: list[MemoryEvent], *, exported_at: str
 def exported(memory: Memory, *, include_archived: bool) -> bool:
     """Whether export writes ``memory``: never a purged one, never an unreviewed or dismissed suggestion
     (the team shares what a person accepted); a forgotten one only when asked."""
-    if is_purged(memory) or memory.status in (MemoryStatus.SUGGESTED, MemoryStatus.DISMISSED):
-        return False
-    if memory.visibility == Visibility.PRIVATE or proposal_of(memory) is not None:
-        return False  # a proposal is this machine's review item; what accepting it did is exported with its target
-    return include_archived or memory.status != MemoryStatus.ARCHIVED
+    return (
+        memory.visibility != Visibility.PRIVATE and left_out_reason(memory, include_archived=include_archived) is None
+    )
+
+
+def left_out_reason(memory: Memory, *, include_archived: bool) -> LeftOut | None:
+    """Why export does not write ``memory`` (None: it does, unless it is private, which is counted apart)."""
+    if is_purged(memory):
+        return LeftOut.PURGED
+    if memory.status == MemoryStatus.SUGGESTED:
+        return LeftOut.SUGGESTED
+    if memory.status == MemoryStatus.DISMISSED:
+        return LeftOut.DISMISSED
+    if proposal_of(memory) is not None:
+        return LeftOut.PROPOSAL  # this machine's review item; what accepting it did is exported with its target
+    if memory.status == MemoryStatus.ARCHIVED and not include_archived:
+        return LeftOut.FORGOTTEN
+    return None
 
 
 def is_purged(memory: Memory) -> bool:
@@ -222,8 +249,9 @@ def export_jsonl(
             if not exported(m, include_archived=include_archived):
                 if m.visibility == Visibility.PRIVATE:
                     report.private += 1
-                else:
+                elif (reason := left_out_reason(m, include_archived=include_archived)) is not None:
                     report.left_out += 1
+                    report.left_out_by[reason.value] = report.left_out_by.get(reason.value, 0) + 1
                 continue
             data = memory_record(m, store.events(m.id))
             if commit is not None:

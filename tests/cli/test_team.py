@@ -18,6 +18,8 @@ from typing import Any
 import pytest
 
 from forewarn.memory import transfer
+from forewarn.memory.suggestions import Suggestion
+from forewarn.memory.vocabulary import MemorySource, MemoryType
 from forewarn.workspace.engine import Workspace
 from tests.cli.conftest import CLI_TIMEOUT_S, Forewarn, plain_env
 
@@ -257,3 +259,28 @@ def test_remember_private_shows_a_lock_and_export_keeps_it_out(tmp_path: Path, f
     assert exported.returncode == 0 and "1 private kept out" in exported.stdout
     shared = (ws / SHARED).read_text(encoding="utf-8")
     assert "the team's lesson" in shared and "do not merge yet" not in shared
+
+
+def test_export_says_by_status_what_it_left_out(tmp_path: Path, forewarn: Forewarn) -> None:
+    ws = tmp_path / "ws"
+    (ws / "pkg").mkdir(parents=True)
+    (ws / "pkg" / "a.py").write_text("def f():\n    return 1\n", encoding="utf-8")
+    with Workspace.open(ws, embedder=None) as engine:
+        engine.reindex()
+        engine.remember("the team's lesson about f", file="pkg/a.py")
+        gone = engine.remember("an old note nobody needs", file="pkg/a.py").memory
+        engine.forget(gone.id)
+        engine.add_suggestions([
+            Suggestion(f"fix:{i}", MemoryType.GOTCHA, f"f trap number {i}", MemorySource.COMMIT,
+                       "2024-03-02T10:00:00Z", "pkg/a.py", "f")
+            for i in range(3)
+        ])  # fmt: skip
+        engine.dismiss_suggestion(engine.suggestions()[0].id)
+    done = forewarn("memory", "export", "-w", str(ws))
+    assert done.returncode == 0, done.stderr
+    assert "(2 suggested, 1 dismissed and 1 forgotten left out)" in done.stdout
+    answer = json.loads(forewarn("memory", "export", "--json", "-w", str(ws)).stdout)
+    assert answer["left_out"] == 4  # the total stays where scripts read it
+    assert answer["left_out_by"] == {"suggested": 2, "dismissed": 1, "proposal": 0, "forgotten": 1, "purged": 0}
+    everything = forewarn("memory", "export", "--include-archived", "-w", str(ws))
+    assert "(2 suggested and 1 dismissed left out)" in everything.stdout
