@@ -1,7 +1,9 @@
 """``workspace/executeCommand`` and ``workspace/symbol``: argument checking, then one session call.
 
 Every command takes one JSON object (docs/internals.md, "LSP surface"). Arguments are checked here
-and a bad one is answered with InvalidParams naming the field, never with a crash.
+and a bad one is answered with InvalidParams naming the field, never with a crash. A key the command does
+not take is refused too, before anything runs: a misspelt ``symbl``, or ``file`` for ``uri``, would otherwise
+be dropped silently and a memory meant for one definition stored workspace-wide (MCP refuses them as well).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from forewarn.lsp.session import Unavailable
 from forewarn.memory.origin import ProposalAction
 from forewarn.memory.store import MEMORY_TYPES
 from forewarn.memory.vocabulary import MemoryType, Resolution
+from forewarn.safe_text import flat_text
 from forewarn.workspace.limits import MAX_TEXT_CHARS
 
 if TYPE_CHECKING:
@@ -37,13 +40,16 @@ SYMBOL_MEMORIES = 50  # workspace/symbol: memories listed…
 SYMBOL_CHUNKS = 50  # …and code chunks, each capped so the picker stays quick
 MAX_REASON_CHARS = 500  # why a memory is outdated: a sentence or two
 REQUEST_FAILED = -32803  # LSP's RequestFailed: the request was valid but the server could not do it
+MAX_SHOWN_KEY_CHARS = 40  # an unknown key, as the client spelled it, in the error naming it
+MAX_SHOWN_KEYS = 3  # unknown keys named in one error; a client sending dozens is told of the first few
 
 
 class Args:
     """Reads one command's argument object; every problem raises InvalidParams naming the field."""
 
-    def __init__(self, command: str, raw: Sequence[Any]) -> None:
+    def __init__(self, command: str, raw: Sequence[Any], keys: Sequence[str]) -> None:
         self.command = command
+        self.keys = keys
         if len(raw) > 1:
             self.fail(f"takes one argument object, got {len(raw)} arguments")
         value = raw[0] if raw else {}
@@ -51,17 +57,25 @@ class Args:
             value = {}
         if not isinstance(value, dict):
             self.fail(f"the argument must be an object, got {type(value).__name__}")
+        if unknown := [key for key in value if key not in keys]:
+            named = "; ".join(f"unknown argument '{_shown_key(key)}'" for key in unknown[:MAX_SHOWN_KEYS])
+            self.fail(f"{named} ({command} takes: {', '.join(keys)})")
         self.data: dict[str, Any] = value
+
+    def _get(self, name: str) -> Any:
+        if name not in self.keys:  # a reader and its Command's keys disagree: the server's bug, not the client's
+            raise RuntimeError(f"{self.command} reads '{name}' but does not list it among its keys")
+        return self.data.get(name)
 
     def fail(self, message: str) -> NoReturn:
         raise JsonRpcInvalidParams(f"{self.command}: {message}")
 
     def null(self, name: str) -> bool:
         """``name`` is present and null: a code action's "the client asks for this" that reached us unanswered."""
-        return name in self.data and self.data[name] is None
+        return name in self.data and self._get(name) is None
 
     def string(self, name: str, *, required: bool = False, limit: int = MAX_TEXT_CHARS) -> str | None:
-        value = self.data.get(name)
+        value = self._get(name)
         if value is None:
             if required:
                 self.fail(f"'{name}' is required")
@@ -75,7 +89,7 @@ class Args:
         return value
 
     def integer(self, name: str, default: int, low: int, high: int) -> int:
-        value = self.data.get(name)
+        value = self._get(name)
         if value is None:
             return default
         if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
@@ -85,7 +99,7 @@ class Args:
         return int(value)
 
     def boolean(self, name: str, default: bool = False) -> bool:
-        value = self.data.get(name)
+        value = self._get(name)
         if value is None:
             return default
         if not isinstance(value, bool):
@@ -93,7 +107,7 @@ class Args:
         return value
 
     def strings(self, name: str) -> list[str]:
-        value = self.data.get(name)
+        value = self._get(name)
         if value is None:
             return []
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -109,7 +123,7 @@ class Args:
         return value
 
     def lsp_range(self, name: str) -> types.Range | None:
-        value = self.data.get(name)
+        value = self._get(name)
         if value is None:
             return None
         try:
@@ -123,6 +137,11 @@ class Args:
         return rng
 
 
+def _shown_key(key: str) -> str:
+    shown = flat_text(key)
+    return shown if len(shown) <= MAX_SHOWN_KEY_CHARS else shown[: MAX_SHOWN_KEY_CHARS - 1] + "…"
+
+
 def _nat(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ValueError(value)
@@ -134,6 +153,7 @@ class Command:
     name: str
     run: Callable[[ForewarnServer, Args], Any]
     writes: bool  # writes run on the writer thread and republish open documents afterwards
+    keys: tuple[str, ...]  # what its argument object may hold (docs/internals.md); any other key is refused
 
 
 async def _search(ls: ForewarnServer, args: Args) -> dict[str, Any]:
@@ -265,26 +285,41 @@ async def _reindex(ls: ForewarnServer, args: Args) -> dict[str, Any]:
     return session.last_report
 
 
+ID_ONLY = ("id",)  # the commands acting on one memory take nothing else
 COMMANDS = (
-    Command(convert.CMD_SEARCH, _search, writes=False),
-    Command(convert.CMD_REMEMBER, _remember, writes=True),
-    Command(convert.CMD_SUPERSEDE, _supersede, writes=True),
-    Command(convert.CMD_FORGET, _on_memory("forget", ProposalAction.FORGET), writes=True),
-    Command(convert.CMD_RESTORE, _on_memory("restore"), writes=True),
-    Command(convert.CMD_CONFIRM, _on_memory("confirm", ProposalAction.CONFIRM), writes=True),
-    Command(convert.CMD_MARK_OUTDATED, _on_memory("mark_outdated", ProposalAction.MARK_OUTDATED), writes=True),
-    Command(convert.CMD_REANCHOR, _reanchor, writes=True),
-    Command(convert.CMD_REPO_MAP, _repo_map, writes=False),
-    Command(convert.CMD_STATS, _stats, writes=False),
-    Command(convert.CMD_REINDEX, _reindex, writes=False),  # indexing republishes by itself
-    Command(convert.CMD_ACCEPT, _on_memory("accept"), writes=False),  # reinforcement changes no diagnostic
-    Command(convert.CMD_ACCEPT_SUGGESTION, _accept_suggestion, writes=True),  # its hint becomes a warning at once
-    Command(convert.CMD_DISMISS_SUGGESTION, _on_memory("dismiss_suggestion"), writes=True),
-    Command(convert.CMD_REVIEW, _review, writes=False),
-    Command(convert.CMD_SUGGESTION_DIFF, _suggestion_diff, writes=False),
-    Command(convert.CMD_RESOLVE_CONFLICT, _resolve_conflict, writes=True),  # statuses change: republish
-    Command(convert.CMD_FILE_MEMORIES, _file_memories, writes=False),
-    Command(convert.CMD_OPEN_LIST, _open_list, writes=False),
+    Command(convert.CMD_SEARCH, _search, writes=False, keys=("query", "k", "type", "codeOnly", "file")),
+    Command(
+        convert.CMD_REMEMBER,
+        _remember,
+        writes=True,
+        keys=("text", "type", "uri", "range", "symbol", "tags", "private"),
+    ),
+    Command(convert.CMD_SUPERSEDE, _supersede, writes=True, keys=("id", "text", "type")),
+    Command(convert.CMD_FORGET, _on_memory("forget", ProposalAction.FORGET), writes=True, keys=ID_ONLY),
+    Command(convert.CMD_RESTORE, _on_memory("restore"), writes=True, keys=ID_ONLY),
+    Command(convert.CMD_CONFIRM, _on_memory("confirm", ProposalAction.CONFIRM), writes=True, keys=ID_ONLY),
+    Command(
+        convert.CMD_MARK_OUTDATED,
+        _on_memory("mark_outdated", ProposalAction.MARK_OUTDATED),
+        writes=True,
+        keys=("id", "reason"),
+    ),
+    Command(convert.CMD_REANCHOR, _reanchor, writes=True, keys=("id", "uri", "symbol", "range")),
+    Command(convert.CMD_REPO_MAP, _repo_map, writes=False, keys=("budget", "focus")),
+    Command(convert.CMD_STATS, _stats, writes=False, keys=("uri", "since")),
+    Command(convert.CMD_REINDEX, _reindex, writes=False, keys=("uri",)),  # indexing republishes by itself
+    Command(
+        convert.CMD_ACCEPT, _on_memory("accept"), writes=False, keys=ID_ONLY
+    ),  # reinforcement changes no diagnostic
+    # an accepted suggestion's hint becomes a warning at once
+    Command(convert.CMD_ACCEPT_SUGGESTION, _accept_suggestion, writes=True, keys=("id", "text")),
+    Command(convert.CMD_DISMISS_SUGGESTION, _on_memory("dismiss_suggestion"), writes=True, keys=ID_ONLY),
+    Command(convert.CMD_REVIEW, _review, writes=False, keys=("uri",)),
+    Command(convert.CMD_SUGGESTION_DIFF, _suggestion_diff, writes=False, keys=ID_ONLY),
+    # statuses change: republish
+    Command(convert.CMD_RESOLVE_CONFLICT, _resolve_conflict, writes=True, keys=("id", "other", "resolution")),
+    Command(convert.CMD_FILE_MEMORIES, _file_memories, writes=False, keys=("uri",)),
+    Command(convert.CMD_OPEN_LIST, _open_list, writes=False, keys=("uri",)),
 )
 
 
@@ -300,7 +335,7 @@ def _register_one(server: ForewarnServer, command: Command) -> None:
         if command.name in for_agents.PERSON_ONLY_COMMANDS and not ls.interactive():
             raise JsonRpcException(for_agents.person_only(command.name), code=REQUEST_FAILED)
         try:
-            result = await command.run(ls, Args(command.name, raw))
+            result = await command.run(ls, Args(command.name, raw, command.keys))
         except Unavailable as exc:  # the request was fine; this folder cannot answer it
             raise JsonRpcException(f"{command.name}: {exc}", code=REQUEST_FAILED) from exc
         except (ForewarnError, ValueError) as exc:  # the one edge: Forewarn's errors explain themselves
