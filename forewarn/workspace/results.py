@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +20,9 @@ if TYPE_CHECKING:
 
 
 log = logging.getLogger(__name__)
+
+MAX_EXTRA_DIGITS = 4  # past two decimals (or whole percent), a miss this close to the floor reads "just under"
+FLOAT_NOISE = 1e-9  # of a figure scaled to its printed digits: what binary fractions lose, not a real difference
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,12 +110,12 @@ class SearchResult:
         if c is None or self.memories:
             return None
         floor = retrieval.Floor()
-        why = [] if c.cosine is None else [f"similarity {c.cosine:.2f} < {floor.answer_cosine:.2f}"]
+        why = [] if c.cosine is None else [f"similarity {below(c.cosine, floor.answer_cosine)}"]
         words = floor.words_to_answer(c.cosine)
         if (c.coverage or 0.0) >= words and c.terms < floor.answer_terms:
             why.append(f"only {c.terms} word of the query matched")  # a rare word alone does not answer
         else:
-            why.append(f"words matched {c.coverage or 0.0:.0%} < {words:.0%}")
+            why.append(f"words matched {below(c.coverage or 0.0, words, percent=True)}")
         text = " ".join(c.memory.text.split())
         text = text if len(text) <= CLOSEST_TEXT_CHARS else text[: CLOSEST_TEXT_CHARS - 1] + "…"
         where = f" on {c.memory.file}" if c.memory.file else ""
@@ -121,6 +125,20 @@ class SearchResult:
         """What a search that found no memory says: the closest one the floor held back, when there is one."""
         closest = self.closest_summary()
         return f"No memory matches; closest: {closest}" if closest else "No memory matches."
+
+
+def below(value: float, floor: float, *, percent: bool = False) -> str:
+    """``value < floor`` written so it reads true: 0.4499 is "0.44 < 0.45", not "0.45 < 0.45". The value is
+    rounded down, and both get more digits while the floor would not print as it is or the two would print alike."""
+    scale, unit, digits = (100.0, "%", 0) if percent else (1.0, "", 2)
+    exact = floor * scale
+    last = digits + MAX_EXTRA_DIGITS
+    for d in range(digits, last + 1):
+        shown = math.floor(value * scale * 10**d + FLOAT_NOISE) / 10**d  # 0.29 * 100 is 28.999…: still 29
+        as_it_is = abs(round(exact, d) - exact) < FLOAT_NOISE or d == last  # a floor such as 1/3 never is
+        if as_it_is and shown < round(exact, d):
+            return f"{shown:.{d}f}{unit} < {exact:.{d}f}{unit}"
+    return f"just under {exact:g}{unit}"  # closer to the floor than any figure shown tells
 
 
 @dataclass(frozen=True, slots=True)

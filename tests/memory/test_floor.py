@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 
 from forewarn.memory import retrieval
-from forewarn.memory.records import MemoryFilter
+from forewarn.memory.records import Memory, MemoryFilter
 from forewarn.memory.retrieval import SearchParams, lexical_coverage, text_terms
 from forewarn.memory.vocabulary import MemoryType
 from forewarn.workspace.engine import Workspace
+from forewarn.workspace.results import SearchResult, below
 from tests.conftest import Unclosed
 
 # a small team's memories, as on the demo workspace: the floor must hold with few memories too
@@ -169,3 +170,20 @@ def test_a_memory_not_embedded_yet_is_judged_by_its_words(tmp_path: Path, raw_em
         assert found.mode == "hybrid" and found.memories[0].memory.id == ids[MEMORIES[0][0]]
         assert found.memories[0].cosine is None  # no vector: its words answered, at the words-only floor
         assert ws.search("banana smoothie recipe", chunks=0).memories == []
+
+
+def test_a_miss_just_under_the_floor_never_reads_as_equal_to_it() -> None:
+    """QA: "similarity 0.45 < 0.45": a value under the floor is rounded down, never up onto it."""
+    at = "2024-01-01T00:00:00Z"
+    memory = Memory("M1", MemoryType.GOTCHA, "daysToWeeks must use Math.trunc", None, "user", 1.0, at, at)
+    floor = retrieval.Floor()
+
+    def message(cosine: float | None, coverage: float) -> str:
+        closest = retrieval.ScoredMemory(memory, 0.1, cosine=cosine, coverage=coverage, terms=3)
+        return SearchResult([], "hybrid", closest=closest).no_memory_message()
+
+    near = message(floor.answer_cosine - 0.0004, floor.answer_words_with_meaning - 0.0004)
+    assert "similarity 0.44 < 0.45, words matched 59% < 60%" in near
+    assert "words matched 32% < 33%" in message(None, floor.answer_words - 0.0004)
+    assert "similarity 0.29 < 0.45, words matched 29% < 60%" in message(0.29, 0.29)  # 0.29 * 100 is 28.999…
+    assert below(0.4549, 0.455) == "0.454 < 0.455"  # a floor between two printed figures: one more digit
