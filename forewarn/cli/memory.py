@@ -36,7 +36,7 @@ from forewarn.errors import ForewarnError
 from forewarn.memory import contradictions
 from forewarn.memory.records import Memory
 from forewarn.memory.store import CURRENT_STATUSES, MEMORY_TYPES, SOURCES, STATUSES
-from forewarn.memory.suggestions import suggestion_score, track_line, worth_a_look
+from forewarn.memory.suggestions import WORTH_A_LOOK_WEIGHS, suggestion_score, track_line, worth_a_look
 from forewarn.memory.text import from_iso, to_iso
 from forewarn.memory.vocabulary import MemoryStatus, Visibility
 
@@ -419,8 +419,8 @@ def run_review(args: argparse.Namespace) -> int:
         if (record := track_line(m.provenance)) is not None:
             print(f"    {_one_line(record)}")
     print(
-        f"\n{len(pending)} suggestion(s), best first; {worth} worth a look (explained, on a symbol, its code fixed "
-        "again since or recent). Read each, then: forewarn memory review accept ID… [--text T] | dismiss ID…"
+        f"\n{len(pending)} suggestion(s), best first; {worth} worth a look ({WORTH_A_LOOK_WEIGHS}). "
+        "Read each, then: forewarn memory review accept ID… [--text T] | dismiss ID…"
     )
     return 0
 

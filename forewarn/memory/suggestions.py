@@ -202,6 +202,12 @@ SECONDS_PER_DAY = 86_400.0
 # comment once its code was fixed again since; nothing on a whole file unless its code keeps breaking. Recency
 # orders the queue but never hides an old lesson.
 WORTH_A_LOOK = 0.8
+# what that bar weighs, in a reviewer's words (`memory review` prints it beside the count): suggestion_quality's
+# factors, and no more — it names no filter the rule does not apply
+WORTH_A_LOOK_WEIGHS = (
+    "weighed by kind, whether it says why, how precisely it is anchored, its code's record since "
+    "and the commits behind it; age aside"
+)
 
 
 def anchor_kind(memory: Memory) -> str:

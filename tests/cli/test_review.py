@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from forewarn.memory.origin import AGENT_NAME_MAX_CHARS, agent_name
-from forewarn.memory.suggestions import Suggestion, provenance_line
+from forewarn.memory.suggestions import WORTH_A_LOOK_WEIGHS, Suggestion, provenance_line
 from forewarn.memory.vocabulary import MemorySource, MemoryStatus, MemoryType
 from forewarn.workspace.engine import Workspace
 from tests.cli.conftest import Forewarn, git
@@ -126,3 +126,24 @@ def test_a_shared_files_mining_claims_stay_its_claims(forewarn: Forewarn, tmp_pa
 def _queue(forewarn: Forewarn, w: tuple[str, str]) -> list[dict]:
     answer = json.loads(forewarn("memory", "review", "--json", *w).stdout)
     return list(answer["suggestions"])
+
+
+def test_the_worth_a_look_label_names_what_it_weighs_not_a_filter(forewarn: Forewarn, tmp_path: Path) -> None:
+    """QA: an old lesson whose code was never fixed since is counted (explained, on its symbol), so the label must
+    not claim "its code fixed again since or recent": it names the weighing, recency left out."""
+    root = tmp_path / "ws"
+    (root / "net").mkdir(parents=True)
+    (root / "net/http.py").write_text("def fetch(url, timeout=5):\n    return url\n", encoding="utf-8")
+    old = "2019-05-01T10:00:00Z"
+    commits = [{"sha": "abc1234ffff", "author": "Ann", "date": old, "subject": "Fix hang"}]
+    track = {"fixes": 0, "since": old, "through": "2020-01-01T00:00:00Z"}  # never fixed again, not yet settled
+    with Workspace.open(root, embedder=None) as ws:
+        ws.reindex()
+        ws.add_suggestions([
+            Suggestion("fix:old", MemoryType.GOTCHA, "fetch hangs without a timeout", MemorySource.COMMIT, old,
+                       "net/http.py", "fetch", {"commits": commits, "kind": "fix", "why": True, "track": track}),
+        ])  # fmt: skip
+    listed = forewarn("memory", "review", "-w", str(root))
+    assert listed.returncode == 0, listed.stderr
+    assert f"1 suggestion(s), best first; 1 worth a look ({WORTH_A_LOOK_WEIGHS})." in listed.stdout
+    assert "age aside" in WORTH_A_LOOK_WEIGHS and "fixed again since or recent" not in listed.stdout
