@@ -7,6 +7,10 @@ what) and ``I`` (files × files, imports), so the file graph is ``R·diag(w)·D�
 matches between files that no import links damped. Each file owns one row of ``R``, ``D`` and
 ``I``: changing a file patches its rows and the products are rebuilt in C by scipy, which keeps a
 re-rank after one saved file within a few milliseconds (never a networkx graph: the slow path).
+
+Which files *depend on* a file (what a hover counts, what review lists one hop out) is read from the same
+edges less name matches across language families (``languages.family_for_path``): a jQuery test fixture
+naming what a Rust binary defines uses nothing of it. PageRank keeps every edge.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 import scipy.sparse as sp
+
+from forewarn.indexing.languages import family_for_path
 
 T = TypeVar("T")
 
@@ -65,7 +71,8 @@ class _Matrices:
     linked: sp.csr_matrix  # files × files: True where a file imports another directly or through a package
     ident_w: np.ndarray  # per-ident weight, before mentions
     graph: sp.csr_matrix  # files × files: the weighted file graph
-    dependents: np.ndarray  # per file (row): how many live files have an edge to it (hovers tell it)
+    uses: sp.csr_matrix  # the graph's edges that say a file uses another: imports, and names within one family
+    dependents: np.ndarray  # per file (row): how many live files have a ``uses`` edge to it (hovers tell it)
 
 
 def _locked(method: Callable[..., T]) -> Callable[..., T]:
@@ -93,6 +100,8 @@ class FileGraph:
         self._refs = _RowStack(weighted=True)  # row -> ident ids, sqrt(reference count)
         self._defs = _RowStack(weighted=False)  # row -> ident ids
         self._imports = _RowStack(weighted=False)  # row -> target rows
+        self._family: list[int] = []  # row -> language family id (languages.family_for_path)
+        self._families: dict[str | None, int] = {}
         self._import_cache: tuple[sp.csr_matrix, sp.csr_matrix] | None = None  # imports change less than names
         self._cache: _Matrices | None = None
         self._last_scores: np.ndarray | None = None  # warm start: one edit barely moves the ranks
@@ -157,12 +166,15 @@ class FileGraph:
         row = self._slot.get(rel)
         if row is not None:
             return row
+        family = self._families.setdefault(family_for_path(rel), len(self._families))
         if self._free:
             row = self._free.pop()
             self._rels[row] = rel
+            self._family[row] = family
         else:
             row = len(self._rels)
             self._rels.append(rel)
+            self._family.append(family)
             for stack in (self._defs, self._refs, self._imports):
                 stack.append()
             self._import_cache = None  # one more file: the files × files matrices grow
@@ -191,11 +203,24 @@ class FileGraph:
             ident_w = np.where(definers > MANY_DEFINERS, ident_w * MANY_DEFINERS_DAMP, ident_w)
             ident_w[(definers == 0) | (definers > AMBIGUOUS_DEFINERS)] = 0.0
             graph = self._combine(refs, defs, imports, linked, ident_w)
+            uses = self._uses(graph, imports)
             live = np.array([rel is not None for rel in self._rels], dtype=bool)
-            sources = np.repeat(np.arange(graph.shape[0]), np.diff(graph.indptr))
-            dependents = np.bincount(graph.indices[live[sources]], minlength=graph.shape[1])
-            self._cache = _Matrices(refs, defs, imports, linked, ident_w, graph, dependents)
+            sources = np.repeat(np.arange(uses.shape[0]), np.diff(uses.indptr))
+            dependents = np.bincount(uses.indices[live[sources]], minlength=uses.shape[1])
+            self._cache = _Matrices(refs, defs, imports, linked, ident_w, graph, uses, dependents)
         return self._cache
+
+    def _uses(self, graph: sp.csr_matrix, imports: sp.csr_matrix) -> sp.csr_matrix:
+        """``graph`` less its name matches between files of different language families (an import stays)."""
+        sources = np.repeat(np.arange(graph.shape[0]), np.diff(graph.indptr))
+        family = np.asarray(self._family, dtype=np.int64)
+        kept = family[sources] == family[graph.indices]
+        if imports.nnz and not kept.all():
+            kept |= np.asarray(imports[sources, graph.indices]).ravel() > 0
+        uses = graph.copy()
+        uses.data = np.where(kept, uses.data, 0.0)
+        uses.eliminate_zeros()
+        return uses
 
     def _import_matrices(self) -> tuple[sp.csr_matrix, sp.csr_matrix]:
         if self._import_cache is None:
@@ -284,11 +309,12 @@ class FileGraph:
 
     @_locked
     def dependents(self, rel: str) -> dict[str, float]:
-        """Files that use ``rel``'s definitions (or import it), with edge weights."""
+        """Files that use ``rel``'s definitions (or import it), with edge weights: only files of its language
+        family name its definitions (``FileGraph._uses``)."""
         row = self._slot.get(rel)
         if row is None:
             return {}
-        column = self._matrices().graph[:, [row]].tocoo()
+        column = self._matrices().uses[:, [row]].tocoo()
         return self._named(column.row, column.data)
 
     @_locked

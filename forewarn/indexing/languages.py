@@ -87,6 +87,18 @@ def language_for_path(rel_path: str) -> LanguageSpec | None:
     return _spec(name) if name else None
 
 
+def family_for_path(rel_path: str) -> str | None:
+    """Which files can use this file's definitions by name: those of the same family (None: no language claims
+    it). Languages that resolve imports the same way are one family (JavaScript, TypeScript and TSX; C and C++),
+    read from headers alone; a language without a resolver is a family of its own."""
+    suffix = PurePosixPath(rel_path).suffix.lower()
+    name = _extension_table().get(suffix) if suffix else None
+    if name is None:
+        return None
+    resolver = _query_files()[name][0].get("resolver", "none")
+    return name if resolver == "none" else f"resolver:{resolver}"
+
+
 def language_by_name(name: str) -> LanguageSpec | None:
     return _spec(name) if name in _query_files() else None
 

@@ -122,3 +122,36 @@ def test_ranking_on_real_multi_language_workspace(tmp_path: Path) -> None:
     assert ranks["app/core/db.py"] > ranks["scripts/cleanup_tmp.py"]
     assert ranks["web/src/api.ts"] > ranks["web/scripts/oneoff.ts"]
     assert ranks["goapp/store/store.go"] > ranks["goapp/cmd/server/main.go"]
+
+
+def test_only_files_of_the_same_language_family_depend_on_a_file(tmp_path: Path) -> None:
+    """QA Q11: a hover said "5 files depend on" a Rust binary's main.rs, counting a jquery.js test fixture and a
+    Python script that happen to name what it defines. JavaScript and TypeScript name each other's definitions,
+    and so do C and C++; other languages only their own. PageRank still sees every edge."""
+    files = {
+        "src/output.rs": "pub fn paging_mode_for_output() -> u8 {\n    1\n}\n",
+        "src/printer.rs": "use crate::output::paging_mode_for_output;\n\n"
+        "pub fn print_all() -> u8 {\n    paging_mode_for_output()\n}\n",
+        "tests/fixtures/jquery.js": "function run() {\n  return paging_mode_for_output();\n}\n",
+        "tests/scripts/find_slow.py": "def run():\n    return paging_mode_for_output()\n",
+        "web/money.js": "export function formatMoneyAmount(cents) {\n  return cents / 100;\n}\n",
+        "web/app.ts": "export function showTotal(total: number): number {\n  return formatMoneyAmount(total);\n}\n",
+        "native/money.c": "int format_money_amount(int cents) {\n    return cents / 100;\n}\n",
+        "native/show.cpp": "int show_total(int total) {\n    return format_money_amount(total);\n}\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    with Indexer(tmp_path, Settings()) as ix:
+        ix.index()
+        graph = ix.graph
+        assert set(graph.dependents("src/output.rs")) == {"src/printer.rs"}
+        assert graph.dependents_count("src/output.rs") == 1
+        assert set(graph.dependents("web/money.js")) == {"web/app.ts"}  # one family: JavaScript and TypeScript
+        assert set(graph.dependents("native/money.c")) == {"native/show.cpp"}  # one family: C and C++
+        assert {f: graph.dependents_count(f) for f in graph.files()} == {
+            f: len(graph.dependents(f)) for f in graph.files()
+        }
+        # the ranking's graph is unchanged: the fixture's name match still links it, as before
+        assert "src/output.rs" in graph.dependencies("tests/fixtures/jquery.js")
+        assert "src/output.rs" in graph.dependencies("tests/scripts/find_slow.py")
