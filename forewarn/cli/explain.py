@@ -1,12 +1,4 @@
-"""``forewarn explain``: what the team knows about an error (stdin: a traceback, test or compiler output, a log).
-
-    pytest 2>&1 | forewarn explain
-    forewarn explain --json < build.log
-
-Prints the error's signature (its type and message, numbers, paths and ids left out), where it went through
-this workspace's code, and the error patterns, gotchas and dead ends that explain it, best first; nothing when
-none does (the relevance floor holds back memories that merely share a word).
-"""
+"""``forewarn explain``: what the team knows about an error (stdin: a traceback, test or compiler output, a log)."""
 
 from __future__ import annotations
 
@@ -23,13 +15,23 @@ log = logging.getLogger(__name__)
 
 MAX_INPUT_BYTES = 4 * 1024 * 1024  # a log's tail holds the failure; more is read and thrown away
 MAX_K = 20
+# what `forewarn explain --help` says
+DESCRIPTION = """\
+What the team knows about an error: pipe a traceback, test or compiler output, or a log into it.
+
+    pytest 2>&1 | forewarn explain
+    forewarn explain --json < build.log
+
+Prints the error's signature (its type and message, numbers, paths and ids left out), where it went through
+this workspace's code, and the error patterns, gotchas and dead ends that explain it, best first; nothing when
+none does (the relevance floor holds back memories that merely share a word)."""
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "explain",
         help="what the team knows about an error: pipe a traceback, test or compiler output into it",
-        description=__doc__,
+        description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     cliutil.add_workspace_flag(p)

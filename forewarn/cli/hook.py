@@ -1,14 +1,9 @@
-"""``forewarn hook HOST``: what an agent host runs at its hook points (reads the event on stdin).
+"""``forewarn hook HOST``: what an agent host runs at its hook points (reads the event on stdin)."""
 
-    forewarn hook claude|copilot|codex|gemini [--event NAME] [-w DIR]   one hook call (stdin: the event)
-    forewarn hook --serve [-w DIR]                                       the workspace's hook server (started for you)
-    forewarn hook --stop [-w DIR]                                        stop it (say, after an upgrade)
-
-``forewarn.cli.main`` sends ``hook`` here before building the rest of the command line: a hook call runs on
-every tool call of an agent, so it imports only ``forewarn.mcp.hooks.client``. It always exits 0 with nothing
-on stdout unless there is something to tell the agent (Copilot CLI's failure guidance excepted, which the host
-reads from stderr on exit 2); problems go to the workspace's ``hooks.log``.
-"""
+# ``forewarn.cli.main`` sends ``hook`` here before building the rest of the command line: a hook call runs on
+# every tool call of an agent, so it imports only ``forewarn.mcp.hooks.client``. It always exits 0 with nothing
+# on stdout unless there is something to tell the agent (Copilot CLI's failure guidance excepted, which the host
+# reads from stderr on exit 2); problems go to the workspace's ``hooks.log``.
 
 from __future__ import annotations
 
@@ -21,6 +16,18 @@ if TYPE_CHECKING:
 
 HOSTS = ("claude", "copilot", "codex", "gemini")  # forewarn.mcp.hooks.events.Host, spelled here to stay light
 USAGE = "usage: forewarn hook {claude,copilot,codex,gemini} [--event NAME] [-w DIR] | --serve | --stop [-w DIR]"
+# what `forewarn hook --help` says, on either route (the direct one prints it after USAGE)
+DESCRIPTION = """\
+Run by an agent host (Claude Code, Codex, Gemini CLI, Copilot CLI) at its hook points: reads the host's event
+on standard input and answers with the memories of the files the agent reads or edits, or with what the team
+knows about a command that failed. `forewarn init --agent HOST` sets the hooks up; you rarely run this yourself.
+
+    forewarn hook claude|copilot|codex|gemini [--event NAME] [-w DIR]   one hook call (stdin: the event)
+    forewarn hook --serve [-w DIR]                                       the workspace's hook server (started for you)
+    forewarn hook --stop [-w DIR]                                        stop it (say, after an upgrade)
+
+A hook call never fails the agent's tool call: it prints nothing unless it has something to tell the agent,
+and logs any problem to hooks.log in the workspace's data dir."""
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -30,7 +37,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "hook",
         help="(run by agent hosts) answer a hook event from stdin: a file's memories, a failure explained",
-        description=__doc__.split("\n\n")[1] if __doc__ else None,
+        description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("host", nargs="?", choices=HOSTS, help="the agent host sending the event")
@@ -75,7 +82,7 @@ def main(argv: list[str]) -> int:
         elif word in HOSTS and host is None:
             host = word
         elif word in ("-h", "--help"):
-            print(f"{USAGE}\n\n{__doc__}")
+            print(f"{USAGE}\n\n{DESCRIPTION}")
             return 0
         else:
             print(f"forewarn hook: unexpected {word!r}\n{USAGE}", file=sys.stderr)

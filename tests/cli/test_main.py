@@ -236,3 +236,25 @@ def test_console_follows_no_color_and_force_color(
     console = cliutil.console()
     assert console.is_terminal is terminal
     assert (console.color_system is not None) is coloured
+
+
+# what only a developer reading the source needs: reST markup, module paths, internal names
+DEVELOPER_NOTE = re.compile(r"``|forewarn\.(cli|mcp|workspace|memory|indexing|lsp)\b|\bimports only\b")
+
+
+def test_every_commands_help_is_written_for_its_user(forewarn: Forewarn) -> None:
+    """QA: `forewarn hook --help` printed the module's developer notes ("``forewarn.cli.main`` sends ``hook``
+    here … imports only ``forewarn.mcp.hooks.client``"). Both of its routes, and every other command's help."""
+
+    def helps(parser: argparse.ArgumentParser, path: str) -> list[tuple[str, str]]:
+        found = [(path, parser.format_help())]
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, child in action.choices.items():
+                    found += helps(child, f"{path} {name}")
+        return found
+
+    direct = forewarn("hook", "--help")  # the hook call's own route, before the parser is built
+    assert direct.returncode == 0 and "Run by an agent host" in direct.stdout, direct.stderr
+    for path, text in [("forewarn hook (direct)", direct.stdout), *helps(build_parser(), "forewarn")]:
+        assert not DEVELOPER_NOTE.search(text), (path, DEVELOPER_NOTE.search(text))
