@@ -3,14 +3,16 @@
 Mining weighs a fix by what it changed, not by what its subject claims:
 
 - :func:`logic_lines` counts the changed lines that are program logic. A line removed and added again with only
-  whitespace, quotes, a trailing comma or (in Python) type annotations changed is no change; blank lines,
-  comments, docstring lines, imports and lone brackets are no logic. "fix spaces" changes no logic line.
+  whitespace, quotes, a trailing comma or type annotations changed is no change (Python's line by line,
+  TypeScript's over the change's lines at once: :func:`without_types`); blank lines, comments, docstring lines,
+  imports and lone brackets are no logic. "fix spaces" changes no logic line, nor "fix types".
 - :func:`sample` keeps the distinctive logic lines a change added (normalized), and :func:`survival` says how
   many of them the code at HEAD still holds: a lesson whose lines were replaced since is about code that is gone.
   Lines are compared whitespace-free as substrings of the HEAD code joined into one line, so a reformatter that
   wraps a long call over several lines does not make it look rewritten.
 - :func:`is_stub` and :func:`is_typing_only` recognise code that only declares types (``@overload`` stubs,
-  ``TypedDict`` and ``Protocol`` classes, ``.pyi`` and ``.d.ts`` files): no lesson or hot spot belongs there.
+  ``TypedDict`` and ``Protocol`` classes, TypeScript interfaces and type aliases, ``.pyi`` and ``.d.ts`` files):
+  no lesson or hot spot belongs there.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
+
+from forewarn.workspace.mine_ts_types import is_typescript, without_types
 
 KEPT_LINE_CHARS = 160  # a normalized line is cut here: enough to be distinctive, small to keep
 SAMPLE_LINES = 12  # the added lines kept per change and symbol to check at HEAD: the longest are the most telling
@@ -110,6 +114,19 @@ def is_logic(line: str) -> bool:
 def is_import(line: str) -> bool:
     """An import, include or require statement."""
     return bool(_IMPORT.match(line.strip()))
+
+
+# a TypeScript declaration that only names types: an interface, a type alias, a ``declare``
+_TS_TYPING_DECLARATION = re.compile(r"^\s*(export\s+)?(default\s+)?(declare\s|interface\s|type\s+[\w$]+\s*[<=])")
+
+
+def code_lines(lines: Sequence[str], path: str) -> list[str]:
+    """The lines as the program runs them, to normalize: TypeScript's comment lines left out and its types
+    stripped (see :func:`without_types`); other languages' as they are (Python's annotations go line by line)."""
+    if not is_typescript(path):
+        return list(lines)
+    code = [line for line in lines if not _COMMENT.match(line.strip())]
+    return without_types("\n".join(code), jsx=path.endswith(".tsx")).split("\n") if code else []
 
 
 # a line that only declares state: a field set to a literal or a parameter (``self.x = None``, ``this.y = opts;``), a
@@ -228,15 +245,15 @@ def behaviour(removed: Sequence[str], added: Sequence[str], path: str) -> Behavi
 def logic_lines(removed: Sequence[str], added: Sequence[str], path: str) -> int:
     """Changed lines that are logic, once lines removed and added again with only cosmetic changes cancel out."""
     python = is_python(path)
-    gone = Counter(normalize(line, python=python) for line in removed if is_logic(line))
-    new = Counter(normalize(line, python=python) for line in added if is_logic(line))
+    gone = Counter(normalize(line, python=python) for line in code_lines(removed, path) if is_logic(line))
+    new = Counter(normalize(line, python=python) for line in code_lines(added, path) if is_logic(line))
     return sum((gone - new).values()) + sum((new - gone).values())
 
 
 def sample(lines: Iterable[str], path: str) -> tuple[str, ...]:
     """The most distinctive logic lines (normalized, longest first) of some code: what to look for at HEAD."""
     python = is_python(path)
-    kept = {normalize(line, python=python) for line in lines if is_logic(line)}
+    kept = {normalize(line, python=python) for line in code_lines(list(lines), path) if is_logic(line)}
     telling = sorted((s for s in kept if len(s) >= MIN_SAMPLE_CHARS), key=lambda s: (-len(s), s))
     return tuple(telling[:SAMPLE_LINES])
 
@@ -244,7 +261,15 @@ def sample(lines: Iterable[str], path: str) -> tuple[str, ...]:
 def joined(text: str, path: str) -> str:
     """Code as one normalized line, to look sampled lines up in as substrings."""
     python = is_python(path)
-    return _TRAILING_COMMA.sub("", "".join(normalize(line, python=python) for line in text.splitlines()))
+    lines = text.splitlines()
+    code = _TRAILING_COMMA.sub("", "".join(normalize(line, python=python) for line in lines))
+    if not is_typescript(path):
+        return code
+    # a sampled line lost its types with what its change held around it: the whole signature, or none of it (a
+    # parameter's line alone); one sampled by an earlier run kept them all. Each form is looked in
+    whole = "".join(normalize(line) for line in code_lines(lines, path))
+    alone = "".join(normalize(line) for one in lines for line in code_lines([one], path))
+    return "\n".join(_TRAILING_COMMA.sub("", form) for form in (whole, alone, code))
 
 
 # what a line may lose without its logic changing: the name it assigned to, or the keyword handing its value on
@@ -280,10 +305,13 @@ def is_stub(text: str, path: str) -> bool:
 
 
 def is_typing_only(text: str, path: str) -> bool:
-    """Code that only declares types: a stub, a ``TypedDict`` or ``Protocol`` class, a ``.pyi``/``.d.ts`` file."""
+    """Code that only declares types: a stub, a ``TypedDict`` or ``Protocol`` class, a TypeScript interface, type
+    alias or ``declare``, a ``.pyi``/``.d.ts`` file."""
     if _TYPING_PATH.search(path):
         return True
     first = text.split("\n", 1)[0]
+    if is_typescript(path):  # an interface or a type alias, like a Protocol or a TypedDict: types, nothing runs
+        return bool(_TS_TYPING_DECLARATION.match(first))
     return is_stub(text, path) or bool(_TYPING_BASES.match(first))
 
 
@@ -312,6 +340,7 @@ def wrapper_call(text: str, path: str) -> str | None:
     body = [line for line in lines[head + 1 :] if is_logic(line)]
     if not python and body and body[-1] == "}":
         body = body[:-1]
-    if len(body) == 1 and _CALL_STATEMENT.match(body[0]) and not _DECIDES.search(body[0]):
-        return normalize(body[0], python=python)
+    call = code_lines(body, path)[0] if len(body) == 1 else ""  # ``return g<T>(a as U)`` calls as ``g(a)`` does
+    if _CALL_STATEMENT.match(call) and not _DECIDES.search(call):
+        return normalize(call, python=python)
     return None
