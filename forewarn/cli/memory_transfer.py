@@ -62,7 +62,8 @@ def run_export(args: argparse.Namespace) -> int:
     else:
         left = f" ({_left_out(report.left_out_by)} left out)" if report.left_out else ""
         left += f" ({report.private} private kept out)" if report.private else ""
-        print(f"Exported {report.exported} memories to {report.path}{left}")
+        noun = "memory" if report.exported == 1 else "memories"
+        print(f"Exported {report.exported} {noun} to {report.path}{left}")
     return 0
 
 

@@ -131,5 +131,6 @@ def on_remembered_symbols(
     memories = memories_on(sorted({s.file for s in new_spots if s.file}))
     remembered = {(m.anchor.file, base_symbol(m.anchor.symbol)) for m in memories if m.anchor and m.anchor.symbol}
     drop = {id(s) for s in new_spots if s.file and s.symbol and (s.file, base_symbol(s.symbol)) in remembered}
-    noise[Noise.SYMBOL_HAS_MEMORY] += len(drop)
+    if drop:  # counted only when it happened, as every noise rule is
+        noise[Noise.SYMBOL_HAS_MEMORY] += len(drop)
     return [s for s in suggestions if id(s) not in drop]
