@@ -331,9 +331,32 @@ class Workspace(SuggestionsMixin, ExplainMixin, SearchMixin, OpenMixin, HealthMi
                 self.store, path, root=self.root, clock=self.clock, dry_run=dry_run, skip_invalid=skip_invalid,
                 same_meaning=self._same_meaning if self.vectors is not None else None, origin=origin, data=data,
             )  # fmt: skip
+        if not dry_run:
+            self._place_imported([c.id for c in report.changes if c.action in ("added", "updated")])
         if embed and not dry_run:
             self.backfill_vectors()
         return report
+
+    def _place_imported(self, ids: Sequence[str]) -> int:
+        """Imported memories on a definition this workspace's index holds with the same bytes at other lines take
+        this workspace's lines: the file's line numbers were the teammate's (a line added above it on their branch,
+        or a stale index there). Where the bytes differ, reconciling says what changed once the code does."""
+        moves: list[tuple[str, int, int]] = []
+        known: dict[str, dict[str, tuple[str, int, int]]] = {}
+        for memory_id in ids:
+            m = self.store.get(memory_id)
+            a = m.anchor if m is not None else None
+            if m is None or a is None or a.symbol is None or a.content_hash is None:
+                continue
+            if a.file not in known:
+                chunks = self.indexer.chunks_for(a.file)
+                known[a.file] = {c.symbol: (c.content_hash, c.start_line, c.end_line) for c in chunks if c.part == 0}
+            here = known[a.file].get(a.symbol)
+            if here is not None and here[0] == a.content_hash and here[1:] != (a.start_line, a.end_line):
+                moves.append((m.id, here[1], here[2]))
+        with self._lock:
+            self.store.move_spans(moves)
+        return len(moves)
 
 
 ACCEPTED_BY_FLAG = "memory import --accept"  # how an import's memories were accepted without review (its origin says)
