@@ -22,7 +22,7 @@ from forewarn.lsp.session import Unavailable
 from forewarn.memory.origin import ProposalAction
 from forewarn.memory.store import MEMORY_TYPES
 from forewarn.memory.vocabulary import MemoryType, Resolution
-from forewarn.safe_text import flat_text
+from forewarn.safe_text import one_line
 from forewarn.workspace.limits import MAX_TEXT_CHARS
 
 if TYPE_CHECKING:
@@ -58,7 +58,9 @@ class Args:
         if not isinstance(value, dict):
             self.fail(f"the argument must be an object, got {type(value).__name__}")
         if unknown := [key for key in value if key not in keys]:
-            named = "; ".join(f"unknown argument '{_shown_key(key)}'" for key in unknown[:MAX_SHOWN_KEYS])
+            named = "; ".join(
+                f"unknown argument '{one_line(key, MAX_SHOWN_KEY_CHARS)}'" for key in unknown[:MAX_SHOWN_KEYS]
+            )
             self.fail(f"{named} ({command} takes: {', '.join(keys)})")
         self.data: dict[str, Any] = value
 
@@ -135,11 +137,6 @@ class Args:
         except (KeyError, TypeError, ValueError):
             self.fail(f"'{name}' must be an LSP range {{start: {{line, character}}, end: {{line, character}}}}")
         return rng
-
-
-def _shown_key(key: str) -> str:
-    shown = flat_text(key)
-    return shown if len(shown) <= MAX_SHOWN_KEY_CHARS else shown[: MAX_SHOWN_KEY_CHARS - 1] + "…"
 
 
 def _nat(value: Any) -> int:

@@ -72,9 +72,9 @@ def test_a_full_re_mine_does_not_fold_a_stored_lesson_into_a_new_one(repo: Repo,
 
 def test_a_first_mine_counts_no_symbol_has_memory(repo: Repo, open_ws: list[Workspace]) -> None:
     """A noise rule is counted when it left something out; a hot spot on a symbol nobody remembers is proposed."""
-    _quiet = "A negative amount would refund a charge twice because the sign flips."
-    _fix_refund(repo, 1, "Fix refund sign", _quiet)
-    _fix_refund(repo, 2, "Fix refund sign for credits", _quiet)
+    why = "A negative amount would refund a charge twice because the sign flips."
+    _fix_refund(repo, 1, "Fix refund sign", why)
+    _fix_refund(repo, 2, "Fix refund sign for credits", why)
     ws, report = mined(repo, open_ws)
     assert kinds(ws, "hotspot") or any(m.provenance and m.provenance.get("fixes") for m in ws.suggestions())
     assert str(Noise.SYMBOL_HAS_MEMORY) not in report.noise
