@@ -8,9 +8,10 @@ matches between files that no import links damped. Each file owns one row of ``R
 ``I``: changing a file patches its rows and the products are rebuilt in C by scipy, which keeps a
 re-rank after one saved file within a few milliseconds (never a networkx graph: the slow path).
 
-Which files *depend on* a file (what a hover counts, what review lists one hop out) is read from the same
-edges less name matches across language families (``languages.family_for_path``): a jQuery test fixture
-naming what a Rust binary defines uses nothing of it. PageRank keeps every edge.
+Which files a file *uses* and which *depend on* it (the neighbours whose memories an open shows, what a hover
+counts, what review lists one hop out) are read from the same edges less name matches across language families
+(``languages.family_for_path``): a jQuery test fixture naming what a Rust binary defines uses nothing of it.
+PageRank keeps every edge.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any, TypeVar
 import numpy as np
 import scipy.sparse as sp
 
+from forewarn.indexing.conventions import is_test_path
 from forewarn.indexing.languages import family_for_path
 
 T = TypeVar("T")
@@ -102,6 +104,7 @@ class FileGraph:
         self._imports = _RowStack(weighted=False)  # row -> target rows
         self._family: list[int] = []  # row -> language family id (languages.family_for_path)
         self._families: dict[str | None, int] = {}
+        self._test: list[bool] = []  # row -> test code by its path (conventions.is_test_path)
         self._import_cache: tuple[sp.csr_matrix, sp.csr_matrix] | None = None  # imports change less than names
         self._cache: _Matrices | None = None
         self._last_scores: np.ndarray | None = None  # warm start: one edit barely moves the ranks
@@ -171,10 +174,12 @@ class FileGraph:
             row = self._free.pop()
             self._rels[row] = rel
             self._family[row] = family
+            self._test[row] = is_test_path(rel)
         else:
             row = len(self._rels)
             self._rels.append(rel)
             self._family.append(family)
+            self._test.append(is_test_path(rel))
             for stack in (self._defs, self._refs, self._imports):
                 stack.append()
             self._import_cache = None  # one more file: the files × files matrices grow
@@ -203,24 +208,35 @@ class FileGraph:
             ident_w = np.where(definers > MANY_DEFINERS, ident_w * MANY_DEFINERS_DAMP, ident_w)
             ident_w[(definers == 0) | (definers > AMBIGUOUS_DEFINERS)] = 0.0
             graph = self._combine(refs, defs, imports, linked, ident_w)
-            uses = self._uses(graph, imports)
+            uses = self._uses(graph, imports, linked, refs, defs, ident_w * (definers <= MANY_DEFINERS))
             live = np.array([rel is not None for rel in self._rels], dtype=bool)
             sources = np.repeat(np.arange(uses.shape[0]), np.diff(uses.indptr))
             dependents = np.bincount(uses.indices[live[sources]], minlength=uses.shape[1])
             self._cache = _Matrices(refs, defs, imports, linked, ident_w, graph, uses, dependents)
         return self._cache
 
-    def _uses(self, graph: sp.csr_matrix, imports: sp.csr_matrix) -> sp.csr_matrix:
-        """``graph`` less its name matches between files of different language families (an import stays)."""
-        sources = np.repeat(np.arange(graph.shape[0]), np.diff(graph.indptr))
+    def _uses(
+        self,
+        graph: sp.csr_matrix,
+        imports: sp.csr_matrix,
+        linked: sp.csr_matrix,
+        refs: sp.csr_matrix,
+        defs: sp.csr_matrix,
+        specific_w: np.ndarray,
+    ) -> sp.csr_matrix:
+        """``graph``'s edges that say a file uses another: an import, or a name match between files of one
+        language family (``languages.family_for_path``) through a name few files define (``specific_w``: a
+        reference to ``new`` or ``stdout``, defined all over, is no use of one file). A test file's definitions
+        are used only by a file that imports it (a helper module): a test's local ``request`` is no one else's."""
+        named = (refs @ sp.diags(specific_w) @ defs.T).tocsr()
+        sources = np.repeat(np.arange(named.shape[0]), np.diff(named.indptr))
         family = np.asarray(self._family, dtype=np.int64)
-        kept = family[sources] == family[graph.indices]
-        if imports.nnz and not kept.all():
-            kept |= np.asarray(imports[sources, graph.indices]).ravel() > 0
-        uses = graph.copy()
-        uses.data = np.where(kept, uses.data, 0.0)
-        uses.eliminate_zeros()
-        return uses
+        tests = np.asarray(self._test, dtype=bool)
+        linked_names = named.multiply(linked)  # a name an import path backs: a test helper module's too
+        named.data = ((family[sources] == family[named.indices]) & ~tests[named.indices]).astype(np.float64)
+        named = named + linked_names
+        mask = (named + imports) > 0
+        return graph.multiply(mask).tocsr()
 
     def _import_matrices(self) -> tuple[sp.csr_matrix, sp.csr_matrix]:
         if self._import_cache is None:
@@ -299,13 +315,14 @@ class FileGraph:
 
     @_locked
     def dependencies(self, rel: str) -> dict[str, float]:
-        """Files whose definitions ``rel`` uses (or imports), with edge weights."""
+        """Files whose definitions ``rel`` uses (or imports), with edge weights: a name it shares with a file of
+        another language family is no use of it (``FileGraph._uses``)."""
         row = self._slot.get(rel)
         if row is None:
             return {}
-        graph = self._matrices().graph
-        start, end = graph.indptr[row], graph.indptr[row + 1]
-        return self._named(graph.indices[start:end], graph.data[start:end])
+        uses = self._matrices().uses
+        start, end = uses.indptr[row], uses.indptr[row + 1]
+        return self._named(uses.indices[start:end], uses.data[start:end])
 
     @_locked
     def dependents(self, rel: str) -> dict[str, float]:

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from forewarn.indexing.conventions import is_test_path
 from forewarn.memory.retrieval import text_terms
 
 RRF_K = 60  # the usual constant: flattens rank differences past the first few
@@ -39,10 +40,6 @@ CODE_COSINE_FLOOR = 0.30
 CODE_WORDS_FLOOR = 0.5
 CODE_FLOOR_TERMS = 2
 
-_TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs", "e2e"})
-_TEST_FILE_RE = re.compile(
-    r"(^test_.*|.*_test\.[a-z]+$|.*_tests\.[a-z]+$|^conftest\.py$|.*\.(test|spec)\.[jt]sx?$|.*Tests?\.java$|.*_spec\.rb$)"
-)
 _TEST_QUERY_RE = re.compile(r"\b(tests?|testing|pytest|unittest|spec|specs|fixtures?|mocks?)\b", re.IGNORECASE)
 
 
@@ -69,14 +66,6 @@ class FileHit:
     @property
     def best(self) -> ChunkMatch | None:
         return self.chunks[0] if self.chunks else None
-
-
-def is_test_path(rel: str) -> bool:
-    """Whether ``rel`` is test code by the usual conventions (a tests folder, test_*.py, *_test.go, *.spec.ts…)."""
-    parts = rel.split("/")
-    if any(p.lower() in _TEST_DIRS for p in parts[:-1]):
-        return True
-    return bool(_TEST_FILE_RE.match(parts[-1]))
 
 
 def asks_about_tests(query: str) -> bool:

@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
+from forewarn.indexing.conventions import is_test_path
 from forewarn.memory.vocabulary import MemoryType
-from forewarn.workspace.code_search import is_test_path
 from forewarn.workspace.history import CommitRecord
 from forewarn.workspace.mine_lessons import (
     ABOUT_TESTS,

@@ -96,8 +96,11 @@ def test_name_defined_in_many_files_is_damped() -> None:
         refs={"user.py": {"save": 1, "unique_name": 1}},
         imports={},
     )
-    deps = graph.dependencies("user.py")
-    assert deps["target.py"] > deps["m0.py"] * len(files)
+    ranks = graph.rank(["user.py"])
+    assert ranks["target.py"] > ranks["m0.py"] * len(files)
+    # nor does naming ``save``, which every model defines, say that user.py uses one of them
+    assert set(graph.dependencies("user.py")) == {"target.py"}
+    assert graph.dependents("m0.py") == {}
 
 
 def test_remove_and_update_files() -> None:
@@ -127,7 +130,8 @@ def test_ranking_on_real_multi_language_workspace(tmp_path: Path) -> None:
 def test_only_files_of_the_same_language_family_depend_on_a_file(tmp_path: Path) -> None:
     """QA Q11: a hover said "5 files depend on" a Rust binary's main.rs, counting a jquery.js test fixture and a
     Python script that happen to name what it defines. JavaScript and TypeScript name each other's definitions,
-    and so do C and C++; other languages only their own. PageRank still sees every edge."""
+    and so do C and C++; other languages only their own, both ways (dependents and dependencies). PageRank still
+    sees every edge."""
     files = {
         "src/output.rs": "pub fn paging_mode_for_output() -> u8 {\n    1\n}\n",
         "src/printer.rs": "use crate::output::paging_mode_for_output;\n\n"
@@ -152,6 +156,32 @@ def test_only_files_of_the_same_language_family_depend_on_a_file(tmp_path: Path)
         assert {f: graph.dependents_count(f) for f in graph.files()} == {
             f: len(graph.dependents(f)) for f in graph.files()
         }
-        # the ranking's graph is unchanged: the fixture's name match still links it, as before
-        assert "src/output.rs" in graph.dependencies("tests/fixtures/jquery.js")
-        assert "src/output.rs" in graph.dependencies("tests/scripts/find_slow.py")
+        # nor does a file use another family's definitions by naming them (so no neighbour memory crosses over)
+        assert graph.dependencies("tests/fixtures/jquery.js") == {}
+        assert graph.dependencies("tests/scripts/find_slow.py") == {}
+        assert set(graph.dependencies("src/printer.rs")) == {"src/output.rs"}
+        assert set(graph.dependencies("native/show.cpp")) == {"native/money.c"}
+        # the ranking's graph is unchanged: focusing the fixture still lifts what it names
+        assert graph.rank(["tests/fixtures/jquery.js"])["src/output.rs"] > graph.rank(["web/app.ts"])["src/output.rs"]
+
+
+def test_a_test_files_definitions_are_used_only_by_files_that_import_it(tmp_path: Path) -> None:
+    """hono's cache middleware test defines a local ``request`` helper, and 130 other files "depended" on it
+    because their tests call a ``request`` of their own. A test helper module that tests import is still used."""
+    files = {
+        "src/middleware/cache/index.test.ts": "function request(path: string) {\n  return fetch(path);\n}\n",
+        "src/middleware/cors/index.test.ts": "test('cors', () => {\n  request('/a');\n});\n",
+        "tests/helpers/pager.ts": "export function mockPagerOutput(): number {\n  return 1;\n}\n",
+        "tests/output.test.ts": "import { mockPagerOutput } from './helpers/pager';\n\n"
+        "test('out', () => {\n  mockPagerOutput();\n});\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    with Indexer(tmp_path, Settings()) as ix:
+        ix.index()
+        graph = ix.graph
+        assert graph.dependents("src/middleware/cache/index.test.ts") == {}
+        assert graph.dependencies("src/middleware/cors/index.test.ts") == {}
+        assert set(graph.dependents("tests/helpers/pager.ts")) == {"tests/output.test.ts"}
+        assert graph.dependents_count("tests/helpers/pager.ts") == 1

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from forewarn.cli.main import main
+from forewarn.indexing.conventions import is_test_path
 from forewarn.memory.vocabulary import MemoryType
 from forewarn.workspace import code_search
-from forewarn.workspace.code_search import ChunkMatch, fuse, is_test_path, rank_files
+from forewarn.workspace.code_search import ChunkMatch, fuse, rank_files
 from forewarn.workspace.engine import Workspace
 
 

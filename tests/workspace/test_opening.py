@@ -105,3 +105,26 @@ def test_an_open_follows_the_documented_order_and_shows_each_lesson_once(ws: Wor
     assert [len(lesson.hits) for lesson in on_test if lesson.memory.text == "Don't use threads here"] == [2]
     assert copy in {m.id for lesson in on_test for m in lesson.memories}
     assert [lesson.hits[0].relation for lesson in on_test] == ["dependency"] * len(on_test)  # test_helpers has none
+
+
+def test_no_neighbour_memory_crosses_language_families(tmp_path: Path) -> None:
+    """A Rust function's gotcha showed on a jQuery test fixture and on a Python script that happen to call a
+    function of the same name: only a file of its own language family (or one that imports it) uses it."""
+    files = {
+        "src/output.rs": "pub fn paging_mode_for_output() -> u8 {\n    1\n}\n",
+        "src/printer.rs": "use crate::output::paging_mode_for_output;\n\n"
+        "pub fn print_all() -> u8 {\n    paging_mode_for_output()\n}\n",
+        "tests/fixtures/jquery.js": "function run() {\n  return paging_mode_for_output();\n}\n",
+        "tests/scripts/find_slow.py": "def run():\n    return paging_mode_for_output()\n",
+    }
+    root = tmp_path / "ws"
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    with Workspace.open(root, embedder=None) as w:
+        w.reindex()
+        gotcha(w, "paging_mode_for_output must be called after the pager starts", "src/output.rs",
+               "paging_mode_for_output")  # fmt: skip
+        assert neighbours(w, "src/printer.rs") == {"paging_mode_for_output must be called after the pager starts": 4}
+        assert neighbours(w, "tests/fixtures/jquery.js") == {}
+        assert neighbours(w, "tests/scripts/find_slow.py") == {}
