@@ -116,4 +116,12 @@ MIGRATIONS = [
         CREATE INDEX removed_by_gen ON removed(gen);
         """,
     ),
+    # Go's references gained a package's exported names used without a call (algo.FuzzyMatchV2 as a value):
+    # its files are read again on the next run (an unsettled size, and a hash no bytes have, so they re-parse)
+    sqlite.Migration(
+        "m005_go_value_references",
+        """
+        UPDATE files SET size = -1, content_hash = '' WHERE language = 'go';
+        """,
+    ),
 ]

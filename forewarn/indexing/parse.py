@@ -375,6 +375,8 @@ def _body(node: Node, depth: int) -> Node | None:
 def _definition_chunks(d: _Def, src: _Source, python: bool | None) -> list[Chunk]:
     start_line, end_line = _line_span(d.node, d.node)
     signature = _signature(src, d.node, d.start, d.end)
+    if d.label is None and d.name_start >= d.start + len(signature) and d.name not in signature:
+        signature = f"{signature} … {d.name}"  # C's ``typedef struct {…} jv;``: its name follows its body
     own_name = d.name_start if d.label is None else -1
     syntax = "" if python is None else syntax_hash([d.node], src.data, python=python, name_start=own_name)
     return _chunks_for_span(d.symbol, d.kind, d.start, d.end, start_line, end_line, signature, src, syntax)

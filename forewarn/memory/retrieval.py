@@ -112,7 +112,8 @@ PLACE_NEIGHBOUR = 2  # on a definition of another file that this one really uses
 # types in TYPE_PRIORITY's order (ties in declaration order): gotchas, error patterns, decisions, dead ends, …
 TYPE_ORDER: Mapping[str, int] = {t: n for n, t in enumerate(sorted(TYPE_PRIORITY, key=lambda t: -TYPE_PRIORITY[t]))}
 UNKNOWN_TYPE_ORDER = len(TYPE_ORDER)  # an imported type we do not know: after every known one
-MAX_NEIGHBOUR_FILES = 10  # strongest dependencies considered on open: the rest add noise and latency
+MAX_NEIGHBOUR_FILES = 10  # strongest dependencies with memories considered on open: the rest add noise and latency
+MAX_NEIGHBOUR_CANDIDATES = 60  # strongest dependencies looked at for those (a C file's headers come first)
 SECONDS_PER_DAY = 86400.0
 
 

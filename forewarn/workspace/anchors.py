@@ -6,6 +6,7 @@ messages; symbols and lines are resolved against the code index, indexing a file
 
 from __future__ import annotations
 
+import difflib
 import os
 import posixpath
 import re
@@ -19,6 +20,8 @@ from forewarn.memory.records import Anchor
 from forewarn.workspace.protocols import IndexerLike
 from forewarn.workspace.symbols import base_symbol
 
+SYMBOLS_LISTED = 12  # definitions named after "no symbol 'X' in F"
+NEAR_SYMBOL_CUTOFF = 0.75  # difflib ratio at which a definition's name reads as what was meant
 # ``@overload``, ``@typing.overload``, ``@t.overload`` before a definition: a type checker's stub, not the code
 OVERLOAD_DECORATOR = re.compile(r"@\s*(?:[A-Za-z_][\w.]*\.)?overload\b")
 
@@ -134,9 +137,8 @@ class AnchorResolver:
         if symbol is not None:
             chunk = self.indexer.chunk_by_symbol(rel, symbol)
             if chunk is None:
-                known = sorted({c.symbol for c in self.indexer.chunks_for(rel)})
-                hint = f"; symbols there: {', '.join(known[:12])}" if known else " (no symbols were found in it)"
-                raise InvalidMemoryError(f"no symbol '{symbol}' in {rel}{hint}")
+                known = {c.symbol for c in self.indexer.chunks_for(rel) if c.kind != "module"}
+                raise InvalidMemoryError(f"no symbol '{symbol}' in {rel}{_symbols_hint(symbol, known)}")
             return lifecycle.anchor_from_chunk(rel, self._implementation(rel, chunk))
         assert line is not None
         if line < 1:
@@ -167,3 +169,16 @@ def is_overload_stub(text: str) -> bool:
         if OVERLOAD_DECORATOR.match(stripped):
             return True
     return False
+
+
+def _symbols_hint(asked: str, known: set[str]) -> str:
+    """What to say after "no symbol 'X' in F": the definition whose name is nearest to ``asked`` first (a typo's
+    intended name), then the rest by name, at most ``SYMBOLS_LISTED``. Top-level code is no symbol to name."""
+    if not known:
+        return " (no definitions were found in it)"
+    near = difflib.get_close_matches(asked, sorted(known), n=1, cutoff=NEAR_SYMBOL_CUTOFF)
+    listed = [*near, *sorted(known - set(near))][:SYMBOLS_LISTED]
+    more = len(known) - len(listed)
+    tail = f" and {more} more" if more else ""
+    lead = f"; did you mean {near[0]}?" if near else ""
+    return f"{lead}; definitions there: {', '.join(listed)}{tail}"

@@ -41,10 +41,9 @@ class OpenMixin(WorkspaceCore):
         rel = self.lookup_path(file)
         now = self.clock()
         deps = self.graph.dependencies(rel) if self.settings.diagnostics.include_neighbours else {}
-        strongest = [(d, w) for d, w in deps.items() if d != rel][: retrieval.MAX_NEIGHBOUR_FILES]
-        peak = max((w for _, w in strongest), default=0.0)
-        dep_w = {d: w / peak for d, w in strongest if peak > 0}
-        cached = self.store.recent_refs([rel, *dep_w])
+        peak = max((w for d, w in deps.items() if d != rel), default=0.0)
+        cached = self._neighbours_with_memories(rel, deps)
+        dep_w = {d: deps[d] / peak for d in cached if d != rel and peak > 0}
         own = cached.pop(rel)
         own_refs = own if own is not None else self.store.anchored_refs([rel])
         candidates = [ProactiveCandidate(r, "file") for r in own_refs]
@@ -84,6 +83,22 @@ class OpenMixin(WorkspaceCore):
             with self._surfaced_lock:  # written later (flush, stats): a write here would put commits and
                 self._surfaced += new_ids  # WAL checkpoints on the file-open path
         return OpenView(hits, max(0, len(candidates) - len(top)), unchecked)
+
+    def _neighbours_with_memories(self, rel: str, deps: dict[str, float]) -> dict[str, tuple[AnchoredRef, ...] | None]:
+        """``rel``'s rows and those of its ``MAX_NEIGHBOUR_FILES`` strongest dependencies that carry memories
+        (``store.recent_refs``), looked for among its ``MAX_NEIGHBOUR_CANDIDATES`` strongest: a C file's strongest
+        dependencies are its headers, and the file defining a function it calls came 19th of 27 on jq."""
+        found = self.store.recent_refs([rel])
+        order = [d for d in deps if d != rel][: retrieval.MAX_NEIGHBOUR_CANDIDATES]
+        kept = 0
+        for start in range(0, len(order), retrieval.MAX_NEIGHBOUR_FILES):
+            for dep, refs in self.store.recent_refs(order[start : start + retrieval.MAX_NEIGHBOUR_FILES]).items():
+                if refs is None or refs:  # None: more rows than the cache keeps
+                    found[dep] = refs
+                    kept += 1
+                    if kept == retrieval.MAX_NEIGHBOUR_FILES:
+                        return found
+        return found
 
     def used_memories(self, file: str | Path, *, text: str | None = None) -> list[ProactiveHit]:
         """Every memory an open of ``file`` considers on the definitions it uses, in an open's order, with no

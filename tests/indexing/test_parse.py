@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from forewarn.indexing import parse as parse_module
 from forewarn.indexing.languages import language_for_path
-from forewarn.indexing.parse import MAX_CHUNK_BYTES, MAX_CHUNK_LINES, parse_source
+from forewarn.indexing.parse import MAX_CHUNK_BYTES, MAX_CHUNK_LINES, parse_file, parse_source
 from forewarn.indexing.records import Chunk, FileParse
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -307,3 +307,16 @@ def test_fast_splitter_agrees_on_real_code_of_every_fixture(monkeypatch: pytest.
                 assert split == expected_parts, (rel, chunk.symbol)
                 checked += len(split)
     assert checked > 40  # parts compared across the languages' fixtures
+
+
+def test_a_c_typedef_signature_names_what_it_defines() -> None:
+    """QA pass 5, F12: jq's repo map listed ``jv``, its central type, as "typedef struct": the name of
+    ``typedef struct {…} jv;`` comes after its body, past the signature's first line."""
+    src = b"typedef struct {\n  int kind;\n  int size;\n} jv;\n\nstruct named { int a; };\n"
+    src += b"int f(int a) {\n  return a;\n}\n"
+    spec = language_for_path("src/jv.h")
+    assert spec is not None
+    signatures = {c.symbol: c.signature for c in parse_file(src, spec).chunks}
+    assert signatures["jv"] == "typedef struct … jv"
+    assert signatures["named"] == "struct named"  # a name in the first line is not repeated
+    assert signatures["f"] == "int f(int a)"

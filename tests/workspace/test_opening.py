@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from forewarn.memory import retrieval
 from forewarn.workspace.engine import Workspace
 
 FILES = {
@@ -128,3 +129,46 @@ def test_no_neighbour_memory_crosses_language_families(tmp_path: Path) -> None:
         assert neighbours(w, "src/printer.rs") == {"paging_mode_for_output must be called after the pager starts": 4}
         assert neighbours(w, "tests/fixtures/jquery.js") == {}
         assert neighbours(w, "tests/scripts/find_slow.py") == {}
+
+
+def test_a_neighbour_with_memories_is_found_past_a_files_many_headers(tmp_path: Path) -> None:
+    """QA pass 5, F17: jq's builtin.c calls jv_setpath, whose gotcha never showed there: its strongest
+    dependencies are its headers, and jv_aux.c (which defines jv_setpath) came 19th, past the ten neighbours an
+    open looked at. An open looks at the ten strongest that carry memories."""
+    root = tmp_path / "ws"
+    headers = [f"src/part{i}.h" for i in range(retrieval.MAX_NEIGHBOUR_FILES + 2)]
+    files = {h: f"int part{i}_size(void);\n" for i, h in enumerate(headers)}
+    files["src/jv_aux.c"] = "int jv_setpath(int t, int p, int v) {\n    return t + p + v;\n}\n"
+    files["src/builtin.c"] = "".join(f'#include "{h.removeprefix("src/")}"\n' for h in headers) + (
+        "\nint f_setpath(int a, int b, int c) {\n    return jv_setpath(a, b, c);\n}\n"
+    )
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    with Workspace.open(root, embedder=None) as w:
+        w.reindex()
+        deps = list(w.graph.dependencies("src/builtin.c"))
+        assert deps.index("src/jv_aux.c") >= retrieval.MAX_NEIGHBOUR_FILES  # the headers come first
+        gotcha(w, "jv_setpath frees its path argument", "src/jv_aux.c", "jv_setpath")
+        line = len(headers) + 3
+        assert neighbours(w, "src/builtin.c") == {"jv_setpath frees its path argument": line}
+
+
+def test_a_go_function_used_as_a_value_is_a_use(tmp_path: Path) -> None:
+    """QA pass 5, F17: fzf's options.go sets ``FuzzyAlgo: algo.FuzzyMatchV2`` and never calls it, so the gotcha on
+    FuzzyMatchV2 never showed there: Go's references held only calls and types."""
+    files = {
+        "go.mod": "module example.com/fz\n\ngo 1.21\n",
+        "src/algo/algo.go": "package algo\n\nfunc FuzzyMatchV2(score int) int {\n\treturn score\n}\n",
+        "src/options.go": 'package fz\n\nimport "example.com/fz/src/algo"\n\n'
+        "type Options struct {\n\tFuzzyAlgo func(int) int\n}\n\n"
+        "func defaultOptions() Options {\n\treturn Options{FuzzyAlgo: algo.FuzzyMatchV2}\n}\n",
+    }
+    root = tmp_path / "ws"
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    with Workspace.open(root, embedder=None) as w:
+        w.reindex()
+        gotcha(w, "FuzzyMatchV2 must get a lowercased pattern", "src/algo/algo.go", "FuzzyMatchV2")
+        assert neighbours(w, "src/options.go") == {"FuzzyMatchV2 must get a lowercased pattern": 10}

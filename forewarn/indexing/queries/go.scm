@@ -28,6 +28,11 @@
     (selector_expression field: (field_identifier) @name)
     (parenthesized_expression (selector_expression field: (field_identifier) @name))
   ]) @reference.call
+; a package's exported function or value used without a call (FuzzyAlgo: algo.FuzzyMatchV2, a callback)
+(selector_expression
+  operand: (identifier)
+  field: (field_identifier) @name
+  (#match? @name "^[A-Z]")) @reference.value
 ((type_identifier) @name @reference.type
   (#not-match? @name "^(bool|byte|complex64|complex128|error|float32|float64|int|int8|int16|int32|int64|rune|string|uint|uint8|uint16|uint32|uint64|uintptr|any)$"))
 
