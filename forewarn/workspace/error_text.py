@@ -1,9 +1,11 @@
 """What an error says, read from the text a failing command printed (pure: no I/O, no index).
 
 ``read_error(text)`` finds the error's type and message and the stack frames in a Python traceback, pytest
-output, a Node/JavaScript stack, a Go panic or compiler message, a Rust error or panic, a Java stack trace,
-and C/C++/TypeScript compiler lines. The message is normalised into a *signature* that stays the same between
-two runs of the same failure: numbers, paths, ids, hex addresses and quoted values are replaced by
+output, a Node/JavaScript stack, a Go panic, compiler message or ``go test`` report, a Rust error or panic, a
+Java stack trace, C/C++/TypeScript compiler lines, and an AddressSanitizer/LeakSanitizer/UBSan report.
+A failed Go test is placed on its test file's lines and on the code its name names (as pytest's frames place a
+failure on the test and the code under it). The message is normalised into a *signature* that stays the same
+between two runs of the same failure: numbers, paths, ids, hex addresses and quoted values are replaced by
 placeholders, so ``KeyError: 'user_42'`` at ``0x7f3a…`` and ``KeyError: 'user_7'`` at ``0x55d1…`` read alike.
 
 The text is untrusted (a test's output may print anything): it is read bounded (``MAX_SCAN_CHARS``, the tail
@@ -35,6 +37,8 @@ _JS_FRAME_RE = re.compile(
 _JAVA_FRAME_RE = re.compile(r"^\s*at (?P<func>[\w$.<>]{1,300})\((?P<path>[\w$.-]{1,300}):(?P<line>\d{1,9})\)")
 _GO_FRAME_RE = re.compile(r"^\t(?P<path>[^\s:]{1,1000}\.go):(?P<line>\d{1,9})(?: \+0x[0-9a-f]+)?\s*$")
 _GO_FUNC_RE = re.compile(r"^(?P<func>[\w./*()-]{1,300})\(.*\)\s*$")
+_GO_ARGS_RE = re.compile(r"\([^()]*\)\s*$")  # a Go frame's argument words
+_GO_CLOSURE_RE = re.compile(r"(?:\.(?:func\d+|\d+))+$")  # ``parse.func1``, ``tRunner.func1.2``: the closures' names
 _RUST_FRAME_RE = re.compile(r"^\s*(?:-->|at) (?P<path>[^\s:]{1,1000}\.rs):(?P<line>\d{1,9})(?::\d{1,9})?")
 # path:line:col: error: message (gcc, clang, go vet, eslint's unix format) and path(line,col): error TSnnnn: (tsc)
 _COMPILER_RE = re.compile(
@@ -45,6 +49,22 @@ _TS_PRETTY_RE = re.compile(
     r"^(?P<path>[^\s:]{1,1000}\.\w{1,6}):(?P<line>\d{1,9}):\d{1,9} - error (?P<kind>TS\d+): (?P<msg>.*)"
 )
 _GO_COMPILE_RE = re.compile(r"^(?P<path>\.?/?[^\s:]{1,1000}\.go):(?P<line>\d{1,9}):\d{1,9}: (?P<msg>.+)$")
+# a sanitizer's frame: ``    #0 0x4f2a1b in f_strftime /src/jq/src/builtin.c:1850:12`` (``(binary+0x…)``: no file)
+_NATIVE_FRAME_RE = re.compile(
+    r"^\s*#\d{1,4} 0x[0-9a-fA-F]{1,16} in (?P<func>.{1,500}?) (?P<path>(?:[A-Za-z]:)?[^\s():]{1,1000})"
+    r":(?P<line>\d{1,9})(?::\d{1,9})?(?: \([^)]{0,1000}\))?\s*$"
+)
+# the sanitizer's runtime, libc and system headers: where every report passes, never the workspace's code
+_NATIVE_RUNTIME_PATH_RE = re.compile(
+    r"(?:^|/)(?:libsanitizer|compiler-rt|sanitizer_common|sysdeps|csu)/|^/usr/(?:include|lib|lib64|libexec)/|^/lib(?:64)?/"
+)
+_NATIVE_RUNTIME_FUNCS = ("__interceptor_", "___interceptor_", "__asan", "__lsan", "__ubsan", "__sanitizer", "__tsan",
+                         "__msan", "__libc_")  # fmt: skip
+# ``SUMMARY: AddressSanitizer: SEGV src/builtin.c:1850:12 in f_strftime``
+_SAN_SUMMARY_RE = re.compile(r"^SUMMARY: (?P<tool>\w{1,40}Sanitizer): (?P<rest>.+)$")
+_SAN_SUMMARY_WHERE_RE = re.compile(
+    r"^\S+ (?P<path>[^\s:()]{1,1000}):(?P<line>\d{1,9})(?::\d{1,9})?(?: in (?P<func>[^\s(]{1,300}))?"
+)
 
 # -- the error itself ---------------------------------------------------------------------------------------------
 # an exception line: ``ValueError: bad``, ``requests.exceptions.SSLError: …``, ``E   KeyError: 'x'`` (pytest)
@@ -58,6 +78,32 @@ _RUST_ERROR_RE = re.compile(r"^error(?:\[(?P<code>E\d{4})\])?: (?P<msg>.+)$")
 _RUST_PANIC_RE = re.compile(r"^thread '[^']*' panicked at (?:'(?P<old>.*)', )?(?P<where>[^\s]+?)(?::)?$")
 _GO_PANIC_RE = re.compile(r"^panic: (?P<msg>.+)$")
 _ASSERT_RE = re.compile(r"^(?:E\s+)?(?P<kind>assert(?:ion)?)\b\s*(?P<msg>.*)$", re.IGNORECASE)
+_GO_RECOVERED_RE = re.compile(r"\s*\[recovered(?:, repanicked)?\]\s*$")  # a panic in a test, printed once more
+# ``==4242==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x… at pc 0x…``; TSan/MSan say WARNING
+_SAN_HEAD_RE = re.compile(r"^(?:==\d{1,10}==\s*)?(?:ERROR|WARNING): (?P<tool>\w{1,40}Sanitizer): (?P<rest>.+)$")
+_SAN_KIND_END_RE = re.compile(r" on | \(| at | 0x|:")  # what follows the kind: where, the pc, a detail
+_SAN_WHERE_END_RE = re.compile(r" at pc | \(pc ")  # registers: different every run, nothing to read
+_SAN_DETAIL_RE = re.compile(
+    r"^(?P<detail>(?:READ|WRITE) of size \d{1,12}"
+    r"|(?:Direct|Indirect) leak of \d{1,20} byte\(s\) in \d{1,12} object\(s\))"
+)
+SAN_DETAIL_LOOKAHEAD = 4  # the access (``READ of size 4``) or the first leak follows the report's first line closely
+SAN_KIND_PREFIXES = ("attempting ", "detected ")  # ``attempting double-free``, ``detected memory leaks``
+MAX_KIND_CHARS = 60
+# UBSan: ``src/x.c:10:5: runtime error: signed integer overflow: 2147483647 + 1 cannot be represented in type 'int'``
+_UBSAN_RE = re.compile(r"^(?P<path>[^\s:]{1,1000}):(?P<line>\d{1,9})(?::\d{1,9})?: runtime error: (?P<msg>.+)$")
+
+# -- go test: ``--- FAIL: TestX (0.00s)`` and, indented below it (or, with -v, below ``=== RUN TestX``), the test's
+# ``    x_test.go:42: message`` lines; ``FAIL\tpkg\t0.012s`` closes a package's report ---------------------------
+_GO_TEST_HEAD_RE = re.compile(
+    r"^\s*(?:--- (?P<verdict>FAIL|PASS|SKIP):|=== (?:RUN|CONT|NAME|PAUSE))\s+(?P<name>[^\s()]{1,300})"
+)
+_GO_TEST_LOG_RE = re.compile(r"^(?P<indent>[ \t]+)(?P<path>[^\s:]{1,1000}\.go):(?P<line>\d{1,9}): ?(?P<msg>.*)$")
+_GO_PACKAGE_RE = re.compile(r"^(?:FAIL|ok)\s+(?P<pkg>[\w.~-]{1,200}(?:/[\w.~-]{1,200}){0,30})\s+(?:\d|\(cached\)|\[)")
+_TESTIFY_FIELD_RE = re.compile(r"^(?P<label>[A-Z][A-Za-z ]{0,20}):\s*(?P<text>.*)$")  # testify's ``Error: Not equal:``
+GO_TEST_PREFIXES = ("Test", "Benchmark", "Fuzz", "Example")
+GO_NO_PACKAGE = "command-line-arguments"  # ``go test x_test.go``: no import path to place the file by
+MAX_GO_LOG_LINES = 12  # a multi-line message's lines kept; past these it is a dump
 
 # -- what a signature leaves out ----------------------------------------------------------------------------------
 _HEX_ADDR_RE = re.compile(r"\b0x[0-9a-fA-F]{4,}\b")
@@ -123,14 +169,27 @@ def _path_placeholder(m: re.Match[str]) -> str:
 def read_error(text: str) -> ErrorReport:
     """The error in ``text`` (the last one reported: a traceback's final line, a failed test's message)."""
     lines = clean(text).split("\n")
-    frames = _frames(lines)
-    kind, message = _last_error(lines)
-    if kind is None and not message and frames:
-        message = ""
+    kind, message, frames = _error_and_frames(lines)
     message = " ".join(message.split())[:MAX_MESSAGE_CHARS]
     norm = normalise(message)
     signature = (f"{kind}: {norm}" if norm else kind) if kind else norm
     return ErrorReport(kind, message, (signature or "")[:MAX_SIGNATURE_CHARS], tuple(frames))
+
+
+def _error_and_frames(lines: list[str]) -> tuple[str | None, str, list[Frame]]:
+    """(kind, message, frames): a sanitizer's report first (it is why the run died), else the last error line, a
+    failed Go test's message taking the place of all but a panic."""
+    frames = _frames(lines)
+    sanitizer = _sanitizer_error(lines)
+    if sanitizer is not None:
+        return sanitizer[0], sanitizer[1], frames
+    kind, message = _last_error(lines)
+    go_test = _go_test_failure(lines)
+    if go_test is None:
+        return kind, message, frames
+    if kind == "panic":  # a panic in a test: its trace says where; the test's own lines come after
+        return kind, message, _unique([*frames, *go_test.frames])
+    return "FAIL", go_test.message, _unique([*go_test.frames, *frames])
 
 
 def _frames(lines: list[str]) -> list[Frame]:
@@ -140,6 +199,11 @@ def _frames(lines: list[str]) -> list[Frame]:
     go_func: str | None = None
     for line in lines:
         if len(line) > MAX_LINE_CHARS:
+            continue
+        native = _native_frame(line)
+        if native is not None:
+            if native.path:  # a runtime or library frame: read, and left out
+                other.append(native)
             continue
         m = _PY_FRAME_RE.match(line)
         if m:
@@ -168,10 +232,14 @@ def _frames(lines: list[str]) -> list[Frame]:
             if m:
                 number = m.groupdict().get("line") or m.groupdict().get("tline")
                 other.append(Frame(m["path"], int(number) if number else None, None))
-    found = [*reversed(python), *other]
+    return _unique([*reversed(python), *other])
+
+
+def _unique(frames: list[Frame]) -> list[Frame]:
+    """Each place once (the first time it is printed), at most ``MAX_FRAMES``."""
     unique: list[Frame] = []
     seen: set[tuple[str, int | None]] = set()
-    for f in found:
+    for f in frames:
         key = (f.path, f.line)
         if key not in seen:
             seen.add(key)
@@ -179,11 +247,40 @@ def _frames(lines: list[str]) -> list[Frame]:
     return unique[:MAX_FRAMES]
 
 
+def _native_frame(line: str) -> Frame | None:
+    """A sanitizer's frame or report line naming a place (``#0 0x… in f path:line``, the ``SUMMARY:``, UBSan's
+    ``path:line:col: runtime error``); ``Frame("", None)`` for one in the sanitizer's runtime, libc or the system's
+    headers; None when ``line`` is none of these."""
+    m = _NATIVE_FRAME_RE.match(line)
+    if m:
+        func = m["func"].strip()
+        if func.startswith(_NATIVE_RUNTIME_FUNCS) or _NATIVE_RUNTIME_PATH_RE.search(m["path"]):
+            return Frame("", None)
+        return Frame(m["path"], int(m["line"]), _native_name(func))
+    m = _SAN_SUMMARY_RE.match(line)
+    if m:
+        where = _SAN_SUMMARY_WHERE_RE.match(m["rest"])
+        if where is None or _NATIVE_RUNTIME_PATH_RE.search(where["path"]):
+            return Frame("", None)
+        return Frame(where["path"], int(where["line"]), _native_name(where["func"]) if where["func"] else None)
+    m = _UBSAN_RE.match(line)
+    return Frame(m["path"], int(m["line"]), None) if m else None
+
+
+def _native_name(func: str) -> str | None:
+    """``f_strftime``; ``ns::Parser::parse(int) const``: ``parse``; ``std::vector<int>::at``: ``at``."""
+    name = func.split("(", 1)[0].strip()
+    name = re.sub(r"<[^<>]*>", "", re.sub(r"<[^<>]*>", "", name))  # template arguments, nested once
+    return name.rsplit("::", 1)[-1].strip() or None
+
+
 def _go_name(func: str | None) -> str | None:
+    """``github.com/u/p/src.(*Reader).readFiles(0xc0…)``: ``readFiles``; a closure (``parse.func1``, ``func1.2``) by
+    the function it is in."""
     if not func:
         return None
-    name = func.split("(")[0].rsplit("/", 1)[-1]
-    return _last_part(name.replace("*", ""))
+    name = _GO_ARGS_RE.sub("", func).rsplit("/", 1)[-1].replace("(*", "").replace("(", "").replace(")", "")
+    return _last_part(_GO_CLOSURE_RE.sub("", name))
 
 
 def _last_part(func: str) -> str | None:
@@ -207,7 +304,7 @@ def _last_error(lines: list[str]) -> tuple[str | None, str]:
             return (m["code"] or "error"), m["msg"]
         m = _GO_PANIC_RE.match(line)
         if m:
-            return "panic", m["msg"]
+            return "panic", _GO_RECOVERED_RE.sub("", m["msg"])
         m = _RUST_PANIC_RE.match(line)
         if m:
             follow = lines[i + 1].strip() if i + 1 < len(lines) else ""
@@ -227,3 +324,139 @@ def _last_error(lines: list[str]) -> tuple[str | None, str]:
         if m:
             return "error", m["msg"]
     return None, ""
+
+
+def _sanitizer_error(lines: list[str]) -> tuple[str, str] | None:
+    """(kind, message) of the last sanitizer report in ``lines`` (``heap-buffer-overflow``, ``SEGV``, ``memory
+    leaks``, UBSan's ``runtime error``), from its first line, else from its ``SUMMARY:``; None without one."""
+    summary: tuple[str, str] | None = None
+    for i in range(len(lines) - 1, -1, -1):
+        line = lines[i][:MAX_LINE_CHARS].strip()
+        m = _SAN_HEAD_RE.match(line)
+        if m:
+            return _sanitizer_head(m["rest"], lines[i + 1 : i + 1 + SAN_DETAIL_LOOKAHEAD])
+        m = _UBSAN_RE.match(line)
+        if m:
+            return "runtime error", m["msg"]
+        m = _SAN_SUMMARY_RE.match(line)
+        if m:
+            if summary is not None:  # an earlier report's summary: the later one printed no first line
+                break
+            rest = m["rest"].strip()
+            summary = ("memory leaks" if " leaked in " in rest else rest.split()[0][:MAX_KIND_CHARS]), ""
+    return summary
+
+
+def _sanitizer_head(rest: str, after: list[str]) -> tuple[str, str]:
+    """``heap-buffer-overflow on address 0x… at pc 0x…`` and the access below it: the kind, and where and what
+    (``on address 0x…; READ of size 1``) without the registers."""
+    cut = _SAN_KIND_END_RE.search(rest)
+    kind = (rest[: cut.start()] if cut else rest).strip()
+    for prefix in SAN_KIND_PREFIXES:
+        kind = kind.removeprefix(prefix)
+    where = _SAN_WHERE_END_RE.split(rest[cut.start() :] if cut else "", maxsplit=1)[0].strip(" :")
+    details = [m["detail"] for m in (_SAN_DETAIL_RE.match(line.strip()) for line in after) if m]
+    message = "; ".join(part for part in (where, *details[:1]) if part)
+    return (kind[:MAX_KIND_CHARS] or "sanitizer"), message
+
+
+@dataclass(slots=True)
+class _GoTestLog:
+    """One ``    x_test.go:42: message`` line of a test (and the deeper-indented lines that continue it)."""
+
+    test: str
+    path: str
+    line: int
+    message: str
+    at: int  # its line's index in the output
+    indent: int
+    more: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class _GoTestFailure:
+    message: str  # ``TestReadFiles: walker followed symlink …``
+    frames: list[Frame]
+
+
+def _go_test_failure(lines: list[str]) -> _GoTestFailure | None:
+    """The last failed test of a ``go test`` report: its first message, the test file's lines it printed, and the
+    code under test (``reader_test.go``'s ``TestReadFiles``: ``reader.go``'s ``ReadFiles``); None without one."""
+    failed: dict[str, None] = {}  # in the order reported
+    logs: list[_GoTestLog] = []
+    packages: list[tuple[int, str]] = []
+    test: str | None = None
+    last: _GoTestLog | None = None
+    for i, line in enumerate(lines):
+        if len(line) > MAX_LINE_CHARS:
+            continue
+        m = _GO_TEST_HEAD_RE.match(line)
+        if m:
+            test, last = m["name"], None
+            if m["verdict"] == "FAIL":
+                failed[test] = None
+            continue
+        m = _GO_PACKAGE_RE.match(line)
+        if m:
+            packages.append((i, m["pkg"]))
+            test, last = None, None
+            continue
+        m = _GO_TEST_LOG_RE.match(line)
+        if m and test is not None:
+            last = _GoTestLog(test, m["path"], int(m["line"]), m["msg"].strip(), i, len(m["indent"]), [])
+            logs.append(last)
+        elif last is not None and line.strip() and len(line) - len(line.lstrip()) > last.indent:
+            if len(last.more) < MAX_GO_LOG_LINES:
+                last.more.append(line.strip())
+        else:
+            last = None
+    failing = [log for log in logs if log.test in failed]
+    if not failing:
+        return _GoTestFailure(list(failed)[-1].split("/")[0], []) if failed else None  # no message: its name
+    name = failing[-1].test
+    own = [log for log in failing if log.test == name]
+    func = name.split("/", 1)[0]
+    frames: list[Frame] = []
+    for log in own:
+        package = next((pkg for at, pkg in packages if at > log.at), None)
+        frames.append(Frame(_in_package(log.path, package), log.line, func))
+    tested = _tested_name(func)
+    if tested and frames[0].path.endswith("_test.go"):
+        frames.append(Frame(frames[0].path.removesuffix("_test.go") + ".go", None, tested))
+    return _GoTestFailure(f"{func}: {_go_log_message(own[0])}", frames)
+
+
+def _in_package(path: str, package: str | None) -> str:
+    """``reader_test.go`` printed by package ``github.com/u/fzf/src``: ``github.com/u/fzf/src/reader_test.go``,
+    whose tail (``src/reader_test.go``) places it in the workspace where its bare name may be ambiguous."""
+    if not package or package == GO_NO_PACKAGE or "/" in path or "\\" in path:
+        return path
+    return f"{package}/{path}"
+
+
+def _tested_name(func: str) -> str | None:
+    """The definition a Go test's name names: ``TestReadFiles``: ``ReadFiles``; ``TestReader_readFiles``
+    (``TestType_Method``): ``readFiles``."""
+    prefix = next((p for p in GO_TEST_PREFIXES if func.startswith(p)), None)
+    rest = func[len(prefix) :].strip("_") if prefix else ""
+    parts = [p for p in rest.split("_") if p]
+    if not parts:
+        return None
+    return parts[1] if len(parts) == 2 else parts[0]
+
+
+def _go_log_message(log: _GoTestLog) -> str:
+    """A test's message: its line's text, else the lines below it (testify: its ``Error:`` and ``Messages:``)."""
+    if log.message:
+        return log.message
+    fields: dict[str, list[str]] = {}
+    label = ""
+    for text in log.more:
+        m = _TESTIFY_FIELD_RE.match(text)
+        if m:
+            label = m["label"].strip()
+            fields[label] = [m["text"].strip()]
+        else:
+            fields.setdefault(label, []).append(text)
+    said = [" ".join(fields.get(label, [])).strip() for label in ("Error", "Messages")]
+    return "; ".join(part for part in said if part) or " ".join(log.more)

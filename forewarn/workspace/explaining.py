@@ -159,7 +159,10 @@ class ExplainMixin(SearchMixin):
         name = frame.function
         if not name or (by_line is not None and by_line.rsplit(".", 1)[-1] == name):
             return by_line
-        named = [symbol for symbol, kind, _, _ in self.indexer.chunk_spans(rel) if symbol.rsplit(".", 1)[-1] == name]
+        spans = self.indexer.chunk_spans(rel)
+        named = [symbol for symbol, kind, _, _ in spans if symbol.rsplit(".", 1)[-1] == name]
+        if not named and frame.line is None:  # a name read off a Go test's (TestReadFiles: Reader.readFiles)
+            named = [symbol for symbol, kind, _, _ in spans if symbol.rsplit(".", 1)[-1].lower() == name.lower()]
         return named[0] if len(named) == 1 else by_line
 
     def _place_memories(self, places: Sequence[Place]) -> list[tuple[Memory, Place, float]]:

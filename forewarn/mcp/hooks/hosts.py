@@ -84,10 +84,13 @@ _EXIT_TEXT_RE = re.compile(
     r"\s*:?\s*(-?\d{1,4})\b",
     re.IGNORECASE,
 )
-# a test runner or compiler reporting failures (used when the host gives no exit code)
+# a test runner, compiler or sanitizer reporting failures (used when the host gives no exit code): pytest, jest,
+# mocha, go test (``--- FAIL: TestX``, ``FAIL\tpkg``), cargo, a traceback, a Go panic, an AddressSanitizer/LeakSanitizer
+# report (``==42==ERROR: AddressSanitizer: …``, ``SUMMARY: …Sanitizer:``) and UBSan's ``x.c:10:5: runtime error:``
 _FAILING_RUN_RE = re.compile(
-    r"^(?:FAILED|ERROR) \S|^=+ .*\b\d+ (?:failed|errors?)\b|^FAIL\b|^Tests?:\s+\d+ failed|^\s*\d+ failing\b"
-    r"|^error(?:\[E\d+\])?: |^Traceback \(most recent call last\):|^panic: ",
+    r"^(?:FAILED|ERROR) \S|^=+ .*\b\d+ (?:failed|errors?)\b|^FAIL\b|^\s*--- FAIL: |^Tests?:\s+\d+ failed"
+    r"|^\s*\d+ failing\b|^error(?:\[E\d+\])?: |^Traceback \(most recent call last\):|^panic: "
+    r"|^==\d+==ERROR: \w+Sanitizer: |^SUMMARY: \w+Sanitizer: |^\S+:\d+:\d+: runtime error: ",
     re.MULTILINE,
 )
 _PATCH_FILE_RE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.MULTILINE)
