@@ -22,7 +22,7 @@ import numpy as np
 
 from forewarn.memory import lifecycle, transfer, validation
 from forewarn.memory.errors import InvalidMemoryError
-from forewarn.memory.lifecycle import event, same_anchor
+from forewarn.memory.lifecycle import ReconcileReport, event, same_anchor
 from forewarn.memory.origin import proposal_of
 from forewarn.memory.records import Anchor, Memory, MemoryFilter
 from forewarn.memory.store import STATUSES
@@ -34,7 +34,7 @@ from forewarn.memory.vocabulary import (
     MemoryType,
     Visibility,
 )
-from forewarn.workspace import blame, team
+from forewarn.workspace import blame, reconcile, team
 from forewarn.workspace.core import DEFAULT_CONFIDENCE
 from forewarn.workspace.explaining import ExplainMixin
 from forewarn.workspace.file_panel import FilePanelMixin
@@ -337,26 +337,13 @@ class Workspace(SuggestionsMixin, ExplainMixin, SearchMixin, OpenMixin, HealthMi
             self.backfill_vectors()
         return report
 
-    def _place_imported(self, ids: Sequence[str]) -> int:
-        """Imported memories on a definition this workspace's index holds with the same bytes at other lines take
-        this workspace's lines: the file's line numbers were the teammate's (a line added above it on their branch,
-        or a stale index there). Where the bytes differ, reconciling says what changed once the code does."""
-        moves: list[tuple[str, int, int]] = []
-        known: dict[str, dict[str, tuple[str, int, int]]] = {}
-        for memory_id in ids:
-            m = self.store.get(memory_id)
-            a = m.anchor if m is not None else None
-            if m is None or a is None or a.symbol is None or a.content_hash is None:
-                continue
-            if a.file not in known:
-                chunks = self.indexer.chunks_for(a.file)
-                known[a.file] = {c.symbol: (c.content_hash, c.start_line, c.end_line) for c in chunks if c.part == 0}
-            here = known[a.file].get(a.symbol)
-            if here is not None and here[0] == a.content_hash and here[1:] != (a.start_line, a.end_line):
-                moves.append((m.id, here[1], here[2]))
+    def _place_imported(self, ids: Sequence[str]) -> ReconcileReport:
+        """Imported memories resolved against this workspace's code by their symbol (``reconcile.place_imported``):
+        the shared file's lines and hash were the teammate's code (a line added above it on their branch, an edit
+        inside it, their stale index), so a warning there showed on the wrong code here, and not as stale."""
         with self._lock:
-            self.store.move_spans(moves)
-        return len(moves)
+            _, at = self._now()
+            return reconcile.place_imported(self.root, self.indexer, self.store, at, ids)
 
 
 ACCEPTED_BY_FLAG = "memory import --accept"  # how an import's memories were accepted without review (its origin says)

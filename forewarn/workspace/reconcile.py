@@ -24,10 +24,20 @@ A definition is followed by identity, not by position:
 Staleness follows the code both ways: a memory its code made stale whose definition is found again with the
 syntax it was written (or confirmed) against — a branch switched back, a revert, a stash — is current again
 (``revived``: active, or contested when it was and its pair still is). One a person marked outdated stays so.
+
+Suggestions follow their code the same way (a hint, and the memory it becomes once accepted, sit on the definition
+they name), but only a person changes what a suggestion is: one whose code changed or vanished stays a suggestion,
+says so in its reason and history (``SUGGESTION_CHANGED`` / ``SUGGESTION_LOST``), and a vanished one loses its
+lines rather than pointing at code it is not about. A suggestion accepted meanwhile is reconciled as a memory:
+its anchor keeps the hash it was written on, so the code it no longer matches makes it stale.
+
+Memories that arrive from a shared file (:func:`place_imported`) are resolved against this workspace's code by
+their symbol: its lines here, stale when its bytes differ, orphaned when it is not here.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import logging
 import re
@@ -40,10 +50,10 @@ from forewarn.indexing.languages import language_for_path
 from forewarn.indexing.parse import parse_file
 from forewarn.indexing.records import Chunk
 from forewarn.memory.lifecycle import ReconcileReport, event
-from forewarn.memory.records import Anchor, Memory
+from forewarn.memory.records import Anchor, Memory, MemoryFilter
 from forewarn.memory.store import STATUSES, MemoryStore
 from forewarn.memory.timeline import stale_by_hand
-from forewarn.memory.vocabulary import CURRENT_STATUSES, MemoryStatus, Resolution
+from forewarn.memory.vocabulary import CURRENT_STATUSES, SUGGESTION_STATUSES, MemoryStatus, Resolution
 from forewarn.workspace.protocols import IndexerLike
 from forewarn.workspace.symbols import base_symbol, called_name
 
@@ -62,6 +72,16 @@ STALE_REASON = "the code of {symbol} changed since this was written"
 SWEEP_MAX = 2_000  # memories without remembered code given one per open or full index (a parse per file)
 UNKNOWN_SYNTAX = ""  # their code had changed before it could be remembered: compared by bytes, as before m007
 TOKEN_RE = re.compile(r"\w+|[^\w\s]")
+# what follows the code: memories, and the suggestions waiting for review (their hints, and what accepting makes)
+FOLLOWED_STATUSES: tuple[MemoryStatus, ...] = (*CURRENT_STATUSES, *SUGGESTION_STATUSES)
+# a suggestion stays one whatever its code does; these events (no status change) and reasons say what the code did
+SUGGESTION_CHANGED = "code changed"
+SUGGESTION_LOST = "code vanished"
+SUGGESTION_FOUND = "code found"  # its code is again what it was written on / its definition is back
+IMPORT_HASH_DROPPED = "imported hash dropped"  # an imported anchor's hash was another definition's here
+SUGGESTION_CHANGED_REASON = "the code of {symbol} differs from the code this was written on"
+IMPORTED_LOST_REASON = "{symbol} is not in {file} in this workspace"
+IMPORTED_FILE_LOST_REASON = "{file} is not in this workspace"
 
 
 @dataclass
@@ -163,6 +183,79 @@ def remember_missing_code(root: Path, store: MemoryStore, at: str, *, limit: int
     return len(items)
 
 
+def place_imported(
+    root: Path, indexer: IndexerLike, store: MemoryStore, at: str, ids: Sequence[str]
+) -> ReconcileReport:
+    """Memories just imported, resolved against this workspace's code by their symbol: the shared file's lines and
+    hash were the teammate's code. Same bytes here: this workspace's lines; other bytes: these lines, and stale (a
+    suggestion says its code differs) as a local edit would make it; no such symbol (or file) here: orphaned (a
+    suggestion keeps no lines). A hash that is another definition's here contradicts its symbol (a hostile or
+    damaged line) and is dropped: the symbol is what the memory is about."""
+    run = _Run(root, indexer, store, at, ReconcileReport())
+    with store.batch():
+        found = store.get_many(ids) if ids else {}
+        for m in (found[i] for i in ids if i in found):
+            a = m.anchor
+            if a is None or a.symbol is None or m.status not in FOLLOWED_STATUSES:
+                continue  # workspace-wide or file-wide: no lines to be wrong; ended: nothing shows it
+            _place_one(run, m, a)
+        store.set_anchored_code(run.snapshots, at=at)
+    return run.report
+
+
+def settle_accepted(root: Path, indexer: IndexerLike, store: MemoryStore, at: str, memory_id: str) -> ReconcileReport:
+    """A suggestion a person just accepted, checked as the memory it now is: one whose code differs from the code it
+    was written on is stale at once (with the diff), one whose definition is gone orphaned, instead of active until
+    its file next changes. Its file is reconciled (the others there are in line already: nothing changes for them)."""
+    m = store.get(memory_id)
+    if m is None or m.anchor is None or m.anchor.symbol is None:
+        return ReconcileReport()
+    return reconcile(root, indexer, store, at, changed=[m.anchor.file], removed=[])
+
+
+def _place_one(run: _Run, m: Memory, a: Anchor) -> None:
+    symbol = a.symbol
+    assert symbol is not None
+    here = {c.symbol: c for c in run.indexer.chunks_for(a.file) if c.part == 0}
+    if not here:  # a file not indexed yet is followed when it is (catch_up); one that is not here never will be
+        if not (run.ws_root / a.file).is_file() and m.status != MemoryStatus.ORPHANED:
+            why = IMPORTED_FILE_LOST_REASON.format(file=a.file)
+            _orphan(run, m, why, reason="file not here", symbol=symbol, file=a.file)
+        return
+    c = here.get(symbol)
+    if c is None:
+        if m.status != MemoryStatus.ORPHANED:
+            why = IMPORTED_LOST_REASON.format(symbol=symbol, file=a.file)
+            _orphan(run, m, why, reason="symbol not here", symbol=symbol, file=a.file)
+    elif a.content_hash is None:  # the line named no code: what it was written on is unknown, its place is not
+        if (c.start_line, c.end_line) != (a.start_line, a.end_line):
+            run.store.move_spans([(m.id, c.start_line, c.end_line)])
+            run.report.reanchored.append(m.id)
+    elif c.content_hash == a.content_hash:
+        _settle(run, m, a.file, c.symbol, c.start_line, c.end_line, c.content_hash, changed=False)
+        parsed = (run.chunks(a.file) or {}).get(symbol)
+        if parsed is not None and parsed.content_hash == c.content_hash:
+            _snapshot(run, [m], parsed)
+    else:
+        if any(other.content_hash == a.content_hash for other in here.values()):
+            m = _drop_contradicting_hash(run, m, a)
+        written_on = m.anchor.content_hash if m.anchor is not None else None
+        _follow(run, _Group(a.file, symbol, written_on, [m]), a.file, c, changed=True, how="imported")
+
+
+def _drop_contradicting_hash(run: _Run, m: Memory, a: Anchor) -> Memory:
+    """The line's hash is another definition's code here, not its symbol's (a hostile or damaged line): dropped, so
+    that reconciling later does not take the memory to that definition; the symbol is what the memory is about."""
+    kept = Anchor(a.file, a.symbol, a.start_line, a.end_line, None)
+    run.store.update_anchor(
+        m.id,
+        kept,
+        at=run.at,
+        event=event(m.id, IMPORT_HASH_DROPPED, run.at, symbol=a.symbol, content_hash=a.content_hash),
+    )
+    return dataclasses.replace(m, anchor=kept)
+
+
 def _behind(changes: Any, since: int) -> bool:
     if changes.whole:
         return bool(changes.complete)  # a new index still filling: a file not in it yet is not a deleted file
@@ -197,12 +290,14 @@ def reconcile(
         files = list(dict.fromkeys([*changed, *(to for _, to in removed if to is not None)]))
         indexed = set(indexer.files()) if whole else set()
         if whole:  # every file memories are anchored to: those the index lacks and the disk too are gone
-            anchored = store.stats().anchored_files
+            anchored = store.stats().anchored_files | _suggested_files(store)
             gone += [rel for rel in sorted(anchored) if rel not in indexed and not (root / rel).exists()]
             files = [rel for rel in sorted(anchored) if rel in indexed]
         present = set(files)
         for rel in dict.fromkeys(r for r in gone if r not in present):  # deleted, unless back since
-            groups = _groups(store.anchored_to_files([rel], statuses=CURRENT_STATUSES), store, run, file_wide_gone=True)
+            groups = _groups(
+                store.anchored_to_files([rel], statuses=FOLLOWED_STATUSES), store, run, file_wide_gone=True
+            )
             lost += groups
         for rel in files:
             lost += _reconcile_file(run, rel)
@@ -227,6 +322,8 @@ def _groups(memories: Iterable[Memory], store: MemoryStore, run: _Run, *, file_w
         if a.symbol is None:
             if file_wide_gone and m.status != MemoryStatus.ORPHANED:
                 _orphan(run, m, f"{a.file} was deleted", reason="file deleted", file=a.file)
+            elif not file_wide_gone and m.status == MemoryStatus.SUGGESTED and m.status_reason is not None:
+                _settle_suggestion(run, m, a.file, None, changed=False)
             elif not file_wide_gone and m.status == MemoryStatus.ORPHANED:
                 store.update_status(
                     m.id, MemoryStatus.ACTIVE, at=run.at, event=event(m.id, "revived", run.at, file=a.file)
@@ -250,7 +347,7 @@ def _groups(memories: Iterable[Memory], store: MemoryStore, run: _Run, *, file_w
 
 def _reconcile_file(run: _Run, rel: str) -> list[_Group]:
     """Steps 1–3 for one file; returns the definitions that vanished from it (step 4 looks elsewhere)."""
-    groups = _groups(run.store.anchored_to_files([rel], statuses=CURRENT_STATUSES), run.store, run)
+    groups = _groups(run.store.anchored_to_files([rel], statuses=FOLLOWED_STATUSES), run.store, run)
     if not groups:
         return []
     index_chunks = {c.symbol: c for c in run.indexer.chunks_for(rel) if c.part == 0}
@@ -333,7 +430,7 @@ def _find_elsewhere(run: _Run, g: _Group, files: Sequence[str]) -> None:
             _follow(run, g, rel, c, changed=c.syntax_hash != g.syntax, how="similar code", similarity=score)
             return
     for m in g.memories:
-        if m.status != MemoryStatus.ORPHANED:
+        if m.status != MemoryStatus.ORPHANED:  # a suggestion it already left says so once
             _orphan(
                 run, m, f"{g.symbol} is no longer in {g.file}", reason="symbol vanished", symbol=g.symbol, file=g.file
             )
@@ -421,7 +518,9 @@ def _settle(
     a = m.anchor
     assert a is not None
     store, at = run.store, run.at
-    if m.status == MemoryStatus.ORPHANED:
+    if m.status == MemoryStatus.SUGGESTED:
+        _settle_suggestion(run, m, rel, symbol, changed=changed, diff=diff)
+    elif m.status == MemoryStatus.ORPHANED:
         status = MemoryStatus.STALE if changed else MemoryStatus.ACTIVE
         store.update_status(
             m.id, status, at=at, reason="its code changed while it was gone" if changed else None,
@@ -469,7 +568,44 @@ def _before_stale(store: MemoryStore, memory_id: str) -> MemoryStatus:
     return MemoryStatus.ACTIVE
 
 
+def _settle_suggestion(
+    run: _Run, m: Memory, rel: str, symbol: str | None, *, changed: bool, diff: str | None = None
+) -> None:
+    """A suggestion whose definition was found: it says whether its code is still the code it was written on (it
+    stays a suggestion: only a person makes it a memory). The reason is written once, the event with it."""
+    reason = SUGGESTION_CHANGED_REASON.format(symbol=symbol) if changed else None
+    if m.status_reason == reason:
+        return
+    kind = SUGGESTION_CHANGED if changed else SUGGESTION_FOUND
+    run.store.update_status(
+        m.id, MemoryStatus.SUGGESTED, at=run.at, reason=reason,
+        event=event(m.id, kind, run.at, symbol=symbol, file=rel, diff=diff),
+    )  # fmt: skip
+
+
+def _suggestion_lost(run: _Run, m: Memory, why: str, **detail: Any) -> None:
+    """A suggestion whose definition is gone: it keeps its symbol (found again, it follows) but not its lines, which
+    would show its hint, and the warning it becomes once accepted, on code it is not about."""
+    a = m.anchor
+    if a is None or (m.status_reason == why and a.start_line is None):
+        return
+    run.store.update_anchor(
+        m.id, Anchor(a.file, a.symbol, None, None, a.content_hash), at=run.at,
+        event=event(m.id, SUGGESTION_LOST, run.at, why=why, start_line=a.start_line, end_line=a.end_line, **detail),
+    )  # fmt: skip
+    run.store.update_status(m.id, MemoryStatus.SUGGESTED, at=run.at, reason=why)
+
+
+def _suggested_files(store: MemoryStore) -> set[str]:
+    """Files that suggestions are anchored to (the store's stats count current memories only)."""
+    waiting = store.list_memories(MemoryFilter(statuses=SUGGESTION_STATUSES), limit=-1)
+    return {m.file for m in waiting if m.file is not None}
+
+
 def _orphan(run: _Run, m: Memory, why: str, **detail: Any) -> None:
+    if m.status == MemoryStatus.SUGGESTED:
+        _suggestion_lost(run, m, why, **detail)
+        return
     run.store.update_status(
         m.id, MemoryStatus.ORPHANED, at=run.at, reason=why, event=event(m.id, "orphaned", run.at, **detail)
     )
