@@ -78,6 +78,7 @@ from forewarn.workspace.mine_fixes import (
     main_targets,
     track,
 )
+from forewarn.workspace.mine_generated import marked_paths, own_files
 from forewarn.workspace.mine_lessons import (
     clean_subject,
     dead_end_headline,
@@ -88,6 +89,7 @@ from forewarn.workspace.mine_lessons import (
     where,
 )
 from forewarn.workspace.mine_merge import on_remembered_symbols, one_per_symbol
+from forewarn.workspace.mine_reverts import ABBREVIATED_SHA, subject_key, undone
 from forewarn.workspace.mine_rules import (
     MERGE_SUBJECT,
     TOOLING_PATH,
@@ -116,7 +118,6 @@ STATE_LAST_MINED = "last_mined_commit"  # mining_state key: HEAD at the end of t
 STATE_FIX_HISTORY = "fix_history"
 FIX_HISTORY_SUBJECT_CHARS = 120  # a remembered fix's subject, clipped: the state stays small on long histories
 FIX_HISTORY_SAMPLE = 3  # … and the telling lines kept of it, to check at HEAD in a later run
-ABBREVIATED_SHA = 7  # a revert may name its commit by this many hex digits or more
 SHA_ONLY = re.compile(r"^[0-9a-f]{7,64}$")  # "Revert 60ef759": the reverted commit named by its id alone
 
 
@@ -128,7 +129,7 @@ class MineReport:
     noise: dict[str, int] = field(default_factory=dict)  # commits, comments, hot-spot candidates proposing nothing
     held_back: dict[str, int] = field(default_factory=dict)  # found but not proposed (mining.hold_back): by HeldBack
     anchors: dict[str, int] = field(default_factory=dict)  # symbol | file | workspace
-    skipped_files: dict[str, int] = field(default_factory=dict)  # binary | vendored
+    skipped_files: dict[str, int] = field(default_factory=dict)  # binary | vendored | generated
     added: int = 0
     known: int = 0
     dismissed_before: int = 0
@@ -200,9 +201,11 @@ class _Walk:
         exclude: list[str],
         runtimes: Runtimes | None = None,
         root: Path,
+        marked: dict[str, str] | None = None,
     ) -> None:
         self.finder, self.head, self.exclude, self.root = finder, head, exclude, root
         self.runtimes = runtimes or Runtimes()
+        self.marked = marked or {}  # path at HEAD → why .gitattributes says it is not the team's (vendored, generated)
         self.renames: dict[str, str] = {}
         self.fixes: dict[tuple[str, str], list[FixRef]] = defaultdict(list)  # (file, symbol) at HEAD
         self.file_fixes: dict[str, list[FixRef]] = defaultdict(list)  # file at HEAD
@@ -224,6 +227,7 @@ class _Walk:
         self.order += 1
         self.skipped["binary"] += commit.binary_files
         self.skipped["vendored"] += commit.vendored_files
+        self._drop_marked(commit)
         self.clamped += commit.clamped_date
         self.newest = max(self.newest, commit.date)
         for p in commit.paths():
@@ -263,6 +267,19 @@ class _Walk:
                 shape = CommitShape.of(commit)  # what the lesson's score reads of the diff, kept before it goes
                 self._lesson(replace(commit, files=[]), verdict, placement, order, shape)
         record_renames(commit, self.renames)
+
+    def _drop_marked(self, commit: CommitRecord) -> None:
+        """Leave out the files .gitattributes marks generated or vendored (jq's bison output), counted: regenerating
+        them is no fix, and a lesson belongs in their source."""
+        kept = []
+        for f in commit.files:
+            path = f.path or f.old_path
+            reason = self.marked.get(self.renames.get(path, path))
+            if reason is None:
+                kept.append(f)
+            else:
+                self.skipped[reason] += 1
+        commit.files = kept
 
     def _lesson(
         self, commit: CommitRecord, verdict: Verdict, placement: Placement, order: int, shape: CommitShape
@@ -329,8 +346,8 @@ class _Walk:
                 self.undone_subjects[named] = merged_title(commit) or commit.subject
                 self._undo_branch(commit)
                 return True
-        if commit.subject in self.reverted_subjects:
-            self.reverted_subjects.discard(commit.subject)
+        if subject_key(commit.subject) in self.reverted_subjects:
+            self.reverted_subjects.discard(subject_key(commit.subject))
             self._undo_branch(commit)
             return True
         return False
@@ -343,17 +360,20 @@ class _Walk:
     def _note_revert(self, commit: CommitRecord) -> None:
         if revert_target(commit) is None or commit.is_merge:
             return
-        shas = [s for s in reverted_shas(commit) if len(s) >= ABBREVIATED_SHA]
+        shas, whole = undone(commit)
         for sha in shas:
             self.reverted[sha[:ABBREVIATED_SHA]].append(sha)
-        if not shas:
-            what = revert_target(commit)
-            if what:
-                self.reverted_subjects.add(what)
+        what = revert_target(commit)
+        if not shas and whole and what:
+            self.reverted_subjects.add(subject_key(what))
 
     def reverted_subject(self, named: str) -> str | None:
         """The subject of the commit a revert named by ``named`` (an abbreviated id), when this walk met it."""
         return next((subject for sha, subject in self.undone_subjects.items() if sha.startswith(named)), None)
+
+    def reverts_earlier(self, fix: FixRef, pending: set[str]) -> bool:
+        """A revert of this run undid ``fix``, a fix an earlier run read (named by id, or by subject alone)."""
+        return any(fix.sha.startswith(p) for p in pending) or subject_key(fix.subject) in self.reverted_subjects
 
     def pending_reverts(self) -> set[str]:
         """Shas reverts named that this walk did not reach: commits of earlier runs."""
@@ -514,7 +534,8 @@ def mine(
     if big_total > len(big):
         report.notes.append(f"{big_total} paths held blobs over 1 MiB: the first {len(big)} were left out of diffs")
     with BlobReader(root) as blobs:
-        walk = _Walk(SymbolFinder(blobs), head, exclude=big, runtimes=runtimes(root), root=root)
+        marked = marked_paths(root, history.git(root, "ls-files", "-z").split("\0"))
+        walk = _Walk(SymbolFinder(blobs), head, exclude=big, runtimes=runtimes(root), root=root, marked=marked)
         unreadable: list[str] = []  # commits git could not diff for a missing object: skipped, said
         commits = history.iter_commits(root, revs, limit=limit, exclude=big, unreadable=unreadable)
         try:
@@ -585,9 +606,8 @@ def _propose(
     if incremental:  # fixes of earlier runs, below the threshold then, still count toward hot spots
         pending = walk.pending_reverts()
         for key, refs in _load_fix_history(ws, walk.renames).items():
-            walk.fixes[key] = [r for r in refs if not any(r.sha.startswith(p) for p in pending)] + walk.fixes.get(
-                key, []
-            )
+            standing = [r for r in refs if not walk.reverts_earlier(r, pending)]
+            walk.fixes[key] = standing + walk.fixes.get(key, [])
     through = walk.newest
     suggestions: list[Suggestion] = []
     for lesson in walk.lessons:
@@ -611,6 +631,7 @@ def _propose(
     head = walk.head  # a hot spot on a symbol with lessons is folded into them below (one_per_symbol)
     suggestions.extend(hotspot_suggestions(walk.fixes, walk.last_change, through, head, walk.noise))
     scan = sorted(head.files) if not incremental else sorted(p for p in walk.last_change if p in head.files)
+    scan = own_files(ws.root, scan, walk.skipped)  # vendored or generated: its comments are upstream's or a tool's
     report.comments_scanned = len(scan)
     found = comment_suggestions(ws, scan, head, history.commit_date(ws.root, head_sha), head_sha)
     for s in found.suggestions:
