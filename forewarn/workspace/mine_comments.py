@@ -33,7 +33,7 @@ from forewarn.memory.vocabulary import MemorySource, MemoryType
 from forewarn.workspace import mine_code
 from forewarn.workspace.mine_anchors import MODULE_SYMBOL, HeadIndex
 from forewarn.workspace.mine_fixes import broad
-from forewarn.workspace.mine_lessons import comment_headline, lesson_text, where
+from forewarn.workspace.mine_lessons import clip_sentences, comment_headline, lesson_text, where
 from forewarn.workspace.mine_rules import TOOLING_PATH, Noise, in_test_module, is_product_path
 
 if TYPE_CHECKING:
@@ -224,9 +224,24 @@ COMMENT_TASK = re.compile(
 # anyway", "should never hit this"): it warns of no trap a reader could fall into
 COMMENT_DEFENSIVE = re.compile(
     r"\b(should never (happen|hit|occur|be (reached|hit|needed)|need\w*|get here)|can(not|'t) (happen|occur)|"
-    r"never (happens|occurs|be reached)|defensive(ly)?|just in case|to be (safe|paranoid)|paranoi\w*)\b",
+    r"never (happens|occurs|be reached)|defensive(ly)?|just in case|to be (safe|paranoid)|paranoi\w*|"
+    r"(should|must|ought to) be (dead|unreachable)( code)?|should( never)? be unreachable)\b",
     re.IGNORECASE,
 )
+# a tag followed by what the author means to do ("XXX We should fail permanently here", "HACK: I need to …"): a note
+# to self, a task like a TODO; "XXX we should not …" still warns
+TAGGED_TASK = re.compile(
+    r"(?-i:\b(HACK|XXX|FIXME))(\([^)]*\))?\s*:?\s*(we|i|you|one)\s+(really\s+|probably\s+|eventually\s+)?"
+    r"(should|could|ought to|need to|needs to|might want to|want to|have to)\b(?!\s+(not|never)\b)",
+    re.IGNORECASE,
+)
+# a trailing comment that opens on its verb ("jv_free(a); // must come after `*end` because …"): its subject is the
+# code on its line, which the lesson quotes
+SUBJECTLESS = re.compile(
+    r"^(must|mustn't|should|shouldn't|needs? to|has to|have to|is|are|was|can|can't|cannot|will|won't|may|might|"
+    r"only|always)\b"
+)
+MAX_QUOTED_CODE_CHARS = 60  # a longer line of code quoted as a headline's subject would bury the warning
 # a note that proves the code right rather than warning about a trap: "OK because …", "This unwrap is okay since …",
 # "This assert is *not* necessary for safety". Rust's ``SAFETY:`` marker alone is not one: it heads proofs ("SAFETY:
 # Since `ptr` is valid …, it must be valid") and callers' contracts ("SAFETY: caller must ensure v is at least len 2")
@@ -347,7 +362,7 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
         if text.rstrip().endswith("?"):
             skipped[Noise.OPEN_QUESTION] += 1
             continue
-        if COMMENT_TASK.search(text):
+        if COMMENT_TASK.search(text) or TAGGED_TASK.search(text):
             skipped[Noise.COMMENT_TASK] += 1
             continue
         if COMMENT_DEFENSIVE.search(text):
@@ -390,10 +405,22 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
             skipped[Noise.IN_PLAIN_SIGHT] += 1
             continue
         kind = tag or (phrase.group(1).lower() if phrase else "")
-        if len(text) > MAX_COMMENT_CHARS:
-            text = text[: MAX_COMMENT_CHARS - 1].rstrip() + "…"
+        text = clip_sentences(_with_subject(text, lines, first, raw), MAX_COMMENT_CHARS)
         out.append((WarningComment(line, text, kind), holder.symbol if holder else None))
     return CommentScan(out, skipped)
+
+
+def _with_subject(text: str, lines: list[str], first: int, raw: str) -> str:
+    """A trailing comment that opens on its verb (SUBJECTLESS) said with its subject, the code on its line
+    ("`jv_free(a)` must come after …"); any other comment as it is."""
+    if not SUBJECTLESS.match(text) or "\n" in raw:
+        return text
+    own = lines[first - 1] if 0 < first <= len(lines) else ""
+    at = own.find(raw.strip())
+    code = own[:at].strip().rstrip(";{").strip().lstrip("}").strip() if at > 0 else ""
+    if not code or not re.search(r"\w", code) or "`" in code or len(code) > MAX_QUOTED_CODE_CHARS:
+        return text
+    return f"`{code}` {text}"
 
 
 def documents_declaration(text: str, lines: list[str], last: int) -> bool:

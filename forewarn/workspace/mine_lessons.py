@@ -12,7 +12,7 @@ front end prints it beside the text.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from forewarn.memory.validation import MAX_TEXT_CHARS
 from forewarn.workspace.symbols import base_symbol
@@ -48,6 +48,19 @@ NOT_PROSE = re.compile(
     r"^\s*((fix(es|ed)?|close[sd]?|resolve[sd]?|see|refs?)\s*:?\s*#?\d+\.?|https?://\S+|>.*|[-=*_]{3,})\s*$", re.I
 )
 FENCE = re.compile(r"^\s*(```|~~~)")
+# a line of a command example, not prose: a shell prompt or a shell comment ("$ make", "  # The first line …"), an
+# interpreter prompt (">>> f()"); indented, also a command with options or a pipe ("  printf '%s' 0 | fzf --wrap")
+PROMPT_LINE = re.compile(r"^\s*(\$|%|>>>)\s+\S")
+INDENTED_CODE_LINE = re.compile(
+    r"^(  |\t)\s*(#\s|[a-z][\w.-]*\s+(?=\S)(?:[^.!?]*\s)?(-{1,2}[a-zA-Z][\w-]*|\|\s*[a-z][\w.-]*)(\s|=|$))"
+)
+MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+\S")  # "## Summary": a pull request template's heading, not a sentence
+# the author's story told at the end of a reason ("…, which is how I spotted this issue"): no part of the reason
+AUTHOR_STORY = re.compile(
+    r",\s*(which|that) (is|was) how (i|we) (first )?(spotted|found|noticed|discovered|caught|hit|ran into|came across)"
+    r"\b[^.!?]*(?=[.!?]?$)",
+    re.IGNORECASE,
+)
 BULLET = re.compile(r"^\s*([-*+•]|\d+[.)])\s+")
 # a sentence ends at ".", "!" or "?" before a capital, code or a quote; not after "e.g." or "i.e." ("could produce
 # e.g. `/1Type/:id`"), "cf.", "vs." or "viz.", which go on
@@ -55,6 +68,11 @@ SENTENCE_END = re.compile(
     r"(?<![ (]e\.g\.)(?<![ (]i\.e\.)(?<![ (]E\.g\.)(?<![ (]I\.e\.)(?<![ (]cf\.)(?<![ (]vs\.)(?<![ (]viz\.)"
     r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])"
 )
+# a list written as lines with no full stops ("Error on nan codepoint, would assert before" / "Replace negative
+# codepoint …"): a line that ends in no punctuation, broken where the next line's first word would still have fit
+# (the paragraph's longest line shows how wide its author wrapped), before a capitalised word, ends its sentence
+LINE_CAPITALISED = re.compile(r"^[A-Z][a-z]+\b")
+MIN_LIST_LINE_WORDS = 3
 
 # words that join what comes before them to what follows: no sentence opens on one (FRAGMENT) nor ends on one
 # (OPEN_END); mine_rules' JOINING_WORDS adds the prepositions a wrapped subject stops on
@@ -149,7 +167,8 @@ VAGUE_REFERENCE = re.compile(
 # sentences that explain nothing about the code: side notes about other changes, hedges, questions
 SIDE_NOTE = re.compile(
     r"^((we |i )?also|additionally|plus|in addition|unrelated(ly)?|while (i was|i'm|at it)|p\.?s\.?)\b"
-    r"|^i\b",  # "I realized …", "I wasn't sure …": the author's story, not the code's
+    r"|^i\b"  # "I realized …", "I wasn't sure …": the author's story, not the code's
+    r"|^(this|the|that) (commit|change|patch|pr|pull request|fix) (also|additionally)\b|^it also\b",  # jq 83f375c
     re.IGNORECASE,
 )
 HEDGE = re.compile(
@@ -185,6 +204,23 @@ POINTS_BACK = re.compile(
     r"(this|that|these|those|it|as such|so|thus|therefore|hence|which)\b",
     re.IGNORECASE,
 )
+# a sentence that opens on a contrast ("However, we only do this for …", "But the temp files … will not be removed")
+# states an exception to the change, not its reason: it stands for the sentence it contrasts with, or for nothing …
+CONTRAST = re.compile(
+    r"^(however|but|yet(?=,)|nevertheless|nonetheless|that said|on the other hand|even so|having said that)\b",
+    re.IGNORECASE,
+)
+# … unless it tells what went wrong ("However, there was a race condition …", "But it caused the problem where …",
+# "However, this broke `npm install`"): then it is the cause, the sentence before it what was meant to happen
+WENT_WRONG_BEFORE = re.compile(
+    r"\b(was|were|wasn't|weren't|had|hadn't|did|didn't|would(n't| not)|could(n't| not)|caus(e|es|ed|ing)|broke|"
+    r"broken|(?-i:breaks?)|race|problems?|bugs?|issues?|wrong(ly)?|incorrect(ly)?|inaccurate|fail(s|ed|ing|ure)?|"
+    r"crash\w*|hangs?|leak\w*|lost|los(e|es|ing)|corrupt\w*|errors?|exceptions?|duplicat\w*|unwanted|side[- ]effects?|"
+    r"not work(ing)?|result(s|ed)? in|lead(s|ing)? to|leading to|noticeable)\b",
+    re.IGNORECASE,
+)
+# … or what would happen otherwise ("However, if we calculate it on the matched part only, the result is confusing")
+CONTRAST_IF = re.compile(r"^(however|but),?\s+(if|when|without)\b", re.IGNORECASE)
 WORD = re.compile(r"[A-Za-z_][\w']*")
 # a sentence about the tests ("Add a failing test …", "Test that …") explains the test, not the code; so does one
 # about the test runner's or the build's set-up ("Rewrite Vitest prod build config …") or about which case the tests
@@ -220,10 +256,21 @@ ANAPHOR = re.compile(
 )
 
 
+def excepts(sentence: str) -> bool:
+    """The sentence opens on a contrast (CONTRAST) that states an exception to the change, not what went wrong
+    (WENT_WRONG_BEFORE)."""
+    return (
+        CONTRAST.match(sentence) is not None
+        and WENT_WRONG_BEFORE.search(sentence) is None
+        and CONTRAST_IF.match(sentence) is None
+    )
+
+
 def points_back(sentence: str) -> bool:
-    """The sentence opens on what it points back to (ANAPHOR), or is one aside in parentheses from end to end ("(it
-    would need to be /home/… instead)."): an aside to text left out. "(unstable) `Task` now requires …" is not."""
-    if ANAPHOR.match(sentence):
+    """The sentence opens on what it points back to (ANAPHOR) or on an exception to it (:func:`excepts`: "However,
+    we only do this for …"), or is one aside in parentheses from end to end ("(it would need to be /home/…
+    instead)."): an aside to text left out. "(unstable) `Task` now requires …" is not."""
+    if ANAPHOR.match(sentence) or excepts(sentence):
         return True
     text = sentence.rstrip(" .!?…")
     if not (text.startswith("(") and text.endswith(")")):
@@ -304,8 +351,9 @@ def said(subject: str) -> str:
 
 
 def sentences(body: str) -> list[str]:
-    """The body's prose as sentences: trailers, revert lines, code blocks, quotes and bare links left out,
-    wrapped lines joined, a bullet's text kept as its own sentence.
+    """The body's prose as sentences: trailers, revert lines, code blocks, command examples, headings, quotes and
+    bare links left out, wrapped lines joined, a bullet's text kept as its own sentence, a line of a list written
+    without full stops its own sentence (:func:`_list_lines`), the author's story at a sentence's end left out.
 
     An indented line that carries on a sentence left open on the line before ("… result in the" / "    stream being
     closed") is that sentence's wrapped text, not code: a block cannot open mid-sentence. A sentence still open at
@@ -314,7 +362,7 @@ def sentences(body: str) -> list[str]:
     text = CHERRY_PICK_LINE.sub("", REVERT_BODY_LINE.sub("", strip_trailers(body)))
     paragraphs: list[list[str]] = [[]]
     cut: set[int] = set()  # paragraphs whose first sentence began in a block left out
-    fenced = left_out = kept = False  # kept: the line before was prose, added to the paragraph
+    fenced = left_out = kept = in_example = False  # kept: the line before was prose, added to the paragraph
     for line in text.splitlines():
         if FENCE.match(line):
             fenced, left_out = not fenced, True
@@ -322,6 +370,13 @@ def sentences(body: str) -> list[str]:
         current = paragraphs[-1]
         carries_on = kept and current[-1][-1:] not in ".!?:" and LOWER_WORD.match(line.strip()) is not None
         kept = False
+        if _example_line(line, carries_on, in_example) and not fenced:
+            # a command example or a heading: what follows it starts anew, never glued to the text before it
+            in_example = left_out = True
+            if current:
+                paragraphs.append([])
+            continue
+        in_example = False
         if fenced or (line.startswith(("    ", "\t")) and not (carries_on and not BULLET.match(line))):
             left_out = True
             continue
@@ -341,12 +396,79 @@ def sentences(body: str) -> list[str]:
         left_out, kept = False, True
     out: list[str] = []
     for n, para in enumerate(paragraphs):
-        found = [s.strip() for s in SENTENCE_END.split(" ".join(para).strip()) if s.strip()]
+        found = [s for part in _list_lines(para) for s in split_sentences(" ".join(part))]
         if n in cut:
             found = found[1:]
         # a sentence ending in ":" introduced a block left out (code, a list, a log): alone it says nothing
-        out.extend(s for s in found if not s.endswith(":") and OPEN_END.search(s) is None)
+        out.extend(AUTHOR_STORY.sub("", s) for s in found if not s.endswith(":") and OPEN_END.search(s) is None)
     return out
+
+
+def _example_line(line: str, carries_on: bool, in_example: bool) -> bool:
+    """A line of a command example (a prompt, a shell comment, an indented command with options or a pipe, or an
+    indented line right after one) or a markdown heading: no prose. An indented line that carries on the sentence
+    before it is prose."""
+    if not line.strip():
+        return False
+    if MARKDOWN_HEADING.match(line) or PROMPT_LINE.match(line):
+        return True
+    indented = line.startswith(("  ", "\t"))
+    return indented and (in_example or (not carries_on and INDENTED_CODE_LINE.match(line) is not None))
+
+
+def _list_lines(para: list[str]) -> list[list[str]]:
+    """The paragraph's lines, split where a line ends a list item written without a full stop: it ends in no
+    punctuation (a closing parenthesis aside) and no joining word, its item has MIN_LIST_LINE_WORDS words at
+    least, the next line opens on a capitalised
+    word, and that word would still have fit on the line (the paragraph's longest line shows how wide its author
+    wrapped): the author broke the line, no editor did."""
+    width = max((len(line) for line in para), default=0)
+    parts: list[list[str]] = [[]]
+    for i, line in enumerate(para):
+        parts[-1].append(line)
+        after = para[i + 1] if i + 1 < len(para) else ""
+        if (
+            after
+            and (line[-1:].isalnum() or line[-1:] == ")")
+            and OPEN_END.search(line) is None
+            and len(" ".join(parts[-1]).split()) >= MIN_LIST_LINE_WORDS
+            and LINE_CAPITALISED.match(after)
+            and len(line) + 1 + len(after.split()[0]) <= width
+        ):
+            parts.append([])
+    return [part for part in parts if part]
+
+
+def split_sentences(text: str) -> list[str]:
+    """``text`` split at sentence ends (SENTENCE_END), never inside a code span: "`FORK ... BACKTRACK`" is one."""
+    out: list[str] = []
+    start = 0
+    for m in SENTENCE_END.finditer(text):
+        if text.count("`", 0, m.start()) % 2 and "`" in text[m.end() :]:
+            continue  # inside an open code span that closes later
+        out.append(text[start : m.start()])
+        start = m.end()
+    out.append(text[start:])
+    return [s.strip() for s in out if s.strip()]
+
+
+def clip_sentences(text: str, limit: int) -> str:
+    """``text`` within ``limit`` characters, never cut inside a sentence when a whole one fits, never inside a word
+    or a link: its first whole sentences, or (one sentence longer than ``limit``) its first whole words, then " …"
+    to say the rest is left in the source."""
+    if len(text) <= limit:
+        return text
+    room = limit - 2  # " …"
+    kept = ""
+    for sentence in split_sentences(text):
+        joined = f"{kept} {sentence}".strip()
+        if len(joined) > room:
+            break
+        kept = joined
+    if not kept:
+        space = text.rfind(" ", 0, room + 1)  # the last word that ends within the room
+        kept = (text[:space] if space > 0 else text[:room]).rstrip(" ,;:-–—(")
+    return f"{kept} …"
 
 
 def _words(text: str) -> set[str]:
@@ -397,14 +519,8 @@ def why(
     At most WHY_SENTENCES of them, within WHY_MAX_CHARS (one alone up to WHY_LONG_SENTENCE_CHARS); a sentence
     that points back ("This broke …") brings the sentence before it when that fits. Never cut mid-sentence."""
     found = sentences(body)
-    picked = [
-        i
-        for i, s in enumerate(found)
-        if explains.search(s)
-        and _usable(s, subject, lenient)
-        and (strong is None or not IMPERATIVE.match(s) or strong.search(s))
-        and (lenient or not _after_fragment(found, i))
-    ][:WHY_SENTENCES]
+    picked = list(dict.fromkeys(i for i in _explaining(found, subject, explains, strong, lenient) if i is not None))
+    picked = picked[:WHY_SENTENCES]
     text = ""
     for i in picked:
         sentence = _ended(found[i])
@@ -418,6 +534,36 @@ def why(
             break
         text = f"{text} {fitted}".strip()
     return text
+
+
+def _explaining(
+    found: Sequence[str], subject: str, explains: re.Pattern[str], strong: re.Pattern[str] | None, lenient: bool
+) -> Iterator[int | None]:
+    """The indices of the sentences that explain, in order. A sentence that opens on an exception to the change
+    (:func:`excepts`: "However, we only do this for …") is no reason: it stands for the sentence before it, the rule
+    it is an exception to, when that one can stand in a lesson (else for nothing); a sentence that points back at
+    such an exception ("However, X is treated differently. It is set to …") is lost with it."""
+    for i, s in enumerate(found):
+        if not explains.search(s):
+            continue
+        if not lenient and excepts(s):
+            yield i - 1 if i > 0 and _explains_alone(found, i - 1, subject, strong) else None
+        elif _explains_alone(found, i, subject, strong, lenient) and (
+            lenient or i == 0 or not (POINTS_BACK.match(s) and excepts(found[i - 1]))
+        ):
+            yield i
+
+
+def _explains_alone(
+    found: Sequence[str], i: int, subject: str, strong: re.Pattern[str] | None, lenient: bool = False
+) -> bool:
+    """Sentence ``i`` can stand in a lesson: usable, not only what the code now does, not after a fragment."""
+    s = found[i]
+    return (
+        _usable(s, subject, lenient)
+        and (strong is None or not IMPERATIVE.match(s) or strong.search(s) is not None)
+        and (lenient or not _after_fragment(found, i))
+    )
 
 
 def _after_fragment(found: Sequence[str], i: int) -> bool:
