@@ -39,6 +39,7 @@ from forewarn.safe_text import flat_text
 IMPORTED_KEY = "imported"  # provenance written by this machine's import: {"from", "line", "commit", "author", …}
 PROPOSAL_KEY = "proposal"  # provenance of a suggestion that proposes an action on another memory
 LOCAL_KEYS = (IMPORTED_KEY, PROPOSAL_KEY)  # never exported, never taken from a file
+HOTSPOT_KIND = "hotspot"  # provenance["kind"] of a mined hot spot (several fixes of one definition)
 AGENT_KEY = "agent"  # {"name", "version"}: what the client said it is (MCP clientInfo, LSP clientInfo)
 AGENT_NAME_MAX_CHARS = 60  # a client names itself: a name, not a paragraph
 CLAIM_MAX_CHARS = 80  # a writer's name a file or a client claims: one short line
@@ -92,11 +93,12 @@ class Origin:
     vetted: bool
     writer: str | None = None  # person: this machine's user; agent: its claimed name; commit: the git author
     claim: str | None = None  # imported: what the file says about who wrote it ("it says …")
-    commit: str | None = None  # commit: the newest mined commit; imported: the commit that last changed its line
+    commit: str | None = None  # commit: the lesson's own (``lesson_commit``); imported: the commit of its line
     commits: int = 0  # commit: how many commits the lesson stands on
     date: str | None = None  # YYYY-MM-DD of that commit, when known
     place: str | None = None  # imported: the file it came from
     uncommitted: bool = False  # imported: its line was not committed yet when imported
+    hot_spot: bool = False  # commit: a hot spot, learned from its fixes together (quoted by the newest)
     proposal: Proposal | None = None
 
     def phrase(self) -> str:
@@ -116,10 +118,12 @@ class Origin:
                 out = f"{verb} from the history"
             else:
                 which = f"commit {self.commit}"
-                if self.commits > 1:
+                if self.commits > 1 and self.hot_spot:
                     which = f"{self.commits} commits, latest {which}"
                 who = f" by {self.writer}" if self.writer else ""
                 out = f"{verb} from {which}{who}" + (f", {self.date}" if self.date else "")
+                if self.commits > 1 and not self.hot_spot:  # the fixes of its code folded into it (mine_merge)
+                    out += f" and {self.commits - 1} related commit{'s' if self.commits > 2 else ''}"
         else:
             out = f"imported from {self.place or 'a shared file'}"
             if self.commit is not None:
@@ -153,14 +157,14 @@ def origin_of(memory: Memory) -> Origin:
         return Origin(OriginKind.COMMENT, vetted, proposal=proposal)
     commits = provenance_commits(prov)
     if memory.source == MemorySource.COMMIT or commits:
-        newest = newest_commit(prov)
-        if newest is None:
+        own = lesson_commit(prov)
+        if own is None:
             return Origin(OriginKind.COMMIT, vetted, proposal=proposal)
-        author = _claim(str(newest["author"])) if newest.get("author") else None
-        date = flat_text(str(newest["date"]))[:10] if newest.get("date") else None
-        sha = flat_text(str(newest["sha"]))[:COMMIT_SHA_CHARS]
+        author = _claim(str(own["author"])) if own.get("author") else None
+        date = flat_text(str(own["date"]))[:10] if own.get("date") else None
+        sha = flat_text(str(own["sha"]))[:COMMIT_SHA_CHARS]
         return Origin(OriginKind.COMMIT, vetted, writer=author, commit=sha, commits=len(commits), date=date,
-                      proposal=proposal)  # fmt: skip
+                      proposal=proposal, hot_spot=is_hot_spot(prov))  # fmt: skip
     writer = _claim(writer_name(memory.recorded_by)) if memory.recorded_by else None
     return Origin(OriginKind.PERSON, vetted, writer=writer, proposal=proposal)
 
@@ -186,8 +190,8 @@ def file_claim(memory: Memory) -> str | None:
         return f"it says it was written by “{_claim(writer_name(memory.recorded_by))}”"
     if (agent := agent_name(prov)) is not None:
         return f"it says an agent wrote it (“{agent}”)"
-    if (newest := newest_commit(prov)) is not None:
-        return f"it says it was mined from commit “{flat_text(str(newest['sha']))[:COMMIT_SHA_CHARS]}”"
+    if (own := lesson_commit(prov)) is not None:
+        return f"it says it was mined from commit “{flat_text(str(own['sha']))[:COMMIT_SHA_CHARS]}”"
     if memory.source == MemorySource.COMMENT:
         return "it says it was mined from a warning comment"
     return None
@@ -224,10 +228,16 @@ def provenance_commits(provenance: dict[str, Any] | None) -> list[dict[str, Any]
     return [c for c in commits if isinstance(c, dict) and c.get("sha")] if isinstance(commits, list) else []
 
 
-def newest_commit(provenance: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The commit a mined memory is quoted by: the newest (ISO dates sort as time), None without commits."""
+def lesson_commit(provenance: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The commit a mined memory is quoted by: the one its headline and why come from, which mining puts first (a
+    folded lesson's own commit before the fixes folded into it; a hot spot's newest fix). None without commits."""
     commits = provenance_commits(provenance)
-    return max(commits, key=lambda c: str(c.get("date") or "")) if commits else None
+    return commits[0] if commits else None
+
+
+def is_hot_spot(provenance: dict[str, Any] | None) -> bool:
+    """A hot spot: a lesson of its several fixes together, none of them its own."""
+    return (provenance or {}).get("kind") == HOTSPOT_KIND
 
 
 def agent_name(provenance: dict[str, Any] | None) -> str | None:

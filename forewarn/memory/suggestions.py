@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from forewarn.memory.origin import IMPORTED_KEY, agent_name, newest_commit, provenance_commits
+from forewarn.memory.origin import IMPORTED_KEY, agent_name, lesson_commit, provenance_commits
 from forewarn.memory.records import Memory
 from forewarn.memory.text import from_iso
 from forewarn.memory.vocabulary import MemorySource, MemoryType
@@ -52,26 +52,27 @@ class SuggestionReport:
 
 
 def provenance_line(provenance: dict[str, Any] | None) -> str | None:
-    """``from commit abc1234 by Ann on 2024-03-02: subject`` (the newest commit; ``+N more`` when several), or
+    """``from commit abc1234 by Ann on 2024-03-02: subject`` (the lesson's own commit, ``origin.lesson_commit``;
+    ``+N more`` when several), or
     ``suggested by an agent that calls itself “Claude Code 2.1.0”`` for what an agent wrote."""
     if not provenance:
         return None
     if (agent := agent_name(provenance)) is not None:  # the wording every front end uses (memory.origin)
         return f"suggested by an agent that calls itself “{agent}”"
     commits = provenance_commits(provenance)
-    newest = newest_commit(provenance)
-    if newest is None:
+    own = lesson_commit(provenance)
+    if own is None:
         kind = provenance.get("kind")
         return f"from a warning comment ({kind})" if kind else None
-    sha = str(newest.get("sha") or "")[:7]
-    author = newest.get("author")
-    date = str(newest.get("date") or "")[:10]
+    sha = str(own.get("sha") or "")[:7]
+    author = own.get("author")
+    date = str(own.get("date") or "")[:10]
     line = f"from commit {sha}"
     if author:
         line += f" by {author}"
     if date:
         line += f" on {date}"
-    subject = newest.get("subject")
+    subject = own.get("subject")
     if subject:
         line += f": {subject}"
     if len(commits) > 1:

@@ -6,6 +6,8 @@ occurrences ``f`` and ``f#2`` are one name to a reader), the suggestion that say
 explains (named in its message first, then the newest), else a warning comment, else the hot spot — and folds the
 others into it: their commits join its evidence, a hot spot's count becomes one "History:" sentence, other
 lessons one "Also:" line each (at most MERGED_SHOWN). Every folded suggestion is counted as ``merged-same-symbol``.
+The kept lesson's own commits stay first in its evidence (where it came from), and a folded commit is no longer a
+fix "since" in its track record: evidence is not counted twice.
 
 Mining again after a person reviewed (QA pass 4): a lesson stored before is never folded into a new one, and a new
 hot spot on a symbol that already carries a mined memory is not proposed (``symbol-has-memory``): that memory's
@@ -19,17 +21,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from forewarn.memory.origin import HOTSPOT_KIND
 from forewarn.memory.records import Memory
-from forewarn.memory.suggestions import Suggestion
+from forewarn.memory.suggestions import TRACK, Suggestion, track_factor, track_of
 from forewarn.memory.validation import MAX_TEXT_CHARS
 from forewarn.memory.vocabulary import MemorySource
+from forewarn.workspace.mine_fixes import confidence
 from forewarn.workspace.mine_lessons import said
 from forewarn.workspace.mine_rules import Noise
 from forewarn.workspace.symbols import base_symbol
 
 MERGED_SHOWN = 2  # other lessons on the symbol named in the kept one's text; more are only in its evidence
 MERGED_COMMITS = 30  # commits the merged evidence keeps (newest first), as a hot spot keeps its fixes
-HOTSPOT_KIND = "hotspot"
 
 
 def _rank(s: Suggestion) -> tuple[int, bool, str]:
@@ -81,7 +84,38 @@ def _fold(kept: Suggestion, others: list[Suggestion]) -> Suggestion:
         provenance["commits"] = merged[:MERGED_COMMITS]
     if hot:
         provenance["fixes"] = max(int(h.provenance.get("fixes") or 0) for h in hot)
-    return replace(kept, text=text, provenance=provenance)
+    folded = [c for c in merged[:MERGED_COMMITS] if c not in own]
+    fixes = frozenset(str(c.get("sha")) for h in hot for c in h.provenance.get("commits") or [])
+    return _without_own_evidence(replace(kept, text=text, provenance=provenance), folded, fixes)
+
+
+def _without_own_evidence(s: Suggestion, folded: list[dict[str, Any]], hot: frozenset[str]) -> Suggestion:
+    """``s`` with the folded commits (now its own evidence) out of its track record: a fix it learned from is no
+    fix "since" (QA pass 5: "learned from 5 commits … its code was fixed once since", that fix among the five).
+    The record keeps counts and the newest dates, not commits: a folded commit after the lesson left it when one
+    of the kept dates is its date, or, past the kept dates, when it is a hot spot's fix (a fix of this code)."""
+    record = track_of(s.provenance)
+    since = str(record.get("since") or "") if record else ""
+    fixes = record.get("fixes") if record else None
+    if record is None or not since or not isinstance(fixes, int) or fixes <= 0:
+        return s
+    dates = [str(d) for d in record.get("fix_dates") or []]
+    complete = fixes <= len(dates)  # every later fix's date is kept (dates are distinct, fixes are commits)
+    floor = min(dates, default="")
+
+    def in_record(commit: dict[str, Any]) -> bool:
+        date = str(commit.get("date") or "")
+        if date < since:
+            return False  # the lesson's own time or before: never a fix since
+        return date in dates or (not complete and date < floor and str(commit.get("sha")) in hot)
+
+    counted = {str(c.get("sha")): str(c.get("date")) for c in folded if in_record(c)}
+    if not counted:
+        return s
+    left = [d for d in dates if d not in set(counted.values())]
+    fresh = {**record, "fixes": max(0, fixes - len(counted)), "fix_dates": left, "last_fix": left[0] if left else None}
+    fresh["factor"] = round(track_factor(fresh), 4)
+    return replace(s, provenance={**s.provenance, TRACK: fresh}, confidence=confidence(s.source, fresh))
 
 
 def one_per_symbol(

@@ -167,6 +167,14 @@ COSMETIC_SUBJECT = re.compile(
     r"syntax error in (the )?(docs?|rst|markdown))\b",
     re.IGNORECASE,
 )
+# a compiler's warning silenced ("Fix compiler warning `type-limits` in `found_string`", "fix -Wformat warnings"): lint
+# work, as a linter's is, unless the headline joins another change to it
+COMPILER_WARNING_SUBJECT = re.compile(
+    r"\b(compiler|compile|compilation|build|gcc|g\+\+|clang|msvc|mingw) warnings?\b|(^|\s)-W[a-z][\w=+-]*"
+    r"|\bwarnings? (from|with|by|under|on) (gcc|clang|msvc|mingw|the compiler)\b",
+    re.IGNORECASE,
+)
+JOINED_CHANGE = re.compile(r"\b(and|also|plus)\b|[,;&]")  # a headline that names a second change beside the first
 # formatting: cosmetic, unless a long body says it changed what users see ("format of the error output")
 FORMAT_SUBJECT = re.compile(r"\b(format(ting|ted)?|reformat\w*)\b", re.IGNORECASE)
 TYPING_SUBJECT = re.compile(
@@ -241,13 +249,13 @@ TEST_SUBJECT = re.compile(r"\b(tests?|testing|test suite|ci|travis|coverage)\b",
 # a fix of behaviour, by its subject: what hot spots and track records count ("Closes #12" alone closes features
 # too; "patch", "handle", "prevent" name changes as often as bugs)
 FIX_SUBJECT = re.compile(
-    r"\b(fix(e[sd]|ing)?|bug(s|fix)?|crash(es|ed)?|regression|broken|breaks?|hotfix|workaround|"
+    r"\b(fix(e[sd]|ing)?(?!-\w)|bug(s|fix)?|crash(es|ed)?|regression|broken|breaks?|hotfix|workaround|"
     r"fail(s|ed|ing|ures?)?|incorrect(ly)?|wrong(ly)?)\b",
     re.IGNORECASE,
 )
 # a fix, when the lesson is weighed: the subject or the body says so
 FIX_WORDS = re.compile(
-    r"\b(fix(e[sd])?|bug(s|fix)?|crash(es|ed)?|regression|broken|breaks?|hotfix|patch(es|ed)?|"
+    r"\b(fix(e[sd])?(?!-\w)|bug(s|fix)?|crash(es|ed)?|regression|broken|breaks?|hotfix|patch(es|ed)?|"
     r"workaround|resolves? #?\d+|closes? #\d+|handle[sd]?|prevents?|avoids?|fail(s|ed|ing|ures?)?)\b",
     re.IGNORECASE,
 )
@@ -356,6 +364,15 @@ TRIVIAL_FIX = re.compile(
     r"(imports?|parenthes[ie]s|commas?|colons?|arguments?)|python ?[23](\.\d+)?|py[23]k?|py2|py3|pypy|compat\w*|"
     r"warnings? (message|text)|deprecation warnings?|finally|again|lint\w*|golangci\w*|staticcheck|go vet|imports?|"
     r"renam\w+|warnings|unkeyed)\b",
+    re.IGNORECASE,
+)
+# a second go at a fix already made ("Better fix for #4465 - remove unnecessary erase" the day after the fix of #4465,
+# "Simplify fix for #4025", "Follow-up to #12"): the same fix again, not a second fix of a pattern
+FOLLOW_UP_FIX = re.compile(
+    r"\b(better|simpler|simplify|simplified|proper|cleaner|another|alternative|alternate|second|real|improved?|"
+    r"refined?|revised?|complete|amended|follow[- ]?up)\s+(the\s+)?(fix|patch|solution)\s+(for|of|to)\s+"
+    r"(#|gh-|issue\s*#?)\d+"
+    r"|\bfollow[- ]?up (to|for|of|on) (#|gh-)\d+",
     re.IGNORECASE,
 )
 # a revert's reason is any sentence of its body that can stand in a lesson (mine_lessons.MIN_WHY_WORDS words at
@@ -605,7 +622,8 @@ def _classify(commit: CommitRecord, body: str) -> Verdict:
         return _revert(commit, body, what, tests)
     if commit.giant:
         return noise(Noise.GIANT)
-    if COSMETIC_SUBJECT.search(subject) or (FORMAT_SUBJECT.search(subject) and len(body.split()) < MIN_BODY_WORDS * 3):
+    formatted = FORMAT_SUBJECT.search(subject) and len(body.split()) < MIN_BODY_WORDS * 3
+    if COSMETIC_SUBJECT.search(subject) or compiler_warning(subject) or formatted:
         return noise(Noise.COSMETIC)
     if typing and not (FIX_WORDS.search(body) and CAUSE_WORDS.search(body)):  # unless it found a real bug
         return noise(Noise.TYPING)
@@ -666,10 +684,16 @@ def feature(cleaned_subject: str) -> bool:
     return bool(FEATURE_SUBJECT.search(cleaned_subject) or NEW_CAPABILITY.search(cleaned_subject))
 
 
+def compiler_warning(subject: str) -> bool:
+    """The headline silences a compiler's warning (COMPILER_WARNING_SUBJECT) and joins no other change to it."""
+    cleaned = clean_subject(subject)
+    return bool(COMPILER_WARNING_SUBJECT.search(subject)) and not JOINED_CHANGE.search(cleaned)
+
+
 def message_wording(subject: str) -> bool:
     """The headline changes what a failure says (MESSAGE_WORDING_SUBJECT) and joins no other change to it."""
     cleaned = clean_subject(subject)
-    return bool(MESSAGE_WORDING_SUBJECT.search(cleaned)) and not re.search(r"\b(and|also|plus)\b|[,;&]", cleaned)
+    return bool(MESSAGE_WORDING_SUBJECT.search(cleaned)) and not JOINED_CHANGE.search(cleaned)
 
 
 def left_without(body: str, subject: str) -> Noise | None:
@@ -716,14 +740,16 @@ def contradicts(subject: str, reason: str) -> bool:
 
 def only_should(explained: str) -> bool:
     """The why's one explaining word is an affirmative "should" ("a Response built from content should have elapsed
-    0"): it states what is expected — often of an old behaviour, or of a test — not what goes wrong otherwise."""
+    0", "Should use the wide-string function instead of SetConsoleOutputCP"): it states what is expected — often of an
+    old behaviour, or of a test — not what goes wrong otherwise."""
     said = {m.group(0).lower() for m in CAUSE_WORDS.finditer(explained)}
-    return said == {"should"}
+    return "should" in said and said <= {"should", "instead"}  # "should use X instead of Y": still what should be
 
 
 def substantive_fix(subject: str) -> bool:
-    """A real fix that counts toward a hot spot: not self-described as trivial, a syntax slip or compatibility work."""
-    return not TRIVIAL_FIX.search(clean_subject(subject))
+    """A real fix that counts toward a hot spot: not self-described as trivial, a syntax slip or compatibility work,
+    nor a follow-up to an earlier fix of the same issue (FOLLOW_UP_FIX: that fix counted already)."""
+    return not TRIVIAL_FIX.search(clean_subject(subject)) and not FOLLOW_UP_FIX.search(subject)
 
 
 def states_repo_wide_rule(commit: CommitRecord) -> bool:

@@ -170,7 +170,7 @@ def test_suggestions_are_hints_that_name_their_commit_and_a_cap_says_how_many_mo
     )
     assert diags[2].code is None and diags[2].data == {"more": 30, "more_suggestions": True}
     accepted = dataclasses.replace(mined, status="active", provenance={"commits": commits})
-    assert convert.origin(accepted) == "learned from 2 commits, latest commit abc1234 by Ann, 2024-03-02"
+    assert convert.origin(accepted) == "learned from commit abc1234 by Ann, 2024-03-02 and 1 related commit"
     older = dataclasses.replace(accepted, provenance={"commits": commits[1:]})
     assert convert.origin(older) == "learned from commit 0011223 by Bo b, 2023-01-01"  # names flattened
     assert convert.origin(dataclasses.replace(mined, source="comment")) == "suggested from a warning comment"

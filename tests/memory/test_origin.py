@@ -65,11 +65,20 @@ def test_an_agent_is_always_an_agent_and_its_name_a_claim() -> None:
     assert origin_of(nameless).kind == OriginKind.AGENT  # source agent without a name: still an agent's
 
 
-def test_mined_memories_quote_their_newest_commit() -> None:
-    prov = {"commits": [{"sha": "abc1234ffff", "author": "Ann", "date": "2024-03-02T10:00:00Z"},
-                        {"sha": "0011223", "author": "Bo", "date": "2023-01-01"}]}  # fmt: skip
+def test_mined_memories_quote_the_commit_they_were_learned_from() -> None:
+    """QA pass 5, F9: a lesson that folded in later fixes of its code named the newest of them and its author
+    ("5 commits, latest commit 499c91b by …"), not the commit its headline and why come from (mining puts it
+    first). A hot spot, learned from its fixes together, still says the newest."""
+    prov = {"commits": [{"sha": "0011223", "author": "Bo", "date": "2023-01-01"},
+                        {"sha": "abc1234ffff", "author": "Ann", "date": "2024-03-02T10:00:00Z"}]}  # fmt: skip
     m = dataclasses.replace(BASE, source=MemorySource.COMMIT, provenance=prov, status=MemoryStatus.SUGGESTED)
-    assert origin_of(m).phrase() == "suggested from 2 commits, latest commit abc1234 by Ann, 2024-03-02"
+    assert origin_of(m).phrase() == "suggested from commit 0011223 by Bo, 2023-01-01 and 1 related commit"
+    hot = dataclasses.replace(m, provenance={"commits": prov["commits"][::-1], "kind": "hotspot"})
+    assert origin_of(hot).phrase() == "suggested from 2 commits, latest commit abc1234 by Ann, 2024-03-02"
+    imported = dataclasses.replace(
+        m, recorded_by=None, provenance={**prov, "imported": {"from": ".forewarn/memories.jsonl"}}
+    )
+    assert origin_of(imported).phrase().endswith("it says it was mined from commit “0011223”")
     assert origin_of(dataclasses.replace(m, status=MemoryStatus.ACTIVE)).phrase().startswith("learned from")
     comment = dataclasses.replace(BASE, source=MemorySource.COMMENT, provenance={"kind": "HACK"})
     assert origin_of(comment).phrase() == "learned from a warning comment"

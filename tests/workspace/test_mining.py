@@ -336,10 +336,15 @@ def test_workspace_wide_only_for_a_repository_wide_rule(repo: Repo, open_ws: lis
 def test_each_lesson_carries_the_fixes_of_its_code_after_it(repo: Repo, open_ws: list[Workspace]) -> None:
     kept = BILLING.replace("    total = amount\n", "    total = amount\n    cents = round(amount * 100)\n")
     repo.write("billing.py", kept)
-    repo.commit("Keep cents in charge\n\nWe keep integer cents because floats lose precision on totals.")
-    for n in range(2):
+    repo.commit(
+        "Keep cents in charge\n\nWe keep integer cents because floats lose precision on totals.",
+        date="2021-06-01T12:00:00+00:00",
+    )
+    # two fixes years apart: no hot spot, so nothing is folded into the decision's evidence (a fix it learned from
+    # is no fix since: test_mining_evidence_qa5)
+    for n, date in enumerate(("2022-06-01T12:00:00+00:00", None)):
         repo.write("billing.py", kept.replace("total = amount\n", f"total = amount + {n}\n"))
-        repo.commit(f"Fix charge rounding, take {n}")
+        repo.commit(f"Fix charge rounding, take {n}", date=date)
     ws, _ = mined(repo, open_ws)
     [decision] = kinds(ws, "decision")
     assert decision.provenance is not None
