@@ -29,6 +29,8 @@ from forewarn.cli.memory_render import (
     _print_memory_full,
     _print_memory_line,
     memory_json,
+    print_proposed_change,
+    shared_notes,
 )
 from forewarn.cli.memory_transfer import run_diff, run_export, run_import, run_recover
 from forewarn.cli.util import CliError
@@ -386,9 +388,12 @@ def _used_by(engine: Any, args: argparse.Namespace) -> list[Any]:
 
 def run_review(args: argparse.Namespace) -> int:
     with _engine(args, embedder=False) as engine:
-        pending = engine.suggestions(args.file, limit=args.limit)
+        waiting = engine.suggestions(args.file)  # all of them: --limit shows the best, the counts say how many
+        pending = waiting if args.limit is None else waiting[: args.limit]
         now = engine.clock()
-        worth = sum(1 for m in pending if worth_a_look(m))  # ranked best first: these come first
+        changes = {m.id: c for m in waiting if (c := engine.proposed_change(m)) is not None}
+        # ranked best first: these come first; a proposal changing only times and counts is never worth a look
+        worth = sum(1 for m in waiting if worth_a_look(m) and not (m.id in changes and changes[m.id].bookkeeping_only))
         accepted: list[Memory] = []
         failed: list[tuple[str, str]] = []  # one that cannot be accepted (a stale proposal…) stops none of the rest
         for m in pending if args.accept_all else []:
@@ -399,8 +404,11 @@ def run_review(args: argparse.Namespace) -> int:
     if args.json:
         cliutil.print_json(
             {
-                "suggestions": [{**memory_json(m), "value": round(suggestion_score(m, now), 4)} for m in pending],
+                "suggestions": [
+                    {**_review_json(m, changes.get(m.id)), "value": round(suggestion_score(m, now), 4)} for m in pending
+                ],
                 "worth_a_look": worth,
+                "total": len(waiting),
                 "accepted": [m.id for m in accepted],
                 "not_accepted": [{"id": mid, "why": why} for mid, why in failed],
             }
@@ -418,11 +426,30 @@ def run_review(args: argparse.Namespace) -> int:
         _print_memory_line(m)
         if (record := track_line(m.provenance)) is not None:
             print(f"    {_one_line(record)}")
+        for note in shared_notes(m):
+            print(f"    {note}")
+        if m.id in changes:
+            print_proposed_change(changes[m.id])
+    shown = (
+        f"{len(pending)} of {len(waiting)} suggestions shown"
+        if len(pending) < len(waiting)
+        else (f"{len(pending)} suggestion(s)")
+    )
     print(
-        f"\n{len(pending)} suggestion(s), best first; {worth} worth a look ({WORTH_A_LOOK_WEIGHS}). "
+        f"\n{shown}, best first; {worth} worth a look ({WORTH_A_LOOK_WEIGHS}). "
         "Read each, then: forewarn memory review accept ID… [--text T] | dismiss ID…"
     )
     return 0
+
+
+def _review_json(m: Memory, change: Any) -> dict[str, Any]:
+    """A suggestion as review --json and show --json give it: a proposal with what accepting it changes."""
+    return {
+        **memory_json(m),
+        "proposal": change.to_dict() if change is not None else None,
+        "replaces": change.target if change is not None else None,
+        "shared_notes": shared_notes(m),
+    }
 
 
 def run_review_accept(args: argparse.Namespace) -> int:
@@ -458,12 +485,18 @@ def run_show(args: argparse.Namespace) -> int:
     with _engine(args, embedder=False) as engine:
         m = engine.get(args.id)
         events = engine.store.events(m.id)
+        change = engine.proposed_change(m) if m.status == MemoryStatus.SUGGESTED else None
     if args.json:
-        data = memory_json(m)
+        data = _review_json(m, change)
         data["events"] = [e.to_dict() for e in events]
         cliutil.print_json(data)
         return 0
     _print_memory_full(m)
+    for note in shared_notes(m):
+        print(f"shared:     {note}")
+    if change is not None:
+        print("\nProposal:")
+        print_proposed_change(change, indent="  ")
     if events:
         print("\nHistory:")
         for e in events:

@@ -10,8 +10,9 @@ from typing import Any
 
 from forewarn.cli import util as cliutil
 from forewarn.memory import transfer
-from forewarn.memory.origin import OriginKind, origin_of
+from forewarn.memory.origin import IMPORTED_KEY, OriginKind, origin_of
 from forewarn.memory.records import Memory, MemoryEvent
+from forewarn.memory.shared_file import MINED_HERE_KEY, SHARED_COPY_KEY
 from forewarn.memory.suggestions import provenance_line
 from forewarn.memory.text import age_text, from_iso, to_iso
 from forewarn.memory.timeline import Standing, standing_at
@@ -19,6 +20,7 @@ from forewarn.memory.vocabulary import Visibility
 from forewarn.workspace.symbols import base_symbol
 
 TEXT_PREVIEW = 100  # characters of a memory shown per line in lists
+TEXT_DIFF_LINES = 6  # of each side of a proposed text change shown under it (memory show prints the whole text)
 ORIGIN_PREVIEW = 240  # where it came from, with the commit and the writer a file claims: one line of a wide terminal
 
 
@@ -111,6 +113,43 @@ def _print_memory_full(m: Memory) -> None:
         print(f"history:    {show(detail)}")
     print()
     print(show(m.text, lines=True))
+
+
+def shared_notes(m: Memory) -> list[str]:
+    """What the shared file says of a suggestion beside its own origin: the status a teammate's copy has there
+    (their accept is worth a reviewer's knowing), and that mining here found the same lesson."""
+    prov = m.provenance or {}
+    out: list[str] = []
+    copy = prov.get(SHARED_COPY_KEY)
+    if isinstance(copy, dict):
+        where = str(copy.get("from") or "a shared file") + (
+            f", commit {str(copy['commit'])[:7]}" if copy.get("commit") else ""
+        )
+        out.append(f"also in {where} as {copy.get('id')}: {_their_status(copy.get('status'))}")
+    mark = prov.get(IMPORTED_KEY)
+    if isinstance(mark, dict) and m.status == "suggested" and mark.get("status") and "proposal" not in prov:
+        out.append(f"the shared file says: {_their_status(mark.get('status'))}")
+    if isinstance(prov.get(MINED_HERE_KEY), dict):
+        out.append("mined from this history too")
+    return [cliutil.shown(line) for line in out]
+
+
+def _their_status(status: Any) -> str:
+    if status in ("active", "stale", "orphaned", "contested"):
+        return f"{status} there (a teammate accepted it)"
+    return f"{status} there"
+
+
+def print_proposed_change(change: Any, indent: str = "    ") -> None:
+    """What accepting a proposal changes (``forewarn.workspace.proposals.ProposedChange``): one line, and a text
+    change as the lines it removes and adds."""
+    print(f"{indent}{cliutil.shown(change.phrase())}")
+    for c in change.changes if change.blocked is None else []:
+        if c.name == "text":
+            for line in c.before.splitlines()[:TEXT_DIFF_LINES]:
+                print(f"{indent}  - {cliutil.shown(line)}")
+            for line in c.after.splitlines()[:TEXT_DIFF_LINES]:
+                print(f"{indent}  + {cliutil.shown(line)}")
 
 
 def _chunk_json(chunk: Any, score: float) -> dict[str, Any]:

@@ -6,9 +6,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from forewarn.memory.copy_changes import difference
 from forewarn.memory.merging import MergeReport, rank_copy, read_side, version_key
 from forewarn.memory.records import Memory
-from forewarn.memory.transfer import difference
 from forewarn.memory.vocabulary import MemoryStatus
 
 

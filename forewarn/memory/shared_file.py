@@ -39,6 +39,12 @@ EVENT_KIND_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 EXPORTED_AT_KEY = "exported_at"  # per memory: the commit (HEAD) the export that last changed its line was made at
 MAX_RECORDED_BY_CHARS = 320  # "Name <email>": a long name and the longest valid address
 
+# provenance this machine writes beside a memory's own, never exported and never taken from a file (as
+# forewarn.memory.origin.LOCAL_KEYS): the shared file's copy of a lesson mined here too, and the reverse
+SHARED_COPY_KEY = "shared_copy"  # {"from", "line", "at", "commit"…, "id", "status"}: a teammate's copy, merged in
+MINED_HERE_KEY = "mined_here"  # {"fingerprint", "at"}: this machine's mining found the lesson an import brought
+MACHINE_KEYS = (SHARED_COPY_KEY, MINED_HERE_KEY)
+
 # what str.splitlines splits on that json.dumps(ensure_ascii=False) leaves raw (it escapes the C0 ones)
 _LINE_BREAK_ESCAPES = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
 
@@ -188,7 +194,7 @@ def parse_record(data: Any, *, now: float | None = None, root: Path | None = Non
         superseded_by=None if data.get("superseded_by") is None else _memory_id(data["superseded_by"], "superseded_by"),
         session_id=_checked("session_id", validation.label, data.get("session_id"), "session_id"),
         tags=tags,
-        provenance=shared_provenance(_checked("provenance", validation.provenance, data.get("provenance"))),
+        provenance=exported_provenance(_checked("provenance", validation.provenance, data.get("provenance"))),
         visibility=_visibility(data.get("visibility", Visibility.TEAM)),
         recorded_by=_checked(
             "recorded_by", validation.label, data.get("recorded_by"), "recorded_by", MAX_RECORDED_BY_CHARS
@@ -197,6 +203,15 @@ def parse_record(data: Any, *, now: float | None = None, root: Path | None = Non
     events = _events(data.get("events", []), mid, now_dt, clamped)
     exported_at = _checked("exported_at", validation.label, data.get(EXPORTED_AT_KEY), "exported_at", 64)
     return Record(memory, events, line, clamped, exported_at)
+
+
+def exported_provenance(provenance: dict[str, Any] | None) -> dict[str, Any] | None:
+    """``provenance`` as a shared file holds it: without what only this machine records (``shared_provenance``
+    and ``MACHINE_KEYS``)."""
+    kept = shared_provenance(provenance)
+    if kept is None or not any(k in kept for k in MACHINE_KEYS):
+        return kept
+    return {k: v for k, v in kept.items() if k not in MACHINE_KEYS} or None
 
 
 def _visibility(value: Any) -> Visibility:
@@ -245,7 +260,7 @@ def read_jsonl(
         )
     raw = _read_capped(Path(path)) if data is None else data
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")  # a byte order mark (a Windows editor's) is not part of the first line
     except UnicodeDecodeError as exc:
         raise TransferError(f"{path} is not UTF-8 text ({exc})") from None
     records: list[Record] = []
@@ -264,7 +279,12 @@ def read_jsonl(
             continue
         if isinstance(data, dict) and "format" in data and "id" not in data:
             if data.get("format") != FORMAT or not isinstance(data.get("version"), int) or data["version"] > VERSION:
-                errors.append(f"line {lineno}: not a Forewarn memory export of a version this Forewarn reads")
+                # a format this Forewarn cannot read: its records may mean something else, so --skip-invalid
+                # does not take them either
+                raise TransferError(
+                    f"{path} line {lineno}: not a Forewarn memory export of a version this Forewarn reads; "
+                    "nothing was imported"
+                )
             continue
         try:
             record = parse_record(data, now=now, root=root, line=lineno)

@@ -23,6 +23,8 @@ A shared file is someone else's input, so import trusts it no further than ``for
 - where it came from is recorded by this machine (``provenance["imported"]``: the file, and the commit that
   last changed the line, from ``git blame``); what the file says about its writer stays a claim
   (``forewarn.memory.origin``), and a file can neither create a private memory nor set local provenance;
+- a lesson this workspace mined too (the record's mining fingerprint, or a waiting suggestion at its anchor with
+  the same text) stays one memory: ours, with the teammate's copy and its status recorded beside it;
 - a locally superseded memory is not made current again by an import, and a purged one is not
   brought back;
 - incoming events are recorded as ``imported`` (the original kind and detail inside), bounded in
@@ -42,7 +44,7 @@ import logging
 import os
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -50,23 +52,25 @@ from typing import Any
 
 from forewarn import untrusted
 from forewarn.memory import forks, lifecycle
+from forewarn.memory.copy_changes import difference, short
 from forewarn.memory.origin import (
     IMPORTED_KEY,
     PROPOSAL_KEY,
     ProposalAction,
     proposal_of,
-    shared_provenance,
     with_local,
 )
-from forewarn.memory.records import RELATION_EVENT, Anchor, Memory, MemoryEvent
+from forewarn.memory.records import RELATION_EVENT, Memory, MemoryEvent
 from forewarn.memory.redact import redact
 from forewarn.memory.shared_file import (
     EXPORTED_AT_KEY,
     FORMAT,
     MAX_IMPORT_BYTES,
+    SHARED_COPY_KEY,
     VERSION,
     Record,
     TransferError,
+    exported_provenance,
     jsonl_line,
     read_jsonl,
 )
@@ -77,7 +81,6 @@ from forewarn.memory.vocabulary import CURRENT_STATUSES, MemoryStatus, Resolutio
 log = logging.getLogger(__name__)
 
 DEFAULT_RELATIVE_PATH = Path(".forewarn") / "memories.jsonl"
-SUMMARY_CHARS = 60  # of a text shown in an import's per-id report
 
 IMPORTED_EVENT = "imported"  # an event that came from a shared file: {"original_kind", "original_detail"}
 REPLACED_EVENT = "replaced_by_import"  # the local version an import replaced, every field of it
@@ -86,6 +89,7 @@ PURGED_EVENT = "purged"
 MERGED_EVENT = "replaced_by_merge"  # a version the merge driver did not keep as current, every field of it
 RELATION_KINDS = (Resolution.BOTH.value, Resolution.CONTESTED.value)  # what a relation event may record
 RESTATED_EVENT = "restatement_merged"  # a teammate's near-identical memory, merged into ours by an import
+SHARED_COPY_EVENT = "shared_copy_merged"  # a teammate's copy of a lesson mined here too, merged into our suggestion
 MERGE_SOURCE = "git merge"  # the "from" of a version kept by the merge driver
 # a teammate's memory at the same anchor whose distinct words overlap ours this much (Jaccard) says the same
 # thing reworded ("Retry must be idempotent" / "retries must be idempotent!"), not a second lesson
@@ -95,11 +99,10 @@ _WORD_RE = re.compile(r"\w+")
 # what git writes around a conflict; a side holding them was merged by hand badly: never written back
 CONFLICT_MARKER_RE = re.compile(r"^(<{7}|={7}|>{7}|\|{7})( .*)?$")
 
-_UNPRINTABLE_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
 
 PROPOSED_EVENT = "suggested"  # a proposal's own first event (as a mined suggestion's): {"source", "proposes", "target"}
 UPDATE_FINGERPRINT = "import-update"  # mined-table key of a newer copy proposed once: never proposed twice
+FINGERPRINT_CHARS = 1_000  # a mined fingerprint is "kind:sha:path::symbol"; longer is not one of ours
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,9 +115,12 @@ class ImportOrigin:
     # another person wrote waits for a person here (suggestions and proposals)
     accepted: str | None = None
 
-    def mark(self, line: int, at: str) -> dict[str, Any]:
-        """``provenance["imported"]`` for the record on ``line``."""
+    def mark(self, line: int, at: str, status: str | None = None) -> dict[str, Any]:
+        """``provenance["imported"]`` for the record on ``line``; ``status``: the one the file gave it (a claim:
+        ``active`` there says a teammate accepted it, which the review queue shows)."""
         out: dict[str, Any] = {"from": self.label, "line": line, "at": at, **self.lines.get(line, {})}
+        if status is not None:
+            out["status"] = status
         if self.accepted:
             out["accepted"] = self.accepted
         return out
@@ -184,7 +190,7 @@ class TransferReport:
 def memory_record(memory: Memory, events: list[MemoryEvent], *, exported_at: str | None = None) -> dict[str, Any]:
     """One memory's line. Keys are written sorted (``jsonl_line``), so the field order never varies."""
     data = memory.to_dict()
-    data["provenance"] = shared_provenance(memory.provenance)  # where it arrived from is this machine's own record
+    data["provenance"] = exported_provenance(memory.provenance)  # where it arrived from is this machine's own record
     if data.get("provenance") is None:
         del data["provenance"]  # hand-written memories: the canonical line stays as it was
     del data["visibility"]  # the shared file holds team memories only: export never writes a private one
@@ -350,15 +356,16 @@ def import_jsonl(
             to_insert: list[tuple[Memory, list[MemoryEvent]]] = []
             at_place: dict[tuple[str | None, str | None], list[Memory]] = {}  # current team memories per anchor
             in_file = {r.memory.id for r in records}
+            waiting_at: dict[tuple[str | None, str | None], list[Memory]] = {}  # waiting suggestions per anchor
+            fingerprints: list[tuple[str, str]] = []  # (mining fingerprint, memory id) of the lessons taken
             for n, rec in enumerate(records):
                 memory = rec.memory
                 safe, kinds = redact(memory.text)
                 if kinds:
                     report.redacted += 1
                     memory = dataclasses.replace(memory, text=safe)
-                memory = dataclasses.replace(
-                    memory, provenance=with_local(memory.provenance, IMPORTED_KEY, origin.mark(rec.line, at))
-                )
+                mark = origin.mark(rec.line, at, str(rec.memory.status))
+                memory = dataclasses.replace(memory, provenance=with_local(memory.provenance, IMPORTED_KEY, mark))
                 events = [_as_imported(e) for e in rec.events]
                 if rec.clamped:
                     report.clamped += 1
@@ -376,13 +383,18 @@ def import_jsonl(
                 if local is None and (twin := _restated(store, memory, at_place, in_file, same_meaning)) is not None:
                     _merge_restatement(store, twin, memory, report, at=at, source_name=source_name)
                     continue
+                if local is None and (ours := _mined_copy(store, memory, rec, in_file, waiting_at)) is not None:
+                    _merge_mined_copy(store, ours, memory, mark, report, origin=origin, at=at)
+                    continue
+                if not is_purged(local or memory):  # mining here knows the lesson as this one from now on
+                    fingerprints.extend((fp, memory.id) for fp in mined_fingerprints(rec))
                 if local is None:
                     if waits:  # another person's words: a suggestion until a person here accepts it
                         memory = dataclasses.replace(memory, status=MemoryStatus.SUGGESTED, status_reason=None)
                         report.waiting += 1
                     to_insert.append((memory, events))
                     report.added += 1
-                    detail = _short(memory.text) + (" (waits for review: forewarn memory review)" if waits else "")
+                    detail = short(memory.text) + (" (waits for review: forewarn memory review)" if waits else "")
                     report.changes.append(Change(memory.id, "added", detail))
                     continue
                 if is_purged(local):
@@ -423,6 +435,7 @@ def import_jsonl(
                     report.changes.append(Change(memory.id, "kept_local", why_not))
                 report.events_added += store.add_events(events)
             store.insert_many(to_insert)
+            store.record_mined(fingerprints, at=at)
             report.events_added += sum(len(e) for _, e in to_insert)
             if origin.accepted is not None:  # a pair's "both hold" or "contested" is a decision: a person's
                 _relate(store, records)
@@ -575,19 +588,101 @@ def _restated(
         return None
     key = (incoming.file, incoming.anchor.symbol if incoming.anchor else None)
     if key not in at_place:
-        here = (
-            store.anchored_to_files([incoming.anchor.file], CURRENT_STATUSES)
-            if incoming.anchor
-            else store.workspace_wide(CURRENT_STATUSES)
-        )
-        at_place[key] = [
-            m for m in here if m.visibility == Visibility.TEAM and lifecycle.same_anchor(m.anchor, incoming.anchor)
-        ]
+        at_place[key] = [m for m in _same_place(store, incoming, CURRENT_STATUSES) if m.visibility == Visibility.TEAM]
     others = [m for m in at_place[key] if m.id not in in_file]
     found = next((m for m in others if is_restatement(m.text, incoming.text)), None)
     if found is None and same_meaning is not None:
         found = next((m for m in others if same_meaning(incoming.text, m)), None)
     return found
+
+
+def _same_place(store: MemoryStore, incoming: Memory, statuses: Sequence[MemoryStatus]) -> list[Memory]:
+    """Our memories in ``statuses`` at ``incoming``'s anchor (its file and symbol, or workspace-wide)."""
+    a = incoming.anchor
+    here = store.anchored_to_files([a.file], statuses) if a else store.workspace_wide(statuses)
+    return [m for m in here if lifecycle.same_anchor(m.anchor, a)]
+
+
+def mined_fingerprints(rec: Record) -> list[str]:
+    """The mining fingerprints a shared record carries: those its ``suggested`` events name (also inside an
+    earlier import's events) and those mining merged into it (``provenance["merged"]``)."""
+    out: list[str] = []
+    for e in rec.events:
+        detail = e.detail.get("original_detail") if e.kind == IMPORTED_EVENT else e.detail
+        kind = e.detail.get("original_kind") if e.kind == IMPORTED_EVENT else e.kind
+        if kind == PROPOSED_EVENT and isinstance(detail, dict) and isinstance(detail.get("fingerprint"), str):
+            out.append(detail["fingerprint"])
+    merged = (rec.memory.provenance or {}).get("merged")
+    if isinstance(merged, list):
+        out.extend(fp for fp in merged if isinstance(fp, str))
+    return list(dict.fromkeys(fp for fp in out if fp and len(fp) <= FINGERPRINT_CHARS))
+
+
+def _mined_copy(
+    store: MemoryStore,
+    incoming: Memory,
+    rec: Record,
+    in_file: set[str],
+    waiting_at: dict[tuple[str | None, str | None], list[Memory]],
+) -> Memory | None:
+    """The memory this workspace already holds for the lesson ``incoming`` (a new id) carries: the one its mining
+    fingerprint was recorded for here (mined here, or an earlier import's copy), or else a waiting suggestion at
+    the same anchor whose text is the same once case and spacing are set aside. Not one the file holds too."""
+    if proposal_of(incoming) is not None or incoming.status not in CURRENT_STATUSES:
+        return None  # an ended copy waits in no queue: it is kept as the file gives it
+    hits = store.mined(mined_fingerprints(rec))
+    found = store.get_many(sorted({mid for mid, status in hits.values() if status is not None}))
+    known = [m for m in found.values() if m.id not in in_file and proposal_of(m) is None]
+    if known:
+        return min(known, key=lambda m: m.id)  # the first stored: what a later one was merged into
+    key = (incoming.file, incoming.anchor.symbol if incoming.anchor else None)
+    if key not in waiting_at:
+        waiting_at[key] = [m for m in _same_place(store, incoming, _WAITING) if proposal_of(m) is None]
+    same = normalise_text(incoming.text)
+    return next((m for m in waiting_at[key] if m.id not in in_file and normalise_text(m.text) == same), None)
+
+
+def _merge_mined_copy(
+    store: MemoryStore,
+    ours: Memory,
+    theirs: Memory,
+    mark: dict[str, Any],
+    report: TransferReport,
+    *,
+    origin: ImportOrigin,
+    at: str,
+) -> None:
+    """A teammate's copy of a lesson this workspace holds already: one memory, not two. A current one of ours
+    takes it as a restatement; a waiting one keeps its own origin and records the copy beside it (where it came
+    from, and the status the file gives it: a teammate's accept is shown in the queue); one a person here ended
+    (dismissed, forgotten, superseded) stays ended, said in the report."""
+    if ours.status in CURRENT_STATUSES:
+        _merge_restatement(store, ours, theirs, report, at=at, source_name=origin.label)
+        return
+    if ours.status not in _WAITING:
+        report.kept_local += 1
+        why = f"the same lesson is {ours.status} here (memory {ours.id}); a copy does not bring it back"
+        report.changes.append(Change(theirs.id, "kept_local", why))
+        return
+    copy = {**mark, "id": theirs.id}
+    detail = {"from": origin.label, "id": theirs.id, "text": theirs.text, "status": str(mark.get("status")),
+              "source": theirs.source, "recorded_by": theirs.recorded_by}  # fmt: skip
+    added = store.add_events([MemoryEvent(f"shared-copy-{theirs.id}", ours.id, at, SHARED_COPY_EVENT, detail)])
+    if not added and (ours.provenance or {}).get(SHARED_COPY_KEY, {}).get("id") == theirs.id:
+        report.unchanged += 1
+        return
+    provenance = {**(ours.provenance or {}), SHARED_COPY_KEY: copy}
+    accept = origin.accepted is not None and theirs.status in CURRENT_STATUSES
+    store.replace_memory(dataclasses.replace(ours, provenance=provenance))
+    if accept:  # import --accept: the file's copy is taken as it is, so the lesson is accepted here
+        store.update_status(
+            ours.id, theirs.status, at=at,
+            event=MemoryEvent(new_id(), ours.id, at, "accepted", {"by": origin.accepted}),
+        )  # fmt: skip
+    report.merged += 1
+    report.events_added += added
+    said = f"; {'accepted' if accept else 'waits for review'} as one suggestion"
+    report.changes.append(Change(ours.id, "merged", f"the same lesson as {theirs.id} in the shared file{said}"))
 
 
 def _merge_restatement(
@@ -603,7 +698,7 @@ def _merge_restatement(
         store.reinforce(ours.id, at=at, confidence_gain=lifecycle.MERGE_CONFIDENCE_GAIN, event=None)
         report.merged += 1
         report.events_added += 1
-        report.changes.append(Change(ours.id, "merged", f"restated by {theirs.id}: '{_short(theirs.text)}'"))
+        report.changes.append(Change(ours.id, "merged", f"restated by {theirs.id}: '{short(theirs.text)}'"))
     else:
         report.unchanged += 1
 
@@ -636,36 +731,9 @@ def old_fields(m: Memory, source_name: str) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _short(text: str) -> str:
-    flat = _UNPRINTABLE_RE.sub("", " ".join(text.split()))
-    return flat if len(flat) <= SUMMARY_CHARS else flat[: SUMMARY_CHARS - 1] + "…"
-
-
-def difference(old: Memory, new: Memory) -> str:
-    """``text 'a' → 'b'; status active → archived``: what an update changes, for the import's report."""
-    bits: list[str] = []
-    if old.text != new.text:
-        bits.append(f"text '{_short(old.text)}' → '{_short(new.text)}'")
-    for name in ("type", "status", "source", "confidence"):
-        a, b = getattr(old, name), getattr(new, name)
-        if a != b:
-            bits.append(f"{name} {a} → {b}")
-    if old.anchor != new.anchor:
-        bits.append(f"anchor {_place(old.anchor)} → {_place(new.anchor)}")
-    if old.tags != new.tags:
-        bits.append(f"tags {','.join(old.tags) or '-'} → {','.join(new.tags) or '-'}")
-    return "; ".join(bits) or "times and counts only"
-
-
-def _place(a: Anchor | None) -> str:
-    if a is None:
-        return "(workspace)"
-    return _short(f"{a.file}::{a.symbol}" if a.symbol else a.file)
-
-
 def _fields(m: Memory) -> dict[str, Any]:
     """Every field but ``num`` (the local row key, which differs between databases) and what this machine alone
     records (where and when it was imported)."""
     out = {f.name: getattr(m, f.name) for f in dataclasses.fields(m) if f.name != "num"}
-    out["provenance"] = shared_provenance(m.provenance)
+    out["provenance"] = exported_provenance(m.provenance)
     return out

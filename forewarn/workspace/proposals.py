@@ -11,9 +11,10 @@ nothing. An applied proposal is kept as history: archived, its reason naming the
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from typing import Any
 
-from forewarn.memory import transfer
+from forewarn.memory import copy_changes, transfer
 from forewarn.memory.errors import InvalidMemoryError
 from forewarn.memory.lifecycle import event
 from forewarn.memory.origin import (
@@ -42,6 +43,36 @@ APPLIED_REASON = "applied"  # status reason of an accepted proposal: "applied to
 PROPOSAL_TEXT_CHARS = 1_000  # of the target's text a proposal repeats, so a reviewer sees which memory it is about
 MAX_REASON_CHARS = 500  # why an agent says a memory is outdated: a sentence or two
 NO_REASON = "no reason given"
+
+
+@dataclass(frozen=True, slots=True)
+class ProposedChange:
+    """What accepting a proposal would change in its target, for whoever reviews it (review, review --json, show)."""
+
+    action: ProposalAction
+    target: str  # the memory it changes
+    changes: list[copy_changes.FieldChange]  # text, status, anchor…: empty when only times and counts change
+    blocked: str | None = None  # why accepting it would fail now (the target changed here meanwhile)
+
+    @property
+    def bookkeeping_only(self) -> bool:
+        """Accepting changes no text, status, anchor, type or tags: only times and counts."""
+        return not self.changes and self.blocked is None
+
+    def phrase(self) -> str:
+        """``accepting it changes memory 01J…: status active → superseded`` (one line)."""
+        if self.blocked is not None:
+            return f"accepting it fails: {self.blocked}"
+        what = "; ".join(c.phrase() for c in self.changes) or (
+            f"{copy_changes.BOOKKEEPING_ONLY} (its text, status and anchor are already yours)"
+        )
+        return f"accepting it changes memory {self.target}: {what}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "action": self.action.value, "target": self.target, "changes": [c.to_dict() for c in self.changes],
+            "bookkeeping_only": self.bookkeeping_only, "blocked": self.blocked, "summary": self.phrase(),
+        }  # fmt: skip
 
 
 class ProposalsMixin(StatusMixin):
@@ -85,6 +116,25 @@ class ProposalsMixin(StatusMixin):
             )
         return stored, True
 
+    def proposed_change(self, carrier: Memory) -> ProposedChange | None:
+        """What accepting ``carrier`` would change in the memory it is about (None: not a proposal)."""
+        proposal = proposal_of(carrier)
+        if proposal is None:
+            return None
+        target = self.store.get(proposal.target)
+        if target is None:
+            return ProposedChange(proposal.action, proposal.target, [], blocked="that memory is not here any more")
+        if proposal.action == ProposalAction.UPDATE:
+            new, blocked = self._updated_copy(carrier, target)
+            return ProposedChange(proposal.action, target.id, copy_changes.field_changes(target, new), blocked)
+        after = {
+            ProposalAction.MARK_OUTDATED: MemoryStatus.STALE,
+            ProposalAction.FORGET: MemoryStatus.ARCHIVED,
+            ProposalAction.CONFIRM: target.status,  # a confirmation: its confirmed time and confidence only
+        }[proposal.action]
+        status = [] if after == target.status else [copy_changes.FieldChange("status", str(target.status), str(after))]
+        return ProposedChange(proposal.action, target.id, status)
+
     def _check_proposable(self, action: ProposalAction, target: Memory) -> None:
         """The same checks the action itself makes, so a proposal a person accepts can be applied."""
         if target.status in (MemoryStatus.SUGGESTED, MemoryStatus.DISMISSED) or proposal_of(target) is not None:
@@ -127,27 +177,10 @@ class ProposalsMixin(StatusMixin):
     def _apply_update(self, carrier: Memory, target: Memory) -> Memory:
         """A shared file's newer copy of ``target`` (held by ``carrier``) replaces it, as an import does; the
         replaced version stays in its history."""
-        p = (carrier.provenance or {}).get(PROPOSAL_KEY) or {}
-        updated_at = str(p.get("updated_at") or carrier.created_at)
-        if target.updated_at >= updated_at:
-            raise InvalidMemoryError(
-                f"memory {target.id} changed here after this copy was made; dismiss the suggestion {carrier.id}"
-            )
-        if target.status == MemoryStatus.SUPERSEDED and p.get("status") != MemoryStatus.SUPERSEDED:
-            raise InvalidMemoryError(f"memory {target.id} was superseded here; an older copy does not bring it back")
-        status = str(p.get("status") or MemoryStatus.ACTIVE)
-        mark = {**((carrier.provenance or {}).get(IMPORTED_KEY) or {}), "accepted": "memory review"}
-        prov = {**(shared_provenance(carrier.provenance) or {}), IMPORTED_KEY: mark}
-        ended = p.get("ended_at") if status in ENDED_STATUSES else None
-        new = dataclasses.replace(
-            target, type=carrier.type, text=carrier.text, anchor=carrier.anchor, source=carrier.source,
-            confidence=carrier.confidence, updated_at=updated_at,
-            status=MemoryStatus(status) if status in tuple(MemoryStatus) else MemoryStatus.ACTIVE,
-            status_reason=p.get("status_reason") if isinstance(p.get("status_reason"), str) else None,
-            ended_at=ended if isinstance(ended, str) else None, tags=carrier.tags, provenance=prov,
-            recorded_by=carrier.recorded_by,
-            superseded_by=p.get("superseded_by") if isinstance(p.get("superseded_by"), str) else None,
-        )  # fmt: skip
+        new, blocked = self._updated_copy(carrier, target)
+        if blocked is not None:
+            raise InvalidMemoryError(blocked)
+        mark = (new.provenance or {}).get(IMPORTED_KEY) or {}
         vec = self._embed_one(new.text) if new.text != target.text else None
         with self._lock:
             _, at = self._now()
@@ -169,6 +202,32 @@ class ProposalsMixin(StatusMixin):
         if updated.status in CURRENT_STATUSES:
             self._remember_code([updated])
         return updated
+
+    @staticmethod
+    def _updated_copy(carrier: Memory, target: Memory) -> tuple[Memory, str | None]:
+        """``target`` as accepting the newer copy ``carrier`` holds would leave it, and why it cannot be applied
+        now (None: it can)."""
+        p = (carrier.provenance or {}).get(PROPOSAL_KEY) or {}
+        updated_at = str(p.get("updated_at") or carrier.created_at)
+        blocked: str | None = None
+        if target.updated_at >= updated_at:
+            blocked = f"memory {target.id} changed here after this copy was made; dismiss the suggestion {carrier.id}"
+        elif target.status == MemoryStatus.SUPERSEDED and p.get("status") != MemoryStatus.SUPERSEDED:
+            blocked = f"memory {target.id} was superseded here; an older copy does not bring it back"
+        status = str(p.get("status") or MemoryStatus.ACTIVE)
+        mark = {**((carrier.provenance or {}).get(IMPORTED_KEY) or {}), "accepted": "memory review"}
+        prov = {**(shared_provenance(carrier.provenance) or {}), IMPORTED_KEY: mark}
+        ended = p.get("ended_at") if status in ENDED_STATUSES else None
+        new = dataclasses.replace(
+            target, type=carrier.type, text=carrier.text, anchor=carrier.anchor, source=carrier.source,
+            confidence=carrier.confidence, updated_at=updated_at,
+            status=MemoryStatus(status) if status in tuple(MemoryStatus) else MemoryStatus.ACTIVE,
+            status_reason=p.get("status_reason") if isinstance(p.get("status_reason"), str) else None,
+            ended_at=ended if isinstance(ended, str) else None, tags=carrier.tags, provenance=prov,
+            recorded_by=carrier.recorded_by,
+            superseded_by=p.get("superseded_by") if isinstance(p.get("superseded_by"), str) else None,
+        )  # fmt: skip
+        return new, blocked
 
     def pending_agent_suggestions(self) -> int:
         """How many suggestions agents made wait for review (their queue is bounded: forewarn.workspace.agents)."""

@@ -206,9 +206,10 @@ def place_imported(
 def settle_accepted(root: Path, indexer: IndexerLike, store: MemoryStore, at: str, memory_id: str) -> ReconcileReport:
     """A suggestion a person just accepted, checked as the memory it now is: one whose code differs from the code it
     was written on is stale at once (with the diff), one whose definition is gone orphaned, instead of active until
-    its file next changes. Its file is reconciled (the others there are in line already: nothing changes for them)."""
+    its file next changes. Its file is reconciled (the others there are in line already: nothing changes for them).
+    One that names no code it was written on (an imported line without a hash) takes the code it is accepted on."""
     m = store.get(memory_id)
-    if m is None or m.anchor is None or m.anchor.symbol is None:
+    if m is None or m.anchor is None or m.anchor.symbol is None or m.anchor.content_hash is None:
         return ReconcileReport()
     return reconcile(root, indexer, store, at, changed=[m.anchor.file], removed=[])
 

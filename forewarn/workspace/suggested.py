@@ -12,9 +12,10 @@ import numpy as np
 
 from forewarn.memory import forks, validation
 from forewarn.memory.errors import InvalidMemoryError
-from forewarn.memory.lifecycle import event
-from forewarn.memory.origin import proposal_of
+from forewarn.memory.lifecycle import event, same_anchor
+from forewarn.memory.origin import IMPORTED_KEY, proposal_of
 from forewarn.memory.records import Anchor, Memory, MemoryEvent, MemoryFilter
+from forewarn.memory.shared_file import MINED_HERE_KEY
 from forewarn.memory.suggestions import (
     ANCHOR_FILE,
     ANCHOR_SYMBOL,
@@ -28,7 +29,7 @@ from forewarn.memory.suggestions import (
     track_confidence,
     track_of,
 )
-from forewarn.memory.text import from_iso, new_id, to_iso
+from forewarn.memory.text import from_iso, new_id, normalise_text, to_iso
 from forewarn.memory.vocabulary import (
     CURRENT_STATUSES,
     SUGGESTION_STATUSES,
@@ -36,7 +37,7 @@ from forewarn.memory.vocabulary import (
     MemoryStatus,
     MemoryType,
 )
-from forewarn.workspace import history
+from forewarn.workspace import history, reconcile
 
 if TYPE_CHECKING:
     pass
@@ -67,6 +68,7 @@ class SuggestionsMixin(ProposalsMixin):
         rows: list[tuple[Memory, list[MemoryEvent]]] = []
         fingerprints: list[tuple[str, str]] = []
         now, at = self._now()
+        imported_at: dict[str, list[Memory]] = {}  # imported memories, waiting or current, per anchored file
         for n, (fp, item) in enumerate(unique.items()):
             if fp in seen:
                 continue
@@ -75,6 +77,10 @@ class SuggestionsMixin(ProposalsMixin):
             except (InvalidMemoryError, ValueError) as exc:
                 log.warning("mined suggestion %s refused: %s", fp[:200], exc)
                 invalid += 1
+                continue
+            if (copy := self._imported_copy(memory, imported_at)) is not None:
+                seen[fp] = (copy.id, copy.status)  # a teammate's copy of this lesson is here already: one, not two
+                known += 1
                 continue
             rows.append((memory, [event(memory.id, "suggested", at, source=item.source, fingerprint=fp,
                                         redacted=kinds or None)]))  # fmt: skip
@@ -85,8 +91,43 @@ class SuggestionsMixin(ProposalsMixin):
             keep = [(r, fpm) for r, fpm in zip(rows, fingerprints, strict=True) if fpm[0] not in again]
             self.store.insert_many([r for r, _ in keep])
             self.store.record_mined([fpm for _, fpm in keep], at=at)
+            self._mark_mined_here(seen, at)
         known += len(rows) - len(keep)
         return SuggestionReport(added=len(keep), known=known, dismissed_before=dismissed, invalid=invalid)
+
+    def _imported_copy(self, mined: Memory, imported_at: dict[str, list[Memory]]) -> Memory | None:
+        """An imported memory (waiting or current) at the anchor of ``mined`` whose text is the same once case and
+        spacing are set aside: the same lesson, mined by a teammate, whose fingerprint this file did not carry."""
+        key = mined.file or ""
+        if key not in imported_at:
+            here = (
+                self.store.anchored_to_files([key], (*SUGGESTION_STATUSES, *CURRENT_STATUSES))
+                if key
+                else self.store.workspace_wide((*SUGGESTION_STATUSES, *CURRENT_STATUSES))
+            )
+            imported_at[key] = [m for m in here if IMPORTED_KEY in (m.provenance or {}) and proposal_of(m) is None]
+        same = normalise_text(mined.text)
+        return next(
+            (m for m in imported_at[key] if same_anchor(m.anchor, mined.anchor) and normalise_text(m.text) == same),
+            None,
+        )
+
+    def _mark_mined_here(self, seen: Mapping[str, tuple[str, str | None]], at: str) -> None:
+        """Imported memories this run mined too: their fingerprint now names them (mining proposes them no more),
+        and ``provenance["mined_here"]`` says this history holds the lesson, beside where the file came from."""
+        found = self.store.get_many(sorted({memory_id for memory_id, _ in seen.values()}))
+        live = (*SUGGESTION_STATUSES, *CURRENT_STATUSES)
+        imported = {m.id: m for m in found.values() if IMPORTED_KEY in (m.provenance or {}) and m.status in live}
+        pairs = [(fp, memory_id) for fp, (memory_id, _) in seen.items() if memory_id in imported]
+        self.store.record_mined(pairs, at=at)  # a fingerprint recorded already keeps its memory
+        for fp, memory_id in pairs:
+            m = imported[memory_id]
+            if MINED_HERE_KEY in (m.provenance or {}):
+                continue
+            m = replace(m, provenance={**(m.provenance or {}), MINED_HERE_KEY: {"fingerprint": fp, "at": at}})
+            imported[memory_id] = m
+            self.store.replace_memory(m)
+            self.store.add_events([event(m.id, "mined_here", at, fingerprint=fp)])
 
     def _suggested_memory(self, item: Suggestion, now: float, at: str) -> tuple[Memory, list[str]]:
         safe, kinds, _ = self._validate(item.text, item.type, item.source, ())
@@ -119,7 +160,16 @@ class SuggestionsMixin(ProposalsMixin):
         rel = self.lookup_path(file) if file else None
         flt = MemoryFilter(file=rel, statuses=(MemoryStatus.SUGGESTED,))
         ranked = rank_suggestions(self.store.list_memories(flt, limit=-1), self.clock())  # -1: no limit
+        ranked = sorted(ranked, key=self.bookkeeping_only)  # stable: the rest keep their order
         return ranked if limit is None else ranked[: max(0, limit)]
+
+    def bookkeeping_only(self, suggestion: Memory) -> bool:
+        """A proposal whose accepting changes only times and counts (a teammate's copy that differs from ours in
+        when it was confirmed or seen): it still waits for a person, as all a shared file brings, but last."""
+        if proposal_of(suggestion) is None:
+            return False
+        change = self.proposed_change(suggestion)
+        return change is not None and change.bookkeeping_only
 
     def accept_suggestion(self, memory_id: str, text: str | None = None) -> Memory:
         """A person agrees: the suggestion becomes an active memory (its text edited first when given). A proposal
@@ -170,6 +220,8 @@ class SuggestionsMixin(ProposalsMixin):
                     self._settle_partners(old.id, at)
                 elif old is not None and (now := self.store.get(m.id)) is not None:  # replaced here too: a fork
                     forks.flag_forks_of(self.store, now, old, at=at)
+            # checked as the memory it now is: stale at once when its code is no longer what it was written on
+            reconcile.settle_accepted(self.root, self.indexer, self.store, at, m.id)
             self._sync_vectors()
         accepted = self.store.resolve(m.id)
         self._remember_code([accepted])

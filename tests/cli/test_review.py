@@ -37,6 +37,10 @@ def test_review_round_trip(forewarn: Forewarn, tmp_path: Path) -> None:
     assert listed.stdout.count("abc1234") == 3 and "Fix hang" not in listed.stdout  # one evidence line per item
     assert "3 suggestion(s), best first; 3 worth a look" in listed.stdout
     assert "--accept-all" not in listed.stdout  # read them: accepting unread is not the path offered
+    # QA pass 5, F14: --limit said "2 suggestion(s)", as if that were all of them
+    limited = forewarn("memory", "review", "--limit", "2", *w).stdout
+    assert "2 of 3 suggestions shown, best first; 3 worth a look" in limited and limited.count("abc1234") == 2
+    assert json.loads(forewarn("memory", "review", "--limit", "1", "--json", *w).stdout)["total"] == 3
     answer = json.loads(forewarn("memory", "review", "--json", *w).stdout)
     ids = [m["id"] for m in answer["suggestions"]]
     assert len(ids) == 3 and answer["worth_a_look"] == 3 and all(m["value"] > 0 for m in answer["suggestions"])

@@ -123,21 +123,17 @@ def test_a_suggestion_whose_definition_vanished_keeps_no_lines_and_stays_a_sugge
     assert _lines(back) == (6, 8) and back.status_reason is None and back.id == s.id
 
 
-def test_an_accepted_suggestion_whose_code_changed_is_stale_at_once_when_settled(ws: Workspace, repo: Repo) -> None:
+def test_an_accepted_suggestion_whose_code_changed_is_stale_at_once(ws: Workspace, repo: Repo) -> None:
     s = _suggest(ws)
     _edit(ws, repo, CHANGED)
-    ws.accept_suggestion(s.id)
-    _, at = ws._now()
-    reconcile.settle_accepted(ws.root, ws.indexer, ws.store, at, s.id)  # what accepting should call (see report)
+    ws.accept_suggestion(s.id)  # accepting settles it (reconcile.settle_accepted): not active until its file changes
     now = ws.get(s.id)
     assert now.status == MemoryStatus.STALE and now.status_reason == reconcile.STALE_REASON.format(symbol="charge")
     assert _lines(now) == (6, 8)
 
 
-def test_an_accepted_suggestion_whose_definition_vanished_is_orphaned_when_settled(ws: Workspace, repo: Repo) -> None:
+def test_an_accepted_suggestion_whose_definition_vanished_is_orphaned_at_once(ws: Workspace, repo: Repo) -> None:
     s = _suggest(ws)
     _edit(ws, repo, GONE)
     ws.accept_suggestion(s.id)
-    _, at = ws._now()
-    reconcile.settle_accepted(ws.root, ws.indexer, ws.store, at, s.id)
     assert ws.get(s.id).status == MemoryStatus.ORPHANED
