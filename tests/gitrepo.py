@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 
 ENV = {
@@ -15,6 +16,13 @@ ENV = {
     "HOME": "/nonexistent",
     "PATH": "/usr/bin:/bin:/usr/local/bin",
 }
+
+
+def write_files(root: Path, files: Mapping[str, str]) -> None:
+    """Each file under ``root`` (its folders made), as UTF-8: a workspace a test builds without git."""
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
 
 
 class Repo:

@@ -12,6 +12,7 @@ from forewarn.config import Settings
 from forewarn.indexing import graph as g
 from forewarn.indexing.graph import FileGraph, ident_weight, pagerank
 from forewarn.indexing.indexer import Indexer
+from tests.gitrepo import write_files
 
 WORKSPACE = Path(__file__).parent / "workspaces" / "shop"
 
@@ -143,9 +144,7 @@ def test_only_files_of_the_same_language_family_depend_on_a_file(tmp_path: Path)
         "native/money.c": "int format_money_amount(int cents) {\n    return cents / 100;\n}\n",
         "native/show.cpp": "int show_total(int total) {\n    return format_money_amount(total);\n}\n",
     }
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text, encoding="utf-8")
+    write_files(tmp_path, files)
     with Indexer(tmp_path, Settings()) as ix:
         ix.index()
         graph = ix.graph
@@ -175,9 +174,7 @@ def test_a_test_files_definitions_are_used_only_by_files_that_import_it(tmp_path
         "tests/output.test.ts": "import { mockPagerOutput } from './helpers/pager';\n\n"
         "test('out', () => {\n  mockPagerOutput();\n});\n",
     }
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text, encoding="utf-8")
+    write_files(tmp_path, files)
     with Indexer(tmp_path, Settings()) as ix:
         ix.index()
         graph = ix.graph

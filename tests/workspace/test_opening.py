@@ -10,6 +10,7 @@ import pytest
 
 from forewarn.memory import retrieval
 from forewarn.workspace.engine import Workspace
+from tests.gitrepo import write_files
 
 FILES = {
     "pkg/__init__.py": "from .app import Flask\nfrom .helpers import make_response\n",
@@ -43,9 +44,7 @@ FILES = {
 @pytest.fixture
 def ws(tmp_path: Path) -> Iterator[Workspace]:
     root = tmp_path / "ws"
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
+    write_files(root, FILES)
     with Workspace.open(root, embedder=None) as w:
         w.reindex()
         yield w
@@ -119,9 +118,7 @@ def test_no_neighbour_memory_crosses_language_families(tmp_path: Path) -> None:
         "tests/scripts/find_slow.py": "def run():\n    return paging_mode_for_output()\n",
     }
     root = tmp_path / "ws"
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
+    write_files(root, files)
     with Workspace.open(root, embedder=None) as w:
         w.reindex()
         gotcha(w, "paging_mode_for_output must be called after the pager starts", "src/output.rs",
@@ -142,9 +139,7 @@ def test_a_neighbour_with_memories_is_found_past_a_files_many_headers(tmp_path: 
     files["src/builtin.c"] = "".join(f'#include "{h.removeprefix("src/")}"\n' for h in headers) + (
         "\nint f_setpath(int a, int b, int c) {\n    return jv_setpath(a, b, c);\n}\n"
     )
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
+    write_files(root, files)
     with Workspace.open(root, embedder=None) as w:
         w.reindex()
         deps = list(w.graph.dependencies("src/builtin.c"))
@@ -165,9 +160,7 @@ def test_a_go_function_used_as_a_value_is_a_use(tmp_path: Path) -> None:
         "func defaultOptions() Options {\n\treturn Options{FuzzyAlgo: algo.FuzzyMatchV2}\n}\n",
     }
     root = tmp_path / "ws"
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
+    write_files(root, files)
     with Workspace.open(root, embedder=None) as w:
         w.reindex()
         gotcha(w, "FuzzyMatchV2 must get a lowercased pattern", "src/algo/algo.go", "FuzzyMatchV2")
