@@ -108,7 +108,8 @@ class SessionViews:
         if cached is not None:
             return cached
         generation = self._suggested_generation
-        found = engine.suggestions(rel, limit=SUGGESTIONS_PER_FILE + 1)
+        # a suggestion whose definition is gone has no lines (reconcile): it waits in the review, not on line 1
+        found = [m for m in engine.suggestions(rel) if not _lost_its_code(m)][: SUGGESTIONS_PER_FILE + 1]
         if generation == self._suggested_generation:  # nothing changed meanwhile: safe to keep
             if len(self._suggested) >= SUGGESTION_CACHE_FILES:
                 self._suggested.clear()
@@ -271,3 +272,9 @@ def _mention_name(anchor: Any) -> str | None:
         return base_symbol(str(anchor.symbol)).rsplit(".", 1)[-1]
     stem = Path(anchor.file).stem
     return stem if stem not in ("__init__", "index", "mod", "main") else Path(anchor.file).parent.name or None
+
+
+def _lost_its_code(m: Memory) -> bool:
+    """A suggestion about a definition that is no longer in its file (its symbol kept, its lines dropped)."""
+    a = m.anchor
+    return a is not None and a.symbol is not None and a.start_line is None

@@ -180,5 +180,5 @@ def _symbols_hint(asked: str, known: set[str]) -> str:
     listed = [*near, *sorted(known - set(near))][:SYMBOLS_LISTED]
     more = len(known) - len(listed)
     tail = f" and {more} more" if more else ""
-    lead = f"; did you mean {near[0]}?" if near else ""
-    return f"{lead}; definitions there: {', '.join(listed)}{tail}"
+    listing = f"definitions there: {', '.join(listed)}{tail}"
+    return f"; did you mean {near[0]}? ({listing})" if near else f"; {listing}"

@@ -273,3 +273,36 @@ def test_suggestion_diff_outside_history(workspace: Path) -> None:
         _git(workspace, "commit", "-q", "-m", "Billing")
         with pytest.raises(GitError, match="history rewritten"):
             ws.suggestion_diff(ids[ROUNDING])
+
+
+@pytest.fixture
+def lost(workspace: Path) -> Path:
+    """A suggestion on ``Invoice.void``, then ``void`` deleted: the suggestion keeps its symbol, not its lines."""
+    models = workspace / "billing" / "models.py"
+    with Workspace.open(workspace, _lexical()) as ws:
+        ws.reindex()
+        ws.add_suggestions(
+            [_suggestion(0, ROUNDING), _suggestion(7, "Invoice.void must run before archiving", "Invoice.void")]
+        )
+        models.write_text(models.read_text().replace("    def void(self):\n        self.voided = True\n\n", ""))
+        ws.reindex()
+        gone = [m for m in ws.suggestions() if m.anchor and m.anchor.symbol == "Invoice.void"]
+        assert len(gone) == 1 and gone[0].anchor is not None and gone[0].anchor.start_line is None
+    return workspace
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND))
+async def lost_client(lsp_client: LanguageClient, lost: Path):
+    await start_lexical(lsp_client, EDITORS[0], lost)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_a_suggestion_whose_definition_is_gone_shows_no_hint(lost_client: LanguageClient, lost: Path) -> None:
+    """QA pass 5 recheck: it showed as a hint on line 1 of its file, saying nothing of the function being gone; it
+    waits in the review (where `memory show` says why) instead."""
+    uri = open_document(lost_client, lost / "billing" / "models.py")
+    diags = await diagnostics_for(lost_client, uri, lambda ds: by_text(ds, "quantize after summing") is not None)
+    assert by_text(diags, "Invoice.void must run") is None
+    review = await run(lost_client, "forewarn.review", uri=uri)
+    assert review["total"] == 2

@@ -65,7 +65,7 @@ def test_anchor_records_symbol_span_and_code_hash(engine: Workspace) -> None:
     with pytest.raises(InvalidMemoryError, match=r"no symbol 'nope'.*TerminalStore\.flush"):
         engine.remember("x", file="app/store.py", symbol="nope")
     # a typo names what was meant first; top-level code (``<module>``, ``<module>#2``) is no definition to name
-    with pytest.raises(InvalidMemoryError, match=r"did you mean TerminalStore\.flush\?; definitions there: Ter") as e:
+    with pytest.raises(InvalidMemoryError, match=r"did you mean TerminalStore\.flush\? \(definitions there: Ter") as e:
         engine.remember("x", file="app/store.py", symbol="TerminalStore.flsh")
     assert "<module>" not in str(e.value)
     with pytest.raises(InvalidMemoryError, match="outside the workspace"):
