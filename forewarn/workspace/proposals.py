@@ -227,6 +227,8 @@ class ProposalsMixin(StatusMixin):
             recorded_by=carrier.recorded_by,
             superseded_by=p.get("superseded_by") if isinstance(p.get("superseded_by"), str) else None,
         )  # fmt: skip
+        if not copy_changes.field_changes(target, new):  # times and counts only: whose lesson it is stays the same
+            new = dataclasses.replace(new, provenance=target.provenance, recorded_by=target.recorded_by)
         return new, blocked
 
     def pending_agent_suggestions(self) -> int:

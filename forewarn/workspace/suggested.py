@@ -187,7 +187,13 @@ class SuggestionsMixin(ProposalsMixin):
             if text is not None:
                 raise InvalidMemoryError(f"suggestion {m.id} proposes a change to memory {proposal.target}: it is "
                                          "accepted as it is or dismissed, not edited")  # fmt: skip
-            return self._apply_proposal(m, proposal)
+            done = self._apply_proposal(m, proposal)
+            successor = self.store.get(done.superseded_by) if done.superseded_by else None
+            if successor is not None and successor.status == MemoryStatus.SUGGESTED and proposal_of(successor) is None:
+                # "theirs replaces mine": the replacement it names waits here too and is accepted with it, or the
+                # lesson would be left with no vetted memory at all (the recheck of QA pass 5, F16)
+                self.accept_suggestion(successor.id)
+            return done
         safe: str | None = None
         kinds: list[str] = []
         vec: np.ndarray | None = None

@@ -196,3 +196,29 @@ def test_a_round_trip_proposal_says_what_accepting_it_changes(
     assert "status active → superseded; superseded by " + replacement in review
     shown = json.loads(ok(cli(root, "memory", "show", "--json", supersede["id"])))
     assert shown["replaces"] == ours["id"] and shown["proposal"]["summary"].startswith("accepting it changes")
+    # accepting "theirs replaces mine" accepts the replacement too: the lesson keeps a vetted memory
+    ok(cli(root, "memory", "review", "accept", supersede["id"]))
+    listed = json.loads(ok(cli(root, "memory", "list", "--json")))
+    assert [m["id"] for m in listed if m["anchor"] and m["anchor"]["symbol"] == ours["anchor"]["symbol"]] == [
+        replacement
+    ]
+
+
+def test_accepting_a_times_and_counts_update_keeps_the_memorys_origin(
+    origin: Path, teammate_file: Path, tmp_path: Path
+) -> None:
+    """The recheck of F16: accepting a copy that changes only times and counts rewrote the memory's origin to the
+    second shared file's ("learned from commit … by …" became "imported from back.jsonl; it says …")."""
+    root = clone(origin, tmp_path / "reader")
+    ok(cli(root, "memory", "import", "--accept", str(teammate_file)))
+    header, ours = (json.loads(line) for line in teammate_file.read_text().splitlines())
+    before = json.loads(ok(cli(root, "memory", "show", "--json", ours["id"])))
+    later = iso_of(datetime.now(UTC) + timedelta(hours=1))
+    back = tmp_path / "back.jsonl"
+    touched = dict(ours, updated_at=later, access_count=ours.get("access_count", 0) + 3)
+    back.write_text("\n".join(json.dumps(r) for r in (header, touched)) + "\n")
+    ok(cli(root, "memory", "import", str(back)))
+    (proposal,) = queue(root)
+    ok(cli(root, "memory", "review", "accept", proposal["id"]))
+    after = json.loads(ok(cli(root, "memory", "show", "--json", ours["id"])))
+    assert after["origin"] == before["origin"] and after["status"] == "active"
