@@ -209,9 +209,15 @@ def settle_accepted(root: Path, indexer: IndexerLike, store: MemoryStore, at: st
     its file next changes. Its file is reconciled (the others there are in line already: nothing changes for them).
     One that names no code it was written on (an imported line without a hash) takes the code it is accepted on."""
     m = store.get(memory_id)
-    if m is None or m.anchor is None or m.anchor.symbol is None or m.anchor.content_hash is None:
+    a = m.anchor if m is not None else None
+    if a is None or a.symbol is None or a.content_hash is None:
         return ReconcileReport()
-    return reconcile(root, indexer, store, at, changed=[m.anchor.file], removed=[])
+    here = indexer.chunk_by_symbol(a.file, a.symbol)
+    if here is not None and here.content_hash == a.content_hash and (here.start_line, here.end_line) == (
+        a.start_line, a.end_line
+    ):  # fmt: skip
+        return ReconcileReport()  # its code, where it says: nothing to settle (an accept-all stays one lookup each)
+    return reconcile(root, indexer, store, at, changed=[a.file], removed=[])
 
 
 def _place_one(run: _Run, m: Memory, a: Anchor) -> None:
