@@ -323,6 +323,18 @@ class MemoryStore(FullTextReads, AnchoredReads, MiningRecords, VectorRows, Healt
             }
         return StoreStats(sum(by_status.values()), by_type, by_status, surfaced, files)
 
+    def anchored_files(self, statuses: Sequence[str]) -> set[str]:
+        """The files memories in ``statuses`` are anchored to (one query; no memory is loaded)."""
+        with self._lock:
+            return {
+                r[0]
+                for r in self.conn.execute(
+                    f"""SELECT DISTINCT file FROM memories
+                        WHERE file IS NOT NULL AND status IN ({_placeholders(len(statuses))})""",
+                    tuple(statuses),
+                )
+            }
+
     # ------------------------------------------------------------ writes
 
     def insert(self, memory: Memory, events: Iterable[MemoryEvent] = ()) -> Memory:

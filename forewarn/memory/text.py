@@ -223,12 +223,22 @@ _CONTROL_RE = re.compile(
 )
 
 
+# a terminal's escape sequence whole (colour, cursor, title, link): dropping only its ESC would leave "[31m"
+_ESCAPE_SEQUENCE_RE = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"  # CSI, 7-bit or C1: parameters, intermediates, the final byte
+    r"|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"  # OSC (a title, a hyperlink) to its terminator
+    r"|\x1b[ -/]*[0-~]"  # any other escape: ESC, intermediates, one final byte
+)
+
+
 def clean_memory_text(text: str) -> str:
-    """Memory text as stored: control, C1, bidi-override and tag characters removed (NEL and CR become
-    newlines; newline and tab stay), ends trimmed. Idempotent: cleaning stored text changes nothing.
+    """Memory text as stored: terminal escape sequences removed whole, then control, C1, bidi-override and tag
+    characters (NEL and CR become newlines; newline and tab stay), ends trimmed. Idempotent: cleaning stored text
+    changes nothing.
 
     Lone surrogates (undecodable command-line bytes, ``\\ud800`` in JSON) cannot be stored as UTF-8:
     they become U+FFFD, so the rest of the text is kept instead of the write failing.
     """
     text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    text = _ESCAPE_SEQUENCE_RE.sub("", text)
     return _CONTROL_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n").replace("\x85", "\n")).strip()

@@ -50,7 +50,7 @@ from forewarn.indexing.languages import language_for_path
 from forewarn.indexing.parse import parse_file
 from forewarn.indexing.records import Chunk
 from forewarn.memory.lifecycle import ReconcileReport, event
-from forewarn.memory.records import Anchor, Memory, MemoryFilter
+from forewarn.memory.records import Anchor, Memory
 from forewarn.memory.store import STATUSES, MemoryStore
 from forewarn.memory.timeline import stale_by_hand
 from forewarn.memory.vocabulary import CURRENT_STATUSES, SUGGESTION_STATUSES, MemoryStatus, Resolution
@@ -297,7 +297,7 @@ def reconcile(
         files = list(dict.fromkeys([*changed, *(to for _, to in removed if to is not None)]))
         indexed = set(indexer.files()) if whole else set()
         if whole:  # every file memories are anchored to: those the index lacks and the disk too are gone
-            anchored = store.stats().anchored_files | _suggested_files(store)
+            anchored = store.anchored_files(FOLLOWED_STATUSES)
             gone += [rel for rel in sorted(anchored) if rel not in indexed and not (root / rel).exists()]
             files = [rel for rel in sorted(anchored) if rel in indexed]
         present = set(files)
@@ -601,12 +601,6 @@ def _suggestion_lost(run: _Run, m: Memory, why: str, **detail: Any) -> None:
         event=event(m.id, SUGGESTION_LOST, run.at, why=why, start_line=a.start_line, end_line=a.end_line, **detail),
     )  # fmt: skip
     run.store.update_status(m.id, MemoryStatus.SUGGESTED, at=run.at, reason=why)
-
-
-def _suggested_files(store: MemoryStore) -> set[str]:
-    """Files that suggestions are anchored to (the store's stats count current memories only)."""
-    waiting = store.list_memories(MemoryFilter(statuses=SUGGESTION_STATUSES), limit=-1)
-    return {m.file for m in waiting if m.file is not None}
 
 
 def _orphan(run: _Run, m: Memory, why: str, **detail: Any) -> None:

@@ -90,5 +90,11 @@ def test_memory_list_show_and_history_escape_every_field(tmp_path: Path, forewar
 
 
 def test_remember_stores_no_c1_or_bidi_controls() -> None:
-    assert clean_memory_text(f"a{ANSI}\x85b") == "a[31m[2J]52;c;cm0gLXJmIH4K2J0;titletxt.exe\nb"
+    # each escape sequence goes whole: dropping its ESC alone left "[31m[2J]52;c;…" in the stored text
+    assert clean_memory_text(f"a{ANSI}\x85b") == "atxt.exe\nb"
+    assert (
+        clean_memory_text("\x1b[1;31mALERT\x1b[0m: \x1b]8;;https://x.test\x1b\\link\x1b]8;;\x1b\\ \x1b(Bend")
+        == "ALERT: link end"
+    )
+    assert clean_memory_text("[31m typed by hand, no escape") == "[31m typed by hand, no escape"
     assert clean_memory_text("ZWJ 👩‍👩‍👧 and ZWNJ می‌خواهم stay") == "ZWJ 👩‍👩‍👧 and ZWNJ می‌خواهم stay"

@@ -128,3 +128,18 @@ def test_provenance_line() -> None:
     assert commit_count(prov) == 2
     assert provenance_line(None) is None
     assert commit_count({}) == 0
+
+
+def test_anchored_files_lists_the_files_of_the_statuses_asked_without_loading_memories(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path / "memory.db")
+    at = to_iso(T0)
+    statuses = (MemoryStatus.ACTIVE, MemoryStatus.SUGGESTED, MemoryStatus.DISMISSED, MemoryStatus.SUGGESTED)
+    for i, status in enumerate(statuses):
+        anchor = Anchor(f"src/f{i}.py", "fn", 1, 2) if i != 3 else None  # a workspace-wide suggestion has no file
+        store.insert(
+            Memory(new_id(T0 + i), MemoryType.GOTCHA, f"lesson {i}", anchor, "mined", 1.0, at, at, status=status)
+        )
+    assert store.anchored_files([MemoryStatus.ACTIVE, MemoryStatus.SUGGESTED]) == {"src/f0.py", "src/f1.py"}
+    assert store.anchored_files([MemoryStatus.DISMISSED]) == {"src/f2.py"}
+    assert store.anchored_files([MemoryStatus.ARCHIVED]) == set()
+    store.close()
