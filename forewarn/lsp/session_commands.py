@@ -257,12 +257,21 @@ class SessionCommands:
     @_refusing_damage()
     def review(self, rel: str | None) -> dict[str, Any]:
         """The suggestions on ``rel`` (None or a folder: everywhere below it), best first, and how many there are."""
-        found = self._engine().suggestions(rel or None)
+        engine = self._engine()
+        found = engine.suggestions(rel or None)
         return {
-            "suggestions": [convert.memory_result(m, self.anchor_span(m)) for m in found[:REVIEW_MAX]],
+            "suggestions": [self._suggestion_row(engine, m) for m in found[:REVIEW_MAX]],
             "total": len(found),
             "worth_a_look": sum(1 for m in found if worth_a_look(m)),  # best first: these lead the list
         }
+
+    def _suggestion_row(self, engine: Workspace, memory: Memory) -> dict[str, Any]:
+        """A memory's result; a proposal's (a suggestion that changes another memory when accepted) says what
+        accepting it changes, as ``memory review`` does: ``proposedChange`` with its ``summary`` line."""
+        row = convert.memory_result(memory, self.anchor_span(memory))
+        if memory.status == MemoryStatus.SUGGESTED and (change := engine.proposed_change(memory)) is not None:
+            row["proposedChange"] = change.to_dict()
+        return row
 
     @_refusing_damage()
     def repo_map(self, budget: int, focus: list[str]) -> dict[str, Any]:
@@ -285,12 +294,13 @@ class SessionCommands:
 
     def file_memories(self, rel: str) -> dict[str, Any]:
         """Every memory of ``rel`` grouped by symbol, each on its current span (the editors' *This file* view)."""
-        found = self._engine().file_memories(rel)
+        engine = self._engine()
+        found = engine.file_memories(rel)
         symbols = []
         for group in found.symbols:
             # each with the severity its diagnostic has on open, so a view marks what warns as the editor does
             memories = [
-                {**convert.memory_result(m, self.anchor_span(m)), "severity": convert.severity(m, neighbour=False)}
+                {**self._suggestion_row(engine, m), "severity": convert.severity(m, neighbour=False)}
                 for m in group.memories
             ]
             ranges = [m["anchor"]["range"] for m in memories if m["anchor"] is not None]

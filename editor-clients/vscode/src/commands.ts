@@ -213,7 +213,7 @@ export async function reviewSuggestions(server: ForewarnServer): Promise<void> {
     const items = result.suggestions.map((memory) => ({
       ...memoryItem(memory),
       description: `${memory.type} · ${suggestionOrigin(memory)}`,
-      detail: `${describeAnchor(memory.anchor)}${memory.provenance?.commits?.[0]?.subject ? ` — ${memory.provenance.commits[0].subject}` : ""}`,
+      detail: suggestionDetail(memory),
     }));
     const total = result.total ?? items.length;
     const chosen = await vscode.window.showQuickPick(items, {
@@ -229,6 +229,12 @@ export async function reviewSuggestions(server: ForewarnServer): Promise<void> {
       return;
     }
   }
+}
+
+/** A review item's second line: where it sits, then what accepting it changes (a proposal) or its commit's subject. */
+function suggestionDetail(memory: Memory): string {
+  const why = memory.proposedChange?.summary ?? memory.provenance?.commits?.[0]?.subject;
+  return `${describeAnchor(memory.anchor)}${why ? ` — ${why}` : ""}`;
 }
 
 /**

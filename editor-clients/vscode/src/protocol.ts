@@ -33,6 +33,20 @@ export interface Memory {
   provenance?: Provenance | null;
   /** The server's words for where it came from ("suggested by an agent (Claude Code 2.1.0)"); pickers show it. */
   origin?: string;
+  /** A suggestion that changes another memory when accepted (a teammate's newer copy, an agent's proposal): what. */
+  proposedChange?: ProposedChange | null;
+}
+
+export interface ProposedChange {
+  action: string;
+  /** The memory accepting it changes. */
+  target: string;
+  changes: { field: string; from: string; to: string }[];
+  bookkeeping_only: boolean;
+  /** Why accepting it would fail now, if it would. */
+  blocked: string | null;
+  /** One line: "accepting it changes memory 01J…: text 'a' → 'b'". */
+  summary: string;
 }
 
 export interface ProvenanceCommit {

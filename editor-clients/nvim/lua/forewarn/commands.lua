@@ -503,7 +503,12 @@ function M.review()
     end
     local prompt = string.format("Forewarn: review suggestions (%s)", tostring(result.total or #suggestions))
     local function format_item(memory)
-      return M.format_memory(memory) .. " · " .. M.suggestion_origin(memory)
+      local item = M.format_memory(memory) .. " · " .. M.suggestion_origin(memory)
+      local change = memory.proposedChange -- a proposal: what accepting it changes in another memory
+      if type(change) == "table" and type(change.summary) == "string" then
+        item = item .. " · " .. change.summary
+      end
+      return item
     end
     vim.ui.select(suggestions, { prompt = prompt, format_item = format_item, kind = "forewarn.suggestion" }, function(memory)
       if not memory then
