@@ -525,7 +525,7 @@ class Indexer:
         with self._lock:
             from forewarn.indexing.repomap import build_repo_map
 
-            return build_repo_map(self.graph, self.store, budget_tokens, focus_files, idents)
+            return build_repo_map(self.graph, self.store, budget_tokens, focus_files, idents, self.root)
 
 
 # -- worker side: everything below runs in worker processes (or in-process for a few files) ----

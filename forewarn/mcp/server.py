@@ -318,7 +318,14 @@ class ForewarnMcp:
         rmap = ws.indexer.repo_map(budget or self.budget, focus_files=rels)
         if not rmap.text.strip():
             return "# Repository map\n\nNothing indexed yet (the index is being built; ask again shortly)."
-        return f"# Repository map (most important definitions first, ~{rmap.tokens} tokens)\n\n{rmap.text}"
+        last = sum(rmap.put_last.values())
+        after = (
+            f"\n{last} vendored or generated {'file ranks' if last == 1 else 'files rank'} after the team's own code; "
+            "put one in focus_files to map it\n"
+            if last
+            else ""
+        )
+        return f"# Repository map (most important definitions first, ~{rmap.tokens} tokens)\n\n{rmap.text}{after}"
 
 
 def _acted(done: Any, what: str, applied: str) -> str:

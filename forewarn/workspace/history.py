@@ -37,15 +37,12 @@ from pathlib import Path
 from typing import IO, NamedTuple
 
 from forewarn.errors import ForewarnError
+from forewarn.indexing import conventions
 
 # a commit touching more files than this is a mass move, vendoring or reformat: its hunks say nothing
 # about any one symbol, and keeping them would cost memory on a 100k-file commit
 GIANT_COMMIT_FILES = 200
-# vendored or generated code: lessons about it belong to its upstream, not to this repository
-VENDORED_PATH = re.compile(
-    r"(^|/)(vendor|vendored|_vendor|third_party|third-party|node_modules|bower_components|dist|site-packages)/"
-    r"|\.min\.(js|css)$|(^|/)(package-lock\.json|yarn\.lock|poetry\.lock|Cargo\.lock|go\.sum|Pipfile\.lock)$"
-)
+VENDORED_PATH = conventions.VENDORED_PATH  # lessons about vendored code belong to its upstream
 GIT_TIMEOUT_S = 30  # one small git query (rev-parse, rev-list --count); the log itself is streamed, unbounded
 # git's diff treats a blob larger than this as binary without loading it (core.bigFileThreshold): mining parses
 # no file this large anyway (mining.MAX_PARSE_BYTES), and a 1 GB blob in history costs git nothing

@@ -196,6 +196,19 @@ async def test_repo_map_and_the_resource(shop: Path) -> None:
     assert "Money.__add__ drops the currency" in getattr(content, "text", "")
 
 
+async def test_repo_map_says_that_vendored_code_ranks_last(shop: Path) -> None:
+    (shop / "vendor" / "money").mkdir(parents=True)
+    (shop / "vendor" / "money" / "rates.py").write_text(
+        "from money import Money\n\ndef rate(m: Money) -> Money:\n    return m\n"
+    )
+    async with mcp_session(shop) as s:
+        rmap = text_of(await s.call_tool("repo_map", {"budget": 2000}))
+        focused = text_of(await s.call_tool("repo_map", {"budget": 2000, "focus_files": ["vendor/money/rates.py"]}))
+    assert rmap.index("class Money") < rmap.index("def rate(")  # shown, after the team's own code
+    assert "1 vendored or generated file ranks after the team's own code" in rmap
+    assert "def rate(" in focused
+
+
 BAD_CALLS: list[tuple[str, dict[str, object], str]] = [
     ("memories_for_files", {"paths": "pay.py"}, "paths"),  # a string where a list goes
     ("memories_for_files", {"paths": []}, "paths"),
