@@ -92,6 +92,7 @@ def run_mine(args: argparse.Namespace) -> int:
     _line(out, "noise skipped", report.noise)
     _line(out, "held back (forewarn mine --all proposes them)", report.held_back)
     _line(out, "files skipped", report.skipped_files)
+    _line(out, "reworded warning comments (the earlier lesson, not a new one)", report.reworded)
     if report.withdrawn or report.tracks_updated:
         out.print(
             f"  earlier suggestions withdrawn (their commit was reverted): {report.withdrawn}; "

@@ -390,7 +390,7 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
         if _about_import(lines, first, last):
             skipped[Noise.IMPORT_COMMENT] += 1
             continue
-        said, code = _content_words(untagged), _content_words(_code_after(lines, first, last))
+        said, code = content_words(untagged), content_words(_code_after(lines, first, last))
         if _restates(said, code):
             skipped[Noise.RESTATES_CODE] += 1
             continue
@@ -461,7 +461,7 @@ def near_keys(text: str) -> set[str]:
     return {" ".join([*words[:i], "*", *words[i + 1 :]]) for i in range(len(words))}
 
 
-def _content_words(text: str) -> set[str]:
+def content_words(text: str) -> set[str]:
     """Lowercased words of ``text``, identifiers split into their parts, plural "s" dropped, function words out."""
     out: set[str] = set()
     for word in re.findall(r"[A-Za-z][A-Za-z0-9_']*", text):
@@ -475,7 +475,7 @@ def _content_words(text: str) -> set[str]:
 def restates_code(comment: str, code: str) -> bool:
     """Every content word of the comment (RESTATES_CODE_SHARE of them) is in the code it sits on: it says nothing
     the code does not."""
-    return _restates(_content_words(WARNING_TAG.sub("", comment)), _content_words(code))
+    return _restates(content_words(WARNING_TAG.sub("", comment)), content_words(code))
 
 
 def _restates(said: set[str], code: set[str]) -> bool:
@@ -593,6 +593,22 @@ def _read_regular(root: Path, inside: str, path: str) -> bytes | None:
         return None
 
 
+def comment_fingerprint(path: str, symbol: str | None, text: str) -> str:
+    """What names one warning comment's suggestion for good: its place and its words (``comment:<file>::<symbol>:
+    <sha1 of the text>``)."""
+    place = f"{path}::{symbol}" if symbol else path
+    return f"comment:{place}:{hashlib.sha1(text.encode('utf-8')).hexdigest()}"
+
+
+def fingerprints_in(ws: Workspace, path: str) -> set[str]:
+    """The fingerprints of every warning comment in a work-tree file as it is now, before any rule of
+    :func:`comment_suggestions` leaves one out (empty when the file is gone or not readable)."""
+    source = _read_regular(ws.root, os.path.realpath(ws.root), path)
+    if source is None:
+        return set()
+    return {comment_fingerprint(path, symbol, comment.text) for comment, symbol in warning_comments(path, source).found}
+
+
 @dataclass(slots=True)
 class CommentSuggestions:
     suggestions: list[Suggestion]
@@ -633,11 +649,9 @@ def comment_suggestions(
                 skipped[Noise.COMMENT_NEAR_DUPLICATE] += 1
                 continue
             near.update(variants)
-            digest = hashlib.sha1(comment.text.encode("utf-8")).hexdigest()
-            place = f"{path}::{symbol}" if symbol else path
             out.append(
                 Suggestion(
-                    fingerprint=f"comment:{place}:{digest}",
+                    fingerprint=comment_fingerprint(path, symbol, comment.text),
                     type=MemoryType.GOTCHA,
                     text=lesson_text(comment_headline(comment.text, where(path, symbol))),
                     source=MemorySource.COMMENT,

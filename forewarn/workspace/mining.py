@@ -90,6 +90,7 @@ from forewarn.workspace.mine_lessons import (
 )
 from forewarn.workspace.mine_merge import on_remembered_symbols, one_per_symbol
 from forewarn.workspace.mine_reverts import ABBREVIATED_SHA, subject_key, undone
+from forewarn.workspace.mine_reworded import settle_reworded
 from forewarn.workspace.mine_rules import (
     MERGE_SUBJECT,
     TOOLING_PATH,
@@ -133,6 +134,7 @@ class MineReport:
     added: int = 0
     known: int = 0
     dismissed_before: int = 0
+    reworded: dict[str, int] = field(default_factory=dict)  # reworded warning comments (mine_reworded.Reworded)
     withdrawn: int = 0  # suggestions of earlier runs whose commit this run found reverted
     tracks_updated: int = 0  # earlier mined memories whose track record this run's fixes changed
     clamped_dates: int = 0  # commits dated in the future, read as now
@@ -156,6 +158,7 @@ class MineReport:
             "added": self.added,
             "known": self.known,
             "dismissed_before": self.dismissed_before,
+            "reworded": dict(self.reworded),
             "withdrawn": self.withdrawn,
             "tracks_updated": self.tracks_updated,
             "clamped_dates": self.clamped_dates,
@@ -562,6 +565,7 @@ def mine(
     complete = since is None and limit is None
     hold = ws.settings.mining.hold_back if hold_back is None else hold_back
     suggestions = _propose(ws, walk, incremental=incremental, head_sha=head_sha, report=report, hold_back=hold)
+    report.reworded = settle_reworded(ws, suggestions, head_sha)  # the earlier memory, not a second suggestion
     outcome = ws.add_suggestions(suggestions)
     report.added, report.known, report.dismissed_before = outcome.added, outcome.known, outcome.dismissed_before
     if complete:
