@@ -122,13 +122,21 @@ async def editor_session(env: dict[str, str]) -> None:
     from pytest_lsp import client_capabilities
     from pytest_lsp.client import make_test_lsp_client
 
+    from forewarn.lsp.convert import CLIENT_CAPABILITY, MEMORIES_CHANGED, PROMPTS_FOR_TEXT
+
     client = make_test_lsp_client()
     client.feature(types.CLIENT_REGISTER_CAPABILITY)(lambda params: None)
+    client.feature(MEMORIES_CHANGED)(lambda params: None)  # the editors refresh their panels on it
+    # VS Code with Forewarn's extension, as a person uses it: the extension says it asks the user for a text, which
+    # is how the server tells an interactive editor from an agent host (agents get notes quoted as data)
+    capabilities = client_capabilities("visual-studio-code")
+    known = capabilities.experimental if isinstance(capabilities.experimental, dict) else {}
+    capabilities.experimental = {**known, CLIENT_CAPABILITY: {PROMPTS_FOR_TEXT: True}}
     await client.start_io(sys.executable, "-m", "forewarn.cli.main", "serve", env=env)
     try:
         await client.initialize_session(
             types.InitializeParams(
-                capabilities=client_capabilities("visual-studio-code"),
+                capabilities=capabilities,
                 root_uri=WORKSPACE.as_uri(),
                 workspace_folders=[types.WorkspaceFolder(uri=WORKSPACE.as_uri(), name="demo-workspace")],
             )
