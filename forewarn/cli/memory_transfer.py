@@ -111,9 +111,26 @@ def run_import(args: argparse.Namespace) -> int:
             f"{clamped}, {report.events_added} history events merged (as imported)"
             + ("; nothing was written" if report.dry_run else "")
         )
+        if report.not_here:
+            print(_not_here_line(report), file=sys.stderr)
         if (report.waiting or report.proposed) and not report.dry_run:
             print("Review them with: forewarn memory review (accept ID… | dismiss ID…)")
     return 0
+
+
+def _not_here_line(report: transfer.TransferReport) -> str:
+    """A warning naming the files an imported file anchors memories to that this workspace lacks: all of them is
+    most likely another project's file; some, a teammate's branch or a moved folder."""
+    memories, files = sum(report.not_here.values()), len(report.not_here)
+    named = ", ".join(cliutil.shown(f) for f in sorted(report.not_here)[: transfer.NOT_HERE_LISTED])
+    more = f" and {files - transfer.NOT_HERE_LISTED} more" if files > transfer.NOT_HERE_LISTED else ""
+    head = f"forewarn: warning: {memories} of {report.anchored} anchored memories name files not in this workspace"
+    hint = (
+        "none of the files it names is here: is it this project's file?"
+        if memories == report.anchored
+        else "memories on them show nowhere until those files are here (a teammate's branch, a moved folder)"
+    )
+    return f"{head} ({named}{more}); {hint}"
 
 
 def _stdin_export() -> bytes:

@@ -95,6 +95,7 @@ MERGE_SOURCE = "git merge"  # the "from" of a version kept by the merge driver
 # thing reworded ("Retry must be idempotent" / "retries must be idempotent!"), not a second lesson
 RESTATEMENT_OVERLAP = 0.8
 RESTATEMENT_MIN_WORDS = 4  # below this a one-word difference is a different lesson ("use X" / "avoid X")
+NOT_HERE_LISTED = 3  # files an import names that are not here, listed by name (the rest counted)
 _WORD_RE = re.compile(r"\w+")
 # what git writes around a conflict; a side holding them was merged by hand badly: never written back
 CONFLICT_MARKER_RE = re.compile(r"^(<{7}|={7}|>{7}|\|{7})( .*)?$")
@@ -170,6 +171,8 @@ class TransferReport:
     changes: list[Change] = field(default_factory=list)
     invalid: list[str] = field(default_factory=list)  # "line N: field: reason" of skipped bad lines
     replaced_nums: list[int] = field(default_factory=list)  # memories whose text changed (need new vectors)
+    anchored: int = 0  # import: records anchored to a file
+    not_here: dict[str, int] = field(default_factory=dict)  # import: files they name that this workspace lacks → count
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -180,7 +183,9 @@ class TransferReport:
             "updated": self.updated, "unchanged": self.unchanged, "kept_local": self.kept_local,
             "skipped": self.skipped, "clamped": self.clamped, "events_added": self.events_added,
             "redacted": self.redacted, "dry_run": self.dry_run, "changes": [c.to_dict() for c in self.changes],
-            "invalid": self.invalid,
+            "invalid": self.invalid, "anchored": self.anchored,
+            "not_here": {"memories": sum(self.not_here.values()), "files": len(self.not_here),
+                         "first": sorted(self.not_here)[:NOT_HERE_LISTED]},
         }  # fmt: skip
 
 
@@ -442,12 +447,27 @@ def import_jsonl(
             else:
                 _note_skipped_relations(records)
             _flag_forks(store, records, report, at=at)
+            _count_not_here(records, root, report)
             if dry_run:
                 raise _DryRun
     except _DryRun:
         report.replaced_nums.clear()
     log.info("imported %s%s: %s", path, " (dry run)" if dry_run else "", report.to_dict())
     return report
+
+
+def _count_not_here(records: Sequence[Record], root: Path | None, report: TransferReport) -> None:
+    """How many records name a file this workspace does not have (another project's file, an old layout)."""
+    files = [a.file for r in records if (a := r.memory.anchor) is not None]
+    report.anchored = len(files)
+    if root is None:
+        return
+    present: dict[str, bool] = {}
+    for file in files:
+        if file not in present:
+            present[file] = os.path.lexists(root / file)
+        if not present[file]:
+            report.not_here[file] = report.not_here.get(file, 0) + 1
 
 
 def _accepting_waiting(incoming: Memory, local: Memory, rec: Record, origin: ImportOrigin) -> bool:
