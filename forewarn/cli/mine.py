@@ -87,7 +87,14 @@ def run_mine(args: argparse.Namespace) -> int:
         f"{report.added} new suggestions ({report.known} known, {report.dismissed_before} dismissed before).",
         highlight=False,
     )
-    _line(out, "suggestions", report.suggestions)
+    # every suggestion this run proposed by type: those already known or dismissed included, so said when there are
+    _line(
+        out,
+        "suggestions"
+        if report.added == sum(report.suggestions.values())
+        else "proposed (new, known and dismissed before)",
+        report.suggestions,
+    )
     _line(out, "anchored to", report.anchors)
     _line(out, "noise skipped", report.noise)
     _line(out, "held back (forewarn mine --all proposes them)", report.held_back)

@@ -69,7 +69,11 @@ def test_mine_human_summary(tmp_path: Path, forewarn: Forewarn) -> None:
     everything = forewarn("mine", "--all", "-w", str(root)).stdout
     assert everything.startswith("Read 3 commits in ") and "1 new suggestions" in everything
     assert "held back" not in everything and "Review them: forewarn memory review" in everything
+    assert "  suggestions: error_pattern 1" in everything  # all of them new: the breakdown is of what was added
     assert "Nothing new since" in forewarn("mine", "-w", str(root)).stdout
+    again = forewarn("mine", "--all", "-w", str(root)).stdout  # read again: the same suggestion, known now
+    assert "0 new suggestions (1 known, 0 dismissed before)" in again
+    assert "  proposed (new, known and dismissed before): error_pattern 1" in again and "  suggestions:" not in again
 
 
 def test_mine_refuses_bad_input_in_one_line(tmp_path: Path, forewarn: Forewarn) -> None:
