@@ -229,3 +229,19 @@ def test_a_command_is_the_same_with_options_added_but_not_another_one() -> None:
     assert capture.same_command(capture.command_key("npm   test"), "npm test")
     assert not capture.same_command("git", "git add")
     assert not capture.same_command("pytest tests/a.py", "pytest tests/b.py")
+
+
+@pytest.mark.parametrize("raw", [b"not json at all", b"\x00\xff\xfe{", b'{"unterminated": '])
+def test_an_event_that_is_not_json_is_one_warning_line_without_a_traceback(
+    tmp_path: Path, raw: bytes, caplog: pytest.LogCaptureFixture
+) -> None:
+    from forewarn.config import Settings
+    from forewarn.mcp.hooks.service import NOTHING, HookService
+
+    service = HookService(tmp_path, tmp_path / "data", Settings())
+    with caplog.at_level("DEBUG", logger="forewarn.mcp.hooks.service"):
+        assert service.answer("claude", raw) == NOTHING
+    (record,) = caplog.records  # a host that sends something odd on every call must not fill the log
+    assert record.levelname == "WARNING" and record.exc_info is None
+    assert record.getMessage().startswith("a claude hook event that is not JSON (")
+    assert service.ws is None  # nothing opened for it

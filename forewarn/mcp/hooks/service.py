@@ -72,7 +72,11 @@ class HookService:
             if len(raw) > MAX_EVENT_BYTES:
                 log.warning("a %s hook event of %d bytes was answered with nothing", host, len(raw))
                 return NOTHING
-            data = json.loads(raw.decode("utf-8", "replace"))
+            try:
+                data = json.loads(raw.decode("utf-8", "replace"))
+            except json.JSONDecodeError as exc:  # the host's input, not our fault: one line, no traceback
+                log.warning("a %s hook event that is not JSON (%s) was answered with nothing", host, exc)
+                return NOTHING
             if not isinstance(data, dict):
                 log.warning("a %s hook event that is not a JSON object was answered with nothing", host)
                 return NOTHING
