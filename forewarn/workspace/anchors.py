@@ -138,7 +138,8 @@ class AnchorResolver:
             chunk = self.indexer.chunk_by_symbol(rel, symbol)
             if chunk is None:
                 known = {c.symbol for c in self.indexer.chunks_for(rel) if c.kind != "module"}
-                raise InvalidMemoryError(f"no symbol '{symbol}' in {rel}{_symbols_hint(symbol, known)}")
+                hint = _skipped_hint(self.indexer.record(rel)) or _symbols_hint(symbol, known)
+                raise InvalidMemoryError(f"no symbol '{symbol}' in {rel}{hint}")
             return lifecycle.anchor_from_chunk(rel, self._implementation(rel, chunk))
         assert line is not None
         if line < 1:
@@ -169,6 +170,23 @@ def is_overload_stub(text: str) -> bool:
         if OVERLOAD_DECORATOR.match(stripped):
             return True
     return False
+
+
+# why the index left a file out, as a person can act on it (``forewarn.indexing.scanner``'s reasons)
+_SKIPPED_BECAUSE = {
+    "minified": "its average line is longer than index.max_line_length (read as minified); raise that to index it",
+    "oversized": "it is larger than index.max_file_bytes; raise that to index it",
+    "binary": "it is binary",
+}
+
+
+def _skipped_hint(record: Any) -> str:
+    """What to say after "no symbol 'X' in F" when the index skipped F: why, and how to have it indexed."""
+    if record is None or getattr(record, "status", None) != "skipped":
+        return ""
+    reason = str(getattr(record, "reason", "") or "")
+    because = _SKIPPED_BECAUSE.get(reason, f"the index skipped it ({reason})" if reason else "the index skipped it")
+    return f" (the index left it out: {because})"
 
 
 def _symbols_hint(asked: str, known: set[str]) -> str:

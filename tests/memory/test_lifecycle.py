@@ -72,6 +72,18 @@ def test_anchor_records_symbol_span_and_code_hash(engine: Workspace) -> None:
         engine.remember("x", file="../elsewhere.py")
 
 
+def test_a_symbol_in_a_file_the_index_skipped_says_why_and_how(engine: Workspace) -> None:
+    table = "class EntitiesData:\n    POINTS = '" + "amp=38," * 600 + "'\n"  # one packed line: read as minified
+    write(engine.root, "app/entities.py", table)
+    engine.reindex(["app/entities.py"])
+    with pytest.raises(InvalidMemoryError) as e:
+        engine.remember("x", file="app/entities.py", symbol="EntitiesData")
+    assert str(e.value) == (
+        "no symbol 'EntitiesData' in app/entities.py (the index left it out: its average line is longer than "
+        "index.max_line_length (read as minified); raise that to index it)"
+    )
+
+
 def test_changed_code_makes_the_memory_stale_and_confirm_clears_it(engine: Workspace) -> None:
     m = engine.remember("flush drops lines", type="gotcha", file="app/store.py", symbol="TerminalStore.flush").memory
     other = engine.remember("resize is cheap", file="app/store.py", symbol="TerminalStore.resize").memory
