@@ -41,6 +41,7 @@ PATH_OPTIONS = ("--file", "--log-file", "--token-file")
 def build_parser() -> argparse.ArgumentParser:
     import argparse
     import importlib
+    from pathlib import Path
 
     parser = argparse.ArgumentParser(
         prog="forewarn",
@@ -48,6 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"forewarn {__version__}")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging on stderr")
+    parser.add_argument(  # ``forewarn -w DIR memory show …`` as git's ``-C``: the command's own -w, said first
+        "-w", "--workspace", dest="workspace_first", type=Path, default=None, metavar="DIR",
+        help="workspace root for the command that follows (the same as its own -w)",
+    )  # fmt: skip
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
@@ -85,6 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args, extra = parser.parse_known_args(attach_path_values(parser, words))
             if extra:
                 args.usage_parser.error(f"unrecognized arguments: {' '.join(extra)}")
+            _workspace_said_first(args)
         except SystemExit:  # --help, --version, a usage error: argparse has printed, maybe into a closed pipe
             sys.stdout.flush()
             raise
@@ -105,6 +111,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _reader_gone()
     except KeyboardInterrupt:
         return INTERRUPTED
+
+
+def _workspace_said_first(args: argparse.Namespace) -> None:
+    """``-w DIR`` before the command is the command's own ``-w``; one that takes none, or a second one, is an error."""
+    from pathlib import Path
+
+    first = args.workspace_first
+    if first is None or getattr(args, "handler", None) is None:
+        return
+    if not hasattr(args, "workspace"):
+        args.usage_parser.error(f"-w {first}: this command takes no workspace")
+    if args.workspace is not None and Path(args.workspace) != Path(first):
+        args.usage_parser.error(f"two workspaces given: -w {first} and -w {args.workspace}; give one")
+    args.workspace = first
 
 
 def attach_path_values(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:

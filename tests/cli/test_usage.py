@@ -180,3 +180,16 @@ def test_the_lexical_hint_names_the_forewarn_command_only(ws: Path, tmp_path: Pa
     done = run_with({"FOREWARN_MODELS": str(empty)}, "stats", "--json", cwd=ws)
     reason = json.loads(done.stdout)["reason"]
     assert "forewarn model install" in reason and "make model" not in reason
+
+
+def test_workspace_said_before_the_command_is_its_own(tmp_path: Path, ws: Path, forewarn: Forewarn) -> None:
+    """QA pass 6, #25: ``forewarn -w DIR memory …`` (git's ``-C`` habit) was read as a command named DIR."""
+    (ws / "app.py").write_text("def charge():\n    return 1\n", encoding="utf-8")
+    done = forewarn("-w", str(ws), "remember", "charge retries twice", "--type", "gotcha", "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    mid = json.loads(done.stdout)["memory"]["id"]
+    assert mid in forewarn("-w", str(ws), "memory", "list", cwd=tmp_path).stdout
+    assert mid in forewarn("memory", "list", "-w", str(ws), cwd=tmp_path).stdout  # after the command, as before
+    twice = forewarn("-w", str(ws), "memory", "list", "-w", str(tmp_path), cwd=tmp_path)
+    assert twice.returncode == 2 and "two workspaces given" in twice.stderr
+    assert forewarn("-w", str(ws), "memory", "list", "-w", str(ws), cwd=tmp_path).returncode == 0  # the same one
