@@ -72,6 +72,18 @@ class ConflictsMixin(WorkspaceCore):
         found.sort(key=lambda c: -max(c.overlap, c.cosine or 0.0))
         return found[:MAX_CONFLICTS]
 
+    def _says_otherwise(self, text: str, anchor: Anchor | None, vec: np.ndarray | None, other: Memory) -> bool:
+        """Whether ``text`` contradicts ``other`` (a changed number, unit or polarity): then it is another note, never
+        ``other`` said again, however close their words or vectors are."""
+        cosine = None
+        if vec is not None and self.vectors is not None and other.num is not None:
+            got = self.vectors.vectors([other.num]).get(other.num)
+            cosine = None if got is None else float(np.dot(np.asarray(got, dtype=np.float32), vec))
+        words = contradictions.anchor_words(anchor.symbol if anchor else None) | contradictions.anchor_words(
+            other.anchor.symbol if other.anchor else None
+        )
+        return contradictions.judge(text, other.text, anchor=words, cosine=cosine) is not None
+
     def conflicts(self, memory_id: str) -> list[Conflict]:
         """The current memories an existing memory seems to contradict, leaving out pairs a person resolved."""
         m = self.store.resolve(memory_id)

@@ -111,6 +111,8 @@ class Workspace(SuggestionsMixin, ExplainMixin, SearchMixin, OpenMixin, HealthMi
             if status == MemoryStatus.SUGGESTED and replaces is None:
                 # an unvetted writer never reinforces or extends a memory, nor queues what already waits
                 same = merge_into or self._similar(safe, anchor, vec, statuses=(MemoryStatus.SUGGESTED,))
+                if same is not None and merge_into is None and self._says_otherwise(safe, anchor, vec, same):
+                    same = None  # "note 8: …" beside "note 0: …": a changed number is another note, as for memories
                 if same is not None and same.visibility == visibility:
                     return RememberResult(same, False, [c.memory for c in conflicts], kinds, conflicts, known=True)
             elif merge_into is not None and replaces is None:
