@@ -124,4 +124,16 @@ MIGRATIONS = [
         UPDATE files SET size = -1, content_hash = '' WHERE language = 'go';
         """,
     ),
+    # a signature is the declaration without the comments written in it (it held Ruby's `module Rack # Request
+    # env keys` and Python's `def run(self): # pragma: no cover`) nor Ruby's `;` before a body (`def body;`):
+    # files with a comment marker or that `;` in a stored signature parse again on the next run, as in m005
+    sqlite.Migration(
+        "m006_signatures_without_comments",
+        """
+        UPDATE files SET size = -1, content_hash = '' WHERE id IN (
+            SELECT file_id FROM chunks
+            WHERE signature LIKE '%#%' OR signature LIKE '%//%' OR signature LIKE '%/*%' OR signature LIKE '%;'
+        );
+        """,
+    ),
 ]

@@ -52,6 +52,8 @@ OPEN_SCOPE_KINDS = frozenset({"namespace", "impl"})
 QUALIFIER_SPLIT = re.compile(r"::|\.")
 TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
 QUOTES = "\"'`"
+OPENING_BRACKETS = ("(", "[", "<", "{")  # a removed comment leaves no space after these…
+CLOSING_PUNCTUATION = (")", "]", ">", "}", ",", ";")  # …nor before these
 
 # tree-sitter parsers and cursors are not thread-safe (the server parses on its pools and mines in the background):
 # one set per thread and language, as indexing.lookup keeps; a cursor resets per run
@@ -351,13 +353,47 @@ def _hash(data: bytes | memoryview) -> str:
 
 
 def _signature(src: _Source, node: Node, start: int, end: int) -> str:
+    """The declaration from its start to its body (or its first line), without the comments written in it."""
     body = _body(node, depth=3)
     stop = body.start_byte if body is not None else -1
     if stop <= start:
         newline = src.data.find(b"\n", start, end)
         stop = newline if newline != -1 else end
-    sig = " ".join(src.text(start, stop).split())
+    header, cursor = "", start
+    for comment_start, comment_end in _comments_within(node, start, stop):
+        header = _glued(header, src.text(cursor, comment_start))
+        cursor = max(cursor, comment_end)
+    sig = " ".join(_glued(header, src.text(cursor, stop)).split())
+    if body is not None:
+        sig = sig.removesuffix(";")  # Ruby's `def path_info; …`: the separator before a body on the same line
     return sig if len(sig) <= SIGNATURE_MAX_CHARS else sig[: SIGNATURE_MAX_CHARS - 1] + "…"
+
+
+def _glued(left: str, right: str) -> str:
+    """Two pieces of a header a comment stood between: a space parts words, not ``(`` from ``)``."""
+    left, right = left.rstrip(), right.lstrip()
+    tight = not left or left.endswith(OPENING_BRACKETS) or right.startswith(CLOSING_PUNCTUATION)
+    return f"{left}{'' if tight else ' '}{right}"
+
+
+def _comments_within(node: Node, start: int, stop: int) -> list[tuple[int, int]]:
+    """Byte spans of the comments between ``start`` and ``stop`` inside ``node``, in source order.
+
+    A comment after the header belongs to the body (Ruby's ``module Rack`` then ``# Request env keys``,
+    Python's ``def run(self):  # pragma: no cover``), and one among the parameters or annotations is
+    no part of the declaration either. Only the children overlapping the header are visited.
+    """
+    spans: list[tuple[int, int]] = []
+    pending = [node]
+    while pending:
+        for child in pending.pop().children:
+            if child.end_byte <= start or child.start_byte >= stop:
+                continue
+            if child.is_extra and child.type.endswith("comment"):
+                spans.append((child.start_byte, min(child.end_byte, stop)))
+            elif child.child_count:
+                pending.append(child)
+    return sorted(spans)
 
 
 def _body(node: Node, depth: int) -> Node | None:

@@ -9,6 +9,8 @@ vendored paths, ``.gitattributes`` ``linguist-generated``/``linguist-vendored``,
 every own file, unless the caller steered the map to them (a focus file, or one defining a given identifier). They
 keep their place in the graph and its PageRank (they are real dependencies); only the map's order changes. Only the
 map's candidates are judged: their first lines are read and ``.gitattributes`` asked once, by one git call.
+Among the team's own files, tests (:func:`conventions.is_test_path`) come after the product code, unless steered to:
+a reader needs what the product defines before the fixtures and helpers its tests share.
 
 Tokens are estimated as characters / ``CHARS_PER_TOKEN`` rather than with a model's tokenizer: the map
 feeds people and many different models, and the estimate is within ~15% for code under BPE tokenizers.
@@ -127,6 +129,10 @@ class _OwnCode:
             self.reasons[rel] = reason
         return self.reasons[rel]
 
+    def is_test(self, rel: str) -> bool:
+        """Test code by its path, which the map shows after the product code unless the caller steered to it."""
+        return rel not in self.steered and conventions.is_test_path(rel)
+
     def by_path(self, rel: str) -> str | None:
         """What is known without reading anything: an earlier judgement, else the path."""
         if rel in self.reasons:
@@ -180,24 +186,25 @@ class _Filling:
 def _candidates(
     store: IndexStore, scored: list[tuple[str, str, float]], budget_tokens: int, judge: _OwnCode
 ) -> list[MapEntry]:
-    """The team's own definitions best first, then the rest's, each part only until its map passes the budget.
+    """The team's own definitions best first (product code, then tests), then the rest's, each part only until its
+    map passes the budget.
 
     Files are judged (by path, by their first lines) in rank order, only as far as the map could reach. Before any
     is read, ``.gitattributes`` is asked (one git call) about the files of the best ``budget_tokens`` definitions:
     every shown definition costs at least a token, so without files put last no others could be shown.
     """
     judge.ask_attributes(rel for rel, _, _ in scored[:budget_tokens])
-    own, rest = _Filling(budget_tokens), _Filling(budget_tokens)
+    own, tests, rest = _Filling(budget_tokens), _Filling(budget_tokens), _Filling(budget_tokens)
     by_file: dict[str, list[Definition]] = {}
     for rel, name, score in scored:
         if own.full:
             break
-        filling = own if judge.by_path_and_head(rel) is None else rest
+        filling = rest if judge.by_path_and_head(rel) is not None else tests if judge.is_test(rel) else own
         if not filling.full:
             if rel not in by_file:
                 by_file[rel] = store.definitions_in(rel)
             filling.add(_entries_named(by_file[rel], rel, name, score))
-    return own.entries + rest.entries
+    return own.entries + tests.entries + rest.entries
 
 
 def _entries_named(definitions: list[Definition], rel: str, name: str, score: float) -> list[MapEntry]:
