@@ -2,11 +2,14 @@
 
 ``read_error(text)`` finds the error's type and message and the stack frames in a Python traceback, pytest
 output, a Node/JavaScript stack, a Go panic, compiler message or ``go test`` report, a Rust error or panic, a
-Java stack trace, C/C++/TypeScript compiler lines, and an AddressSanitizer/LeakSanitizer/UBSan report.
+Java stack trace, C/C++/TypeScript compiler lines, an AddressSanitizer/LeakSanitizer/UBSan report, and a Ruby
+exception's backtrace, minitest's ``Error:``/``Failure:`` blocks and RSpec's failures (gems' and Ruby's own frames
+read, and left out).
 A failed Go test is placed on its test file's lines and on the code its name names (as pytest's frames place a
 failure on the test and the code under it). The message is normalised into a *signature* that stays the same
 between two runs of the same failure: numbers, paths, ids, hex addresses and quoted values are replaced by
-placeholders, so ``KeyError: 'user_42'`` at ``0x7f3a…`` and ``KeyError: 'user_7'`` at ``0x55d1…`` read alike.
+placeholders, so ``KeyError: 'user_42'`` at ``0x7f3a…`` and ``KeyError: 'user_7'`` at ``0x55d1…`` read alike
+(a MIME type, ``text/html``, and a glob, ``src/**/*.rb``, are not paths: they stay).
 
 The text is untrusted (a test's output may print anything): it is read bounded (``MAX_SCAN_CHARS``, the tail
 kept, where a failure's summary is), control characters and ANSI colours are dropped, and every field is
@@ -65,6 +68,24 @@ _SAN_SUMMARY_RE = re.compile(r"^SUMMARY: (?P<tool>\w{1,40}Sanitizer): (?P<rest>.
 _SAN_SUMMARY_WHERE_RE = re.compile(
     r"^\S+ (?P<path>[^\s:()]{1,1000}):(?P<line>\d{1,9})(?::\d{1,9})?(?: in (?P<func>[^\s(]{1,300}))?"
 )
+# a Ruby frame: ``lib/x.rb:12:in `meth'`` (Ruby 3.4: ``in 'Klass#meth'``), after ``\tfrom`` in a plain backtrace,
+# indented in minitest's ``Error:`` block, after ``# `` in RSpec's report; the first line of a plain one too
+_RUBY_FRAME_RE = re.compile(
+    r"^\s*(?:from |# )?(?P<path>(?:[A-Za-z]:)?[^\s:`'<>]{1,1000}):(?P<line>\d{1,9}):in [`'](?P<func>[^`'\n]{1,300})'"
+)
+# gems (installed, bundled, from git: by name and version) and Ruby's own library: every trace passes there
+_RUBY_OUTSIDE_PATH_RE = re.compile(
+    r"(?:^|/)(?:gems/[\w.-]{1,200}-(?:\d[\w.]{0,60}|[0-9a-f]{7,40})|(?:lib/)?ruby/\d{1,3}\.\d{1,3}\.\d{1,3}"
+    r"|site_ruby|vendor_ruby)/"
+)
+_RUBY_BLOCK_RE = re.compile(r"^(?:(?:block|rescue|ensure)(?: \(\d{1,4} levels\))? in )+")  # ``block in call``
+_RUBY_NAME_SPLIT_RE = re.compile(r"::|#|\.")  # ``Rack::Request::Helpers#wrap_ipv6``, ``Rack::Utils.escape``
+_RUBY_METHOD_RE = re.compile(r"^[A-Za-z_]\w*[?!=]?$")  # not ``+`` or ``[]``: an operator of Ruby's own classes
+# Ruby 3.4 names a core method by its class (``Array#each``) at its caller's line: the line places it, not the name
+RUBY_CORE_OWNERS = frozenset({
+    "Array", "BasicObject", "Class", "Comparable", "Enumerable", "Enumerator", "Hash", "Integer", "IO", "File",
+    "Kernel", "Module", "Object", "Proc", "Range", "Regexp", "String", "Struct", "Symbol", "Thread",
+})  # fmt: skip
 
 # -- the error itself ---------------------------------------------------------------------------------------------
 # an exception line: ``ValueError: bad``, ``requests.exceptions.SSLError: …``, ``E   KeyError: 'x'`` (pytest)
@@ -78,6 +99,11 @@ _RUST_ERROR_RE = re.compile(r"^error(?:\[(?P<code>E\d{4})\])?: (?P<msg>.+)$")
 _RUST_PANIC_RE = re.compile(r"^thread '[^']*' panicked at (?:'(?P<old>.*)', )?(?P<where>[^\s]+?)(?::)?$")
 _GO_PANIC_RE = re.compile(r"^panic: (?P<msg>.+)$")
 _ASSERT_RE = re.compile(r"^(?:E\s+)?(?P<kind>assert(?:ion)?)\b\s*(?P<msg>.*)$", re.IGNORECASE)
+_RUBY_KIND = r"[A-Z]\w{0,100}(?:::[A-Z]\w{0,100}){0,6}"  # ``TypeError``, ``Rack::Lint::LintError``, ``Errno::ENOENT``
+# a plain Ruby exception's first line: ``lib/x.rb:117:in `+': no implicit conversion of nil into String (TypeError)``
+_RUBY_EXCEPTION_RE = re.compile(
+    r"^(?:[A-Za-z]:)?[^\s:`'<>]{1,1000}:\d{1,9}:in [`'][^`'\n]{1,300}': (?P<msg>.*) \((?P<kind>" + _RUBY_KIND + r")\)$"
+)
 _GO_RECOVERED_RE = re.compile(r"\s*\[recovered(?:, repanicked)?\]\s*$")  # a panic in a test, printed once more
 # ``==4242==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x… at pc 0x…``; TSan/MSan say WARNING
 _SAN_HEAD_RE = re.compile(r"^(?:==\d{1,10}==\s*)?(?:ERROR|WARNING): (?P<tool>\w{1,40}Sanitizer): (?P<rest>.+)$")
@@ -105,11 +131,33 @@ GO_TEST_PREFIXES = ("Test", "Benchmark", "Fuzz", "Example")
 GO_NO_PACKAGE = "command-line-arguments"  # ``go test x_test.go``: no import path to place the file by
 MAX_GO_LOG_LINES = 12  # a multi-line message's lines kept; past these it is a dump
 
+# -- minitest: ``  1) Error:`` / ``Klass#test_name:`` / ``NoMethodError: msg`` / frames, and ``  1) Failure:`` /
+# ``Klass#test_name [test/x_test.rb:12]:`` / ``Expected: 1`` / ``  Actual: 2``; RSpec: ``  1) description`` /
+# ``     Failure/Error: code`` / ``     NoMethodError:`` (an exception's class; none for an expectation) / the message /
+# ``     # ./lib/x.rb:12:in `meth'`` --------------------------------------------------------------------------------
+_RUBY_TEST_HEAD_RE = re.compile(r"^\s*\d{1,6}\) (?P<rest>\S.{0,1000})$")
+_MINITEST_VERDICT_RE = re.compile(r"^(?P<verdict>Failure|Error):$")
+_MINITEST_TEST_RE = re.compile(r"^(?P<test>\S.{0,1000}?)(?: \[(?P<path>[^\s\[\]:]{1,1000}):(?P<line>\d{1,9})\])?:$")
+_RSPEC_FAILURE_RE = re.compile(r"^\s*Failure/Error:")
+_RUBY_KIND_LINE_RE = re.compile(r"^(?P<kind>" + _RUBY_KIND + r"):(?:\s+(?P<msg>.*))?$")  # ``NoMethodError: msg``
+_RUBY_TEST_END_RE = re.compile(r"^\d{1,9} (?:runs|examples?|tests), |^Finished in |^Failed examples:|^rake aborted!")
+RUBY_FAILURE = "Failure"  # a failed assertion or expectation (minitest's block head; RSpec's ``Failure/Error``)
+MAX_RUBY_MESSAGE_LINES = 12  # an assertion's message and diff lines kept; past these it is a dump
+
 # -- what a signature leaves out ----------------------------------------------------------------------------------
 _HEX_ADDR_RE = re.compile(r"\b0x[0-9a-fA-F]{4,}\b")
 _UUID_RE = re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
 _HEX_ID_RE = re.compile(r"\b(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{7,}\b")  # shas, object ids
 _PATH_RE = re.compile(r"(?:[A-Za-z]:\\|\.{0,2}/)?(?:[\w.@+-]+[/\\]){1,}[\w.@+-]+|[A-Za-z]:\\[^\s'\"]+")
+# ``text/html``, ``Text/HTML``, ``application/vnd.api+json``: a MIME type (a registered top-level type, one slash, a
+# subtype with no file extension) says what was sent, the same on every run
+_MIME_RE = re.compile(
+    r"(?:application|audio|font|image|message|model|multipart|text|video)/"
+    r"(?:(?:vnd|prs|x)\.[\w.+-]{1,200}|[\w+-]{1,100})",
+    re.IGNORECASE,
+)
+_GLOB_CHARS = "*"  # a path with a wildcard in the same word (``src/**/*.rb``, ``*/xml``) is a pattern, not a place
+_WORD_END_CHARS = " \t\n'\"`,;()[]{}<>="
 _QUOTED_NUMBER_RE = re.compile(r"(['\"])[+-]?\d[\d.,_:+-]*\1")
 _SUFFIX_NUMBER_RE = re.compile(r"(?<=[A-Za-z][_-])\d+\b")  # user_42, worker-3: an id's counter
 _NUMBER_RE = re.compile(r"(?<![\w<])[+-]?\d+(?:[.,_]\d+)*(?:e[+-]?\d+)?(?![\w>])", re.IGNORECASE)
@@ -163,7 +211,19 @@ def normalise(message: str) -> str:
 def _path_placeholder(m: re.Match[str]) -> str:
     text = m.group(0)
     # a dotted name (requests.exceptions.SSLError) or a ratio (1/2) is not a path: only slashes with a name
-    return "<path>" if ("/" in text or "\\" in text) and re.search(r"[A-Za-z]", text) else text
+    if not (("/" in text or "\\" in text) and re.search(r"[A-Za-z]", text)):
+        return text
+    return text if _MIME_RE.fullmatch(text) or _GLOB_CHARS in _word_around(m) else "<path>"
+
+
+def _word_around(m: re.Match[str]) -> str:
+    """The whitespace- or punctuation-bounded word a match sits in (``src/**/lib/x.rb`` around ``lib/x.rb``)."""
+    text, start, end = m.string, m.start(), m.end()
+    while start > 0 and text[start - 1] not in _WORD_END_CHARS:
+        start -= 1
+    while end < len(text) and text[end] not in _WORD_END_CHARS:
+        end += 1
+    return text[start:end]
 
 
 def read_error(text: str) -> ErrorReport:
@@ -183,7 +243,10 @@ def _error_and_frames(lines: list[str]) -> tuple[str | None, str, list[Frame]]:
     sanitizer = _sanitizer_error(lines)
     if sanitizer is not None:
         return sanitizer[0], sanitizer[1], frames
-    kind, message = _last_error(lines)
+    kind, message, at = _last_error(lines)
+    ruby_test = _ruby_test_failure(lines)
+    if ruby_test is not None and at < ruby_test.end:  # no error printed after the failed test's report
+        return ruby_test.kind, ruby_test.message, ruby_test.frames
     go_test = _go_test_failure(lines)
     if go_test is None:
         return kind, message, frames
@@ -200,7 +263,7 @@ def _frames(lines: list[str]) -> list[Frame]:
     for line in lines:
         if len(line) > MAX_LINE_CHARS:
             continue
-        native = _native_frame(line)
+        native = _native_frame(line) or _ruby_frame(line)
         if native is not None:
             if native.path:  # a runtime or library frame: read, and left out
                 other.append(native)
@@ -267,6 +330,28 @@ def _native_frame(line: str) -> Frame | None:
     return Frame(m["path"], int(m["line"]), None) if m else None
 
 
+def _ruby_frame(line: str) -> Frame | None:
+    """A Ruby backtrace's frame; ``Frame("", None)`` for one in a gem or Ruby's own library; None for another line."""
+    m = _RUBY_FRAME_RE.match(line)
+    if m is None:
+        return None
+    if _RUBY_OUTSIDE_PATH_RE.search(m["path"].replace("\\", "/")):
+        return Frame("", None)
+    return Frame(m["path"], int(m["line"]), _ruby_name(m["func"]))
+
+
+def _ruby_name(func: str) -> str | None:
+    """``wrap_ipv6``; ``Rack::Request::Helpers#wrap_ipv6`` (Ruby 3.4), ``block (2 levels) in call``: the method's
+    name; ``<main>``, ``<top (required)>``, ``<class:Request>``, a core method (``+``, ``Array#each``): None."""
+    name = _RUBY_BLOCK_RE.sub("", func.strip())
+    if not name or name.startswith("<"):
+        return None
+    parts = _RUBY_NAME_SPLIT_RE.split(name)
+    if not _RUBY_METHOD_RE.match(parts[-1]) or (len(parts) == 2 and parts[0] in RUBY_CORE_OWNERS):
+        return None
+    return parts[-1]
+
+
 def _native_name(func: str) -> str | None:
     """``f_strftime``; ``ns::Parser::parse(int) const``: ``parse``; ``std::vector<int>::at``: ``at``."""
     name = func.split("(", 1)[0].strip()
@@ -289,41 +374,61 @@ def _last_part(func: str) -> str | None:
     return parts[-1] if parts else None
 
 
-def _last_error(lines: list[str]) -> tuple[str | None, str]:
-    """(kind, message) of the last error line in ``lines``, else the first compiler message, else ('', '')."""
+def _last_error(lines: list[str]) -> tuple[str | None, str, int]:
+    """(kind, message, its line's index) of the last error line in ``lines``, else the first compiler message, else
+    (None, '', -1)."""
     for i in range(len(lines) - 1, -1, -1):
         line = lines[i][:MAX_LINE_CHARS].strip()  # a message that long is data: its start says what it is
         if not line:
             continue
-        m = _EXCEPTION_RE.match(line)
-        if m and not line.startswith(("at ", "File ")):
-            kind = m["kind"].rsplit(".", 1)[-1] if "." in m["kind"] else m["kind"]
-            return (f"{kind}[{m['code']}]" if m["code"] else kind), (m["msg"] or "").strip()
-        m = _RUST_ERROR_RE.match(line)
-        if m:
-            return (m["code"] or "error"), m["msg"]
-        m = _GO_PANIC_RE.match(line)
-        if m:
-            return "panic", _GO_RECOVERED_RE.sub("", m["msg"])
-        m = _RUST_PANIC_RE.match(line)
-        if m:
-            follow = lines[i + 1].strip() if i + 1 < len(lines) else ""
-            return "panic", (m["old"] or follow)
-        m = _TS_PRETTY_RE.match(line)
-        if m:
-            return m["kind"], m["msg"]
-        m = _COMPILER_RE.match(line)
-        if m:
-            code = _TS_CODE_RE.match(m["msg"])  # tsc: ``error TS2322: …``
-            return (code["kind"], code["msg"]) if code else ("error", m["msg"])
-        m = _ASSERT_RE.match(line)
-        if m and lines[i].lstrip().startswith("E "):
-            return "AssertionError", m["msg"]
-    for line in lines:
+        found = _error_line(line, lines, i)
+        if found is not None:
+            return found[0], found[1], i
+    for i, line in enumerate(lines):
         m = _GO_COMPILE_RE.match(line.strip())
         if m:
-            return "error", m["msg"]
-    return None, ""
+            return "error", m["msg"], i
+    return None, "", -1
+
+
+def _error_line(line: str, lines: list[str], i: int) -> tuple[str, str] | None:
+    """(kind, message) when ``line`` (the stripped ``lines[i]``) reports an error, else None."""
+    m = _RUBY_EXCEPTION_RE.match(line)
+    if m:
+        return _last_name(m["kind"]), m["msg"].strip()
+    m = _RUBY_KIND_LINE_RE.match(line)  # ``Rack::Lint::LintError: msg`` above a Ruby frame (rake, minitest)
+    if m and "::" in m["kind"] and i + 1 < len(lines) and _RUBY_FRAME_RE.match(lines[i + 1][:MAX_LINE_CHARS]):
+        return _last_name(m["kind"]), (m["msg"] or "").strip()
+    m = _EXCEPTION_RE.match(line)
+    if m and not line.startswith(("at ", "File ")):
+        kind = m["kind"].rsplit(".", 1)[-1] if "." in m["kind"] else m["kind"]
+        return (f"{kind}[{m['code']}]" if m["code"] else kind), (m["msg"] or "").strip()
+    m = _RUST_ERROR_RE.match(line)
+    if m:
+        return (m["code"] or "error"), m["msg"]
+    m = _GO_PANIC_RE.match(line)
+    if m:
+        return "panic", _GO_RECOVERED_RE.sub("", m["msg"])
+    m = _RUST_PANIC_RE.match(line)
+    if m:
+        follow = lines[i + 1].strip() if i + 1 < len(lines) else ""
+        return "panic", (m["old"] or follow)
+    m = _TS_PRETTY_RE.match(line)
+    if m:
+        return m["kind"], m["msg"]
+    m = _COMPILER_RE.match(line)
+    if m:
+        code = _TS_CODE_RE.match(m["msg"])  # tsc: ``error TS2322: …``
+        return (code["kind"], code["msg"]) if code else ("error", m["msg"])
+    m = _ASSERT_RE.match(line)
+    if m and lines[i].lstrip().startswith("E "):
+        return "AssertionError", m["msg"]
+    return None
+
+
+def _last_name(kind: str) -> str:
+    """``Rack::Lint::LintError``: ``LintError`` (as ``requests.exceptions.SSLError`` reads ``SSLError``)."""
+    return _RUBY_NAME_SPLIT_RE.split(kind)[-1] or kind
 
 
 def _sanitizer_error(lines: list[str]) -> tuple[str, str] | None:
@@ -358,6 +463,67 @@ def _sanitizer_head(rest: str, after: list[str]) -> tuple[str, str]:
     details = [m["detail"] for m in (_SAN_DETAIL_RE.match(line.strip()) for line in after) if m]
     message = "; ".join(part for part in (where, *details[:1]) if part)
     return (kind[:MAX_KIND_CHARS] or "sanitizer"), message
+
+
+@dataclass(frozen=True, slots=True)
+class _RubyTestFailure:
+    kind: str
+    message: str
+    frames: list[Frame]
+    end: int  # the index of the line after its report
+
+
+def _ruby_test_failure(lines: list[str]) -> _RubyTestFailure | None:
+    """The last failed test of a minitest or RSpec report (its exception or what its assertion said, and the frames
+    printed under it; a failed assertion placed on its test file's line); None without one."""
+    heads = [
+        (i, m["rest"].strip()) for i, m in enumerate(_RUBY_TEST_HEAD_RE.match(x[:MAX_LINE_CHARS]) for x in lines) if m
+    ]
+    for n in range(len(heads) - 1, -1, -1):
+        start, head = heads[n]
+        end = heads[n + 1][0] if n + 1 < len(heads) else len(lines)
+        end = next((i for i in range(start + 1, end) if _RUBY_TEST_END_RE.match(lines[i].strip())), end)
+        body = lines[start + 1 : end]
+        verdict = _MINITEST_VERDICT_RE.match(head)
+        found = _minitest_failure(verdict["verdict"], body) if verdict else _rspec_failure(head, body)
+        if found is not None:
+            return _RubyTestFailure(found[0], found[1], _unique(found[2]), end)
+    return None
+
+
+def _minitest_failure(verdict: str, body: list[str]) -> tuple[str, str, list[Frame]] | None:
+    """A minitest ``Error:`` block's exception, or a ``Failure:`` block's test and what its assertion said."""
+    said = [line.strip() for line in body if line.strip() and len(line) <= MAX_LINE_CHARS]
+    test = _MINITEST_TEST_RE.match(said[0]) if said else None
+    if test is None:
+        return None
+    frames = _frames(body)
+    words = [line for line in said[1:] if _ruby_frame(line) is None][:MAX_RUBY_MESSAGE_LINES]
+    if verdict == "Error":
+        m = _RUBY_KIND_LINE_RE.match(words[0]) if words else None
+        if m is None:
+            return None
+        return _last_name(m["kind"]), " ".join([m["msg"] or "", *words[1:]]).strip(), frames
+    name = test["test"].rsplit("#", 1)[-1]
+    where = [Frame(test["path"], int(test["line"]), name if name.isidentifier() else None)] if test["path"] else []
+    return RUBY_FAILURE, _titled(test["test"], " ".join(words)), [*where, *frames]
+
+
+def _rspec_failure(description: str, body: list[str]) -> tuple[str, str, list[Frame]] | None:
+    """An RSpec failure: the exception (``NoMethodError:`` above its message) or the expectation's message."""
+    said = [line.strip() for line in body if line.strip() and len(line) <= MAX_LINE_CHARS]
+    if not said or not _RSPEC_FAILURE_RE.match(said[0]):
+        return None
+    words = [line for line in said[1:] if not line.startswith("# ")][:MAX_RUBY_MESSAGE_LINES]
+    m = _RUBY_KIND_LINE_RE.match(words[0]) if words else None
+    if m is not None:
+        return _last_name(m["kind"]), " ".join([m["msg"] or "", *words[1:]]).strip(), _frames(body)
+    return RUBY_FAILURE, _titled(description, " ".join(words)), _frames(body)
+
+
+def _titled(test: str, said: str) -> str:
+    """``Klass#test_x: Expected: 1 Actual: 2``: which test failed, and what its assertion said."""
+    return f"{test}: {said}" if said else test
 
 
 @dataclass(slots=True)
