@@ -48,6 +48,10 @@ _COMPILER_RE = re.compile(
     r"^(?P<path>[^\s:()]{1,1000}\.\w{1,6})(?::(?P<line>\d{1,9})(?::\d{1,9})?:|\((?P<tline>\d{1,9}),\d{1,9}\):)"
     r"\s*(?:(?:fatal )?error|error TS\d+|Error)\b:?\s*(?P<msg>.*)$"
 )
+# Maven's compiler plugin: ``[ERROR] /abs/src/main/java/x/Node.java:[408,25] cannot find symbol``
+_MAVEN_COMPILER_RE = re.compile(
+    r"^\[ERROR\] (?P<path>[^\s:\[\]]{1,1000}\.\w{1,6}):\[(?P<line>\d{1,9}),\d{1,9}\] (?P<msg>.+)$"
+)
 _TS_PRETTY_RE = re.compile(
     r"^(?P<path>[^\s:]{1,1000}\.\w{1,6}):(?P<line>\d{1,9}):\d{1,9} - error (?P<kind>TS\d+): (?P<msg>.*)"
 )
@@ -291,7 +295,12 @@ def _frames(lines: list[str]) -> list[Frame]:
                 other.append(Frame(m["path"], int(m["line"]), _last_part(func) if func else None))
                 break
         else:
-            m = _TS_PRETTY_RE.match(line) or _COMPILER_RE.match(line) or _GO_COMPILE_RE.match(line)
+            m = (
+                _TS_PRETTY_RE.match(line)
+                or _COMPILER_RE.match(line)
+                or _GO_COMPILE_RE.match(line)
+                or _MAVEN_COMPILER_RE.match(line)
+            )
             if m:
                 number = m.groupdict().get("line") or m.groupdict().get("tline")
                 other.append(Frame(m["path"], int(number) if number else None, None))
@@ -416,6 +425,9 @@ def _error_line(line: str, lines: list[str], i: int) -> tuple[str, str] | None:
     m = _TS_PRETTY_RE.match(line)
     if m:
         return m["kind"], m["msg"]
+    m = _MAVEN_COMPILER_RE.match(line)
+    if m:
+        return "error", m["msg"].strip()
     m = _COMPILER_RE.match(line)
     if m:
         code = _TS_CODE_RE.match(m["msg"])  # tsc: ``error TS2322: …``

@@ -100,6 +100,15 @@ Exception in thread "main" java.lang.NullPointerException: Cannot invoke "String
             "error: 'foo' undeclared (first use in this function)",
             ("src/x.c", 12, None),
         ),
+        (  # Maven's compiler plugin (QA pass 6, #22): "No error found" before
+            "[INFO] --- maven-compiler-plugin:3.11.0:compile (default-compile) @ jsoup ---\n"
+            "[ERROR] COMPILATION ERROR :\n"
+            "[ERROR] /w/src/main/java/org/jsoup/nodes/Node.java:[408,25] cannot find symbol\n"
+            "  symbol:   method addChildrenAt(int,org.jsoup.nodes.Node)\n[INFO] BUILD FAILURE\n",
+            "error",
+            "error: cannot find symbol",
+            ("/w/src/main/java/org/jsoup/nodes/Node.java", 408, None),
+        ),
     ],
 )
 def test_each_language_reads_its_error(text: str, kind: str, signature: str, first_frame: tuple) -> None:
