@@ -10,6 +10,7 @@ from typing import Any
 from forewarn.cli import util as cliutil
 from forewarn.cli.util import CliError
 from forewarn.config import load_settings
+from forewarn.memory.records import Memory
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(f"error: {cliutil.shown(err.signature)}")
     for place in result.places[:5]:
-        symbol = f"  {place.symbol}" if place.symbol else ""
+        symbol = f"  {place.label}" if place.label else ""  # no ``#2``: its lines say which same-named one
         line = f":{place.line}" if place.line else ""
         print(f"  through {cliutil.shown(place.file + line + symbol)}")
     if not result.hits:
@@ -76,13 +77,23 @@ def run(args: argparse.Namespace) -> int:
         return 0
     for n, hit in enumerate(result.hits, start=1):
         m = hit.memory
-        where = m.anchor.file + (f"::{m.anchor.symbol}" if m.anchor.symbol else "") if m.anchor else "(workspace)"
+        where = _where(m)
         why = "on code the error went through" if hit.place is not None else "matches the error's words"
         if hit.place is not None and hit.by_words:
             why = "on code the error went through, and matches its words"
         print(f"{n}. {cliutil.shown(m.id)}  {cliutil.shown(m.type)}  {cliutil.shown(where)}  ({why})")
         print(f"    {cliutil.shown(' '.join(m.text.split()))}")
     return 0
+
+
+def _where(m: Memory) -> str:
+    """Where a memory sits, as ``memory list`` says it: ``file::Node.before (lines 403-412)``, never ``#2``."""
+    from forewarn.workspace.explaining import symbol_label
+
+    a = m.anchor
+    if a is None:
+        return "(workspace)"
+    return a.file + (f"::{symbol_label(a.symbol, a.start_line, a.end_line, namesakes=True)}" if a.symbol else "")
 
 
 def explanation_json(result: Any) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from forewarn.safe_text import (
     headline,
     one_line,
 )
+from forewarn.workspace.explaining import symbol_label
 from forewarn.workspace.symbols import base_symbol
 
 SOURCE = "forewarn"  # diagnostics' source: lets clients and users filter ours
@@ -563,7 +564,7 @@ def memory_symbol(memory: Memory, anchor: Span) -> types.WorkspaceSymbol:
 
 def chunk_symbol(chunk: ChunkView) -> types.WorkspaceSymbol:
     return types.WorkspaceSymbol(
-        name=flat_text(chunk.symbol),
+        name=flat_text(base_symbol(chunk.symbol)),  # no ``#2``: each entry's location tells same-named ones apart
         kind=CHUNK_KINDS.get(chunk.kind, types.SymbolKind.Function),
         location=types.Location(uri=chunk.uri, range=line_span_range(chunk.start_line, chunk.end_line)),
         container_name=flat_text(chunk.file),
@@ -667,19 +668,21 @@ def code_actions(
     re-anchored to it (``forewarn.reanchor``).
     """
     actions: list[types.CodeAction] = []
+    name = flat_text(base_symbol(symbol)) if symbol else None  # the selection is in it: no ``#2`` needed to say which
     if symbol is not None and prompts:  # a person re-anchors; an agent host is offered nothing that revives a memory
         for orphan in orphans[:REANCHOR_ACTIONS]:
-            was = orphan.anchor.symbol if orphan.anchor is not None and orphan.anchor.symbol else "its code"
+            a = orphan.anchor
+            was = symbol_label(a.symbol, a.start_line, a.end_line, quote=flat_text) if a and a.symbol else "its code"
             actions.append(
                 _quick_fix(
-                    f"Forewarn: re-anchor “{flat_text(orphan.text)[:60]}” (was {was}, orphaned) to {symbol}",
+                    f"Forewarn: re-anchor “{flat_text(orphan.text)[:60]}” (was {was}, orphaned) to {name}",
                     "Re-anchor memory",
                     CMD_REANCHOR,
                     {"id": orphan.id, "uri": uri, "symbol": symbol},
                 )
             )
     if prompts:
-        where = f" for {flat_text(symbol)}" if symbol else " here"
+        where = f" for {name}" if name else " here"
         argument = {"text": None, "type": "gotcha", "uri": uri, "range": range_dict(rng), "symbol": symbol}
         actions.append(_quick_fix(f"Forewarn: remember a gotcha{where}", "Remember a gotcha", CMD_REMEMBER, argument))
     seen: set[str] = set()

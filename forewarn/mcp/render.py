@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
 from forewarn.memory.origin import origin_of
 from forewarn.memory.records import Memory
 from forewarn.memory.vocabulary import MemoryStatus, MemoryType
+from forewarn.workspace.explaining import has_namesakes, symbol_label
+from forewarn.workspace.symbols import base_symbol
 
 CHARS_PER_TOKEN = 4
 DEFAULT_BUDGET = 1000  # tokens per tool answer unless the agent asks otherwise
@@ -74,6 +76,7 @@ class Entry:
     via: str | None = None  # a neighbour file whose definition the asked-about file uses
     score: float = 0.0
     group: str | None = None  # the heading it is listed under (the asked-about file), else its own file
+    namesakes: bool = False  # its file has other definitions of its symbol's name: the note says which, by lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,12 +132,32 @@ def note_lines(entry: Entry, number: int) -> list[str]:
         head += " · workspace-wide"
     else:
         head += f" · file {quoted(anchor.file, MAX_PLACE_CHARS)}" + (f" line {entry.line}" if entry.line else "")
-        head += f" · symbol {quoted(anchor.symbol, MAX_PLACE_CHARS)}" if anchor.symbol else ""
+        if anchor.symbol:  # as people call it; of same-named definitions, which one (``#2`` means nothing to a reader)
+            name = symbol_label(anchor.symbol, anchor.start_line, anchor.end_line, namesakes=entry.namesakes,
+                                quote=lambda s: quoted(s, MAX_PLACE_CHARS))  # fmt: skip
+            head += f" · symbol {name}"
     lines = [head + f" · id {m.id}{status_note(m)}", f"{INDENT}from: {clip(origin_of(m).phrase(), 400)}"]
     if entry.via:
         lines.append(f"{INDENT}via: {quoted(entry.via, MAX_PLACE_CHARS)} (a file this one uses)")
     lines.append(f"{INDENT}text: {quoted(m.text)}")
     return lines
+
+
+def _marked(
+    entries: Sequence[Entry], taken: set[int], spans_of: Callable[[str], Sequence[tuple[str, str, int, int]]]
+) -> list[Entry]:
+    """``entries``, those ``taken`` marked when their file (``spans_of``) defines their symbol's name more than
+    once, so the note says which definition; each file is read once."""
+    spans: dict[str, Sequence[tuple[str, str, int, int]]] = {}
+    out: list[Entry] = []
+    for i, e in enumerate(entries):
+        a = e.memory.anchor
+        if i in taken and a is not None and a.symbol:
+            if a.file not in spans and base_symbol(a.symbol) == a.symbol:  # ``f#2`` is a namesake without reading
+                spans[a.file] = spans_of(a.file)
+            e = replace(e, namesakes=has_namesakes(spans.get(a.file, ()), a.symbol))
+        out.append(e)
+    return out
 
 
 def priority_order(entries: Sequence[Entry]) -> list[int]:
@@ -152,17 +175,20 @@ def fence_notes(
     empty: str,
     groups: Sequence[str] | None = None,
     more_hint: str = "call again with a larger budget",
+    spans_of: Callable[[str], Sequence[tuple[str, str, int, int]]] | None = None,
 ) -> Packed:
     """``title`` (Markdown, the caller's own words), the preamble, then one fenced block of as many vetted notes
     as ``budget`` tokens hold, taken by ``priority_order`` and shown in the given order; with ``groups`` (the files
     asked about, in order: ``Entry.group``), a count line per file, kept whatever the budget, and its notes under
-    it. Last, outside the block, a line saying how many notes were left out. Unvetted entries are dropped."""
+    it. Last, outside the block, a line saying how many notes were left out. Unvetted entries are dropped.
+    ``spans_of`` (the index's ``chunk_spans``): read for the listed notes' files, so a note on the first of two
+    same-named definitions says which one too (``with_namesakes``)."""
     entries = [e for e in entries if origin_of(e.memory).vetted]
     grouped = groups is not None
     wanted = list(dict.fromkeys(groups or ()))
     fence = "`" * FENCE_TICKS
     width = len(str(len(entries)))
-    costs = [tokens("\n".join(note_lines(e, 10**width - 1))) + 1 for e in entries]
+    costs = [tokens("\n".join(note_lines(replace(e, namesakes=True), 10**width - 1))) + 1 for e in entries]
     footer = f"_{len(entries)} more left out by the {budget:,}-token budget ({more_hint})._"
     used = tokens(f"{title}\n\n{NOTES_PREAMBLE}\n{fence}{NOTES_INFO}\n{fence}\n{footer}") + 4
     used += sum(tokens(_group_line(g, 10**width, 10**width)) + 1 for g in wanted)
@@ -172,6 +198,8 @@ def fence_notes(
             continue  # a shorter entry further down may still fit
         used += costs[i]
         taken.add(i)
+    if spans_of is not None:
+        entries = _marked(entries, taken, spans_of)
     body: list[str] = []
     number = 0
     if grouped:

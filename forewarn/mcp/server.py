@@ -192,6 +192,7 @@ class ForewarnMcp:
             empty="No memories on these files or on the definitions they use.",
             groups=rels,
             more_hint="ask about fewer files or with a larger budget",
+            spans_of=ws.indexer.chunk_spans,
         )
         if not ready:
             return packed.text + f"\n_{STILL_INDEXING}_\n"
@@ -215,6 +216,7 @@ class ForewarnMcp:
             title=f"# Forewarn: notes matching {code_span(render.clip(query, 120))} (searched {mode})",
             empty=f"No memory matches (closest: {closest})." if closest else "No memory matches.",
             more_hint="narrow with types or file, or a larger budget",
+            spans_of=ws.indexer.chunk_spans,
         )
         return packed.text
 
@@ -262,6 +264,7 @@ class ForewarnMcp:
                 + "); if it replaces one, call supersede with that id and the new text (otherwise a person settles "
                 "it):",
                 empty="",
+                spans_of=ws.indexer.chunk_spans,
             )
             out += "\n\n" + listed.text
         return out
@@ -308,6 +311,7 @@ class ForewarnMcp:
             title=f"# Forewarn: notes on this error ({code_span(signature)})",
             empty="No error pattern, gotcha or dead end explains it.",
             more_hint="call again with a larger budget",
+            spans_of=ws.indexer.chunk_spans,
         )
         return packed.text
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import posixpath
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from forewarn.memory.records import Memory
@@ -28,6 +28,7 @@ from forewarn.memory.text import STOPWORDS, split_identifier
 from forewarn.memory.vocabulary import ANCHORED_STATUSES, CURRENT_STATUSES, MemoryType
 from forewarn.workspace.error_text import ErrorReport, Frame, read_error
 from forewarn.workspace.searching import SearchMixin
+from forewarn.workspace.symbols import base_symbol, called_name
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +61,30 @@ GENERIC_ERROR_WORDS = frozenset({
 NOT_TELLING = GENERIC_ERROR_WORDS | STOPWORDS
 
 
+def symbol_label(
+    symbol: str,
+    start_line: int | None,
+    end_line: int | None,
+    *,
+    namesakes: bool = False,
+    quote: Callable[[str], str] = str,
+) -> str:
+    """A symbol path as people and agents read it: the name (``quote``d), and for one of several same-named
+    definitions of its file (``Node.before#2``, or ``namesakes``: the first of them) which one, by its lines, as
+    ``memory list`` shows it: ``Node.before (lines 403-412)``. The ``#2`` is the index's ordinal (the symbol's
+    identity in the store and in commands' arguments), which means nothing to a reader: never shown."""
+    base = base_symbol(symbol)
+    if (namesakes or base != symbol) and start_line:
+        return f"{quote(base)} (lines {start_line}-{end_line or start_line})"
+    return quote(base)
+
+
+def has_namesakes(spans: Sequence[tuple[str, str, int, int]], symbol: str) -> bool:
+    """Whether the file of ``spans`` (``chunk_spans``: symbol first) defines ``symbol``'s name more than once."""
+    base = base_symbol(symbol)
+    return base != symbol or any(s != symbol and base_symbol(s) == base for s, *_ in spans)
+
+
 @dataclass(frozen=True, slots=True)
 class Place:
     """A frame mapped to this workspace: the file, the definition holding the line (None: top-level), the line."""
@@ -68,6 +93,7 @@ class Place:
     symbol: str | None
     line: int | None
     frame: Frame
+    label: str | None = None  # the definition as people read it (``symbol_label``): no ``#2``, its lines if needed
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +154,7 @@ class ExplainMixin(SearchMixin):
         by_suffix: dict[str, list[str]] | None = None
         out: list[Place] = []
         seen: set[tuple[str, int | None]] = set()
+        spans_read: dict[str, list[tuple[str, str, int, int]]] = {}  # a trace goes through one file many times
         for frame in frames:
             rel = self._frame_file(frame.path, files)
             if rel is None:
@@ -137,8 +164,21 @@ class ExplainMixin(SearchMixin):
             if rel is None or (rel, frame.line) in seen:
                 continue
             seen.add((rel, frame.line))
-            out.append(Place(rel, self._frame_symbol(rel, frame), frame.line, frame))
+            symbol = self._frame_symbol(rel, frame)
+            out.append(Place(rel, symbol, frame.line, frame, self._label(rel, symbol, spans_read)))
         return out
+
+    def _label(
+        self, rel: str, symbol: str | None, spans_read: dict[str, list[tuple[str, str, int, int]]]
+    ) -> str | None:
+        """``symbol_label`` of a frame's definition (``spans_read``: the files' spans read so far in this trace)."""
+        if symbol is None:
+            return None
+        if rel not in spans_read:
+            spans_read[rel] = self.indexer.chunk_spans(rel)
+        spans = spans_read[rel]
+        lines = next(((start, end) for s, _, start, end in spans if s == symbol), (None, None))
+        return symbol_label(symbol, *lines, namesakes=has_namesakes(spans, symbol))
 
     def _frame_file(self, path: str, files: dict[str, object]) -> str | None:
         text = path.removeprefix("file://").replace("\\", "/")
@@ -157,12 +197,12 @@ class ExplainMixin(SearchMixin):
             if chunk is not None and chunk.kind != "module":
                 by_line = chunk.symbol
         name = frame.function
-        if not name or (by_line is not None and by_line.rsplit(".", 1)[-1] == name):
+        if not name or (by_line is not None and called_name(by_line) == name):  # ``before#2`` is a ``before`` too
             return by_line
         spans = self.indexer.chunk_spans(rel)
-        named = [symbol for symbol, kind, _, _ in spans if symbol.rsplit(".", 1)[-1] == name]
+        named = [symbol for symbol, kind, _, _ in spans if called_name(symbol) == name]
         if not named and frame.line is None:  # a name read off a Go test's (TestReadFiles: Reader.readFiles)
-            named = [symbol for symbol, kind, _, _ in spans if symbol.rsplit(".", 1)[-1].lower() == name.lower()]
+            named = [symbol for symbol, kind, _, _ in spans if called_name(symbol).lower() == name.lower()]
         return named[0] if len(named) == 1 else by_line
 
     def _place_memories(self, places: Sequence[Place]) -> list[tuple[Memory, Place, float]]:
@@ -185,7 +225,7 @@ class ExplainMixin(SearchMixin):
 
 def error_words(report: ErrorReport, places: Sequence[Place]) -> set[str]:
     """The words that tell this error from others: its message's, its type name's specific parts, its function's."""
-    names = [p.symbol.rsplit(".", 1)[-1] for p in places[:1] if p.symbol]
+    names = [called_name(p.symbol) for p in places[:1] if p.symbol]
     text = " ".join([report.kind or "", _unplaced(report.signature), *names])
     return {w for w in _words(text) if len(w) >= MIN_WORD_CHARS and w not in NOT_TELLING and not w.isdigit()}
 
@@ -222,7 +262,7 @@ def _unplaced(signature: str) -> str:
 def _query(report: ErrorReport, places: Sequence[Place]) -> str:
     """The words to search memories with: the signature without placeholders, and the innermost function's name."""
     words = _unplaced(report.signature)
-    names = [p.symbol.rsplit(".", 1)[-1] for p in places[:1] if p.symbol]
+    names = [called_name(p.symbol) for p in places[:1] if p.symbol]
     return " ".join([words, *names]).strip()[:MAX_QUERY_CHARS]
 
 

@@ -72,7 +72,7 @@ def handle(
         if event.tool == ToolKind.SHELL and event.kind != EventKind.BEFORE_TOOL and event.command:
             if event.failed:
                 explanation = ws.explain_error(event.output)
-                parts.append(failure(explanation, state) if delivers(event) else "")
+                parts.append(failure(explanation, state, ws) if delivers(event) else "")
                 _remember_failure(ws, event, explanation, state)
             else:
                 capture.on_pass(ws, event, state, trust_agents=trust_agents)
@@ -133,6 +133,7 @@ def file_memories(ws: Workspace, rels: Sequence[str], state: SessionState) -> st
         empty="",
         groups=[r for r in rels if any(e.group == r for e in entries)],
         more_hint="ask memories_for_files with a larger budget",
+        spans_of=ws.indexer.chunk_spans,
     )
     return _shown(packed, entries, state)
 
@@ -180,11 +181,12 @@ def briefing(ws: Workspace, state: SessionState) -> str:
         empty="",
         groups=list(dict.fromkeys(e.group for e in entries if e.group is not None)),
         more_hint="ask memories_for_files about the files you work on",
+        spans_of=ws.indexer.chunk_spans,
     )
     return _shown(packed, entries, state)
 
 
-def failure(explanation: Explanation, state: SessionState) -> str:
+def failure(explanation: Explanation, state: SessionState, ws: Workspace) -> str:
     """What the team knows about the error a failed command printed ('' when nothing passes the floor)."""
     if not explanation.error.found:
         return ""
@@ -202,6 +204,7 @@ def failure(explanation: Explanation, state: SessionState) -> str:
         title=f"# Forewarn: what the team knows about this failure ({signature})",
         empty="",
         more_hint="call explain_error with the output",
+        spans_of=ws.indexer.chunk_spans,
     )
     return _shown(packed, entries, state)
 
