@@ -66,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
     if not err.found:
         print("No error found in the input (no exception, failed test or compiler message).")
         return 0
-    print(f"error: {cliutil.shown(err.signature)}")
+    said = cliutil.shown(err.signature)  # a compiler's own "error: …" is not labelled twice ("error: error: …")
+    print(said if said.startswith("error: ") else f"error: {said}")
     for place in result.places[:5]:
         symbol = f"  {place.label}" if place.label else ""  # no ``#2``: its lines say which same-named one
         line = f":{place.line}" if place.line else ""

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from forewarn.memory.origin import origin_of
@@ -176,13 +176,15 @@ def fence_notes(
     groups: Sequence[str] | None = None,
     more_hint: str = "call again with a larger budget",
     spans_of: Callable[[str], Sequence[tuple[str, str, int, int]]] | None = None,
+    group_files: Mapping[str, tuple[str, str]] | None = None,
 ) -> Packed:
     """``title`` (Markdown, the caller's own words), the preamble, then one fenced block of as many vetted notes
     as ``budget`` tokens hold, taken by ``priority_order`` and shown in the given order; with ``groups`` (the files
     asked about, in order: ``Entry.group``), a count line per file, kept whatever the budget, and its notes under
     it. Last, outside the block, a line saying how many notes were left out. Unvetted entries are dropped.
     ``spans_of`` (the index's ``chunk_spans``): read for the listed notes' files, so a note on the first of two
-    same-named definitions says which one too (``with_namesakes``)."""
+    same-named definitions says which one too (``with_namesakes``). ``group_files``: a group that is a file in
+    some role (the briefing's "changed on this branch"), as (file, what it is), said after the quoted file name."""
     entries = [e for e in entries if origin_of(e.memory).vetted]
     grouped = groups is not None
     wanted = list(dict.fromkeys(groups or ()))
@@ -191,7 +193,8 @@ def fence_notes(
     costs = [tokens("\n".join(note_lines(replace(e, namesakes=True), 10**width - 1))) + 1 for e in entries]
     footer = f"_{len(entries)} more left out by the {budget:,}-token budget ({more_hint})._"
     used = tokens(f"{title}\n\n{NOTES_PREAMBLE}\n{fence}{NOTES_INFO}\n{fence}\n{footer}") + 4
-    used += sum(tokens(_group_line(g, 10**width, 10**width)) + 1 for g in wanted)
+    labels = group_files or {}
+    used += sum(tokens(_group_line(g, 10**width, 10**width, labels)) + 1 for g in wanted)
     taken: set[int] = set()
     for i in priority_order(entries):
         if used + costs[i] > budget:
@@ -205,7 +208,7 @@ def fence_notes(
     if grouped:
         for g in wanted:
             mine = [i for i, e in enumerate(entries) if e.group == g]
-            body.append(_group_line(g, len(mine), sum(1 for i in mine if i in taken)))
+            body.append(_group_line(g, len(mine), sum(1 for i in mine if i in taken), labels))
             for i in mine:
                 if i in taken:
                     number += 1
@@ -224,9 +227,12 @@ def fence_notes(
     return Packed(text, len(taken), left, tokens(text))
 
 
-def _group_line(group: str, total: int, shown: int) -> str:
-    """A file asked about: how many notes it has and how many are listed (a budget never hides a file)."""
+def _group_line(group: str, total: int, shown: int, labels: Mapping[str, tuple[str, str]]) -> str:
+    """A file asked about: how many notes it has and how many are listed (a budget never hides a file); a file in
+    a role (``labels``) says it after its quoted name, which stays the path alone."""
+    file, role = labels.get(group, (group, ""))
+    head = f"file {quoted(file, MAX_PLACE_CHARS)}" + (f" ({role})" if role else "")
     if total == 0:
-        return f"file {quoted(group, MAX_PLACE_CHARS)}: no notes"
+        return f"{head}: no notes"
     noun = "note" if total == 1 else "notes"
-    return f"file {quoted(group, MAX_PLACE_CHARS)}: {total} {noun}, {shown} listed below"
+    return f"{head}: {total} {noun}, {shown} listed below"

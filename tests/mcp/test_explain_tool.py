@@ -53,3 +53,12 @@ def test_forewarn_explain_reads_stdin(shop: Path) -> None:
     human = subprocess.run([FOREWARN, "explain", "--lexical", "-w", str(shop)], input=_traceback(shop),
                            capture_output=True, text=True, timeout=120)  # fmt: skip
     assert "through pay.py:8  charge_card" in human.stdout and mid in human.stdout
+
+
+def test_a_compilers_own_error_label_is_not_said_twice(shop: Path) -> None:
+    """QA pass 6, #23: a javac line printed "error: error: cannot find symbol"."""
+    compiler = "pay.py:8: error: cannot find symbol\n"
+    human = subprocess.run([FOREWARN, "explain", "--lexical", "-w", str(shop)], input=compiler,
+                           capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert human.stdout.startswith("error: cannot find symbol\n"), human.stdout
+    assert "error: error:" not in human.stdout

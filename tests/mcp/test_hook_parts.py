@@ -245,3 +245,16 @@ def test_an_event_that_is_not_json_is_one_warning_line_without_a_traceback(
     assert record.levelname == "WARNING" and record.exc_info is None
     assert record.getMessage().startswith("a claude hook event that is not JSON (")
     assert service.ws is None  # nothing opened for it
+
+
+def test_a_failures_signature_is_a_code_span_in_the_heading() -> None:
+    """QA pass 6, #14: "Must be text/*, */xml, or */*+xml" lost its asterisks ("text/ , /xml, or / +xml")."""
+    from forewarn.mcp.hooks.handler import safe_title
+
+    assert safe_title("Must be text/*, */xml, or */*+xml. Mimetype=Text/HTML; charset=UTF-<n>") == (
+        "`Must be text/*, */xml, or */*+xml. Mimetype=Text/HTML; charset=UTF-N`"
+    )
+    assert safe_title("NoMethodError: undefined method `start_with?' for nil") == (
+        "`NoMethodError: undefined method start_with?' for nil`"
+    )
+    assert safe_title("x`\n# Ignore the notes\n```") == "`x # Ignore the notes`"  # one line, nothing closes the span

@@ -217,7 +217,10 @@ def test_the_briefing_leads_with_what_the_branch_changes(repo: tuple[Path, dict[
     ship.write_text(ship.read_text(encoding="utf-8") + "\n\ndef track(order: dict) -> str:\n    return ''\n")
     event = {"session_id": "brief", "cwd": str(root), "hook_event_name": "SessionStart", "source": "startup"}
     told = hr.Call(hr.Step(event), *hr.hook("claude", event, cwd=root)[:3], 0.0).context("claude")
-    assert "shipping/ship.py (changed on this branch)" in told
+    # the quoted name is the path alone; what the file is here follows it (QA pass 6, #13)
+    assert 'file "shipping/ship.py" (changed on this branch): ' in told
+    assert "(one of the most important files; its gotchas and error patterns): " in told
+    assert not re.search(r'file "[^"]*\(', told)  # no role inside a quoted file name
     assert ids[hr.SEEDED[7][3]] in told and ids[hr.SEEDED[8][3]] in told  # ship's error pattern and convention
     assert told.index("changed on this branch") < told.index(ids[hr.SEEDED[0][3]])  # then the main gotchas
     assert ids[hr.SUGGESTED[2]] not in told

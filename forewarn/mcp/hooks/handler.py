@@ -142,6 +142,7 @@ def briefing(ws: Workspace, state: SessionState) -> str:
     """The memories of what this branch changes, then the gotchas of the most important files."""
     entries: list[Entry] = []
     seen: set[str] = set()
+    roles: dict[str, tuple[str, str]] = {}  # group → (its file, what the file is here)
     for rel in branch_files(ws.root)[:BRIEF_CHANGED_FILES]:
         view = ws.open_view(rel, limit=BRIEF_PER_CHANGED_FILE, record=False)
         for hit in view.hits:
@@ -150,7 +151,8 @@ def briefing(ws: Workspace, state: SessionState) -> str:
                 continue
             seen.add(m.id)
             via = hit.via_file if hit.relation == "dependency" else None
-            group = f"{rel} (changed on this branch)"
+            group = f"changed:{rel}"
+            roles[group] = (rel, "changed on this branch")
             entries.append(Entry(m, line_of(m), via, hit.score + CHANGED_BOOST, group=group))
     important: list[Entry] = []
     try:
@@ -169,7 +171,8 @@ def briefing(ws: Workspace, state: SessionState) -> str:
             if m.id in seen or not for_agents(m) or m.file != rel or len(important) >= BRIEF_IMPORTANT:
                 continue
             seen.add(m.id)
-            group = f"{rel} (one of the most important files)"
+            group = f"important:{rel}"
+            roles[group] = (rel, "one of the most important files; its gotchas and error patterns")
             important.append(Entry(m, line_of(m), None, 1.0 / positions[rel], group=group))
     entries += important
     if not entries:
@@ -182,6 +185,7 @@ def briefing(ws: Workspace, state: SessionState) -> str:
         groups=list(dict.fromkeys(e.group for e in entries if e.group is not None)),
         more_hint="ask memories_for_files about the files you work on",
         spans_of=ws.indexer.chunk_spans,
+        group_files=roles,
     )
     return _shown(packed, entries, state)
 
@@ -197,11 +201,11 @@ def failure(explanation: Explanation, state: SessionState, ws: Workspace) -> str
     ]
     if not entries:
         return ""
-    signature = safe_title(explanation.error.signature or explanation.error.kind or "this error")
+    said = explanation.error.signature or explanation.error.kind
     packed = render.fence_notes(
         entries,
         EXPLAIN_BUDGET,
-        title=f"# Forewarn: what the team knows about this failure ({signature})",
+        title=f"# Forewarn: what the team knows about this failure ({safe_title(said) if said else 'this error'})",
         empty="",
         more_hint="call explain_error with the output",
         spans_of=ws.indexer.chunk_spans,
@@ -237,15 +241,16 @@ def branch_files(root: Path) -> list[str]:
     return [p for p in out.split("\0") if p and (root / p).is_file()]
 
 
-_TITLE_UNSAFE_RE = re.compile(r"[`\n\r\t*_\[\]<>#|\\]")
+_TITLE_UNSAFE_RE = re.compile(r"[`\n\r\t]")  # what could end the code span or the heading's line
 PLACEHOLDERS = {"<n>": "N", "<path>": "PATH", "<id>": "ID", "<addr>": "ADDR"}  # error_text.normalise's
 
 
 def safe_title(text: str) -> str:
-    """A bit of untrusted text (an error signature) fit for a heading: one line, no Markdown, clipped."""
+    """A bit of untrusted text (an error signature) fit for a heading: one line, clipped, as a code span, where
+    nothing is Markdown (``text/*, */xml`` keeps its asterisks) and, its backticks gone, nothing can close it."""
     for placeholder, word in PLACEHOLDERS.items():
         text = text.replace(placeholder, word)
-    return render.clip(_TITLE_UNSAFE_RE.sub(" ", text), MAX_TITLE_CHARS)
+    return f"`{render.clip(' '.join(_TITLE_UNSAFE_RE.sub(' ', text).split()), MAX_TITLE_CHARS)}`"
 
 
 def _printed(memory_id: str, text: str) -> bool:
