@@ -43,8 +43,17 @@ export function describeAnchor(anchor: Anchor | null | undefined): string {
   }
   const where = anchor.file ?? (anchor.uri ? vscode.workspace.asRelativePath(vscode.Uri.parse(anchor.uri)) : "");
   const line = anchor.range ? `:${anchor.range.start.line + 1}` : "";
-  const symbol = anchor.symbol ? ` · ${anchor.symbol}` : "";
+  const symbol = anchor.symbol ? ` · ${symbolName(anchor.symbol)}` : "";
   return `${where}${line}${symbol}`;
+}
+
+/**
+ * A symbol path as people read it: `Node.before#2` (the server's id for the second `Node.before` of its file, which
+ * commands send back) is shown as `Node.before`, with its line when one is given, which tells the overloads apart.
+ */
+export function symbolName(symbol: string, line?: number): string {
+  const base = symbol.replace(/#\d+$/, "");
+  return base !== symbol && line !== undefined ? `${base} (line ${line})` : base;
 }
 
 /** The innermost document symbol around the cursor, from whatever symbol providers are installed. */

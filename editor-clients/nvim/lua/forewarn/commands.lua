@@ -47,8 +47,18 @@ local function anchor_text(anchor)
   end
   local file = anchor.file or (anchor.uri and vim.fn.fnamemodify(vim.uri_to_fname(anchor.uri), ":~:.")) or "?"
   local line = type(anchor.range) == "table" and (":" .. (anchor.range.start.line + 1)) or ""
-  local symbol = (type(anchor.symbol) == "string" and anchor.symbol ~= "") and (" " .. anchor.symbol) or ""
+  local symbol = (type(anchor.symbol) == "string" and anchor.symbol ~= "") and (" " .. M.symbol_name(anchor.symbol)) or ""
   return file .. line .. symbol
+end
+
+--- A symbol path as people read it: the server's `Node.before#2` (the second `Node.before` of its file, the id
+--- commands send back) shows as `Node.before`, with its line when given, which tells overloads apart.
+function M.symbol_name(symbol, line)
+  local base = (symbol:gsub("#%d+$", ""))
+  if base ~= symbol and line then
+    return string.format("%s (line %d)", base, line)
+  end
+  return base
 end
 
 function M.format_memory(memory)

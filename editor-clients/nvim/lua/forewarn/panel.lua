@@ -162,7 +162,8 @@ function M.render()
     add(string.format("This file: %s — %s%s", file.file, total == 0 and "no memories yet" or
       (plural(total, "memory", "memories") .. ": " .. M.counts_text(file.counts)), more))
     for _, group in ipairs(file.symbols or {}) do
-      local name = str(group.symbol) or "(whole file)"
+      local at = type(group.range) == "table" and group.range.start and (group.range.start.line + 1) or nil
+      local name = str(group.symbol) and commands().symbol_name(group.symbol, at) or "(whole file)"
       add("  " .. name .. "  " .. M.counts_text(group.counts), { uri = file.uri, range = group.range })
       for _, memory in ipairs(group.memories or {}) do
         add(M.memory_line(memory, "    "), { memory = memory })
@@ -264,7 +265,7 @@ function M.health_lines(stats, problem)
     end
     table.insert(lines, "  " .. title)
     for _, m in ipairs(items) do
-      local where = tostring(str(m.file) or "(workspace)") .. (str(m.symbol) and ("::" .. m.symbol) or "")
+      local where = tostring(str(m.file) or "(workspace)") .. (str(m.symbol) and ("::" .. commands().symbol_name(m.symbol)) or "")
       table.insert(lines, string.format("    %s  %s  %s", what(m), where, first_line(m.text, 50)))
     end
   end

@@ -45,7 +45,7 @@ function openButton(item: { uri?: string; file?: string | null; symbol?: string 
   if (!item.file) {
     return `<span class="where">(workspace)</span>`;
   }
-  const where = `${item.file}${item.symbol ? `::${item.symbol}` : ""}`;
+  const where = `${item.file}${item.symbol ? `::${item.symbol.replace(/#\d+$/, "")}` : ""}`; // no server-side #2
   if (!item.uri) {
     return `<span class="where">${escapeHtml(where)}</span>`;
   }

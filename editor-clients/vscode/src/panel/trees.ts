@@ -1,7 +1,7 @@
 // The panel's two trees: This File (the active file's memories by symbol) and Review (the suggestion queue by file).
 // Thin over the server: each refresh is one command, each row says what it is in words for screen readers.
 import * as vscode from "vscode";
-import { describeAnchor, toVsRange } from "../anchors";
+import { describeAnchor, symbolName, toVsRange } from "../anchors";
 import {
   ClientCommand,
   type FileMemoriesResult,
@@ -105,7 +105,7 @@ export class ThisFileTree implements vscode.TreeDataProvider<PanelNode>, vscode.
       return new vscode.TreeItem("");
     }
     const group = node.group;
-    const name = group.symbol ?? "(whole file)";
+    const name = group.symbol ? symbolName(group.symbol, group.range ? group.range.start.line + 1 : undefined) : "(whole file)";
     const item = new vscode.TreeItem(name, vscode.TreeItemCollapsibleState.Expanded);
     item.id = `symbol:${node.uri}:${name}`;
     item.description = countsText(group.counts);
