@@ -28,6 +28,7 @@ MEMBER_SEPARATORS = frozenset({".", "->", "::", "?."})  # obj.method, ptr->field
 QUALIFIER_SPLIT = ("::", ".", "/", "\\")  # the last component of a dotted, scoped or path-like import
 QUOTES = "\"'`<>"
 MODULE_NAME_TYPES = frozenset({"dotted_name", "scoped_identifier"})  # ``import a.b``, Rust ``use a::b``
+SUPER = "super"  # the receiver of ``super.m()`` / ``super().m()``, reported as this word
 
 _local = threading.local()  # tree-sitter parsers and cursors are not thread-safe: one set per thread
 
@@ -40,7 +41,7 @@ class Ident:
     row: int  # 0-based row in the window
     start_col: int  # byte columns on that row
     end_col: int
-    receiver: str | None  # what precedes ``.``/``->``/``::`` (``invoice`` in ``invoice.total``), if anything
+    receiver: str | None  # what precedes ``.``/``->``/``::`` (``invoice`` in ``invoice.total``; ``super``), if anything
     role: str  # "def" (the name a definition declares), "ref" (a captured reference), "import", or "" (any other use)
 
 
@@ -120,12 +121,22 @@ def _receiver(source: bytes, node: Node) -> str | None:
     before = sep.prev_sibling
     if before is None:
         return None
+    if _is_super(source, before):
+        return SUPER
     if not is_identifier(before):  # a.b.c: take the last name of the object expression
         last = before
         while last.child_count:
             last = last.children[-1]
         before = last if is_identifier(last) else None
     return _text(source, before) if before is not None else None
+
+
+def _is_super(source: bytes, node: Node) -> bool:
+    """``super`` in ``super.m`` (Java, JS/TS: a keyword node) or ``super().m`` (Python: a call of ``super``)."""
+    if node.type == SUPER:
+        return True
+    callee = node.child_by_field_name("function") if node.type == "call" else None
+    return callee is not None and is_identifier(callee) and _text(source, callee) == SUPER
 
 
 def _role(spec: LanguageSpec, tree: Tree, node: Node) -> str:

@@ -24,7 +24,7 @@ from forewarn.memory.vocabulary import ANCHORED_STATUSES, MemoryStatus
 from forewarn.workspace import lessons
 from forewarn.workspace.lessons import Lesson
 from forewarn.workspace.limits import PROACTIVE_LIMIT
-from forewarn.workspace.symbols import SymbolLookup, base_symbol, memories_of
+from forewarn.workspace.symbols import SymbolLookup, base_symbol, memories_of, say_overloads
 
 if TYPE_CHECKING:
     from forewarn.workspace.engine import Workspace
@@ -82,7 +82,7 @@ class SessionViews:
         hints = [DiagnosticHit(m, self._span(rel, m.anchor, live)) for m in suggested[:SUGGESTIONS_PER_FILE]]
         return FileView(rel, out, more, hints, len(suggested) > SUGGESTIONS_PER_FILE, unchecked)
 
-    def _lesson_hit(self, rel: str, lesson: Lesson, live: dict[str, tuple[int, int]] | None) -> DiagnosticHit:
+    def _lesson_hit(self, rel: str, lesson: Lesson, live: BufferSpans | None) -> DiagnosticHit:
         """One lesson as a diagnostic's record: where its best memory shows in ``rel`` and where the rest sit."""
         first, *others = lesson.hits
         if lesson.file_wide:
@@ -95,7 +95,7 @@ class SessionViews:
         there = self._span(anchor.file, anchor, None) if anchor else Span(self.uri, "", None, None, None)
         return DiagnosticHit(first.memory, Span(self.uri_of(rel), rel, None, first.line, first.line), there, also=also)
 
-    def _home(self, rel: str, hit: Any, live: dict[str, tuple[int, int]] | None) -> Span:
+    def _home(self, rel: str, hit: Any, live: BufferSpans | None) -> Span:
         """Where a memory sits: its span in ``rel`` (the buffer's, while edited), or its anchor in its own file."""
         anchor = hit.memory.anchor
         if hit.relation == "file" or anchor is None:
@@ -141,9 +141,9 @@ class SessionViews:
     def _span(self, rel: str, anchor: Any, live: dict[str, tuple[int, int]] | None) -> Span:
         if anchor is None or anchor.symbol is None:
             return Span(self.uri_of(rel), rel, None, None, None)
-        if live is not None and anchor.symbol in live:
-            start, end = live[anchor.symbol]
-            return Span(self.uri_of(rel), rel, anchor.symbol, start, end)
+        if live is not None and (placed := _placed(live, anchor.symbol, anchor.content_hash)) is not None:
+            symbol, start, end = placed
+            return Span(self.uri_of(rel), rel, symbol, start, end)
         return Span(self.uri_of(rel), rel, anchor.symbol, anchor.start_line, anchor.end_line)
 
     # ------------------------------------------------------------ hover and code actions
@@ -169,7 +169,7 @@ class SessionViews:
         target = self._symbols(engine).resolve(rel, text, line, char, encoding) if text is not None else None
         if target is None:
             return HOVER_NOTHING  # a blank, a keyword, a comment or string, or nothing it could be resolved to
-        memories = memories_of(engine.store, target, engine.clock())
+        memories = say_overloads(memories_of(engine.store, target, engine.clock()), target)
         scores, positions = engine.graph.file_ranks()
         rank = positions.get(target.file)
         importance = Importance(rank, len(scores), engine.graph.dependents_count(target.file)) if rank else None
@@ -220,7 +220,30 @@ class SessionViews:
 # ---------------------------------------------------------------- helpers (pure)
 
 
-def _buffer_spans(rel: str, text: str) -> dict[str, tuple[int, int]] | None:
+class BufferSpans(dict[str, tuple[int, int]]):
+    """Where the definitions of an edited, unsaved buffer are now: symbol path → lines, and by content for
+    overloads (a dict, as the session's other parts take the buffer's spans)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        # (base symbol, content hash) → the whole definitions with those bytes: (symbol, start, end)
+        self.by_content: dict[tuple[str, str], list[tuple[str, int, int]]] = {}
+
+
+def _placed(live: dict[str, tuple[int, int]], symbol: str, content_hash: str | None) -> tuple[str, int, int] | None:
+    """Where the definition an anchor names sits in the buffer, matched as the saved index matches it: a
+    same-named definition with the anchor's bytes first (overloads moved past each other swap ordinals:
+    ``before#2`` is ``before`` once it comes first), else the symbol path."""
+    by_content = live.by_content if isinstance(live, BufferSpans) else {}
+    same = by_content.get((base_symbol(symbol), content_hash)) if content_hash else None
+    if same:
+        return next((s for s in same if s[0] == symbol), same[0])
+    if symbol in live:
+        return (symbol, *live[symbol])
+    return None
+
+
+def _buffer_spans(rel: str, text: str) -> BufferSpans | None:
     """Current symbol spans of an edited, unsaved buffer, by parsing it (None if unsupported)."""
     from forewarn.indexing.languages import language_for_path
     from forewarn.indexing.parse import parse_source
@@ -233,14 +256,18 @@ def _buffer_spans(rel: str, text: str) -> dict[str, tuple[int, int]] | None:
     except Exception:  # a half-typed buffer must never break diagnostics
         log.debug("parsing the buffer of %s failed", rel, exc_info=True)
         return None
-    spans: dict[str, tuple[int, int]] = {}
+    found = spans = BufferSpans()
     for chunk in parsed.chunks:
         if chunk.symbol in spans:
             start, end = spans[chunk.symbol]
             spans[chunk.symbol] = (min(start, chunk.start_line), max(end, chunk.end_line))
         else:
             spans[chunk.symbol] = (chunk.start_line, chunk.end_line)
-    return spans
+    for chunk in parsed.chunks:  # whole definitions only: the parts of a long one carry the parts' hashes
+        if spans[chunk.symbol] == (chunk.start_line, chunk.end_line):
+            key = (base_symbol(chunk.symbol), chunk.content_hash)
+            found.by_content.setdefault(key, []).append((chunk.symbol, chunk.start_line, chunk.end_line))
+    return found
 
 
 def _worth_telling(importance: Importance) -> bool:

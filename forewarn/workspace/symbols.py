@@ -4,7 +4,7 @@ A hover names what is under the cursor: the definition it sits on, or the defini
 (a call, a type, ``obj.method``, an import alias) stands for. Resolution goes, stopping at the first
 step that answers:
 
-1. the cursor is on a definition's own name: that definition;
+1. the cursor is on a definition's own name: that definition (of overloads, only the one it names);
 2. the name is bound by one of the file's imports (``from pay import charge_card as cc``): the
    definition of the imported name in the imported file (a module alias: that file);
 3. the receiver names a module this file uses (``flask.helpers.make_response``): the definition there;
@@ -13,8 +13,16 @@ step that answers:
    mere name match) define it, one clearly stronger than the rest;
 6. the name is defined once in the whole workspace.
 
+Before steps 5 and 6, a method called on a variable declared with a class in the definition around the call
+(``Element link``, ``for (Element link : links)``, ``link: Element``) is that class's method.
+
+``super.m()`` (Java, JS/TS) and ``super().m()`` (Python) skip these steps: ``m`` as the superclass named in the
+enclosing class's declaration defines it (or its superclass's, up to ``SUPERCLASS_DEPTH``), the superclass found
+as a bare name is (the file's own, else its strongest dependency's, else the only one).
+
 A step that finds several equally good definitions answers "don't know" rather than guess. Same-named
-definitions of one file (``f``, ``f#2``: overloads, redefinitions) count as one.
+definitions of one file (``f``, ``f#2``: overloads, redefinitions) count as one for a use: which overload a call
+means is not told apart, so its hover shows them all, each memory saying which overload it is on.
 
 Only windows of a file are parsed (``forewarn.indexing.lookup``): the lines between consecutive
 chunk boundaries around a position, which are statement boundaries. What is read from the index for
@@ -24,6 +32,7 @@ content changes.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import re
@@ -53,6 +62,16 @@ RESOLVE_MARGIN = 4.0  # a dependency this many times stronger than the next is t
 # weigh 20× a bare name match in the graph, so an imported definer beats a namesake elsewhere)
 MENTION_PROBES = 500  # occurrences of a name (inside longer words too) tried before giving up
 SELF_NAMES = frozenset({"self", "this", "cls", "super", "Self", "@"})  # a receiver meaning "this class"
+SUPER = lookup.SUPER  # the receiver of ``super.m()`` / ``super().m()``: the superclass's m, not this class's override
+SUPERCLASS_DEPTH = 4  # superclasses climbed to find an inherited method (each step reads one class header)
+# the superclass in a class header: ``class A extends B`` (Java, JS/TS), ``class A(B):`` (Python)
+BASE_CLASS_RES = (
+    re.compile(r"\bextends\s+([A-Za-z_$][\w$.]*)"),
+    re.compile(r"^\s*class\s+\w+\s*\(\s*([A-Za-z_][\w.]*)"),
+)
+# a variable declared with a class (``Element link`` before ``=``, ``:``, ``;``, ``,``, ``)``; ``link: Element``),
+# filled with the variable's escaped name: a capitalised type only, so ``return link;`` never reads as one
+DECLARED_AS = r"\b([A-Z][\w$]*)(?:<[^;(){{}}=]*>)?(?:\[\])*\s+{0}\s*[:=;,)]|(?<![\w$.]){0}\s*:\s*([A-Z][\w$]*)"
 DISAMBIGUATOR = re.compile(r"#\d+$")  # ``helper#2``: the second definition of helper in its file
 SYMBOL_NAMES_CACHED = 1 << 16  # symbol → its name(s), asked for every neighbour row on every open: a few MB at most
 MEMBER_SEPARATOR_TEXTS = ("?.", "->", "::", ".")  # lookup.MEMBER_SEPARATORS, longest first for a text scan
@@ -88,6 +107,7 @@ class _Facts:
     bounds: list[int] = field(default_factory=list)  # sorted first lines of windows
     bindings: dict[str, lookup.Binding] | None = None  # the top-level imports, read on first need
     by_name: dict[str, list[tuple[str, str, int, int]]] = field(default_factory=dict)  # definitions by last name
+    bases: dict[str, str | None] = field(default_factory=dict)  # class symbol → the superclass its header names
 
 
 class SymbolLookup:
@@ -168,9 +188,10 @@ class SymbolLookup:
         own = facts.by_name.get(name, []) if facts else []
         if ident.role == "def":  # 1. its own name: the innermost same-named chunk holding the line
             holding = [c for c in own if c[2] <= line <= c[3]]
-            if holding:
-                best = min(holding, key=lambda c: c[3] - c[2])
-                return rel, _same_named(own, best[0])
+            if holding:  # of overloads only the one named here: ``before(String)`` is not ``before(Node)``
+                return rel, (min(holding, key=lambda c: c[3] - c[2])[0],)
+        if ident.receiver == SUPER:
+            return self._inherited(rel, facts, name, line)
         deps = self.graph.dependencies(rel)
         binds = self._bindings(rel, spec, self._lines_of(rel, text), facts)
         if ident.receiver is None and (bound := binds.get(name)) is not None:  # 2. an import binds it
@@ -194,12 +215,65 @@ class SymbolLookup:
             return _unique(here, rel, ident.receiver)
         named = self._named_anywhere(name)
         defs = [(d.rel, d.symbol) for d in named if ("." in d.symbol) == methods and d.rel != rel]
+        typed = self._declared_type(rel, text, facts, ident.receiver, line) if methods else None
+        of_type = [d for d in defs if typed and _owner(d[1]) == typed]
+        if of_type:  # `Element link` declared above: link.text() is Element.text
+            return _unique_defs([d for d in of_type if d[0] in deps] or of_type, None)
         used = sorted({r for r, _ in defs if r in deps}, key=lambda r: -deps[r])
         if used:  # 5. a file this one uses, clearly the strongest
             if len(used) == 1 or deps[used[0]] >= RESOLVE_MARGIN * deps[used[1]]:
                 return _unique_defs([d for d in defs if d[0] == used[0]], ident.receiver)
             return _unique_defs([d for d in defs if d[0] in used], ident.receiver)
         return _unique_defs(defs, ident.receiver)  # 6. the only one there is
+
+    def _declared_type(self, rel: str, text: str, facts: _Facts | None, receiver: str | None, line: int) -> str | None:
+        """The class ``receiver`` is declared as in the definition around ``line``, before it: a local, a
+        parameter or a for-each variable (``Element link``, ``link: Element``); None when not declared so."""
+        if not receiver or receiver in SELF_NAMES or not _is_word(receiver[0]):
+            return None
+        holding = [c for c in facts.chunks if c[2] <= line <= c[3] and c[1] != "module"] if facts else []
+        first = min(holding, key=lambda c: c[3] - c[2])[2] if holding else max(1, line - WINDOW_MARGIN)
+        lines = self._lines_of(rel, text)[max(first, line - WINDOW_MAX_LINES) - 1 : line]
+        pattern = DECLARED_AS.format(re.escape(receiver))
+        found = [m.group(1) or m.group(2) for m in re.finditer(pattern, "\n".join(lines))]
+        return found[-1] if found else None  # the nearest declaration
+
+    def _inherited(self, rel: str, facts: _Facts | None, name: str, line: int) -> tuple[str, tuple[str, ...]] | None:
+        """``super.name`` at ``line``: ``name`` in the nearest superclass of the enclosing class that defines it."""
+        owner = _enclosing_class(facts.chunks, line) if facts is not None else None
+        file = rel
+        for _ in range(SUPERCLASS_DEPTH):
+            base = self._superclass(file, owner) if owner else None
+            if base is None:
+                return None
+            file, owner = base
+            members = [c[0] for c in self._named_in(file, name) if _owner_path(c[0]) == owner]
+            if members:
+                return file, tuple(members)
+        return None
+
+    def _superclass(self, rel: str, owner: str) -> tuple[str, str] | None:
+        """The (file, class symbol) of the superclass ``owner``'s header names, when the index has it."""
+        facts = self._file_facts(rel)
+        if facts is None:
+            return None
+        if owner not in facts.bases:
+            chunk = self.indexer.chunk_by_symbol(rel, owner)
+            header = str(getattr(chunk, "signature", "") or "")
+            found = next((m.group(1) for r in BASE_CLASS_RES if (m := r.search(header))), None)
+            facts.bases[owner] = found.rsplit(".", 1)[-1] if found else None  # ``a.b.Node``: the class is Node
+        base = facts.bases[owner]
+        if base is None:
+            return None
+        classes = [c[0] for c in facts.by_name.get(base, []) if c[1] not in ("function", "method")]
+        if classes:
+            return rel, base_symbol(classes[0])
+        deps = self.graph.dependencies(rel)
+        defs = [d for d in self._named_anywhere(base) if d.symbol == base and d.rel != rel]
+        used = sorted((d for d in defs if d.rel in deps), key=lambda d: -deps[d.rel])
+        if used and (len(used) == 1 or deps[used[0].rel] >= RESOLVE_MARGIN * deps[used[1].rel]):
+            return used[0].rel, base
+        return (defs[0].rel, base) if len(defs) == 1 and not used else None
 
     def _module_of(self, rel: str, spec: str, deps: dict[str, float]) -> str | None:
         """``_module_file`` for ``rel``, remembered until its dependencies change (a new dict from the graph cache)."""
@@ -448,9 +522,27 @@ class SymbolLookup:
         return found
 
 
+def say_overloads(memories: Sequence[Memory], target: Target) -> list[Memory]:
+    """``memories`` as a hover on a use shows them: when the use may mean any of several overloads, each one's
+    text (a copy; nothing is stored) starts by saying which overload it is on, by its lines."""
+    if target.definition or len(target.symbols) < 2:
+        return list(memories)
+    out = []
+    for m in memories:
+        a = m.anchor
+        if a is not None and a.start_line is not None:
+            lines = (
+                f"line {a.start_line}" if a.end_line in (None, a.start_line) else f"lines {a.start_line}-{a.end_line}"
+            )
+            m = dataclasses.replace(m, text=f"On the overload at {lines}: {m.text}")
+        out.append(m)
+    return out
+
+
 def memories_of(store: MemoryStore, target: Target, now: float) -> list[Memory]:
-    """The current memories of what ``target`` names, best first: those anchored to its definition (all
-    same-named ones of its file), or for a module the ones about its file as a whole."""
+    """The current memories of what ``target`` names, best first: those anchored to its definition (for a use,
+    all same-named ones of its file: ``say_overloads`` tells them apart), or for a module the ones about its file
+    as a whole."""
     if target.symbols:
         anchored = [m for s in target.symbols for m in store.anchored_to_symbol(target.file, s)]
     else:
@@ -472,9 +564,9 @@ def called_name(symbol: str) -> str:
     return base_symbol(symbol).rsplit(".", 1)[-1]
 
 
-def _same_named(chunks: Sequence[tuple[str, str, int, int]], symbol: str) -> tuple[str, ...]:
-    base = base_symbol(symbol)
-    return tuple(dict.fromkeys([symbol, *(c[0] for c in chunks if base_symbol(c[0]) == base)]))
+def _owner_path(symbol: str) -> str:
+    """The class path a member belongs to: ``Node.before#2`` → ``Node``."""
+    return base_symbol(symbol).rpartition(".")[0]
 
 
 def _unique(
@@ -628,8 +720,11 @@ def _receiver_before(text: str, pos: int) -> str | None:
             while begin > 0 and _is_word(text[begin - 1]):
                 begin -= 1
             name = text[begin:end]
+            called = end - len(SUPER) - 2
+            if not name and text.endswith(f"{SUPER}()", 0, end) and (called == 0 or not _is_word(text[called - 1])):
+                return SUPER  # Python's super().m()
             return name if name and not name[0].isdigit() else ""
     return None
 
 
-__all__ = ["SymbolLookup", "Target", "base_symbol", "called_name", "memories_of"]
+__all__ = ["SymbolLookup", "Target", "base_symbol", "called_name", "memories_of", "say_overloads"]
