@@ -106,15 +106,8 @@ def test_an_agents_notes_that_differ_by_a_number_are_each_a_note_as_memories_are
     """QA pass 6, #19: of "note 0: …" … "note 11: …", notes 1-7 and 9-11 were "Already known" as note 0 and note 8
     was stored, as the vectors fell each side of the merge threshold: a changed number is another note, always."""
     agent = AgentWriter(AGENT, trusted=False)
-    said = [
-        agent.remember(
-            hybrid,
-            f"note {i}: the parser must reset state because reuse corrupts the stack",
-            type=MemoryType.GOTCHA,
-            **SYMBOL,
-        )  # fmt: skip
-        for i in range(10)
-    ]
+    texts = [f"note {i}: the parser must reset state because reuse corrupts the stack" for i in range(10)]
+    said = [agent.remember(hybrid, text, type=MemoryType.GOTCHA, **SYMBOL) for text in texts]
     assert [r.known for r in said] == [False] * 10 and len({r.memory.id for r in said}) == 10
     again = agent.remember(hybrid, said[3].memory.text, type=MemoryType.GOTCHA, **SYMBOL)
     assert again.known and again.memory.id == said[3].memory.id  # the very same note is not queued twice
