@@ -7,6 +7,9 @@ explain (cause or rationale words) and never the subject again; the headline tur
 advice on the anchored symbol ("Avoid reintroducing a bug in `send`: crash when body is None."). The
 evidence (commit, date, author) is not repeated in the text: it travels in the provenance and every
 front end prints it beside the text.
+
+The headline half (subjects said as advice, the lesson's text) lives in :mod:`forewarn.workspace.mine_headlines` and
+is re-exported here.
 """
 
 from __future__ import annotations
@@ -14,16 +17,29 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from forewarn.memory.validation import MAX_TEXT_CHARS
-from forewarn.workspace.symbols import base_symbol
+from forewarn.workspace.mine_headlines import (
+    CONVENTIONAL_TAIL,
+    NO_FIX_TYPES,
+    SUBJECT_REFS,
+    WHY_MARK,
+    WORD,
+    clean_subject,
+    comment_headline,
+    dead_end_headline,
+    decision_headline,
+    fix_headline,
+    hotspot_headline,
+    lesson_text,
+    said,
+    vague,
+    where,
+)
 
 WHY_SENTENCES = 2  # the explaining sentences kept: the cause and its consequence, rarely more
 WHY_MAX_CHARS = 420  # a hover shows ~6 lines of text: the why must leave room for the headline
 # one explaining sentence longer than WHY_MAX_CHARS is still kept whole up to this (never cut mid-sentence: a cut
 # why drops its point); a longer one is an essay, and the lesson says nothing beyond its headline
 WHY_LONG_SENTENCE_CHARS = 600
-MIN_HEADLINE_WORDS = 3  # "bugfix", "Merge fixes", "potentially": a cleaned subject this short says nothing alone
-HEADLINE_SUBJECT_CHARS = 160  # a subject longer than this is a paragraph written on one line: cut
 MIN_WHY_WORDS = 5  # "because of #12" explains nothing
 # a why sentence this similar to the subject (shared words / all words) restates it: "never a subject copied twice"
 RESTATES_SUBJECT = 0.7
@@ -61,6 +77,10 @@ AUTHOR_STORY = re.compile(
     r"\b[^.!?]*(?=[.!?]?$)",
     re.IGNORECASE,
 )
+# a clause at the end of a reason that only tells about the tests (", but because there were no tests for the case, it
+# wasn't caught"): the reason before it stands alone, the clause is left out (ABOUT_TESTS: a sentence that is about
+# the tests from its start is left out whole)
+TESTS_TAIL = re.compile(r",\s*(but|and|so|though|although|which)\b(?P<clause>[^.!?]*)[.!?]?$", re.IGNORECASE)
 BULLET = re.compile(r"^\s*([-*+•]|\d+[.)])\s+")
 # a sentence ends at ".", "!" or "?" before a capital, code or a quote; not after "e.g." or "i.e." ("could produce
 # e.g. `/1Type/:id`"), "cf.", "vs." or "viz.", which go on
@@ -86,89 +106,38 @@ OPEN_END = re.compile(
     rf"([,;(\[-]|\b(the|a|an|{CONNECTIVES}|if|because|since|while|its|their|our))\s*$",
     re.IGNORECASE,
 )
-# the subject's decoration: "[sessions] ", "sessions: ", "(#1234)", "Fixes #12", "GH-12"
-SUBJECT_TAG = re.compile(r"^\s*(\[[^\]]{1,30}\]\s*|[a-z][\w./-]{0,24}:\s+)")
-SUBJECT_LEADING_REF = re.compile(r"^(fix(es|ed)?|close[sd]?|issue|gh)?\s*#\d+\s*[:,-]\s*", re.I)
-SUBJECT_REFS = re.compile(
-    r"\s*(\((fix(es|ed)?\s*|close[sd]?\s*|see\s*|refs?\s*)?(#|gh-)\d+\)"
-    r"|\b(fix(es|ed)?|close[sd]?|resolve[sd]?)\s*:?\s+#\d+|\bgh-\d+|#\d+)\s*[.,;:]?\s*$",
-    re.I,
-)
-# what a headline quotes of a subject (said): a conventional commit's type and scope ("fix(fetch)!: "), a capitalised
-# tag before a fix verb ("StaticFiles: Fix …", "Fix:(issue_2292) …"'s reference), handles credited with a reference
-# ("… @likegun closes #1059"), a credit at the end ("thanks to @bob :bow:", "(by @bob)"); at least this much is kept
-# a conventional commit's header: its type, an optional "(scope)" and "!", then ":" ("fix(fetch)!: …"); the types
-# that say it is no fix (mine_rules.NOT_FIX_TYPE) and the rest a headline drops too
-CONVENTIONAL_TAIL = r"(\([^)]{0,40}\))?!?:"
-NO_FIX_TYPES = r"chore|feat|feature|perf|refactor|style|docs?|build|ci|tests?|release|deps"
-CONVENTIONAL = re.compile(
-    rf"^(fix|bugfix|hotfix|revert|security|sec|{NO_FIX_TYPES}){CONVENTIONAL_TAIL}\s*", re.IGNORECASE
-)
-LEADING_EMOJI = re.compile(r"^(\s*(:[a-z0-9_+-]+:|[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]+))+\s*")  # gitmoji
-FIX_TAG = re.compile(r"^[A-Z][\w./-]{0,24}:\s+(?=(fix(es|ed)?|bugfix|hotfix|correct|repair)\b)", re.IGNORECASE)
-ISSUE_FIRST = re.compile(r"^\((issue|gh)[_ -]?#?\d+\)\s*", re.IGNORECASE)
-HANDLE_BEFORE_REF = re.compile(r"(\s+@[\w-]+)+(?=\s+(fix(es|ed)?|close[sd]?|resolve[sd]?)\s*:?\s+#\d+)", re.IGNORECASE)
-CREDIT = re.compile(
-    r"\s*\(?\b(thanks( to)?|thx|by|via|cc|h/t|props to)\s+@[\w-]+((\s*,\s*|\s+and\s+|\s+)@[\w-]+)*\)?"
-    r"(\s*:[a-z0-9_+-]+:)*$",
-    re.IGNORECASE,
-)
-REF_LIST = re.compile(
-    r"\s*\((fix(es|ed)?|close[sd]?|see|refs?)?\s*((#|gh-)\d+(\s*,\s*|\s+and\s+)?){2,}\)\s*[.,;:]?\s*$", re.IGNORECASE
-)
-# what a "fix(scope): …" subject names when it names the bug ("panic in …", "goroutine leak in …", "CVE-…"), not the
-# change that fixed it ("reset ContentLength after …": said as it is, a rule of the code)
-BUG_FIRST = re.compile(
-    r"^(?!(keep|make|add|use|allow|avoid|handle|return|set|ensure|remove|skip|check|prevent|throw|raise|log|catch|"
-    r"report|print|show|ignore|propagate|wrap|treat|reset|clear|close|stop|do|don't|let|move|pass)\b)"
-    r"((a|an|the|possible|potential|rare|occasional)\s+)*([\w`.-]+\s+){0,2}?(panics?|races?|data races?|crash(es)?|"
-    r"leaks?|deadlocks?|bugs?|errors?|overflows?|regressions?|typos?|cve-[\d-]+|nil|null|off-by-one|hangs?|"
-    r"infinite loop|exceptions?|segfaults?|vulnerabilit(y|ies))\b",
-    re.IGNORECASE,
-)
-MIN_SAID_CHARS = 8
-# a fix's subject that says how ("Fix highlighting for symlinked files by resolving the target path"): what was broken,
-# then the how, which is no part of the bug ("caused by flooring …" names the cause: a participle takes "by" itself)
-FIXED_BY = re.compile(
-    r"^(?P<what>.{3,}?)(?<!ed)(?<!\bmade)(?<!\bbroken)(?<!\bthrown)(?<!\bdone) by (?P<how>\w+ing\b.*)$"
-)
-# … or what the thing fixed must now do ("Fix --ignored-suffix to fall back to first-line detection", "Fix `f` not to
-# assume …"): a rule of the code, not a bug. The thing is named in at most six words, without a "by", a leading
-# preposition or a word that takes "to" itself ("leading to", "due to"), and "to" opens a verb of behaviour ("not to"
-# any verb): "Fix the link to the docs" and "Fix access to .png files" name a target, not a rule
-FIXED_TO = re.compile(
-    r"^(?!(?:for|in|of|on|with|how|not)\s)"
-    r"(?P<what>(?:(?!by\s)[^\s,;:]+\s+){0,5}?(?!(?:due|related|according|up|back|prior|next|close|similar|equal)\s)"
-    r"[^\s,;:]+(?<!ing)) (?:not to (?P<never>[a-z]+\b.+)|"
-    r"to (?P<rule>(?:(?:always|never|only|correctly|properly|also|still)\s+)?"
-    r"(?:accept|account|add|adjust|allow|avoid|call|check|close|compare|detect|display|emit|escape|exclude|fall|"
-    r"follow|handle|honou?r|ignore|include|keep|match|parse|pass|preserve|print|raise|read|recogni[sz]e|reject|"
-    r"render|report|require|resolve|respect|retry|return|run|send|show|skip|sort|strip|support|throw|treat|trim|"
-    r"use|wait|work|write)\b.+))$"
-)
-NOTE_MARK = re.compile(r"^(NB\s*[:,-]|N\.B\.\s*[:,-]?|nota bene\s*[:,-]|note\s*:)\s*", re.IGNORECASE)  # "NB: …"
-# a subject that says nothing by itself: the headline would be empty ("PR review fixes", "fix issue", "wip")
-VAGUE_SUBJECT = re.compile(
-    r"^\W*((fix(es|ed)?|address(ed)?|apply|applied|minor|small|more|some|misc\w*|various|review|pr|code review|"
-    r"feedback|tweaks?|changes?|updates?|cleanups?|issues?|comments?|the|a|an|to|for|of|and|from|per|after)\W*)+"
-    r"(fix(es|ed)?|issues?|changes?|comments?|feedback|tweaks?|updates?)?\W*(#?\d+)?\W*$"
-    r"|^\W*(wip|oops|typo|temp|tmp|test|tests|stuff|misc|more work|work in progress|partially addresses \w+)\W*$",
-    re.IGNORECASE,
-)
-# what a subject says when it points at other work instead of saying what it fixed
-VAGUE_REFERENCE = re.compile(
-    r"\b((last|previous|earlier|prior)( \w+)? (commit|change|fix|merge|patch)|possible fix|attempt(s|ed)? (to|at) fix|"
-    r"fix(es|ed|ing)? (some|a few|several|various|more|minor|small) \w+|(based on|after|per|from) (the )?"
-    r"(code )?review|review (comments|feedback|fixes)|pull request|\bpr\b)\b"
-    r"|\b(for|of|to|in|on|with|from|by|the|a|an|and|see|issue)$"  # its object was an issue number, now cut
-    r"|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b",  # a commit id: it points at the lesson, says none
-    re.IGNORECASE,
-)
 # sentences that explain nothing about the code: side notes about other changes, hedges, questions
 SIDE_NOTE = re.compile(
     r"^((we |i )?also|additionally|plus|in addition|unrelated(ly)?|while (i was|i'm|at it)|p\.?s\.?)\b"
     r"|^i\b"  # "I realized …", "I wasn't sure …": the author's story, not the code's
     r"|^(this|the|that) (commit|change|patch|pr|pull request|fix) (also|additionally)\b|^it also\b",  # jq 83f375c
+    re.IGNORECASE,
+)
+# an option the author did not take ("An alternative to this code would be reverting …", "Another approach would
+# be …", "Alternatively, …", "it wouldn't be much effort to make them …"): no cause of the code as it is. A sentence
+# that points back at one ("This approach is more backwards compatible, …") is lost with it
+ALTERNATIVE = re.compile(
+    r"^alternatively\b|^(an?|one|another) (other |possible |simpler |different )?(alternative|option|approach|"
+    r"solution|way|fix)\b[^.;]{0,80}?\b(would|could|might)\b"
+    r"|\b(would|could|might)(n't| not)? (also |just |easily )?(be|take|require|cost) (not )?"
+    r"((much|any|little|a lot of|too much|more|less|some|extra) )?(effort|work|trouble)\b",
+    re.IGNORECASE,
+)
+# an opinion of the old code that names no failure ("This regexp was already questionable because of the use of ^
+# and $"): an aside, not the reason for the change (one that names a failure, NAMES_FAILURE, is kept)
+OPINION = re.compile(
+    r"\b(questionable|dubious|hacky|ugly|smelly|icky|gross|inelegant|not (very |particularly )?(pretty|elegant))\b",
+    re.IGNORECASE,
+)
+# a sentence whose point is a block that follows ("The following code snippet does not cause …", "… as follows", "the
+# output below"): the block was left out, the sentence alone points at nothing. "The following "set" on that key"
+# names no block, and "… with the following message: <it>" holds what it points at (:func:`points_ahead`)
+BLOCK_NOUNS = (
+    r"code|snippet|example|output|error|message|log|command|program|script|trace|backtrace|traceback|lines?|text|"
+    r"config(uration)?|patch|diff|input|query|request|test ?case|reproduction|repro"
+)
+POINTS_AHEAD = re.compile(
+    rf"\bthe following ([\w-]+ ){{0,2}}?({BLOCK_NOUNS})s?\b|\bas follows\b|\b({BLOCK_NOUNS})s? (below|beneath)\b",
     re.IGNORECASE,
 )
 HEDGE = re.compile(
@@ -190,9 +159,18 @@ IMPERATIVE = re.compile(
     r"^((if|when|for|in)\b[^,;]{0,80},\s*)?(explicitly |now |also |just |simply |instead |then |so )?"
     r"(add|allow|call|change|check|coerce|convert|copy|create|delete|drop|emit|escape|expose|fix|handle|ignore|"
     r"implement|keep|make|move|pass|raise|read|remove|rename|replace|reset|restore|return|reuse|send|set|skip|"
-    r"split|store|strip|support|switch|throw|trim|try|update|use|wrap|write)\b(?!-)",
+    r"split|store|strip|support|switch|throw|trim|try|update|use|wrap|write|"
+    r"annotate|clarify|comment|document|explain|mention)\b(?!-)",  # … or what it says in a comment
     re.IGNORECASE,
 )
+# what makes an imperative sentence a reason when no stronger words are asked for: a cause given with it ("Keep the
+# lock, otherwise …", "Use X because …") or a failure named (WENT_WRONG_BEFORE)
+NAMES_FAILURE = (
+    r"caus(e|es|ed|ing)|broke|breaks|broken|fail(s|ed|ing|ure)?|crash\w*|bugs?|regress\w*|errors?|exceptions?|"
+    r"hangs?|leak\w*|corrupt\w*|wrong(ly)?|incorrect(ly)?|races?"
+)
+FAILS = re.compile(rf"\b({NAMES_FAILURE})\b", re.IGNORECASE)
+GIVES_CAUSE = re.compile(rf"\b(because|since|otherwise|so that|in order to|due to|{NAMES_FAILURE})\b", re.IGNORECASE)
 # a footnote or a quotation ('[1] "If Content-Length is set, …"'): someone else's words, not the reason
 QUOTED = re.compile(r"^\s*(\[\d+\]|[\"'“‘>])")
 # a sentence that opens by pointing back ("This broke …", "As such …") needs the one before it to be understood
@@ -207,7 +185,8 @@ POINTS_BACK = re.compile(
 # a sentence that opens on a contrast ("However, we only do this for …", "But the temp files … will not be removed")
 # states an exception to the change, not its reason: it stands for the sentence it contrasts with, or for nothing …
 CONTRAST = re.compile(
-    r"^(however|but|yet(?=,)|nevertheless|nonetheless|that said|on the other hand|even so|having said that)\b",
+    r"^(however|but|yet(?=,)|(al)?though(?=,)|nevertheless|nonetheless|that said|on the other hand|even so|"
+    r"having said that)\b",
     re.IGNORECASE,
 )
 # … unless it tells what went wrong ("However, there was a race condition …", "But it caused the problem where …",
@@ -221,7 +200,6 @@ WENT_WRONG_BEFORE = re.compile(
 )
 # … or what would happen otherwise ("However, if we calculate it on the matched part only, the result is confusing")
 CONTRAST_IF = re.compile(r"^(however|but),?\s+(if|when|without)\b", re.IGNORECASE)
-WORD = re.compile(r"[A-Za-z_][\w']*")
 # a sentence about the tests ("Add a failing test …", "Test that …") explains the test, not the code; so does one
 # about the test runner's or the build's set-up ("Rewrite Vitest prod build config …") or about which case the tests
 # now cover ("… and cover the bodyless request with no Content-Type header")
@@ -266,6 +244,20 @@ def excepts(sentence: str) -> bool:
     )
 
 
+def aside(sentence: str) -> bool:
+    """The sentence is no cause of the code as it is: an option the author did not take (ALTERNATIVE) or an opinion
+    of the old code that names no failure (OPINION)."""
+    return ALTERNATIVE.search(sentence) is not None or (
+        OPINION.search(sentence) is not None and FAILS.search(sentence) is None
+    )
+
+
+def points_ahead(sentence: str) -> bool:
+    """The sentence points at a block that follows it (POINTS_AHEAD) and does not hold it after a colon."""
+    m = POINTS_AHEAD.search(sentence)
+    return m is not None and re.search(r":\s*\S", sentence[m.end() :]) is None
+
+
 def points_back(sentence: str) -> bool:
     """The sentence opens on what it points back to (ANAPHOR) or on an exception to it (:func:`excepts`: "However,
     we only do this for …"), or is one aside in parentheses from end to end ("(it would need to be /home/…
@@ -286,16 +278,6 @@ def points_back(sentence: str) -> bool:
 # an error the message quotes: ``KeyError: 'x'``, ``requests.exceptions.SSLError``, a traceback's last line
 ERROR_SIGNATURE = re.compile(r"\b((?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Warning|Exit))\b(?::\s*([^\n]+))?")
 
-# how a subject starts says what kind of advice it is
-_FIX_VERBS = {"fix", "fixed", "fixes", "fixing", "bugfix", "hotfix", "correct", "corrected", "corrects", "repair"}
-_MUST_VERBS = {"handle": "handle", "handles": "handle", "handled": "handle", "prevent": "prevent",
-               "prevents": "prevent", "prevented": "prevent", "support": "support", "supports": "support"}  # fmt: skip
-_FILLER = re.compile(
-    r"^(the |a |an )?(bug|issue|problem|regression|error)s?\s+(where|when|with|in|that|of|which (happens|occurs)|"
-    r"(related|due) to)\s+",
-    re.I,
-)
-
 
 def strip_trailers(body: str) -> str:
     """The body without trailer lines (Signed-off-by, Co-authored-by, Change-Id, …) and conflict lists."""
@@ -313,43 +295,6 @@ def strip_trailers(body: str) -> str:
     return "\n".join(lines).strip()
 
 
-def clean_subject(subject: str) -> str:
-    """A subject without its tag prefix, issue references and final period."""
-    s = SUBJECT_LEADING_REF.sub("", " ".join(subject.split()).lstrip("-*•+ "))
-    s = SUBJECT_TAG.sub("", s, count=1) if SUBJECT_TAG.match(s) and len(SUBJECT_TAG.sub("", s)) > 8 else s
-    s = SUBJECT_REFS.sub("", s).strip()
-    s = s.rstrip(" .")
-    if len(s) > HEADLINE_SUBJECT_CHARS:
-        s = s[: HEADLINE_SUBJECT_CHARS - 1].rstrip() + "…"
-    return s
-
-
-def said(subject: str) -> str:
-    """A subject as a headline quotes it: :func:`clean_subject` (which the noise rules read) without what is left
-    of its bookkeeping: a conventional type and scope ("fix(tree): panic in …" says "fix panic in …"; a fix that
-    names its change, or another type, says the rest), a capitalised tag before a fix ("StaticFiles: Fix …"),
-    a leading gitmoji ("🐛 fix(api): …"), every trailing reference and credit ("… (#12), closes #3", "… @bob closes
-    #9", "… thanks to @bob"), a dangling quote and the punctuation they leave (";", ","). A subject with nothing
-    more is said as clean_subject says it."""
-    s = LEADING_EMOJI.sub("", " ".join(subject.split()))
-    typed = CONVENTIONAL.match(s)
-    if typed and len(s) - typed.end() > MIN_SAID_CHARS:
-        rest = ISSUE_FIRST.sub("", s[typed.end() :])
-        named = rest.split(" ", 1)[0].lower().rstrip(":") not in _FIX_VERBS and BUG_FIRST.match(rest)
-        s = f"fix {rest}" if typed.group(1).lower() in _FIX_VERBS and named else rest
-    s = FIX_TAG.sub("", s, count=1)
-    s = HANDLE_BEFORE_REF.sub("", s)
-    while True:
-        t = CREDIT.sub("", SUBJECT_REFS.sub("", REF_LIST.sub("", s))).strip().rstrip(" ,;:")
-        if t.endswith('"') and t.count('"') % 2:
-            t = t[:-1].rstrip()
-        if t == s or len(t) < MIN_SAID_CHARS:
-            break
-        s = t
-    cleaned = clean_subject(s)
-    return cleaned if len(cleaned) >= MIN_SAID_CHARS else clean_subject(subject)
-
-
 def sentences(body: str) -> list[str]:
     """The body's prose as sentences: trailers, revert lines, code blocks, command examples, headings, quotes and
     bare links left out, wrapped lines joined, a bullet's text kept as its own sentence, a line of a list written
@@ -357,13 +302,22 @@ def sentences(body: str) -> list[str]:
 
     An indented line that carries on a sentence left open on the line before ("… result in the" / "    stream being
     closed") is that sentence's wrapped text, not code: a block cannot open mid-sentence. A sentence still open at
-    the end of its paragraph (its rest was a block left out) and one that opens in lower case right after a block
-    left out ("then using …", its start was the block) are fragments: neither is kept."""
+    the end of its paragraph (its rest was a block left out), one that opens in lower case right after a block
+    left out ("then using …", its start was the block) and a paragraph's last sentence left with no stop right
+    before a block left out ("Previously, we would see errors like" / an indented error: it leads into the block)
+    are fragments: none is kept."""
     text = CHERRY_PICK_LINE.sub("", REVERT_BODY_LINE.sub("", strip_trailers(body)))
     paragraphs: list[list[str]] = [[]]
     cut: set[int] = set()  # paragraphs whose first sentence began in a block left out
+    leads: set[int] = set()  # paragraphs whose last sentence, left open, led into a block left out
     fenced = left_out = kept = in_example = False  # kept: the line before was prose, added to the paragraph
+    open_para: int | None = None  # the paragraph whose last line ended with no stop, blank lines after it only
     for line in text.splitlines():
+        block = FENCE.match(line) or (line.strip() and (fenced or _block_line(line, kept, paragraphs[-1], in_example)))
+        if block and open_para is not None:
+            leads.add(open_para)
+        if line.strip():
+            open_para = None
         if FENCE.match(line):
             fenced, left_out = not fenced, True
             continue
@@ -394,14 +348,40 @@ def sentences(body: str) -> list[str]:
             cut.add(len(paragraphs) - 1)
         current.append(line.strip())
         left_out, kept = False, True
+        open_para = None if line.rstrip()[-1:] in ".!?:" else len(paragraphs) - 1
     out: list[str] = []
     for n, para in enumerate(paragraphs):
         found = [s for part in _list_lines(para) for s in split_sentences(" ".join(part))]
         if n in cut:
             found = found[1:]
+        if n in leads:
+            found = found[:-1]
         # a sentence ending in ":" introduced a block left out (code, a list, a log): alone it says nothing
-        out.extend(AUTHOR_STORY.sub("", s) for s in found if not s.endswith(":") and OPEN_END.search(s) is None)
+        out.extend(
+            _without_tests_tail(AUTHOR_STORY.sub("", s))
+            for s in found
+            if not s.endswith(":") and OPEN_END.search(s) is None
+        )
     return out
+
+
+def _without_tests_tail(sentence: str) -> str:
+    """The sentence without a last clause that only tells about the tests (TESTS_TAIL), when what comes before it
+    names a failure (NAMES_FAILURE) and says nothing about the tests: a cause stated whole before the clause."""
+    m = TESTS_TAIL.search(sentence)
+    head = sentence[: m.start()] if m else ""
+    if m is None or not ABOUT_TESTS.search(m["clause"]) or ABOUT_TESTS.search(head) or not FAILS.search(head):
+        return sentence
+    return sentence[: m.start()].rstrip() + "."
+
+
+def _block_line(line: str, kept: bool, current: list[str], in_example: bool) -> bool:
+    """The line opens or goes on with a block that :func:`sentences` leaves out: a command example, a heading, or an
+    indented line that does not carry on the sentence before it."""
+    carries_on = kept and current[-1][-1:] not in ".!?:" and LOWER_WORD.match(line.strip()) is not None
+    if _example_line(line, carries_on, in_example):
+        return True
+    return line.startswith(("    ", "\t")) and not (carries_on and not BULLET.match(line))
 
 
 def _example_line(line: str, carries_on: bool, in_example: bool) -> bool:
@@ -490,6 +470,7 @@ def _usable(sentence: str, subject: str, lenient: bool = False) -> bool:
         or sentence.rstrip().endswith("?")
         or QUOTED.match(sentence)
         or SIDE_NOTE.match(sentence)
+        or aside(sentence)
         or HEDGE.search(sentence)
         or restates(sentence, subject)
         or (
@@ -498,6 +479,7 @@ def _usable(sentence: str, subject: str, lenient: bool = False) -> bool:
                 ABOUT_TESTS.search(sentence)
                 or TODO_NOTE.search(sentence)
                 or FRAGMENT.match(sentence)
+                or points_ahead(sentence)
                 or points_back(sentence)
                 or UNSURE.search(sentence)
             )
@@ -542,14 +524,15 @@ def _explaining(
     """The indices of the sentences that explain, in order. A sentence that opens on an exception to the change
     (:func:`excepts`: "However, we only do this for …") is no reason: it stands for the sentence before it, the rule
     it is an exception to, when that one can stand in a lesson (else for nothing); a sentence that points back at
-    such an exception ("However, X is treated differently. It is set to …") is lost with it."""
+    such an exception ("However, X is treated differently. It is set to …") or at an option not taken ("An
+    alternative would be … This approach is …") is lost with it."""
     for i, s in enumerate(found):
         if not explains.search(s):
             continue
         if not lenient and excepts(s):
             yield i - 1 if i > 0 and _explains_alone(found, i - 1, subject, strong) else None
         elif _explains_alone(found, i, subject, strong, lenient) and (
-            lenient or i == 0 or not (POINTS_BACK.match(s) and excepts(found[i - 1]))
+            lenient or i == 0 or not (POINTS_BACK.match(s) and _exception_or_option(found[i - 1]))
         ):
             yield i
 
@@ -557,13 +540,19 @@ def _explaining(
 def _explains_alone(
     found: Sequence[str], i: int, subject: str, strong: re.Pattern[str] | None, lenient: bool = False
 ) -> bool:
-    """Sentence ``i`` can stand in a lesson: usable, not only what the code now does, not after a fragment."""
+    """Sentence ``i`` can stand in a lesson: usable, not only what the code now does (an imperative sentence must
+    match ``strong``; without ``strong``, as for a revert, it must give a cause: "Annotate the call that …" is what
+    the revert also did), not after a fragment."""
     s = found[i]
     return (
         _usable(s, subject, lenient)
-        and (strong is None or not IMPERATIVE.match(s) or strong.search(s) is not None)
+        and (not IMPERATIVE.match(s) or (strong or GIVES_CAUSE).search(s) is not None)
         and (lenient or not _after_fragment(found, i))
     )
+
+
+def _exception_or_option(sentence: str) -> bool:
+    return excepts(sentence) or ALTERNATIVE.search(sentence) is not None
 
 
 def _after_fragment(found: Sequence[str], i: int) -> bool:
@@ -578,92 +567,38 @@ def error_signature(subject: str, body: str) -> str | None:
             name = m.group(1)
             if name.lower() in ("error", "exception", "warning"):
                 continue
-            detail = (m.group(2) or "").strip()
+            detail = _unquoted((m.group(2) or "").strip(), text[m.start() - 1 : m.start()])
             if detail and len(detail) > ERROR_TEXT_CHARS:
                 detail = detail[: ERROR_TEXT_CHARS - 1] + "…"
             return f"{name}: {detail}" if detail else name
     return None
 
 
-def vague(subject: str) -> bool:
-    """A (cleaned) subject that says nothing alone: "fix issue", "PR review fixes", "bugfix", "Fixed last broken
-    commit", or fewer than MIN_HEADLINE_WORDS words."""
-    return (
-        bool(VAGUE_SUBJECT.match(subject) or VAGUE_REFERENCE.search(subject))
-        or len(WORD.findall(subject)) < MIN_HEADLINE_WORDS
-    )
+def _unquoted(detail: str, before: str) -> str:
+    """An error's text without the closing quote of the quotation that holds the error (``raise "TypeError: no
+    implicit conversion"``: the text ends at the quote that opened before the name) and what follows it."""
+    if before in QUOTES and (end := detail.find(QUOTES[before])) >= 0:
+        return detail[:end].rstrip()
+    return detail
 
 
-def where(file: str | None, symbol: str | None) -> str:
-    """The anchor as the text names it: the symbol (``edit``, not the index's ``edit#3``), else the file, else the
-    repository."""
-    if symbol:
-        return f"`{base_symbol(symbol)}`"
-    if file:
-        return f"`{file}`"
-    return "this repository"
+QUOTES = {'"': '"', "'": "'", "`": "`", "“": "”", "‘": "’"}  # an opening quote and the quote that closes it
 
 
-def _lower_first(text: str) -> str:
-    """ "Crash when…" → "crash when…", but identifiers, calls and acronyms keep their case ("SSLError", "Copy()",
-    "URLs")."""
-    first = text.split(" ", 1)[0]
-    if len(first) > 1 and (first[1:].lower() != first[1:] or any(c in first for c in "_`(")):
-        return text
-    return text[:1].lower() + text[1:]
-
-
-def _upper_first(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
-def fix_headline(subject: str, place: str) -> str:
-    """What a fix teaches, as advice on ``place``: the bug not to bring back, or the rule the fix added."""
-    s = said(subject)
-    words = s.split(" ", 1)
-    verb = words[0].lower().rstrip(":")
-    rest = words[1].strip() if len(words) > 1 else ""
-    if verb in _FIX_VERBS and rest:
-        rest = _FILLER.sub("", rest.lstrip(": "))
-        how = FIXED_BY.match(rest)  # "… for symlinked files by resolving …": the how is no part of the bug
-        what, fixed = (how["what"], f" (fixed by {how['how']})") if how else (rest, "")
-        if not BUG_FIRST.match(what) and (to := FIXED_TO.match(what)) is not None:  # "-n flag to show …": a rule
-            rule = f"not {to['never']}" if to["never"] else to["rule"]
-            return f"In {place}: {_lower_first(to['what'])} must {rule}{fixed}."
-        return f"Avoid reintroducing a bug in {place}: {_lower_first(what)}{fixed}."
-    if verb in _MUST_VERBS and rest:
-        return f"{_upper_first(place)} must {_MUST_VERBS[verb]} {rest}."
-    return f"In {place}: {_lower_first(s)}."
-
-
-def decision_headline(subject: str, place: str) -> str:
-    return f"In {place}: {_lower_first(said(subject))}."
-
-
-def dead_end_headline(what: str, place: str) -> str:
-    what = said(what) or "that change"
-    return f"Do not bring back “{what}” in {place}: it was tried and reverted."
-
-
-def hotspot_headline(place: str, subjects: Sequence[str], count: int, first_date: str, last_date: str) -> str:
-    """``place`` needed ``count`` fixes between two dates; the latest two fixes named, never listed one per line."""
-    named = [said(s) for s in subjects]
-    quoted = list(dict.fromkeys(s for s in named if s and not vague(s)))  # the same subject twice is one fix named
-    latest = "; ".join(f"“{s}”" for s in quoted[:2])
-    span = f"from {first_date[:4]} to {last_date[:10]}" if first_date[:4] != last_date[:4] else f"in {last_date[:4]}"
-    tail = f" — most recently {latest}" if latest else ""
-    return f"{_upper_first(place)} has needed {count} fixes {span}{tail}. Read its history before changing it."
-
-
-def comment_headline(comment: str, place: str) -> str:
-    """``In `place`: <the comment>``, without a note marker it opens on ("NB: Avoid …" says "Avoid …")."""
-    return f"In {place}: {NOTE_MARK.sub('', comment, count=1) or comment}"
-
-
-WHY_MARK = "Why:"  # a lesson's text: its headline, then the why after this (mine_score reads it back)
-
-
-def lesson_text(headline: str, reason: str = "") -> str:
-    """The headline, then the why on its own paragraph; clipped to the memory text limit."""
-    text = f"{headline}\n\n{WHY_MARK} {reason}" if reason else headline
-    return text if len(text) <= MAX_TEXT_CHARS else text[: MAX_TEXT_CHARS - 1].rstrip() + "…"
+# the headline half of writing a lesson, moved to mine_headlines: its callers still import it from here
+__all__ = [
+    "CONVENTIONAL_TAIL",
+    "NO_FIX_TYPES",
+    "SUBJECT_REFS",
+    "WHY_MARK",
+    "clean_subject",
+    "comment_headline",
+    "dead_end_headline",
+    "decision_headline",
+    "fix_headline",
+    "hotspot_headline",
+    "lesson_text",
+    "said",
+    "vague",
+    "where",
+]
