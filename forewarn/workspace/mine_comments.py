@@ -2,7 +2,7 @@
 
 A comment is a warning when it carries a tag (``HACK``, ``XXX``, ``FIXME``, ``WARNING``, ``DANGER``,
 ``CAUTION``) or warns in words ("do not", "must not", "never" …). Documentation comments — Sphinx
-``#:``, JSDoc/Javadoc ``/** */``, Rust ``///`` and ``//!`` — describe what code does: "the key must
+``#:``, JSDoc/Javadoc ``/** */``, Rust ``///`` and ``//!``, RDoc's and Doxygen's ``##`` — describe what code does: "the key must
 match the module's name" is a docstring, not a warning, so words alone do not make one a warning
 there (a tag still does). A ``FIXME`` is a defect left for later, a task like a ``TODO``: no warning to whoever
 edits the code now (blind judges called 6 of 35 useful over rounds 1-14). Comments in tests guard the tests, not the
@@ -33,7 +33,7 @@ from forewarn.memory.vocabulary import MemorySource, MemoryType
 from forewarn.workspace import mine_code
 from forewarn.workspace.mine_anchors import MODULE_SYMBOL, HeadIndex
 from forewarn.workspace.mine_fixes import broad
-from forewarn.workspace.mine_lessons import clip_sentences, comment_headline, lesson_text, where
+from forewarn.workspace.mine_lessons import CONNECTIVES, clip_sentences, comment_headline, lesson_text, where
 from forewarn.workspace.mine_rules import TOOLING_PATH, Noise, in_test_module, is_product_path
 
 if TYPE_CHECKING:
@@ -57,8 +57,9 @@ WARNING_MUST = re.compile(r"\b(must( not| never)?|mustn't|should never)\b", re.I
 MAX_MUST_WORDS = 40  # "must" in a longer block is a paragraph of documentation, not a warning
 COMMENT_PREFILTER = re.compile(rb"HACK|XXX|FIXME|WARNING|DANGER|CAUTION|[Dd]o not|[Dd]on't|[Mm]ust|[Nn]ever")
 COMMENT_MARKERS = re.compile(r"^\s*(/\*+|\*+/|\*|//+!?|#+:?|--|;+|<!--|-->)\s?|\s*\*+/\s*$")
-# documentation comments: they describe (Sphinx "#:", JSDoc/Javadoc "/**", Rust "///" and "//!")
-DOC_COMMENT = re.compile(r"^\s*(#:|/\*\*(?!/)|///(?!/)|//!)")
+# documentation comments: they describe (Sphinx "#:", JSDoc/Javadoc "/**", Rust "///" and "//!", RDoc's and
+# Doxygen's "##": Rack::Lint's SPEC is written in "##" lines)
+DOC_COMMENT = re.compile(r"^\s*(#:|##(?![#!])|/\*\*(?!/)|///(?!/)|//!)")
 # a declaration's first line, in the languages parsed: what a documentation comment right above it documents
 DECLARATION = re.compile(
     r"^\s*((export|default|pub(\([\w ]+\))?|public|private|protected|internal|static|async|abstract|final|"
@@ -76,6 +77,9 @@ DIRECTIVE = re.compile(
     re.IGNORECASE,
 )
 MIN_COMMENT_WORDS = 3  # "XXX" alone, or "# must", says nothing
+# a comment on a line of its own that opens mid-sentence, on a lower-case joining word ("such that each String must
+# not contain NUL …", "and must not …"): the tail of a sentence begun above, a fragment read alone
+CONTINUATION = re.compile(rf"^({CONNECTIVES}|such that|so that|that(?!')|whereas|is|are|was|were|has|have|had)\b")
 # a warning in words alone (no tag) shorter than this is a label ("Standard case: root URI must match"), not a
 # warning that says what to keep and why
 MIN_PHRASE_COMMENT_WORDS = 7
@@ -384,7 +388,8 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
             skipped[Noise.COMMENT_JUSTIFICATION] += 1
             continue
         words = len(text.split()) - (1 if tag else 0)
-        if words < (MIN_TAGGED_COMMENT_WORDS if tag else MIN_PHRASE_COMMENT_WORDS):
+        short = words < (MIN_TAGGED_COMMENT_WORDS if tag else MIN_PHRASE_COMMENT_WORDS)
+        if short or _continues(said_text, lines, first):
             skipped[Noise.COMMENT_FRAGMENT] += 1
             continue
         if _about_import(lines, first, last):
@@ -408,6 +413,13 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
         text = clip_sentences(_with_subject(text, lines, first, raw), MAX_COMMENT_CHARS)
         out.append((WarningComment(line, text, kind), holder.symbol if holder else None))
     return CommentScan(out, skipped)
+
+
+def _continues(said: str, lines: list[str], first: int) -> bool:
+    """The comment carries on a sentence begun above it (CONTINUATION) on a line of its own; a trailing comment's
+    subject is the code on its line (``_with_subject``)."""
+    own = lines[first - 1].strip() if 0 < first <= len(lines) else ""
+    return COMMENT_MARKERS.match(own) is not None and CONTINUATION.match(said) is not None
 
 
 def _with_subject(text: str, lines: list[str], first: int, raw: str) -> str:

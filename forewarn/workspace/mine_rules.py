@@ -8,10 +8,9 @@ run (``mining.mine``) and counted under the same :class:`Noise` names.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from forewarn.indexing.conventions import is_test_path
 from forewarn.memory.vocabulary import MemoryType
 from forewarn.workspace.history import CommitRecord
 from forewarn.workspace.mine_lessons import (
@@ -28,9 +27,23 @@ from forewarn.workspace.mine_lessons import (
     error_signature,
     points_back,
     sentences,
+    split_sentences,
     strip_trailers,
     vague,
     why,
+)
+from forewarn.workspace.mine_product import CHANGELOG_PATH, DOCS_PATH, EXAMPLE_PATH, TOOLING_PATH, is_product_path
+from forewarn.workspace.mine_product import (  # re-exported: callers import them from here
+    TEST_SUPPORT_PATH as TEST_SUPPORT_PATH,
+)
+from forewarn.workspace.mine_product import (
+    in_test_module as in_test_module,
+)
+from forewarn.workspace.mine_product import (
+    is_product_code as is_product_code,
+)
+from forewarn.workspace.mine_product import (
+    symbol_parts as symbol_parts,
 )
 
 
@@ -119,10 +132,14 @@ class Noise(StrEnum):
 
 # a conventional-commit subject whose type says it is no fix: "chore(bind): …", "feat!: …", "perf: …"
 NOT_FIX_TYPE = re.compile(rf"^\s*({NO_FIX_TYPES}){CONVENTIONAL_TAIL}\s", re.IGNORECASE)
-# performance work: faster or leaner code, no misbehaviour ("reuse bytes … to avoid allocs", "speed up parsing")
+# performance work: faster or leaner code, no misbehaviour ("reuse bytes … to avoid allocs", "speed up parsing"): what
+# it costs ("inefficient", "type checking overhead") or work it stops redoing ("Avoid rebuilding regex", "don't
+# recompute the hash")
+REDONE_WORK = r"re-?(build|comput|compil|creat|alloc|calculat|pars|evaluat|generat|render|hash|copy|copie)\w*"
 PERFORMANCE_WORDS = re.compile(
     r"\b(perf(ormance)?|speed(s|ed)? ?up|faster|slow(er)?|optimi[sz]\w*|allocs?|allocations?|zero[- ]alloc\w*|"
-    r"benchmarks?|fewer (allocations|copies)|(avoid|reduce|save)s? (an? )?(extra )?(copy|copies|overhead|memory))\b",
+    r"benchmarks?|fewer (allocations|copies)|(avoid|reduce|save)s? (an? )?(extra )?(copy|copies|overhead|memory)|"
+    rf"inefficien(t|tly|cy|cies)|overhead|wasteful|(avoid(s|ed|ing)?|skip(s|ped|ping)?|do not|don't) {REDONE_WORK})\b",
     re.IGNORECASE,
 )
 # pull-request template text left in a squashed message: checkboxes and instructions to the contributor
@@ -141,6 +158,16 @@ KEPT_CHANGES = re.compile(
 FAILURE_WORDS = re.compile(
     r"\b(fail(s|ed|ing|ures?)?|rais(e|es|ed|ing)|throw(s|n)?|threw|crash(es|ed)?|panic(s|ked)?|hang(s)?|hung|"
     r"leak(s|ed)?|lose[sn]?|lost|corrupt(s|ed)?|broke|breaks|wrong|incorrect(ly)?|timeouts?|deadlock)\b",
+    re.IGNORECASE,
+)
+# "should" and "shouldn't" state what is expected; the condition they hold under ("if they are a prefix") no cause
+EXPECTATION_WORDS = frozenset({"should", "shouldn't", "should not"})
+CONDITION_WORD = re.compile(r"\b(when|if)\b", re.IGNORECASE)
+EXPECTED = re.compile(r"\bshould\b|\bshouldn't\b", re.IGNORECASE)
+# a sentence about a test harness or what a test now does ("The supplied JMH always failed previously, and always
+# passes now."): talk about the tests, which mine_lessons.ABOUT_TESTS' words ("test", "pytest" …) do not name
+TEST_TALK = re.compile(
+    r"\b(jmh|junit|testng|minitest|rspec|benchmarks?)\b|\b(now|always) pass(es)?\s*[.,;]|\bpass(es)? now\b",
     re.IGNORECASE,
 )
 CONTENT_STEM = 5  # words compared by their first letters: "paths" and "path", "unsupported" and "unsupported"
@@ -186,23 +213,6 @@ REFACTOR_SUBJECT = re.compile(
     r"^\s*(refactor\w*|clean ?up|cleanups?|simplif\w+|rename[sd]?|move[sd]?|tidy|tidied|reorgani[sz]e\w*|"
     r"restructur\w+|extract\w*|split|inline[sd]?|dedupe|deduplicate\w*|modernize\w*|remove (unused|dead|old)|"
     r"drop (support|python)|deprecate\w*|use f-strings|convert (to|from))\b",
-    re.IGNORECASE,
-)
-CHANGELOG_PATH = re.compile(r"(^|/)(CHANGE(S|LOG)|HISTORY|NEWS|RELEASE[-_]?NOTES|AUTHORS|CONTRIBUTORS)(\.\w+)?$", re.I)
-DOCS_PATH = re.compile(r"(^|/)(docs?|documentation)/|\.(rst|md|adoc|txt)$|(^|/)\.github/", re.IGNORECASE)
-# example, demo and benchmark code beside the product: its lessons are no warning for the product's code
-EXAMPLE_PATH = re.compile(r"(^|/)(examples?|samples?|demos?|benchmarks?)/", re.IGNORECASE)
-# code that serves the tests from beside them: a test server (urllib3's dummyserver/), fixtures, fakes, test helpers,
-# and a package named for what it tests, Go's way (zap's internal/ztest/, net/http/httptest/)
-TEST_SUPPORT_PATH = re.compile(
-    r"(^|/)(dummy\w*|fakes?|mocks?|fixtures?|testdata|testutils?|test_?helpers?|test_?support|testlib|"
-    r"(?!latest/)[a-z]\w*test)/",
-    re.IGNORECASE,
-)
-# the project's own tooling beside the product: task runners, release and maintenance scripts at the top (or one
-# folder down, "website/scripts/"); what goes wrong there bites maintainers running them, not the code users run
-TOOLING_PATH = re.compile(
-    r"^([\w.-]+/)?(tasks|scripts|tools|tooling)/|^(noxfile|tasks|fabfile|gulpfile|gruntfile|jakefile)\.\w+$",
     re.IGNORECASE,
 )
 # the author's own word that the program behaves as before ("functionally equivalent", "no functional change"): what
@@ -463,38 +473,6 @@ def code_paths(commit: CommitRecord) -> list[str]:
     return [p for p in commit.paths() if not (CHANGELOG_PATH.search(p) or DOCS_PATH.search(p))]
 
 
-TEST_MODULES = frozenset({"tests", "test"})  # Rust's ``#[cfg(test)] mod tests`` inside a product file, and the like
-SYMBOL_SEPARATOR = re.compile(r"[.#:]")  # ``Class.method``, ``f#2`` (an overload), ``mod::item``
-
-
-def symbol_parts(symbol: str) -> list[str]:
-    """The names a symbol path is made of (``tests.print_class`` → ``tests``, ``print_class``)."""
-    return [p for p in SYMBOL_SEPARATOR.split(symbol) if p]
-
-
-def in_test_module(symbol: str) -> bool:
-    """A symbol inside a module or class named ``tests`` (``tests.print_class``): test code in a product file, as
-    Rust keeps its unit tests. A method itself named ``test`` (``RegExp.test``) is product code."""
-    return any(p in TEST_MODULES for p in symbol_parts(symbol)[:-1])
-
-
-def is_product_code(path: str, symbol: str | None) -> bool:
-    """Code the product runs, by its file (:func:`is_product_path`) and, for a symbol, its place in that file: a
-    product file's own test module is tests."""
-    return is_product_path(path) and not (symbol and in_test_module(symbol))
-
-
-def is_product_path(path: str) -> bool:
-    """Code the product runs: not tests, not examples, demos, benchmarks or documentation beside it."""
-    return not (
-        is_test_path(path)
-        or EXAMPLE_PATH.search(path)
-        or DOCS_PATH.search(path)
-        or TEST_SUPPORT_PATH.search(path)
-        or TOOLING_PATH.search(path)
-    )
-
-
 def cut_headline(subject: str, body: str) -> bool:
     """The subject stops mid-sentence and the body's first line carries on with it (CUT_CONTINUATION), or the subject
     ends on a word that only joins (CUT_SUBJECT_END) and the body goes on in lower case. A lesson is left out only
@@ -542,7 +520,18 @@ def classify(commit: CommitRecord) -> Verdict:
         return noise(Noise.HEADLINE_CUT, fix=verdict.fix)  # its why is the rest of the headline's sentence
     if verdict.lesson and SAME_BEHAVIOUR.search(plain):
         return noise(Noise.SAME_BEHAVIOUR)  # nothing behaved wrongly: no lesson, and no fix for a hot spot
-    return verdict
+    return without_test_talk(verdict)
+
+
+def without_test_talk(verdict: Verdict) -> Verdict:
+    """The lesson with the sentences of its why that talk about a test harness or a test's outcome (TEST_TALK) left
+    out; ``why-about-tests`` when nothing else explained."""
+    if not verdict.lesson or not TEST_TALK.search(verdict.why):
+        return verdict
+    kept = [s for s in split_sentences(verdict.why) if not TEST_TALK.search(s)]
+    if not kept:
+        return noise(Noise.WHY_TESTS, fix=verdict.fix)
+    return replace(verdict, why=" ".join(kept))
 
 
 def _opens(body: str, said: str) -> bool:
@@ -739,11 +728,22 @@ def contradicts(subject: str, reason: str) -> bool:
 
 
 def only_should(explained: str) -> bool:
-    """The why's one explaining word is an affirmative "should" ("a Response built from content should have elapsed
-    0", "Should use the wide-string function instead of SetConsoleOutputCP"): it states what is expected — often of an
-    old behaviour, or of a test — not what goes wrong otherwise."""
-    said = {m.group(0).lower() for m in CAUSE_WORDS.finditer(explained)}
-    return "should" in said and said <= {"should", "instead"}  # "should use X instead of Y": still what should be
+    """The why's one explaining word is "should" or "shouldn't" ("a Response built from content should have elapsed
+    0", "Should use the wide-string function instead of SetConsoleOutputCP", "we shouldn't deprecate this without a
+    replacement"), whatever condition it holds under ("base entities should resolve if they are a prefix …"): it states
+    what is expected — often of an old behaviour, or of a test — not what goes wrong otherwise. A condition in a
+    sentence of its own ("if params were given as a nested hash it produced a different result") still explains."""
+    said = {
+        " ".join(m.group(0).lower().split())
+        for sentence in split_sentences(explained)
+        for m in CAUSE_WORDS.finditer(_unconditional(sentence))
+    }
+    return bool(said & EXPECTATION_WORDS) and said <= EXPECTATION_WORDS | {"instead"}  # "use X instead of Y": the same
+
+
+def _unconditional(sentence: str) -> str:
+    """A sentence that says what "should" be, without its "when"/"if": the condition it holds under is no cause."""
+    return CONDITION_WORD.sub(" ", sentence) if EXPECTED.search(sentence) else sentence
 
 
 def substantive_fix(subject: str) -> bool:
