@@ -2,8 +2,8 @@
 
 A comment is a warning when it carries a tag (``HACK``, ``XXX``, ``FIXME``, ``WARNING``, ``DANGER``,
 ``CAUTION``) or warns in words ("do not", "must not", "never" …). Documentation comments — Sphinx
-``#:``, JSDoc/Javadoc ``/** */``, Rust ``///`` and ``//!``, RDoc's and Doxygen's ``##`` — describe what code does: "the key must
-match the module's name" is a docstring, not a warning, so words alone do not make one a warning
+``#:``, JSDoc/Javadoc ``/** */``, Rust ``///`` and ``//!``, RDoc's and Doxygen's ``##`` — describe what code
+does: "the key must match the module's name" is a docstring, not a warning, so words alone do not make one a warning
 there (a tag still does). A ``FIXME`` is a defect left for later, a task like a ``TODO``: no warning to whoever
 edits the code now (blind judges called 6 of 35 useful over rounds 1-14). Comments in tests guard the tests, not the
 product: left out. Each rule that
