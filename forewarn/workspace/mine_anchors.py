@@ -3,7 +3,9 @@
 A commit's hunks are mapped to the symbols they touched in the file as it was at that commit (its blob,
 parsed with :func:`parse_source`), each weighted by the lines it changed. The lesson goes to the symbol
 its message names (``Session.send`` in "Fix send when …"), else to the most changed one; then it follows
-renames seen in the log to HEAD: the symbol if it still exists, else its file. A commit spread thin over
+renames seen in the log to HEAD: the symbol if it still exists, else its file. When several definitions local to
+one function (an anonymous class's methods, closures) tie for most changed, naming none, the lesson goes to that
+function: file order is no reason to pick one of them. A commit spread thin over
 many files, naming none of them, is about no code in particular (:func:`place` returns no anchor).
 Only files the commit's own diff touched are ever candidates: a message cannot name its anchor elsewhere.
 """
@@ -23,6 +25,7 @@ from forewarn.indexing.languages import LanguageSpec, language_for_path
 from forewarn.indexing.parse import parse_file
 from forewarn.indexing.prose import last_line, prose_nodes
 from forewarn.indexing.records import Chunk
+from forewarn.indexing.words import LOCAL_SCOPES
 from forewarn.memory.suggestions import ANCHOR_FILE, ANCHOR_SYMBOL, ANCHOR_WORKSPACE
 from forewarn.workspace import mine_code
 from forewarn.workspace.history import BlobReader, CommitRecord, Hunk
@@ -48,6 +51,12 @@ DOMINANT_SHARE = 0.4
 DIFFUSE_SYMBOLS = 4
 PLAIN_WORD = re.compile(r"^[A-Za-z][a-z]+$")  # "send", "Flags": an English word as often as a name
 MIN_NAME_CHARS = 3  # "x", "id": too short to count as the message naming a symbol
+# ``Iterator#remove()``, ``Rack::Request#scheme``: the Javadoc/RDoc way to name a type's method. A type of this code
+# (a class, struct or module in the path of a symbol the commit touched; Go's ``Context#RealIP`` for the struct
+# ``context``) names its member wherever the commit changed it (jsoup 2b573de's ``Element#selectXpath`` is
+# ``NodeUtils.selectXpath``'s work); another type (the JDK's ``Iterator``; a method ``iterator`` is no type) names none
+# of this code's (jsoup 91b630f's "outside of Iterator#remove()" named the one method its check was not in)
+OWNED_MEMBER = re.compile(r"\b([A-Za-z_]\w*)#([A-Za-z_]\w*)")
 ALSO_LISTED = 3  # other symbols the commit touched, kept in the provenance for the reviewer
 # a message with this many bullet items or more is a squash of several commits: the symbols its later items name
 # ("* Make DisplayName() public", "* use PrintErrf() instead") were touched in passing, not what its subject fixed
@@ -340,7 +349,10 @@ def names_in(message: str) -> set[str]:
     """Identifier-like words of a message (``Session.send`` gives ``Session.send``, ``Session`` and ``send``).
 
     A plain word ("send", "Flags") names a symbol from the subject, or from the body only when written as code
-    (``send()``, a backticked `send`, ``.send``): body prose ("Flags:" above a pasted help screen) names nothing."""
+    (``send()``, a backticked `send`, ``.send``): body prose ("Flags:" above a pasted help screen) names nothing.
+    ``Owner#member`` gives ``Owner#member`` and ``Owner``, not ``member`` (:data:`OWNED_MEMBER`)."""
+    owned = {f"{o}#{m}" for o, m in OWNED_MEMBER.findall(message) if len(m) >= MIN_NAME_CHARS}
+    message = OWNED_MEMBER.sub(lambda m: m.group(1), message)
     subject = message.split("\n", 1)[0]
     words = set(re.findall(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*", message))
     out = set(words)
@@ -350,17 +362,38 @@ def names_in(message: str) -> set[str]:
         re.findall(r"[A-Za-z_]\w*(?=\(|`|\.[A-Za-z_])", message)
     )
     in_subject = set(re.findall(r"[A-Za-z_]\w*", subject))
-    return {w for w in out if len(w) >= MIN_NAME_CHARS and (not PLAIN_WORD.match(w) or w in in_subject or w in as_code)}
+    kept = {w for w in out if len(w) >= MIN_NAME_CHARS and (not PLAIN_WORD.match(w) or w in in_subject or w in as_code)}
+    return kept | owned
 
 
 def about_other_symbol(text: str, anchor: str, touched: Iterable[str]) -> bool:
     """``text`` names in code (``_copy_cookie_jar``, ``__getitem__``, not a plain word) another symbol the commit
     touched, and not the anchor: it explains that symbol, not the one it would be shown on."""
-    names = names_in(text)
+    touched = list(touched)
+    names = owned_members(names_in(text), {part for s in touched for part in symbol_parts(s)})
     if _named(anchor, names):
         return False
     said = {w for w in names if not PLAIN_WORD.match(w)}
     return any(s != anchor and _named(s, said) for s in touched)
+
+
+def owned_members(names: set[str], owners: set[str]) -> set[str]:
+    """``names`` with the member of each ``Owner#member`` whose owner is one of ``owners`` (this code's types, as
+    written or lower-cased): a type of this code names its member as a bare name would (:data:`OWNED_MEMBER`)."""
+    said = (w.split("#", 1) for w in names if "#" in w)
+    return names | {member for owner, member in said if owner in owners or owner.lower() in owners}
+
+
+def type_names(candidates: Iterable[tuple[str, str, str, Touch]], finder: SymbolFinder) -> set[str]:
+    """The names in touched symbols' paths that are no function (classes, structs, modules), lower-cased."""
+    out: set[str] = set()
+    for path, blob, symbol, _ in candidates:
+        kinds = {c.symbol: c.kind for c in finder.chunks(path, blob) or ()}
+        parts = symbol.split(".")
+        for i in range(1, len(parts) + 1):
+            if kinds.get(".".join(parts[:i])) not in LOCAL_SCOPES:
+                out.add(parts[i - 1].split("#", 1)[0].lower())  # ``before#2``: an overload of ``before``
+    return out
 
 
 def squash_lead(message: str) -> str | None:
@@ -377,7 +410,7 @@ def _named(symbol: str, names: set[str]) -> bool:
     if symbol in names:
         return True
     parts = [p for p in symbol_parts(symbol) if not p.isdigit()]
-    return bool(parts) and parts[-1] in names
+    return bool(parts) and (parts[-1] in names or any(f"{owner}#{parts[-1]}" in names for owner in parts[:-1]))
 
 
 def place(
@@ -395,6 +428,8 @@ def place(
             candidates.append((f.path, f.blob, symbol, touch))
     # a product file's own test module ("mod tests") is tests too: the product code beside it comes first
     candidates = [c for c in candidates if not in_test_module(c[2])] or candidates
+    types = type_names(candidates, finder)
+    every_name, names = owned_members(every_name, types), owned_members(names, types)
     total = sum(t.changed for _, _, _, t in candidates) or 1
     if candidates:
         followed: list[tuple[Anchored, str, str, int]] = []
@@ -414,9 +449,10 @@ def place(
             exception class) while the code that raises or uses it changed."""
             return _named(symbol, names) and bool(a.logic or not logic) and not (a.declares_only and behaves)
 
-        ranked = sorted(  # named (where its logic changed), then where the logic changed most: a docstring edit
-            followed,  # is no place for a lesson
-            key=lambda x: (
+        def rank(x: tuple[Anchored, str, str, int]) -> tuple[bool, bool, bool, bool, bool, int, int]:
+            """Named (where its logic changed), then where the logic changed most: a docstring edit is no place
+            for a lesson."""
+            return (
                 not named_here(x[0], x[2]),
                 f"{x[1]}::{x[2]}" in created,  # a helper the fix added is not the code that was wrong
                 x[0].anchor != ANCHOR_SYMBOL,
@@ -424,8 +460,18 @@ def place(
                 x[0].declares_only,  # fields or annotations declared: the behaviour changed elsewhere
                 -x[0].logic,
                 -x[3],
-            ),
+            )
+
+        ranked = sorted(followed, key=rank)
+        tied = [x for x in ranked if rank(x) == rank(ranked[0])]
+        blobs = {p: blob for p, blob, _, _ in candidates}
+        shared = (
+            None
+            if named_here(ranked[0][0], ranked[0][2])
+            else _shared_function(tied, followed, blobs, finder, renames, head)
         )
+        if shared is not None:
+            ranked = [shared, *(x for x in ranked if x[0].key != shared[0].key)]
         best, _, best_symbol, best_changed = ranked[0]
         named = named_here(best, best_symbol)
         files = {p for _, p, _, _ in followed}
@@ -442,7 +488,13 @@ def place(
             return Placement(None, fixed=_unique(fixed), also=also, diffuse=True)
         if best.anchor == ANCHOR_WORKSPACE:
             return Placement(None, fixed=fixed, gone=True)
-        siblings = sum(1 for a, p, s, _ in followed if a.logic and a is not best and f"{p}::{s}" not in created)
+        # the function a tie moved the lesson to, and what it holds, are one place: none of them is a sibling
+        held = {(p, s) for _, p, s, _ in followed if shared is not None and _within(p, s, shared[1], shared[2])}
+        siblings = sum(
+            1
+            for a, p, s, _ in followed
+            if a.logic and a is not best and (p, s) not in held and f"{p}::{s}" not in created
+        )
         touched = [s for _, _, s, _ in followed]
         return Placement(best, named=named, fixed=_unique(fixed), also=also, siblings=siblings, touched=touched)
     # module-level code only: the file most changed, when the change is not spread thin
@@ -457,6 +509,58 @@ def place(
     if anchored.anchor == ANCHOR_WORKSPACE:
         return Placement(None, gone=True)
     return Placement(anchored)
+
+
+def _within(path: str, symbol: str, outer_path: str, outer: str) -> bool:
+    """``symbol`` is ``outer`` or defined within it (``Attributes.iterator.next`` within ``Attributes.iterator``)."""
+    return path == outer_path and (symbol == outer or symbol.startswith(f"{outer}."))
+
+
+def _shared_function(
+    tied: list[tuple[Anchored, str, str, int]],
+    followed: list[tuple[Anchored, str, str, int]],
+    blobs: dict[str, str],
+    finder: SymbolFinder,
+    renames: dict[str, str],
+    head: HeadIndex,
+) -> tuple[Anchored, str, str, int] | None:
+    """The function holding every one of several definitions the commit changed alike (tied for most changed, none
+    named), as a candidate covering all it changed within that function; None when they tie with no such function.
+
+    The methods of an anonymous class, or closures, changed a line each are one piece of that function's behaviour:
+    file order would put the lesson on whichever came first (jsoup 91b630f: on ``remove``, the one method its new
+    check was not in). A class holding tied methods is no such place (it is as broad as its file)."""
+    if len(tied) < 2 or len({p for _, p, _, _ in tied}) > 1:
+        return None
+    _, path, _, _ = tied[0]
+    parts = [s.split(".") for _, _, s, _ in tied]
+    common: list[str] = []
+    for names in zip(*parts, strict=False):
+        if len(set(names)) > 1:
+            break
+        common.append(names[0])
+    if not common:
+        return None
+    outer = ".".join(common)  # the function itself may be one of them (a local it declared): it holds the rest
+    kind = next((c.kind for c in finder.chunks(path, blobs[path]) or () if c.symbol == outer), None)
+    if kind not in LOCAL_SCOPES:
+        return None
+    anchored = follow(path, outer, renames, head)
+    if anchored.anchor != ANCHOR_SYMBOL:
+        return None
+    within = [(a, changed) for a, p, s, changed in followed if _within(p, s, path, outer)]
+    _cover(anchored, [a for a, _ in within])
+    return anchored, path, outer, sum(changed for _, changed in within)
+
+
+def _cover(outer: Anchored, parts: list[Anchored]) -> None:
+    """What the commit did to ``outer``: the sum of what it did to each definition within it (and to itself)."""
+    outer.logic = sum(a.logic for a in parts)
+    outer.sample = tuple(dict.fromkeys(line for a in parts for line in a.sample))
+    outer.removed = tuple(dict.fromkeys(line for a in parts for line in a.removed))
+    counted = [a.behaviour for a in parts if a.behaviour >= 0]
+    outer.behaviour = sum(counted) if counted else -1
+    outer.logs = any(a.logic for a in parts) and all(a.logs for a in parts if a.logic)
 
 
 def _unique(items: list[Anchored]) -> list[Anchored]:
