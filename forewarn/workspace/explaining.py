@@ -39,6 +39,10 @@ EXPLAIN_LIMIT = 5  # memories per explanation: an agent reads them before its ne
 MAX_PLACES = 3  # innermost workspace frames whose code's memories count: outer ones are callers' plumbing
 PLACE_DECAY = 0.5  # each frame further out counts half as much: the innermost is where the error surfaced
 FILE_WIDE_WEIGHT = 0.5  # a file-wide memory on a file the error went through, against one on the definition
+# a memory on a function holding the frame's definition (an anonymous class's method, a closure): the error went
+# through that function too, a little less directly than through the definition itself
+ENCLOSING_WEIGHT = 0.75
+ENCLOSING_KINDS = frozenset({"function", "method"})  # a class holding a method is too broad to say "went through"
 SEARCH_K = 10  # memories the word search returns before fusion
 SEARCH_LIST_WEIGHT = 1.0  # the two lists count alike: a frame hit and a word match are equal evidence
 PLACE_LIST_WEIGHT = 1.0
@@ -215,11 +219,26 @@ class ExplainMixin(SearchMixin):
             if place.symbol is not None:
                 on_symbol = self.store.anchored_to_symbol(place.file, place.symbol, ANCHORED_STATUSES)
                 found += [(m, weight) for m in on_symbol]
+                for outer in self._enclosing_functions(place.file, place.symbol):
+                    on_outer = self.store.anchored_to_symbol(place.file, outer, ANCHORED_STATUSES)
+                    found += [(m, weight * ENCLOSING_WEIGHT) for m in on_outer]
             on_file = self.store.anchored_to_files([place.file], CURRENT_STATUSES)
             found += [(m, weight * FILE_WIDE_WEIGHT) for m in on_file if m.anchor and not m.anchor.symbol]
             found.sort(key=lambda p: (-p[1], -p[0].confidence, p[0].id))
             out += [(m, place, w) for m, w in found if m.type in wanted and m.status in CURRENT_STATUSES]
         out.sort(key=lambda t: -t[2])  # stable: within a weight, the order above
+        return out
+
+    def _enclosing_functions(self, rel: str, symbol: str) -> list[str]:
+        """The functions and methods of ``rel`` holding ``symbol``, innermost first (``Attributes.iterator`` for
+        ``Attributes.iterator.checkModified``, a method of the anonymous class it returns)."""
+        parts = base_symbol(symbol).split(".")
+        out: list[str] = []
+        for k in range(len(parts) - 1, 0, -1):
+            outer = ".".join(parts[:k])
+            chunk = self.indexer.chunk_by_symbol(rel, outer)
+            if chunk is not None and chunk.kind in ENCLOSING_KINDS:
+                out.append(outer)
         return out
 
 

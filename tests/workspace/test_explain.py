@@ -94,3 +94,58 @@ def test_suggestions_never_explain(ws: Workspace) -> None:
                 source=MemorySource.AGENT, status=MemoryStatus.SUGGESTED)  # fmt: skip
     result = ws.explain_error(traceback(str(ws.root / "src/shop/shipping.py"), 2, "ship", "KeyError: 'address'"))
     assert result.hits and all(h.memory.status != MemoryStatus.SUGGESTED for h in result.hits)
+
+
+ATTRIBUTES = """\
+package demo;
+
+import java.util.Iterator;
+
+public class Attributes {
+    int size;
+
+    public Iterator<String> iterator() {
+        return new Iterator<String>() {
+            int expectedSize = size;
+
+            public boolean hasNext() {
+                checkModified();
+                return true;
+            }
+
+            public String next() {
+                checkModified();
+                return "x";
+            }
+
+            private void checkModified() {
+                if (size != expectedSize) throw new java.util.ConcurrentModificationException("Use Iterator#remove()");
+            }
+        };
+    }
+}
+"""
+
+
+def test_a_memory_on_the_function_holding_the_frame_is_on_the_error_path(tmp_path: Path) -> None:
+    """QA pass 6, #20: a lesson on ``Attributes.iterator`` (mined on the method returning the anonymous iterator)
+    matched a trace through its ``checkModified`` and ``next`` only "by the error's words"."""
+    root = tmp_path / "dom"
+    (root / "src" / "demo").mkdir(parents=True)
+    (root / "src" / "demo" / "Attributes.java").write_text(ATTRIBUTES)
+    (root / ".forewarn").mkdir()
+    with Workspace.open(root, embedder=None) as w:
+        w.reindex()
+        lesson = w.remember(
+            "Attributes may be changed while iterating: the iterator checks its expected size on every step",
+            type=MemoryType.GOTCHA, file="src/demo/Attributes.java", symbol="Attributes.iterator",
+        ).memory  # fmt: skip
+        trace = (
+            "java.util.ConcurrentModificationException: Use Iterator#remove() instead\n"
+            "\tat demo.Attributes$1.checkModified(Attributes.java:23)\n"
+            "\tat demo.Attributes$1.next(Attributes.java:18)\n"
+        )
+        result = w.explain_error(trace)
+    assert [p.symbol for p in result.places][:2] == ["Attributes.iterator.checkModified", "Attributes.iterator.next"]
+    (hit,) = [h for h in result.hits if h.memory.id == lesson.id]
+    assert hit.place is not None and not hit.by_words  # on the code the error went through, not only its words
