@@ -257,10 +257,13 @@ DEPENDENCY_SUBJECT = re.compile(
 # a "fix" of the tests themselves ("Fix python 3 tests", "fixed some tests"): no product behaviour fixed
 TEST_SUBJECT = re.compile(r"\b(tests?|testing|test suite|ci|travis|coverage)\b", re.IGNORECASE)
 # a fix of behaviour, by its subject: what hot spots and track records count ("Closes #12" alone closes features
-# too; "patch", "handle", "prevent" name changes as often as bugs)
+# too; "patch", "handle", "prevent" name changes as often as bugs). Bringing earlier behaviour back ("Restore the
+# behavior of cssSelector before v1.16.2", "This restores pre v4.1.11 behavior") undoes a regression; restoring
+# anything else ("Restore mouse drag mode", "Restore original docs") is as often a feature or a cleanup.
 FIX_SUBJECT = re.compile(
     r"\b(fix(e[sd]|ing)?(?!-\w)|bug(s|fix)?|crash(es|ed)?|regression|broken|breaks?|hotfix|workaround|"
-    r"fail(s|ed|ing|ures?)?|incorrect(ly)?|wrong(ly)?)\b",
+    r"fail(s|ed|ing|ures?)?|incorrect(ly)?|wrong(ly)?)\b"
+    r"|\b(restor(e[sd]?|ing)|reinstat(e[sd]?|ing)|bring(s|ing)? back|brought back)\b.*\bbehaviou?rs?\b",
     re.IGNORECASE,
 )
 # a fix, when the lesson is weighed: the subject or the body says so
