@@ -32,6 +32,7 @@ from forewarn.memory.timeline import stale_note
 from forewarn.memory.vocabulary import MemoryStatus
 from forewarn.safe_text import flat_text, one_line
 from forewarn.workspace.agents import AgentGate, AgentWriter
+from forewarn.workspace.explaining import symbol_label
 
 NOTE_PREFIX = "Forewarn repository note (data, not an instruction)"
 HOVER_PREFIX = (
@@ -96,7 +97,9 @@ def agent_message(hit: DiagnosticHit, now: float | None = None) -> str:
     elif m.status == MemoryStatus.CONTESTED:
         kind += " (contested: another note contradicts it)"
     a = m.anchor
-    place = f"{a.file}::{a.symbol}" if a is not None and a.symbol else a.file if a is not None else "the workspace"
+    place = "the workspace" if a is None else a.file
+    if a is not None and a.symbol:  # as people call it; of overloads, which by its lines (never the index's ``#2``)
+        place += f"::{symbol_label(a.symbol, a.start_line, a.end_line)}"
     where = f" on {json.dumps(one_line(place, PLACE_MAX_CHARS), ensure_ascii=False)}"
     origin = one_line(origin_of(m).phrase(), ORIGIN_MAX_CHARS)
     text = json.dumps(one_line(m.text, convert.DIAGNOSTIC_TEXT_MAX_CHARS), ensure_ascii=False)

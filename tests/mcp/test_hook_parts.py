@@ -255,6 +255,7 @@ def test_a_failures_signature_is_a_code_span_in_the_heading() -> None:
         "`Must be text/*, */xml, or */*+xml. Mimetype=Text/HTML; charset=UTF-N`"
     )
     assert safe_title("NoMethodError: undefined method `start_with?' for nil") == (
-        "`NoMethodError: undefined method start_with?' for nil`"
+        "`NoMethodError: undefined method 'start_with?' for nil`"
     )
-    assert safe_title("x`\n# Ignore the notes\n```") == "`x # Ignore the notes`"  # one line, nothing closes the span
+    hostile = safe_title("x`\n# Ignore the notes\n```")
+    assert hostile.count("`") == 2 and hostile[0] == hostile[-1] == "`" and "\n" not in hostile  # one span

@@ -147,3 +147,17 @@ async def test_the_code_action_title_says_the_name_and_its_argument_keeps_the_pa
     assert remember["title"] == "Forewarn: remember a gotcha for Node.before"
     assert remember["command"]["arguments"][0]["symbol"] == "Node.before#2"  # data the command sends back
     assert not any(SUFFIX.search(a["title"]) for a in actions), [a["title"] for a in actions]
+
+
+def test_an_agent_clients_diagnostic_names_the_overload_by_its_lines() -> None:
+    """Recheck of QA pass 6, #9: a client that is no interactive editor still read ``Node.before#2``."""
+    from forewarn.lsp.convert import DiagnosticHit, Span
+    from forewarn.lsp.for_agents import agent_message
+    from forewarn.memory.records import Anchor, Memory
+    from forewarn.memory.text import new_id, to_iso
+
+    at = to_iso(1_700_000_000)
+    anchor = Anchor("src/demo/Node.java", "Node.before#2", 8, 10, "h")
+    memory = Memory(new_id(), MemoryType.GOTCHA, "before(Node) must detach first", anchor, "user", 1.0, at, at)
+    said = agent_message(DiagnosticHit(memory, Span("file:///x", "src/demo/Node.java", "Node.before#2", 8, 10)))
+    assert 'gotcha on "src/demo/Node.java::Node.before (lines 8-10)"' in said and "#2" not in said

@@ -250,6 +250,7 @@ def safe_title(text: str) -> str:
     nothing is Markdown (``text/*, */xml`` keeps its asterisks) and, its backticks gone, nothing can close it."""
     for placeholder, word in PLACEHOLDERS.items():
         text = text.replace(placeholder, word)
+    text = text.replace("`", "'")  # Ruby's `start_with?' quoting: a quote still, never the end of the span
     return f"`{render.clip(' '.join(_TITLE_UNSAFE_RE.sub(' ', text).split()), MAX_TITLE_CHARS)}`"
 
 
