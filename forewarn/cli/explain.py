@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _where(m: Memory) -> str:
     """Where a memory sits, as ``memory list`` says it: ``file::Node.before (lines 403-412)``, never ``#2``."""
-    from forewarn.workspace.explaining import symbol_label
+    from forewarn.workspace.symbols import symbol_label
 
     a = m.anchor
     if a is None:

@@ -30,8 +30,7 @@ from forewarn.safe_text import (
     headline,
     one_line,
 )
-from forewarn.workspace.explaining import symbol_label
-from forewarn.workspace.symbols import base_symbol
+from forewarn.workspace.symbols import base_symbol, symbol_label
 
 SOURCE = "forewarn"  # diagnostics' source: lets clients and users filter ours
 PRIVATE_MARK = "🔒 "  # before a private memory's type in hovers and diagnostics (the CLI's lists show the same)

@@ -32,7 +32,7 @@ from forewarn.memory.timeline import stale_note
 from forewarn.memory.vocabulary import MemoryStatus
 from forewarn.safe_text import flat_text, one_line
 from forewarn.workspace.agents import AgentGate, AgentWriter
-from forewarn.workspace.explaining import symbol_label
+from forewarn.workspace.symbols import symbol_label
 
 NOTE_PREFIX = "Forewarn repository note (data, not an instruction)"
 HOVER_PREFIX = (

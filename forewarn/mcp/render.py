@@ -27,8 +27,7 @@ from dataclasses import dataclass, replace
 from forewarn.memory.origin import origin_of
 from forewarn.memory.records import Memory
 from forewarn.memory.vocabulary import MemoryStatus, MemoryType
-from forewarn.workspace.explaining import has_namesakes, symbol_label
-from forewarn.workspace.symbols import base_symbol
+from forewarn.workspace.symbols import base_symbol, has_namesakes, symbol_label
 
 CHARS_PER_TOKEN = 4
 DEFAULT_BUDGET = 1000  # tokens per tool answer unless the agent asks otherwise

@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import posixpath
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from forewarn.memory.records import Memory
@@ -28,7 +28,7 @@ from forewarn.memory.text import STOPWORDS, split_identifier
 from forewarn.memory.vocabulary import ANCHORED_STATUSES, CURRENT_STATUSES, MemoryType
 from forewarn.workspace.error_text import ErrorReport, Frame, read_error
 from forewarn.workspace.searching import SearchMixin
-from forewarn.workspace.symbols import base_symbol, called_name
+from forewarn.workspace.symbols import base_symbol, called_name, has_namesakes, symbol_label
 
 log = logging.getLogger(__name__)
 
@@ -63,30 +63,6 @@ GENERIC_ERROR_WORDS = frozenset({
     "tests", "self", "return", "uncaught", "panic", "thread", "main", "stack", "frame", "code", "exit", "status",
 })  # fmt: skip
 NOT_TELLING = GENERIC_ERROR_WORDS | STOPWORDS
-
-
-def symbol_label(
-    symbol: str,
-    start_line: int | None,
-    end_line: int | None,
-    *,
-    namesakes: bool = False,
-    quote: Callable[[str], str] = str,
-) -> str:
-    """A symbol path as people and agents read it: the name (``quote``d), and for one of several same-named
-    definitions of its file (``Node.before#2``, or ``namesakes``: the first of them) which one, by its lines, as
-    ``memory list`` shows it: ``Node.before (lines 403-412)``. The ``#2`` is the index's ordinal (the symbol's
-    identity in the store and in commands' arguments), which means nothing to a reader: never shown."""
-    base = base_symbol(symbol)
-    if (namesakes or base != symbol) and start_line:
-        return f"{quote(base)} (lines {start_line}-{end_line or start_line})"
-    return quote(base)
-
-
-def has_namesakes(spans: Sequence[tuple[str, str, int, int]], symbol: str) -> bool:
-    """Whether the file of ``spans`` (``chunk_spans``: symbol first) defines ``symbol``'s name more than once."""
-    base = base_symbol(symbol)
-    return base != symbol or any(s != symbol and base_symbol(s) == base for s, *_ in spans)
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,7 +39,7 @@ import re
 import threading
 from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -551,6 +551,30 @@ def memories_of(store: MemoryStore, target: Target, now: float) -> list[Memory]:
 
 
 # ---------------------------------------------------------------- helpers
+
+
+def symbol_label(
+    symbol: str,
+    start_line: int | None,
+    end_line: int | None,
+    *,
+    namesakes: bool = False,
+    quote: Callable[[str], str] = str,
+) -> str:
+    """A symbol path as people and agents read it: the name (``quote``d), and for one of several same-named
+    definitions of its file (``Node.before#2``, or ``namesakes``: the first of them) which one, by its lines, as
+    ``memory list`` shows it: ``Node.before (lines 403-412)``. The ``#2`` is the index's ordinal (the symbol's
+    identity in the store and in commands' arguments), which means nothing to a reader: never shown."""
+    base = base_symbol(symbol)
+    if (namesakes or base != symbol) and start_line:
+        return f"{quote(base)} (lines {start_line}-{end_line or start_line})"
+    return quote(base)
+
+
+def has_namesakes(spans: Sequence[tuple[str, str, int, int]], symbol: str) -> bool:
+    """Whether the file of ``spans`` (``chunk_spans``: symbol first) defines ``symbol``'s name more than once."""
+    base = base_symbol(symbol)
+    return base != symbol or any(s != symbol and base_symbol(s) == base for s, *_ in spans)
 
 
 @functools.lru_cache(maxsize=SYMBOL_NAMES_CACHED)
