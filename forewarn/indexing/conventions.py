@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from forewarn import untrusted
@@ -77,9 +77,10 @@ def file_head(root: Path, inside: str, path: str) -> str:
 
 def marked_paths(root: Path, paths: Iterable[str]) -> dict[str, str]:
     """The paths ``.gitattributes`` marks ``linguist-vendored`` or ``linguist-generated``, with the reason
-    (:data:`VENDORED` or :data:`GENERATED`) for each (one git call; none when git cannot answer)."""
+    (:data:`VENDORED` or :data:`GENERATED`) for each (one git call; none when git cannot answer, or when no
+    attributes file can apply to them: most repositories have none, and the call costs milliseconds)."""
     listed = [p for p in paths if "\0" not in p]
-    if not listed:
+    if not listed or not _attributes_may_apply(root, listed):
         return {}
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}  # a hook's GIT_DIR is another repo
     try:
@@ -101,6 +102,48 @@ def marked_paths(root: Path, paths: Iterable[str]) -> dict[str, str]:
         for i in range(0, len(fields) - 2, 3)
         if fields[i + 2] in _ATTR_SET and fields[i + 1] in _ATTR_REASONS
     }
+
+
+def _attributes_may_apply(root: Path, paths: Sequence[str]) -> bool:
+    """Whether any attributes file git reads could mark ``paths``: a ``.gitattributes`` in a folder of theirs or
+    above ``root`` up to the repository, the repository's ``info/attributes``, the user's global file, or a
+    ``core.attributesFile`` set in a config file. True when unsure (``.git`` is a file: a worktree or submodule)."""
+    if any(os.path.lexists(os.path.join(folder, ".gitattributes")) for folder in _folders_of(root, paths)):
+        return True
+    git_dir = next((folder / ".git" for folder in (root, *root.parents) if os.path.lexists(folder / ".git")), None)
+    if git_dir is None:
+        return False
+    if not git_dir.is_dir() or os.path.lexists(git_dir / "info" / "attributes"):
+        return True
+    config_home = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    if os.path.lexists(config_home / "git" / "attributes"):
+        return True
+    configs = (git_dir / "config", Path.home() / ".gitconfig", config_home / "git" / "config", Path("/etc/gitconfig"))
+    return any(_names_attributes_file(config) for config in configs)
+
+
+def _folders_of(root: Path, paths: Sequence[str]) -> set[str]:
+    """``root``, the folders above it up to the one holding ``.git``, and every folder inside it holding a path."""
+    folders = {str(root)}
+    for folder in () if os.path.lexists(root / ".git") else root.parents:
+        folders.add(str(folder))
+        if os.path.lexists(folder / ".git"):
+            break
+    inner = {rel.rpartition("/")[0] for rel in paths}
+    for folder in list(inner):
+        while folder:
+            folder = folder.rpartition("/")[0]
+            inner.add(folder)
+    folders.update(os.path.join(root, folder) for folder in inner if folder)
+    return folders
+
+
+def _names_attributes_file(config: Path) -> bool:
+    """A git config file that sets ``core.attributesFile`` (its text only: no git call)."""
+    try:
+        return b"attributesfile" in config.read_bytes().lower()
+    except OSError:
+        return False
 
 
 def in_git_work_tree(root: Path) -> bool:
