@@ -106,7 +106,7 @@ def explanation_json(result: Any) -> dict[str, Any]:
             "signature": err.signature,
             "frames": [{"path": f.path, "line": f.line, "function": f.function} for f in err.frames],
         },
-        "places": [{"file": p.file, "symbol": p.symbol, "line": p.line} for p in result.places],
+        "places": [{"file": p.file, "symbol": p.symbol, "label": p.label, "line": p.line} for p in result.places],
         "memories": [
             {**h.memory.to_dict(), "score": round(h.score, 6), "on_trace": h.place is not None, "by_words": h.by_words}
             for h in result.hits

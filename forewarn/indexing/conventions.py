@@ -130,11 +130,11 @@ def _folders_of(root: Path, paths: Sequence[str]) -> set[str]:
         if os.path.lexists(folder / ".git"):
             break
     inner = {rel.rpartition("/")[0] for rel in paths}
-    for folder in list(inner):
-        while folder:
-            folder = folder.rpartition("/")[0]
-            inner.add(folder)
-    folders.update(os.path.join(root, folder) for folder in inner if folder)
+    for rel in list(inner):
+        while rel:
+            rel = rel.rpartition("/")[0]
+            inner.add(rel)
+    folders.update(os.path.join(root, rel) for rel in inner if rel)
     return folders
 
 

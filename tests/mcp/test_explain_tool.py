@@ -48,7 +48,7 @@ def test_forewarn_explain_reads_stdin(shop: Path) -> None:
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert data["error"]["kind"] == "AttributeError"
-    assert data["places"][0] == {"file": "pay.py", "symbol": "charge_card", "line": 8}
+    assert data["places"][0] == {"file": "pay.py", "symbol": "charge_card", "label": "charge_card", "line": 8}
     assert data["memories"][0]["id"] == mid and data["memories"][0]["on_trace"]
     human = subprocess.run([FOREWARN, "explain", "--lexical", "-w", str(shop)], input=_traceback(shop),
                            capture_output=True, text=True, timeout=120)  # fmt: skip

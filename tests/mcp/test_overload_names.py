@@ -9,6 +9,7 @@ Real repository, index, MCP server (the SDK's client), hook command, CLI and lan
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -119,6 +120,9 @@ def test_explain_names_the_frame_and_the_memory_as_memory_list_does(overloads: t
     assert not SUFFIX.search(done.stdout), done.stdout
     listed = subprocess.run([FOREWARN, "memory", "list"], capture_output=True, text=True, cwd=root, check=True)
     assert f"{FILE}::Node.before (lines 8-10)" in listed.stdout  # the same words
+    data = json.loads(subprocess.run([FOREWARN, "explain", "--lexical", "--json"], input=TRACE, capture_output=True,
+                                     text=True, cwd=root, env=os.environ, check=True, timeout=120).stdout)  # fmt: skip
+    assert data["places"][0]["label"] == "Node.before (lines 8-10)", data["places"]
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND))
