@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -17,10 +16,6 @@ from forewarn.memory.vocabulary import (
     MemoryStatus,
     Resolution,
 )
-
-if TYPE_CHECKING:
-    pass
-
 from forewarn.workspace.core import WorkspaceCore
 from forewarn.workspace.results import Conflict
 
@@ -56,17 +51,12 @@ class ConflictsMixin(WorkspaceCore):
             others = [m for m in others if m.id != memory_id and m.id not in related]
         if not others:
             return []
-        cosines: dict[int, float] = {}
-        if vec is not None and self.vectors is not None:
-            for num, v in self.vectors.vectors([m.num for m in others]).items():
-                cosines[num] = float(np.dot(np.asarray(v, dtype=np.float32), vec))
-        here = contradictions.anchor_words(anchor.symbol if anchor else None)
+        cosines = self._cosines(vec, others)
         found: list[Conflict] = []
         for m in others:
-            there = contradictions.anchor_words(m.anchor.symbol if m.anchor else None)
-            verdict = contradictions.judge(text, m.text, anchor=here | there, cosine=cosines.get(m.num))
+            verdict = _verdict(text, anchor, m, cosines.get(m.num))
             if verdict is None and memory_id is not None:  # an existing memory may be the older of the two
-                verdict = contradictions.judge(m.text, text, anchor=here | there, cosine=cosines.get(m.num))
+                verdict = _verdict(text, anchor, m, cosines.get(m.num), newer=False)
             if verdict is not None:
                 found.append(Conflict(m, verdict.cues, verdict.overlap, verdict.cosine))
         found.sort(key=lambda c: -max(c.overlap, c.cosine or 0.0))
@@ -75,14 +65,15 @@ class ConflictsMixin(WorkspaceCore):
     def _says_otherwise(self, text: str, anchor: Anchor | None, vec: np.ndarray | None, other: Memory) -> bool:
         """Whether ``text`` contradicts ``other`` (a changed number, unit or polarity): then it is another note, never
         ``other`` said again, however close their words or vectors are."""
-        cosine = None
-        if vec is not None and self.vectors is not None and other.num is not None:
-            got = self.vectors.vectors([other.num]).get(other.num)
-            cosine = None if got is None else float(np.dot(np.asarray(got, dtype=np.float32), vec))
-        words = contradictions.anchor_words(anchor.symbol if anchor else None) | contradictions.anchor_words(
-            other.anchor.symbol if other.anchor else None
-        )
-        return contradictions.judge(text, other.text, anchor=words, cosine=cosine) is not None
+        return _verdict(text, anchor, other, self._cosines(vec, [other]).get(other.num)) is not None
+
+    def _cosines(self, vec: np.ndarray | None, others: Sequence[Memory]) -> dict[int, float]:
+        """Each of ``others``' stored vector's cosine with ``vec`` (none without vectors)."""
+        if vec is None or self.vectors is None:
+            return {}
+        nums = [m.num for m in others if m.num is not None]
+        got = self.vectors.vectors(nums)
+        return {num: float(np.dot(np.asarray(v, dtype=np.float32), vec)) for num, v in got.items()}
 
     def conflicts(self, memory_id: str) -> list[Conflict]:
         """The current memories an existing memory seems to contradict, leaving out pairs a person resolved."""
@@ -176,3 +167,16 @@ class ConflictsMixin(WorkspaceCore):
                         previous = MemoryStatus(recorded)
                     break
             self.store.update_status(mid, previous, at=at, event=event(mid, "uncontested", at, status=previous))
+
+
+def _verdict(
+    text: str, anchor: Anchor | None, other: Memory, cosine: float | None, *, newer: bool = True
+) -> contradictions.Verdict | None:
+    """Whether ``text`` (on ``anchor``) and ``other`` contradict each other, judged with both anchors' words:
+    ``text`` as the newer of the two, or (``newer=False``) as the older."""
+    words = contradictions.anchor_words(anchor.symbol if anchor else None) | contradictions.anchor_words(
+        other.anchor.symbol if other.anchor else None
+    )
+    if newer:
+        return contradictions.judge(text, other.text, anchor=words, cosine=cosine)
+    return contradictions.judge(other.text, text, anchor=words, cosine=cosine)
