@@ -12,6 +12,10 @@ Which files a file *uses* and which *depend on* it (the neighbours whose memorie
 counts, what review lists one hop out) are read from the same edges less name matches across language families
 (``languages.family_for_path``): a jQuery test fixture naming what a Rust binary defines uses nothing of it.
 PageRank keeps every edge.
+
+A standard interface's items (``PROTOCOL_ITEMS``: Rust's ``fmt``, ``from_str``, ``next``, ``type Err``) are reached
+through the interface (``s.parse()``, ``?``, a ``for`` loop), so a bare mention of one names no particular
+implementation: such a definition draws an edge only from files an import links to its file.
 """
 
 from __future__ import annotations
@@ -41,6 +45,24 @@ AMBIGUOUS_DEFINERS = 100  # beyond this a name links nearly everything to everyt
 IMPORT_EDGE_WEIGHT = 5.0  # a resolved import names its target exactly, unlike a name match
 UNIMPORTED_REF_DAMP = 0.05  # a name match with no import path behind it is often a builtin, local or library name
 
+# Items of a language's standard interfaces, by language family (``languages.family_for_path``): a file defining
+# one implements the interface for its own type, and others reach it through the interface or through that
+# type's name (``MappingTarget::from_str`` names ``MappingTarget``), never by the item's name alone: ``Err(e)``,
+# ``toml::from_str`` or ``iter.next()`` elsewhere is no use of the file. Only Rust's are listed: Go's ``String``
+# and ``Error`` and Java's ``next`` are also ordinary type and method names that same-package files use unimported.
+RUST_TRAIT_ITEMS = frozenset(
+    {
+        # methods of std traits (Display/Debug, FromStr, From/TryFrom, Clone, PartialEq/Ord, Hash, Default,
+        # Drop, Deref, AsRef, Borrow, Iterator, IntoIterator, FromIterator, Future)
+        *("fmt", "from_str", "from", "try_from", "into", "try_into", "clone", "clone_from", "eq", "ne"),
+        *("partial_cmp", "cmp", "hash", "default", "drop", "deref", "deref_mut", "as_ref", "as_mut"),
+        *("borrow", "borrow_mut", "next", "next_back", "size_hint", "into_iter", "from_iter", "poll"),
+        # their associated types (a project's own ``enum Error`` is still reached through its imports)
+        *("Err", "Error", "Item", "Target", "Output", "IntoIter", "Owned"),
+    }
+)
+PROTOCOL_ITEMS: dict[str | None, frozenset[str]] = {"resolver:rust": RUST_TRAIT_ITEMS}
+
 # -- PageRank -----------------------------------------------------------------------------------
 DAMPING = 0.85  # the usual random-surfer damping; lower spreads rank more evenly
 TOLERANCE = 1e-6  # L1 change per iteration at which ranks stop moving in any way a ranking could show
@@ -69,6 +91,7 @@ def ident_weight(name: str) -> float:
 class _Matrices:
     refs: sp.csr_matrix  # files × idents: sqrt(reference count)
     defs: sp.csr_matrix  # files × idents: 1 where the file defines the name
+    names: _NameMatrices  # ``refs`` and ``defs`` with protocol items (PROTOCOL_ITEMS) kept apart
     imports: sp.csr_matrix  # files × files: IMPORT_EDGE_WEIGHT per resolved import
     linked: sp.csr_matrix  # files × files: True where a file imports another directly or through a package
     ident_w: np.ndarray  # per-ident weight, before mentions
@@ -101,6 +124,7 @@ class FileGraph:
         self._ident_base: list[float] = []
         self._refs = _RowStack(weighted=True)  # row -> ident ids, sqrt(reference count)
         self._defs = _RowStack(weighted=False)  # row -> ident ids
+        self._protocol_defs = _RowStack(weighted=False)  # row -> ids of its defs that are PROTOCOL_ITEMS
         self._imports = _RowStack(weighted=False)  # row -> target rows
         self._family: list[int] = []  # row -> language family id (languages.family_for_path)
         self._families: dict[str | None, int] = {}
@@ -128,7 +152,10 @@ class FileGraph:
     @_locked
     def set_file(self, rel: str, defined: Iterable[str], referenced: Mapping[str, int]) -> None:
         row = self._row(rel)
+        defined = list(defined)
+        protocol = PROTOCOL_ITEMS.get(family_for_path(rel), frozenset())
         self._defs.set(row, np.unique(np.fromiter((self._intern(n) for n in defined), dtype=np.int64)))
+        self._protocol_defs.set(row, np.unique(np.array([self._ident[n] for n in defined if n in protocol], np.int64)))
         ids = np.fromiter((self._intern(n) for n in referenced), dtype=np.int64, count=len(referenced))
         weights = np.sqrt(np.fromiter(referenced.values(), dtype=np.float64, count=len(referenced)))
         order = np.argsort(ids)  # sorted rows make the CSR canonical without a sort per rebuild
@@ -142,6 +169,7 @@ class FileGraph:
             return
         self._rels[row] = None
         self._defs.set(row, _EMPTY_IDS)
+        self._protocol_defs.set(row, _EMPTY_IDS)
         self._refs.set(row, _EMPTY_IDS, _EMPTY_WEIGHTS)
         self._set_import_row(row, _EMPTY_IDS)
         self._free.append(row)
@@ -180,7 +208,7 @@ class FileGraph:
             self._rels.append(rel)
             self._family.append(family)
             self._test.append(is_test_path(rel))
-            for stack in (self._defs, self._refs, self._imports):
+            for stack in (self._defs, self._protocol_defs, self._refs, self._imports):
                 stack.append()
             self._import_cache = None  # one more file: the files × files matrices grow
         self._slot[rel] = row
@@ -202,17 +230,19 @@ class FileGraph:
             m = len(self._ident_names)
             refs = self._refs.csr(m)
             defs = self._defs.csr(m)
+            protocol_defs = self._protocol_defs.csr(m)
+            names = _NameMatrices(refs, _without(defs, protocol_defs), protocol_defs)
             imports, linked = self._import_matrices()
             definers = np.bincount(defs.indices, minlength=m)
             ident_w = np.asarray(self._ident_base, dtype=np.float64)
             ident_w = np.where(definers > MANY_DEFINERS, ident_w * MANY_DEFINERS_DAMP, ident_w)
             ident_w[(definers == 0) | (definers > AMBIGUOUS_DEFINERS)] = 0.0
-            graph = self._combine(refs, defs, imports, linked, ident_w)
-            uses = self._uses(graph, imports, linked, refs, defs, ident_w * (definers <= MANY_DEFINERS))
+            graph = self._combine(names, imports, linked, ident_w)
+            uses = self._uses(graph, imports, linked, names, ident_w * (definers <= MANY_DEFINERS))
             live = np.array([rel is not None for rel in self._rels], dtype=bool)
             sources = np.repeat(np.arange(uses.shape[0]), np.diff(uses.indptr))
             dependents = np.bincount(uses.indices[live[sources]], minlength=uses.shape[1])
-            self._cache = _Matrices(refs, defs, imports, linked, ident_w, graph, uses, dependents)
+            self._cache = _Matrices(refs, defs, names, imports, linked, ident_w, graph, uses, dependents)
         return self._cache
 
     def _uses(
@@ -220,15 +250,14 @@ class FileGraph:
         graph: sp.csr_matrix,
         imports: sp.csr_matrix,
         linked: sp.csr_matrix,
-        refs: sp.csr_matrix,
-        defs: sp.csr_matrix,
+        names: _NameMatrices,
         specific_w: np.ndarray,
     ) -> sp.csr_matrix:
         """``graph``'s edges that say a file uses another: an import, or a name match between files of one
         language family (``languages.family_for_path``) through a name few files define (``specific_w``: a
         reference to ``new`` or ``stdout``, defined all over, is no use of one file). A test file's definitions
         are used only by a file that imports it (a helper module): a test's local ``request`` is no one else's."""
-        named = (refs @ sp.diags(specific_w) @ defs.T).tocsr()
+        named = names.edges(specific_w, linked)
         sources = np.repeat(np.arange(named.shape[0]), np.diff(named.indptr))
         family = np.asarray(self._family, dtype=np.int64)
         tests = np.asarray(self._test, dtype=bool)
@@ -248,9 +277,9 @@ class FileGraph:
 
     @staticmethod
     def _combine(
-        refs: sp.csr_matrix, defs: sp.csr_matrix, imports: sp.csr_matrix, linked: sp.csr_matrix, ident_w: np.ndarray
+        names: _NameMatrices, imports: sp.csr_matrix, linked: sp.csr_matrix, ident_w: np.ndarray
     ) -> sp.csr_matrix:
-        by_name = (refs @ sp.diags(ident_w) @ defs.T).tocsr()
+        by_name = names.edges(ident_w, linked)
         backed = by_name.multiply(linked)
         graph = (by_name * UNIMPORTED_REF_DAMP + backed * (1 - UNIMPORTED_REF_DAMP) + imports).tocsr()
         rows = np.repeat(np.arange(graph.shape[0]), np.diff(graph.indptr))
@@ -265,7 +294,7 @@ class FileGraph:
             return mats.graph, mats.ident_w
         ident_w = mats.ident_w.copy()
         ident_w[mentioned] *= MENTIONED_IDENT_BOOST
-        return self._combine(mats.refs, mats.defs, mats.imports, mats.linked, ident_w), ident_w
+        return self._combine(mats.names, mats.imports, mats.linked, ident_w), ident_w
 
     # -- queries -------------------------------------------------------------------------------
 
@@ -381,12 +410,39 @@ class FileGraph:
         backed_in = mats.defs.multiply(backed).tocsr()
         # files nobody imports (scripts, languages without resolved imports) fall back to name matches
         unbacked_rows = (np.asarray(backed_in.sum(axis=1)).ravel() == 0).astype(np.float64)
-        inflow = backed_in + sp.diags(unbacked_rows) @ mats.defs.multiply(any_ref[np.newaxis, :])
+        inflow = backed_in + sp.diags(unbacked_rows) @ mats.names.open_defs.multiply(any_ref[np.newaxis, :])
         peak = inflow.max() if inflow.nnz else 0.0
         shares = (inflow + mats.defs * (UNREFERENCED_DEF_SHARE * peak if peak > 0 else 1.0)).tocsr()
         totals = np.asarray(shares.sum(axis=1)).ravel()
         scale = np.divide(ranks, totals, out=np.zeros_like(ranks), where=totals > 0)
         return (sp.diags(scale) @ shares).tocsr()
+
+
+@dataclass(frozen=True, slots=True)
+class _NameMatrices:
+    """What name matches link: references against definitions, protocol items (PROTOCOL_ITEMS) kept apart."""
+
+    refs: sp.csr_matrix  # files × idents: sqrt(reference count)
+    open_defs: sp.csr_matrix  # files × idents: definitions a bare mention can reach
+    protocol_defs: sp.csr_matrix  # files × idents: protocol items, reached by name only along imports
+
+    def edges(self, ident_w: np.ndarray, linked: sp.csr_matrix) -> sp.csr_matrix:
+        """files × files: reference strength through shared names weighted by ``ident_w``; a protocol item
+        counts only where ``linked`` (an import path) joins the two files."""
+        weighted = self.refs @ sp.diags(ident_w)
+        by_name = (weighted @ self.open_defs.T).tocsr()
+        if self.protocol_defs.nnz:
+            by_name = (by_name + (weighted @ self.protocol_defs.T).multiply(linked)).tocsr()
+        return by_name
+
+
+def _without(matrix: sp.csr_matrix, part: sp.csr_matrix) -> sp.csr_matrix:
+    """``matrix`` less the entries of ``part`` (a 0/1 subset of it)."""
+    if not part.nnz:
+        return matrix
+    rest = (matrix - part).tocsr()
+    rest.eliminate_zeros()
+    return rest
 
 
 _EMPTY_IDS = np.zeros(0, dtype=np.int64)

@@ -136,4 +136,12 @@ MIGRATIONS = [
         );
         """,
     ),
+    # Rust's references gained the type a path goes through (`MappingTarget::from_str(s)`: the graph counts standard
+    # trait items such as `from_str` by name only beside an import, so the use is the type's): its files parse again
+    sqlite.Migration(
+        "m007_rust_type_paths",
+        """
+        UPDATE files SET size = -1, content_hash = '' WHERE language = 'rust';
+        """,
+    ),
 ]

@@ -40,6 +40,11 @@
   ]) @reference.call
 (macro_invocation macro: [(identifier) @name (scoped_identifier name: (identifier) @name)]) @reference.macro
 (type_identifier) @name @reference.type
+; the type a path goes through (`MappingTarget::from_str(s)`, `Case::Sensitive`): trait items such as
+; `from_str` count for nothing by name alone, so the use is the type's; lowercase segments are modules
+(scoped_identifier
+  path: [(identifier) @name (scoped_identifier name: (identifier) @name)]
+  (#match? @name "^[A-Z]")) @reference.type
 
 ; --- imports (`mod x;` is recorded as the path `x`, which resolves like `self::x`)
 (use_declaration argument: [(scoped_identifier) (identifier) (crate) (super) (self)] @import.source) @import
