@@ -205,8 +205,11 @@ CONTRAST_IF = re.compile(r"^(however|but),?\s+(if|when|without)\b", re.IGNORECAS
 # now cover ("… and cover the bodyless request with no Content-Type header")
 ABOUT_TESTS = re.compile(
     r"\b(tests?|test ?cases?|unit ?tests?|test suite|testing|vitest|jest|mocha|jasmine|karma|pytest|tox|"
+    r"jmh|junit|testng|minitest|rspec|benchmarks?|"
     r"build config(uration)?|ci (jobs?|config(uration)?|pipelines?|workflows?))\b"
-    r"|\bcover(s|ed|ing)? (the|a|an|this|that) [^.;]{0,80}\b(cases?|scenarios?)\b",
+    r"|\bcover(s|ed|ing)? (the|a|an|this|that) [^.;]{0,80}\b(cases?|scenarios?)\b"
+    # what a test or harness does now ("The supplied JMH always failed previously, and always passes now.")
+    r"|\b(now|always) pass(es)?\s*[.,;]|\bpass(es)? now\b",
     re.IGNORECASE,
 )
 # a note for later given where a reason belongs: what might be done one day ("When Python 2 support is dropped, we

@@ -8,7 +8,7 @@ run (``mining.mine``) and counted under the same :class:`Noise` names.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 
 from forewarn.memory.vocabulary import MemoryType
@@ -164,12 +164,6 @@ FAILURE_WORDS = re.compile(
 EXPECTATION_WORDS = frozenset({"should", "shouldn't", "should not"})
 CONDITION_WORD = re.compile(r"\b(when|if)\b", re.IGNORECASE)
 EXPECTED = re.compile(r"\bshould\b|\bshouldn't\b", re.IGNORECASE)
-# a sentence about a test harness or what a test now does ("The supplied JMH always failed previously, and always
-# passes now."): talk about the tests, which mine_lessons.ABOUT_TESTS' words ("test", "pytest" …) do not name
-TEST_TALK = re.compile(
-    r"\b(jmh|junit|testng|minitest|rspec|benchmarks?)\b|\b(now|always) pass(es)?\s*[.,;]|\bpass(es)? now\b",
-    re.IGNORECASE,
-)
 CONTENT_STEM = 5  # words compared by their first letters: "paths" and "path", "unsupported" and "unsupported"
 MIN_CONTENT_WORD = 4  # shorter words ("the", "for", "fix") say nothing about the topic
 
@@ -523,18 +517,7 @@ def classify(commit: CommitRecord) -> Verdict:
         return noise(Noise.HEADLINE_CUT, fix=verdict.fix)  # its why is the rest of the headline's sentence
     if verdict.lesson and SAME_BEHAVIOUR.search(plain):
         return noise(Noise.SAME_BEHAVIOUR)  # nothing behaved wrongly: no lesson, and no fix for a hot spot
-    return without_test_talk(verdict)
-
-
-def without_test_talk(verdict: Verdict) -> Verdict:
-    """The lesson with the sentences of its why that talk about a test harness or a test's outcome (TEST_TALK) left
-    out; ``why-about-tests`` when nothing else explained."""
-    if not verdict.lesson or not TEST_TALK.search(verdict.why):
-        return verdict
-    kept = [s for s in split_sentences(verdict.why) if not TEST_TALK.search(s)]
-    if not kept:
-        return noise(Noise.WHY_TESTS, fix=verdict.fix)
-    return replace(verdict, why=" ".join(kept))
+    return verdict
 
 
 def _opens(body: str, said: str) -> bool:
