@@ -1,10 +1,11 @@
 """What an error says, read from the text a failing command printed (pure: no I/O, no index).
 
 ``read_error(text)`` finds the error's type and message and the stack frames in a Python traceback, pytest
-output, a Node/JavaScript stack, a Go panic, compiler message or ``go test`` report, a Rust error or panic, a
-Java stack trace, C/C++/TypeScript compiler lines, an AddressSanitizer/LeakSanitizer/UBSan report, and a Ruby
-exception's backtrace, minitest's ``Error:``/``Failure:`` blocks and RSpec's failures (gems' and Ruby's own frames
-read, and left out).
+output, a Node/JavaScript stack, a Go panic, compiler message or ``go test`` report, a Rust error or panic (its
+``RUST_BACKTRACE`` frames, ``cargo test``'s last panic), a gdb or lldb backtrace and the signal that stopped the
+program (those frames are read in ``error_frames``), a Java stack trace, C/C++/TypeScript compiler lines, an
+AddressSanitizer/LeakSanitizer/UBSan report, and a Ruby exception's backtrace, minitest's ``Error:``/``Failure:``
+blocks and RSpec's failures (gems' and Ruby's own frames read, and left out).
 A failed Go test is placed on its test file's lines and on the code its name names (as pytest's frames place a
 failure on the test and the code under it). The message is normalised into a *signature* that stays the same
 between two runs of the same failure: numbers, paths, ids, hex addresses and quoted values are replaced by
@@ -20,6 +21,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from forewarn.workspace.error_frames import RUST_PANIC_RE, debugger_frame, is_native_runtime, native_name, signal_error
+from forewarn.workspace.error_frames import Frame as Frame  # a frame's record, read here and by explaining
 
 MAX_SCAN_CHARS = 64_000  # a failure's cause sits at the end of its output; the rest is progress and passing tests
 MAX_FRAMES = 40  # frames kept from one trace (innermost first); deeper ones are the framework's plumbing
@@ -61,12 +65,6 @@ _NATIVE_FRAME_RE = re.compile(
     r"^\s*#\d{1,4} 0x[0-9a-fA-F]{1,16} in (?P<func>.{1,500}?) (?P<path>(?:[A-Za-z]:)?[^\s():]{1,1000})"
     r":(?P<line>\d{1,9})(?::\d{1,9})?(?: \([^)]{0,1000}\))?\s*$"
 )
-# the sanitizer's runtime, libc and system headers: where every report passes, never the workspace's code
-_NATIVE_RUNTIME_PATH_RE = re.compile(
-    r"(?:^|/)(?:libsanitizer|compiler-rt|sanitizer_common|sysdeps|csu)/|^/usr/(?:include|lib|lib64|libexec)/|^/lib(?:64)?/"
-)
-_NATIVE_RUNTIME_FUNCS = ("__interceptor_", "___interceptor_", "__asan", "__lsan", "__ubsan", "__sanitizer", "__tsan",
-                         "__msan", "__libc_")  # fmt: skip
 # ``SUMMARY: AddressSanitizer: SEGV src/builtin.c:1850:12 in f_strftime``
 _SAN_SUMMARY_RE = re.compile(r"^SUMMARY: (?P<tool>\w{1,40}Sanitizer): (?P<rest>.+)$")
 _SAN_SUMMARY_WHERE_RE = re.compile(
@@ -100,8 +98,9 @@ _EXCEPTION_RE = re.compile(
     r"(?:\[(?P<code>[\w-]{1,20})\])?(?::\s*(?P<msg>.*))?$"
 )
 _RUST_ERROR_RE = re.compile(r"^error(?:\[(?P<code>E\d{4})\])?: (?P<msg>.+)$")
-_RUST_PANIC_RE = re.compile(r"^thread '[^']*' panicked at (?:'(?P<old>.*)', )?(?P<where>[^\s]+?)(?::)?$")
 _GO_PANIC_RE = re.compile(r"^panic: (?P<msg>.+)$")
+# cargo's line after a panic in a test or a run: what failed is the panic above it
+CARGO_WRAPPER_ERRORS = ("test failed, to rerun pass", "process didn't exit successfully")
 _ASSERT_RE = re.compile(r"^(?:E\s+)?(?P<kind>assert(?:ion)?)\b\s*(?P<msg>.*)$", re.IGNORECASE)
 _RUBY_KIND = r"[A-Z]\w{0,100}(?:::[A-Z]\w{0,100}){0,6}"  # ``TypeError``, ``Rack::Lint::LintError``, ``Errno::ENOENT``
 # a plain Ruby exception's first line: ``lib/x.rb:117:in `+': no implicit conversion of nil into String (TypeError)``
@@ -168,15 +167,6 @@ _NUMBER_RE = re.compile(r"(?<![\w<])[+-]?\d+(?:[.,_]\d+)*(?:e[+-]?\d+)?(?![\w>])
 _WS_RE = re.compile(r"\s+")
 _JS_ALIAS_RE = re.compile(r"\s*\[as [^\]]*\]")
 _TS_CODE_RE = re.compile(r"^(?P<kind>TS\d+):\s*(?P<msg>.*)$")
-
-
-@dataclass(frozen=True, slots=True)
-class Frame:
-    """One place the error went through, as printed (the path may be absolute, relative, or another machine's)."""
-
-    path: str
-    line: int | None
-    function: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,6 +238,8 @@ def _error_and_frames(lines: list[str]) -> tuple[str | None, str, list[Frame]]:
     if sanitizer is not None:
         return sanitizer[0], sanitizer[1], frames
     kind, message, at = _last_error(lines)
+    if at >= 0 and RUST_PANIC_RE.match(lines[at].strip()):  # cargo test: the frames printed under this panic
+        frames = _frames(lines[at:])
     ruby_test = _ruby_test_failure(lines)
     if ruby_test is not None and at < ruby_test.end:  # no error printed after the failed test's report
         return ruby_test.kind, ruby_test.message, ruby_test.frames
@@ -264,10 +256,10 @@ def _frames(lines: list[str]) -> list[Frame]:
     python: list[Frame] = []
     other: list[Frame] = []
     go_func: str | None = None
-    for line in lines:
+    for i, line in enumerate(lines):
         if len(line) > MAX_LINE_CHARS:
             continue
-        native = _native_frame(line) or _ruby_frame(line)
+        native = debugger_frame(lines, i) or _native_frame(line) or _ruby_frame(line)
         if native is not None:
             if native.path:  # a runtime or library frame: read, and left out
                 other.append(native)
@@ -326,15 +318,15 @@ def _native_frame(line: str) -> Frame | None:
     m = _NATIVE_FRAME_RE.match(line)
     if m:
         func = m["func"].strip()
-        if func.startswith(_NATIVE_RUNTIME_FUNCS) or _NATIVE_RUNTIME_PATH_RE.search(m["path"]):
+        if is_native_runtime(func, m["path"]):
             return Frame("", None)
-        return Frame(m["path"], int(m["line"]), _native_name(func))
+        return Frame(m["path"], int(m["line"]), native_name(func))
     m = _SAN_SUMMARY_RE.match(line)
     if m:
         where = _SAN_SUMMARY_WHERE_RE.match(m["rest"])
-        if where is None or _NATIVE_RUNTIME_PATH_RE.search(where["path"]):
+        if where is None or is_native_runtime("", where["path"]):
             return Frame("", None)
-        return Frame(where["path"], int(where["line"]), _native_name(where["func"]) if where["func"] else None)
+        return Frame(where["path"], int(where["line"]), native_name(where["func"]) if where["func"] else None)
     m = _UBSAN_RE.match(line)
     return Frame(m["path"], int(m["line"]), None) if m else None
 
@@ -361,13 +353,6 @@ def _ruby_name(func: str) -> str | None:
     return parts[-1]
 
 
-def _native_name(func: str) -> str | None:
-    """``f_strftime``; ``ns::Parser::parse(int) const``: ``parse``; ``std::vector<int>::at``: ``at``."""
-    name = func.split("(", 1)[0].strip()
-    name = re.sub(r"<[^<>]*>", "", re.sub(r"<[^<>]*>", "", name))  # template arguments, nested once
-    return name.rsplit("::", 1)[-1].strip() or None
-
-
 def _go_name(func: str | None) -> str | None:
     """``github.com/u/p/src.(*Reader).readFiles(0xc0…)``: ``readFiles``; a closure (``parse.func1``, ``func1.2``) by
     the function it is in."""
@@ -385,14 +370,19 @@ def _last_part(func: str) -> str | None:
 
 def _last_error(lines: list[str]) -> tuple[str | None, str, int]:
     """(kind, message, its line's index) of the last error line in ``lines``, else the first compiler message, else
-    (None, '', -1)."""
+    (None, '', -1). Cargo's own ``error: test failed`` under a panic is not the error: the panic is."""
+    wrapper: tuple[str | None, str, int] | None = None
     for i in range(len(lines) - 1, -1, -1):
         line = lines[i][:MAX_LINE_CHARS].strip()  # a message that long is data: its start says what it is
         if not line:
             continue
         found = _error_line(line, lines, i)
-        if found is not None:
+        if found is not None and found[0] == "error" and found[1].startswith(CARGO_WRAPPER_ERRORS):
+            wrapper = wrapper or (found[0], found[1], i)
+        elif found is not None:
             return found[0], found[1], i
+    if wrapper is not None:
+        return wrapper
     for i, line in enumerate(lines):
         m = _GO_COMPILE_RE.match(line.strip())
         if m:
@@ -418,10 +408,13 @@ def _error_line(line: str, lines: list[str], i: int) -> tuple[str, str] | None:
     m = _GO_PANIC_RE.match(line)
     if m:
         return "panic", _GO_RECOVERED_RE.sub("", m["msg"])
-    m = _RUST_PANIC_RE.match(line)
+    m = RUST_PANIC_RE.match(line)
     if m:
         follow = lines[i + 1].strip() if i + 1 < len(lines) else ""
         return "panic", (m["old"] or follow)
+    signal = signal_error(line)  # gdb's or lldb's ``Program received signal SIGSEGV, Segmentation fault.``
+    if signal:
+        return signal
     m = _TS_PRETTY_RE.match(line)
     if m:
         return m["kind"], m["msg"]

@@ -90,7 +90,9 @@ _EXIT_TEXT_RE = re.compile(
 _FAILING_RUN_RE = re.compile(
     r"^(?:FAILED|ERROR) \S|^=+ .*\b\d+ (?:failed|errors?)\b|^FAIL\b|^\s*--- FAIL: |^Tests?:\s+\d+ failed"
     r"|^\s*\d+ failing\b|^error(?:\[E\d+\])?: |^Traceback \(most recent call last\):|^panic: "
-    r"|^==\d+==ERROR: \w+Sanitizer: |^SUMMARY: \w+Sanitizer: |^\S+:\d+:\d+: runtime error: ",
+    r"|^==\d+==ERROR: \w+Sanitizer: |^SUMMARY: \w+Sanitizer: |^\S+:\d+:\d+: runtime error: "
+    # a Rust panic (1.91 names the thread's id); a program a debugger ran (``gdb -batch`` exits 0) stopped by a signal
+    r"|^thread '[^']*'(?: \(\d+\))? panicked at |^(?:Program|Thread \d+.*) (?:received|terminated with) signal SIG",
     re.MULTILINE,
 )
 _PATCH_FILE_RE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.MULTILINE)
