@@ -27,6 +27,7 @@ from forewarn.workspace.error_frames import Frame as Frame  # a frame's record, 
 
 MAX_SCAN_CHARS = 64_000  # a failure's cause sits at the end of its output; the rest is progress and passing tests
 MAX_FRAMES = 40  # frames kept from one trace (innermost first); deeper ones are the framework's plumbing
+ABORT_LOOKBEHIND = 20  # lines above a SIGABRT searched for the failed assertion that raised it
 MAX_MESSAGE_CHARS = 300  # an error message is a line; past this it is a dump of data
 MAX_SIGNATURE_CHARS = 400
 MAX_LINE_CHARS = 2_000  # a longer line is not a frame; an error line is read by its start
@@ -120,6 +121,17 @@ SAN_DETAIL_LOOKAHEAD = 4  # the access (``READ of size 4``) or the first leak fo
 SAN_KIND_PREFIXES = ("attempting ", "detected ")  # ``attempting double-free``, ``detected memory leaks``
 MAX_KIND_CHARS = 60
 # UBSan: ``src/x.c:10:5: runtime error: signed integer overflow: 2147483647 + 1 cannot be represented in type 'int'``
+# a C/C++ ``assert`` that failed: glibc's ``prog: src/jv.c:859: jvp_array_read: Assertion `idx >= 0' failed.`` (C++
+# prints the whole signature as the function) and macOS's/BSD's ``Assertion failed: (idx >= 0), function f, file x.c,
+# line 12.``: the message and the place in one line
+_ASSERT_GLIBC_RE = re.compile(
+    r"^(?:[^\s:]{1,200}: )?(?P<path>[^\s:]{1,1000}\.\w{1,6}):(?P<line>\d{1,9}): (?P<func>.{1,500}?): "
+    r"Assertion [`'\u2018](?P<expr>.{0,1000})['\u2019] failed\.$"
+)
+_ASSERT_BSD_RE = re.compile(
+    r"^Assertion failed: \(?(?P<expr>.{0,1000}?)\)?, function (?P<func>.{1,500}?), file (?P<path>[^\s,]{1,1000}), "
+    r"line (?P<line>\d{1,9})\.?$"
+)
 _UBSAN_RE = re.compile(r"^(?P<path>[^\s:]{1,1000}):(?P<line>\d{1,9})(?::\d{1,9})?: runtime error: (?P<msg>.+)$")
 
 # -- go test: ``--- FAIL: TestX (0.00s)`` and, indented below it (or, with -v, below ``=== RUN TestX``), the test's
@@ -165,6 +177,15 @@ _QUOTED_NUMBER_RE = re.compile(r"(['\"])[+-]?\d[\d.,_:+-]*\1")
 _SUFFIX_NUMBER_RE = re.compile(r"(?<=[A-Za-z][_-])\d+\b")  # user_42, worker-3: an id's counter
 _NUMBER_RE = re.compile(r"(?<![\w<])[+-]?\d+(?:[.,_]\d+)*(?:e[+-]?\d+)?(?![\w>])", re.IGNORECASE)
 _WS_RE = re.compile(r"\s+")
+# names of standards whose number is part of the name, never a value that changes between runs
+_STANDARD_NAME_RE = re.compile(
+    r"\b(?:UTF|UCS)-?(?:8|16|32)(?:[BL]E)?\b|\bISO[-_]?8859[-_]\d{1,2}\b|\bSHA-?(?:1|224|256|384|512)\b"
+    r"|\b(?:windows|cp)-?125\d\b|\blatin-?\d\b|\bx86[-_]64\b|\b(?:base|int|uint|float)(?:8|16|32|64)\b",
+    re.IGNORECASE,
+)
+_HELD_BASE = 0xE000  # a private-use character per held name, between NULs
+_HELD_RE = re.compile("\x00([\ue000-\uf8ff])\x00")
+_OPEN_QUOTE_RE = re.compile("[\u2018\u2019]|`(?=[^`'\n]{0,200}')")  # ‘x’, and `x' as GNU tools and old Ruby quote
 _JS_ALIAS_RE = re.compile(r"\s*\[as [^\]]*\]")
 _TS_CODE_RE = re.compile(r"^(?P<kind>TS\d+):\s*(?P<msg>.*)$")
 
@@ -191,15 +212,27 @@ def clean(text: str) -> str:
 
 
 def normalise(message: str) -> str:
-    """A message without what changes between two runs of the same failure (see the module docstring)."""
-    out = _UUID_RE.sub("<id>", message)
+    """A message without what changes between two runs of the same failure (see the module docstring). A standard's
+    name keeps its number (``UTF-8``, ``ISO-8859-1``, ``SHA-256``), and every quoting style reads as ``'x'``: Ruby
+    3.4 and gcc in a UTF-8 locale quote the same failure otherwise (```x'``, ``'x'``, ``‘x’``)."""
+    message = _OPEN_QUOTE_RE.sub("'", message)
+    kept: list[str] = []
+    out = _STANDARD_NAME_RE.sub(lambda m: _hold(kept, m.group(0)), message)
+    out = _UUID_RE.sub("<id>", out)
     out = _HEX_ADDR_RE.sub("<addr>", out)
     out = _HEX_ID_RE.sub("<id>", out)
     out = _PATH_RE.sub(_path_placeholder, out)
     out = _QUOTED_NUMBER_RE.sub("<n>", out)
     out = _SUFFIX_NUMBER_RE.sub("<n>", out)
     out = _NUMBER_RE.sub("<n>", out)
+    out = _HELD_RE.sub(lambda m: kept[ord(m.group(1)) - _HELD_BASE], out)
     return _WS_RE.sub(" ", out).strip()[:MAX_SIGNATURE_CHARS]
+
+
+def _hold(kept: list[str], text: str) -> str:
+    """A placeholder no rule of :func:`normalise` changes, for ``text`` (put back at the end)."""
+    kept.append(text)
+    return f"\x00{chr(_HELD_BASE + len(kept) - 1)}\x00"
 
 
 def _path_placeholder(m: re.Match[str]) -> str:
@@ -328,7 +361,16 @@ def _native_frame(line: str) -> Frame | None:
             return Frame("", None)
         return Frame(where["path"], int(where["line"]), native_name(where["func"]) if where["func"] else None)
     m = _UBSAN_RE.match(line)
-    return Frame(m["path"], int(m["line"]), None) if m else None
+    if m:
+        return Frame(m["path"], int(m["line"]), None)
+    m = _failed_assertion(line)
+    return Frame(m["path"], int(m["line"]), native_name(m["func"])) if m else None
+
+
+def _failed_assertion(line: str) -> re.Match[str] | None:
+    """A failed C/C++ ``assert``'s line (glibc's or macOS's form), else None."""
+    stripped = line.strip()
+    return _ASSERT_GLIBC_RE.match(stripped) or _ASSERT_BSD_RE.match(stripped)
 
 
 def _ruby_frame(line: str) -> Frame | None:
@@ -412,9 +454,14 @@ def _error_line(line: str, lines: list[str], i: int) -> tuple[str, str] | None:
     if m:
         follow = lines[i + 1].strip() if i + 1 < len(lines) else ""
         return "panic", (m["old"] or follow)
+    m = _failed_assertion(line)
+    if m:
+        return "assertion", f"{m['expr'].strip()} failed"
     signal = signal_error(line)  # gdb's or lldb's ``Program received signal SIGSEGV, Segmentation fault.``
-    if signal:
-        return signal
+    if signal:  # an abort an assert raised says why in the assertion's line above it
+        above = (_failed_assertion(x[:MAX_LINE_CHARS]) for x in reversed(lines[max(0, i - ABORT_LOOKBEHIND) : i]))
+        cause = next((a for a in above if a), None) if signal[0] == "SIGABRT" else None
+        return ("assertion", f"{cause['expr'].strip()} failed") if cause else signal
     m = _TS_PRETTY_RE.match(line)
     if m:
         return m["kind"], m["msg"]

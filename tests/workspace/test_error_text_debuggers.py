@@ -225,7 +225,7 @@ def _frames(text: str) -> list[tuple[str, int | None, str | None]]:
     ("text", "kind", "signature"),
     [
         (GDB_CPP, "SIGSEGV", "SIGSEGV: Segmentation fault"),
-        (GDB_ABORT, "SIGABRT", "SIGABRT: Aborted"),
+        (GDB_ABORT, "assertion", "assertion: i < a->length failed"),  # the assert that raised the abort
         (GDB_NO_LIBC_SYMBOLS, "SIGSEGV", "SIGSEGV: Segmentation fault"),
         (LLDB_LINUX, "SIGSEGV", "SIGSEGV: address not mapped to object (fault address: 0x0)"),
         (LLDB_MACOS, "EXC_BAD_ACCESS", "EXC_BAD_ACCESS: code=<n>, address=0x18"),
@@ -384,3 +384,32 @@ def test_the_failure_hook_tells_what_is_known_where_a_rust_panic_went(native: tu
              "tool_input": {"command": "cargo run"}, "error": "Exit code 101\n" + RUST_PANIC_1_73}  # fmt: skip
     told = json.loads(_forewarn(root, "hook", "claude", stdin=json.dumps(event)).stdout)
     assert assets_id in told["hookSpecificOutput"]["additionalContext"]
+
+
+@pytest.mark.parametrize(
+    ("text", "frame"),
+    [
+        ("jq: src/jv.c:859: jvp_array_read: Assertion `idx >= 0' failed.\n", ("src/jv.c", 859, "jvp_array_read")),
+        (  # C++: glibc prints the whole signature as the function
+            "fmt_test: src/core.cc:12: int fmt::detail::parse(const char*, int): Assertion `n > 0' failed.\n"
+            "Aborted (core dumped)\n",
+            ("src/core.cc", 12, "parse"),
+        ),
+        ("Assertion failed: (n > 0), function parse, file src/core.c, line 12.\n", ("src/core.c", 12, "parse")),
+    ],
+)
+def test_a_failed_assert_is_the_error_and_its_place(text: str, frame: tuple[str, int, str]) -> None:
+    report = read_error(text)
+    assert report.kind == "assertion" and report.signature.endswith(" failed"), report
+    assert (report.frames[0].path, report.frames[0].line, report.frames[0].function) == frame
+
+
+def test_a_signature_keeps_a_standards_number_and_reads_every_quoting_alike() -> None:
+    assert read_error("ArgumentError: invalid byte sequence in UTF-8\n").signature.endswith("in UTF-8")
+    assert "ISO-8859-1" in read_error("UnicodeDecodeError: 'ISO-8859-1' codec can't decode byte\n").signature
+    said = {
+        read_error(f"NoMethodError: undefined method {quoted} for nil\n").signature
+        for quoted in ("`start_with?'", "'start_with?'", "\u2018start_with?\u2019")
+    }
+    assert said == {"NoMethodError: undefined method 'start_with?' for nil"}
+    assert read_error("TimeoutError: timed out after 3000 ms\n").signature == "TimeoutError: timed out after <n> ms"
