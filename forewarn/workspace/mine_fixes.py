@@ -94,6 +94,35 @@ class FixRef:
         return {"sha": self.sha, "author": self.author, "date": self.date, "subject": self.subject}
 
 
+class FixPool:
+    """The fixes on a symbol's code for its track record: its own and those of the definitions inside it at HEAD
+    (an anonymous class's methods under the function that holds it: jsoup's ``Attributes.iterator``), each commit
+    once. ``fixes``: (file, symbol at HEAD) → its fixes, as the walk keyed them; read when asked, never changed."""
+
+    def __init__(self, fixes: dict[tuple[str, str], list[FixRef]], head: HeadIndex) -> None:
+        self._fixes, self._head = fixes, head
+        self._symbols: dict[str, list[str]] = {}
+        for file, symbol in fixes:
+            self._symbols.setdefault(file, []).append(symbol)
+
+    def of(self, file: str, symbol: str) -> list[FixRef]:
+        """``symbol``'s fixes and those of definitions nested in it, newest first (by the walk's order)."""
+        own = self._fixes.get((file, symbol), [])
+        prefix = f"{symbol}."
+        inner = [s for s in self._symbols.get(file, ()) if s.startswith(prefix) and self._inside(file, s, symbol)]
+        if not inner:
+            return own
+        pooled: dict[str, FixRef] = {}
+        for ref in sorted([*own, *(r for s in inner for r in self._fixes[(file, s)])], key=lambda r: r.order):
+            pooled.setdefault(ref.sha, ref)
+        return list(pooled.values())
+
+    def _inside(self, file: str, inner: str, outer: str) -> bool:
+        """``inner``'s lines lie within ``outer``'s at HEAD (a Go type's methods share its name, not its lines)."""
+        a, b = self._head.chunk(file, inner), self._head.chunk(file, outer)
+        return a is not None and b is not None and b.start_line <= a.start_line and a.end_line <= b.end_line
+
+
 EARLIER_RUN = 1 << 62  # the order of a fix remembered from an earlier run: older than anything read now
 
 

@@ -71,6 +71,7 @@ from forewarn.workspace.mine_fixes import (
     HOTSPOT_KEPT,
     MIN_FIX_LOGIC_LINES,
     MIN_SURVIVAL,
+    FixPool,
     FixRef,
     broad,
     confidence,
@@ -613,6 +614,7 @@ def _propose(
             standing = [r for r in refs if not walk.reverts_earlier(r, pending)]
             walk.fixes[key] = standing + walk.fixes.get(key, [])
     through = walk.newest
+    pooled = FixPool(walk.fixes, walk.head)  # a track record counts the fixes of code nested in its anchor too
     suggestions: list[Suggestion] = []
     for lesson in walk.lessons:
         if lesson.verdict.kind == VerdictKind.REVERT and SHA_ONLY.match(lesson.verdict.what.lower()):
@@ -628,7 +630,7 @@ def _propose(
             if what is not None:
                 lesson.verdict = replace(lesson.verdict, what=what)
         a = lesson.anchor
-        pool = walk.fixes.get(a.key, []) if a.key else walk.file_fixes.get(a.file, []) if a.file else []
+        pool = pooled.of(*a.key) if a.key else walk.file_fixes.get(a.file, []) if a.file else []
         later = [r for r in pool if r.order < lesson.order and r.sha != lesson.commit.sha]
         record = track(later, since=lesson.commit.date, last_change=walk.last_change.get(a.file or ""), through=through)
         suggestions.append(lesson_suggestion(lesson, record, walk.head))
@@ -643,7 +645,7 @@ def _propose(
             walk.noise[Noise.OLD_RUNTIME] += 1
             continue
         if s.symbol and s.file:  # what stands at HEAD: its track record is every fix its code had
-            pool = walk.fixes.get((s.file, s.symbol), [])
+            pool = pooled.of(s.file, s.symbol)
             record = track(pool, since=None, last_change=walk.last_change.get(s.file), through=through)
             s = replace(s, provenance={**s.provenance, "track": record}, confidence=confidence(s.source, record))
         suggestions.append(s)
@@ -731,13 +733,14 @@ def _update_tracks(ws: Workspace, walk: _Walk, proposed: list[Suggestion], *, in
                 updates[memory_id] = record
         return ws.update_mined_tracks(updates, only_changed=True)
     mine_now = {memory_id for memory_id, _ in seen.values()}
+    pooled = FixPool(walk.fixes, walk.head)
     for memory in ws.mined_memories_on(sorted(walk.last_change)):
         a = memory.anchor
         if memory.id in mine_now or a is None or claimed(memory.provenance):
             continue  # proposed again (its fresh record is above), unanchored, or a shared file's claim (kept)
         old = track_of(memory.provenance) or {}
         since = str(old["since"]) if old.get("since") else None
-        pool = walk.fixes.get((a.file, a.symbol), []) if a.symbol else walk.file_fixes.get(a.file, [])
+        pool = pooled.of(a.file, a.symbol) if a.symbol else walk.file_fixes.get(a.file, [])
         record = track(
             [r for r in pool if r.order != EARLIER_RUN and (since is None or r.date > since)],
             since=since, last_change=walk.last_change.get(a.file), through=walk.newest,
