@@ -135,6 +135,10 @@ class SearchRow:
 
 
 RELATION_EVENT = "relation"  # in both memories' history: {"with": the other id, "relation": both|contested}
+# a comment memory's warning comment was reworded (workspace.mine_reworded): each names the new wording's mining
+# fingerprint, which a shared copy carries so that a teammate's mining knows the new wording too
+REWORDED_EVENT = "reworded"  # a waiting suggestion brought up to its comment's new wording: {previous_text, …}
+KEPT_EVENT = "comment_reworded"  # a vetted memory's comment was reworded; its text stays: {text, fingerprint, …}
 
 
 @dataclass(frozen=True, slots=True)

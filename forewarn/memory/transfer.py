@@ -60,7 +60,7 @@ from forewarn.memory.origin import (
     proposal_of,
     with_local,
 )
-from forewarn.memory.records import RELATION_EVENT, Memory, MemoryEvent
+from forewarn.memory.records import KEPT_EVENT, RELATION_EVENT, REWORDED_EVENT, Memory, MemoryEvent
 from forewarn.memory.redact import redact
 from forewarn.memory.shared_file import (
     EXPORTED_AT_KEY,
@@ -102,6 +102,7 @@ CONFLICT_MARKER_RE = re.compile(r"^(<{7}|={7}|>{7}|\|{7})( .*)?$")
 
 
 PROPOSED_EVENT = "suggested"  # a proposal's own first event (as a mined suggestion's): {"source", "proposes", "target"}
+MINED_EVENTS = frozenset({PROPOSED_EVENT, REWORDED_EVENT, KEPT_EVENT})  # events naming a mining fingerprint
 UPDATE_FINGERPRINT = "import-update"  # mined-table key of a newer copy proposed once: never proposed twice
 FINGERPRINT_CHARS = 1_000  # a mined fingerprint is "kind:sha:path::symbol"; longer is not one of ours
 
@@ -624,13 +625,13 @@ def _same_place(store: MemoryStore, incoming: Memory, statuses: Sequence[MemoryS
 
 
 def mined_fingerprints(rec: Record) -> list[str]:
-    """The mining fingerprints a shared record carries: those its ``suggested`` events name (also inside an
-    earlier import's events) and those mining merged into it (``provenance["merged"]``)."""
+    """The mining fingerprints a shared record carries: those its ``suggested`` events and its reworded comment's
+    events name (also inside an earlier import's events) and those mining merged into it (``provenance["merged"]``)."""
     out: list[str] = []
     for e in rec.events:
         detail = e.detail.get("original_detail") if e.kind == IMPORTED_EVENT else e.detail
         kind = e.detail.get("original_kind") if e.kind == IMPORTED_EVENT else e.kind
-        if kind == PROPOSED_EVENT and isinstance(detail, dict) and isinstance(detail.get("fingerprint"), str):
+        if kind in MINED_EVENTS and isinstance(detail, dict) and isinstance(detail.get("fingerprint"), str):
             out.append(detail["fingerprint"])
     merged = (rec.memory.provenance or {}).get("merged")
     if isinstance(merged, list):

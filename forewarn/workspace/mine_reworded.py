@@ -14,10 +14,14 @@ memory is:
 - vetted (accepted: current): its text is a person's and is not changed; the new wording is kept in a
   ``comment_reworded`` event of its history (the shared file's "newer copy" proposal would call it imported: see
   the module's report), counted as ``accepted``;
-- dismissed: it stays dismissed, the new wording counted as dismissed before.
+- dismissed: it stays dismissed, the new wording counted as dismissed before;
+- imported from a teammate's shared file, whatever its status: its text is the teammate's and is not changed (as a
+  vetted one's), the new wording kept in a ``comment_reworded`` event, counted as ``accepted`` or, waiting for
+  review, ``imported``. Its fingerprints are those of the events it came with.
 
 Each way the new fingerprint is recorded for that memory, so this run's store adds no second suggestion and later
-runs know it; each is counted in ``MineReport.reworded``.
+runs know it; each is counted in ``MineReport.reworded``. The rewording events name the new fingerprint, and a
+shared copy carries them (``transfer.mined_fingerprints``), so a teammate who imports it knows the new wording too.
 """
 
 from __future__ import annotations
@@ -34,10 +38,11 @@ from forewarn.memory import validation
 from forewarn.memory.errors import InvalidMemoryError
 from forewarn.memory.lifecycle import event
 from forewarn.memory.origin import IMPORTED_KEY, proposal_of
-from forewarn.memory.records import Memory
+from forewarn.memory.records import KEPT_EVENT, REWORDED_EVENT, Memory
 from forewarn.memory.redact import redact
 from forewarn.memory.suggestions import Suggestion
 from forewarn.memory.text import to_iso
+from forewarn.memory.transfer import IMPORTED_EVENT
 from forewarn.memory.vocabulary import CURRENT_STATUSES, MemorySource, MemoryStatus
 from forewarn.workspace.mine_comments import content_words, fingerprints_in
 from forewarn.workspace.symbols import base_symbol
@@ -56,8 +61,6 @@ REWORDED_MIN_OVERLAP = 0.5
 # a negation, however spelt ("don't" and "do not" alike): content words leave it out, and it turns a warning over
 NEGATION = re.compile(r"\b(not|never|no|none|nothing|cannot)\b|n't\b", re.IGNORECASE)
 EARLIER_STATUSES = (MemoryStatus.SUGGESTED, *CURRENT_STATUSES, MemoryStatus.DISMISSED)
-REWORDED_EVENT = "reworded"  # a waiting suggestion brought up to its comment's new wording: {previous_text, …}
-KEPT_EVENT = "comment_reworded"  # a vetted memory's comment was reworded; its text stays: {text, fingerprint, …}
 
 
 class Reworded(StrEnum):
@@ -66,6 +69,7 @@ class Reworded(StrEnum):
     UPDATED = "updated"  # a waiting suggestion now says the new wording
     ACCEPTED = "accepted"  # a vetted memory left as a person accepted it; the new wording in its history
     DISMISSED = "dismissed"  # stays dismissed (also counted in ``dismissed_before``)
+    IMPORTED = "imported"  # a teammate's memory waiting for review, left as the shared file said it
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,8 +116,7 @@ def _matches(ws: Workspace, new: list[Suggestion], proposed: set[str]) -> list[_
     """The closest pairs (new suggestion, earlier memory) first, each side used once."""
     earlier = [
         m for m in ws.store.anchored_to_files(sorted({str(s.file) for s in new}), EARLIER_STATUSES)
-        if m.source == MemorySource.COMMENT and m.anchor is not None and m.anchor.symbol
-        and IMPORTED_KEY not in (m.provenance or {}) and proposal_of(m) is None
+        if m.source == MemorySource.COMMENT and m.anchor is not None and m.anchor.symbol and proposal_of(m) is None
     ]  # fmt: skip
     if not earlier:
         return []
@@ -146,12 +149,15 @@ def _matches(ws: Workspace, new: list[Suggestion], proposed: set[str]) -> list[_
 
 
 def _fingerprints(ws: Workspace, memory: Memory) -> set[str]:
-    """The comment fingerprints a memory was mined or reworded under (its events say them)."""
-    return {
-        fp
-        for e in ws.store.events(memory.id)
-        if isinstance(fp := e.detail.get("fingerprint"), str) and fp.startswith("comment:")
-    }
+    """The comment fingerprints a memory was mined or reworded under (its events say them; an imported memory's,
+    the teammate's events it came with)."""
+    out: set[str] = set()
+    for e in ws.store.events(memory.id):
+        detail = e.detail.get("original_detail") if e.kind == IMPORTED_EVENT else e.detail
+        fp = detail.get("fingerprint") if isinstance(detail, dict) else None
+        if isinstance(fp, str) and fp.startswith("comment:"):
+            out.add(fp)
+    return out
 
 
 def _settle(ws: Workspace, match: _Match, at: str, head: str) -> Reworded:
@@ -160,7 +166,7 @@ def _settle(ws: Workspace, match: _Match, at: str, head: str) -> Reworded:
     safe, kinds = redact(validation.memory_text(new.text))
     ws.store.record_mined([(new.fingerprint, old.id)], at=at)
     said = {"fingerprint": new.fingerprint, "head": head, "overlap": round(match.overlap, 3)}
-    if old.status == MemoryStatus.SUGGESTED:
+    if old.status == MemoryStatus.SUGGESTED and IMPORTED_KEY not in (old.provenance or {}):
         provenance = {**(old.provenance or {}), **(validation.provenance(new.provenance) or {})}
         ws.store.replace_memory(replace(old, text=safe, provenance=provenance, updated_at=at))
         if safe != old.text:
@@ -168,4 +174,6 @@ def _settle(ws: Workspace, match: _Match, at: str, head: str) -> Reworded:
         ws.store.add_events([event(old.id, REWORDED_EVENT, at, previous_text=old.text, redacted=kinds or None, **said)])
         return Reworded.UPDATED
     ws.store.add_events([event(old.id, KEPT_EVENT, at, text=safe, redacted=kinds or None, **said)])
-    return Reworded.DISMISSED if old.status == MemoryStatus.DISMISSED else Reworded.ACCEPTED
+    if old.status == MemoryStatus.DISMISSED:
+        return Reworded.DISMISSED
+    return Reworded.IMPORTED if old.status == MemoryStatus.SUGGESTED else Reworded.ACCEPTED
