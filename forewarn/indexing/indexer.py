@@ -674,7 +674,7 @@ def _failed(root: str, rel: str) -> _Outcome:
     except OSError:
         return _Outcome(rel, missing=VANISHED)
     digest = hashlib.blake2b(snapshot.data, digest_size=HASH_DIGEST_BYTES).hexdigest()
-    spec = language_for_path(rel)
+    spec = language_for_path(rel, snapshot.data)
     record = FileRecord(rel, spec.name if spec else "", snapshot.size, snapshot.mtime_ns, digest, STATUS_OK)
     return _Outcome(rel, content=_skipped(record, SKIP_PARSE_FAILED))
 
@@ -688,7 +688,7 @@ def _process_file(root: str, rel: str, old_hash: str | None, limits: _Limits) ->
         log.warning("cannot read %s: %s", rel, exc)
         return _Outcome(rel, missing=SKIP_UNREADABLE)
     data = snapshot.data
-    spec = language_for_path(rel)
+    spec = language_for_path(rel, data)  # a .h of C++ (header-only libraries) is C++
     digest = hashlib.blake2b(data, digest_size=HASH_DIGEST_BYTES).hexdigest()
     language = spec.name if spec else ""
     record = FileRecord(rel, language, snapshot.size, snapshot.mtime_ns, digest, STATUS_OK)

@@ -60,6 +60,14 @@ QUERY_DIR = "queries"
 HEADER_LINE = re.compile(r"^;\s*([a-z_-]+)\s*:\s*(.*?)\s*$")
 REQUIRED_KEYS = ("language", "grammar", "extensions")
 LOCAL_MARKER = re.compile(r"^;\s*local\b.*$", re.MULTILINE)
+SHARED_HEADER_SUFFIXES = frozenset({".h"})  # C's and C++'s alike: the text says which
+HEADER_SNIFF_CHARS = 65_536  # a C++ header shows its namespace, class or template near the top
+_CPP_IN_HEADER = (
+    r"^[ \t]*(?:namespace(?:[ \t]+[\w:]+)?[ \t]*(?:\{|$)|template[ \t]*<|(?:public|private|protected)[ \t]*:"
+    r"|class[ \t]+\w+(?:[ \t]+\w+)?[ \t]*(?:final[ \t]*)?(?:[:{;]|$))|\bstd::\w"
+)
+CPP_IN_HEADER = re.compile(_CPP_IN_HEADER, re.MULTILINE)
+CPP_IN_HEADER_BYTES = re.compile(_CPP_IN_HEADER.encode(), re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,11 +88,22 @@ class LanguageSpec:
         return getattr(module, self.grammar_function)()
 
 
-def language_for_path(rel_path: str) -> LanguageSpec | None:
-    """The language of a file by its extension (case-insensitive), or None."""
+def language_for_path(rel_path: str, text: str | bytes | None = None) -> LanguageSpec | None:
+    """The language of a file by its extension (case-insensitive), or None. A ``.h`` is C unless its ``text`` is
+    C++ (:func:`is_cpp_header`): header-only C++ libraries write all their code there (spdlog)."""
     suffix = PurePosixPath(rel_path).suffix.lower()
     name = _extension_table().get(suffix) if suffix else None
+    if name == "c" and suffix in SHARED_HEADER_SUFFIXES and text is not None and is_cpp_header(text):
+        name = "cpp" if "cpp" in _query_files() else name
     return _spec(name) if name else None
+
+
+def is_cpp_header(text: str | bytes) -> bool:
+    """Whether a header's first :data:`HEADER_SNIFF_CHARS` hold a construct C has not: a namespace, a template, a
+    class, an access specifier or ``std::`` (a C header's ``extern "C"`` for C++ callers is none of them)."""
+    if isinstance(text, bytes):
+        return CPP_IN_HEADER_BYTES.search(text[:HEADER_SNIFF_CHARS]) is not None
+    return CPP_IN_HEADER.search(text[:HEADER_SNIFF_CHARS]) is not None
 
 
 def family_for_path(rel_path: str) -> str | None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from tree_sitter import Node, Parser, QueryCursor, Tree
 
+from forewarn.indexing.c_macros import without_macros
 from forewarn.indexing.languages import LanguageSpec, compiled
 
 IDENT_SUFFIX = "identifier"  # identifier, type_identifier, property_identifier, field_identifier, …
@@ -67,7 +68,7 @@ def _tools(spec: LanguageSpec) -> tuple[Parser, QueryCursor]:
 
 
 def parse(spec: LanguageSpec, source: bytes) -> Tree:
-    return _tools(spec)[0].parse(source)
+    return _tools(spec)[0].parse(without_macros(source, spec.name))  # as the index parses it
 
 
 def is_identifier(node: Node) -> bool:

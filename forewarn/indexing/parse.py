@@ -35,6 +35,7 @@ from itertools import accumulate
 
 from tree_sitter import Node, Parser, QueryCursor
 
+from forewarn.indexing.c_macros import without_macros
 from forewarn.indexing.languages import LanguageSpec, compiled
 from forewarn.indexing.records import Chunk, FileParse, Import, Tag
 from forewarn.indexing.syntax import syntax_hash
@@ -167,7 +168,7 @@ def parse_file(source: bytes, spec: LanguageSpec, *, syntax: bool = False) -> Pa
     index leaves it out; reconciling memories with changed code asks for it, file by file).
     """
     parser, cursor = _tools(spec)
-    tree = parser.parse(source)
+    tree = parser.parse(without_macros(source, spec.name))  # C/C++ export macros hide declarations: blanked
     root = tree.root_node
     src = _Source(source)
     defs: dict[int, _Def] = {}

@@ -248,7 +248,7 @@ def _buffer_spans(rel: str, text: str) -> BufferSpans | None:
     from forewarn.indexing.languages import language_for_path
     from forewarn.indexing.parse import parse_source
 
-    spec = language_for_path(rel)
+    spec = language_for_path(rel, text)
     if spec is None:
         return None
     try:

@@ -107,11 +107,11 @@ class SymbolFinder:
         if blob in self._cache:
             self._cache.move_to_end(blob)
             return self._cache[blob]
-        spec = language_for_path(path)
         parsed: Parsed | None = None
-        if spec is not None and blob:
+        if language_for_path(path) is not None and blob:
             data = self._blobs.read(blob, max_bytes=MAX_PARSE_BYTES)
-            if data is not None:
+            spec = language_for_path(path, data) if data is not None else None  # a .h of C++ is C++
+            if data is not None and spec is not None:
                 found = parse_file(data, spec)  # chunks, and the tree the prose is found in: one parse per blob
                 docs = doc_lines(found.root, spec) if found.root is not None else frozenset()
                 parsed = Parsed(found.chunks, docs, columns_of(found.chunks, data))

@@ -331,7 +331,7 @@ def is_deduction(text: str) -> bool:
 def warning_comments(path: str, source: bytes) -> CommentScan:
     """Warning comments in one file with the innermost symbol enclosing each (None: module level)."""
     skipped: Counter[str] = Counter()
-    spec = language_for_path(path)
+    spec = language_for_path(path, source)
     if spec is None or len(source) > MAX_COMMENT_BYTES or not COMMENT_PREFILTER.search(source):
         return CommentScan([], skipped)
     parsed = parse_file(source, spec)  # nearly every file the prefilter lets through holds a comment block

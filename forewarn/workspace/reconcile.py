@@ -129,13 +129,14 @@ class _Run:
 
 def syntax_chunks(root: Path, rel: str) -> dict[str, Chunk] | None:
     """Whole chunks of ``rel`` by symbol, each with its syntax hash."""
-    spec = language_for_path(rel)
-    if spec is None:
+    if language_for_path(rel) is None:
         return None
     try:
         data = (root / rel).read_bytes()
     except OSError:
         return None
+    spec = language_for_path(rel, data)  # a .h of C++ is C++
+    assert spec is not None  # the extension is claimed, so a language is
     try:
         parsed = parse_file(data, spec, syntax=True)
     except Exception:  # a parser bug costs this file's re-anchoring only

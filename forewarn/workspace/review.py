@@ -327,7 +327,7 @@ class _Span:
 
 def _symbols(rel: str, data: bytes | None) -> dict[str, _Span] | None:
     """Whole chunks of ``rel``'s text by symbol, with syntax hashes; None when the file is no language we parse."""
-    spec = language_for_path(rel)
+    spec = language_for_path(rel, data)
     if spec is None or data is None:
         return None
     chunks = parse_file(data, spec, syntax=True).chunks

@@ -1,0 +1,169 @@
+"""A ``.h`` is C unless its text is C++ (QA pass 7, finding 1: spdlog, a header-only C++ library, was parsed with
+the C grammar: no classes, methods without their class, 121 of 146 files with parse errors). The text decides,
+so a C header (``extern "C"`` for C++ callers included) stays C; an index written before parses its headers again."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from forewarn import paths
+from forewarn.config import Settings
+from forewarn.indexing.indexer import Indexer
+from forewarn.indexing.languages import is_cpp_header, language_for_path
+
+CPP_HEADER = """\
+#pragma once
+
+#include <string>
+
+namespace spdlog {
+namespace sinks {
+
+template<typename Mutex>
+class rotating_file_sink final : public base_sink<Mutex>
+{
+public:
+    rotating_file_sink(std::string base_filename, std::size_t max_size);
+    void rotate_();
+
+private:
+    std::size_t max_size_;
+};
+
+template<typename Mutex>
+void rotating_file_sink<Mutex>::rotate_()
+{
+    max_size_ = 0;
+}
+
+} // namespace sinks
+} // namespace spdlog
+"""
+C_HEADER = """\
+#ifndef CJSON_H
+#define CJSON_H
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+typedef struct cJSON {
+    struct cJSON *next;
+    int type;
+} cJSON;
+
+/* the class of an item: see type */
+int cJSON_GetArraySize(const cJSON *array);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
+"""
+
+
+def test_the_text_of_a_header_says_whether_it_is_cpp() -> None:
+    assert is_cpp_header(CPP_HEADER) and is_cpp_header(CPP_HEADER.encode())
+    assert not is_cpp_header(C_HEADER)
+    assert is_cpp_header("class SPDLOG_API logger\n{\n};\n") and is_cpp_header("class registry;\n")
+    assert is_cpp_header("inline void f() { std::terminate(); }\n")
+    spec = language_for_path("include/spdlog/sinks/rotating_file_sink.h", CPP_HEADER)
+    assert spec is not None and spec.name == "cpp"
+    c_spec = language_for_path("cJSON.h", C_HEADER)
+    assert c_spec is not None and c_spec.name == "c"
+    plain = language_for_path("any.h")  # no text: by the extension alone
+    assert plain is not None and plain.name == "c"
+
+
+def _symbols(db: Path, rel: str) -> set[str]:
+    conn = sqlite3.connect(str(db))
+    try:
+        rows = conn.execute("SELECT c.symbol FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.rel = ?", (rel,))
+        return {symbol for (symbol,) in rows}
+    finally:
+        conn.close()
+
+
+def test_a_cpp_header_is_indexed_as_cpp_and_an_older_index_parses_it_again(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    (root / "include").mkdir(parents=True)
+    (root / "include" / "sink.h").write_text(CPP_HEADER, encoding="utf-8")
+    (root / "include" / "cJSON.h").write_text(C_HEADER, encoding="utf-8")
+    with Indexer(root, Settings()) as ix:
+        ix.index()
+        languages = {rec.rel: rec.language for rec in ix.store.files().values()}
+    assert languages == {"include/sink.h": "cpp", "include/cJSON.h": "c"}
+    db = paths.workspace_dir(root) / "index.db"
+    assert {"spdlog.sinks.rotating_file_sink", "spdlog.sinks.rotating_file_sink.rotate_"} <= _symbols(
+        db, "include/sink.h"
+    )
+    conn = sqlite3.connect(str(db))  # what the previous release left: the header as C, m008 not applied
+    with conn:
+        conn.execute("UPDATE files SET language = 'c' WHERE rel = 'include/sink.h'")
+        conn.execute("DELETE FROM chunks WHERE symbol LIKE 'spdlog.%'")
+        conn.execute("DELETE FROM _migrations WHERE name = 'm008_cpp_headers'")
+    conn.close()
+    with Indexer(root, Settings()) as ix:
+        ix.index()
+    assert "spdlog.sinks.rotating_file_sink.rotate_" in _symbols(db, "include/sink.h")
+
+
+EXPORTED = """\
+namespace spdlog {
+class SPDLOG_API logger
+{
+public:
+    void flush();
+};
+
+SPDLOG_INLINE logger::logger(std::string name)
+    : name_(name)
+{}
+
+SPDLOG_INLINE void logger::flush()
+{
+    flush_();
+}
+
+template<typename T>
+FMT_CONSTEXPR inline auto to_string(T value) -> std::string
+{
+    return value;
+}
+} // namespace spdlog
+"""
+C_TYPES = """\
+YY_BUFFER_STATE yy_create_buffer(FILE *file, int size)
+{
+    return 0;
+}
+
+UNITY_INTERNAL_PTR UnityNumToPtr(const UNITY_INT num, const UNITY_UINT8 size)
+{
+    return 0;
+}
+
+struct FOO_T bar;
+"""
+
+
+def test_export_macros_do_not_hide_a_class_or_its_methods(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "logger.h").write_text(EXPORTED, encoding="utf-8")
+    (root / "lexer.c").write_text(C_TYPES, encoding="utf-8")
+    with Indexer(root, Settings()) as ix:
+        ix.index()
+    db = paths.workspace_dir(root) / "index.db"
+    found = _symbols(db, "logger.h")
+    assert {"spdlog.logger", "spdlog.logger.flush", "spdlog.logger.logger", "spdlog.to_string"} <= found, found
+    assert {"yy_create_buffer", "UnityNumToPtr"} <= _symbols(db, "lexer.c")  # a type in capitals stays a type
+    conn = sqlite3.connect(str(db))
+    try:  # a chunk's text is the file's own (its span starts after the macro)
+        texts = [t for (t,) in conn.execute("SELECT text FROM chunks WHERE symbol = 'spdlog.logger.flush'")]
+    finally:
+        conn.close()
+    assert any(t.startswith("void logger::flush()\n{\n    flush_();") for t in texts), texts
