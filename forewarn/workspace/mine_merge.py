@@ -118,6 +118,18 @@ def _without_own_evidence(s: Suggestion, folded: list[dict[str, Any]], hot: froz
     return replace(s, provenance={**s.provenance, TRACK: fresh}, confidence=confidence(s.source, fresh))
 
 
+def record_beside(fresh: Suggestion, stored: Memory | None) -> dict[str, Any] | None:
+    """The track record a run's ``fresh`` proposal gives the memory ``stored`` as (the same fingerprint): without
+    the commits folded into that memory as its evidence (QA pass 7: a second ``mine --all`` no longer folded the hot
+    spot, so the lesson's fresh record counted its fixes "since", raising it from 0 to 2 on every repeat)."""
+    commits = (stored.provenance or {}).get("commits") if stored is not None else None
+    if not isinstance(commits, list) or len(commits) < 2 or not (stored and (stored.provenance or {}).get("merged")):
+        return track_of(fresh.provenance)
+    folded = [c for c in commits[1:] if isinstance(c, dict)]  # the first is the lesson's own commit
+    shas = frozenset(str(c.get("sha")) for c in folded)
+    return track_of(_without_own_evidence(fresh, folded, shas).provenance)
+
+
 def one_per_symbol(
     suggestions: list[Suggestion], noise: Counter[str], stored: frozenset[str] = frozenset()
 ) -> list[Suggestion]:

@@ -89,7 +89,7 @@ from forewarn.workspace.mine_lessons import (
     vague,
     where,
 )
-from forewarn.workspace.mine_merge import on_remembered_symbols, one_per_symbol
+from forewarn.workspace.mine_merge import on_remembered_symbols, one_per_symbol, record_beside
 from forewarn.workspace.mine_reverts import ABBREVIATED_SHA, subject_key, undone
 from forewarn.workspace.mine_reworded import settle_reworded
 from forewarn.workspace.mine_rules import (
@@ -727,8 +727,9 @@ def _update_tracks(ws: Workspace, walk: _Walk, proposed: list[Suggestion], *, in
     seen = ws.store.mined([s.fingerprint for s in proposed])
     fresh = {fp: s for fp, s in ((s.fingerprint, s) for s in proposed)}
     if not incremental:
+        stored = ws.store.get_many([memory_id for memory_id, _ in seen.values()])
         for fp, (memory_id, _status) in seen.items():
-            record = fresh[fp].provenance.get("track")
+            record = record_beside(fresh[fp], stored.get(memory_id))  # its folded evidence is no fix since
             if isinstance(record, dict):
                 updates[memory_id] = record
         return ws.update_mined_tracks(updates, only_changed=True)
