@@ -28,6 +28,7 @@ MEMORY_WORDS = (  # what reconciling did to memories, as the summary says it
     ("orphaned", "orphaned (their code is gone)"),
     ("revived", "back (their code returned)"),
 )
+SYNTAX_ERROR_EXAMPLES = 3  # files named after the count of those the parser recovered in
 DEFAULT_MAP_BUDGET = 1024  # tokens: Aider's default map size, enough for the core of a mid-sized repo
 
 
@@ -160,6 +161,7 @@ def _summary(indexer: Indexer, report: IndexReport) -> dict[str, Any]:
         "root": str(indexer.root),
         **counts,
         "languages": indexer.store.languages(),
+        "syntax_errors": indexer.store.with_syntax_errors(),
         "skipped_by_reason": dict(Counter(report.skipped.values()).most_common()),
         "seconds": round(report.timings.get("total", 0.0), 3),
         "report": report.to_dict(),
@@ -175,11 +177,22 @@ def _print_summary(summary: dict[str, Any]) -> None:
     )
     out.write(
         f"  this run: {report['parsed']} parsed, {report['unchanged']} unchanged, {len(report['added'])} added, "
-        f"{len(report['changed'])} changed, {len(report['deleted'])} deleted, "
-        f"{len(report['renamed'])} renamed unchanged\n"
+        f"{len(report['changed']) - len(report['reparsed'])} changed, {len(report['deleted'])} deleted, "
+        f"{len(report['renamed'])} renamed unchanged"
+        + (f", {len(report['reparsed'])} read again for this version" if report["reparsed"] else "")
+        + "\n"
     )
     if summary["languages"]:
         out.write("  languages: " + ", ".join(f"{k} {v}" for k, v in summary["languages"].items()) + "\n")
+    recovered = summary["syntax_errors"]
+    if recovered:
+        examples = ", ".join(cliutil.shown(rel) for rel in recovered[:SYNTAX_ERROR_EXAMPLES])
+        more = ", …" if len(recovered) > SYNTAX_ERROR_EXAMPLES else ""
+        files = "1 file" if len(recovered) == 1 else f"{len(recovered)} files"
+        out.write(
+            f"  parsed with syntax errors: {files} (macros or syntax the grammar lacks; their definitions may be "
+            f"incomplete): {examples}{more}\n"
+        )
     if summary["skipped_by_reason"]:
         out.write("  skipped: " + ", ".join(f"{k} {v}" for k, v in summary["skipped_by_reason"].items()) + "\n")
     memories = summary.get("memories") or {}

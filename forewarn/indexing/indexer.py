@@ -88,6 +88,7 @@ Progress = Callable[[int, int], None]  # (files done, files to do)
 class IndexReport:
     added: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
+    reparsed: list[str] = field(default_factory=list)  # of ``changed``: read again because an upgrade asked it
     deleted: list[str] = field(default_factory=list)
     renamed: list[tuple[str, str]] = field(default_factory=list)  # (old, new)
     skipped: dict[str, str] = field(default_factory=dict)  # rel -> reason
@@ -101,6 +102,7 @@ class IndexReport:
         return {
             "added": self.added,
             "changed": self.changed,
+            "reparsed": self.reparsed,
             "deleted": self.deleted,
             "renamed": [list(p) for p in self.renamed],
             "skipped": self.skipped,
@@ -381,6 +383,8 @@ class Indexer:
             report.parsed += 1
             if rec.rel in indexed_before:
                 report.changed.append(rec.rel)
+                if self._records[rec.rel].content_hash == "":  # an index migration asked for it (m005, m008)
+                    report.reparsed.append(rec.rel)
             elif (old := vanished_by_hash.pop(rec.content_hash, None)) is not None:
                 report.renamed.append((old, rec.rel))
             else:

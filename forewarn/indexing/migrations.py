@@ -145,11 +145,12 @@ MIGRATIONS = [
         """,
     ),
     # a .h whose text is C++ (a namespace, a class, a template: header-only libraries such as spdlog) is parsed as
-    # C++, not C, where the C grammar found no class and few definitions: every .h parses again on the next run
+    # C++, not C, where the C grammar found no class and few definitions; and C/C++ export macros are blanked
+    # before parsing (indexing/c_macros.py): every C and C++ file parses again on the next run
     sqlite.Migration(
         "m008_cpp_headers",
         """
-        UPDATE files SET size = -1, content_hash = '' WHERE language = 'c' AND lower(rel) LIKE '%.h';
+        UPDATE files SET size = -1, content_hash = '' WHERE language IN ('c', 'cpp');
         """,
     ),
 ]

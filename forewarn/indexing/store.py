@@ -431,6 +431,11 @@ class IndexStore:
             "edges": one("SELECT count(*) FROM edges").fetchone()[0],
         }
 
+    def with_syntax_errors(self) -> list[str]:
+        """The files the parser had to recover in (macros, syntax its grammar lacks), by path: their definitions
+        may be incomplete."""
+        return [r[0] for r in self.conn.execute("SELECT rel FROM files WHERE status = 'errors' ORDER BY rel")]
+
     def languages(self) -> dict[str, int]:
         rows = self.conn.execute(
             "SELECT language, count(*) FROM files WHERE status != 'skipped' GROUP BY language ORDER BY 2 DESC"

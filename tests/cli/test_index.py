@@ -74,3 +74,12 @@ def test_focus_outside_workspace_is_refused(ws: Path, tmp_path: Path, capsys: py
     outside.write_text("x = 1\n", encoding="utf-8")
     assert main(["map", str(ws), "--focus", str(outside)]) == 1
     assert "outside the workspace" in capsys.readouterr().err
+
+
+def test_index_says_which_files_it_parsed_with_syntax_errors(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """QA pass 7: 121 of spdlog's files parsed with errors and ``index`` said nothing."""
+    (ws / "broken.py").write_text("def ok():\n    return 1\n\n\ndef broken(:\n    pass\n", encoding="utf-8")
+    summary = run_json(capsys, "index", str(ws))
+    assert summary["syntax_errors"] == ["broken.py"]
+    assert main(["index", str(ws)]) == 0
+    assert "parsed with syntax errors: 1 file (" in capsys.readouterr().out

@@ -107,8 +107,9 @@ def test_a_cpp_header_is_indexed_as_cpp_and_an_older_index_parses_it_again(tmp_p
         conn.execute("DELETE FROM _migrations WHERE name = 'm008_cpp_headers'")
     conn.close()
     with Indexer(root, Settings()) as ix:
-        ix.index()
+        report = ix.index()
     assert "spdlog.sinks.rotating_file_sink.rotate_" in _symbols(db, "include/sink.h")
+    assert report.reparsed == sorted(report.changed) == ["include/cJSON.h", "include/sink.h"]  # read again, unchanged
 
 
 EXPORTED = """\
