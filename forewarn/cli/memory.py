@@ -279,7 +279,7 @@ def _time_flag(flag: str, value: str | None) -> None:
 def run_search(args: argparse.Namespace) -> int:
     _time_flag("--as-of", args.as_of)
     _time_flag("--since", args.since)
-    with _engine(args, embedder=not args.lexical) as engine:
+    with _engine(args, embedder=not args.lexical, says_mode=True) as engine:
         engine.reindex()  # incremental: code chunks and anchors reflect the code as it is now
         result = engine.search(
             args.query, k=args.k, types=args.type, file=args.file, statuses=args.status or CURRENT_STATUSES,

@@ -29,7 +29,9 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 
 
 @contextmanager
-def _engine(args: argparse.Namespace, *, embedder: bool) -> Iterator[Any]:
+def _engine(args: argparse.Namespace, *, embedder: bool, says_mode: bool = False) -> Iterator[Any]:
+    """The workspace, with the embedding model when ``embedder``; a missing model is said once, here, unless the
+    command says what it did without it (``says_mode``: search says it searched by words only)."""
     from forewarn.workspace.engine import Workspace
 
     root = cliutil.workspace_root(args)
@@ -38,8 +40,8 @@ def _engine(args: argparse.Namespace, *, embedder: bool) -> Iterator[Any]:
         log.warning("%s", problem)
     engine = Workspace.open(root, settings, embedder="auto" if embedder else None)  # errors: ForewarnError
     try:
-        if embedder and engine.embedder_problem:
-            print(f"forewarn: lexical search only: {engine.embedder_problem}", file=sys.stderr)
+        if embedder and engine.embedder_problem and not says_mode:
+            print(f"forewarn: words only, without the embedding model: {engine.embedder_problem}", file=sys.stderr)
         if engine.store.count() == 0 and (moved := relocation.hint(root)):  # F14: a moved workspace looks empty
             print(f"forewarn: {moved}", file=sys.stderr)
         yield engine

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from forewarn import paths
 from tests.cli.conftest import Forewarn, git_repo
 
 INVOICE_LINES = 25
@@ -49,7 +50,7 @@ def ws(tmp_path: Path) -> Path:
 )
 def test_refused_in_one_line(forewarn: Forewarn, ws: Path, argv: list[str], message: str, code: int) -> None:
     done = forewarn(*argv, cwd=ws)
-    lines = [line for line in done.stderr.splitlines() if "lexical search only" not in line]
+    lines = [line for line in done.stderr.splitlines() if "without the embedding model" not in line]
     assert (done.returncode, len(lines)) == (code, 1), done.stderr
     assert lines[0].startswith("forewarn: ") and message in lines[0]
     assert "Traceback" not in done.stderr
@@ -64,3 +65,13 @@ def test_the_last_line_and_a_dash_file_name_are_fine(forewarn: Forewarn, ws: Pat
     assert "(note, -rf.py)" in dash.stdout
     missing = forewarn("remember", "x", "--file", "--json", cwd=ws)  # an option is not a file name
     assert missing.returncode == 2 and "expected one argument" in missing.stderr
+
+
+def test_a_search_without_the_model_says_so_once(
+    forewarn: Forewarn, ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """QA pass 7, finding 9: two warnings with the same cause and advice."""
+    monkeypatch.setenv(paths.MODELS_ENV, str(tmp_path / "no-models"))
+    done = forewarn("search", "invoice total", cwd=ws)
+    said = [line for line in done.stderr.splitlines() if "model" in line]
+    assert done.returncode == 0 and len(said) == 1 and "searched by words only" in said[0], done.stderr
