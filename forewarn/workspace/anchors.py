@@ -10,6 +10,7 @@ import difflib
 import os
 import posixpath
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -135,10 +136,13 @@ class AnchorResolver:
             return Anchor(rel)
         self._ensure_indexed(rel)
         if symbol is not None:
-            chunk = self.indexer.chunk_by_symbol(rel, symbol)
+            chunk = self._named(rel, symbol)
             if chunk is None:
-                known = {c.symbol for c in self.indexer.chunks_for(rel) if c.kind != "module"}
-                hint = _skipped_hint(self.indexer.record(rel)) or _symbols_hint(symbol, known)
+                spans = {
+                    c.symbol: (c.start_line, c.end_line) for c in self.indexer.chunks_for(rel) if c.kind != "module"
+                }
+                record = self.indexer.record(rel)
+                hint = _skipped_hint(record) or _symbols_hint(symbol, spans, recovered=_recovered(record))
                 raise InvalidMemoryError(f"no symbol '{symbol}' in {rel}{hint}")
             return lifecycle.anchor_from_chunk(rel, self._implementation(rel, chunk))
         assert line is not None
@@ -149,6 +153,16 @@ class AnchorResolver:
         if chunk is None or chunk.kind == "module":
             return Anchor(rel, None, line, line, None)  # top-level code: file-wide, remembering the line
         return lifecycle.anchor_from_chunk(rel, self._implementation(rel, chunk))
+
+    def _named(self, rel: str, symbol: str) -> Any:
+        """The chunk ``symbol`` names: its dotted path, or as C++, Rust and Ruby write it (``registry::get``), or the
+        path's tail when one definition ends so (``registry.get`` for ``spdlog.details.registry.get``)."""
+        dotted = symbol.replace("::", ".")
+        chunk = self.indexer.chunk_by_symbol(rel, dotted)
+        if chunk is not None:
+            return chunk
+        tail = [c for c in self.indexer.chunks_for(rel) if c.part == 0 and c.symbol.endswith(f".{dotted}")]
+        return tail[0] if len(tail) == 1 else None
 
     def _implementation(self, rel: str, chunk: Any) -> Any:
         """The definition a memory about ``chunk`` is about: for an ``@overload`` stub, the implementation that
@@ -189,14 +203,24 @@ def _skipped_hint(record: Any) -> str:
     return f" (the index left it out: {because})"
 
 
-def _symbols_hint(asked: str, known: set[str]) -> str:
+def _recovered(record: Any) -> bool:
+    """The index parsed the file with syntax errors (macros, syntax its grammar lacks)."""
+    return record is not None and getattr(record, "status", None) == "errors"
+
+
+def _symbols_hint(asked: str, spans: dict[str, tuple[int, int]], *, recovered: bool = False) -> str:
     """What to say after "no symbol 'X' in F": the definition whose name is nearest to ``asked`` first (a typo's
-    intended name), then the rest by name, at most ``SYMBOLS_LISTED``. Top-level code is no symbol to name."""
-    if not known:
-        return " (no definitions were found in it)"
+    intended name), then the rest by name, at most ``SYMBOLS_LISTED``; an overload (``get#2``, the name to type)
+    with its lines, which say which one it is. Top-level code is no symbol to name."""
+    errors = "; the file parsed with syntax errors, so some may be missing" if recovered else ""
+    if not spans:
+        return f" (no definitions were found in it{errors})"
+    known = set(spans)
     near = difflib.get_close_matches(asked, sorted(known), n=1, cutoff=NEAR_SYMBOL_CUTOFF)
     listed = [*near, *sorted(known - set(near))][:SYMBOLS_LISTED]
     more = len(known) - len(listed)
     tail = f" and {more} more" if more else ""
-    listing = f"definitions there: {', '.join(listed)}{tail}"
+    shared = Counter(base_symbol(s) for s in known)
+    said = [f"{s} (lines {spans[s][0]}-{spans[s][1]})" if shared[base_symbol(s)] > 1 else s for s in listed]
+    listing = f"definitions there: {', '.join(said)}{tail}{errors}"
     return f"; did you mean {near[0]}? ({listing})" if near else f"; {listing}"

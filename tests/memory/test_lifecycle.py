@@ -185,3 +185,16 @@ def test_mark_stale_and_lexical_merge_of_identical_lesson(engine: Workspace) -> 
     assert again.merged and again.memory.id == m.id and again.memory.access_count == 1
     assert engine.mark_stale(m.id).status == "stale"
     assert [e.kind for e in engine.history(m.id).events[m.id]] == ["created", "merged", "marked_stale"]
+
+
+def test_a_symbol_may_be_written_as_its_language_does_and_overloads_are_listed_with_lines(engine: Workspace) -> None:
+    """QA pass 7, finding 8: ``--symbol 'registry::get'`` found nothing and the list said ``get#2`` without saying
+    which overload it is."""
+    write(engine.root, "app/registry.py", "class Registry:\n    def get(self, key):\n        return key\n\n"
+          "    def get(self, key, default):\n        return default\n")  # fmt: skip
+    engine.reindex(["app/registry.py"])
+    by_colons = engine.remember("x", file="app/registry.py", symbol="Registry::get").memory
+    assert by_colons.anchor is not None and by_colons.anchor.symbol == "Registry.get"
+    with pytest.raises(InvalidMemoryError) as e:
+        engine.remember("x", file="app/registry.py", symbol="Registry.put")
+    assert "Registry.get (lines 2-3)" in str(e.value) and "Registry.get#2 (lines 5-6)" in str(e.value), str(e.value)
