@@ -118,7 +118,7 @@ def _brief(m: dict[str, Any]) -> str:
     """A listed memory in one line: id, type, where, the start of its text."""
     where = m.get("file") or "(workspace)"
     if m.get("symbol"):
-        where += f"::{m['symbol']}"
+        where += f"::{m.get('label') or m['symbol']}"
     show = cliutil.shown
     return f"{show(m['id'])}  {show(m['type'])}  {show(where)}  {_one_line(m['text'], LIST_TEXT)}"
 

@@ -14,6 +14,7 @@ from forewarn.memory.retrieval import ProactiveHit, ScoredMemory, SearchTimings
 from forewarn.workspace import lessons
 from forewarn.workspace.code_search import FileHit
 from forewarn.workspace.lessons import Lesson
+from forewarn.workspace.symbols import symbol_label
 
 if TYPE_CHECKING:
     pass
@@ -241,6 +242,8 @@ def memory_brief(m: Memory) -> dict[str, Any]:
         "source": m.source,
         "file": a.file if a else None,
         "symbol": a.symbol if a else None,
+        # as people read it: an overload by its lines (``get (lines 90-99)``), never the index's ``get#2``
+        "label": symbol_label(a.symbol, a.start_line, a.end_line) if a and a.symbol else None,
         "created_at": m.created_at,
     }
 

@@ -9,6 +9,7 @@ import pytest
 
 from forewarn.memory.errors import InvalidMemoryError
 from forewarn.workspace.engine import Workspace
+from forewarn.workspace.results import memory_brief
 
 STORE_PY = '''\
 class TerminalStore:
@@ -195,6 +196,8 @@ def test_a_symbol_may_be_written_as_its_language_does_and_overloads_are_listed_w
     engine.reindex(["app/registry.py"])
     by_colons = engine.remember("x", file="app/registry.py", symbol="Registry::get").memory
     assert by_colons.anchor is not None and by_colons.anchor.symbol == "Registry.get"
+    second = engine.remember("y", file="app/registry.py", symbol="Registry.get#2").memory
+    assert memory_brief(second)["label"] == "Registry.get (lines 5-6)"  # stats and the editors show no #2
     with pytest.raises(InvalidMemoryError) as e:
         engine.remember("x", file="app/registry.py", symbol="Registry.put")
     assert "Registry.get (lines 2-3)" in str(e.value) and "Registry.get#2 (lines 5-6)" in str(e.value), str(e.value)
