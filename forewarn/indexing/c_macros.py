@@ -10,10 +10,13 @@ only where the declaration around it would be whole without it:
   ``final`` or the line's end (``struct FOO_T bar;`` declares a variable and is left alone);
 - at the start of a declaration (after ``template<…>``, ``inline``, ``static``…), when a return type and a function
   name (``void logger::flush(``) or a constructor or destructor (``logger::logger(``) follow: a type spelt in
-  capitals before a function's name alone (``YY_BUFFER_STATE yy_create_buffer(``) is the return type and stays.
+  capitals before a function's name alone (``YY_BUFFER_STATE yy_create_buffer(``) is the return type and stays;
+- between a return type and the function's name (``std::string SPDLOG_INLINE getenv(``);
+- after the parameters, before the body or the ``;`` (``size_t _thread_id() SPDLOG_NOEXCEPT {``).
 
-Blanking writes spaces over the macro, so every byte offset (chunk spans, lines, columns) is the file's own; the
-text of chunks and signatures is always read from the file, never from the blanked copy.
+Never on a preprocessor line or a line a directive continues (``#define X(a) FOO_BAR``). Blanking writes spaces
+over the macro, so every byte offset (chunk spans, lines, columns) is the file's own; the text of chunks and
+signatures is always read from the file, never from the blanked copy.
 """
 
 from __future__ import annotations
@@ -43,6 +46,19 @@ _DECL_MACRO = re.compile(
     + rb"|(?:\w+::)*(?P<cls>\w+)(?:<[^;{}\n]*>)?::~?(?P=cls)[ \t]*\())",
     re.MULTILINE,
 )
+# between a return type and the function's name (``std::string SPDLOG_INLINE getenv(``); the type is no keyword
+# (``static YY_BUFFER_STATE f(``: the capitals are the type)
+_MIDDLE_MACRO = re.compile(
+    rb"^[ \t]*" + _LEAD + rb"(?!(?:const|unsigned|signed|struct|enum|union|typedef|return)\b)"
+    rb"[A-Za-z_][\w:]*(?:<[^;{}\n]*>)?[ \t*&]+((?:" + _CAPS + rb"[ \t]+)+)(?=[*&]*[~A-Za-z_][\w:~]*[ \t]*\()",
+    re.MULTILINE,
+)
+# after the parameters, before the body or the declaration's end (``_thread_id() SPDLOG_NOEXCEPT {``)
+_TRAILING_MACRO = re.compile(
+    rb"\)(?:[ \t]+(?:const|override|final|noexcept|volatile))*[ \t]+((?:" + _CAPS + rb"[ \t]*)+)"
+    rb"(?=\{|;|:|->|\r?\n|$|(?:const|override|final)\b)",
+    re.MULTILINE,
+)
 
 
 def without_macros(source: bytes, language: str) -> bytes:
@@ -50,13 +66,30 @@ def without_macros(source: bytes, language: str) -> bytes:
     language's source as it is."""
     if language not in C_FAMILY or b"_" not in source:
         return source
-    spans = [m.span(1) for rx in (_CLASS_MACRO, _DECL_MACRO) for m in rx.finditer(source)]
+    spans = [
+        m.span(1)
+        for rx in (_CLASS_MACRO, _DECL_MACRO, _MIDDLE_MACRO, _TRAILING_MACRO)
+        for m in rx.finditer(source)
+        if not _in_directive(source, m.start(1))
+    ]
     if not spans:
         return source
     out = bytearray(source)
     for start, end in spans:
         out[start:end] = b" " * (end - start)
     return bytes(out)
+
+
+def _in_directive(source: bytes, pos: int) -> bool:
+    """``pos`` is on a preprocessor line (``#define X(a) FOO_BAR``) or a line it continues with a backslash: the
+    grammar reads those as the directive's own tokens."""
+    start = source.rfind(b"\n", 0, pos) + 1
+    while True:
+        if source[start:pos].lstrip().startswith(b"#"):
+            return True
+        if start == 0 or not source[: start - 1].rstrip(b"\r").endswith(b"\\"):
+            return False
+        start = source.rfind(b"\n", 0, start - 1) + 1
 
 
 __all__ = ["C_FAMILY", "without_macros"]

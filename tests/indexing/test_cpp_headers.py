@@ -168,3 +168,58 @@ def test_export_macros_do_not_hide_a_class_or_its_methods(tmp_path: Path) -> Non
     finally:
         conn.close()
     assert any(t.startswith("void logger::flush()\n{\n    flush_();") for t in texts), texts
+
+
+OS_H = """\
+#pragma once
+namespace spdlog {
+namespace details {
+namespace os {
+SPDLOG_API size_t _thread_id() SPDLOG_NOEXCEPT;
+std::string SPDLOG_API getenv(const char *field);
+} // namespace os
+} // namespace details
+} // namespace spdlog
+"""
+OS_INL_H = """\
+#pragma once
+namespace spdlog {
+namespace details {
+namespace os {
+SPDLOG_INLINE size_t _thread_id() SPDLOG_NOEXCEPT {
+    return 0;
+}
+
+std::string SPDLOG_INLINE getenv(const char *field) {
+    return field;
+}
+} // namespace os
+} // namespace details
+} // namespace spdlog
+"""
+PROTOTYPES_H = "#ifndef JV_H\n#define JV_H\nint jv_array_length(int j);\nchar *jv_string_value(int j);\n#endif\n"
+
+
+def _refs(db: Path, rel: str) -> set[str]:
+    conn = sqlite3.connect(str(db))
+    try:
+        rows = conn.execute("SELECT r.name FROM refs r JOIN files f ON f.id = r.file_id WHERE f.rel = ?", (rel,))
+        return {name for (name,) in rows}
+    finally:
+        conn.close()
+
+
+def test_macros_around_a_functions_name_and_a_declaration_is_a_use_of_its_definition(tmp_path: Path) -> None:
+    """``SPDLOG_INLINE size_t _thread_id() SPDLOG_NOEXCEPT {`` and ``std::string SPDLOG_INLINE getenv(`` are found;
+    a header's prototypes (``_thread_id();``, ``jv_array_length(int j);``) are references to the definitions, so an
+    open of the header shows their memories (QA pass 7, finding 10)."""
+    root = tmp_path / "ws"
+    (root / "include").mkdir(parents=True)
+    for rel, text in {"include/os.h": OS_H, "include/os-inl.h": OS_INL_H, "include/jv.h": PROTOTYPES_H}.items():
+        (root / rel).write_text(text, encoding="utf-8")
+    with Indexer(root, Settings()) as ix:
+        ix.index()
+    db = paths.workspace_dir(root) / "index.db"
+    assert {"spdlog.details.os._thread_id", "spdlog.details.os.getenv"} <= _symbols(db, "include/os-inl.h")
+    assert {"_thread_id", "getenv"} <= _refs(db, "include/os.h")
+    assert {"jv_array_length", "jv_string_value"} <= _refs(db, "include/jv.h")

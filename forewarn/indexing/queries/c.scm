@@ -22,6 +22,13 @@
 (call_expression
   function: [(identifier) @name (field_expression field: (field_identifier) @name)]) @reference.call
 (type_identifier) @name @reference.type
+; a function declared here and defined elsewhere (a header's prototype) uses the file that defines it: the
+; definition's memories show on the declaration, as on a call
+(declaration
+  declarator: [
+    (function_declarator declarator: (identifier) @name)
+    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
+  ]) @reference.declaration
 
 ; --- imports ("local.h" is resolved; <system.h> is recorded as written, angle brackets kept)
 (preproc_include path: [(string_literal) (system_lib_string)] @import.source) @import

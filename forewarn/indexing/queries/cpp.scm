@@ -34,3 +34,10 @@
   ]) @reference.call
 (base_class_clause [(type_identifier) @name (qualified_identifier name: (type_identifier) @name)]) @reference.class
 (new_expression type: (type_identifier) @name) @reference.class
+; a method declared in its class and defined elsewhere (`void flush();` in logger.h, defined in logger-inl.h)
+(field_declaration
+  declarator: [
+    (function_declarator declarator: [(field_identifier) (operator_name)] @name)
+    (pointer_declarator declarator: (function_declarator declarator: (field_identifier) @name))
+    (reference_declarator (function_declarator declarator: (field_identifier) @name))
+  ]) @reference.declaration
