@@ -21,8 +21,9 @@ enclosing class's declaration defines it (or its superclass's, up to ``SUPERCLAS
 as a bare name is (the file's own, else its strongest dependency's, else the only one).
 
 A step that finds several equally good definitions answers "don't know" rather than guess. Same-named
-definitions of one file (``f``, ``f#2``: overloads, redefinitions) count as one for a use: which overload a call
-means is not told apart, so its hover shows them all, each memory saying which overload it is on.
+definitions of one file (``f``, ``f#2``: overloads, redefinitions) count as one for a use, then a call is matched
+to those its arguments fit (``overload_calls``: by count, then a string literal); when they do not tell them apart,
+its hover shows them all, each memory saying which overload it is on.
 
 Only windows of a file are parsed (``forewarn.indexing.lookup``): the lines between consecutive
 chunk boundaries around a position, which are statement boundaries. What is read from the index for
@@ -48,6 +49,7 @@ from forewarn.indexing.languages import LanguageSpec, compiled, language_for_pat
 from forewarn.memory import retrieval
 from forewarn.memory.records import Memory
 from forewarn.memory.store import MemoryStore
+from forewarn.workspace import overload_calls
 from forewarn.workspace.graph_cache import GraphCache
 from forewarn.workspace.protocols import IndexerLike
 
@@ -74,7 +76,6 @@ BASE_CLASS_RES = (
 DECLARED_AS = r"\b([A-Z][\w$]*)(?:<[^;(){{}}=]*>)?(?:\[\])*\s+{0}\s*[:=;,)]|(?<![\w$.]){0}\s*:\s*([A-Z][\w$]*)"
 DISAMBIGUATOR = re.compile(r"#\d+$")  # ``helper#2``: the second definition of helper in its file
 SYMBOL_NAMES_CACHED = 1 << 16  # symbol → its name(s), asked for every neighbour row on every open: a few MB at most
-MEMBER_SEPARATOR_TEXTS = ("?.", "->", "::", ".")  # lookup.MEMBER_SEPARATORS, longest first for a text scan
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +109,7 @@ class _Facts:
     bindings: dict[str, lookup.Binding] | None = None  # the top-level imports, read on first need
     by_name: dict[str, list[tuple[str, str, int, int]]] = field(default_factory=dict)  # definitions by last name
     bases: dict[str, str | None] = field(default_factory=dict)  # class symbol → the superclass its header names
+    params: dict[str, overload_calls.Params | None] = field(default_factory=dict)  # overload symbol → its parameters
 
 
 class SymbolLookup:
@@ -170,6 +172,10 @@ class SymbolLookup:
             return None
         file, symbols = found
         definition = ident.role == "def" and file == rel
+        if not definition and len(symbols) > 1:  # which overloads the call's arguments fit
+            tail = "\n".join(lines[line - 1 : line + overload_calls.CALL_LINES])
+            name_end = len(encoded[: ident.end_col].decode("utf-8", "replace"))
+            symbols = tuple(self._called_among(file, symbols, spec.name, tail, name_end))
         span = next((c for c in self._chunks_of(file) if symbols and c[0] == symbols[0]), None)
         kind, first_line, last_line = (span[1], span[2], span[3]) if span else ("module", 1, 1)
         return Target(file, symbols, ident.name, definition, line, start, end, kind, first_line, last_line)
@@ -359,15 +365,18 @@ class SymbolLookup:
                 want.setdefault((file, base_symbol(symbol)), []).append((file, symbol))
             if not name or not want:
                 continue
-            resolved: dict[object, tuple[str, str] | None] = {}  # one resolution per receiver (per class for self)
+            # one resolution per receiver: per class for self, per definition for a variable (declared there)
+            resolved: dict[object, tuple[str, str] | None] = {}
             imported: dict[tuple[str, str], int] = {}
             done: set[tuple[str, str]] = set()
             for pos in _mentions(text, name):
                 line = bisect_right(starts, pos)
-                receiver = _receiver_before(text, pos)
+                receiver = overload_calls.receiver_before(text, pos)
                 key: object = receiver
                 if receiver in SELF_NAMES and facts is not None:
                     key = (receiver, _enclosing_class(facts.chunks, line))
+                elif receiver and facts is not None:
+                    key = (receiver, _enclosing_definition(facts.chunks, line))
                 if key not in resolved:
                     ident = lookup.Ident(name, 0, 0, 0, receiver, "")
                     try:
@@ -377,25 +386,42 @@ class SymbolLookup:
                         got = None
                     resolved[key] = (got[0], base_symbol(got[1][0])) if got is not None and got[1] else None
                 target = resolved[key]
-                if target is None or target not in want or target in done:
+                if target is None or target not in want:
+                    continue
+                called = self._called_among(target[0], [g[1] for g in want[target]], spec.name, text, pos + len(name))
+                givens = [g for g in want[target] if g[1] in called and g not in done]
+                if not givens:
                     continue
                 if receiver is not None and not self._owner_named(text, target[1], owners):
                     continue  # x.run(), self.update(): a method so named elsewhere is a guess unless its class is named
-                if receiver is None and name not in bound and not _called_at(text, pos + len(name)):
+                if receiver is None and name not in bound and not overload_calls.called_at(text, pos + len(name)):
                     continue  # found through the code graph alone: a call, else a local that shares the name
                 use = self._code_use(spec, lines, facts, trees, line, pos - starts[line - 1], rel)
                 if use == "code":
-                    done.add(target)
-                    for given in want[target]:
-                        found[given] = line
-                    if len(done) == len(want):
+                    done.update(givens)
+                    found.update(dict.fromkeys(givens, line))
+                    if len(done) == sum(map(len, want.values())):
                         break
                 elif use == "import":
-                    imported.setdefault(target, line)
-            for target, line in imported.items():
-                for given in want[target]:
-                    found.setdefault(given, line)
+                    imported.update({g: imported.get(g, line) for g in givens})
+            for given, line in imported.items():
+                found.setdefault(given, line)
         return found
+
+    def _called_among(self, file: str, symbols: Sequence[str], language: str, text: str, end: int) -> list[str]:
+        """Those of ``symbols`` (same-named definitions of ``file``) the call whose name ends at ``end`` of ``text``
+        can mean: the overloads its arguments fit (``overload_calls``); one the index lacks now is kept."""
+        facts = self._file_facts(file)
+        group = base_symbol(symbols[0])
+        named = facts.by_name.get(called_name(group), []) if facts is not None else []
+        overloads = [c[0] for c in named if base_symbol(c[0]) == group]
+        if facts is None or len(overloads) < 2:
+            return list(symbols)
+        for s in overloads:
+            if s not in facts.params:  # read once per overload until its file changes
+                facts.params[s] = overload_calls.declared_params(self.indexer.chunk_by_symbol(file, s), s, file)
+        called = overload_calls.overloads_called({s: facts.params[s] for s in overloads}, text, end, language)
+        return [s for s in symbols if called is None or s in called or s not in overloads] or list(symbols)
 
     @staticmethod
     def _owner_named(text: str, symbol: str, owners: dict[str, bool]) -> bool:
@@ -627,6 +653,12 @@ def _enclosing_class(chunks: Sequence[tuple[str, str, int, int]], line: int) -> 
     return base_symbol(min(holding, key=lambda c: c[3] - c[2])[0])
 
 
+def _enclosing_definition(chunks: Sequence[tuple[str, str, int, int]], line: int) -> str | None:
+    """The symbol of the innermost definition holding ``line`` (where a variable used there is declared)."""
+    holding = [c for c in chunks if c[2] <= line <= c[3] and c[1] != "module"]
+    return min(holding, key=lambda c: c[3] - c[2])[0] if holding else None
+
+
 def _spec_path(spec: str) -> str:
     """An import as a path tail: ``billing.models`` → ``billing/models``, ``./lib/pay`` → ``lib/pay``."""
     text = spec.strip().strip(lookup.QUOTES)
@@ -719,36 +751,12 @@ def _is_word(ch: str) -> bool:
     return ch.isalnum() or ch in "_$"
 
 
-def _called_at(text: str, end: int) -> bool:
-    """Whether the name ending at ``end`` is called: ``(`` follows, spaces aside."""
-    while end < len(text) and text[end] in " \t":
-        end += 1
-    return end < len(text) and text[end] == "("
-
-
 def _line_starts(lines: Sequence[str]) -> list[int]:
     """The offset at which each line starts (``bisect_right(starts, pos)`` is the 1-based line of ``pos``)."""
     starts = [0]
     for row in lines[:-1]:
         starts.append(starts[-1] + len(row) + 1)
     return starts
-
-
-def _receiver_before(text: str, pos: int) -> str | None:
-    """The name before a member separator ending at ``pos`` (``invoice`` in ``invoice.total``), "" when a
-    separator follows something else (``Pool().connect``: a member of something unnamed), None for no separator."""
-    for sep in MEMBER_SEPARATOR_TEXTS:
-        if pos >= len(sep) and text.startswith(sep, pos - len(sep)):
-            end = pos - len(sep)
-            begin = end
-            while begin > 0 and _is_word(text[begin - 1]):
-                begin -= 1
-            name = text[begin:end]
-            called = end - len(SUPER) - 2
-            if not name and text.endswith(f"{SUPER}()", 0, end) and (called == 0 or not _is_word(text[called - 1])):
-                return SUPER  # Python's super().m()
-            return name if name and not name[0].isdigit() else ""
-    return None
 
 
 __all__ = ["SymbolLookup", "Target", "base_symbol", "called_name", "memories_of", "say_overloads"]
