@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 
 MAX_WRAPPED_LINES = 4  # gdb wraps a frame with long arguments onto indented lines at the terminal's width
+MAX_LINE_CHARS = 2_000  # a longer line is not a frame; an error line is read by its start
 
 # -- the C library, the C++ runtime and a sanitizer's runtime ---------------------------------------------------
 NATIVE_RUNTIME_PATH_RE = re.compile(

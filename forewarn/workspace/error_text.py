@@ -5,7 +5,8 @@ output, a Node/JavaScript stack, a Go panic, compiler message or ``go test`` rep
 ``RUST_BACKTRACE`` frames, ``cargo test``'s last panic), a gdb or lldb backtrace and the signal that stopped the
 program (those frames are read in ``error_frames``), a Java stack trace, C/C++/TypeScript compiler lines, an
 AddressSanitizer/LeakSanitizer/UBSan report, and a Ruby exception's backtrace, minitest's ``Error:``/``Failure:``
-blocks and RSpec's failures (gems' and Ruby's own frames read, and left out).
+blocks and RSpec's failures (gems' and Ruby's own frames read, and left out); Catch2's and GoogleTest's failed
+assertions, CTest's summary and a linker's errors are read in ``error_runners``.
 A failed Go test is placed on its test file's lines and on the code its name names (as pytest's frames place a
 failure on the test and the code under it). The message is normalised into a *signature* that stays the same
 between two runs of the same failure: numbers, paths, ids, hex addresses and quoted values are replaced by
@@ -22,15 +23,28 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from forewarn.workspace.error_frames import RUST_PANIC_RE, debugger_frame, is_native_runtime, native_name, signal_error
+from forewarn.workspace.error_frames import (
+    MAX_LINE_CHARS,
+    RUST_PANIC_RE,
+    debugger_frame,
+    is_native_runtime,
+    native_name,
+    signal_error,
+)
 from forewarn.workspace.error_frames import Frame as Frame  # a frame's record, read here and by explaining
+from forewarn.workspace.error_runners import (
+    LINKER_WRAPPER_ERRORS,
+    ctest_failure,
+    linker_error,
+    linker_frame,
+    runner_test_failure,
+)
 
 MAX_SCAN_CHARS = 64_000  # a failure's cause sits at the end of its output; the rest is progress and passing tests
 MAX_FRAMES = 40  # frames kept from one trace (innermost first); deeper ones are the framework's plumbing
 ABORT_LOOKBEHIND = 20  # lines above a SIGABRT searched for the failed assertion that raised it
 MAX_MESSAGE_CHARS = 300  # an error message is a line; past this it is a dump of data
 MAX_SIGNATURE_CHARS = 400
-MAX_LINE_CHARS = 2_000  # a longer line is not a frame; an error line is read by its start
 
 _ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -48,9 +62,11 @@ _GO_FUNC_RE = re.compile(r"^(?P<func>[\w./*()-]{1,300})\(.*\)\s*$")
 _GO_ARGS_RE = re.compile(r"\([^()]*\)\s*$")  # a Go frame's argument words
 _GO_CLOSURE_RE = re.compile(r"(?:\.(?:func\d+|\d+))+$")  # ``parse.func1``, ``tRunner.func1.2``: the closures' names
 _RUST_FRAME_RE = re.compile(r"^\s*(?:-->|at) (?P<path>[^\s:]{1,1000}\.rs):(?P<line>\d{1,9})(?::\d{1,9})?")
-# path:line:col: error: message (gcc, clang, go vet, eslint's unix format) and path(line,col): error TSnnnn: (tsc)
+# path:line:col: error: message (gcc, clang, go vet, eslint's unix format), path(line,col): error TSnnnn: (tsc) and
+# MSVC's ``C:\src\x.h(341,9): error C3861:`` or ``(341)``
 _COMPILER_RE = re.compile(
-    r"^(?P<path>[^\s:()]{1,1000}\.\w{1,6})(?::(?P<line>\d{1,9})(?::\d{1,9})?:|\((?P<tline>\d{1,9}),\d{1,9}\):)"
+    r"^(?P<path>(?:[A-Za-z]:)?[^\s:()]{1,1000}\.\w{1,6})"
+    r"(?::(?P<line>\d{1,9})(?::\d{1,9})?:|\((?P<tline>\d{1,9})(?:,\d{1,9})?\):)"
     r"\s*(?:(?:fatal )?error|error TS\d+|Error)\b:?\s*(?P<msg>.*)$"
 )
 # Maven's compiler plugin: ``[ERROR] /abs/src/main/java/x/Node.java:[408,25] cannot find symbol``
@@ -102,6 +118,7 @@ _RUST_ERROR_RE = re.compile(r"^error(?:\[(?P<code>E\d{4})\])?: (?P<msg>.+)$")
 _GO_PANIC_RE = re.compile(r"^panic: (?P<msg>.+)$")
 # cargo's line after a panic in a test or a run: what failed is the panic above it
 CARGO_WRAPPER_ERRORS = ("test failed, to rerun pass", "process didn't exit successfully")
+WRAPPER_ERRORS = CARGO_WRAPPER_ERRORS + LINKER_WRAPPER_ERRORS  # and the compiler driver's after a failed link
 _ASSERT_RE = re.compile(r"^(?:E\s+)?(?P<kind>assert(?:ion)?)\b\s*(?P<msg>.*)$", re.IGNORECASE)
 _RUBY_KIND = r"[A-Z]\w{0,100}(?:::[A-Z]\w{0,100}){0,6}"  # ``TypeError``, ``Rack::Lint::LintError``, ``Errno::ENOENT``
 # a plain Ruby exception's first line: ``lib/x.rb:117:in `+': no implicit conversion of nil into String (TypeError)``
@@ -187,7 +204,7 @@ _HELD_BASE = 0xE000  # a private-use character per held name, between NULs
 _HELD_RE = re.compile("\x00([\ue000-\uf8ff])\x00")
 _OPEN_QUOTE_RE = re.compile("[\u2018\u2019]|`(?=[^`'\n]{0,200}')")  # ‘x’, and `x' as GNU tools and old Ruby quote
 _JS_ALIAS_RE = re.compile(r"\s*\[as [^\]]*\]")
-_TS_CODE_RE = re.compile(r"^(?P<kind>TS\d+):\s*(?P<msg>.*)$")
+_TS_CODE_RE = re.compile(r"^(?P<kind>TS\d+|C\d{4}):\s*(?P<msg>.*)$")  # tsc's ``TS2322``, MSVC's ``C3861``
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,10 +290,13 @@ def _error_and_frames(lines: list[str]) -> tuple[str | None, str, list[Frame]]:
     kind, message, at = _last_error(lines)
     if at >= 0 and RUST_PANIC_RE.match(lines[at].strip()):  # cargo test: the frames printed under this panic
         frames = _frames(lines[at:])
-    ruby_test = _ruby_test_failure(lines)
-    if ruby_test is not None and at < ruby_test.end:  # no error printed after the failed test's report
-        return ruby_test.kind, ruby_test.message, ruby_test.frames
+    failed_test = _ruby_test_failure(lines) or runner_test_failure(lines)  # minitest, RSpec; Catch2, GoogleTest
+    if failed_test is not None and at < failed_test.end:  # no error printed after the failed test's report
+        return failed_test.kind, failed_test.message, failed_test.frames
     go_test = _go_test_failure(lines)
+    ctest = ctest_failure(lines) if kind is None and go_test is None else None
+    if ctest is not None:  # which test programs failed, and nothing above says why
+        return ctest.kind, ctest.message, frames
     if go_test is None:
         return kind, message, frames
     if kind == "panic":  # a panic in a test: its trace says where; the test's own lines come after
@@ -292,7 +312,7 @@ def _frames(lines: list[str]) -> list[Frame]:
     for i, line in enumerate(lines):
         if len(line) > MAX_LINE_CHARS:
             continue
-        native = debugger_frame(lines, i) or _native_frame(line) or _ruby_frame(line)
+        native = debugger_frame(lines, i) or _native_frame(line) or _ruby_frame(line) or linker_frame(lines, i)
         if native is not None:
             if native.path:  # a runtime or library frame: read, and left out
                 other.append(native)
@@ -419,7 +439,7 @@ def _last_error(lines: list[str]) -> tuple[str | None, str, int]:
         if not line:
             continue
         found = _error_line(line, lines, i)
-        if found is not None and found[0] == "error" and found[1].startswith(CARGO_WRAPPER_ERRORS):
+        if found is not None and found[0] == "error" and found[1].startswith(WRAPPER_ERRORS):
             wrapper = wrapper or (found[0], found[1], i)
         elif found is not None:
             return found[0], found[1], i
@@ -475,7 +495,7 @@ def _error_line(line: str, lines: list[str], i: int) -> tuple[str, str] | None:
     m = _ASSERT_RE.match(line)
     if m and lines[i].lstrip().startswith("E "):
         return "AssertionError", m["msg"]
-    return None
+    return linker_error(line)
 
 
 def _last_name(kind: str) -> str:

@@ -266,6 +266,10 @@ def test_a_failures_signature_is_a_code_span_in_the_heading() -> None:
     [
         "thread 'main' (23600) panicked at src/main.rs:5:24:\nindex out of bounds\n",
         "Program received signal SIGSEGV, Segmentation fault.\n0x0000555555555141 in f (p=0x0) at crash.c:3\n",
+        "/w/tests/test_file_logging.cpp:92: FAILED:\n  REQUIRE( get_filesize(filename) <= max_size )\n",
+        "[  FAILED  ] RegistryTest.GetByStringView (0 ms)\n",
+        "The following tests FAILED:\n\t  1 - spdlog-utests (Failed)\n",
+        "example.cpp:(.text+0x2a): undefined reference to `thread_id()'\ncollect2: error: ld returned 1 exit status\n",
     ],
 )
 def test_a_panic_or_a_debuggers_signal_is_a_failed_run_without_an_exit_code(output: str) -> None:

@@ -92,7 +92,10 @@ _FAILING_RUN_RE = re.compile(
     r"|^\s*\d+ failing\b|^error(?:\[E\d+\])?: |^Traceback \(most recent call last\):|^panic: "
     r"|^==\d+==ERROR: \w+Sanitizer: |^SUMMARY: \w+Sanitizer: |^\S+:\d+:\d+: runtime error: "
     # a Rust panic (1.91 names the thread's id); a program a debugger ran (``gdb -batch`` exits 0) stopped by a signal
-    r"|^thread '[^']*'(?: \(\d+\))? panicked at |^(?:Program|Thread \d+.*) (?:received|terminated with) signal SIG",
+    r"|^thread '[^']*'(?: \(\d+\))? panicked at |^(?:Program|Thread \d+.*) (?:received|terminated with) signal SIG"
+    # Catch2's failed assertion, GoogleTest's failed test, CTest's summary; a linker's error and the driver's line
+    r"|^\S.*?(?::\d+|\(\d+\)): FAILED:$|^\[  FAILED  \] |^The following tests FAILED:"
+    r"|: undefined reference to |^\S*ld(?:\.lld)?: error: |^collect2: error: |: error LNK\d+: ",
     re.MULTILINE,
 )
 _PATCH_FILE_RE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.MULTILINE)
