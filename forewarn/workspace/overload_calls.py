@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from forewarn.indexing.languages import language_for_path
 from forewarn.indexing.lookup import SUPER
+from forewarn.workspace.text_positions import is_word
 
 CALL_SCAN_CHARS = 4_000  # an argument list longer than this is left unread (all overloads kept)
 CALL_LINES = 60  # lines after a hovered call read for its arguments (a longer list is left unread)
@@ -264,15 +265,11 @@ def receiver_before(text: str, pos: int) -> str | None:
         if pos >= len(sep) and text.startswith(sep, pos - len(sep)):
             end = pos - len(sep)
             begin = end
-            while begin > 0 and _is_word(text[begin - 1]):
+            while begin > 0 and is_word(text[begin - 1]):
                 begin -= 1
             name = text[begin:end]
             called = end - len(SUPER) - 2
-            if not name and text.endswith(f"{SUPER}()", 0, end) and (called == 0 or not _is_word(text[called - 1])):
+            if not name and text.endswith(f"{SUPER}()", 0, end) and (called == 0 or not is_word(text[called - 1])):
                 return SUPER  # Python's super().m()
             return name if name and not name[0].isdigit() else ""
     return None
-
-
-def _is_word(ch: str) -> bool:
-    return ch.isalnum() or ch in "_$"

@@ -51,7 +51,9 @@ from forewarn.memory.records import Memory
 from forewarn.memory.store import MemoryStore
 from forewarn.workspace import overload_calls
 from forewarn.workspace.graph_cache import GraphCache
+from forewarn.workspace.import_paths import matches_spec, module_file, parent_spec
 from forewarn.workspace.protocols import IndexerLike
+from forewarn.workspace.text_positions import from_units, is_word, line_starts, mentions, to_units
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +64,6 @@ NAMES_CACHED = 4_096  # names whose definitions (the index's rows) are kept unti
 LINES_CACHE_FILES = 8  # buffers whose lines are kept between hovers (a file's text again, at most)
 RESOLVE_MARGIN = 4.0  # a dependency this many times stronger than the next is the one meant (imports
 # weigh 20× a bare name match in the graph, so an imported definer beats a namesake elsewhere)
-MENTION_PROBES = 500  # occurrences of a name (inside longer words too) tried before giving up
 SELF_NAMES = frozenset({"self", "this", "cls", "super", "Self", "@"})  # a receiver meaning "this class"
 SUPER = lookup.SUPER  # the receiver of ``super.m()`` / ``super().m()``: the superclass's m, not this class's override
 SUPERCLASS_DEPTH = 4  # superclasses climbed to find an inherited method (each step reads one class header)
@@ -74,6 +75,8 @@ BASE_CLASS_RES = (
 # a variable declared with a class (``Element link`` before ``=``, ``:``, ``;``, ``,``, ``)``; ``link: Element``),
 # filled with the variable's escaped name: a capitalised type only, so ``return link;`` never reads as one
 DECLARED_AS = r"\b([A-Z][\w$]*)(?:<[^;(){{}}=]*>)?(?:\[\])*\s+{0}\s*[:=;,)]|(?<![\w$.]){0}\s*:\s*([A-Z][\w$]*)"
+# definitions called or named bare wherever they are nested: a namespace's function, a nested class
+FREE_KINDS = frozenset({"function", "class", "struct", "enum", "union", "interface", "trait", "type", "macro"})
 DISAMBIGUATOR = re.compile(r"#\d+$")  # ``helper#2``: the second definition of helper in its file
 SYMBOL_NAMES_CACHED = 1 << 16  # symbol → its name(s), asked for every neighbour row on every open: a few MB at most
 
@@ -143,13 +146,13 @@ class SymbolLookup:
 
         ``char`` and the answer's columns count ``encoding`` units, as LSP position encodings do:
         "utf-16" (LSP's default), "utf-8" or "utf-32" (code points)."""
-        spec = language_for_path(rel)
+        spec = language_for_path(rel, text)  # a .h of C++ reads as C++
         if spec is None:
             return None
         lines = self._lines_of(rel, text)
         if not 1 <= line <= len(lines) or char < 0:
             return None
-        char = _from_units(lines[line - 1], char, encoding)
+        char = from_units(lines[line - 1], char, encoding)
         if char >= len(lines[line - 1]):
             return None
         facts = self._file_facts(rel)
@@ -165,8 +168,8 @@ class SymbolLookup:
         if ident is None:
             return None
         encoded = row_text.encode("utf-8", "surrogatepass")
-        start = _to_units(encoded[: ident.start_col].decode("utf-8", "replace"), encoding)
-        end = _to_units(encoded[: ident.end_col].decode("utf-8", "replace"), encoding)
+        start = to_units(encoded[: ident.start_col].decode("utf-8", "replace"), encoding)
+        end = to_units(encoded[: ident.end_col].decode("utf-8", "replace"), encoding)
         found = self._definition_of(rel, spec, text, facts, ident, line)
         if found is None:
             return None
@@ -212,7 +215,7 @@ class SymbolLookup:
             if module is not None and module != rel and (in_module := self._named_in(module, name)):
                 return _unique(in_module, module, None)
         methods = ident.receiver is not None
-        here = [c for c in own if ("." in c[0]) == methods or not methods]
+        here = [c for c in own if _is_member(c[1], c[0]) == methods or not methods]
         if here:  # 4. the file's own definition
             if ident.receiver in SELF_NAMES and facts is not None:
                 enclosing = _enclosing_class(facts.chunks, line)
@@ -220,7 +223,12 @@ class SymbolLookup:
                 here = mine or here
             return _unique(here, rel, ident.receiver)
         named = self._named_anywhere(name)
-        defs = [(d.rel, d.symbol) for d in named if ("." in d.symbol) == methods and d.rel != rel]
+        defs = [
+            (d.rel, d.symbol) for d in named
+            if d.rel != rel and (_is_member(d.category, d.symbol) == methods or _qualified_by(d.symbol, ident.receiver))
+        ]  # fmt: skip
+        if not methods and (split := _class_elsewhere(facts, named, rel, name, line)):
+            return _unique_defs(split, None)  # 5a. a C++ method declared in its class, defined in another file
         typed = self._declared_type(rel, text, facts, ident.receiver, line) if methods else None
         of_type = [d for d in defs if typed and _owner(d[1]) == typed]
         if of_type:  # `Element link` declared above: link.text() is Element.text
@@ -235,7 +243,7 @@ class SymbolLookup:
     def _declared_type(self, rel: str, text: str, facts: _Facts | None, receiver: str | None, line: int) -> str | None:
         """The class ``receiver`` is declared as in the definition around ``line``, before it: a local, a
         parameter or a for-each variable (``Element link``, ``link: Element``); None when not declared so."""
-        if not receiver or receiver in SELF_NAMES or not _is_word(receiver[0]):
+        if not receiver or receiver in SELF_NAMES or not is_word(receiver[0]):
             return None
         holding = [c for c in facts.chunks if c[2] <= line <= c[3] and c[1] != "module"] if facts else []
         first = min(holding, key=lambda c: c[3] - c[2])[2] if holding else max(1, line - WINDOW_MARGIN)
@@ -282,7 +290,7 @@ class SymbolLookup:
         return (defs[0].rel, base) if len(defs) == 1 and not used else None
 
     def _module_of(self, rel: str, spec: str, deps: dict[str, float]) -> str | None:
-        """``_module_file`` for ``rel``, remembered until its dependencies change (a new dict from the graph cache)."""
+        """``module_file`` for ``rel``, remembered until its dependencies change (a new dict from the graph cache)."""
         with self._lock:
             kept = self._modules.get(rel)
             if kept is None or kept[0] is not deps:
@@ -293,7 +301,7 @@ class SymbolLookup:
                 self._modules.move_to_end(rel)
         memo = kept[1]
         if spec not in memo:
-            memo[spec] = _module_file(spec, deps)
+            memo[spec] = module_file(spec, deps)
         return memo[spec]
 
     def _named_anywhere(self, name: str) -> list[Any]:
@@ -320,13 +328,13 @@ class SymbolLookup:
         if bound.module:
             if module is not None:
                 return module, ()
-            bound = lookup.Binding(bound.local, bound.original, _parent_spec(bound.source), False, bound.row)
+            bound = lookup.Binding(bound.local, bound.original, parent_spec(bound.source), False, bound.row)
             module = self._module_of(rel, bound.source, deps)  # Rust `use crate::pay::charge_card;`
         if module is not None and (found := self._named_in(module, bound.original)):
             return _unique(found, module, None)
         defs = [(d.rel, d.symbol) for d in self._named_anywhere(bound.original)]
         in_deps = [d for d in defs if d[0] in deps]
-        matching = [d for d in in_deps if _matches_spec(d[0], bound.source)]
+        matching = [d for d in in_deps if matches_spec(d[0], bound.source)]
         found_defs = _unique_defs(matching or in_deps or defs, None)
         if found_defs is None and module is None:  # `from . import models`: the name is a module
             sub = self._module_of(rel, f"{bound.source.rstrip('.')}.{bound.original}".lstrip("."), deps)
@@ -349,12 +357,12 @@ class SymbolLookup:
         code graph alone that is not called (a parameter ``status`` is not another file's function ``status``).
         The line is the first such use outside import statements, else the import's. Keys are the definitions
         as given."""
-        spec = language_for_path(rel)
+        spec = language_for_path(rel, text)  # a .h of C++ reads as C++
         if spec is None or not wanted:
             return {}
         lines = self._lines_of(rel, text)
         facts = self._file_facts(rel)
-        starts = _line_starts(lines)
+        starts = line_starts(lines)
         trees: dict[tuple[int, int], Any] = {}
         owners: dict[str, bool] = {}
         bound = self.imported_names(rel, text)
@@ -369,7 +377,7 @@ class SymbolLookup:
             resolved: dict[object, tuple[str, str] | None] = {}
             imported: dict[tuple[str, str], int] = {}
             done: set[tuple[str, str]] = set()
-            for pos in _mentions(text, name):
+            for pos in mentions(text, name):
                 line = bisect_right(starts, pos)
                 receiver = overload_calls.receiver_before(text, pos)
                 key: object = receiver
@@ -431,12 +439,12 @@ class SymbolLookup:
         if not owner:
             return True
         if owner not in owners:
-            owners[owner] = next(iter(_mentions(text, owner)), None) is not None
+            owners[owner] = next(iter(mentions(text, owner)), None) is not None
         return owners[owner]
 
     def imported_names(self, rel: str, text: str) -> frozenset[str]:
         """The names ``rel``'s top-level imports bring in (as written there and as defined), module names aside."""
-        spec = language_for_path(rel)
+        spec = language_for_path(rel, text)  # a .h of C++ reads as C++
         if spec is None:
             return frozenset()
         binds = self._bindings(rel, spec, self._lines_of(rel, text), self._file_facts(rel))
@@ -653,110 +661,37 @@ def _enclosing_class(chunks: Sequence[tuple[str, str, int, int]], line: int) -> 
     return base_symbol(min(holding, key=lambda c: c[3] - c[2])[0])
 
 
+def _is_member(kind: str, symbol: str) -> bool:
+    """A method (called on an object), by its kind; a nested definition of another kind is a member only when its
+    path says so and its kind is unknown: a C++ or Rust function in a namespace (``spdlog.details.os._thread_id``)
+    is called bare, as a top-level one is."""
+    if kind in FREE_KINDS:
+        return False
+    return kind == "method" or "." in symbol
+
+
+def _class_elsewhere(
+    facts: _Facts | None, named: Sequence[Any], rel: str, name: str, line: int
+) -> list[tuple[str, str]]:
+    """Definitions in other files of ``name`` as a member of the class around ``line`` (``void flush();`` in
+    logger.h's ``class logger``, defined as ``logger::flush`` in logger-inl.h)."""
+    enclosing = _enclosing_class(facts.chunks, line) if facts is not None else None
+    if not enclosing:
+        return []
+    member = f"{enclosing}.{name}"
+    return [(d.rel, d.symbol) for d in named if d.rel != rel and base_symbol(d.symbol) == member]
+
+
+def _qualified_by(symbol: str, receiver: str | None) -> bool:
+    """``symbol`` is named through its enclosing namespace or class: ``os::thread_id()`` for
+    ``spdlog.details.os.thread_id``."""
+    return receiver is not None and "." in symbol and _owner(symbol).rsplit(".", 1)[-1] == receiver
+
+
 def _enclosing_definition(chunks: Sequence[tuple[str, str, int, int]], line: int) -> str | None:
     """The symbol of the innermost definition holding ``line`` (where a variable used there is declared)."""
     holding = [c for c in chunks if c[2] <= line <= c[3] and c[1] != "module"]
     return min(holding, key=lambda c: c[3] - c[2])[0] if holding else None
-
-
-def _spec_path(spec: str) -> str:
-    """An import as a path tail: ``billing.models`` → ``billing/models``, ``./lib/pay`` → ``lib/pay``."""
-    text = spec.strip().strip(lookup.QUOTES)
-    while text.startswith(("./", "../")):
-        text = text.split("/", 1)[1]
-    text = text.lstrip(".")
-    for prefix in ("crate::", "self::", "super::"):
-        if text.startswith(prefix):
-            text = text[len(prefix) :]
-    if "/" not in text:
-        text = text.replace("::", "/").replace(".", "/")
-    return text.strip("/")
-
-
-def _parent_spec(spec: str) -> str:
-    for sep in ("::", "."):
-        if sep in spec:
-            return spec.rsplit(sep, 1)[0]
-    return ""
-
-
-def _matches_spec(rel: str, spec: str) -> bool:
-    """Whether workspace file ``rel`` is what import ``spec`` names (its path tail, or its folder's)."""
-    tail = _spec_path(spec)
-    return bool(tail) and _matches_tail(rel, tail)
-
-
-def _matches_tail(rel: str, tail: str) -> bool:
-    stem, parent = _stem_and_parent(rel)
-    slashed = "/" + tail
-    return stem == tail or stem.endswith(slashed) or (bool(parent) and (parent == tail or parent.endswith(slashed)))
-
-
-@functools.lru_cache(maxsize=SYMBOL_NAMES_CACHED)
-def _stem_and_parent(rel: str) -> tuple[str, str]:
-    """``a/b/c.py`` → (``a/b/c``, ``a/b``): what an import's path tail is matched against (asked per dependency)."""
-    slash = rel.rfind("/")
-    parent, name = (rel[:slash], rel[slash + 1 :]) if slash >= 0 else ("", rel)
-    dot = name.rfind(".")
-    stem = f"{parent}/{name[:dot] if dot > 0 else name}" if parent else (name[:dot] if dot > 0 else name)
-    return stem, parent
-
-
-def _module_file(spec: str, deps: dict[str, float]) -> str | None:
-    """The file among this one's dependencies that import ``spec`` names (the strongest when several)."""
-    tail = _spec_path(spec)
-    matching = [d for d in deps if _matches_tail(d, tail)] if tail else []
-    return max(matching, key=lambda d: deps[d]) if matching else None
-
-
-def _from_units(line: str, units: int, encoding: str) -> int:
-    """The code point index of column ``units`` of ``line`` counted in ``encoding``."""
-    if encoding == "utf-32":
-        return units
-    seen = 0
-    for i, ch in enumerate(line):
-        if seen >= units:
-            return i
-        seen += (
-            len(ch.encode("utf-16-le", "surrogatepass")) // 2
-            if encoding == "utf-16"
-            else len(ch.encode("utf-8", "surrogatepass"))
-        )
-    return len(line)
-
-
-def _to_units(prefix: str, encoding: str) -> int:
-    """The length of ``prefix`` in ``encoding`` units."""
-    if encoding == "utf-32":
-        return len(prefix)
-    if encoding == "utf-16":
-        return len(prefix.encode("utf-16-le", "surrogatepass")) // 2
-    return len(prefix.encode("utf-8", "surrogatepass"))
-
-
-def _mentions(text: str, name: str) -> Iterable[int]:
-    """Offsets of whole-word occurrences of ``name`` (``str.find`` plus a boundary check: a regex with
-    look-arounds costs a millisecond per 100 kB)."""
-    pos = text.find(name)
-    for _ in range(MENTION_PROBES):
-        if pos < 0:
-            return
-        end = pos + len(name)
-        if (pos == 0 or not _is_word(text[pos - 1])) and (end >= len(text) or not _is_word(text[end])):
-            yield pos
-        pos = text.find(name, pos + 1)
-
-
-def _is_word(ch: str) -> bool:
-    return ch.isalnum() or ch in "_$"
-
-
-def _line_starts(lines: Sequence[str]) -> list[int]:
-    """The offset at which each line starts (``bisect_right(starts, pos)`` is the 1-based line of ``pos``)."""
-    starts = [0]
-    for row in lines[:-1]:
-        starts.append(starts[-1] + len(row) + 1)
-    return starts
 
 
 __all__ = ["SymbolLookup", "Target", "base_symbol", "called_name", "memories_of", "say_overloads"]
