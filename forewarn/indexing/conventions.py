@@ -23,9 +23,13 @@ TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs",
 TEST_FILE_RE = re.compile(
     r"(^test_.*|.*_test\.[a-z]+$|.*_tests\.[a-z]+$|^conftest\.py$|.*\.(test|spec)\.[jt]sx?$|.*Tests?\.java$|.*_spec\.rb$)"
 )
-# vendored or generated code: lessons about it belong to its upstream, not to this repository
+# vendored or generated code: lessons about it belong to its upstream, not to this repository. Only folder names
+# that hold someone else's code wherever they are used: C/C++ trees' `extern/` (pybind11, Blender), `deps/` (Redis,
+# Node.js, libgit2), `3rdparty/`/`ThirdParty/` (OpenCV, VTK) and `bundled/` (spdlog's copy of fmt) — except a VS Code
+# extension's `bundled/tool/`, its own server. Not `external/`: Go and web projects keep their own integrations there
 VENDORED_PATH = re.compile(
-    r"(^|/)(vendor|vendored|_vendor|third_party|third-party|node_modules|bower_components|dist|site-packages)/"
+    r"(^|/)(vendor|vendored|_vendor|node_modules|bower_components|dist|site-packages|extern|deps)/"
+    r"|(^|/)(?i:third[-_]?party|3rd[-_]?party)/|(^|/)bundled/(?!tool/)"
     r"|\.min\.(js|css)$|(^|/)(package-lock\.json|yarn\.lock|poetry\.lock|Cargo\.lock|go\.sum|Pipfile\.lock)$"
 )
 GENERATED_HEADER_BYTES = 2048  # a generator writes its banner first (flex's is on line 7 of jq's lexer.c)
@@ -63,6 +67,21 @@ def generated_header(head: str) -> bool:
     lines = "\n".join(head.splitlines()[:GENERATED_HEADER_LINES])
     # most files have none of the banners' words: the regex, which backtracks over comment lines, is never run
     return any(word in lines for word in _GENERATED_WORDS) and GENERATED_HEADER.search(lines) is not None
+
+
+def not_own_code(root: Path, rels: Sequence[str]) -> dict[str, str]:
+    """Why each of ``rels`` that is not the team's code is not (:data:`VENDORED` or :data:`GENERATED`): by its path,
+    by ``.gitattributes`` (one git call, none outside git), then by a generator's banner in its first lines (one
+    short read each). For lists of the most important files (``stats``, a session's briefing): rank, then judge."""
+    found = {rel: VENDORED for rel in rels if VENDORED_PATH.search(rel)}
+    rest = [rel for rel in rels if rel not in found]
+    if in_git_work_tree(root):
+        found.update(marked_paths(root, rest))
+    inside = os.path.realpath(root)
+    for rel in rest:
+        if rel not in found and generated_header(file_head(root, inside, rel)):
+            found[rel] = GENERATED
+    return found
 
 
 def file_head(root: Path, inside: str, path: str) -> str:

@@ -2,7 +2,8 @@
 
 Definitions are ranked by their file's PageRank, split over the file's definitions by how much of the
 rank flowing into the file arrives through each name (:meth:`FileGraph.definition_scores`). The map
-shows as many of the best as fit the budget, grouped by file, found by binary search on their number.
+shows as many of the best as fit the budget, grouped by file, found by binary search on their number. A method
+comes with the line of the class (and any other definition) enclosing it, as code would show it, within the budget.
 
 The budget goes to the team's own code first: vendored and generated files (:mod:`forewarn.indexing.conventions`:
 vendored paths, ``.gitattributes`` ``linguist-generated``/``linguist-vendored``, a generator's banner) come after
@@ -10,7 +11,8 @@ every own file, unless the caller steered the map to them (a focus file, or one 
 keep their place in the graph and its PageRank (they are real dependencies); only the map's order changes. Only the
 map's candidates are judged: their first lines are read and ``.gitattributes`` asked once, by one git call.
 Among the team's own files, tests (:func:`conventions.is_test_path`) come after the product code, unless steered to:
-a reader needs what the product defines before the fixtures and helpers its tests share.
+a reader needs what the product defines before the fixtures and helpers its tests share. A Python stub (``.pyi``)
+beside its module (``.py``) says the module's definitions again: it goes last too (:data:`STUB`), unless steered to.
 
 Tokens are estimated as characters / ``CHARS_PER_TOKEN`` rather than with a model's tokenizer: the map
 feeds people and many different models, and the estimate is within ~15% for code under BPE tokenizers.
@@ -32,6 +34,8 @@ from forewarn.indexing.store import Definition, IndexStore
 CHARS_PER_TOKEN = 4.0  # the usual BPE rule of thumb for English and code
 INDENT = "    "  # one level per enclosing definition, as code would be
 GUTTER = "│"  # marks definition lines apart from file headers
+STUB = "stub"  # why a file is put last: a .pyi beside its .py repeats the module's definitions (RepoMap.put_last)
+STUB_SUFFIX = ".pyi"
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,16 +46,17 @@ class MapEntry:
     line: int
     signature: str
     score: float
+    enclosing: bool = False  # shown only as the line of a class (or function) around a ranked definition
 
 
 @dataclass
 class RepoMap:
     text: str
     ranked_files: list[tuple[str, float]]  # every indexed file, best first, the team's own before ``put_last``
-    definitions: list[MapEntry] = field(default_factory=list)  # the ones shown, best first
+    definitions: list[MapEntry] = field(default_factory=list)  # the ranked ones shown, best first
     tokens: int = 0  # estimated size of ``text``
     needed_tokens: int = 0  # the budget fit no definition: what the best-ranked one needs on its own
-    # files ranked after every own file, counted by why: every vendored path, the generated among the candidates
+    # files ranked after every own file, counted by why: each vendored path and stub, the generated among candidates
     put_last: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self, max_files: int | None = None) -> dict[str, Any]:
@@ -60,7 +65,7 @@ class RepoMap:
             "text": self.text,
             "tokens": self.tokens,
             "files": [{"file": rel, "score": score} for rel, score in files],
-            "definitions": [asdict(d) for d in self.definitions],
+            "definitions": [_ranked_dict(d) for d in self.definitions],
             **({"needed_tokens": self.needed_tokens} if self.needed_tokens else {}),
             **({"put_last": self._put_last_dict()} if self.put_last else {}),
         }
@@ -69,8 +74,16 @@ class RepoMap:
         return {
             "files": sum(self.put_last.values()),
             "why": dict(sorted(self.put_last.items())),
-            "note": "not the team's code (vendored or generated): ranked after every own file unless focused on",
+            "note": "not the team's code (vendored or generated), or a stub repeating its module's definitions: "
+            "ranked after every own file unless focused on",
         }
+
+
+def _ranked_dict(entry: MapEntry) -> dict[str, Any]:
+    """A ranked definition as JSON: ``enclosing`` is False for every one of them."""
+    found = asdict(entry)
+    del found["enclosing"]
+    return found
 
 
 def estimate_tokens(text: str) -> int:
@@ -92,31 +105,51 @@ def build_repo_map(
     """The map within ``budget_tokens``; with ``root`` (the workspace), generated files are found by their first
     lines and ``.gitattributes`` as well as vendored ones by their paths."""
     file_ranks, scored = graph.definition_scores(focus_files, idents)
-    judge = _OwnCode(root, _steered_files(focus_files, idents, scored))
+    judge = _OwnCode(root, _steered_files(focus_files, idents, scored), frozenset(file_ranks))
     entries = _candidates(store, scored, budget_tokens, judge) if budget_tokens > 0 else []
     ranked_files, put_last = _files_own_first(file_ranks, judge)
     if budget_tokens <= 0:
         return RepoMap("", ranked_files, put_last=put_last)
-    low, high = 0, len(entries)
-    while low < high:  # the largest prefix whose rendering fits the budget
+    shown = _fitting(entries, budget_tokens)
+    text = render(shown)
+    needed = estimate_tokens(render(_cut_after(entries, 1))) if entries and not shown else 0
+    ranked = [entry for entry in shown if not entry.enclosing]
+    return RepoMap(text, ranked_files, ranked, estimate_tokens(text), needed, put_last)
+
+
+def _fitting(entries: list[MapEntry], budget_tokens: int) -> list[MapEntry]:
+    """The most ranked definitions (with the lines enclosing them) whose rendering fits the budget, by binary search
+    on their number: a cut never leaves a class line shown only for a method that did not fit."""
+    low, high = 0, sum(not entry.enclosing for entry in entries)
+    while low < high:
         mid = (low + high + 1) // 2
-        if estimate_tokens(render(entries[:mid])) <= budget_tokens:
+        if estimate_tokens(render(_cut_after(entries, mid))) <= budget_tokens:
             low = mid
         else:
             high = mid - 1
-    shown = entries[:low]
-    text = render(shown)
-    needed = estimate_tokens(render(entries[:1])) if entries and not shown else 0
-    return RepoMap(text, ranked_files, shown, estimate_tokens(text), needed, put_last)
+    return _cut_after(entries, low)
+
+
+def _cut_after(entries: list[MapEntry], ranked: int) -> list[MapEntry]:
+    """The entries up to the ``ranked``-th ranked definition (none for 0), the lines enclosing each included."""
+    if ranked <= 0:
+        return []
+    seen = 0
+    for i, entry in enumerate(entries):
+        seen += not entry.enclosing
+        if seen == ranked:
+            return entries[: i + 1]
+    return entries
 
 
 class _OwnCode:
-    """Why a file is not the team's code (:data:`conventions.VENDORED`, :data:`conventions.GENERATED`) or None,
-    each file judged once; the files the caller steered to are always judged its own."""
+    """Why a file goes after the team's own code (:data:`conventions.VENDORED`, :data:`conventions.GENERATED`,
+    :data:`STUB`) or None, each file judged once; the files the caller steered to are always judged its own."""
 
-    def __init__(self, root: Path | None, steered: frozenset[str]) -> None:
+    def __init__(self, root: Path | None, steered: frozenset[str], files: frozenset[str]) -> None:
         self.root = root
         self.steered = steered
+        self.files = files  # every indexed file: a stub goes last only where its module is there to be shown
         self.reasons: dict[str, str | None] = {}
         self._inside = os.path.realpath(root) if root is not None else ""
 
@@ -137,8 +170,12 @@ class _OwnCode:
         """What is known without reading anything: an earlier judgement, else the path."""
         if rel in self.reasons:
             return self.reasons[rel]
-        if rel not in self.steered and conventions.VENDORED_PATH.search(rel):
+        if rel in self.steered:
+            return None
+        if conventions.VENDORED_PATH.search(rel):
             return conventions.VENDORED
+        if rel.endswith(STUB_SUFFIX) and rel[: -len(STUB_SUFFIX)] + ".py" in self.files:
+            return STUB
         return None
 
     def ask_attributes(self, rels: Iterable[str]) -> None:
@@ -208,9 +245,28 @@ def _candidates(
 
 
 def _entries_named(definitions: list[Definition], rel: str, name: str, score: float) -> list[MapEntry]:
-    """The definitions of ``name`` among a file's, sharing its score."""
+    """The definitions of ``name`` among a file's, sharing its score, each after the definitions enclosing it."""
     matches = [d for d in definitions if d.name == name]
-    return [MapEntry(rel, d.name, d.symbol, d.line, d.signature, score / len(matches)) for d in matches]
+    entries: list[MapEntry] = []
+    for d in matches:
+        entries += _enclosing(definitions, d)
+        entries.append(MapEntry(rel, d.name, d.symbol, d.line, d.signature, score / len(matches)))
+    return entries
+
+
+def _enclosing(definitions: list[Definition], inner: Definition) -> list[MapEntry]:
+    """The definitions around ``inner`` (``A`` and ``A.B`` for ``A.B.method``), outermost first: those of the file
+    whose symbol is a prefix of its symbol and that start above it (a Go type declared below its methods does not
+    enclose them)."""
+    parts = inner.symbol.split(".")
+    prefixes = {".".join(parts[:depth]) for depth in range(1, len(parts))}
+    if not prefixes:
+        return []
+    outer = {d.symbol: d for d in definitions if d.symbol in prefixes and d.line < inner.line}  # nearest above
+    return [
+        MapEntry(d.rel, d.name, d.symbol, d.line, d.signature, 0.0, enclosing=True)
+        for d in sorted(outer.values(), key=lambda d: d.symbol.count("."))
+    ]
 
 
 def _files_own_first(file_ranks: dict[str, float], judge: _OwnCode) -> tuple[list[tuple[str, float]], dict[str, int]]:

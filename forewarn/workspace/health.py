@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from datetime import UTC, date, datetime
 
+from forewarn.indexing import conventions
 from forewarn.memory import trajectory as traj
 from forewarn.memory.records import MemoryFilter
 from forewarn.memory.timeline import stale_note
@@ -21,6 +22,7 @@ from forewarn.workspace.results import ImportantFile, Pushback, WorkspaceStats
 log = logging.getLogger(__name__)
 
 STATS_TOP = 10  # rows in each list of the report: one screen of a panel
+OWN_JUDGED_FACTOR = 5  # of the top files by rank, this many times STATS_TOP are judged the team's own or not
 STALE_LISTED = 20  # stale memories listed by name (the count covers them all)
 # what counts as a person turning a memory away: the health report's "dismissed most"
 PUSHBACK_EVENTS = ("dismissed", "marked_stale", "forgotten")
@@ -40,8 +42,12 @@ class HealthMixin(WorkspaceCore):
         today = datetime.fromtimestamp(self.clock(), UTC).date()
         first = traj.parse_since(since, today) if since else None
         s = self.store.stats(top=top)
-        scores, positions = self._ranks()
+        scores, _ = self._ranks()
         ranked = sorted(scores, key=lambda r: (-scores[r], r))
+        judged = ranked[: top * OWN_JUDGED_FACTOR]  # vendored and generated code is upstream's: not the team's gaps
+        skip = conventions.not_own_code(self.root, judged)
+        ranked = [rel for rel in judged if rel not in skip] + ranked[len(judged) :]
+        positions = {rel: i for i, rel in enumerate(ranked, start=1)}  # among the team's own files
         important = [(rel, scores[rel]) for rel in ranked if rel not in s.anchored_files][:top]
         counts = self.store.current_counts(ranked[:top])
         trajectory = self._trajectory(first, today)

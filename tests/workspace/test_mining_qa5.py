@@ -52,9 +52,9 @@ def test_warning_comments_of_vendored_and_generated_files_are_skipped_and_counte
     tmp_path: Path, open_ws: list[Workspace]
 ) -> None:
     repo = Repo(tmp_path / "repo")
-    repo.write(".gitattributes", "src/lexer.[ch] linguist-generated=true\nextern/** linguist-vendored\n")
+    repo.write(".gitattributes", "src/lexer.[ch] linguist-generated=true\nzlib/** linguist-vendored\n")
     repo.write("vendor/dec/dec.c", _c_function("dec_round", "Never round twice here: the digits must be exact."))
-    repo.write("extern/z/z.c", _c_function("z_inflate", "Never inflate in place: the window must not overlap."))
+    repo.write("zlib/z/z.c", _c_function("z_inflate", "Never inflate in place: the window must not overlap."))
     repo.write("src/lexer.c", _c_function("yy_fill", "Never refill past EOF: the buffer must stay terminated."))
     repo.write("src/parser.c", BISON + _c_function("yy_error", "Never call sprintf here: it must not allocate."))
     repo.write("src/act/action_string.go", GO_GENERATED)

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from forewarn.indexing import conventions
 from forewarn.mcp import render
 from forewarn.mcp.hooks import capture
 from forewarn.mcp.hooks.events import EventKind, HookEvent, ToolKind
@@ -161,7 +162,9 @@ def briefing(ws: Workspace, state: SessionState) -> str:
         log.exception("ranking files for the briefing failed")
         positions = {}
     wanted = MemoryFilter(types=IMPORTANT_TYPES, statuses=ANCHORED_STATUSES)
-    for rel in sorted(positions, key=lambda r: positions[r])[:BRIEF_IMPORTANT_FILES]:
+    ranked = sorted(positions, key=lambda r: positions[r])[: BRIEF_IMPORTANT_FILES * 2]
+    upstream = conventions.not_own_code(ws.root, ranked)  # vendored or generated: not the team's most important code
+    for rel in [r for r in ranked if r not in upstream][:BRIEF_IMPORTANT_FILES]:
         if len(important) >= BRIEF_IMPORTANT:
             break
         # the file alone: at 100k memories the file-or-folder filter made SQLite scan every current memory (26 ms)
