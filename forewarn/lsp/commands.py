@@ -171,8 +171,14 @@ async def _remember(ls: ForewarnServer, args: Args) -> dict[str, Any]:
     rng = args.lsp_range("range")
     symbol = args.string("symbol", limit=1_000)
     tags = args.strings("tags")
-    session, rel = ls.target(args.string("uri"))
+    uri = args.string("uri")
+    session, rel = ls.target(uri)
     line = convert.selection_lines(rng)[0] if rng else None
+    if line is not None and symbol is None:  # the editor's line: in an unsaved buffer, where it is saved
+        place = await ls.read(session.saved_place, rel, line, ls.buffer_text(uri) if uri else None)
+        if place.line is None:
+            raise ForewarnError(f"line {line} is code not saved yet: save the file, then remember it")
+        symbol, line = place.symbol, place.line
     private = args.boolean("private")  # the writer's alone: never exported to the team's file
     return await ls.write(session.remember, text, mtype, rel, symbol, line, tags, private, ls.agent_writer())
 

@@ -81,12 +81,22 @@ def register(server: ForewarnServer) -> None:
         if (found := ls.locate(params.text_document.uri)) is None:
             return None
         session, rel = found
-        symbol = await ls.read(session.symbol_at, rel, params.range.start.line + 1)
+        line = params.range.start.line + 1
+        # an edited, unsaved buffer: the definition there is the buffer's; a remember names and anchors its saved one
+        place = await ls.read(session.saved_place, rel, line, ls.buffer_text(params.text_document.uri))
+        symbol = place.symbol
         prompts = convert.client_prompts(ls.capability("experimental"))
         orphans = await ls.read(session.orphans, rel) if symbol is not None else []
         actions = convert.code_actions(
-            params.text_document.uri, params.range, symbol, params.context.diagnostics, prompts=prompts, orphans=orphans
+            params.text_document.uri,
+            params.range,  # the buffer's lines: forewarn.remember finds where they are saved
+            symbol,
+            params.context.diagnostics,
+            prompts=prompts,
+            orphans=orphans,
         )
+        if place.line is None:  # unsaved code: nothing saved to remember a gotcha on (save first)
+            actions = [a for a in actions if a.command is None or a.command.command != convert.CMD_REMEMBER]
         if ls.capability("text_document.code_action.code_action_literal_support") is None:
             return convert.bare_commands(actions)  # an old client that only understands Commands
         return actions

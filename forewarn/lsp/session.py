@@ -25,7 +25,7 @@ from pygls.uris import from_fs_path
 from forewarn.config import Settings
 from forewarn.lsp.session_commands import SessionCommands
 from forewarn.lsp.session_guard import Unavailable, _refusing_damage
-from forewarn.lsp.session_views import SUGGESTIONS_PER_FILE, SessionViews
+from forewarn.lsp.session_views import SUGGESTIONS_PER_FILE, BufferSpans, SessionViews
 from forewarn.memory.errors import MemoryDatabaseCorruptError
 from forewarn.memory.records import Memory
 
@@ -74,6 +74,8 @@ class FolderSession(SessionViews, SessionCommands):
         # every 0.3 s. Dropped whenever anything may have changed (``drop_cached``, on every republish)
         self._suggested: dict[str, list[Memory]] = {}
         self._suggested_generation = 0
+        # rel → (an edited buffer's text, its definitions): a code action is asked on every cursor move
+        self._buffer_parses: dict[str, tuple[str, BufferSpans | None]] = {}
         self._data_version: int | None = None
         self.full_index_running = threading.Event()  # the indexer's lock is held for the whole run
         self.indexed = threading.Event()  # the first full index has run: code search sees the folder as it is

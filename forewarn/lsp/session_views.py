@@ -7,11 +7,12 @@ here). Every method blocks and runs on the server's worker threads.
 
 from __future__ import annotations
 
+import difflib
 import logging
 import math
 import threading
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +37,15 @@ log = logging.getLogger("forewarn.lsp.session")  # the session's logger, as befo
 IMPORTANT_FILES_SHARE = 0.1
 SUGGESTIONS_PER_FILE = 3  # mined suggestions shown on one open: a hot file's hundreds wait in the review command
 SUGGESTION_CACHE_FILES = 1_000  # files whose shown suggestions are kept between opens (a few records each)
+BUFFER_PARSES_KEPT = 4  # edited buffers whose definitions are kept: a code action comes on every cursor move
+
+
+@dataclass(frozen=True, slots=True)
+class SavedPlace:
+    """Where a line of a document as the editor has it sits in the saved file the index read."""
+
+    symbol: str | None  # the saved definition holding it; None: top-level code, or none that can be told
+    line: int | None  # its line in the saved file; None: unsaved code the saved file does not have
 
 
 class SessionViews:
@@ -48,6 +58,7 @@ class SessionViews:
     _suggested: dict[str, list[Memory]]
     _suggested_generation: int
     _data_version: int | None
+    _buffer_parses: dict[str, tuple[str, BufferSpans | None]]  # rel → (the buffer's text, its definitions)
 
     if TYPE_CHECKING:
 
@@ -155,6 +166,65 @@ class SessionViews:
         chunk = self.engine.indexer.chunk_at(rel, line)
         return chunk.symbol if chunk is not None and chunk.kind != "module" else None
 
+    @_refusing_damage(lambda: SavedPlace(None, None))
+    def saved_place(self, rel: str, line: int, text: str | None) -> SavedPlace:
+        """Where ``line`` (1-based) of ``rel`` as the editor has it (``text``; None: as saved) is in the saved file.
+
+        In an edited, unsaved buffer the definition around the line is the buffer's, matched to its saved one as
+        diagnostics match them (the same bytes, else the same symbol path); a definition the saved file lacks, or a
+        buffer that cannot be parsed, names none rather than the one at that line on disk."""
+        if self.engine is None:
+            return SavedPlace(None, line)
+        saved = self.engine.source_text(rel) if text is not None else None
+        if text is None or _as_saved(text, saved) or self.full_index_running.is_set():
+            return SavedPlace(self.symbol_at(rel, line), line)
+        if saved is None:
+            return SavedPlace(None, None)
+        on_disk = _saved_line(saved, text, line)  # the same line of code, where the saved file has it
+        live = self._buffer_definitions(rel, text)
+        if live is None:  # unparsable: the line may still be told where it is saved, never which definition
+            return SavedPlace(None, on_disk)
+        around = _innermost(live, line)
+        if around is None:  # top-level code
+            return SavedPlace(None, on_disk)
+        symbol, start, _ = around
+        same = self._saved_definition(rel, symbol, _hash_of(live, around))
+        if same is None:  # written in the buffer, not saved yet: nothing on disk to anchor to
+            return SavedPlace(None, None)
+        if on_disk is None or not same.start_line <= on_disk <= same.end_line:
+            on_disk = min(same.start_line + line - start, same.end_line)  # an edited line: as far into it
+        return SavedPlace(same.symbol, on_disk)
+
+    def _same_line_saved(self, rel: str, saved: str, text: str, line: int) -> int | None:
+        """The line of the saved file with the same code as ``line`` of the edited ``text``: found by a line diff,
+        or (a definition moved past others) the same line of the same definition where it is saved."""
+        found = _saved_line(saved, text, line)
+        if found is None and (moved := self.saved_place(rel, line, text).line) is not None:
+            found = moved if _line_text(saved, moved) == _line_text(text, line) else None
+        return found
+
+    def _buffer_definitions(self, rel: str, text: str) -> BufferSpans | None:
+        """``_buffer_spans`` of an edited buffer, kept until it changes (a parse of a long file takes ~50 ms)."""
+        kept = self._buffer_parses.get(rel)
+        if kept is not None and kept[0] == text:
+            return kept[1]
+        spans = _buffer_spans(rel, text)
+        if len(self._buffer_parses) >= BUFFER_PARSES_KEPT:
+            self._buffer_parses.clear()
+        self._buffer_parses[rel] = (text, spans)
+        return spans
+
+    def _saved_definition(self, rel: str, symbol: str, content_hash: str | None) -> Any:
+        """The indexed definition of ``rel`` that the buffer's ``symbol`` (with bytes ``content_hash``) is: one with
+        the same name and bytes (the one of that path first: overloads moved past each other swap ordinals), else
+        the same symbol path; None when the saved file has neither."""
+        whole = [c for c in self._engine().indexer.chunks_for(rel) if c.part == 0 and c.kind != "module"]
+        base = base_symbol(symbol)
+        same = [c for c in whole if content_hash and c.content_hash == content_hash and base_symbol(c.symbol) == base]
+        if same:
+            return next((c for c in same if c.symbol == symbol), same[0])
+        return next((c for c in whole if c.symbol == symbol), None)
+
     @_refusing_damage(lambda: HOVER_NOTHING)
     def symbol_info(self, rel: str, line: int, char: int, text: str | None, encoding: str = "utf-16") -> HoverView:
         """What a hover at ``line`` (1-based), ``char`` (``encoding`` units) shows: the symbol under the cursor
@@ -165,7 +235,13 @@ class SessionViews:
         if self.full_index_running.is_set():
             return self._symbol_info_from_anchors(rel, line, char, text, encoding)
         engine = self.engine
-        text = text if text is not None else engine.source_text(rel)
+        saved = engine.source_text(rel)
+        asked = line
+        if text is None or _as_saved(text, saved):
+            text = saved
+        elif saved is not None and (on_disk := self._same_line_saved(rel, saved, text, line)) is not None:
+            # the index's spans are the saved file's: read the same line of code where the saved file has it
+            text, line = saved, on_disk
         target = self._symbols(engine).resolve(rel, text, line, char, encoding) if text is not None else None
         if target is None:
             return HOVER_NOTHING  # a blank, a keyword, a comment or string, or nothing it could be resolved to
@@ -177,7 +253,7 @@ class SessionViews:
             return HOVER_NOTHING  # a use of something with nothing remembered: no popup at all
         symbol = base_symbol(target.symbol) if target.symbol else target.file  # a module: its file; no ``#3``
         where = target.file if target.file != rel else None
-        at = (target.line, target.start_char, target.end_char)
+        at = (asked, target.start_char, target.end_char)  # the identifier under the cursor, in the buffer
         return HoverView(symbol, memories, importance, where, at, self._changes(memories))
 
     def _symbols(self, engine: Workspace) -> SymbolLookup:
@@ -268,6 +344,56 @@ def _buffer_spans(rel: str, text: str) -> BufferSpans | None:
             key = (base_symbol(chunk.symbol), chunk.content_hash)
             found.by_content.setdefault(key, []).append((chunk.symbol, chunk.start_line, chunk.end_line))
     return found
+
+
+def _innermost(live: BufferSpans, line: int) -> tuple[str, int, int] | None:
+    """The buffer's innermost definition holding ``line``: (symbol, start, end); None in top-level code."""
+    holding = [(s, a, b) for s, (a, b) in live.items() if a <= line <= b and base_symbol(s) != "<module>"]
+    return min(holding, key=lambda d: (d[2] - d[1], -d[1])) if holding else None
+
+
+def _hash_of(live: BufferSpans, definition: tuple[str, int, int]) -> str | None:
+    """The content hash of a whole buffer definition (None for one split into parts: its parts have their own)."""
+    return next((h for (_, h), found in live.by_content.items() if definition in found), None)
+
+
+def _as_saved(text: str, saved: str | None) -> bool:
+    """Whether a buffer's ``text`` is the saved file's (read with its line endings as ``\\n``)."""
+    return saved is not None and (text == saved or text.replace("\r\n", "\n") == saved)
+
+
+def _lines(text: str) -> list[str]:
+    """``text``'s lines as LSP counts them (``\\n`` or ``\\r\\n``), without their endings."""
+    return [line.removesuffix("\r") for line in text.split("\n")]
+
+
+def _line_text(text: str, line: int) -> str | None:
+    """Line ``line`` (1-based) of ``text``, None past its end."""
+    lines = _lines(text)
+    return lines[line - 1] if 1 <= line <= len(lines) else None
+
+
+def _saved_line(saved: str, text: str, line: int) -> int | None:
+    """The line of ``saved`` that ``line`` (1-based) of the edited ``text`` is: the same line of code, unchanged
+    around it, found by a line diff; None for a line the edit wrote or changed."""
+    old, new = _lines(saved), _lines(text)
+    if not 1 <= line <= len(new):
+        return None
+    head = 0  # lines before the first difference are where they were…
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    if line <= head:
+        return line
+    tail = 0  # …and lines after the last one moved by what the edit added
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    if line > len(new) - tail:
+        return line + len(old) - len(new)
+    changed = difflib.SequenceMatcher(None, old[head : len(old) - tail], new[head : len(new) - tail], autojunk=False)
+    for a, b, size in changed.get_matching_blocks():  # between them, a line moved (or kept) inside the change
+        if head + b < line <= head + b + size:
+            return line - b + a
+    return None
 
 
 def _worth_telling(importance: Importance) -> bool:
