@@ -10,16 +10,14 @@ never defined (with and without ``-g``); lld's and MSVC's are written in the sha
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from forewarn.workspace.error_text import read_error
+from tests.forewarn_run import forewarn_in
 from tests.gitrepo import Repo
 
 CATCH2 = """
@@ -243,16 +241,6 @@ int main(int, char *[]) {
     return (int)spdlog::details::os::thread_id();
 }
 """
-CLI_TIMEOUT_S = 120  # one command on a busy 2-core machine
-
-
-def _forewarn(root: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        [sys.executable, "-m", "forewarn", *args], cwd=root, input=stdin, capture_output=True, text=True,
-        timeout=CLI_TIMEOUT_S, env={**os.environ, "FOREWARN_HOOK_SERVER": "0"},
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return done
 
 
 @pytest.fixture
@@ -265,7 +253,7 @@ def spdlog(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     repo.write("tests/test_registry.cpp", TEST_REGISTRY_CPP)
     repo.write("example/example.cpp", EXAMPLE_CPP)
     repo.commit("Thread ids, tests and an example")
-    _forewarn(repo.root, "index", "--no-embed")
+    forewarn_in(repo.root, "index", "--no-embed")
     ids = {}
     for name, text, where in (
         ("_thread_id", "macOS and iOS only: guard the call by __APPLE__, other platforms use gettid",
@@ -273,13 +261,13 @@ def spdlog(tmp_path: Path) -> tuple[Path, dict[str, str]]:
         ("rotating", "the rotated file may exceed max_size by one message: compare with a margin",
          ("--file", "tests/test_file_logging.cpp", "--line", "11")),
     ):  # fmt: skip
-        done = _forewarn(repo.root, "remember", text, "--type", "gotcha", *where, "--json")
+        done = forewarn_in(repo.root, "remember", text, "--type", "gotcha", *where, "--json")
         ids[name] = json.loads(done.stdout)["id"]
     return repo.root, ids
 
 
 def _explained(root: Path, text: str) -> tuple[dict[str, Any], list[tuple[str, str | None, int | None]]]:
-    result = json.loads(_forewarn(root, "explain", "--lexical", "--json", stdin=text).stdout)
+    result = json.loads(forewarn_in(root, "explain", "--lexical", "--json", stdin=text).stdout)
     return result, [(p["file"], p["symbol"], p["line"]) for p in result["places"]]
 
 
@@ -307,5 +295,5 @@ def test_explain_reads_a_linker_error_and_its_referencing_place(spdlog: tuple[Pa
     for text, line in ((LD, None), (LD_DEBUG_INFO, 4), (LLD, 4)):  # the caller: the undefined name has no file
         _, places = _explained(root, text)
         assert places == [("example/example.cpp", "main", line)], text
-    said = _forewarn(root, "explain", "--lexical", stdin=LD).stdout
+    said = forewarn_in(root, "explain", "--lexical", stdin=LD).stdout
     assert re.search(r"^error: undefined reference to 'spdlog::details::os::thread_id\(\)'", said, re.MULTILINE)

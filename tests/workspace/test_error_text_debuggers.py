@@ -9,15 +9,13 @@ on Linux and macOS (QA pass 6: "a gdb backtrace is not read as frames; a real ru
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from forewarn.workspace.error_text import read_error
+from tests.forewarn_run import forewarn_in
 from tests.gitrepo import Repo
 
 GDB_CPP = """\
@@ -326,16 +324,6 @@ impl HighlightingAssets {
     }
 }
 """
-CLI_TIMEOUT_S = 120  # one command on a busy 2-core machine
-
-
-def _forewarn(root: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        [sys.executable, "-m", "forewarn", *args], cwd=root, input=stdin, capture_output=True, text=True,
-        timeout=CLI_TIMEOUT_S, env={**os.environ, "FOREWARN_HOOK_SERVER": "0"},
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return done
 
 
 @pytest.fixture
@@ -346,20 +334,22 @@ def native(tmp_path: Path) -> tuple[Path, str, str]:
     repo.write("src/jv.c", JV_C)
     repo.write("src/assets.rs", ASSETS_RS)
     repo.commit("Arrays and syntax lookup")
-    _forewarn(repo.root, "index", "--no-embed")
+    forewarn_in(repo.root, "index", "--no-embed")
     ids = []
     for text, file, symbol in (
         ("callers bound-check the index against the length before reading a slot", "src/jv.c", "jvp_array_read"),
         ("a file with no extension has no language until its first line is sniffed", "src/assets.rs",
          "HighlightingAssets.get_syntax"),
     ):  # fmt: skip
-        done = _forewarn(repo.root, "remember", text, "--type", "gotcha", "--file", file, "--symbol", symbol, "--json")
+        done = forewarn_in(
+            repo.root, "remember", text, "--type", "gotcha", "--file", file, "--symbol", symbol, "--json"
+        )
         ids.append(json.loads(done.stdout)["id"])
     return repo.root, ids[0], ids[1]
 
 
 def _places(root: Path, text: str) -> tuple[dict[str, Any], list[tuple[str, str]]]:
-    result = json.loads(_forewarn(root, "explain", "--lexical", "--json", stdin=text).stdout)
+    result = json.loads(forewarn_in(root, "explain", "--lexical", "--json", stdin=text).stdout)
     return result, [(p["file"], p["symbol"]) for p in result["places"]]
 
 
@@ -382,7 +372,7 @@ def test_the_failure_hook_tells_what_is_known_where_a_rust_panic_went(native: tu
     root, _, assets_id = native
     event = {"session_id": "s", "cwd": str(root), "hook_event_name": "PostToolUseFailure", "tool_name": "Bash",
              "tool_input": {"command": "cargo run"}, "error": "Exit code 101\n" + RUST_PANIC_1_73}  # fmt: skip
-    told = json.loads(_forewarn(root, "hook", "claude", stdin=json.dumps(event)).stdout)
+    told = json.loads(forewarn_in(root, "hook", "claude", stdin=json.dumps(event)).stdout)
     assert assets_id in told["hookSpecificOutput"]["additionalContext"]
 
 

@@ -8,9 +8,6 @@ LeakSanitizer and UBSan print (QA pass 5, F3: all of them read as "No error foun
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +15,7 @@ import pytest
 from forewarn.mcp.hooks import hosts
 from forewarn.mcp.hooks.events import Host
 from forewarn.workspace.error_text import read_error
+from tests.forewarn_run import forewarn_in
 from tests.gitrepo import Repo
 
 GO_TEST = """\
@@ -290,16 +288,6 @@ SUMMARY: AddressSanitizer: stack-buffer-overflow /builds/ci/shop/native/format.c
 ==5150==ABORTING
 """
 )
-CLI_TIMEOUT_S = 120  # one command on a busy 2-core machine
-
-
-def _forewarn(root: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        [sys.executable, "-m", "forewarn", *args], cwd=root, input=stdin, capture_output=True, text=True,
-        timeout=CLI_TIMEOUT_S, env={**os.environ, "FOREWARN_HOOK_SERVER": "0"},
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return done
 
 
 @pytest.fixture
@@ -315,7 +303,7 @@ def shop(tmp_path: Path) -> tuple[Path, str, str]:
     repo.write("native/format.c", FORMAT_C)
     repo.write("native/main.c", "int main(void) { return 0; }\n")
     repo.commit("Shop: billing, legacy rounding and the native time formatter")
-    _forewarn(repo.root, "index", "--no-embed")
+    forewarn_in(repo.root, "index", "--no-embed")
     ids = []
     for text, file, symbol in (
         ("amounts typed by European users carry a decimal comma; convert it before Atoi", "billing/money.go",
@@ -323,14 +311,16 @@ def shop(tmp_path: Path) -> tuple[Path, str, str]:
         ("the scratch array holds 16 chars while long locales spell weekdays longer", "native/format.c",
          "format_time"),
     ):  # fmt: skip
-        done = _forewarn(repo.root, "remember", text, "--type", "gotcha", "--file", file, "--symbol", symbol, "--json")
+        done = forewarn_in(
+            repo.root, "remember", text, "--type", "gotcha", "--file", file, "--symbol", symbol, "--json"
+        )
         ids.append(json.loads(done.stdout)["id"])
     return repo.root, ids[0], ids[1]
 
 
 def test_explain_reads_a_go_test_failure_and_an_asan_crash(shop: tuple[Path, str, str]) -> None:
     root, billing_id, format_id = shop
-    done = _forewarn(root, "explain", "--lexical", "--json", stdin=BILLING_FAILED)
+    done = forewarn_in(root, "explain", "--lexical", "--json", stdin=BILLING_FAILED)
     result = json.loads(done.stdout)
     assert result["error"]["kind"] == "FAIL"
     # the package line places the test among two money_test.go; the test's name leads to the code it tests
@@ -338,7 +328,7 @@ def test_explain_reads_a_go_test_failure_and_an_asan_crash(shop: tuple[Path, str
     assert places == [("billing/money_test.go", "TestParseAmount"), ("billing/money.go", "ParseAmount")]
     assert [m["id"] for m in result["memories"]] == [billing_id]
 
-    done = _forewarn(root, "explain", "--lexical", stdin=FORMAT_CRASH)
+    done = forewarn_in(root, "explain", "--lexical", stdin=FORMAT_CRASH)
     assert "error: stack-buffer-overflow: on address" in done.stdout
     assert "through native/format.c:7  format_time" in done.stdout
     assert format_id in done.stdout and "(on code the error went through)" in done.stdout
@@ -350,7 +340,7 @@ def test_the_failure_hook_tells_a_go_test_failure_and_stays_quiet_on_a_bare_exit
     def failed(error: str, session: str) -> str:
         event = {"session_id": session, "cwd": str(root), "hook_event_name": "PostToolUseFailure",
                  "tool_name": "Bash", "tool_input": {"command": "go test ./..."}, "error": error}  # fmt: skip
-        return _forewarn(root, "hook", "claude", stdin=json.dumps(event)).stdout
+        return forewarn_in(root, "hook", "claude", stdin=json.dumps(event)).stdout
 
     told = json.loads(failed("Exit code 1\n" + BILLING_FAILED, "a"))["hookSpecificOutput"]["additionalContext"]
     assert billing_id in told and "TestParseAmount" in told
@@ -369,14 +359,14 @@ def test_a_go_test_reaches_its_unexported_method_whatever_the_case(tmp_path: Pat
         '\tif (&Reader{}).readFiles() != 2 {\n\t\tt.Error("walker followed a symlink loop")\n\t}\n}\n',
     )
     repo.commit("Reader")
-    _forewarn(repo.root, "index", "--no-embed")
+    forewarn_in(repo.root, "index", "--no-embed")
     text = "the walker must not follow a symlink to an ancestor of its root"
-    done = _forewarn(repo.root, "remember", text, "--type", "gotcha", "--file", "reader.go", "--symbol",
+    done = forewarn_in(repo.root, "remember", text, "--type", "gotcha", "--file", "reader.go", "--symbol",
                      "Reader.readFiles", "--json")  # fmt: skip
     memory_id = json.loads(done.stdout)["id"]
     failed = "--- FAIL: TestReadFiles (0.00s)\n    reader_test.go:7: walker followed a symlink loop\nFAIL\n"
     failed += "FAIL\texample.com/fz\t0.004s\nFAIL\n"
-    result = json.loads(_forewarn(repo.root, "explain", "--lexical", "--json", stdin=failed).stdout)
+    result = json.loads(forewarn_in(repo.root, "explain", "--lexical", "--json", stdin=failed).stdout)
     places = [(p["file"], p["symbol"]) for p in result["places"]]
     assert places == [("reader_test.go", "TestReadFiles"), ("reader.go", "Reader.readFiles")]
     assert memory_id in [m["id"] for m in result["memories"]]
