@@ -51,6 +51,8 @@ DOMINANT_SHARE = 0.4
 DIFFUSE_SYMBOLS = 4
 PLAIN_WORD = re.compile(r"^[A-Za-z][a-z]+$")  # "send", "Flags": an English word as often as a name
 MIN_NAME_CHARS = 3  # "x", "id": too short to count as the message naming a symbol
+# ``field_transformer``, ``maxRetries``: a parameter's name, no English word, nor a type's (``OptionException``)
+CODE_WORD = re.compile(r"^[a-z_]\w*([A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z])")
 # ``Iterator#remove()``, ``Rack::Request#scheme``: the Javadoc/RDoc way to name a type's method. A type of this code
 # (a class, struct or module in the path of a symbol the commit touched; Go's ``Context#RealIP`` for the struct
 # ``context``) names its member wherever the commit changed it (jsoup 2b573de's ``Element#selectXpath`` is
@@ -62,6 +64,15 @@ ALSO_LISTED = 3  # other symbols the commit touched, kept in the provenance for 
 # ("* Make DisplayName() public", "* use PrintErrf() instead") were touched in passing, not what its subject fixed
 SQUASH_ITEMS = 3
 MAX_OVERLOADS = 12  # ``f``, ``f#2`` … ``f#12``: the stubs looked past to find an overloaded function's implementation
+# a body paragraph that opens as a side note ("Additionally, Attribute.evolve() now …", "Also, …", "As a bonus …",
+# "Unrelated: …") tells of a change made on the way: the symbols it names are not what the subject and the first
+# paragraph are about (attrs 862696a moved alias resolution in ``_transform_attrs``; its side paragraph named
+# ``Attribute.evolve``), so they name no anchor
+SIDE_PARAGRAPH = re.compile(
+    r"^\s*((we |i )?also|additionally|in addition|as a bonus|unrelated(ly)?|separately|on a side note|side note"
+    r"|while (i was|i'm|i am|at it)|(this|the) (commit|change|patch|pr|pull request) (also|additionally))\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,6 +310,7 @@ class Anchored:
     removed: tuple[str, ...] = ()  # telling lines the commit took out of it
     behaviour: int = -1  # of its logic lines, those that are no declaration (-1: not counted)
     logs: bool = False  # its logic lines were all log statements: it declares nothing, nor does it behave
+    created: bool = False  # the commit wrote the whole symbol: a fix there is its creation, not a fix of it
 
     @property
     def declares_only(self) -> bool:
@@ -396,6 +408,62 @@ def type_names(candidates: Iterable[tuple[str, str, str, Touch]], finder: Symbol
     return out
 
 
+def without_side_paragraphs(message: str) -> str:
+    """``message`` less the prose of its body paragraphs that open as a side note (:data:`SIDE_PARAGRAPH`); the
+    subject stays, and so do a side paragraph's bullet items ("Also:" above a list): a squash is still one."""
+    subject, _, body = message.partition("\n")
+    paragraphs = re.split(r"(\n[ \t]*\n)", body)  # the blank lines kept between the paragraphs
+    return "\n".join((subject, "".join(map(_side_prose_dropped, paragraphs)))) if body else subject
+
+
+def _side_prose_dropped(paragraph: str) -> str:
+    """A side paragraph's lines before its first bullet dropped; any other paragraph as it is."""
+    lines = paragraph.split("\n")
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None or not SIDE_PARAGRAPH.match(lines[first]):
+        return paragraph
+    bullet = next((i for i, line in enumerate(lines) if i > first and BULLET.match(line)), len(lines))
+    return "\n".join(lines[:first] + lines[bullet:])
+
+
+def named_by_parameter(
+    subject: str, candidates: Iterable[tuple[str, str, str, Touch]], finder: SymbolFinder
+) -> set[str]:
+    """The touched symbol whose parameters hold a name the subject writes as code ("Resolve field aliases before
+    calling field_transformer": ``_transform_attrs(…, field_transformer)``): the subject is about that function.
+    Only a name with an underscore or an inner capital (no plain word), in one touched symbol's parameters only, and
+    not when the commit also changed a function nested in it: its closures read the parameter too (ofetch 8ea2d2b's
+    "avoid calling `fetch` with `globalOptions` context" changed the calls in ``createFetch.$fetchRaw``)."""
+    said = {w for w in re.findall(r"[A-Za-z_]\w*", subject) if len(w) >= MIN_NAME_CHARS and CODE_WORD.search(w)}
+    if not said:
+        return set()
+    candidates = list(candidates)
+    holders: set[tuple[str, str]] = set()
+    for path, blob, symbol, _ in candidates:
+        signature = next((c.signature for c in finder.chunks(path, blob) or () if c.symbol == symbol), "")
+        if said & set(re.findall(r"[A-Za-z_]\w*", _parameters(signature))):
+            holders.add((path, symbol))
+    if len(holders) != 1:
+        return set()
+    [(at, holder)] = holders
+    nested = any(p == at and s.startswith(f"{holder}.") for p, _, s, _ in candidates)
+    return set() if nested else {holder}
+
+
+def _parameters(signature: str) -> str:
+    """The text of a signature's first parenthesized list (its parameters), without what follows it (a C++
+    constructor's ``: OptionException(…)`` initializer, a return type); "" when it has none."""
+    opened = signature.find("(")
+    if opened < 0:
+        return ""
+    depth = 0
+    for i in range(opened, len(signature)):
+        depth += {"(": 1, ")": -1}.get(signature[i], 0)
+        if depth == 0:
+            return signature[opened + 1 : i]
+    return signature[opened + 1 :]
+
+
 def squash_lead(message: str) -> str | None:
     """A squashed message's lead (its subject and body up to its second bullet: what the change is about), or None
     when the message is not a list of SQUASH_ITEMS bullets or more."""
@@ -419,6 +487,7 @@ def place(
     """The symbol (else file) one commit's lesson is about, at HEAD; see the module's docstring."""
     code = [f for f in commit.files if f.path and not (DOCS_PATH.search(f.path) or CHANGELOG_PATH.search(f.path))]
     product = [f for f in code if is_product_path(f.path)] or code  # tests only when the commit touched no product
+    message = without_side_paragraphs(message)
     every_name = names_in(message)
     lead = squash_lead(message)
     names = names_in(lead) if lead is not None else every_name
@@ -430,6 +499,8 @@ def place(
     candidates = [c for c in candidates if not in_test_module(c[2])] or candidates
     types = type_names(candidates, finder)
     every_name, names = owned_members(every_name, types), owned_members(names, types)
+    if not any(_named(s, names) for _, _, s, _ in candidates):  # a parameter the subject names, else nothing
+        names |= named_by_parameter(message.split("\n", 1)[0], candidates, finder)
     total = sum(t.changed for _, _, _, t in candidates) or 1
     if candidates:
         followed: list[tuple[Anchored, str, str, int]] = []
@@ -437,7 +508,7 @@ def place(
         for p, blob, s, touch in candidates:
             a = follow(p, s, renames, head)
             a.logic, a.sample, a.removed = touch.logic, touch.sample or finder.sample_of(p, blob, s), touch.removed
-            a.behaviour, a.logs = touch.behaviour, touch.logs
+            a.behaviour, a.logs, a.created = touch.behaviour, touch.logs, touch.created
             followed.append((a, p, s, touch.changed))
             if touch.created:
                 created.add(f"{p}::{s}")

@@ -211,7 +211,8 @@ COMMENT_REASON = re.compile(
     r"requires?|relies on|depends on|assumes?|fail(s|ed|ing|ure)?|crash(es|ed)?|hang(s)?|deadlock\w*|race|"
     r"leak(s|ed)?|corrupt\w*|lose[sn]?|lost|overflow\w*|panic(s|ked)?|raises?|throws?|errors?|exceptions?|bugs?|"
     r"workaround|work around|wrong(ly)?|incorrect(ly)?|invalid|unsafe|not (thread-?)?safe|security|vulnerab\w+|"
-    r"reject(s|ed)?|refuse[sd]?|ignore[sd]?|misread|misinterpret\w*|stale|twice|stuck|infinite|blocks?|blocked)\b",
+    r"reject(s|ed)?|refuse[sd]?|ignore[sd]?|misread|misinterpret\w*|stale|twice|stuck|infinite|blocks?|blocked|"
+    r"(can|will) be (confused|fooled|tricked)|confuses)\b",
     re.IGNORECASE,
 )
 # a note about work for later: a TODO, a FIXME (a defect filed for later, the tag in capitals), a removal planned
@@ -270,6 +271,12 @@ DEDUCTION_MUST = re.compile(
 # the current sequence" orders whoever edits it (an agent with an action verb), where "we must be the only thread"
 # deduces (a state)
 AGENT_ORDER = re.compile(r"\b(we|you|callers?|users?|one)\s+must\s+(?!be\b|have\b|already\b|also\b)\w+", re.IGNORECASE)
+# "Since fields have been frozen we must work around it." above ``_OBJ_SETATTR(field, "type", …)``: the reason for
+# the next line's workaround, said by the author who wrote it, not an order to whoever edits the code (attrs _funcs.py)
+WORKAROUND_JUSTIFICATION = re.compile(
+    rf"^(since|as|because)\b{_IN_SENTENCE}\b(we|i)\s+(must|have to|need to)\s+work ?around (it|this|that|them)\b",
+    re.IGNORECASE,
+)
 # a pointer to where the reason is written ("See `is_word_unicode_negate` for why we need to do this"): the lesson
 # lives there, and this comment alone says nothing a hover could hold
 CROSS_REFERENCE = re.compile(
@@ -348,6 +355,8 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
         line = first
         if tag is not None and doc:  # a documentation comment's warning is the tag's paragraph, not the whole block
             said_lines, line = _paragraph(said_lines, at), first + at
+        elif tag is not None and (run := _tagged_run(said_lines, at, tag)) is not None:
+            said_lines, line = run, first + at  # the lines that repeat its tag are its paragraph
         text = " ".join(part for part in said_lines if part).strip()
         phrase = WARNING_OPENING.search(text)
         if phrase is None and len(text.split()) <= MAX_MUST_WORDS:
@@ -384,7 +393,11 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
         if CROSS_REFERENCE.match(said_text):
             skipped[Noise.COMMENT_CROSS_REFERENCE] += 1
             continue
-        if JUSTIFICATION_OPENING.search(said_text) or (must_only and is_deduction(said_text)):
+        if (
+            JUSTIFICATION_OPENING.search(said_text)
+            or (must_only and is_deduction(said_text))
+            or WORKAROUND_JUSTIFICATION.search(said_text)
+        ):
             skipped[Noise.COMMENT_JUSTIFICATION] += 1
             continue
         words = len(text.split()) - (1 if tag else 0)
@@ -548,6 +561,17 @@ def _paragraph(lines: list[str], at: int) -> list[str]:
     """The documentation comment's paragraph that starts at line ``at``: up to a blank line or the next block tag."""
     end = next((i for i in range(at + 1, len(lines)) if DOC_PARAGRAPH_END.match(lines[i])), len(lines))
     return lines[at:end]
+
+
+def _tagged_run(lines: list[str], at: int, tag: str) -> list[str] | None:
+    """A comment whose tag opens its continuation lines too (``# XXX: This can be confused by … with`` /
+    ``# XXX: a non-attrs class …``): the run of lines that repeat the tag, the repeats dropped; None when the next
+    line does not repeat it. Those lines are the tag's paragraph: untagged lines above it narrate the code."""
+    opens = re.compile(rf"^{tag}\b(\([^)]*\))?:?\s*")
+    if not opens.match(lines[at]) or at + 1 >= len(lines) or not opens.match(lines[at + 1]):
+        return None
+    end = next((i for i in range(at + 1, len(lines)) if not opens.match(lines[i])), len(lines))
+    return [lines[at], *(opens.sub("", line, count=1) for line in lines[at + 1 : end])]
 
 
 def _comment_blocks(nodes: Iterable[Node], source: bytes) -> list[tuple[int, int, str]]:
