@@ -16,8 +16,9 @@ from forewarn.workspace.symbols import base_symbol
 WORD = re.compile(r"[A-Za-z_][\w']*")
 MIN_HEADLINE_WORDS = 3  # "bugfix", "Merge fixes", "potentially": a cleaned subject this short says nothing alone
 HEADLINE_SUBJECT_CHARS = 160  # a subject longer than this is a paragraph written on one line: cut
-# the subject's decoration: "[sessions] ", "sessions: ", "(#1234)", "Fixes #12", "GH-12"
-SUBJECT_TAG = re.compile(r"^\s*(\[[^\]]{1,30}\]\s*|[a-z][\w./-]{0,24}:\s+)")
+# the subject's decoration: "[sessions] ", "sessions: ", "NG: " (a short all-caps tag, as a conventional type),
+# "(#1234)", "Fixes #12", "GH-12"
+SUBJECT_TAG = re.compile(r"^\s*(\[[^\]]{1,30}\]\s*|[a-z][\w./-]{0,24}:\s+|[A-Z]{2,6}:\s+)")
 SUBJECT_LEADING_REF = re.compile(r"^(fix(es|ed)?|close[sd]?|issue|gh)?\s*#\d+\s*[:,-]\s*", re.I)
 SUBJECT_REFS = re.compile(
     r"\s*(\((fix(es|ed)?\s*|close[sd]?\s*|see\s*|refs?\s*)?(#|gh-)\d+\)"
@@ -112,6 +113,32 @@ VAGUE_REFERENCE = re.compile(
 _FIX_VERBS = {"fix", "fixed", "fixes", "fixing", "bugfix", "hotfix", "correct", "corrected", "corrects", "repair"}
 _MUST_VERBS = {"handle": "handle", "handles": "handle", "handled": "handle", "prevent": "prevent",
                "prevents": "prevent", "prevented": "prevent", "support": "support", "supports": "support"}  # fmt: skip
+# a fix's subject that names only a part of the code ("fix source file location"): no failure, no clause, no verb; its
+# headline says the bug affected that part, not that the part is the bug
+NAMES_A_PART = re.compile(
+    r"^(?!.*\b(when|whenever|if|unless|while|where|after|before|during|not|no|never|without|on|for|with|in|from|to|of|"
+    r"by|at|is|are|was|were|be|being|can|cannot|could|does|did|won't|would|has|have|had|\w+n't|\w+ing|\w+ed)\b)"
+    r"(?P<part>([\w`./-]+ ){0,4}[\w`./-]+)$",
+    re.IGNORECASE,
+)
+ARTICLE = re.compile(r"^(the|a|an)\s+", re.IGNORECASE)
+# a subject that opens on a gerund ("Properly handling SPDLOG_PREVENT_CHILD_FD"): said as the rule it is, the verb's
+# plain form with its adverb after the object ("handle SPDLOG_PREVENT_CHILD_FD properly"); only the verbs known here
+GERUND_OPENING = re.compile(r"^(?P<adverb>[a-z]+ly\s+)?(?P<verb>[a-z]+ing)\b\s*(?P<rest>.*)$", re.IGNORECASE)
+_GERUNDS = {
+    "adding": "add", "allowing": "allow", "avoiding": "avoid", "calling": "call", "catching": "catch",
+    "checking": "check", "clearing": "clear", "closing": "close", "converting": "convert", "ensuring": "ensure",
+    "escaping": "escape", "fixing": "fix", "handling": "handle", "ignoring": "ignore", "keeping": "keep",
+    "making": "make", "moving": "move", "passing": "pass", "preserving": "preserve", "preventing": "prevent",
+    "raising": "raise", "reading": "read", "removing": "remove", "resetting": "reset", "respecting": "respect",
+    "returning": "return", "setting": "set", "skipping": "skip", "supporting": "support", "throwing": "throw",
+    "treating": "treat", "using": "use", "validating": "validate", "writing": "write",
+}  # fmt: skip
+# a decision that took a warning away ("Remove warning if eq is customized & order is not"): said as how the code is
+WARNING_REMOVED = re.compile(
+    r"^(remove[sd]?|drop(s|ped)?|delete[sd]?)\s+(the |a |an |this |that )?(?P<what>([\w`.-]+ ){0,2}warnings?\b.*)$",
+    re.IGNORECASE,
+)
 _FILLER = re.compile(
     r"^(the |a |an )?(bug|issue|problem|regression|error)s?\s+(where|when|with|in|that|of|which (happens|occurs)|"
     r"(related|due) to)\s+",
@@ -174,10 +201,16 @@ def where(file: str | None, symbol: str | None) -> str:
     """The anchor as the text names it: the symbol (``edit``, not the index's ``edit#3``), else the file, else the
     repository."""
     if symbol:
-        return f"`{base_symbol(symbol)}`"
+        return f"`{display_symbol(symbol)}`"
     if file:
         return f"`{file}`"
     return "this repository"
+
+
+def display_symbol(symbol: str) -> str:
+    """The symbol as text names it: no index disambiguator anywhere in its dotted path (``get_cached_power#2.vformat``
+    says ``get_cached_power.vformat``; ``edit#3`` says ``edit``)."""
+    return ".".join(base_symbol(part) for part in base_symbol(symbol).split("."))
 
 
 def _lower_first(text: str) -> str:
@@ -208,14 +241,32 @@ def fix_headline(subject: str, place: str) -> str:
             if _names_place(to["what"], place):  # "Fix Utils.build_nested_query to …" on that very symbol
                 return _stop(f"{_upper_first(place)} must {rule}{fixed}")
             return _stop(f"In {place}: {_lower_first(to['what'])} must {rule}{fixed}")
+        part = NAMES_A_PART.match(what) if not fixed and not BUG_FIRST.match(what) else None
+        if part is not None:  # "fix source file location": the bug is not named, only what it affected
+            return _stop(f"Avoid reintroducing a bug in {place} that affected the {ARTICLE.sub('', part['part'])}")
         return _stop(f"Avoid reintroducing a bug in {place}: {_lower_first(what)}{fixed}")
     if verb in _MUST_VERBS and rest:
         return _stop(f"{_upper_first(place)} must {_MUST_VERBS[verb]} {rest}")
-    return _stop(f"In {place}: {_lower_first(s)}")
+    return _stop(f"In {place}: {_lower_first(_as_rule(s))}")
 
 
 def decision_headline(subject: str, place: str) -> str:
-    return _stop(f"In {place}: {_lower_first(_without_place(said(subject), place))}")
+    s = _without_place(said(subject), place)
+    removed = WARNING_REMOVED.match(s)
+    if removed is not None:  # "remove warning if …" read as an order: say how the code is
+        return _stop(f"In {place}: no {removed['what']} (removed on purpose)")
+    return _stop(f"In {place}: {_lower_first(_as_rule(s))}")
+
+
+def _as_rule(subject: str) -> str:
+    """A subject that opens on a known gerund said as a rule ("Properly handling X" → "handle X properly"); any
+    other subject as it is."""
+    m = GERUND_OPENING.match(subject)
+    verb = _GERUNDS.get(m["verb"].lower()) if m else None
+    if m is None or verb is None or not m["rest"]:
+        return subject
+    adverb = f" {m['adverb'].strip().lower()}" if m["adverb"] else ""
+    return f"{verb} {m['rest']}{adverb}"
 
 
 def _stop(headline: str) -> str:

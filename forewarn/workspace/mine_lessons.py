@@ -159,7 +159,7 @@ IMPERATIVE = re.compile(
     r"^((if|when|for|in)\b[^,;]{0,80},\s*)?(explicitly |now |also |just |simply |instead |then |so )?"
     r"(add|allow|call|change|check|coerce|convert|copy|create|delete|drop|emit|escape|expose|fix|handle|ignore|"
     r"implement|keep|make|move|pass|raise|read|remove|rename|replace|reset|restore|return|reuse|send|set|skip|"
-    r"split|store|strip|support|switch|throw|trim|try|update|use|wrap|write|"
+    r"split|store|strip|support|switch|throw|trim|try|update|use|wrap|write|follow|"
     r"annotate|clarify|comment|document|explain|mention)\b(?!-)",  # … or what it says in a comment
     re.IGNORECASE,
 )
@@ -179,7 +179,14 @@ QUOTED = re.compile(r"^\s*(\[\d+\]|[\"'“‘>])")
 POINTS_BACK = re.compile(
     r"^((?!in order\b)(in|on|at|for|with|during|after|before|without|under)\b[^,.;:]{1,40},\s*"
     r"(?=(this|that|these|those|it)\b))?"
-    r"(this|that|these|those|it|as such|so|thus|therefore|hence|which)\b",
+    r"(this|that|these|those|it|as such|so|thus|therefore|hence|which|otherwise)\b",
+    re.IGNORECASE,
+)
+# a paragraph that opens on a side note ("Also, `sd_journal_send` can add …. That's typically not what we want, …"):
+# every sentence of it is about the other change, none is the why
+SIDE_PARAGRAPH = re.compile(
+    r"^((we |i )?also|additionally|in addition|plus|unrelated(ly)?|while (i was|i'm|at it)|p\.?s\.?)\b"
+    r"|^(this|the|that) (commit|change|patch|pr|pull request|fix) (also|additionally)\b|^it also\b",
     re.IGNORECASE,
 )
 # a sentence that opens on a contrast ("However, we only do this for …", "But the temp files … will not be removed")
@@ -299,9 +306,32 @@ def strip_trailers(body: str) -> str:
 
 
 def sentences(body: str) -> list[str]:
-    """The body's prose as sentences: trailers, revert lines, code blocks, command examples, headings, quotes and
-    bare links left out, wrapped lines joined, a bullet's text kept as its own sentence, a line of a list written
-    without full stops its own sentence (:func:`_list_lines`), the author's story at a sentence's end left out.
+    """The body's prose as sentences (:func:`paragraph_sentences`, one list)."""
+    return [s for para in paragraph_sentences(body) for s in para]
+
+
+def side_sentences(body: str) -> tuple[list[str], set[int]]:
+    """The body's sentences (:func:`sentences`) and the indices of those about another change: every sentence of a
+    side paragraph (SIDE_PARAGRAPH: "Also, …"), and one that points back (POINTS_BACK) at a side note (SIDE_NOTE)
+    before it in its paragraph ("That's typically not what we want, …" after "Also, `f` can add …")."""
+    found: list[str] = []
+    side: set[int] = set()
+    for para in paragraph_sentences(body):
+        start = len(found)
+        if para and SIDE_PARAGRAPH.match(para[0]):
+            side.update(range(start, start + len(para)))
+        side.update(
+            start + k for k in range(1, len(para)) if POINTS_BACK.match(para[k]) and SIDE_NOTE.match(para[k - 1])
+        )
+        found.extend(para)
+    return found, side
+
+
+def paragraph_sentences(body: str) -> list[list[str]]:
+    """The body's prose as sentences, paragraph by paragraph: trailers, revert lines, code blocks, command examples,
+    headings, quotes and bare links left out, wrapped lines joined, a bullet's text kept as its own sentence, a line
+    of a list written without full stops its own sentence (:func:`_list_lines`), the author's story at a sentence's
+    end left out.
 
     An indented line that carries on a sentence left open on the line before ("… result in the" / "    stream being
     closed") is that sentence's wrapped text, not code: a block cannot open mid-sentence. A sentence still open at
@@ -352,7 +382,7 @@ def sentences(body: str) -> list[str]:
         current.append(line.strip())
         left_out, kept = False, True
         open_para = None if line.rstrip()[-1:] in ".!?:" else len(paragraphs) - 1
-    out: list[str] = []
+    out: list[list[str]] = []
     for n, para in enumerate(paragraphs):
         found = [s for part in _list_lines(para) for s in split_sentences(" ".join(part))]
         if n in cut:
@@ -360,10 +390,12 @@ def sentences(body: str) -> list[str]:
         if n in leads:
             found = found[:-1]
         # a sentence ending in ":" introduced a block left out (code, a list, a log): alone it says nothing
-        out.extend(
-            _without_tests_tail(AUTHOR_STORY.sub("", s))
-            for s in found
-            if not s.endswith(":") and OPEN_END.search(s) is None
+        out.append(
+            [
+                _without_tests_tail(AUTHOR_STORY.sub("", s))
+                for s in found
+                if not s.endswith(":") and OPEN_END.search(s) is None
+            ]
         )
     return out
 
@@ -503,13 +535,17 @@ def why(
 
     At most WHY_SENTENCES of them, within WHY_MAX_CHARS (one alone up to WHY_LONG_SENTENCE_CHARS); a sentence
     that points back ("This broke …") brings the sentence before it when that fits. Never cut mid-sentence."""
-    found = sentences(body)
-    picked = list(dict.fromkeys(i for i in _explaining(found, subject, explains, strong, lenient) if i is not None))
+    found, side = side_sentences(body)
+    picked = list(
+        dict.fromkeys(i for i in _explaining(found, side, subject, explains, strong, lenient) if i is not None)
+    )
     picked = picked[:WHY_SENTENCES]
     text = ""
     for i in picked:
         sentence = _ended(found[i])
-        points_back = i > 0 and POINTS_BACK.match(found[i]) and _usable(found[i - 1], subject, lenient)
+        points_back = (
+            i > 0 and i - 1 not in side and POINTS_BACK.match(found[i]) and _usable(found[i - 1], subject, lenient)
+        )
         before = _ended(found[i - 1]) if points_back else ""
         options = ([f"{before} {sentence}"] if before and before not in text else []) + [sentence]
         fitted = next((o for o in options if len(f"{text} {o}".strip()) <= WHY_MAX_CHARS), None)
@@ -522,15 +558,21 @@ def why(
 
 
 def _explaining(
-    found: Sequence[str], subject: str, explains: re.Pattern[str], strong: re.Pattern[str] | None, lenient: bool
+    found: Sequence[str],
+    side: set[int],
+    subject: str,
+    explains: re.Pattern[str],
+    strong: re.Pattern[str] | None,
+    lenient: bool,
 ) -> Iterator[int | None]:
     """The indices of the sentences that explain, in order. A sentence that opens on an exception to the change
     (:func:`excepts`: "However, we only do this for …") is no reason: it stands for the sentence before it, the rule
     it is an exception to, when that one can stand in a lesson (else for nothing); a sentence that points back at
     such an exception ("However, X is treated differently. It is set to …") or at an option not taken ("An
-    alternative would be … This approach is …") is lost with it."""
+    alternative would be … This approach is …") is lost with it. A sentence about another change (``side``:
+    :func:`side_sentences`) is none."""
     for i, s in enumerate(found):
-        if not explains.search(s):
+        if not explains.search(s) or i in side:
             continue
         if not lenient and excepts(s):
             yield i - 1 if i > 0 and _explains_alone(found, i - 1, subject, strong) else None

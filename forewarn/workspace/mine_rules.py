@@ -19,6 +19,7 @@ from forewarn.workspace.mine_lessons import (
     CONVENTIONAL_TAIL,
     FRAGMENT,
     NO_FIX_TYPES,
+    POINTS_BACK,
     REVERT_BODY_LINE,
     SUBJECT_REFS,
     TODO_NOTE,
@@ -26,6 +27,7 @@ from forewarn.workspace.mine_lessons import (
     clean_subject,
     error_signature,
     points_back,
+    restates,
     sentences,
     split_sentences,
     strip_trailers,
@@ -192,6 +194,10 @@ COSMETIC_SUBJECT = re.compile(
 # work, as a linter's is, unless the headline joins another change to it
 COMPILER_WARNING_SUBJECT = re.compile(
     r"\b(compiler|compile|compilation|build|gcc|g\+\+|clang|msvc|mingw) warnings?\b|(^|\s)-W[a-z][\w=+-]*"
+    # "Fixed gcc9 conversion warning", "clang-tidy unused-variable warnings": a compiler named with its version
+    r"|\b(gcc|g\+\+|clang|msvc|mingw|icc|vs)[\d.-]*( [\w-]+){0,2} warnings?\b"
+    r"|\b(conversion|sign[- ]compare|signed[/ -]unsigned|narrowing|shadow(ing)?|unused[- ][\w-]+|"
+    r"(maybe[- ])?uninitiali[sz]ed) warnings?\b"
     r"|\bwarnings? (from|with|by|under|on) (gcc|clang|msvc|mingw|the compiler)\b",
     re.IGNORECASE,
 )
@@ -406,6 +412,13 @@ REPO_WIDE_RULE = re.compile(
 REMOVAL_SUBJECT = re.compile(
     r"^\s*(remove[sd]?|drop(s|ped)?|delete[sd]?|disable[sd]?|hide|stop(s|ped)?)\b", re.IGNORECASE
 )
+# a change that takes a warning away ("Remove warning if eq is customized & order is not"): a decision about what the
+# code reports, not an error that went wrong, whatever fix words its body uses ("Fixing this would require …")
+REMOVES_WARNING = re.compile(
+    r"^(remove[sd]?|drop(s|ped)?|delete[sd]?|silence[sd]?|suppress(es|ed)?)\s+(the |a |an |this |that )?"
+    r"([\w`.-]+ ){0,2}warnings?\b",
+    re.IGNORECASE,
+)
 KEEP_WHY = re.compile(
     r"\b(we|they|users?|you|people|programs?) (still |really )?(want|need)s? (to (have|keep|use)|the|it|this|them)\b"
     r"|\b(is|are) (still )?(useful|needed|required|wanted)\b",
@@ -539,13 +552,35 @@ _FIX_TALK = _stems("fix fixed fixes should would could because")  # words any wh
 
 
 def off_topic(body: str, subject: str, reason: str) -> bool:
-    """A squashed message (several "* subject" items) whose why shares no content word with the headline: the
-    sentence came from another commit squashed in ("Modify multiple return statements …" under a wildcard fix)."""
+    """A squashed message (several "* subject" items) whose why shares no content word with the headline (the
+    sentence came from another commit squashed in: "Modify multiple return statements …" under a wildcard fix), or
+    whose why comes from a later item's body (:func:`from_later_item`)."""
     return (
         bool(reason)
         and len(SQUASH_ITEM.findall(body)) >= 2
-        and not (_stems(reason) - _FIX_TALK) & _stems(clean_subject(subject))
+        and (
+            not (_stems(reason) - _FIX_TALK) & _stems(clean_subject(subject)) or from_later_item(body, subject, reason)
+        )
     )
+
+
+def from_later_item(body: str, subject: str, reason: str) -> bool:
+    """The why is in a later item of a squashed message, not the first nor one whose title says the subject again,
+    and opens on that item's title or points back at it ("Otherwise we'd end up with an explicit setattr …" under
+    "* Add optimization …"): about that commit, not the subject's, whatever words it shares with it."""
+    lines = body.splitlines()
+    items = [i for i, line in enumerate(lines) if SQUASH_ITEM.match(line)]
+    first = " ".join(split_sentences(reason)[0].split()) if reason else ""
+    if len(items) < 2:
+        return False
+    ends = [*items[1:], len(lines)]  # each item's section runs to the next item
+    own = [lines[: items[1]]] + [
+        lines[i : ends[k + 1]] for k, i in enumerate(items[1:]) if restates(lines[i][2:], clean_subject(subject))
+    ]
+    if any(first in " ".join(" ".join(section).split()) for section in own):
+        return False
+    titles = {" ".join(lines[i][2:].split()).rstrip(".") for i in items[1:]}
+    return first.rstrip(".") in titles or POINTS_BACK.match(first) is not None
 
 
 def _revert(commit: CommitRecord, body: str, what: str, tests: bool) -> Verdict:
@@ -641,6 +676,8 @@ def _classify(commit: CommitRecord, body: str) -> Verdict:
         return noise(Noise.WHY_CONTRADICTS, fix=is_fix)
     if off_topic(body, subject, explained if fixes and explained else rationale):
         return noise(Noise.WHY_OFF_TOPIC, fix=is_fix)
+    if REMOVES_WARNING.match(clean_subject(subject)) and not is_fix and (explained or rationale):
+        return Verdict(VerdictKind.DECISION, MemoryType.DECISION, why=explained or rationale)
     if fixes and explained:
         error = ERROR_WORDS.search(message)
         kind = MemoryType.ERROR_PATTERN if error else MemoryType.GOTCHA
@@ -733,9 +770,14 @@ def _unconditional(sentence: str) -> str:
 
 
 def substantive_fix(subject: str) -> bool:
-    """A real fix that counts toward a hot spot: not self-described as trivial, a syntax slip or compatibility work,
-    nor a follow-up to an earlier fix of the same issue (FOLLOW_UP_FIX: that fix counted already)."""
-    return not TRIVIAL_FIX.search(clean_subject(subject)) and not FOLLOW_UP_FIX.search(subject)
+    """A real fix that counts toward a hot spot: not self-described as trivial, a syntax slip, compatibility work or a
+    compiler's warning silenced (:func:`compiler_warning`), nor a follow-up to an earlier fix of the same issue
+    (FOLLOW_UP_FIX: that fix counted already)."""
+    return (
+        not TRIVIAL_FIX.search(clean_subject(subject))
+        and not FOLLOW_UP_FIX.search(subject)
+        and not compiler_warning(subject)  # "Fixed gcc9 conversion warning": lint work, as in _classify
+    )
 
 
 def states_repo_wide_rule(commit: CommitRecord) -> bool:

@@ -171,7 +171,7 @@ def test_a_headline_is_a_sentence() -> None:
         f"{place} must URL-encode all query string fields."
     )
     assert fix_headline("Fix/safelist deep copy constructor (#1763)", "`Safelist.Safelist`") == (
-        "Avoid reintroducing a bug in `Safelist.Safelist`: safelist deep copy constructor."
+        "Avoid reintroducing a bug in `Safelist.Safelist` that affected the safelist deep copy constructor."
     )
     place = "`Cleaner.CleaningVisitor.tail`"
     subject = "In Cleaner, use the normalized tag name in the tail hit"
