@@ -257,7 +257,7 @@ class _Walk:
                 targets = main_targets(placement)
                 for a in placement.fixed:  # a fix counts on the code whose logic it changed, never on stubs or tests
                     key = a.key
-                    if key is None or a.logic < MIN_FIX_LOGIC_LINES or a.typing or in_test_module(key[1]):
+                    if key is None or a.created or a.logic < MIN_FIX_LOGIC_LINES or a.typing or in_test_module(key[1]):
                         continue
                     if key not in targets:
                         self.noise[Noise.FIX_IN_PASSING] += 1  # a constructor it touched to plumb the fix
