@@ -376,7 +376,9 @@ TRIVIAL_FIX = re.compile(
     r"\b(minor|small|tiny|trivial|silly|stupid|dumb|oops|little|quick|syntax|func(tion)? call|missing "
     r"(imports?|parenthes[ie]s|commas?|colons?|arguments?)|python ?[23](\.\d+)?|py[23]k?|py2|py3|pypy|compat\w*|"
     r"warnings? (message|text)|deprecation warnings?|finally|again|lint\w*|golangci\w*|staticcheck|go vet|imports?|"
-    r"renam\w+|warnings|unkeyed)\b",
+    r"renam\w+|warnings|unkeyed|(code|coding) style|style (fix(es)?|issues?|nits?)|whitespace|typos?|"
+    r"spelling|cosmetic\w*)\b"
+    r"|\bwarning$",  # "fix ringbuffer_sink moving warning": a warning silenced, as "warnings" is
     re.IGNORECASE,
 )
 # a second go at a fix already made ("Better fix for #4465 - remove unnecessary erase" the day after the fix of #4465,

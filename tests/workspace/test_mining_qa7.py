@@ -129,3 +129,13 @@ def test_a_compiler_warning_fix_is_no_fix_of_a_hot_spot(tmp_path: Path, open_ws:
     assert spot.provenance is not None
     assert warning not in {c["sha"] for c in spot.provenance["commits"]}
     assert "has needed 3 fixes" in spot.text  # before: 4, the warning silenced counted as a fix
+
+
+def test_style_and_a_single_warning_silenced_are_no_fix_of_a_hot_spot() -> None:
+    """spdlog: "code style fixes" and "fix ringbuffer_sink moving warning" counted toward hot spots; a crash about a
+    style sheet and a warning dialog that did not close are real fixes."""
+    assert not substantive_fix("code style fixes")
+    assert not substantive_fix("fix ringbuffer_sink moving warning (#2722)")
+    assert not substantive_fix("Fix style issues in parser")
+    assert substantive_fix("Fix crash when the style sheet is empty")
+    assert substantive_fix("Fix warning dialog not closing")
