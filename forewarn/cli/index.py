@@ -190,8 +190,8 @@ def _print_summary(summary: dict[str, Any]) -> None:
         more = ", …" if len(recovered) > SYNTAX_ERROR_EXAMPLES else ""
         files = "1 file" if len(recovered) == 1 else f"{len(recovered)} files"
         out.write(
-            f"  parsed with syntax errors: {files} (macros or syntax the grammar lacks; their definitions may be "
-            f"incomplete): {examples}{more}\n"
+            f"  parsed with syntax errors: {files} (broken code, or what the grammar cannot read, such as C/C++ "
+            f"macros; their definitions may be incomplete): {examples}{more}\n"
         )
     if summary["skipped_by_reason"]:
         out.write("  skipped: " + ", ".join(f"{k} {v}" for k, v in summary["skipped_by_reason"].items()) + "\n")

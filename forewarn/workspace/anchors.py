@@ -161,8 +161,15 @@ class AnchorResolver:
         chunk = self.indexer.chunk_by_symbol(rel, dotted)
         if chunk is not None:
             return chunk
-        tail = [c for c in self.indexer.chunks_for(rel) if c.part == 0 and c.symbol.endswith(f".{dotted}")]
-        return tail[0] if len(tail) == 1 else None
+        chunks = [c for c in self.indexer.chunks_for(rel) if c.part == 0]
+        tail = [c for c in chunks if c.symbol.endswith(f".{dotted}")]
+        if len(tail) != 1:
+            return None
+        overloads = [c for c in chunks if c.symbol == tail[0].symbol or c.symbol.startswith(f"{tail[0].symbol}#")]
+        if len(overloads) > 1:  # a short name for several overloads: which one is the person's to say
+            said = ", ".join(f"{c.symbol} (lines {c.start_line}-{c.end_line})" for c in overloads[:SYMBOLS_LISTED])
+            raise InvalidMemoryError(f"'{symbol}' names {len(overloads)} overloads in {rel}: give one of {said}")
+        return tail[0]
 
     def _implementation(self, rel: str, chunk: Any) -> Any:
         """The definition a memory about ``chunk`` is about: for an ``@overload`` stub, the implementation that

@@ -196,6 +196,12 @@ def test_a_symbol_may_be_written_as_its_language_does_and_overloads_are_listed_w
     engine.reindex(["app/registry.py"])
     by_colons = engine.remember("x", file="app/registry.py", symbol="Registry::get").memory
     assert by_colons.anchor is not None and by_colons.anchor.symbol == "Registry.get"
+    write(engine.root, "app/nested.py", "class Outer:\n    class Registry:\n        def get(self, key):\n"
+          "            return key\n\n        def get(self, key, default):\n            return default\n")  # fmt: skip
+    engine.reindex(["app/nested.py"])
+    with pytest.raises(InvalidMemoryError, match=r"'Registry::get' names 2 overloads in app/nested.py: give one of "
+                       r"Outer\.Registry\.get \(lines 3-4\), Outer\.Registry\.get#2 \(lines 6-7\)"):  # fmt: skip
+        engine.remember("x", file="app/nested.py", symbol="Registry::get")  # a short name: which one is not guessed
     second = engine.remember("y", file="app/registry.py", symbol="Registry.get#2").memory
     assert memory_brief(second)["label"] == "Registry.get (lines 5-6)"  # stats and the editors show no #2
     with pytest.raises(InvalidMemoryError) as e:
