@@ -12,7 +12,8 @@ only where the declaration around it would be whole without it:
   name (``void logger::flush(``) or a constructor or destructor (``logger::logger(``) follow: a type spelt in
   capitals before a function's name alone (``YY_BUFFER_STATE yy_create_buffer(``) is the return type and stays;
 - between a return type and the function's name (``std::string SPDLOG_INLINE getenv(``);
-- after the parameters, before the body or the ``;`` (``size_t _thread_id() SPDLOG_NOEXCEPT {``).
+- after the parameters, before the body or the ``;`` (``size_t _thread_id() SPDLOG_NOEXCEPT {``);
+- around a block, as a statement (``SPDLOG_TRY {`` … ``} SPDLOG_LOGGER_CATCH(msg.source)``): the block stays.
 
 Never on a preprocessor line or a line a directive continues (``#define X(a) FOO_BAR``). Blanking writes spaces
 over the macro, so every byte offset (chunk spans, lines, columns) is the file's own; the text of chunks and
@@ -53,6 +54,19 @@ _MIDDLE_MACRO = re.compile(
     rb"[A-Za-z_][\w:]*(?:<[^;{}\n]*>)?[ \t*&]+((?:" + _CAPS + rb"[ \t]+)+)(?=[*&]*[~A-Za-z_][\w:~]*[ \t]*\()",
     re.MULTILINE,
 )
+# a statement macro around a block: ``SPDLOG_TRY {`` and ``} SPDLOG_CATCH_STD`` / ``} SPDLOG_LOGGER_CATCH(msg.source)``
+# (a try written as a macro where exceptions may be off): the braces stay, a plain block
+_BLOCK_MACRO = re.compile(
+    rb"^[ \t]*(" + _CAPS + rb")[ \t]*(?=(?:\r?\n[ \t]*)?\{)"
+    rb"|\}[ \t]*(" + _CAPS + rb"(?:[ \t]*\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\))?)[ \t]*(?=\r?\n|$|//)",
+    re.MULTILINE,
+)
+# ... or on a line of its own right after the block's closing brace (``SPDLOG_TRY { f(); }`` then
+# ``SPDLOG_LOGGER_CATCH(msg.source)``)
+_AFTER_BLOCK_MACRO = re.compile(
+    rb"^[ \t]*(" + _CAPS + rb"(?:[ \t]*\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\))?)[ \t]*(?=\r?\n|$)",
+    re.MULTILINE,
+)
 # after the parameters, before the body or the declaration's end (``_thread_id() SPDLOG_NOEXCEPT {``)
 _TRAILING_MACRO = re.compile(
     rb"\)(?:[ \t]+(?:const|override|final|noexcept|volatile))*[ \t]+((?:" + _CAPS + rb"[ \t]*)+)"
@@ -71,6 +85,17 @@ def without_macros(source: bytes, language: str) -> bytes:
         for rx in (_CLASS_MACRO, _DECL_MACRO, _MIDDLE_MACRO, _TRAILING_MACRO)
         for m in rx.finditer(source)
         if not _in_directive(source, m.start(1))
+    ]
+    spans += [
+        m.span(group)
+        for m in _BLOCK_MACRO.finditer(source)
+        for group in (1, 2)
+        if m.start(group) >= 0 and not _in_directive(source, m.start(group))
+    ]
+    spans += [
+        m.span(1)
+        for m in _AFTER_BLOCK_MACRO.finditer(source)
+        if source[: m.start(1)].rstrip().endswith(b"}") and not _in_directive(source, m.start(1))
     ]
     if not spans:
         return source

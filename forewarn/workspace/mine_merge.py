@@ -95,9 +95,9 @@ def _without_own_evidence(s: Suggestion, folded: list[dict[str, Any]], hot: froz
     The record keeps counts and the newest dates, not commits: a folded commit after the lesson left it when one
     of the kept dates is its date, or, past the kept dates, when it is a hot spot's fix (a fix of this code)."""
     record = track_of(s.provenance)
-    since = str(record.get("since") or "") if record else ""
+    since = str(record.get("since") or "") if record else ""  # "": a warning comment's, its code's whole history
     fixes = record.get("fixes") if record else None
-    if record is None or not since or not isinstance(fixes, int) or fixes <= 0:
+    if record is None or not isinstance(fixes, int) or fixes <= 0:
         return s
     dates = [str(d) for d in record.get("fix_dates") or []]
     complete = fixes <= len(dates)  # every later fix's date is kept (dates are distinct, fixes are commits)
@@ -105,7 +105,7 @@ def _without_own_evidence(s: Suggestion, folded: list[dict[str, Any]], hot: froz
 
     def in_record(commit: dict[str, Any]) -> bool:
         date = str(commit.get("date") or "")
-        if date < since:
+        if since and date < since:
             return False  # the lesson's own time or before: never a fix since
         return date in dates or (not complete and date < floor and str(commit.get("sha")) in hot)
 

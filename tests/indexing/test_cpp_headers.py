@@ -223,3 +223,39 @@ def test_macros_around_a_functions_name_and_a_declaration_is_a_use_of_its_defini
     assert {"spdlog.details.os._thread_id", "spdlog.details.os.getenv"} <= _symbols(db, "include/os-inl.h")
     assert {"_thread_id", "getenv"} <= _refs(db, "include/os.h")
     assert {"jv_array_length", "jv_string_value"} <= _refs(db, "include/jv.h")
+
+
+TRY_MACROS = """\
+namespace spdlog {
+SPDLOG_INLINE thread_pool::~thread_pool()
+{
+    SPDLOG_TRY
+    {
+        threads_.clear();
+    }
+    SPDLOG_CATCH_STD
+}
+
+SPDLOG_INLINE void logger::sink_it_(const details::log_msg &msg)
+{
+    SPDLOG_TRY { sink->log(msg); }
+    SPDLOG_LOGGER_CATCH(msg.source)
+}
+
+SPDLOG_INLINE void thread_pool::post_log(async_logger_ptr &&worker_ptr)
+{
+    post_async_msg_(std::move(worker_ptr));
+}
+} // namespace spdlog
+"""
+
+
+def test_try_and_catch_written_as_macros_leave_the_definitions_after_them(tmp_path: Path) -> None:
+    """QA pass 7 recheck: ``SPDLOG_TRY { … } SPDLOG_CATCH_STD`` made one unnamed chunk of the rest of the file."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "thread_pool-inl.h").write_text(TRY_MACROS, encoding="utf-8")
+    with Indexer(root, Settings()) as ix:
+        ix.index()
+    found = _symbols(paths.workspace_dir(root) / "index.db", "thread_pool-inl.h")
+    assert {"spdlog.thread_pool.~thread_pool", "spdlog.logger.sink_it_", "spdlog.thread_pool.post_log"} <= found, found
