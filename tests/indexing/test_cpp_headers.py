@@ -11,6 +11,7 @@ from forewarn import paths
 from forewarn.config import Settings
 from forewarn.indexing.indexer import Indexer
 from forewarn.indexing.languages import is_cpp_header, language_for_path
+from tests.indexing.test_index_migrations import _refs_of
 
 CPP_HEADER = """\
 #pragma once
@@ -201,12 +202,7 @@ PROTOTYPES_H = "#ifndef JV_H\n#define JV_H\nint jv_array_length(int j);\nchar *j
 
 
 def _refs(db: Path, rel: str) -> set[str]:
-    conn = sqlite3.connect(str(db))
-    try:
-        rows = conn.execute("SELECT r.name FROM refs r JOIN files f ON f.id = r.file_id WHERE f.rel = ?", (rel,))
-        return {name for (name,) in rows}
-    finally:
-        conn.close()
+    return set(_refs_of(db, rel))
 
 
 def test_macros_around_a_functions_name_and_a_declaration_is_a_use_of_its_definition(tmp_path: Path) -> None:

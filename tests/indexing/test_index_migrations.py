@@ -17,14 +17,7 @@ FILES = {
 
 
 def _value_refs(db: Path) -> list[str]:
-    conn = sqlite3.connect(str(db))
-    try:
-        rows = conn.execute(
-            "SELECT r.name FROM refs r JOIN files f ON f.id = r.file_id WHERE f.rel = 'src/options.go'"
-        ).fetchall()
-    finally:
-        conn.close()
-    return [name for (name,) in rows]
+    return _refs_of(db, "src/options.go")
 
 
 def test_go_files_indexed_before_value_references_parse_again(tmp_path: Path) -> None:
