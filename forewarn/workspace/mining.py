@@ -30,15 +30,13 @@ track records up to date.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import threading
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from enum import StrEnum
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -66,9 +64,9 @@ from forewarn.workspace.mine_anchors import (
 )
 from forewarn.workspace.mine_comments import comment_suggestions
 from forewarn.workspace.mine_copied import CopiedFiles, drop_copied
+from forewarn.workspace.mine_fix_state import STATE_FIX_HISTORY, dump_fix_history, load_fix_history
 from forewarn.workspace.mine_fixes import (
     EARLIER_RUN,
-    HOTSPOT_KEPT,
     MIN_FIX_LOGIC_LINES,
     MIN_SURVIVAL,
     FixPool,
@@ -90,6 +88,7 @@ from forewarn.workspace.mine_lessons import (
     where,
 )
 from forewarn.workspace.mine_merge import on_remembered_symbols, one_per_symbol, record_beside
+from forewarn.workspace.mine_report import HeldBack, MineReport
 from forewarn.workspace.mine_reverts import ABBREVIATED_SHA, subject_key, undone
 from forewarn.workspace.mine_reworded import settle_reworded
 from forewarn.workspace.mine_rules import (
@@ -115,69 +114,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 STATE_LAST_MINED = "last_mined_commit"  # mining_state key: HEAD at the end of the last complete run
-# mining_state key: symbols not proposed as hot spots so far, with their fixes (JSON), so an incremental run can
-# still find a hot spot whose fixes span several runs
-STATE_FIX_HISTORY = "fix_history"
-FIX_HISTORY_SUBJECT_CHARS = 120  # a remembered fix's subject, clipped: the state stays small on long histories
-FIX_HISTORY_SAMPLE = 3  # … and the telling lines kept of it, to check at HEAD in a later run
 SHA_ONLY = re.compile(r"^[0-9a-f]{7,64}$")  # "Revert 60ef759": the reverted commit named by its id alone
-
-
-@dataclass(slots=True)
-class MineReport:
-    commits_read: int = 0
-    commits_total: int = 0
-    suggestions: dict[str, int] = field(default_factory=dict)  # proposed, by type
-    noise: dict[str, int] = field(default_factory=dict)  # commits, comments, hot-spot candidates proposing nothing
-    held_back: dict[str, int] = field(default_factory=dict)  # found but not proposed (mining.hold_back): by HeldBack
-    anchors: dict[str, int] = field(default_factory=dict)  # symbol | file | workspace
-    skipped_files: dict[str, int] = field(default_factory=dict)  # binary | vendored | generated
-    added: int = 0
-    known: int = 0
-    dismissed_before: int = 0
-    reworded: dict[str, int] = field(default_factory=dict)  # reworded warning comments (mine_reworded.Reworded)
-    withdrawn: int = 0  # suggestions of earlier runs whose commit this run found reverted
-    tracks_updated: int = 0  # earlier mined memories whose track record this run's fixes changed
-    clamped_dates: int = 0  # commits dated in the future, read as now
-    unreadable_commits: int = 0  # commits git could not diff (an object missing): skipped, the rest mined
-    comments_scanned: int = 0  # files scanned for warning comments
-    head: str = ""
-    since: str | None = None  # the commit mining started after (incremental) or --since
-    notes: list[str] = field(default_factory=list)  # shallow clone, rewritten history…
-    cancelled: bool = False
-    seconds: float = 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "commits_read": self.commits_read,
-            "commits_total": self.commits_total,
-            "suggestions": dict(self.suggestions),
-            "noise": dict(self.noise),
-            "held_back": dict(self.held_back),
-            "anchors": dict(self.anchors),
-            "skipped_files": dict(self.skipped_files),
-            "added": self.added,
-            "known": self.known,
-            "dismissed_before": self.dismissed_before,
-            "reworded": dict(self.reworded),
-            "withdrawn": self.withdrawn,
-            "tracks_updated": self.tracks_updated,
-            "clamped_dates": self.clamped_dates,
-            "unreadable_commits": self.unreadable_commits,
-            "comments_scanned": self.comments_scanned,
-            "head": self.head,
-            "since": self.since,
-            "notes": list(self.notes),
-            "cancelled": self.cancelled,
-            "seconds": round(self.seconds, 3),
-        }
-
-
-class HeldBack(StrEnum):
-    """What a run found and did not propose (``mining.hold_back``); ``forewarn mine --all`` proposes it."""
-
-    LOW_SCORE = "low-score"  # a commit lesson scored below MIN_LESSON_SCORE (mine_score)
-    COMMENT = "warning-comment"  # a warning comment: already written beside the code it warns about
 
 
 @dataclass(slots=True)
@@ -393,51 +330,6 @@ def merged_commits(root: Path, sha: str) -> list[str]:
         return []
 
 
-def _load_fix_history(ws: Workspace, renames: dict[str, str]) -> dict[tuple[str, str], list[FixRef]]:
-    """The fixes remembered from earlier runs, their paths followed through this run's renames."""
-    try:
-        data = json.loads(ws.mining_state(STATE_FIX_HISTORY) or "{}")
-    except ValueError:
-        log.warning("mining state %s is not JSON: earlier fixes are not counted toward hot spots", STATE_FIX_HISTORY)
-        return {}
-    out: dict[tuple[str, str], list[FixRef]] = {}
-    for place_, refs in data.items() if isinstance(data, dict) else ():
-        path, _, symbol = str(place_).partition("::")
-        if not symbol or not isinstance(refs, list):
-            continue
-        out[(renames.get(path, path), symbol)] = [
-            FixRef(
-                str(r["sha"]), str(r.get("date", "")), str(r.get("author", "")), str(r.get("subject", "")), EARLIER_RUN,
-                _lines(r.get("sample")), _lines(r.get("removed")),
-            )
-            for r in refs
-            if isinstance(r, dict) and history.is_object_id(str(r.get("sha", "")))
-        ]  # fmt: skip
-    return out
-
-
-def _lines(value: object) -> tuple[str, ...]:
-    return tuple(line for line in value if isinstance(line, str)) if isinstance(value, list) else ()
-
-
-def _dump_fix_history(fixes: dict[tuple[str, str], list[FixRef]], proposed: set[tuple[str, str]]) -> str:
-    """Symbols not hot spots yet, with their newest fixes (a hot spot, once proposed, is never proposed again)."""
-    kept = {
-        f"{path}::{symbol}": [
-            {
-                **r.to_dict(),
-                "subject": r.subject[:FIX_HISTORY_SUBJECT_CHARS],
-                "sample": r.sample[:FIX_HISTORY_SAMPLE],
-                "removed": r.removed[:FIX_HISTORY_SAMPLE],
-            }
-            for r in sorted({r.sha: r for r in refs}.values(), key=lambda r: r.date, reverse=True)[:HOTSPOT_KEPT]
-        ]
-        for (path, symbol), refs in fixes.items()
-        if (path, symbol) not in proposed
-    }
-    return json.dumps(kept, separators=(",", ":"))
-
-
 # --- building suggestions -----------------------------------------------------------------------------------
 
 
@@ -580,7 +472,7 @@ def mine(
             for s in suggestions
             if s.file and s.symbol and (s.provenance.get("kind") == "hotspot" or s.provenance.get("fixes"))
         }
-        ws.set_mining_state(STATE_FIX_HISTORY, _dump_fix_history(walk.fixes, hot))
+        ws.set_mining_state(STATE_FIX_HISTORY, dump_fix_history(walk.fixes, hot))
         ws.set_mining_state(STATE_LAST_MINED, head_sha)
     report.seconds = time.perf_counter() - started
     return report
@@ -610,7 +502,7 @@ def _propose(
     _drop_cherry_picks(ws, walk)
     if incremental:  # fixes of earlier runs, below the threshold then, still count toward hot spots
         pending = walk.pending_reverts()
-        for key, refs in _load_fix_history(ws, walk.renames).items():
+        for key, refs in load_fix_history(ws, walk.renames).items():
             standing = [r for r in refs if not walk.reverts_earlier(r, pending)]
             walk.fixes[key] = standing + walk.fixes.get(key, [])
     through = walk.newest
