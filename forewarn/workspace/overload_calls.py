@@ -5,7 +5,9 @@ A call is matched to overloads by its argument count, when the overloads' parame
 (``before(a)`` is not ``before(a, b)``); a parameter with a default value, an optional one (``x?: T``) or a
 variadic one (``String... parts``, ``*args``) makes a count a minimum, not exact. When the count leaves several, a
 string literal argument keeps those whose parameter there is declared a string (``before("<p>")`` is
-``before(String html)``, not ``before(Node node)``), as Java, C++ and Kotlin pick the most specific overload.
+``before(String html)``, not ``before(Node node)``), as Java, C++ and Kotlin pick the most specific overload; then
+a variable passed whose class the code around the call declares keeps the overloads declared with that very class
+(``String html`` … ``before(html)``; a subclass or an interface tells nothing: all kept).
 Anything unread (no argument list, a spread argument ``f(*xs)``, an unbalanced text, a declaration not found)
 keeps every overload: a use is never narrowed on a guess.
 """
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from forewarn.indexing.languages import language_for_path
@@ -42,6 +44,8 @@ STRING_TYPE = re.compile(r"\b(?:String|string|str|std::string|string_view|wstrin
 RECEIVER_PARAMS = frozenset({"self", "cls", "&self", "&mut self", "mut self", "this"})  # not passed in the call
 MEMBER_SEPARATOR_TEXTS = ("?.", "->", "::", ".")  # lookup.MEMBER_SEPARATORS, longest first for a text scan
 NO_PARAMS = frozenset({"", "void"})  # ``f()``, C's ``f(void)``
+VARIABLE = re.compile(r"[A-Za-z_$][\w$]*")  # an argument that is a variable's name alone
+PARAM_MODIFIERS = frozenset({"final", "const", "in", "out", "ref", "readonly", "mut", "volatile", "struct"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,16 +55,22 @@ class Params:
     least: int
     most: int | None
     declared: tuple[str, ...]  # each parameter's declaration text, in order
+    classes: tuple[str | None, ...] = ()  # each parameter's class (``_param_class``), in order
 
     def takes(self, count: int) -> bool:
         return self.least <= count and (self.most is None or count <= self.most)
 
 
 def overloads_called(
-    overloads: Mapping[str, Params | None], text: str, end: int, language: str
+    overloads: Mapping[str, Params | None],
+    text: str,
+    end: int,
+    language: str,
+    argument_type: Callable[[str], str | None] | None = None,
 ) -> frozenset[str] | None:
     """``called_overloads`` for the call whose name ends at ``end`` of ``text``, in a file of ``language``."""
-    return called_overloads(overloads, call_arguments(text, end, language in HASH_COMMENT_LANGUAGES))
+    arguments = call_arguments(text, end, language in HASH_COMMENT_LANGUAGES)
+    return called_overloads(overloads, arguments, argument_type)
 
 
 def declared_params(chunk: object, symbol: str, rel: str) -> Params | None:
@@ -153,12 +163,17 @@ def parameters(declaration: str, name: str, method: bool, hash_comments: bool = 
     variadic = any(_variadic(p) for p in items)
     optional = sum(1 for p in items if _optional(p))
     required = len(items) - optional - sum(1 for p in items if _variadic(p))
-    return Params(required, None if variadic else len(items), tuple(items))
+    return Params(required, None if variadic else len(items), tuple(items), tuple(map(_param_class, items)))
 
 
-def called_overloads(overloads: Mapping[str, Params | None], arguments: Sequence[str] | None) -> frozenset[str] | None:
+def called_overloads(
+    overloads: Mapping[str, Params | None],
+    arguments: Sequence[str] | None,
+    argument_type: Callable[[str], str | None] | None = None,
+) -> frozenset[str] | None:
     """The symbols of ``overloads`` a call with ``arguments`` can mean; None when the call does not tell them
-    apart (all fit, none fits, or its arguments are unread), which means every one of them."""
+    apart (all fit, none fits, or its arguments are unread), which means every one of them. ``argument_type``
+    names the class a variable passed as an argument is declared with where the call is (None: not declared so)."""
     if arguments is None or len(overloads) < 2 or any(SPREAD.match(a) for a in arguments):
         return None
     fitting = {s: p for s, p in overloads.items() if p is None or p.takes(len(arguments))}
@@ -171,9 +186,37 @@ def called_overloads(overloads: Mapping[str, Params | None], arguments: Sequence
             if p is not None and all(i < len(p.declared) and _takes_string(p.declared[i]) for i in literal_at)
         }
         fitting = strings or fitting
+    if len(fitting) > 1 and argument_type is not None:
+        fitting = _declared_alike(fitting, positional, argument_type) or fitting
     if not fitting or len(fitting) == len(overloads):
         return None
     return frozenset(fitting)
+
+
+def _declared_alike(
+    fitting: Mapping[str, Params | None], positional: Sequence[str], argument_type: Callable[[str], str | None]
+) -> dict[str, Params | None]:
+    """Those of ``fitting`` whose parameters are declared with the very classes the variables passed to them are
+    (``before(html)`` where ``String html`` is declared: ``before(String html)``, not ``before(Node node)``); {}
+    when no variable's class is known, or no overload takes them all as declared (a subclass, an interface: kept)."""
+    typed = {i: t for i, a in enumerate(positional) if VARIABLE.fullmatch(a) and (t := argument_type(a))}
+    if not typed:
+        return {}
+    return {
+        s: p
+        for s, p in fitting.items()
+        if p is not None and all(i < len(p.classes) and p.classes[i] == t for i, t in typed.items())
+    }
+
+
+def _param_class(param: str) -> str | None:
+    """The class a parameter is declared with, without its package, type arguments, modifiers or name:
+    ``final java.lang.String html`` and ``html: String`` are ``String``; None for a parameter without a type."""
+    head = GENERIC_ARGS.sub("", param).split("=")[0].strip()
+    named_first = re.match(r"^\s*[\w$]+\??\s*:(?!:)\s*(.*)$", head)
+    declared = named_first.group(1) if named_first else re.sub(r"[\w$]+\s*$", "", head)
+    words = [w for w in re.findall(r"[A-Za-z_$][\w$.]*", declared) if w not in PARAM_MODIFIERS]
+    return words[-1].rsplit(".", 1)[-1] if words and not declared.rstrip().endswith(("]", "...")) else None
 
 
 def _variadic(param: str) -> bool:

@@ -178,7 +178,8 @@ class SymbolLookup:
         if not definition and len(symbols) > 1:  # which overloads the call's arguments fit
             tail = "\n".join(lines[line - 1 : line + overload_calls.CALL_LINES])
             name_end = len(encoded[: ident.end_col].decode("utf-8", "replace"))
-            symbols = tuple(self._called_among(file, symbols, spec.name, tail, name_end))
+            typed = functools.partial(self._declared_type, rel, text, facts, line=line)
+            symbols = tuple(self._called_among(file, symbols, spec.name, tail, name_end, typed))
         span = next((c for c in self._chunks_of(file) if symbols and c[0] == symbols[0]), None)
         kind, first_line, last_line = (span[1], span[2], span[3]) if span else ("module", 1, 1)
         return Target(file, symbols, ident.name, definition, line, start, end, kind, first_line, last_line)
@@ -365,6 +366,7 @@ class SymbolLookup:
         starts = line_starts(lines)
         trees: dict[tuple[int, int], Any] = {}
         owners: dict[str, bool] = {}
+        declared: dict[tuple[str, object], str | None] = {}  # (variable, definition around it) → its class
         bound = self.imported_names(rel, text)
         found: dict[tuple[str, str], int] = {}
         for name, targets in wanted.items():
@@ -396,7 +398,10 @@ class SymbolLookup:
                 target = resolved[key]
                 if target is None or target not in want:
                     continue
-                called = self._called_among(target[0], [g[1] for g in want[target]], spec.name, text, pos + len(name))
+                typed = self._argument_types(rel, text, facts, line, declared)
+                called = self._called_among(
+                    target[0], [g[1] for g in want[target]], spec.name, text, pos + len(name), typed
+                )
                 givens = [g for g in want[target] if g[1] in called and g not in done]
                 if not givens:
                     continue
@@ -416,9 +421,18 @@ class SymbolLookup:
                 found.setdefault(given, line)
         return found
 
-    def _called_among(self, file: str, symbols: Sequence[str], language: str, text: str, end: int) -> list[str]:
+    def _called_among(
+        self,
+        file: str,
+        symbols: Sequence[str],
+        language: str,
+        text: str,
+        end: int,
+        argument_type: Callable[[str], str | None] | None = None,
+    ) -> list[str]:
         """Those of ``symbols`` (same-named definitions of ``file``) the call whose name ends at ``end`` of ``text``
-        can mean: the overloads its arguments fit (``overload_calls``); one the index lacks now is kept."""
+        can mean: the overloads its arguments fit (``overload_calls``; ``argument_type``: the class a variable
+        passed is declared with, where the call is); one the index lacks now is kept."""
         facts = self._file_facts(file)
         group = base_symbol(symbols[0])
         named = facts.by_name.get(called_name(group), []) if facts is not None else []
@@ -428,8 +442,25 @@ class SymbolLookup:
         for s in overloads:
             if s not in facts.params:  # read once per overload until its file changes
                 facts.params[s] = overload_calls.declared_params(self.indexer.chunk_by_symbol(file, s), s, file)
-        called = overload_calls.overloads_called({s: facts.params[s] for s in overloads}, text, end, language)
+        params = {s: facts.params[s] for s in overloads}
+        called = overload_calls.overloads_called(params, text, end, language, argument_type)
         return [s for s in symbols if called is None or s in called or s not in overloads] or list(symbols)
+
+    def _argument_types(
+        self, rel: str, text: str, facts: _Facts | None, line: int, memo: dict[tuple[str, object], str | None]
+    ) -> Callable[[str], str | None]:
+        """The class a variable passed at ``line`` is declared with (``_declared_type``), read once per variable and
+        definition around it in ``memo``, as a receiver's is (``memo[("", line)]`` holds that definition)."""
+
+        def declared(variable: str) -> str | None:
+            if ("", line) not in memo:
+                memo[("", line)] = _enclosing_definition(facts.chunks, line) if facts is not None else None
+            key = (variable, memo[("", line)] or line)
+            if key not in memo:
+                memo[key] = self._declared_type(rel, text, facts, variable, line)
+            return memo[key]
+
+        return declared
 
     @staticmethod
     def _owner_named(text: str, symbol: str, owners: dict[str, bool]) -> bool:

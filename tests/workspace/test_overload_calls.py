@@ -11,7 +11,7 @@ import pytest
 
 from forewarn.config import Settings
 from forewarn.workspace.engine import Workspace
-from forewarn.workspace.overload_calls import call_arguments, called_overloads, parameters
+from forewarn.workspace.overload_calls import Params, call_arguments, called_overloads, parameters
 from forewarn.workspace.symbols import SymbolLookup, Target, memories_of, say_overloads
 
 NODE_JAVA = """\
@@ -50,6 +50,11 @@ public class Page {
 
     private String join(int a, int b) {
         return "";
+    }
+
+    public void wrap(Node node, Object thing, String html) {
+        node.before(thing);
+        node.before(html);
     }
 }
 """
@@ -178,9 +183,29 @@ def test_a_hover_on_a_call_shows_the_overload_its_arguments_fit(ws: Workspace) -
     assert at(ws, 'node.attr("id");', "attr").symbols == ("Node.attr",)
 
 
-def test_same_arity_overloads_stay_all_unless_a_string_literal_tells_them_apart(ws: Workspace) -> None:
-    assert set(at(ws, "node.before(other)", "before").symbols) == {"Node.before", "Node.before#2"}
+def test_same_arity_overloads_are_told_apart_by_a_string_literal_or_a_variable_declared_with_a_class(
+    ws: Workspace,
+) -> None:
     assert at(ws, 'node.before("<p>")', "before").symbols == ("Node.before",)  # before(String html)
+    assert at(ws, "node.before(other)", "before").symbols == ("Node.before#2",)  # Node other: before(Node node)
+    assert at(ws, "node.before(html)", "before").symbols == ("Node.before",)  # String html
+    # Object thing: neither overload is declared with it (Java would refuse, or it is a subclass): both kept
+    assert set(at(ws, "node.before(thing)", "before").symbols) == {"Node.before", "Node.before#2"}
+
+
+def test_a_parameter_class_is_read_without_its_package_type_arguments_modifiers_or_name() -> None:
+    def overloads(*declarations: str) -> dict[str, Params | None]:
+        return {f"f#{i}": parameters(d, "f", False) for i, d in enumerate(declarations)}
+
+    java = overloads("void f(final java.lang.String html) {", "void f(List<Node> nodes) {")
+    assert called_overloads(java, ["html"], {"html": "String"}.get) == frozenset({"f#0"})
+    assert called_overloads(java, ["nodes"], {"nodes": "List"}.get) == frozenset({"f#1"})
+    assert called_overloads(java, ["nodes.get(0)"], {"nodes": "List"}.get) is None  # an expression: not read
+    assert called_overloads(java, ["xs"], {}.get) is None  # declared nowhere the call can see
+    ts = overloads("function f(html: String): void {", "function f(node: Node): void {")
+    assert called_overloads(ts, ["n"], {"n": "Node"}.get) == frozenset({"f#1"})
+    arrays = overloads("void f(Node[] nodes) {", "void f(Node... nodes) {", "void f(String s) {")
+    assert called_overloads(arrays, ["n"], {"n": "Node"}.get) is None  # an array or varargs is not one Node
 
 
 def test_uses_put_a_memory_on_the_call_to_its_own_overload(ws: Workspace) -> None:

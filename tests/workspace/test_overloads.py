@@ -73,6 +73,10 @@ public class TextNode extends Leaf {
     public Node before(Node node) {
         return super.before(node);
     }
+
+    public Node wrap(Node node) {
+        return super.before(node.parent());
+    }
 }
 """
 
@@ -161,15 +165,18 @@ def test_super_calls_resolve_to_the_superclass_method(ws: Workspace) -> None:
     ts = at(ws, "web/button.ts", "super.render()", "render")
     assert ts is not None and (ts.file, ts.symbols) == ("web/widget.ts", ("Widget.render",))
     # Leaf does not define before: the class above it does (same package, no import)
-    java = at(ws, "shop/TextNode.java", "super.before(node)", "before")
+    java = at(ws, "shop/TextNode.java", "super.before(node.parent())", "before")
     assert java is not None and (java.file, set(java.symbols)) == ("shop/Node.java", {"Node.before", "Node.before#2"})
+    # its argument declared a Node there: before(Node) alone
+    declared = at(ws, "shop/TextNode.java", "super.before(node)", "before")
+    assert declared is not None and (declared.file, declared.symbols) == ("shop/Node.java", ("Node.before#2",))
 
 
 def test_a_call_that_may_mean_either_overload_says_which_each_memory_is_on(ws: Workspace) -> None:
     m = ws.remember(
         "before(Node) must detach the node first", type="gotcha", file="shop/Node.java", symbol="Node.before#2"
     )
-    call = at(ws, "shop/TextNode.java", "super.before(node)", "before")
+    call = at(ws, "shop/TextNode.java", "super.before(node.parent())", "before")  # an expression: not read
     assert call is not None
     shown = say_overloads(memories_of(ws.store, call, ws.clock()), call)
     assert [(x.id, x.text) for x in shown] == [(m.memory.id, "On the overload at lines 8-10: " + m.memory.text)]
