@@ -12,12 +12,13 @@ from datetime import UTC, date, datetime
 
 from forewarn.indexing import conventions
 from forewarn.memory import trajectory as traj
-from forewarn.memory.records import MemoryFilter
+from forewarn.memory.records import Memory, MemoryFilter
 from forewarn.memory.timeline import stale_note
 from forewarn.memory.transfer import IMPORTED_EVENT
 from forewarn.memory.vocabulary import MemoryStatus
 from forewarn.workspace.core import WorkspaceCore
 from forewarn.workspace.results import ImportantFile, Pushback, WorkspaceStats
+from forewarn.workspace.symbols import base_symbol, has_namesakes
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +58,7 @@ class HealthMixin(WorkspaceCore):
         pushed = self.store.pushback(PUSHBACK_EVENTS, win.keys[0], top)
         pushed_rows = self.store.get_many([p.memory_id for p in pushed])
         stale = self.store.list_memories(MemoryFilter(statuses=(MemoryStatus.STALE,)), limit=STALE_LISTED)
+        listed = [*shown_rows.values(), *pushed_rows.values(), *stale]
         return WorkspaceStats(
             total=s.total, by_type=s.by_type, by_status=s.by_status, stale=s.by_status.get(MemoryStatus.STALE, 0),
             most_surfaced=s.most_surfaced, important_without_memories=important, mode=self.mode, reason=self.reason,
@@ -71,7 +73,27 @@ class HealthMixin(WorkspaceCore):
                 for p in pushed if p.memory_id in pushed_rows
             ],
             stale_memories=[(m, stale_note(m)) for m in stale],
+            namesakes=self._on_namesakes(listed),
         )  # fmt: skip
+
+    def _on_namesakes(self, memories: list[Memory]) -> frozenset[str]:
+        """The ids of ``memories`` on the first of several same-named definitions of their file (``Node.before``
+        beside ``Node.before#2``), read from the index once per file."""
+        spans: dict[str, list[tuple[str, str, int, int]]] = {}
+        found: set[str] = set()
+        for m in memories:
+            a = m.anchor
+            if a is None or not a.symbol or base_symbol(a.symbol) != a.symbol:
+                continue  # no symbol, or its ``#2`` already says it is one of several
+            if a.file not in spans:
+                try:
+                    spans[a.file] = self.indexer.chunk_spans(a.file)
+                except Exception:  # a label's detail: the report is made without it
+                    log.debug("reading the definitions of %s failed", a.file, exc_info=True)
+                    spans[a.file] = []
+            if has_namesakes(spans[a.file], a.symbol):
+                found.add(m.id)
+        return frozenset(found)
 
     def _ranks(self) -> tuple[dict[str, float], dict[str, int]]:
         try:

@@ -202,6 +202,9 @@ class WorkspaceStats:
     shown_most: list[tuple[Memory, int]] = field(default_factory=list)  # within the trajectory's window
     dismissed_most: list[Pushback] = field(default_factory=list)  # within the trajectory's window
     stale_memories: list[tuple[Memory, str]] = field(default_factory=list)  # (memory, why), newest first
+    # memories of those lists on the first of several same-named definitions of their file (``Node.before`` beside
+    # ``Node.before#2``): their label says which by its lines, as the others' do
+    namesakes: frozenset[str] = frozenset()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -220,19 +223,29 @@ class WorkspaceStats:
             "important_files": [
                 {"file": f.file, "score": f.score, "rank": f.rank, "memories": f.memories} for f in self.important_files
             ],
-            "shown_most": [{**memory_brief(m), "shown": n, "surfaced": m.surfaced_count} for m, n in self.shown_most],
+            "shown_most": [
+                {**memory_brief(m, self.namesakes), "shown": n, "surfaced": m.surfaced_count}
+                for m, n in self.shown_most
+            ],
             "dismissed_most": [
-                {**memory_brief(p.memory), "times": p.times, "last": p.last, "at": p.at, "surfaced": p.surfaced}
+                {
+                    **memory_brief(p.memory, self.namesakes),
+                    "times": p.times,
+                    "last": p.last,
+                    "at": p.at,
+                    "surfaced": p.surfaced,
+                }
                 for p in self.dismissed_most
             ],
             "stale_memories": [
-                {**memory_brief(m), "why": why, "since": m.updated_at} for m, why in self.stale_memories
+                {**memory_brief(m, self.namesakes), "why": why, "since": m.updated_at} for m, why in self.stale_memories
             ],
         }
 
 
-def memory_brief(m: Memory) -> dict[str, Any]:
-    """A memory as the health report's lists name it (the editors open its file; the full record is a command away)."""
+def memory_brief(m: Memory, namesakes: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """A memory as the health report's lists name it (the editors open its file; the full record is a command away);
+    ``namesakes``: the ids of memories on the first of several same-named definitions (``WorkspaceStats``)."""
     a = m.anchor
     return {
         "id": m.id,
@@ -243,7 +256,9 @@ def memory_brief(m: Memory) -> dict[str, Any]:
         "file": a.file if a else None,
         "symbol": a.symbol if a else None,
         # as people read it: an overload by its lines (``get (lines 90-99)``), never the index's ``get#2``
-        "label": symbol_label(a.symbol, a.start_line, a.end_line) if a and a.symbol else None,
+        "label": symbol_label(a.symbol, a.start_line, a.end_line, namesakes=m.id in namesakes)
+        if a and a.symbol
+        else None,
         "created_at": m.created_at,
     }
 

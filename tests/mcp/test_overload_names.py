@@ -165,3 +165,14 @@ def test_an_agent_clients_diagnostic_names_the_overload_by_its_lines() -> None:
     memory = Memory(new_id(), MemoryType.GOTCHA, "before(Node) must detach first", anchor, "user", 1.0, at, at)
     said = agent_message(DiagnosticHit(memory, Span("file:///x", "src/demo/Node.java", "Node.before#2", 8, 10)))
     assert 'gotcha on "src/demo/Node.java::Node.before (lines 8-10)"' in said and "#2" not in said
+
+
+def test_the_health_report_names_each_overload_by_its_lines(overloads: tuple[Path, dict[str, str]]) -> None:
+    """``forewarn stats`` lists (here: stale memories) label the first overload by its lines too, not only the
+    ``#2`` one: the label asks the index whether the file has namesakes."""
+    root, ids = overloads
+    with Workspace.open(root, embedder=None) as ws:
+        for memory_id in ids.values():
+            ws.mark_stale(memory_id)
+        labels = {m["id"]: m["label"] for m in ws.stats().to_dict()["stale_memories"]}
+    assert labels == {ids["node"]: "Node.before (lines 8-10)", ids["string"]: "Node.before (lines 4-6)"}
