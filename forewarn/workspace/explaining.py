@@ -33,6 +33,12 @@ from forewarn.workspace.symbols import base_symbol, called_name, has_namesakes, 
 log = logging.getLogger(__name__)
 
 _TOKEN_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+_IDENTIFIER_RE = re.compile(r"[A-Za-z_]\w{0,200}")
+# the function a linker could not find: GNU ld's "undefined reference to `ns::f(int)'", lld's "undefined symbol:
+# ns::f(int)" (its arguments are not read: a name defined more than once places nothing)
+UNDEFINED_NAME_RE = re.compile(
+    r"^(?:undefined reference to|undefined symbol:)\s*[`'\u2018]?(?P<name>[^`'\u2019()<>\s]+)"
+)
 
 EXPLAIN_TYPES: tuple[MemoryType, ...] = (MemoryType.ERROR_PATTERN, MemoryType.GOTCHA, MemoryType.DEAD_END)
 EXPLAIN_LIMIT = 5  # memories per explanation: an agent reads them before its next attempt
@@ -102,6 +108,7 @@ class ExplainMixin(SearchMixin):
         if not report.found:
             return Explanation(report, [])
         places = self.error_places(report.frames)
+        places += self._missing_definition(report.message, places)
         fused: dict[str, float] = {}
         memories: dict[str, Memory] = {}
         where: dict[str, Place] = {}
@@ -147,6 +154,31 @@ class ExplainMixin(SearchMixin):
             symbol = self._frame_symbol(rel, frame)
             out.append(Place(rel, symbol, frame.line, frame, self._label(rel, symbol, spans_read)))
         return out
+
+    def _missing_definition(self, message: str, places: Sequence[Place]) -> list[Place]:
+        """The definition a linker's "undefined reference to `ns::Logger::flush()'" names, when this workspace
+        defines it once (a source left out of the build, a library not linked): its memories explain the error as
+        much as the caller's line does. [] for another error, or a name defined nowhere or more than once."""
+        m = UNDEFINED_NAME_RE.match(message)
+        if m is None:
+            return []
+        path = [p for p in m["name"].strip().split("::") if p]
+        if not path or not all(_IDENTIFIER_RE.fullmatch(p) for p in path):
+            return []  # an operator, a template's arguments, a mangled name: not read
+        dotted = ".".join(path)
+        found = {
+            (d.rel, d.symbol)
+            for d in self.indexer.definitions_named(path[-1])
+            if d.symbol and (base_symbol(d.symbol) == dotted or base_symbol(d.symbol).endswith("." + dotted))
+        }
+        if len(found) != 1:
+            return []
+        [(rel, symbol)] = found
+        if any(p.file == rel and p.symbol == symbol for p in places):
+            return []
+        chunk = self.indexer.chunk_by_symbol(rel, symbol)
+        line = chunk.start_line if chunk is not None else None
+        return [Place(rel, symbol, line, Frame(rel, line, path[-1]), self._label(rel, symbol, {}))]
 
     def _label(
         self, rel: str, symbol: str | None, spans_read: dict[str, list[tuple[str, str, int, int]]]

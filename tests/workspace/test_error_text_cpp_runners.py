@@ -292,8 +292,16 @@ def test_explain_places_msvc_errors_on_the_definition(spdlog: tuple[Path, dict[s
 
 def test_explain_reads_a_linker_error_and_its_referencing_place(spdlog: tuple[Path, dict[str, str]]) -> None:
     root, _ = spdlog
-    for text, line in ((LD, None), (LD_DEBUG_INFO, 4), (LLD, 4)):  # the caller: the undefined name has no file
-        _, places = _explained(root, text)
-        assert places == [("example/example.cpp", "main", line)], text
+    where = ("--file", "include/spdlog/details/os-inl.h", "--symbol", "thread_id")
+    text = "thread_id is defined in os-inl.h: build with SPDLOG_COMPILED_LIB or include the header-only variant"
+    made = json.loads(forewarn_in(root, "remember", text, "--type", "gotcha", *where, "--json").stdout)["id"]
+    defined = ("include/spdlog/details/os-inl.h", "spdlog.details.os.thread_id", 18)
+    for text, line in ((LD, None), (LD_DEBUG_INFO, 4), (LLD, 4)):
+        # the caller's place, then the definition the linker did not find, by its name (defined once here)
+        result, places = _explained(root, text)
+        assert places == [("example/example.cpp", "main", line), defined], text
+        assert made in [m["id"] for m in result["memories"]], text
+    elsewhere = LD.replace("os::thread_id()", "os::process_id()")  # defined nowhere in the workspace: the caller
+    assert _explained(root, elsewhere)[1] == [("example/example.cpp", "main", None)]
     said = forewarn_in(root, "explain", "--lexical", stdin=LD).stdout
     assert re.search(r"^error: undefined reference to 'spdlog::details::os::thread_id\(\)'", said, re.MULTILINE)
