@@ -38,6 +38,7 @@ HOTSPOT_MIN_FIXES = 3  # real fixes of its logic whose lines still stand at HEAD
 HOTSPOT_PAIR_MIN_FIXES = 2  # … or this many, when two came close together lately or one closed a security hole:
 HOTSPOT_PAIR_DAYS = 365  # two fixes this close are one problem that came back
 HOTSPOT_RECENT_DAYS = 730  # … and the newer within this of the history's end: it is still coming back
+TRIES_HOURS = 12  # one author's fixes of one symbol this close (a working day) are tries at one fix: counted once
 HOTSPOT_OVERLAP = 0.67  # a hot spot whose fixes are mostly another's (one commit fixing both) says the same thing
 # a hot spot whose newest standing fix is older than this at the history's end has been quiet for years: its code
 # settled, and a reader gains nothing from being told it was once fixed (round 2: "fixes from 2012 to 2013")
@@ -157,15 +158,28 @@ def _days(newer: str, older: str) -> float:
 
 def is_pattern(refs: list[FixRef], through: str) -> bool:
     """Fixes (newest first, each still standing) that make a hot spot: HOTSPOT_MIN_FIXES of them, or
-    HOTSPOT_PAIR_MIN_FIXES when two came within HOTSPOT_PAIR_DAYS lately or one closed a security hole."""
-    if len(refs) >= HOTSPOT_MIN_FIXES:
+    HOTSPOT_PAIR_MIN_FIXES when two came within HOTSPOT_PAIR_DAYS lately or one closed a security hole. One
+    author's tries at one fix within TRIES_HOURS of each other count once (:func:`episodes`): the problem did not
+    come back, the first try fell short."""
+    fixes = episodes(refs)
+    if len(fixes) >= HOTSPOT_MIN_FIXES:
         return True
-    if len(refs) < HOTSPOT_PAIR_MIN_FIXES:
+    if len(fixes) < HOTSPOT_PAIR_MIN_FIXES:
         return False
     if any(SECURITY_WORDS.search(r.subject) for r in refs):
         return True
-    recent = _days(through, refs[0].date) <= HOTSPOT_RECENT_DAYS
-    return recent and any(_days(a.date, b.date) <= HOTSPOT_PAIR_DAYS for a, b in pairwise(refs))
+    recent = _days(through, fixes[0].date) <= HOTSPOT_RECENT_DAYS
+    return recent and any(_days(a.date, b.date) <= HOTSPOT_PAIR_DAYS for a, b in pairwise(fixes))
+
+
+def episodes(refs: list[FixRef]) -> list[FixRef]:
+    """``refs`` (newest first) with each run of one author's fixes, each within TRIES_HOURS of the one after it,
+    counted once by its newest (spdlog's ``circular_q::size``: one author's three tries in ten hours are one fix)."""
+    return [
+        r
+        for newer, r in zip([None, *refs], refs, strict=False)
+        if newer is None or r.author != newer.author or _days(newer.date, r.date) * 24 > TRIES_HOURS
+    ]
 
 
 def standing(refs: list[FixRef], code: str) -> list[FixRef]:
@@ -240,7 +254,8 @@ def hotspot_suggestions(
 def _hotspot(path: str, symbol: str, refs: list[FixRef], last_change: dict[str, str], through: str) -> Suggestion:
     """The hot-spot gotcha on ``symbol`` from its standing fixes, newest first."""
     newest, oldest = refs[0], refs[-1]
-    headline = hotspot_headline(where(path, symbol), [r.subject for r in refs], len(refs), oldest.date, newest.date)
+    fixed = len(episodes(refs))  # one author's tries within hours are one fix (the evidence still lists each commit)
+    headline = hotspot_headline(where(path, symbol), [r.subject for r in refs], fixed, oldest.date, newest.date)
     record = track([], since=newest.date, last_change=last_change.get(path), through=through)
     return Suggestion(
         fingerprint=f"hotspot:{path}::{symbol}",

@@ -139,3 +139,25 @@ def test_style_and_a_single_warning_silenced_are_no_fix_of_a_hot_spot() -> None:
     assert not substantive_fix("Fix style issues in parser")
     assert substantive_fix("Fix crash when the style sheet is empty")
     assert substantive_fix("Fix warning dialog not closing")
+
+
+def test_one_authors_tries_at_one_fix_within_hours_count_once_toward_a_hot_spot(
+    tmp_path: Path, open_ws: list[Workspace]
+) -> None:
+    """spdlog's ``circular_q::size``: "has needed 3 fixes" were one author's three tries in ten hours; a hot spot
+    says the problem keeps coming back, so a run of one author's fixes within TRIES_HOURS counts once."""
+    repo = billing_repo(tmp_path / "tries")
+    _fix_refund(repo, "    amount = abs(amount)", "Fix refund of negative amounts", "2023-03-01T09:00:00")
+    _fix_refund(repo, "    amount = amount or 0", "Fix refund of a missing amount", "2023-03-01T13:00:00")
+    _fix_refund(repo, "    amount = min(amount, card.cap)", "Fix refund above the card cap", "2023-03-01T19:00:00")
+    ws, _ = mined(repo, open_ws)
+    assert not [m for m in kinds(ws, "hotspot") if m.anchor is not None and m.anchor.symbol == "refund"]
+
+    repo = billing_repo(tmp_path / "authors")  # the same hours, two people: three fixes of a pattern
+    _fix_refund(repo, "    amount = abs(amount)", "Fix refund of negative amounts", "2023-03-01T09:00:00")
+    repo.edit("billing.py", "def refund(card, amount):\n", "def refund(card, amount):\n    amount = amount or 0\n")
+    repo.commit("Fix refund of a missing amount", author="Bob", date="2023-03-01T13:00:00")
+    _fix_refund(repo, "    amount = min(amount, card.cap)", "Fix refund above the card cap", "2023-03-01T19:00:00")
+    ws, _ = mined(repo, open_ws)
+    [spot] = [m for m in kinds(ws, "hotspot") if m.anchor is not None and m.anchor.symbol == "refund"]
+    assert "has needed 3 fixes" in spot.text
