@@ -94,7 +94,9 @@ def _where(m: Memory) -> str:
     a = m.anchor
     if a is None:
         return "(workspace)"
-    return a.file + (f"::{symbol_label(a.symbol, a.start_line, a.end_line, namesakes=True)}" if a.symbol else "")
+    return a.file + (
+        f"::{symbol_label(a.symbol, a.start_line, a.end_line, namesakes=True, file=a.file)}" if a.symbol else ""
+    )
 
 
 def explanation_json(result: Any) -> dict[str, Any]:

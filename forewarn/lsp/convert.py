@@ -30,7 +30,7 @@ from forewarn.safe_text import (
     headline,
     one_line,
 )
-from forewarn.workspace.symbols import base_symbol, symbol_label
+from forewarn.workspace.symbols import spoken_symbol, symbol_label
 
 SOURCE = "forewarn"  # diagnostics' source: lets clients and users filter ours
 PRIVATE_MARK = "🔒 "  # before a private memory's type in hovers and diagnostics (the CLI's lists show the same)
@@ -164,7 +164,7 @@ class DiagnosticHit:
 def _place(span: Span) -> str:
     """``file::symbol`` for a plain-text message: a file or symbol name cannot break it onto more lines, and
     a repeated definition's internal ``#2`` suffix never shows."""
-    symbol = base_symbol(span.symbol) if span.symbol else None
+    symbol = spoken_symbol(span.symbol, span.file) if span.symbol else None
     return flat_text(span.file + (f"::{symbol}" if symbol else ""))
 
 
@@ -563,7 +563,7 @@ def memory_symbol(memory: Memory, anchor: Span) -> types.WorkspaceSymbol:
 
 def chunk_symbol(chunk: ChunkView) -> types.WorkspaceSymbol:
     return types.WorkspaceSymbol(
-        name=flat_text(base_symbol(chunk.symbol)),  # no ``#2``: each entry's location tells same-named ones apart
+        name=flat_text(spoken_symbol(chunk.symbol, chunk.file)),  # no ``#2``: its location tells namesakes apart
         kind=CHUNK_KINDS.get(chunk.kind, types.SymbolKind.Function),
         location=types.Location(uri=chunk.uri, range=line_span_range(chunk.start_line, chunk.end_line)),
         container_name=flat_text(chunk.file),
@@ -667,11 +667,15 @@ def code_actions(
     re-anchored to it (``forewarn.reanchor``).
     """
     actions: list[types.CodeAction] = []
-    name = flat_text(base_symbol(symbol)) if symbol else None  # the selection is in it: no ``#2`` needed to say which
+    name = flat_text(spoken_symbol(symbol, uri)) if symbol else None  # the selection is in it: no ``#2`` to say which
     if symbol is not None and prompts:  # a person re-anchors; an agent host is offered nothing that revives a memory
         for orphan in orphans[:REANCHOR_ACTIONS]:
             a = orphan.anchor
-            was = symbol_label(a.symbol, a.start_line, a.end_line, quote=flat_text) if a and a.symbol else "its code"
+            was = (
+                symbol_label(a.symbol, a.start_line, a.end_line, quote=flat_text, file=a.file)
+                if a and a.symbol
+                else "its code"
+            )
             actions.append(
                 _quick_fix(
                     f"Forewarn: re-anchor “{flat_text(orphan.text)[:60]}” (was {was}, orphaned) to {name}",

@@ -99,7 +99,7 @@ def agent_message(hit: DiagnosticHit, now: float | None = None) -> str:
     a = m.anchor
     place = "the workspace" if a is None else a.file
     if a is not None and a.symbol:  # as people call it; of overloads, which by its lines (never the index's ``#2``)
-        place += f"::{symbol_label(a.symbol, a.start_line, a.end_line)}"
+        place += f"::{symbol_label(a.symbol, a.start_line, a.end_line, file=a.file)}"
     where = f" on {json.dumps(one_line(place, PLACE_MAX_CHARS), ensure_ascii=False)}"
     origin = one_line(origin_of(m).phrase(), ORIGIN_MAX_CHARS)
     text = json.dumps(one_line(m.text, convert.DIAGNOSTIC_TEXT_MAX_CHARS), ensure_ascii=False)

@@ -25,7 +25,7 @@ from forewarn.memory.vocabulary import ANCHORED_STATUSES, MemoryStatus
 from forewarn.workspace import lessons
 from forewarn.workspace.lessons import Lesson
 from forewarn.workspace.limits import PROACTIVE_LIMIT
-from forewarn.workspace.symbols import SymbolLookup, base_symbol, memories_of, say_overloads
+from forewarn.workspace.symbols import SymbolLookup, base_symbol, memories_of, say_overloads, spoken_symbol
 
 if TYPE_CHECKING:
     from forewarn.workspace.engine import Workspace
@@ -251,7 +251,7 @@ class SessionViews:
         importance = Importance(rank, len(scores), engine.graph.dependents_count(target.file)) if rank else None
         if not memories and not (target.definition and importance and _worth_telling(importance)):
             return HOVER_NOTHING  # a use of something with nothing remembered: no popup at all
-        symbol = base_symbol(target.symbol) if target.symbol else target.file  # a module: its file; no ``#3``
+        symbol = spoken_symbol(target.symbol, target.file) if target.symbol else target.file  # a module: its file
         where = target.file if target.file != rel else None
         at = (asked, target.start_char, target.end_char)  # the identifier under the cursor, in the buffer
         return HoverView(symbol, memories, importance, where, at, self._changes(memories))
@@ -290,7 +290,7 @@ class SessionViews:
         same = [m for m, a in holding if a.symbol == symbol and m.status in ANCHORED_STATUSES]
         from forewarn.memory.retrieval import rank_anchored
 
-        return HoverView(base_symbol(symbol), rank_anchored(same, time.time()), None)
+        return HoverView(spoken_symbol(symbol, rel), rank_anchored(same, time.time()), None)
 
 
 # ---------------------------------------------------------------- helpers (pure)

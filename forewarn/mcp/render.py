@@ -133,7 +133,7 @@ def note_lines(entry: Entry, number: int) -> list[str]:
         head += f" · file {quoted(anchor.file, MAX_PLACE_CHARS)}" + (f" line {entry.line}" if entry.line else "")
         if anchor.symbol:  # as people call it; of same-named definitions, which one (``#2`` means nothing to a reader)
             name = symbol_label(anchor.symbol, anchor.start_line, anchor.end_line, namesakes=entry.namesakes,
-                                quote=lambda s: quoted(s, MAX_PLACE_CHARS))  # fmt: skip
+                                quote=lambda s: quoted(s, MAX_PLACE_CHARS), file=anchor.file)  # fmt: skip
             head += f" · symbol {name}"
     lines = [head + f" · id {m.id}{status_note(m)}", f"{INDENT}from: {clip(origin_of(m).phrase(), 400)}"]
     if entry.via:

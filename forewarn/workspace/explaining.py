@@ -190,7 +190,7 @@ class ExplainMixin(SearchMixin):
             spans_read[rel] = self.indexer.chunk_spans(rel)
         spans = spans_read[rel]
         lines = next(((start, end) for s, _, start, end in spans if s == symbol), (None, None))
-        return symbol_label(symbol, *lines, namesakes=has_namesakes(spans, symbol))
+        return symbol_label(symbol, *lines, namesakes=has_namesakes(spans, symbol), file=rel)
 
     def _frame_file(self, path: str, files: dict[str, object]) -> str | None:
         text = path.removeprefix("file://").replace("\\", "/")

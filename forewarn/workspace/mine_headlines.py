@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 
 from forewarn.memory.validation import MAX_TEXT_CHARS
-from forewarn.workspace.symbols import base_symbol
+from forewarn.workspace.symbols import spoken_symbol
 
 WORD = re.compile(r"[A-Za-z_][\w']*")
 MIN_HEADLINE_WORDS = 3  # "bugfix", "Merge fixes", "potentially": a cleaned subject this short says nothing alone
@@ -198,19 +198,13 @@ def vague(subject: str) -> bool:
 
 
 def where(file: str | None, symbol: str | None) -> str:
-    """The anchor as the text names it: the symbol (``edit``, not the index's ``edit#3``), else the file, else the
-    repository."""
+    """The anchor as the text names it: the symbol as its language writes it (``edit``, not the index's ``edit#3``;
+    ``logger::flush`` in C++), else the file, else the repository."""
     if symbol:
-        return f"`{display_symbol(symbol)}`"
+        return f"`{spoken_symbol(symbol, file)}`"
     if file:
         return f"`{file}`"
     return "this repository"
-
-
-def display_symbol(symbol: str) -> str:
-    """The symbol as text names it: no index disambiguator anywhere in its dotted path (``get_cached_power#2.vformat``
-    says ``get_cached_power.vformat``; ``edit#3`` says ``edit``)."""
-    return ".".join(base_symbol(part) for part in base_symbol(symbol).split("."))
 
 
 def _lower_first(text: str) -> str:

@@ -256,7 +256,7 @@ def memory_brief(m: Memory, namesakes: frozenset[str] = frozenset()) -> dict[str
         "file": a.file if a else None,
         "symbol": a.symbol if a else None,
         # as people read it: an overload by its lines (``get (lines 90-99)``), never the index's ``get#2``
-        "label": symbol_label(a.symbol, a.start_line, a.end_line, namesakes=m.id in namesakes)
+        "label": symbol_label(a.symbol, a.start_line, a.end_line, namesakes=m.id in namesakes, file=a.file)
         if a and a.symbol
         else None,
         "created_at": m.created_at,

@@ -77,6 +77,7 @@ BASE_CLASS_RES = (
 DECLARED_AS = r"\b([A-Z][\w$]*)(?:<[^;(){{}}=]*>)?(?:\[\])*\s+{0}\s*[:=;,)]|(?<![\w$.]){0}\s*:\s*([A-Z][\w$]*)"
 # definitions called or named bare wherever they are nested: a namespace's function, a nested class
 FREE_KINDS = frozenset({"function", "class", "struct", "enum", "union", "interface", "trait", "type", "macro"})
+SCOPE_SEPARATED = frozenset({"c", "cpp", "rust"})  # languages writing a qualified name ``a::b`` (spoken_symbol)
 DISAMBIGUATOR = re.compile(r"#\d+$")  # ``helper#2``: the second definition of helper in its file
 SYMBOL_NAMES_CACHED = 1 << 16  # symbol → its name(s), asked for every neighbour row on every open: a few MB at most
 
@@ -625,15 +626,17 @@ def symbol_label(
     *,
     namesakes: bool = False,
     quote: Callable[[str], str] = str,
+    file: str | None = None,
 ) -> str:
     """A symbol path as people and agents read it: the name (``quote``d), and for one of several same-named
     definitions of its file (``Node.before#2``, or ``namesakes``: the first of them) which one, by its lines, as
     ``memory list`` shows it: ``Node.before (lines 403-412)``. The ``#2`` is the index's ordinal (the symbol's
-    identity in the store and in commands' arguments), which means nothing to a reader: never shown."""
-    base = base_symbol(symbol)
-    if (namesakes or base != symbol) and start_line:
-        return f"{quote(base)} (lines {start_line}-{end_line or start_line})"
-    return quote(base)
+    identity in the store and in commands' arguments), which means nothing to a reader: never shown. ``file``: the
+    symbol's, for its language's way of writing the path (``spdlog::logger::flush``: :func:`spoken_symbol`)."""
+    spoken = spoken_symbol(symbol, file)
+    if (namesakes or base_symbol(symbol) != symbol) and start_line:
+        return f"{quote(spoken)} (lines {start_line}-{end_line or start_line})"
+    return quote(spoken)
 
 
 def has_namesakes(spans: Sequence[tuple[str, str, int, int]], symbol: str) -> bool:
@@ -645,6 +648,15 @@ def has_namesakes(spans: Sequence[tuple[str, str, int, int]], symbol: str) -> bo
 @functools.lru_cache(maxsize=SYMBOL_NAMES_CACHED)
 def base_symbol(symbol: str) -> str:
     return DISAMBIGUATOR.sub("", symbol)
+
+
+def spoken_symbol(symbol: str, file: str | None = None) -> str:
+    """A symbol path as its language writes a qualified name, with no index disambiguator anywhere in it:
+    ``Node.before`` (Java, Python, TypeScript, Go, Ruby), ``spdlog::details::os::thread_id`` (C++, and C's rare
+    nested names), ``Body::new`` (Rust); ``get_cached_power#2.vformat`` says ``get_cached_power.vformat``."""
+    path = ".".join(base_symbol(part) for part in base_symbol(symbol).split("."))
+    spec = language_for_path(file) if file else None
+    return path.replace(".", "::") if spec is not None and spec.name in SCOPE_SEPARATED else path
 
 
 @functools.lru_cache(maxsize=SYMBOL_NAMES_CACHED)
@@ -725,4 +737,4 @@ def _enclosing_definition(chunks: Sequence[tuple[str, str, int, int]], line: int
     return min(holding, key=lambda c: c[3] - c[2])[0] if holding else None
 
 
-__all__ = ["SymbolLookup", "Target", "base_symbol", "called_name", "memories_of", "say_overloads"]
+__all__ = ["SymbolLookup", "Target", "base_symbol", "called_name", "memories_of", "say_overloads", "spoken_symbol"]

@@ -301,6 +301,7 @@ def test_explain_reads_a_linker_error_and_its_referencing_place(spdlog: tuple[Pa
         result, places = _explained(root, text)
         assert places == [("example/example.cpp", "main", line), defined], text
         assert made in [m["id"] for m in result["memories"]], text
+        assert result["places"][1]["label"] == "spdlog::details::os::thread_id"  # as C++ writes it, not dotted
     elsewhere = LD.replace("os::thread_id()", "os::process_id()")  # defined nowhere in the workspace: the caller
     assert _explained(root, elsewhere)[1] == [("example/example.cpp", "main", None)]
     said = forewarn_in(root, "explain", "--lexical", stdin=LD).stdout

@@ -105,8 +105,12 @@ def test_headlines_name_what_a_bug_affected_say_a_gerund_as_a_rule_and_drop_tags
     assert (
         decision_headline("NG: convert on setattr by default (#886)", "`f`") == "In `f`: convert on setattr by default."
     )
-    assert where("format-inl.h", "get_cached_power#2.vformat") == "`get_cached_power.vformat`"
-    assert where("registry-inl.h", "registry.get#2") == "`registry.get`"
+    assert where("format.py", "get_cached_power#2.vformat") == "`get_cached_power.vformat`"
+    # C++ and Rust write a qualified name with ``::``
+    assert where("format-inl.h", "get_cached_power#2.vformat") == "`get_cached_power::vformat`"
+    assert where("registry-inl.h", "spdlog.details.registry.get#2") == "`spdlog::details::registry::get`"
+    assert where("src/body.rs", "Body.new") == "`Body::new`"
+    assert where("src/Node.java", "Node.before#2") == "`Node.before`"
 
 
 def _fix_refund(repo: Repo, line: str, message: str, date: str) -> str:
