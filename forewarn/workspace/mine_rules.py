@@ -19,7 +19,6 @@ from forewarn.workspace.mine_lessons import (
     CONVENTIONAL_TAIL,
     FRAGMENT,
     NO_FIX_TYPES,
-    POINTS_BACK,
     REVERT_BODY_LINE,
     SUBJECT_REFS,
     TODO_NOTE,
@@ -27,7 +26,6 @@ from forewarn.workspace.mine_lessons import (
     clean_subject,
     error_signature,
     points_back,
-    restates,
     sentences,
     split_sentences,
     strip_trailers,
@@ -47,6 +45,7 @@ from forewarn.workspace.mine_product import (
 from forewarn.workspace.mine_product import (
     symbol_parts as symbol_parts,
 )
+from forewarn.workspace.mine_squash import content_stems, off_topic, squash_own_text
 
 
 class Noise(StrEnum):
@@ -151,7 +150,6 @@ PR_TEMPLATE_LINE = re.compile(
     r"signed|run|tested|checked)|checklist|please (describe|provide|check|make sure)|<!--)",
     re.IGNORECASE,
 )
-SQUASH_ITEM = re.compile(r"^\* \S", re.MULTILINE)  # GitHub's squash-merge message: one "* subject" per commit
 # a revert's body saying which changes it kept ("Don't revert the receive changes", "keep the X change")
 KEPT_CHANGES = re.compile(
     r"\b(do(n't| not) revert|keep(s|ing)?|kept|except(ing)?|but not)\b.{0,40}\bchanges?\b", re.IGNORECASE
@@ -166,8 +164,6 @@ FAILURE_WORDS = re.compile(
 EXPECTATION_WORDS = frozenset({"should", "shouldn't", "should not"})
 CONDITION_WORD = re.compile(r"\b(when|if)\b", re.IGNORECASE)
 EXPECTED = re.compile(r"\bshould\b|\bshouldn't\b", re.IGNORECASE)
-CONTENT_STEM = 5  # words compared by their first letters: "paths" and "path", "unsupported" and "unsupported"
-MIN_CONTENT_WORD = 4  # shorter words ("the", "for", "fix") say nothing about the topic
 
 
 class VerdictKind(StrEnum):
@@ -546,45 +542,6 @@ def strip_template(body: str) -> str:
     return "\n".join(line for line in body.splitlines() if not PR_TEMPLATE_LINE.search(line)).strip()
 
 
-def _stems(text: str) -> set[str]:
-    return {w.lower()[:CONTENT_STEM] for w in re.findall(r"[A-Za-z]\w*", text) if len(w) >= MIN_CONTENT_WORD}
-
-
-_FIX_TALK = _stems("fix fixed fixes should would could because")  # words any why shares with any fix headline
-
-
-def off_topic(body: str, subject: str, reason: str) -> bool:
-    """A squashed message (several "* subject" items) whose why shares no content word with the headline (the
-    sentence came from another commit squashed in: "Modify multiple return statements …" under a wildcard fix), or
-    whose why comes from a later item's body (:func:`from_later_item`)."""
-    return (
-        bool(reason)
-        and len(SQUASH_ITEM.findall(body)) >= 2
-        and (
-            not (_stems(reason) - _FIX_TALK) & _stems(clean_subject(subject)) or from_later_item(body, subject, reason)
-        )
-    )
-
-
-def from_later_item(body: str, subject: str, reason: str) -> bool:
-    """The why is in a later item of a squashed message, not the first nor one whose title says the subject again,
-    and opens on that item's title or points back at it ("Otherwise we'd end up with an explicit setattr …" under
-    "* Add optimization …"): about that commit, not the subject's, whatever words it shares with it."""
-    lines = body.splitlines()
-    items = [i for i, line in enumerate(lines) if SQUASH_ITEM.match(line)]
-    first = " ".join(split_sentences(reason)[0].split()) if reason else ""
-    if len(items) < 2:
-        return False
-    ends = [*items[1:], len(lines)]  # each item's section runs to the next item
-    own = [lines[: items[1]]] + [
-        lines[i : ends[k + 1]] for k, i in enumerate(items[1:]) if restates(lines[i][2:], clean_subject(subject))
-    ]
-    if any(first in " ".join(" ".join(section).split()) for section in own):
-        return False
-    titles = {" ".join(lines[i][2:].split()).rstrip(".") for i in items[1:]}
-    return first.rstrip(".") in titles or POINTS_BACK.match(first) is not None
-
-
 def _revert(commit: CommitRecord, body: str, what: str, tests: bool) -> Verdict:
     if REVERT_SUBJECT.match(what):
         return noise(Noise.REAPPLIED)
@@ -599,7 +556,7 @@ def _revert(commit: CommitRecord, body: str, what: str, tests: bool) -> Verdict:
         if not reason:
             return noise(Noise.REVERT_KEPT)
     titles = [revert_title(s) for s in sentences(reason)]
-    if all(t is not None for t in titles) and not any(_stems(t or "") & _stems(what) for t in titles):
+    if all(t is not None for t in titles) and not any(content_stems(t or "") & content_stems(what) for t in titles):
         return noise(Noise.REVERT_TITLE_WHY)  # only the titles of other reverts: what they undid is not said
     return Verdict(VerdictKind.REVERT, MemoryType.DEAD_END, why=reason, what=what or "a change")
 
@@ -645,7 +602,8 @@ def _classify(commit: CommitRecord, body: str) -> Verdict:
         return noise(Noise.REFACTOR)
     if feature(clean_subject(subject)) and not is_fix and not tests:  # "Add a test for …" is no feature
         return noise(Noise.FEATURE)
-    explained = why(body, subject, CAUSE_WORDS, STRONG_WORDS)
+    reasons = squash_own_text(body, subject) or body  # a squash's later items give their own commits' reasons
+    explained = why(reasons, subject, CAUSE_WORDS, STRONG_WORDS)
     examples = tests and all(EXAMPLE_PATH.search(p) for p in code_paths(commit))
     if (
         TEST_INFRA_WORDS.search(subject)
@@ -673,7 +631,7 @@ def _classify(commit: CommitRecord, body: str) -> Verdict:
         return noise(Noise.WHAT_NOT_WHY, fix=is_fix)
     if fixes and explained and only_should(explained):
         return noise(Noise.WHY_ONLY_SHOULD, fix=is_fix)
-    rationale = "" if fixes and explained else why(body, subject, RATIONALE_WORDS, STRONG_WORDS)
+    rationale = "" if fixes and explained else why(reasons, subject, RATIONALE_WORDS, STRONG_WORDS)
     if contradicts(subject, explained if fixes and explained else rationale):
         return noise(Noise.WHY_CONTRADICTS, fix=is_fix)
     if off_topic(body, subject, explained if fixes and explained else rationale):
@@ -690,6 +648,9 @@ def _classify(commit: CommitRecord, body: str) -> Verdict:
         return Verdict(VerdictKind.FIX, MemoryType.GOTCHA, fix=True, why=rationale)
     if rationale:
         return Verdict(VerdictKind.DECISION, MemoryType.DECISION, why=rationale)
+    elsewhere = reasons is not body and any(why(body, subject, w, STRONG_WORDS) for w in (CAUSE_WORDS, RATIONALE_WORDS))
+    if elsewhere:  # a why only in the squash's later items: their commits', not its own
+        return noise(Noise.WHY_OFF_TOPIC, fix=is_fix)
     return noise(left_without(body, subject) or Noise.NO_LESSON, fix=is_fix)
 
 

@@ -14,7 +14,8 @@ from pathlib import Path
 from forewarn.memory.vocabulary import MemoryType
 from forewarn.workspace.engine import Workspace
 from forewarn.workspace.mine_lessons import POINTS_BACK, decision_headline, fix_headline, where
-from forewarn.workspace.mine_rules import VerdictKind, classify, off_topic, substantive_fix
+from forewarn.workspace.mine_rules import VerdictKind, classify, substantive_fix
+from forewarn.workspace.mine_squash import off_topic
 from tests.gitrepo import Repo
 from tests.workspace.billing_history import billing_repo, kinds, mined, record
 
