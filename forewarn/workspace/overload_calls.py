@@ -56,6 +56,7 @@ class Params:
     most: int | None
     declared: tuple[str, ...]  # each parameter's declaration text, in order
     classes: tuple[str | None, ...] = ()  # each parameter's class (``_param_class``), in order
+    strings: tuple[bool, ...] = ()  # whether each takes a string literal (``_takes_string``), in order
 
     def takes(self, count: int) -> bool:
         return self.least <= count and (self.most is None or count <= self.most)
@@ -163,7 +164,8 @@ def parameters(declaration: str, name: str, method: bool, hash_comments: bool = 
     variadic = any(_variadic(p) for p in items)
     optional = sum(1 for p in items if _optional(p))
     required = len(items) - optional - sum(1 for p in items if _variadic(p))
-    return Params(required, None if variadic else len(items), tuple(items), tuple(map(_param_class, items)))
+    classes, strings = tuple(map(_param_class, items)), tuple(map(_takes_string, items))
+    return Params(required, None if variadic else len(items), tuple(items), classes, strings)
 
 
 def called_overloads(
@@ -183,7 +185,7 @@ def called_overloads(
         strings: dict[str, Params | None] = {
             s: p
             for s, p in fitting.items()
-            if p is not None and all(i < len(p.declared) and _takes_string(p.declared[i]) for i in literal_at)
+            if p is not None and all(i < len(p.strings) and p.strings[i] for i in literal_at)
         }
         fitting = strings or fitting
     if len(fitting) > 1 and argument_type is not None:

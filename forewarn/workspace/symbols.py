@@ -367,7 +367,8 @@ class SymbolLookup:
         starts = line_starts(lines)
         trees: dict[tuple[int, int], Any] = {}
         owners: dict[str, bool] = {}
-        declared: dict[tuple[str, object], str | None] = {}  # (variable, definition around it) → its class
+        # (variable, definition around it) → the class it is declared with; ("", line) → the definition around line
+        declared: dict[tuple[str, object], str | None] = {}
         bound = self.imported_names(rel, text)
         found: dict[tuple[str, str], int] = {}
         for name, targets in wanted.items():
@@ -387,7 +388,9 @@ class SymbolLookup:
                 if receiver in SELF_NAMES and facts is not None:
                     key = (receiver, _enclosing_class(facts.chunks, line))
                 elif receiver and facts is not None:
-                    key = (receiver, _enclosing_definition(facts.chunks, line))
+                    if ("", line) not in declared:  # the definition around a line, looked for once per line
+                        declared[("", line)] = _enclosing_definition(facts.chunks, line)
+                    key = (receiver, declared[("", line)])
                 if key not in resolved:
                     ident = lookup.Ident(name, 0, 0, 0, receiver, "")
                     try:
