@@ -555,13 +555,17 @@ def run_outdated(args: argparse.Namespace) -> int:
 
 
 def run_reanchor(args: argparse.Namespace) -> int:
+    from forewarn.workspace.symbols import spoken_symbol
+
     with _engine(args, embedder=False) as engine:
         m = engine.reanchor(args.id, args.file, args.symbol, line=args.line)
     a = m.anchor
     if args.json:
         cliutil.print_json({"id": m.id, "status": m.status, "memory": memory_json(m)})
     else:
-        where = f"{a.file}::{a.symbol}" if a is not None and a.symbol else a.file if a is not None else "the workspace"
+        where = "the workspace" if a is None else a.file
+        if a is not None and a.symbol:
+            where += f"::{spoken_symbol(a.symbol, a.file)}"
         print(cliutil.shown(f"{m.id} is now anchored to {where} ({m.status})"))
     return 0
 

@@ -17,7 +17,7 @@ from forewarn.memory.suggestions import provenance_line
 from forewarn.memory.text import age_text, from_iso, to_iso
 from forewarn.memory.timeline import Standing, standing_at
 from forewarn.memory.vocabulary import Visibility
-from forewarn.workspace.symbols import base_symbol
+from forewarn.workspace.symbols import spoken_symbol
 
 TEXT_PREVIEW = 100  # characters of a memory shown per line in lists
 TEXT_DIFF_LINES = 6  # of each side of a proposed text change shown under it (memory show prints the whole text)
@@ -29,7 +29,8 @@ def _anchor_text(m: Memory) -> str:
     if a is None:
         return "(workspace)"
     if a.symbol:  # a repeated definition's internal ``#2`` never shows: its lines tell which one
-        where = f"{a.file}::{base_symbol(a.symbol)}" + (f" (lines {a.start_line}-{a.end_line})" if a.start_line else "")
+        lines = f" (lines {a.start_line}-{a.end_line})" if a.start_line else ""
+        where = f"{a.file}::{spoken_symbol(a.symbol, a.file)}{lines}"
     else:
         where = f"{a.file}:{a.start_line}" if a.start_line else a.file
     return cliutil.shown(where)

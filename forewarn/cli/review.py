@@ -88,7 +88,7 @@ def _print_text(report: object) -> None:
     """For a person: the memories ranked (made stale, on changed code, file-wide, one hop out), each at its
     file:line with its headline, the rest of its text on indented lines (at most ``TEXT_LINES``), and why."""
     from forewarn.workspace.review import Reason, ReviewReport, Tier, tier
-    from forewarn.workspace.symbols import base_symbol
+    from forewarn.workspace.symbols import spoken_symbol
 
     assert isinstance(report, ReviewReport)
     out = cliutil.console()
@@ -98,7 +98,7 @@ def _print_text(report: object) -> None:
 
     against = "HEAD" if report.base == "HEAD" else f"{shown(report.base)} (merge base {report.base_commit[:7]})"
     files, changed = len(report.files), len(report.changed)
-    names = list(dict.fromkeys(base_symbol(c.symbol) for c in report.changed if not c.symbol.startswith("<")))
+    names = list(dict.fromkeys(spoken_symbol(c.symbol, c.file) for c in report.changed if not c.symbol.startswith("<")))
     more_names = ", …" if len(names) > CHANGED_NAMES else ""
     listed = f" ({shown(', '.join(names[:CHANGED_NAMES]))}{more_names})" if names else ""
     say(

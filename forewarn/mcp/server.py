@@ -42,7 +42,7 @@ from forewarn.safe_text import code_span
 from forewarn.workspace.agents import MAX_AGENT_TEXT_CHARS, AgentWriter
 from forewarn.workspace.engine import Workspace
 from forewarn.workspace.limits import PROACTIVE_LIMIT
-from forewarn.workspace.symbols import base_symbol
+from forewarn.workspace.symbols import spoken_symbol
 
 log = logging.getLogger(__name__)
 
@@ -358,7 +358,7 @@ def _where(memory: Memory) -> str:
     line = _line(memory)
     if line is None or not a.symbol:
         return code_span(a.file)
-    return f"{code_span(a.file)}:{line} {code_span(base_symbol(a.symbol))}"
+    return f"{code_span(a.file)}:{line} {code_span(spoken_symbol(a.symbol, a.file))}"
 
 
 def agent_of(ctx: Any) -> dict[str, Any]:

@@ -44,7 +44,7 @@ from forewarn.memory.records import Memory
 from forewarn.memory.vocabulary import CURRENT_STATUSES, MemoryType
 from forewarn.workspace import history
 from forewarn.workspace.history import BlobReader, GitError
-from forewarn.workspace.symbols import base_symbol, called_name
+from forewarn.workspace.symbols import called_name, spoken_symbol
 
 # another issue adds this status; review already fails on it by name (``--fail-on contested``)
 CONTESTED = "contested"
@@ -534,7 +534,7 @@ def _direct_item(fc: _FileChanges, m: Memory) -> ReviewItem | None:
     how = fc.changed.get(a.symbol)
     if how is None:
         return None
-    name = base_symbol(a.symbol)  # what people call it: a repeated definition's ``#3`` is internal
+    name = spoken_symbol(a.symbol, a.file)  # what people call it: a repeated definition's ``#3`` is internal
     new_span = (fc.new or {}).get(a.symbol)
     if how == "deleted" or new_span is None:
         old_span = (fc.old or {}).get(a.symbol)

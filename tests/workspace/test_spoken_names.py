@@ -4,7 +4,11 @@ text says ``spdlog::details::os::thread_id`` and ``Body::new``; other languages 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from forewarn.workspace.symbols import spoken_symbol, symbol_label
+from tests.forewarn_run import forewarn_in
+from tests.gitrepo import Repo
 
 
 def test_cpp_c_and_rust_paths_are_spoken_with_double_colons_others_with_dots() -> None:
@@ -25,3 +29,29 @@ def test_a_label_speaks_the_path_and_names_an_overload_by_its_lines() -> None:
     )
     assert symbol_label("Node.before", 4, 6, namesakes=True, file="src/Node.java") == "Node.before (lines 4-6)"
     assert symbol_label("Body.new", 1, 3, quote=lambda s: f"`{s}`", file="src/body.rs") == "`Body::new`"
+
+
+BODY_RS = """\
+pub struct Body {
+    len: usize,
+}
+
+impl Body {
+    pub fn new() -> Body {
+        Body { len: 0 }
+    }
+}
+"""
+
+
+def test_the_cli_lists_and_searches_name_a_rust_method_as_rust_writes_it(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "crate")
+    repo.write("src/body.rs", BODY_RS)
+    repo.commit("A body")
+    forewarn_in(repo.root, "index", "--no-embed")
+    text = "Body::new must not allocate: callers build one per request"
+    forewarn_in(repo.root, "remember", text, "--type", "gotcha", "--file", "src/body.rs", "--symbol", "Body.new")
+    listed = forewarn_in(repo.root, "memory", "list").stdout
+    assert "src/body.rs::Body::new (lines 6-8)" in listed and "Body.new" not in listed
+    found = forewarn_in(repo.root, "search", "--lexical", "allocate per request").stdout
+    assert "src/body.rs::Body::new" in found, found

@@ -27,7 +27,7 @@ from forewarn.memory.records import MemoryFilter
 from forewarn.memory.vocabulary import MemorySource, MemoryStatus, MemoryType
 from forewarn.workspace.agents import MAX_PENDING_AGENT_SUGGESTIONS  # one queue, one bound: MCP's and the hooks'
 from forewarn.workspace.engine import Workspace
-from forewarn.workspace.symbols import base_symbol
+from forewarn.workspace.symbols import spoken_symbol
 
 log = logging.getLogger(__name__)
 
@@ -131,7 +131,7 @@ def on_pass(ws: Workspace, event: HookEvent, state: SessionState, *, trust_agent
 
 def _dead_end(ws: Workspace, event: HookEvent, undone: EditNote, state: SessionState, *, trust_agents: bool) -> None:
     rel, symbol = undone.key.split("::", 1)
-    where = f"`{base_symbol(symbol)}`" if symbol else f"`{rel}`"
+    where = f"`{spoken_symbol(symbol, rel)}`" if symbol else f"`{rel}`"
     text = f"Tried on {where} and undone in the same session: {undone.summary or 'an edit'}"
     _suggest(
         ws, event, state, text[:MAX_TEXT_CHARS], MemoryType.DEAD_END, rel, symbol or None, {"captured": "edit undone"},
@@ -235,4 +235,4 @@ def _clip(text: str) -> str:
 
 def _name(key: str) -> str:
     rel, symbol = key.split("::", 1)
-    return f"`{base_symbol(symbol)}` ({rel})" if symbol else f"`{rel}`"
+    return f"`{spoken_symbol(symbol, rel)}` ({rel})" if symbol else f"`{rel}`"
