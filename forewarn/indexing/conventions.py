@@ -21,8 +21,15 @@ from forewarn.repository import GIT_SAFE_OPTIONS
 
 TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs", "e2e"})
 TEST_FILE_RE = re.compile(
-    r"(^test_.*|.*_test\.[a-z]+$|.*_tests\.[a-z]+$|^conftest\.py$|.*\.(test|spec)\.[jt]sx?$|.*Tests?\.java$|.*_spec\.rb$)"
+    r"(^test_.*|.*_test\.[a-z]+$|.*_tests\.[a-z]+$|^conftest\.py$|.*\.(test|spec)\.[jt]sx?$|.*Tests?\.java$|.*_spec\.rb$"
+    r"|^testutils?\.[a-z]+$)"  # ripgrep's searcher/src/testutil.rs: the helpers tests share
 )
+# code beside the product that shows or measures it: examples, demos, benchmarks (Rust's ``benches/``, zod's
+# ``packages/bench/``, ripgrep's ``benchsuite/``); the map shows it after the product code, as it does tests
+EXAMPLE_DIRS = frozenset({
+    "example", "examples", "sample", "samples", "demo", "demos",
+    "bench", "benches", "benchmark", "benchmarks", "benchsuite",
+})  # fmt: skip
 # vendored or generated code: lessons about it belong to its upstream, not to this repository. Only folder names
 # that hold someone else's code wherever they are used: C/C++ trees' `extern/` (pybind11, Blender), `deps/` (Redis,
 # Node.js, libgit2), `3rdparty/`/`ThirdParty/` (OpenCV, VTK) and `bundled/` (spdlog's copy of fmt) — except a VS Code
@@ -60,6 +67,11 @@ def is_test_path(rel: str) -> bool:
     if any(p.lower() in TEST_DIRS for p in parts[:-1]):
         return True
     return bool(TEST_FILE_RE.match(parts[-1]))
+
+
+def is_example_path(rel: str) -> bool:
+    """Whether ``rel`` is example, demo or benchmark code beside the product (:data:`EXAMPLE_DIRS`)."""
+    return any(p.lower() in EXAMPLE_DIRS for p in rel.split("/")[:-1])
 
 
 def generated_header(head: str) -> bool:

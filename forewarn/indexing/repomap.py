@@ -10,9 +10,11 @@ vendored paths, ``.gitattributes`` ``linguist-generated``/``linguist-vendored``,
 every own file, unless the caller steered the map to them (a focus file, or one defining a given identifier). They
 keep their place in the graph and its PageRank (they are real dependencies); only the map's order changes. Only the
 map's candidates are judged: their first lines are read and ``.gitattributes`` asked once, by one git call.
-Among the team's own files, tests (:func:`conventions.is_test_path`) come after the product code, unless steered to:
-a reader needs what the product defines before the fixtures and helpers its tests share. A Python stub (``.pyi``)
-beside its module (``.py``) says the module's definitions again: it goes last too (:data:`STUB`), unless steered to.
+Among the team's own files, tests (:func:`conventions.is_test_path`), examples and benchmarks
+(:func:`conventions.is_example_path`) come after the product code, unless steered to: a reader needs what the
+product defines before the fixtures and helpers its tests share, or the scripts that measure it. A Python stub
+(``.pyi``) beside its module (``.py``) says the module's definitions again: it goes last too (:data:`STUB`), unless
+steered to.
 
 Tokens are estimated as characters / ``CHARS_PER_TOKEN`` rather than with a model's tokenizer: the map
 feeds people and many different models, and the estimate is within ~15% for code under BPE tokenizers.
@@ -163,8 +165,9 @@ class _OwnCode:
         return self.reasons[rel]
 
     def is_test(self, rel: str) -> bool:
-        """Test code by its path, which the map shows after the product code unless the caller steered to it."""
-        return rel not in self.steered and conventions.is_test_path(rel)
+        """Test, example or benchmark code by its path, which the map shows after the product code unless the
+        caller steered to it."""
+        return rel not in self.steered and (conventions.is_test_path(rel) or conventions.is_example_path(rel))
 
     def by_path(self, rel: str) -> str | None:
         """What is known without reading anything: an earlier judgement, else the path."""
