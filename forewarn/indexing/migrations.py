@@ -153,4 +153,12 @@ MIGRATIONS = [
         UPDATE files SET size = -1, content_hash = '' WHERE language IN ('c', 'cpp');
         """,
     ),
+    # TypeScript's overload signatures are one function with the implementation beside them, not definitions of
+    # their own (`string`, `string#2`, `string#3` became `string`, the implementation): TS and TSX files parse again
+    sqlite.Migration(
+        "m009_typescript_overload_signatures",
+        """
+        UPDATE files SET size = -1, content_hash = '' WHERE language IN ('typescript', 'tsx');
+        """,
+    ),
 ]

@@ -62,6 +62,11 @@ _local = threading.local()
 _roles: dict[str, dict[int, tuple[str, str]]] = {}  # language → pattern index → what it captures
 
 
+# TypeScript's declarations without a body that overload a function or method implemented beside them
+OVERLOAD_SIGNATURE_LANGUAGES = frozenset({"typescript", "tsx"})
+SIGNATURE_NODES = frozenset({"function_signature", "method_signature"})
+
+
 @dataclass(slots=True)
 class _Def:
     node: Node
@@ -188,6 +193,8 @@ def parse_file(source: bytes, spec: LanguageSpec, *, syntax: bool = False) -> Pa
         elif what == "import":
             _add_import(caps, src, imports)
 
+    if spec.name in OVERLOAD_SIGNATURE_LANGUAGES:
+        _drop_overload_signatures(defs)
     ordered = sorted(defs.values(), key=lambda d: (d.start, -d.end, d.pattern))
     _nest(ordered)
     chunks: list[Chunk] = []
@@ -210,6 +217,25 @@ def parse_file(source: bytes, spec: LanguageSpec, *, syntax: bool = False) -> Pa
         ordered=ordered,
         root=root,
     )
+
+
+def _drop_overload_signatures(defs: dict[int, _Def]) -> None:
+    """TypeScript's overload signatures (``function string(): S;`` above ``function string(p?: P): S { … }``) are
+    one function with their implementation: no definitions of their own, so the name means the implementation (its
+    memories, ``remember --symbol string``, a hover on it). A signature with no implementation beside it (an
+    interface's member, a ``declare``d function) stays a definition."""
+    implemented = {(_container(d.node), d.name) for d in defs.values() if d.node.type not in SIGNATURE_NODES}
+    for key, d in list(defs.items()):
+        if d.node.type in SIGNATURE_NODES and (_container(d.node), d.name) in implemented:
+            del defs[key]
+
+
+def _container(node: Node) -> int:
+    """The node a definition is declared in, past an ``export`` around it (the program, a class or namespace body)."""
+    parent = node.parent
+    while parent is not None and parent.type == "export_statement":
+        parent = parent.parent
+    return parent.id if parent is not None else -1
 
 
 def _tools(spec: LanguageSpec) -> tuple[Parser, QueryCursor]:
