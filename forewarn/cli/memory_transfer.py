@@ -89,11 +89,14 @@ def _left_out(by_reason: dict[str, int]) -> str:
 
 def run_import(args: argparse.Namespace) -> int:
     data = _stdin_export() if args.path is not None and str(args.path) == "-" else None
-    with _engine(args, embedder=True) as engine, _path_errors("read", args.path):
+    with _engine(args, embedder=True, says_mode=True) as engine, _path_errors("read", args.path):
         report = engine.import_(
             args.path, dry_run=args.dry_run, skip_invalid=args.skip_invalid, accept=True if args.accept else None,
             data=data,
         )  # fmt: skip
+        stored = (report.added or report.updated or report.proposed) and not report.dry_run
+        if stored and engine.embedder_problem:  # said when something was stored by words only, not on a refusal
+            print(f"forewarn: words only, without the embedding model: {engine.embedder_problem}", file=sys.stderr)
     if args.json:
         cliutil.print_json(report.to_dict())
     else:

@@ -4,9 +4,10 @@ teammate's branch): the import itself goes on as before, every memory kept."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
-from tests.cli.conftest import Forewarn
+from tests.cli.conftest import CLI_TIMEOUT_S, Forewarn, forewarn_argv, plain_env
 
 
 def _workspace(root: Path, files: dict[str, str]) -> Path:
@@ -66,3 +67,25 @@ def test_some_files_missing_is_a_note_and_all_present_says_nothing(tmp_path: Pat
     whole = _workspace(tmp_path / "clone", {"src/Jsoup.java": "class Jsoup {}\n", "src/Node.java": "class Node {}\n"})
     done = forewarn("memory", "import", str(shared), "-w", str(whole))
     assert done.returncode == 0 and "warning" not in done.stderr, done.stderr
+
+
+def test_without_the_model_an_import_says_words_only_once_and_only_when_it_stored_something(
+    tmp_path: Path, forewarn: Forewarn
+) -> None:
+    """QA pass 8 #13: every import, a refused one too, began with "words only, without the embedding model"."""
+    shared = _export(tmp_path, forewarn)
+    here = _workspace(tmp_path / "here", {"src/Node.java": "class Node {\n  void before() {}\n}\n"})
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("{not json\n", encoding="utf-8")
+    no_model = plain_env(FOREWARN_MODELS=str(tmp_path / "no-models"))  # a data directory with no model in it
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        argv = forewarn_argv("memory", "import", *args, "-w", str(here))
+        return subprocess.run(argv, env=no_model, capture_output=True, text=True, timeout=CLI_TIMEOUT_S)
+
+    refused = run(str(broken))
+    assert refused.returncode != 0 and "words only" not in refused.stderr, refused.stderr
+    dry = run(str(shared), "--dry-run")
+    assert dry.returncode == 0 and "words only" not in dry.stderr, dry.stderr
+    done = run(str(shared))
+    assert done.returncode == 0 and done.stderr.count("words only, without the embedding model") == 1, done.stderr
