@@ -110,14 +110,19 @@ RUBY_CORE_OWNERS = frozenset({
 # an exception line: ``ValueError: bad``, ``requests.exceptions.SSLError: …``, ``E   KeyError: 'x'`` (pytest)
 _EXCEPTION_RE = re.compile(
     r"^(?:E\s+|FAILED \S+ - |ERROR \S+ - |Uncaught |Exception in thread \"[^\"]*\" )?"
-    r"(?P<kind>(?:[A-Za-z_][\w]*\.){0,6}[A-Z][\w]*(?:Error|Exception|Warning|Exit|Interrupt|Iteration|Failure|Fault"
-    r"|Timeout|Refused|Denied|NotFound|Invalid|Abort|Conflict))"
+    r"(?P<kind>(?:[A-Za-z_][\w]*\.){0,6}(?:[A-Z][\w]*(?:Error|Exception|Warning|Exit|Interrupt|Iteration|Failure|Fault"
+    r"|Timeout|Refused|Denied|NotFound|Invalid|Abort|Conflict)|Error|Exception))"  # bare: ``new Error("…")``, Python's
     r"(?:\[(?P<code>[\w-]{1,20})\])?(?::\s*(?P<msg>.*))?$"
 )
+BARE_KINDS = frozenset({"Error", "Exception"})  # thrown as they are (``new Error("…")``): read where one was thrown
 _RUST_ERROR_RE = re.compile(r"^error(?:\[(?P<code>E\d{4})\])?: (?P<msg>.+)$")
 _GO_PANIC_RE = re.compile(r"^panic: (?P<msg>.+)$")
-# cargo's line after a panic in a test or a run: what failed is the panic above it
-CARGO_WRAPPER_ERRORS = ("test failed, to rerun pass", "process didn't exit successfully")
+# cargo's and rustc's lines after a panic or a failed build: what failed is the panic or the error above it
+CARGO_WRAPPER_ERRORS = (
+    "test failed, to rerun pass", "process didn't exit successfully", "could not compile", "aborting due to",
+)  # fmt: skip
+# a rustc diagnostic's first line: ``error[E0308]: …``, ``warning: unused variable: `depth` ``
+_RUST_DIAGNOSTIC_RE = re.compile(r"^(?:error|warning)(?:\[[A-Za-z]?\d{1,5}\])?: ")
 WRAPPER_ERRORS = CARGO_WRAPPER_ERRORS + LINKER_WRAPPER_ERRORS  # and the compiler driver's after a failed link
 _ASSERT_RE = re.compile(r"^(?:E\s+)?(?P<kind>assert(?:ion)?)\b\s*(?P<msg>.*)$", re.IGNORECASE)
 _RUBY_KIND = r"[A-Z]\w{0,100}(?:::[A-Z]\w{0,100}){0,6}"  # ``TypeError``, ``Rack::Lint::LintError``, ``Errno::ENOENT``
@@ -309,8 +314,14 @@ def _frames(lines: list[str]) -> list[Frame]:
     python: list[Frame] = []
     other: list[Frame] = []
     go_func: str | None = None
+    warned = False  # under rustc's ``warning: …``: its ``-->`` place is the warning's, not the error's
     for i, line in enumerate(lines):
         if len(line) > MAX_LINE_CHARS:
+            continue
+        if _RUST_DIAGNOSTIC_RE.match(line):
+            warned = line.startswith("warning")
+            continue
+        if warned and line.lstrip().startswith("-->"):
             continue
         native = debugger_frame(lines, i) or _native_frame(line) or _ruby_frame(line) or linker_frame(lines, i)
         if native is not None:
@@ -452,6 +463,15 @@ def _last_error(lines: list[str]) -> tuple[str | None, str, int]:
     return None, "", -1
 
 
+def _thrown(lines: list[str], i: int) -> bool:
+    """Whether the bare ``Error: …`` or ``Exception: …`` at ``lines[i]`` was thrown: a JavaScript stack follows it
+    (``    at merge (util.ts:748:13)``) or it ends a Python traceback (a frame's code line above it). A tool's field
+    (Gemini CLI's ``Error: (none)``) or a log's ``Error: …`` line is none."""
+    after = lines[i + 1].strip() if i + 1 < len(lines) else ""
+    before = lines[i - 2].strip() if i >= 2 else ""
+    return after.startswith("at ") or (before.startswith('File "') and lines[i - 1].startswith((" ", "\t")))
+
+
 def _error_line(line: str, lines: list[str], i: int) -> tuple[str, str] | None:
     """(kind, message) when ``line`` (the stripped ``lines[i]``) reports an error, else None."""
     m = _RUBY_EXCEPTION_RE.match(line)
@@ -461,7 +481,7 @@ def _error_line(line: str, lines: list[str], i: int) -> tuple[str, str] | None:
     if m and "::" in m["kind"] and i + 1 < len(lines) and _RUBY_FRAME_RE.match(lines[i + 1][:MAX_LINE_CHARS]):
         return _last_name(m["kind"]), (m["msg"] or "").strip()
     m = _EXCEPTION_RE.match(line)
-    if m and not line.startswith(("at ", "File ")):
+    if m and not line.startswith(("at ", "File ")) and (m["kind"] not in BARE_KINDS or _thrown(lines, i)):
         kind = m["kind"].rsplit(".", 1)[-1] if "." in m["kind"] else m["kind"]
         return (f"{kind}[{m['code']}]" if m["code"] else kind), (m["msg"] or "").strip()
     m = _RUST_ERROR_RE.match(line)
