@@ -183,6 +183,10 @@ def last_component(spec_text: str) -> str:
     return text
 
 
+# JavaScript's and TypeScript's ``import * as util from "./util.js"``: the name stands for the whole module
+NAMESPACE_IMPORT_TYPES = frozenset({"namespace_import"})
+
+
 def bindings(spec: LanguageSpec, source: bytes, tree: Tree | None = None) -> list[Binding]:
     """The names the import statements in ``source`` (a window) bind, in order."""
     tree = tree or parse(spec, source)
@@ -197,6 +201,9 @@ def bindings(spec: LanguageSpec, source: bytes, tree: Tree | None = None) -> lis
         source_text = _text(source, sources[0]).strip().strip(QUOTES) if sources else ""
         for node in caps.get("import.name", ()):
             original = last_component(_text(source, node))
+            if node.parent is not None and node.parent.type in NAMESPACE_IMPORT_TYPES:  # ``import * as util``
+                out.append(Binding(original, original, source_text, True, row))
+                continue
             alias = _alias(node)
             out.append(Binding(_text(source, alias) if alias else original, original, source_text, False, row))
         for node in sources:

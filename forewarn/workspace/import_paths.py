@@ -7,6 +7,8 @@ import functools
 
 from forewarn.indexing import lookup
 
+# a relative import's file suffix, which its stem matches without: ``./util.js`` is ``util.ts`` in TypeScript's ESM
+SCRIPT_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
 STEMS_CACHED = 1 << 16  # file → (stem, folder), asked per dependency on every hover and open: a few MB at most
 
 
@@ -19,6 +21,8 @@ def spec_path(spec: str) -> str:
     for prefix in ("crate::", "self::", "super::"):
         if text.startswith(prefix):
             text = text[len(prefix) :]
+    if spec.strip().strip(lookup.QUOTES).startswith((".", "/")) and text.endswith(SCRIPT_SUFFIXES):
+        text = text.rsplit(".", 1)[0]  # TypeScript's ESM ``../core/util.js`` names ``core/util.ts``
     if "/" not in text:
         text = text.replace("::", "/").replace(".", "/")
     return text.strip("/")

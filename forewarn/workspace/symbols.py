@@ -51,7 +51,7 @@ from forewarn.memory.records import Memory
 from forewarn.memory.store import MemoryStore
 from forewarn.workspace import overload_calls
 from forewarn.workspace.graph_cache import GraphCache
-from forewarn.workspace.import_paths import matches_spec, module_file, parent_spec
+from forewarn.workspace.import_paths import SCRIPT_SUFFIXES, matches_spec, module_file, parent_spec
 from forewarn.workspace.protocols import IndexerLike
 from forewarn.workspace.text_positions import from_units, is_word, line_starts, mentions, to_units
 
@@ -77,6 +77,9 @@ BASE_CLASS_RES = (
 DECLARED_AS = r"\b([A-Z][\w$]*)(?:<[^;(){{}}=]*>)?(?:\[\])*\s+{0}\s*[:=;,)]|(?<![\w$.]){0}\s*:\s*([A-Z][\w$]*)"
 # definitions called or named bare wherever they are nested: a namespace's function, a nested class
 FREE_KINDS = frozenset({"function", "class", "struct", "enum", "union", "interface", "trait", "type", "macro"})
+# an index file's ``export * as util from "./util.js"``: the name stands for that whole module
+NAMESPACE_REEXPORT = re.compile(r"""\bexport\s*\*\s*as\s+(?P<name>[\w$]+)\s+from\s*["'](?P<source>[^"'\n]+)["']""")
+NAMESPACE_SCAN_BYTES = 65_536  # an index file's re-exports come first
 SCOPE_SEPARATED = frozenset({"c", "cpp", "rust"})  # languages writing a qualified name ``a::b`` (spoken_symbol)
 DISAMBIGUATOR = re.compile(r"#\d+$")  # ``helper#2``: the second definition of helper in its file
 SYMBOL_NAMES_CACHED = 1 << 16  # symbol → its name(s), asked for every neighbour row on every open: a few MB at most
@@ -130,6 +133,7 @@ class SymbolLookup:
         # rel → (its dependencies as the graph cache gave them, import spec → the dependency it names): a file's
         # imports name the same modules on every open and hover, and matching a spec scans all its dependencies
         self._modules: OrderedDict[str, tuple[dict[str, float], dict[str, str | None]]] = OrderedDict()
+        self._namespaces: dict[tuple[str, str, object], str | None] = {}  # (index file, name, generation) → module
         self._lock = threading.Lock()
 
     def warm(self, rels: Iterable[str]) -> None:
@@ -212,6 +216,8 @@ class SymbolLookup:
             if module is not None:
                 return _unique(self._named_in(module, name), module, ident.receiver)
             return None
+        if ident.receiver is not None and via is not None and (module := self._namespace_via(rel, via, deps)):
+            return _unique(self._named_in(module, name), module, ident.receiver)  # `export * as util` in an index
         if ident.receiver is not None and ident.receiver not in SELF_NAMES and ident.receiver not in binds:
             module = self._module_of(rel, ident.receiver, deps)  # 3. flask.helpers.make_response(): a module receiver
             if module is not None and module != rel and (in_module := self._named_in(module, name)):
@@ -323,6 +329,32 @@ class SymbolLookup:
                 self._named[name] = found
                 while len(self._named) > NAMES_CACHED:
                     self._named.popitem(last=False)
+        return found
+
+    def _namespace_via(self, rel: str, bound: lookup.Binding, deps: dict[str, float]) -> str | None:
+        """The module a name imported from an index file stands for when that file re-exports it as a namespace
+        (``import { util } from "../core/index.js"`` where index.ts says ``export * as util from "./util.js"``)."""
+        index = self._module_of(rel, bound.source, deps)
+        if index is None or not index.endswith(SCRIPT_SUFFIXES):
+            return None
+        key = (index, bound.original, self.graph.generation)  # read again once the index changes
+        with self._lock:
+            if key in self._namespaces:
+                return self._namespaces[key]
+            if len(self._namespaces) > FACTS_CACHE_FILES:
+                self._namespaces.clear()
+        try:
+            with open(self.indexer.root / index, "rb") as f:
+                head = f.read(NAMESPACE_SCAN_BYTES).decode("utf-8", "replace")
+        except OSError:
+            head = ""
+        found = None
+        for m in NAMESPACE_REEXPORT.finditer(head):
+            if m["name"] == bound.original:
+                found = self._module_of(index, m["source"], self.graph.dependencies(index))
+                break
+        with self._lock:
+            self._namespaces[key] = found
         return found
 
     def _imported(self, rel: str, bound: lookup.Binding, deps: dict[str, float]) -> tuple[str, tuple[str, ...]] | None:
