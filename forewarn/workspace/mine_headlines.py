@@ -19,6 +19,12 @@ HEADLINE_SUBJECT_CHARS = 160  # a subject longer than this is a paragraph writte
 # the subject's decoration: "[sessions] ", "sessions: ", "NG: " (a short all-caps tag, as a conventional type),
 # "(#1234)", "Fixes #12", "GH-12"
 SUBJECT_TAG = re.compile(r"^\s*(\[[^\]]{1,30}\]\s*|[a-z][\w./-]{0,24}:\s+|[A-Z]{2,6}:\s+)")
+# a reference at a subject's end with the word pointing at it ("drop the prototype from #6432 (#6438)"): both go
+DANGLING_REF = re.compile(
+    r"\s+(?:from|in|of|for|to|by|with|on|at|since|after|before|per|see|via)\s+(?:#|gh-)\d+"
+    r"(?=(?:\s*\((?:#|gh-)\d+\))*\s*[.,;:]?\s*$)",
+    re.I,
+)
 SUBJECT_LEADING_REF = re.compile(r"^(fix(es|ed)?|close[sd]?|issue|gh)?\s*#\d+\s*[:,-]\s*", re.I)
 SUBJECT_REFS = re.compile(
     r"\s*(\((fix(es|ed)?\s*|close[sd]?\s*|see\s*|refs?\s*)?(#|gh-)\d+\)"
@@ -178,7 +184,7 @@ def said(subject: str) -> str:
     s = FIX_TAG.sub("", s, count=1)
     s = HANDLE_BEFORE_REF.sub("", s)
     while True:
-        t = CREDIT.sub("", SUBJECT_REFS.sub("", REF_LIST.sub("", s))).strip().rstrip(" ,;:")
+        t = CREDIT.sub("", SUBJECT_REFS.sub("", REF_LIST.sub("", DANGLING_REF.sub("", s)))).strip().rstrip(" ,;:")
         if t.endswith('"') and t.count('"') % 2:
             t = t[:-1].rstrip()
         if t == s or len(t) < MIN_SAID_CHARS:

@@ -105,6 +105,9 @@ class Noise(StrEnum):
     WHY_OFF_TOPIC = "why-from-squashed-item"  # its why is a squashed item about something else than its subject
     REVERT_TITLE_WHY = "revert-title-as-why"  # a revert whose why is only another revert's title, on other work
     REVERT_KEPT = "revert-kept-changes"  # its only why says which changes the revert kept ("Don't revert the …")
+    # a revert that says the change comes back another way ("landed on main accidentally … will be re-applied via
+    # PR"), or whose change a later commit landed again under the same subject: what was undone is no dead end
+    REVERT_TO_RELAND = "revert-to-reland"
     FIX_IN_PASSING = "fix-in-passing"  # a fix's minor symbol (a constructor it touched in passing): no hot-spot count
     FIX_IN_TESTS = "fix-in-tests"  # "Fix integer overflows in test when run on 32bit": its subject puts it in tests
     TEST_ANCHOR = "lesson-in-test-code"  # a commit lesson placed in a test, a test server or fixtures: no product code
@@ -232,7 +235,8 @@ CUT_CONTINUATION = re.compile(rf"^([a-z][a-z-]*,|{JOINING_WORDS}\s)")
 CUT_SUBJECT_END = re.compile(rf"\s({JOINING_WORDS[1:-1]}|a|an|the|in|on|that|is|are|be)$", re.IGNORECASE)
 MIN_BODY_WORDS = 6  # fewer words after trailers are stripped is an empty body ("Fixes #12.")
 
-REVERT_SUBJECT = re.compile(r'^\s*revert(s|ed)?\b[:\s]*"?(?P<what>.*?)"?\s*$', re.IGNORECASE)
+# "Revert "…"", "Reverts …", and a conventional "revert(core): …" (its scope is no part of what it undid)
+REVERT_SUBJECT = re.compile(r'^\s*revert(s|ed)?(?:\([^()]{0,40}\))?!?(?=[:\s"]|$)[:\s]*"?(?P<what>.*?)"?\s*$', re.I)
 # new behaviour, by the subject's first word: a feature teaches no trap, even when it closes an issue ("fixes #86")
 FEATURE_SUBJECT = re.compile(
     r"^\s*(add(s|ed|ing)?|allow(s|ed|ing)?|support(s|ed|ing)?|implement(s|ed|ing)?|introduc(e|es|ed|ing)|"
@@ -547,6 +551,8 @@ def _revert(commit: CommitRecord, body: str, what: str, tests: bool) -> Verdict:
         return noise(Noise.REAPPLIED)
     if tests:
         return noise(Noise.TEST_ONLY)
+    if RELAND_WORDS.search(body):
+        return noise(Noise.REVERT_TO_RELAND)
     reason = why(body, what, ANY_PROSE)
     if not reason:
         return noise(Noise.REVERT_NO_REASON)
@@ -559,6 +565,19 @@ def _revert(commit: CommitRecord, body: str, what: str, tests: bool) -> Verdict:
     if all(t is not None for t in titles) and not any(content_stems(t or "") & content_stems(what) for t in titles):
         return noise(Noise.REVERT_TITLE_WHY)  # only the titles of other reverts: what they undid is not said
     return Verdict(VerdictKind.REVERT, MemoryType.DEAD_END, why=reason, what=what or "a change")
+
+
+# a revert's body saying the change is not given up but comes back another way (zod 23edf48: "landed on main
+# accidentally … Reverting so the change can go through a normal PR … will be re-applied via PR")
+RELAND_WORDS = re.compile(
+    r"\b(?:will be re-?(?:applied|landed|submitted|opened)|to re-?land\b"
+    r"|re-?land(?:ed|ing)? (?:it|this|later|once|after)"
+    r"|landed on (?:main|master|trunk) (?:by mistake|accidentally)|(?:accidentally|mistakenly) (?:pushed|merged|landed)"
+    r"|pushed to the wrong branch"
+    r"|(?:go|goes|went) through (?:a |the )?(?:normal |proper |regular )?(?:PR|pull request|review)"
+    r"|temporarily revert)",
+    re.IGNORECASE,
+)
 
 
 def revert_title(sentence: str) -> str | None:

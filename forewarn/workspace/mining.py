@@ -160,6 +160,7 @@ class _Walk:
         self.met: set[str] = set()  # reverted shas (as named) met in this walk
         self.undone_subjects: dict[str, str] = {}  # a reverted sha (as named) → its subject, for "Revert 60ef759"
         self.undone_branch: set[str] = set()  # commits a reverted merge brought in: undone with it
+        self.landed: set[str] = set()  # subjects (subject_key) of the commits read: a revert's change landed again
         self.order = 0
         self.clamped = 0
 
@@ -179,6 +180,10 @@ class _Walk:
             return
         self._note_revert(commit)
         verdict = classify(commit)
+        if verdict.kind == VerdictKind.REVERT and subject_key(verdict.what) in self.landed:
+            verdict = Verdict(VerdictKind.NOISE, reason=Noise.REVERT_TO_RELAND)  # zod's base64 fix, landed again
+        if revert_target(commit) is None:
+            self.landed.add(subject_key(commit.subject))
         if verdict.reason is not None:
             self.noise[verdict.reason] += 1
         if (verdict.lesson or verdict.fix) and self.runtimes.dropped(f"{commit.subject}\n{commit.body}"):
