@@ -75,6 +75,12 @@ BASE_CLASS_RES = (
 # a variable declared with a class (``Element link`` before ``=``, ``:``, ``;``, ``,``, ``)``; ``link: Element``),
 # filled with the variable's escaped name: a capitalised type only, so ``return link;`` never reads as one
 DECLARED_AS = r"\b([A-Z][\w$]*)(?:<[^;(){{}}=]*>)?(?:\[\])*\s+{0}\s*[:=;,)]|(?<![\w$.]){0}\s*:\s*([A-Z][\w$]*)"
+# a name declared with a class anywhere in a file (a struct's or class's field): ``ig_root: Ignore,``, ``Ignore ig;``
+FIELD_DECLARED = re.compile(
+    r"(?<![\w$.])(?P<name1>[a-z_][\w$]*)\s*:\s*(?P<type1>[A-Z][\w$]*)\b(?!\s*::)"
+    r"|\b(?P<type2>[A-Z][\w$]*)(?:<[^;(){}=]*>)?\s+(?P<name2>[a-z_][\w$]*)\s*[;=]"
+)
+FIELD_WINDOWS = 8  # a file's field declarations are read this many windows deep (a long file's tail is data)
 # definitions called or named bare wherever they are nested: a namespace's function, a nested class
 FREE_KINDS = frozenset({"function", "class", "struct", "enum", "union", "interface", "trait", "type", "macro"})
 # an index file's ``export * as util from "./util.js"``: the name stands for that whole module
@@ -117,6 +123,7 @@ class _Facts:
     by_name: dict[str, list[tuple[str, str, int, int]]] = field(default_factory=dict)  # definitions by last name
     bases: dict[str, str | None] = field(default_factory=dict)  # class symbol → the superclass its header names
     params: dict[str, overload_calls.Params | None] = field(default_factory=dict)  # overload symbol → its parameters
+    fields: dict[str, str | None] | None = None  # a name → the one class the file declares it with (None: several)
 
 
 class SymbolLookup:
@@ -224,6 +231,9 @@ class SymbolLookup:
                 return _unique(in_module, module, None)
         methods = ident.receiver is not None
         here = [c for c in own if _is_member(c[1], c[0]) == methods or not methods]
+        typed = self._declared_type(rel, text, facts, ident.receiver, line) if methods else None
+        if typed and here and not any(_owner(c[0]) == typed for c in here) and self._defined_elsewhere(name, typed):
+            here = []  # `self.ig_root.add_parents()` with `ig_root: Ignore`: Ignore's, not this file's Work's
         if here:  # 4. the file's own definition
             if ident.receiver in SELF_NAMES and facts is not None:
                 enclosing = _enclosing_class(facts.chunks, line)
@@ -237,7 +247,6 @@ class SymbolLookup:
         ]  # fmt: skip
         if not methods and (split := _class_elsewhere(facts, named, rel, name, line)):
             return _unique_defs(split, None)  # 5a. a C++ method declared in its class, defined in another file
-        typed = self._declared_type(rel, text, facts, ident.receiver, line) if methods else None
         of_type = [d for d in defs if typed and _owner(d[1]) == typed]
         if of_type:  # `Element link` declared above: link.text() is Element.text
             return _unique_defs([d for d in of_type if d[0] in deps] or of_type, None)
@@ -258,7 +267,26 @@ class SymbolLookup:
         lines = self._lines_of(rel, text)[max(first, line - WINDOW_MAX_LINES) - 1 : line]
         pattern = DECLARED_AS.format(re.escape(receiver))
         found = [m.group(1) or m.group(2) for m in re.finditer(pattern, "\n".join(lines))]
-        return found[-1] if found else None  # the nearest declaration
+        if found:
+            return found[-1]  # the nearest declaration
+        return self._field_types(rel, text, facts).get(receiver)  # a field: ``ig_root: Ignore`` in its struct
+
+    def _field_types(self, rel: str, text: str, facts: _Facts | None) -> dict[str, str | None]:
+        """The names ``rel`` declares with a class (``ig_root: Ignore``, ``private Ignore igRoot;``) anywhere, each
+        with its class when every declaration of it agrees (None when they do not), read once per file version."""
+        if facts is not None and facts.fields is not None:
+            return facts.fields
+        found: dict[str, str | None] = {}
+        for m in FIELD_DECLARED.finditer("\n".join(self._lines_of(rel, text)[: WINDOW_MAX_LINES * FIELD_WINDOWS])):
+            name, kind = (m["name1"], m["type1"]) if m["name1"] else (m["name2"], m["type2"])
+            found[name] = kind if found.get(name, kind) == kind else None
+        if facts is not None:
+            facts.fields = found
+        return found
+
+    def _defined_elsewhere(self, name: str, owner: str) -> bool:
+        """Whether the index defines ``name`` as a member of a class ``owner``."""
+        return any(_owner(d.symbol) == owner for d in self._named_anywhere(name))
 
     def _inherited(self, rel: str, facts: _Facts | None, name: str, line: int) -> tuple[str, tuple[str, ...]] | None:
         """``super.name`` at ``line``: ``name`` in the nearest superclass of the enclosing class that defines it."""
