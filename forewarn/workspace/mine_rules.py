@@ -315,7 +315,10 @@ IN_TESTS_SUBJECT = re.compile(
 MESSAGE_WORDING_SUBJECT = re.compile(
     r"\b((error|failure|assert\w*|panic|exception|warning|diagnostic|log)s?\s+(message|messages|reporting|output|text|"
     r"wording)|print (more|better|clearer|the)? ?details|more (helpful|informative|descriptive|detailed) "
-    r"(errors?|messages?|output))\b",
+    r"(errors?|messages?|output)"
+    # zod's "clarify infinite number errors": what an error says, reworded
+    r"|(clarify|clarifies|reword|rephrase)\b[^.;]{0,50}\b(errors?|messages?|warnings?|wording)"
+    r"(?!\s+(handling|recovery|propagation|paths?|cases?|codes?|types?)\b))\b",
     re.IGNORECASE,
 )
 # words of a headline that name no behaviour: that a fix happened, the kind of change, where it came from
