@@ -32,8 +32,10 @@ from forewarn.memory.suggestions import ANCHOR_FILE, ANCHOR_SYMBOL, Suggestion
 from forewarn.memory.vocabulary import MemorySource, MemoryType
 from forewarn.workspace import mine_code
 from forewarn.workspace.mine_anchors import MODULE_SYMBOL, HeadIndex
+from forewarn.workspace.mine_comment_rules import banner, reason_clause, type_only, without_code_spans
 from forewarn.workspace.mine_fixes import broad
 from forewarn.workspace.mine_lessons import CONNECTIVES, clip_sentences, comment_headline, lesson_text, where
+from forewarn.workspace.mine_product import in_test_item
 from forewarn.workspace.mine_rules import TOOLING_PATH, Noise, in_test_module, is_product_path
 
 if TYPE_CHECKING:
@@ -224,7 +226,6 @@ COMMENT_TASK = re.compile(
     r"only for (backwards?[- ])?compat\w*|clean ?up|refactor\w*)\b",
     re.IGNORECASE,
 )
-# … or a clause after a colon or dash that follows the warning ("never share a Bar: its cursor is not locked")
 # a guard for what the author believes cannot happen ("we should never need to flush … so lets defensively do it
 # anyway", "should never hit this"): it warns of no trap a reader could fall into
 COMMENT_DEFENSIVE = re.compile(
@@ -284,7 +285,6 @@ CROSS_REFERENCE = re.compile(
     r"discussion|rationale)\b|as (noted|explained|described|mentioned|discussed) (above|below|in|at))",
     re.IGNORECASE,
 )
-REASON_CLAUSE = re.compile(r"\w\s*(:|—|–| - )\s+\w+(\W+\w+){2,}")
 # nouns of COMMENT_REASON that as often name what the code deals with as what goes wrong ("don't override error
 # message from content expressions", "Errors thrown by hooks must propagate", "don't output failure message more than
 # once"): alone they give a reason only in a frame of consequence ("if an error happens", "the error may be emitted").
@@ -358,9 +358,7 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
         elif tag is not None and (run := _tagged_run(said_lines, at, tag)) is not None:
             said_lines, line = run, first + at  # the lines that repeat its tag are its paragraph
         text = " ".join(part for part in said_lines if part).strip()
-        phrase = WARNING_OPENING.search(text)
-        if phrase is None and len(text.split()) <= MAX_MUST_WORDS:
-            phrase = WARNING_MUST.search(text)
+        phrase = _warning_phrase(text)
         if (tag is None and phrase is None) or len(text.split()) < MIN_COMMENT_WORDS:
             continue
         if tag is None and doc:
@@ -371,6 +369,9 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
             continue
         if not is_product_path(path):
             skipped[Noise.TOOLING_CODE if TOOLING_PATH.search(path) else Noise.TEST_COMMENT] += 1
+            continue
+        if banner(text):  # "--- parsing: input data must not be retained ---": a section's title
+            skipped[Noise.COMMENT_FRAGMENT] += 1
             continue
         if text.rstrip().endswith("?"):
             skipped[Noise.OPEN_QUESTION] += 1
@@ -383,7 +384,7 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
             continue
         untagged = WARNING_TAG.sub("", text)
         said_text = SAFETY_MARKER.sub("", untagged.lstrip(" :-–—"))
-        must_only = tag is None and WARNING_OPENING.search(text) is None
+        must_only = tag is None and WARNING_OPENING.search(without_code_spans(text)) is None
         if CONTRACT_REFERENCE.search(said_text):
             skipped[Noise.COMMENT_CONTRACT] += 1
             continue
@@ -416,8 +417,11 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
             skipped[Noise.COMMENT_NO_REASON] += 1
             continue
         holder = _enclosing(chunks, first, last, lines)
-        if holder is not None and in_test_module(holder.symbol):
-            skipped[Noise.TEST_COMMENT] += 1
+        if (holder is not None and in_test_module(holder.symbol)) or in_test_item(chunks, first, last, lines):
+            skipped[Noise.TEST_COMMENT] += 1  # in a `mod tests`, or a `#[test] fn` beside the product's code
+            continue
+        if holder is not None and type_only(holder, spec.name):
+            skipped[Noise.TYPING_CODE] += 1  # a TypeScript type alias or interface: nothing there runs
             continue
         if holder is not None and _in_plain_sight(said, code, holder):
             skipped[Noise.IN_PLAIN_SIGHT] += 1
@@ -426,6 +430,16 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
         text = clip_sentences(_with_subject(text, lines, first, raw), MAX_COMMENT_CHARS)
         out.append((WarningComment(line, text, kind), holder.symbol if holder else None))
     return CommentScan(out, skipped)
+
+
+def _warning_phrase(text: str) -> re.Match[str] | None:
+    """Where the comment warns in words (WARNING_OPENING, else "must" in a short one), outside its code spans: the
+    type `never` is code."""
+    words = without_code_spans(text)
+    phrase = WARNING_OPENING.search(words)
+    if phrase is None and len(words.split()) <= MAX_MUST_WORDS:
+        phrase = WARNING_MUST.search(words)
+    return phrase
 
 
 def _continues(said: str, lines: list[str], first: int) -> bool:
@@ -461,14 +475,16 @@ def documents_declaration(text: str, lines: list[str], last: int) -> bool:
 
 
 def gives_reason(comment: str, *, tagged: bool | None = None) -> bool:
-    """The warning says why or what goes wrong otherwise (COMMENT_REASON, REASON_CLAUSE), not only what to do. In a
-    comment with no tag, an error word alone (TOPIC_REASON) counts only in a frame of consequence (CONSEQUENCE_FRAME):
-    a tag marks a warning on purpose ("XXX: the gateway rejects totals over 10k"), a bare "don't"/"must" often only
-    names what the next line handles."""
+    """The warning says why or what goes wrong otherwise (COMMENT_REASON, or a clause of its own after a colon or
+    dash: ``mine_comment_rules.reason_clause``), not only what to do. In a comment with no tag, an error word alone
+    (TOPIC_REASON) counts only in a frame of consequence (CONSEQUENCE_FRAME): a tag marks a warning on purpose
+    ("XXX: the gateway rejects totals over 10k"), a bare "don't"/"must" often only names what the next line
+    handles."""
     if tagged is None:
         tagged = _tag_mark([comment])[0] is not None
     said = WARNING_TAG.sub("", comment).lstrip(" :-–—")
-    if REASON_CLAUSE.search(said):
+    warning = _warning_phrase(said)
+    if reason_clause(said, warning.start(1) if warning else None):
         return True
     found = [m.group(0).strip(" ,;:(") for m in COMMENT_REASON.finditer(said)]
     if tagged:
