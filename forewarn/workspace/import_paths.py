@@ -4,6 +4,7 @@ path (``./lib/pay``) or a Rust path (``crate::a::b``), matched by its path tail 
 from __future__ import annotations
 
 import functools
+import posixpath
 
 from forewarn.indexing import lookup
 
@@ -42,9 +43,8 @@ def matches_spec(rel: str, spec: str) -> bool:
 
 
 def matches_tail(rel: str, tail: str) -> bool:
-    stem, parent = stem_and_parent(rel)
-    slashed = "/" + tail
-    return stem == tail or stem.endswith(slashed) or (bool(parent) and (parent == tail or parent.endswith(slashed)))
+    parent = stem_and_parent(rel)[1]
+    return names_file(rel, tail) or (bool(parent) and (parent == tail or parent.endswith("/" + tail)))
 
 
 @functools.lru_cache(maxsize=STEMS_CACHED)
@@ -57,8 +57,27 @@ def stem_and_parent(rel: str) -> tuple[str, str]:
     return stem, parent
 
 
-def module_file(spec: str, deps: dict[str, float]) -> str | None:
-    """The file among this one's dependencies that import ``spec`` names (the strongest when several)."""
+def module_file(spec: str, deps: dict[str, float], importer: str = "") -> str | None:
+    """The file among ``importer``'s dependencies that import ``spec`` names: the one a relative spec reaches from
+    the importer's folder, else one named by the path tail (a file before a folder), the strongest when several."""
     tail = spec_path(spec)
     matching = [d for d in deps if matches_tail(d, tail)] if tail else []
-    return max(matching, key=lambda d: deps[d]) if matching else None
+    here = relative_stem(importer, spec)
+    exact = [d for d in matching if here and stem_and_parent(d)[0] == here]  # classic's ./checks.js, not core's
+    named = [d for d in matching if names_file(d, tail)]  # ``./core.js`` is core/core.ts, not any file in core/
+    return max(exact or named or matching, key=lambda d: deps[d]) if matching else None
+
+
+def relative_stem(importer: str, spec: str) -> str:
+    """``./checks.js`` from ``v4/classic/schemas.ts`` → ``v4/classic/checks`` ("" for a spec that is not relative)."""
+    text = spec.strip().strip(lookup.QUOTES)
+    if not importer or not text.startswith(("./", "../")):
+        return ""
+    path = posixpath.normpath(posixpath.join(posixpath.dirname(importer), text))
+    return path.rsplit(".", 1)[0] if path.endswith(SCRIPT_SUFFIXES) else path
+
+
+def names_file(rel: str, tail: str) -> bool:
+    """Whether the path tail names ``rel`` itself rather than its folder."""
+    stem = stem_and_parent(rel)[0]
+    return stem == tail or stem.endswith("/" + tail)

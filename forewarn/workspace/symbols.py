@@ -49,9 +49,9 @@ from forewarn.indexing.languages import LanguageSpec, compiled, language_for_pat
 from forewarn.memory import retrieval
 from forewarn.memory.records import Memory
 from forewarn.memory.store import MemoryStore
-from forewarn.workspace import overload_calls
+from forewarn.workspace import namespace_imports, overload_calls
 from forewarn.workspace.graph_cache import GraphCache
-from forewarn.workspace.import_paths import SCRIPT_SUFFIXES, matches_spec, module_file, parent_spec
+from forewarn.workspace.import_paths import matches_spec, module_file, parent_spec
 from forewarn.workspace.protocols import IndexerLike
 from forewarn.workspace.text_positions import from_units, is_word, line_starts, mentions, to_units
 
@@ -83,9 +83,6 @@ FIELD_DECLARED = re.compile(
 FIELD_WINDOWS = 8  # a file's field declarations are read this many windows deep (a long file's tail is data)
 # definitions called or named bare wherever they are nested: a namespace's function, a nested class
 FREE_KINDS = frozenset({"function", "class", "struct", "enum", "union", "interface", "trait", "type", "macro"})
-# an index file's ``export * as util from "./util.js"``: the name stands for that whole module
-NAMESPACE_REEXPORT = re.compile(r"""\bexport\s*\*\s*as\s+(?P<name>[\w$]+)\s+from\s*["'](?P<source>[^"'\n]+)["']""")
-NAMESPACE_SCAN_BYTES = 65_536  # an index file's re-exports come first
 SCOPE_SEPARATED = frozenset({"c", "cpp", "rust"})  # languages writing a qualified name ``a::b`` (spoken_symbol)
 DISAMBIGUATOR = re.compile(r"#\d+$")  # ``helper#2``: the second definition of helper in its file
 SYMBOL_NAMES_CACHED = 1 << 16  # symbol → its name(s), asked for every neighbour row on every open: a few MB at most
@@ -140,7 +137,9 @@ class SymbolLookup:
         # rel → (its dependencies as the graph cache gave them, import spec → the dependency it names): a file's
         # imports name the same modules on every open and hover, and matching a spec scans all its dependencies
         self._modules: OrderedDict[str, tuple[dict[str, float], dict[str, str | None]]] = OrderedDict()
-        self._namespaces: dict[tuple[str, str, object], str | None] = {}  # (index file, name, generation) → module
+        self._namespaces = namespace_imports.NamespaceModules(  # `import * as util`, `export * as util` in an index
+            indexer.root, self._module_in, self._named_in, lambda: graph.generation
+        )
         self._lock = threading.Lock()
 
     def warm(self, rels: Iterable[str]) -> None:
@@ -220,11 +219,11 @@ class SymbolLookup:
             return self._imported(rel, bound, deps)
         if ident.receiver is not None and (via := binds.get(ident.receiver)) is not None and via.module:
             module = self._module_of(rel, via.source, deps)  # pay.charge_card() after `import pay`
-            if module is not None:
-                return _unique(self._named_in(module, name), module, ident.receiver)
-            return None
-        if ident.receiver is not None and via is not None and (module := self._namespace_via(rel, via, deps)):
-            return _unique(self._named_in(module, name), module, ident.receiver)  # `export * as util` in an index
+            found = self._namespaces.member(module, name) if module is not None else None  # or what it re-exports
+            return _unique(found[1], found[0], ident.receiver) if found else None
+        index = self._module_of(rel, via.source, deps) if ident.receiver is not None and via is not None else None
+        if index is not None and via is not None and (found := self._namespaces.member_via(index, via.original, name)):
+            return _unique(found[1], found[0], ident.receiver)  # `export * as util` in an index
         if ident.receiver is not None and ident.receiver not in SELF_NAMES and ident.receiver not in binds:
             module = self._module_of(rel, ident.receiver, deps)  # 3. flask.helpers.make_response(): a module receiver
             if module is not None and module != rel and (in_module := self._named_in(module, name)):
@@ -337,7 +336,7 @@ class SymbolLookup:
                 self._modules.move_to_end(rel)
         memo = kept[1]
         if spec not in memo:
-            memo[spec] = module_file(spec, deps)
+            memo[spec] = module_file(spec, deps, rel)
         return memo[spec]
 
     def _named_anywhere(self, name: str) -> list[Any]:
@@ -359,31 +358,9 @@ class SymbolLookup:
                     self._named.popitem(last=False)
         return found
 
-    def _namespace_via(self, rel: str, bound: lookup.Binding, deps: dict[str, float]) -> str | None:
-        """The module a name imported from an index file stands for when that file re-exports it as a namespace
-        (``import { util } from "../core/index.js"`` where index.ts says ``export * as util from "./util.js"``)."""
-        index = self._module_of(rel, bound.source, deps)
-        if index is None or not index.endswith(SCRIPT_SUFFIXES):
-            return None
-        key = (index, bound.original, self.graph.generation)  # read again once the index changes
-        with self._lock:
-            if key in self._namespaces:
-                return self._namespaces[key]
-            if len(self._namespaces) > FACTS_CACHE_FILES:
-                self._namespaces.clear()
-        try:
-            with open(self.indexer.root / index, "rb") as f:
-                head = f.read(NAMESPACE_SCAN_BYTES).decode("utf-8", "replace")
-        except OSError:
-            head = ""
-        found = None
-        for m in NAMESPACE_REEXPORT.finditer(head):
-            if m["name"] == bound.original:
-                found = self._module_of(index, m["source"], self.graph.dependencies(index))
-                break
-        with self._lock:
-            self._namespaces[key] = found
-        return found
+    def _module_in(self, rel: str, spec: str) -> str | None:
+        """The workspace file ``spec`` names from ``rel`` (for a module's re-exports)."""
+        return self._module_of(rel, spec, self.graph.dependencies(rel))
 
     def _imported(self, rel: str, bound: lookup.Binding, deps: dict[str, float]) -> tuple[str, tuple[str, ...]] | None:
         module = self._module_of(rel, bound.source, deps)
