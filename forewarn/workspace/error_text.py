@@ -112,9 +112,14 @@ _EXCEPTION_RE = re.compile(
     r"^(?:E\s+|FAILED \S+ - |ERROR \S+ - |Uncaught |Exception in thread \"[^\"]*\" )?"
     r"(?P<kind>(?:[A-Za-z_][\w]*\.){0,6}(?:[A-Z][\w]*(?:Error|Exception|Warning|Exit|Interrupt|Iteration|Failure|Fault"
     r"|Timeout|Refused|Denied|NotFound|Invalid|Abort|Conflict)|Error|Exception))"  # bare: ``new Error("…")``, Python's
-    r"(?:\[(?P<code>[\w-]{1,20})\])?(?::\s*(?P<msg>.*))?$"
+    r"(?: ?\[(?P<code>[\w-]{1,40})\])?(?::\s*(?P<msg>.*))?$"  # Node: ``Error [ERR_MODULE_NOT_FOUND]: …``
 )
 BARE_KINDS = frozenset({"Error", "Exception"})  # thrown as they are (``new Error("…")``): read where one was thrown
+# a line that says it was thrown: pytest's ``E   Exception: boom`` and its ``FAILED … - Exception: boom`` summary, a
+# JavaScript console's ``Uncaught Error: boom``
+THROWN_MARKS = ("E ", "FAILED ", "ERROR ", "Uncaught ")
+PY_CODE_LINES = 3  # under a traceback's last ``File "…"`` line: its code, and Python 3.11's ``^^^`` and ``~~~`` marks
+RUST_PLACE_LOOKAHEAD = 3  # rustc prints a diagnostic's ``-->`` place right under its first line
 _RUST_ERROR_RE = re.compile(r"^error(?:\[(?P<code>E\d{4})\])?: (?P<msg>.+)$")
 _GO_PANIC_RE = re.compile(r"^panic: (?P<msg>.+)$")
 # cargo's and rustc's lines after a panic or a failed build: what failed is the panic or the error above it
@@ -295,6 +300,9 @@ def _error_and_frames(lines: list[str]) -> tuple[str | None, str, list[Frame]]:
     kind, message, at = _last_error(lines)
     if at >= 0 and RUST_PANIC_RE.match(lines[at].strip()):  # cargo test: the frames printed under this panic
         frames = _frames(lines[at:])
+    own = _compiler_place(lines, at) if at >= 0 else None
+    if own is not None:  # a compiler's last error: its place first, before the places of the errors above it
+        frames = _unique([own, *frames])
     failed_test = _ruby_test_failure(lines) or runner_test_failure(lines)  # minitest, RSpec; Catch2, GoogleTest
     if failed_test is not None and at < failed_test.end:  # no error printed after the failed test's report
         return failed_test.kind, failed_test.message, failed_test.frames
@@ -361,6 +369,21 @@ def _frames(lines: list[str]) -> list[Frame]:
                 number = m.groupdict().get("line") or m.groupdict().get("tline")
                 other.append(Frame(m["path"], int(number) if number else None, None))
     return _unique([*reversed(python), *other])
+
+
+def _compiler_place(lines: list[str], at: int) -> Frame | None:
+    """The place a compiler's error at ``lines[at]`` names: its own line's (gcc, clang, tsc, Maven), the ``-->`` under
+    rustc's; None for another error."""
+    line = lines[at][:MAX_LINE_CHARS].strip()
+    if _RUST_DIAGNOSTIC_RE.match(line):
+        below = (_RUST_FRAME_RE.match(x) for x in lines[at + 1 : at + 1 + RUST_PLACE_LOOKAHEAD] if "-->" in x)
+        m = next((m for m in below if m), None)
+        return Frame(m["path"], int(m["line"]), None) if m else None
+    m = _TS_PRETTY_RE.match(line) or _COMPILER_RE.match(line) or _MAVEN_COMPILER_RE.match(line)
+    if m is None:
+        return None
+    number = m.groupdict().get("line") or m.groupdict().get("tline")
+    return Frame(m["path"], int(number) if number else None, None)
 
 
 def _unique(frames: list[Frame]) -> list[Frame]:
@@ -464,12 +487,17 @@ def _last_error(lines: list[str]) -> tuple[str | None, str, int]:
 
 
 def _thrown(lines: list[str], i: int) -> bool:
-    """Whether the bare ``Error: …`` or ``Exception: …`` at ``lines[i]`` was thrown: a JavaScript stack follows it
-    (``    at merge (util.ts:748:13)``) or it ends a Python traceback (a frame's code line above it). A tool's field
-    (Gemini CLI's ``Error: (none)``) or a log's ``Error: …`` line is none."""
-    after = lines[i + 1].strip() if i + 1 < len(lines) else ""
-    before = lines[i - 2].strip() if i >= 2 else ""
-    return after.startswith("at ") or (before.startswith('File "') and lines[i - 1].startswith((" ", "\t")))
+    """Whether the bare ``Error: …`` or ``Exception: …`` at ``lines[i]`` was thrown: it says so (``THROWN_MARKS``), a
+    JavaScript stack follows it (``    at merge (util.ts:748:13)``) or it ends a Python traceback (a frame's code
+    lines above it). A tool's field (Gemini CLI's ``Error: (none)``) or a log's ``Error: …`` line is none."""
+    if lines[i].lstrip().startswith(THROWN_MARKS) or (i + 1 < len(lines) and lines[i + 1].strip().startswith("at ")):
+        return True
+    for j in range(i - 1, max(i - 2 - PY_CODE_LINES, -1), -1):
+        if not lines[j].startswith((" ", "\t")):
+            return False
+        if lines[j].lstrip().startswith('File "'):
+            return j < i - 1
+    return False
 
 
 def _error_line(line: str, lines: list[str], i: int) -> tuple[str, str] | None:

@@ -5,7 +5,15 @@ warning's ``-->`` place is no place the error went through. The rustc texts are 
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+
 from forewarn.workspace.error_text import read_error
+from tests.forewarn_run import forewarn_in
+from tests.gitrepo import Repo
 
 NODE = """\
 /home/u/app/node_modules/zod/v4/core/util.js:748
@@ -87,3 +95,171 @@ def test_rustcs_error_is_the_error_not_cargos_closing_line_and_a_warnings_place_
     assert [(f.path, f.line) for f in warned.frames] == [("crates/ignore/src/walk.rs", 1250)]  # not the warning's 1772
     alone = read_error("error: could not compile `grep-searcher` (lib) due to 1 previous error\n")
     assert alone.message.startswith("could not compile")  # nothing above it: cargo's line is all there is
+
+
+# -- what the first pass left: pytest's and a console's marked lines, Python 3.11's carets, Node's error codes, and
+# the place of the error that is reported when several are -------------------------------------------------------
+PYTEST_E = """\
+    def test_total():
+>       raise Exception("boom happened")
+E       Exception: boom happened
+
+tests/test_money.py:3: Exception
+"""
+PYTHON_CARETS = """\
+Traceback (most recent call last):
+  File "/srv/app/jobs.py", line 3, in <module>
+    total = 1 + run()
+                ^^^^^
+Exception: boom happened
+"""
+NODE_CODE = """\
+node:internal/modules/esm/resolve:873
+  throw new ERR_MODULE_NOT_FOUND(packageName, fileURLToPath(base), null);
+        ^
+
+Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'zod' imported from /home/u/app/index.js
+    at packageResolve (node:internal/modules/esm/resolve:873:9)
+    at load (/home/u/app/src/config.js:12:20)
+
+Node.js v22.14.0
+"""
+RUSTC_TWO = """\
+error[E0425]: cannot find value `walker` in this scope
+ --> src/walk.rs:3:5
+  |
+3 |     walker
+  |     ^^^^^^ not found in this scope
+
+warning: unused variable: `depth`
+ --> src/walk.rs:7:9
+
+error[E0308]: mismatched types
+ --> src/walk.rs:12:5
+  |
+12|     depth
+  |     ^^^^^ expected `()`, found `usize`
+
+error: aborting due to 2 previous errors; 1 warning emitted
+"""
+TSC_TWO = """\
+src/util.ts(745,11): error TS2339: Property 'checks' does not exist on type 'Def'.
+src/schemas.ts(1672,19): error TS2345: Argument of type 'this' is not assignable to parameter of type 'Obj'.
+"""
+
+
+def test_a_marked_bare_exception_and_one_above_carets_are_read() -> None:
+    for text in (PYTEST_E, "FAILED tests/test_money.py::test_total - Exception: boom happened\n", PYTHON_CARETS):
+        found = read_error(text)
+        assert (found.kind, found.message) == ("Exception", "boom happened"), text
+    console = read_error("> throw new Error('boom')\nUncaught Error: boom\n")
+    assert (console.kind, console.message) == ("Error", "boom")
+
+
+def test_nodes_error_code_is_read_with_its_kind_and_message() -> None:
+    found = read_error(NODE_CODE)
+    assert found.kind == "Error[ERR_MODULE_NOT_FOUND]"
+    assert found.message == "Cannot find package 'zod' imported from /home/u/app/index.js"
+    assert [(f.path, f.line) for f in found.frames] == [("/home/u/app/src/config.js", 12)]
+
+
+def test_the_reported_compiler_errors_place_comes_first() -> None:
+    rust = read_error(RUSTC_TWO)
+    assert rust.kind == "E0308"
+    assert [(f.path, f.line) for f in rust.frames] == [("src/walk.rs", 12), ("src/walk.rs", 3)]  # not the warning's 7
+    tsc = read_error(TSC_TWO)
+    assert tsc.kind == "TS2345"
+    assert [(f.path, f.line) for f in tsc.frames] == [("src/schemas.ts", 1672), ("src/util.ts", 745)]
+    gcc = read_error("src/jv.c:12:7: warning: unused variable 'x'\nsrc/jv.c:40:3: error: 'y' undeclared\n")
+    assert [(f.path, f.line) for f in gcc.frames] == [("src/jv.c", 40)]  # a warning's line is no place
+
+
+# -- end to end: the real CLI on a small real repository with real memories -----------------------------------------
+WALK_RS = """\
+pub struct Worker {
+    depth: usize,
+}
+
+impl Worker {
+    pub fn run_one(&self) -> usize {
+        let depth = self.depth;
+        self.depth
+    }
+
+    pub fn next(&self) -> Option<usize> {
+        Some(self.depth + 1)
+    }
+}
+"""
+UTIL_TS = """\
+export function merge(a: object, b: object): object {
+  if ("refine" in a) {
+    throw new Error(".merge() cannot be used on object schemas containing refinements");
+  }
+  return { ...a, ...b };
+}
+"""
+RUSTC_WARNED_IN_REPO = """\
+warning: unused variable: `depth`
+ --> src/walk.rs:7:13
+  |
+7 |         let depth = self.depth;
+  |             ^^^^^ help: if this is intentional, prefix it with an underscore: `_depth`
+
+error[E0599]: no method named `add_parent` found for struct `Worker` in the current scope
+  --> src/walk.rs:12:14
+   |
+12 |         Some(self.add_parent(1))
+   |                   ^^^^^^^^^^
+
+error: aborting due to 1 previous error; 1 warning emitted
+error: could not compile `walker` (lib) due to 1 previous error; 1 warning emitted
+"""
+NODE_IN_REPO = """\
+Error: .merge() cannot be used on object schemas containing refinements
+    at merge (/home/u/app/src/util.ts:3:11)
+    at Object.<anonymous> (/home/u/app/index.ts:10:3)
+"""
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A Rust and a TypeScript file, committed, indexed, with a gotcha on each function the errors concern."""
+    repo = Repo(tmp_path / "walker")
+    repo.write("src/walk.rs", WALK_RS)
+    repo.write("src/util.ts", UTIL_TS)
+    repo.commit("Walker and merge")
+    forewarn_in(repo.root, "index", "--no-embed")
+    ids = {}
+    for name, text, rel in (
+        ("run_one", "keep the queue's order: the parallel walker relies on it", "src/walk.rs"),
+        ("next", "a walker resumes from the ignore stack it was built with", "src/walk.rs"),
+        ("merge", "shapes with checks cannot be combined: extend the shape instead", "src/util.ts"),
+    ):
+        done = forewarn_in(repo.root, "remember", text, "--type", "gotcha", "--file", rel, "--symbol", name, "--json")
+        ids[name] = json.loads(done.stdout)["id"]
+    return repo.root, ids
+
+
+def _explained(root: Path, text: str) -> dict[str, Any]:
+    return cast(dict[str, Any], json.loads(forewarn_in(root, "explain", "--lexical", "--json", stdin=text).stdout))
+
+
+def test_explain_on_rustc_offers_the_errors_function_not_the_warnings(workspace: tuple[Path, dict[str, str]]) -> None:
+    root, ids = workspace
+    result = _explained(root, RUSTC_WARNED_IN_REPO)
+    assert result["error"]["signature"].startswith("E0599: no method named")  # not cargo's "could not compile"
+    assert [(p["file"], p["line"]) for p in result["places"]] == [("src/walk.rs", 12)]
+    offered = [m["id"] for m in result["memories"]]
+    assert ids["next"] in offered and ids["run_one"] not in offered
+
+
+def test_explain_reads_a_thrown_bare_error_with_its_message(workspace: tuple[Path, dict[str, str]]) -> None:
+    root, ids = workspace
+    result = _explained(root, NODE_IN_REPO)
+    assert (result["error"]["kind"], result["error"]["message"]) == (
+        "Error", ".merge() cannot be used on object schemas containing refinements",
+    )  # fmt: skip
+    assert ids["merge"] in [m["id"] for m in result["memories"]]
+    said = forewarn_in(root, "explain", "--lexical", stdin=NODE_IN_REPO).stdout
+    assert said.startswith("error: Error: .merge() cannot be used")
