@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any, cast
 
 CLI_TIMEOUT_S = 120  # one command on a busy 2-core machine
 
@@ -18,3 +20,14 @@ def forewarn_in(root: Path, *args: str, stdin: str | None = None) -> subprocess.
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     return done
+
+
+def remember_gotcha(root: Path, text: str, *where: str) -> str:
+    """``forewarn remember TEXT --type gotcha WHERE…`` in ``root``; the new memory's id."""
+    done = forewarn_in(root, "remember", text, "--type", "gotcha", *where, "--json")
+    return str(json.loads(done.stdout)["id"])
+
+
+def explained(root: Path, text: str) -> dict[str, Any]:
+    """``forewarn explain --lexical --json`` of ``text`` in ``root``, as JSON."""
+    return cast(dict[str, Any], json.loads(forewarn_in(root, "explain", "--lexical", "--json", stdin=text).stdout))

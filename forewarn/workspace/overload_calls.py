@@ -214,9 +214,7 @@ def _declared_alike(
 def _param_class(param: str) -> str | None:
     """The class a parameter is declared with, without its package, type arguments, modifiers or name:
     ``final java.lang.String html`` and ``html: String`` are ``String``; None for a parameter without a type."""
-    head = GENERIC_ARGS.sub("", param).split("=")[0].strip()
-    named_first = re.match(r"^\s*[\w$]+\??\s*:(?!:)\s*(.*)$", head)
-    declared = named_first.group(1) if named_first else re.sub(r"[\w$]+\s*$", "", head)
+    declared = _declared_part(param)
     words = [w for w in re.findall(r"[A-Za-z_$][\w$.]*", declared) if w not in PARAM_MODIFIERS]
     return words[-1].rsplit(".", 1)[-1] if words and not declared.rstrip().endswith(("]", "...")) else None
 
@@ -229,12 +227,19 @@ def _variadic(param: str) -> bool:
 def _takes_string(param: str) -> bool:
     """Whether ``param`` is declared with a string type (not an array or a container of strings), or with none
     (Python's ``def refund(x)`` under its ``@overload`` stubs)."""
-    head = GENERIC_ARGS.sub("", param).split("=")[0].strip()
-    if re.fullmatch(r"[\w$]+", head):
+    declared = _declared_part(param)
+    if not declared.strip():
         return True
-    named_first = re.match(r"^\s*[\w$]+\??\s*:(?!:)(.*)$", head)  # ``html: str`` (Python, TS, Kotlin, Rust)
-    declared = named_first.group(1) if named_first else re.sub(r"[\w$]+\s*$", "", head)  # ``String html``
     return "[" not in declared and STRING_TYPE.search(declared) is not None
+
+
+def _declared_part(param: str) -> str:
+    """A parameter's declared type as written, without its type arguments, default value or name: ``html: str``
+    (Python, TS, Kotlin, Rust) and ``final String html`` (Java, C++, C#) give ``str`` and ``final String``; ""
+    for an untyped one."""
+    head = GENERIC_ARGS.sub("", param).split("=")[0].strip()
+    named_first = re.match(r"^\s*[\w$]+\??\s*:(?!:)\s*(.*)$", head)
+    return named_first.group(1) if named_first else re.sub(r"[\w$]+\s*$", "", head)
 
 
 def _optional(param: str) -> bool:

@@ -404,8 +404,8 @@ class SymbolLookup:
         starts = line_starts(lines)
         trees: dict[tuple[int, int], Any] = {}
         owners: dict[str, bool] = {}
-        # (variable, definition around it) → the class it is declared with; ("", line) → the definition around line
-        declared: dict[tuple[str, object], str | None] = {}
+        declared: dict[tuple[str, object], str | None] = {}  # (variable, definition around it) → its class
+        scopes: dict[int, str | None] = {}  # line → the definition around it, looked for once per line
         bound = self.imported_names(rel, text)
         found: dict[tuple[str, str], int] = {}
         for name, targets in wanted.items():
@@ -425,9 +425,7 @@ class SymbolLookup:
                 if receiver in SELF_NAMES and facts is not None:
                     key = (receiver, _enclosing_class(facts.chunks, line))
                 elif receiver and facts is not None:
-                    if ("", line) not in declared:  # the definition around a line, looked for once per line
-                        declared[("", line)] = _enclosing_definition(facts.chunks, line)
-                    key = (receiver, declared[("", line)])
+                    key = (receiver, _scope_at(facts, line, scopes))
                 if key not in resolved:
                     ident = lookup.Ident(name, 0, 0, 0, receiver, "")
                     try:
@@ -439,7 +437,7 @@ class SymbolLookup:
                 target = resolved[key]
                 if target is None or target not in want:
                     continue
-                typed = self._argument_types(rel, text, facts, line, declared)
+                typed = self._argument_types(rel, text, facts, line, declared, scopes)
                 called = self._called_among(
                     target[0], [g[1] for g in want[target]], spec.name, text, pos + len(name), typed
                 )
@@ -488,15 +486,19 @@ class SymbolLookup:
         return [s for s in symbols if called is None or s in called or s not in overloads] or list(symbols)
 
     def _argument_types(
-        self, rel: str, text: str, facts: _Facts | None, line: int, memo: dict[tuple[str, object], str | None]
+        self,
+        rel: str,
+        text: str,
+        facts: _Facts | None,
+        line: int,
+        memo: dict[tuple[str, object], str | None],
+        scopes: dict[int, str | None],
     ) -> Callable[[str], str | None]:
         """The class a variable passed at ``line`` is declared with (``_declared_type``), read once per variable and
-        definition around it in ``memo``, as a receiver's is (``memo[("", line)]`` holds that definition)."""
+        definition around it in ``memo``, as a receiver's is."""
 
         def declared(variable: str) -> str | None:
-            if ("", line) not in memo:
-                memo[("", line)] = _enclosing_definition(facts.chunks, line) if facts is not None else None
-            key = (variable, memo[("", line)] or line)
+            key = (variable, _scope_at(facts, line, scopes) or line)
             if key not in memo:
                 memo[key] = self._declared_type(rel, text, facts, variable, line)
             return memo[key]
@@ -769,6 +771,13 @@ def _qualified_by(symbol: str, receiver: str | None) -> bool:
     """``symbol`` is named through its enclosing namespace or class: ``os::thread_id()`` for
     ``spdlog.details.os.thread_id``."""
     return receiver is not None and "." in symbol and _owner(symbol).rsplit(".", 1)[-1] == receiver
+
+
+def _scope_at(facts: _Facts | None, line: int, scopes: dict[int, str | None]) -> str | None:
+    """``_enclosing_definition`` of ``line``, looked for once per line in ``scopes``."""
+    if line not in scopes:
+        scopes[line] = _enclosing_definition(facts.chunks, line) if facts is not None else None
+    return scopes[line]
 
 
 def _enclosing_definition(chunks: Sequence[tuple[str, str, int, int]], line: int) -> str | None:

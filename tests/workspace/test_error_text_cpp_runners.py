@@ -9,7 +9,6 @@ never defined (with and without ``-g``); lld's and MSVC's are written in the sha
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ from typing import Any
 import pytest
 
 from forewarn.workspace.error_text import read_error
-from tests.forewarn_run import forewarn_in
+from tests.forewarn_run import explained, forewarn_in, remember_gotcha
 from tests.gitrepo import Repo
 
 CATCH2 = """
@@ -261,13 +260,12 @@ def spdlog(tmp_path: Path) -> tuple[Path, dict[str, str]]:
         ("rotating", "the rotated file may exceed max_size by one message: compare with a margin",
          ("--file", "tests/test_file_logging.cpp", "--line", "11")),
     ):  # fmt: skip
-        done = forewarn_in(repo.root, "remember", text, "--type", "gotcha", *where, "--json")
-        ids[name] = json.loads(done.stdout)["id"]
+        ids[name] = remember_gotcha(repo.root, text, *where)
     return repo.root, ids
 
 
 def _explained(root: Path, text: str) -> tuple[dict[str, Any], list[tuple[str, str | None, int | None]]]:
-    result = json.loads(forewarn_in(root, "explain", "--lexical", "--json", stdin=text).stdout)
+    result = explained(root, text)
     return result, [(p["file"], p["symbol"], p["line"]) for p in result["places"]]
 
 
@@ -294,7 +292,7 @@ def test_explain_reads_a_linker_error_and_its_referencing_place(spdlog: tuple[Pa
     root, _ = spdlog
     where = ("--file", "include/spdlog/details/os-inl.h", "--symbol", "thread_id")
     text = "thread_id is defined in os-inl.h: build with SPDLOG_COMPILED_LIB or include the header-only variant"
-    made = json.loads(forewarn_in(root, "remember", text, "--type", "gotcha", *where, "--json").stdout)["id"]
+    made = remember_gotcha(root, text, *where)
     defined = ("include/spdlog/details/os-inl.h", "spdlog.details.os.thread_id", 18)
     for text, line in ((LD, None), (LD_DEBUG_INFO, 4), (LLD, 4)):
         # the caller's place, then the definition the linker did not find, by its name (defined once here)

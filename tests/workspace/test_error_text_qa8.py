@@ -5,14 +5,12 @@ warning's ``-->`` place is no place the error went through. The rustc texts are 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any, cast
 
 import pytest
 
 from forewarn.workspace.error_text import read_error
-from tests.forewarn_run import forewarn_in
+from tests.forewarn_run import explained, forewarn_in, remember_gotcha
 from tests.gitrepo import Repo
 
 NODE = """\
@@ -236,18 +234,13 @@ def workspace(tmp_path: Path) -> tuple[Path, dict[str, str]]:
         ("next", "a walker resumes from the ignore stack it was built with", "src/walk.rs"),
         ("merge", "shapes with checks cannot be combined: extend the shape instead", "src/util.ts"),
     ):
-        done = forewarn_in(repo.root, "remember", text, "--type", "gotcha", "--file", rel, "--symbol", name, "--json")
-        ids[name] = json.loads(done.stdout)["id"]
+        ids[name] = remember_gotcha(repo.root, text, "--file", rel, "--symbol", name)
     return repo.root, ids
-
-
-def _explained(root: Path, text: str) -> dict[str, Any]:
-    return cast(dict[str, Any], json.loads(forewarn_in(root, "explain", "--lexical", "--json", stdin=text).stdout))
 
 
 def test_explain_on_rustc_offers_the_errors_function_not_the_warnings(workspace: tuple[Path, dict[str, str]]) -> None:
     root, ids = workspace
-    result = _explained(root, RUSTC_WARNED_IN_REPO)
+    result = explained(root, RUSTC_WARNED_IN_REPO)
     assert result["error"]["signature"].startswith("E0599: no method named")  # not cargo's "could not compile"
     assert [(p["file"], p["line"]) for p in result["places"]] == [("src/walk.rs", 12)]
     offered = [m["id"] for m in result["memories"]]
@@ -256,7 +249,7 @@ def test_explain_on_rustc_offers_the_errors_function_not_the_warnings(workspace:
 
 def test_explain_reads_a_thrown_bare_error_with_its_message(workspace: tuple[Path, dict[str, str]]) -> None:
     root, ids = workspace
-    result = _explained(root, NODE_IN_REPO)
+    result = explained(root, NODE_IN_REPO)
     assert (result["error"]["kind"], result["error"]["message"]) == (
         "Error", ".merge() cannot be used on object schemas containing refinements",
     )  # fmt: skip
