@@ -14,6 +14,7 @@ from forewarn.cli import util as cliutil
 from forewarn.cli.util import CliError
 from forewarn.config import load_settings
 from forewarn.indexing.indexer import Indexer, IndexReport
+from forewarn.indexing.languages import language_for_path
 
 if TYPE_CHECKING:
     from forewarn.workspace.engine import Workspace
@@ -29,6 +30,20 @@ MEMORY_WORDS = (  # what reconciling did to memories, as the summary says it
     ("revived", "back (their code returned)"),
 )
 SYNTAX_ERROR_EXAMPLES = 3  # files named after the count of those the parser recovered in
+# what a language's bundled grammar cannot read in sound code, named after "broken code, or" when its files are
+# among those parsed with errors (C/C++: macros it never expands; the others: syntax newer than the grammar)
+GRAMMAR_GAPS = {
+    "c": "C/C++ macros",
+    "cpp": "C/C++ macros",
+    "typescript": "newer TypeScript syntax",
+    "tsx": "newer TypeScript syntax",
+    "javascript": "newer JavaScript syntax",
+    "python": "newer Python syntax",
+    "go": "newer Go syntax",
+    "java": "newer Java syntax",
+    "ruby": "newer Ruby syntax",
+    "rust": "newer Rust syntax",
+}
 DEFAULT_MAP_BUDGET = 1024  # tokens: Aider's default map size, enough for the core of a mid-sized repo
 
 
@@ -190,8 +205,8 @@ def _print_summary(summary: dict[str, Any]) -> None:
         more = ", …" if len(recovered) > SYNTAX_ERROR_EXAMPLES else ""
         files = "1 file" if len(recovered) == 1 else f"{len(recovered)} files"
         out.write(
-            f"  parsed with syntax errors: {files} (broken code, or what the grammar cannot read, such as C/C++ "
-            f"macros; their definitions may be incomplete): {examples}{more}\n"
+            f"  parsed with syntax errors: {files} (broken code, or what the bundled grammar cannot read, such as "
+            f"{grammar_gaps(recovered)}; their definitions may be incomplete): {examples}{more}\n"
         )
     if summary["skipped_by_reason"]:
         out.write("  skipped: " + ", ".join(f"{k} {v}" for k, v in summary["skipped_by_reason"].items()) + "\n")
@@ -214,6 +229,18 @@ def _print_summary(summary: dict[str, Any]) -> None:
         + (f"; embedding cache {cache['remaining']} entries, {cache['bytes'] / 2**20:.1f} MiB" if cache else "")
         + "\n"
     )
+
+
+def grammar_gaps(rels: list[str]) -> str:
+    """What the grammars of these files' languages cannot read, once each: "C/C++ macros and newer TypeScript
+    syntax" (the languages of the files, first seen first)."""
+    gaps = {
+        GRAMMAR_GAPS.get(spec.name, f"newer {spec.name} syntax"): None
+        for rel in rels
+        if (spec := language_for_path(rel))
+    }
+    said = list(gaps) or ["syntax newer than the grammar"]
+    return ", ".join(said[:-1]) + " and " + said[-1] if len(said) > 1 else said[0]
 
 
 def run_map(args: argparse.Namespace) -> int:

@@ -9,10 +9,12 @@ workspace and at most ``MAX_IGNORE_FILE_BYTES`` long (a repository is untrusted 
 may be a link to ``/dev/zero``); any other is skipped, logged and reported among the skips.
 
 Symlinks are followed only when they stay inside the workspace and lead to a directory not walked
-yet, so a link loop or a link to ``/`` can never make a scan endless. The walk keeps its own stack of
-open directories, so a tree thousands of levels deep cannot exhaust Python's recursion limit. Content checks (binary,
-minified) need the file's bytes, so the indexer applies :func:`content_skip_reason` when it reads a
-file; the scanner only checks what ``stat`` tells.
+yet, so a link loop or a link to ``/`` can never make a scan endless. Links to directories are followed
+after every real directory is walked, so a folder's files keep their own paths and the link to it is the
+one skipped (``symlink-duplicate``), whichever name sorts first; a link to a folder holding it is a loop
+(``symlink-loop``). The walk keeps its own stack of open directories, so a tree thousands of levels deep
+cannot exhaust Python's recursion limit. Content checks (binary, minified) need the file's bytes, so the
+indexer applies :func:`content_skip_reason` when it reads a file; the scanner only checks what ``stat`` tells.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import logging
 import os
 import stat
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,7 +48,8 @@ SKIP_MINIFIED = "minified"
 SKIP_OVERSIZED = "oversized"
 SKIP_UNREADABLE = "unreadable"
 SKIP_SYMLINK_OUTSIDE = "symlink-outside-workspace"
-SKIP_SYMLINK_LOOP = "symlink-loop"
+SKIP_SYMLINK_LOOP = "symlink-loop"  # a link to a folder it is in: following it would never end
+SKIP_SYMLINK_DUPLICATE = "symlink-duplicate"  # a link to a folder walked under its own path (or another link)
 SKIP_BROKEN_SYMLINK = "broken-symlink"
 SKIP_BAD_NAME = "non-utf8-name"
 SKIP_NOT_REGULAR = untrusted.REFUSED_NOT_REGULAR  # an ignore file that is a device, FIFO or directory
@@ -122,13 +126,17 @@ class Scanner:
         visited = {self.real_root}
         root_chain = _IgnoreChain(()).extended("", self._root_spec(result.skipped))
         stack = [_Open(iter(self._entries(str(self.root), "", result)), "", self.real_root, root_chain)]
-        while stack:  # depth first, in name order, as a recursive walk would go
-            top = stack[-1]
-            entry = next(top.entries, None)
-            if entry is None:
-                stack.pop()
-                continue
-            below = self._visit(entry, top, visited, result)
+        links: deque[tuple[os.DirEntry[str], _Open, str]] = deque()  # links to folders, where they lead: walked last
+        while stack or links:  # depth first, in name order, as a recursive walk would go; then the links
+            if stack:
+                top = stack[-1]
+                entry = next(top.entries, None)
+                if entry is None:
+                    stack.pop()
+                    continue
+                below = self._visit(entry, top, visited, result, links)
+            else:
+                below = self._enter(*links.popleft(), visited, result)
             if below is not None:
                 stack.append(below)
         result.files.sort(key=lambda f: f.rel)
@@ -141,7 +149,8 @@ class Scanner:
             return None
         full = os.path.join(self.root, rel)
         # resolved once: resolving each folder on the way down costs depth squared (F13's deep trees)
-        parents_inside = _inside(os.path.realpath(os.path.dirname(full)), self.real_root)
+        real_parent = os.path.realpath(os.path.dirname(full))
+        parents_inside = _inside(real_parent, self.real_root)
         chain = _IgnoreChain(()).extended("", self._root_spec())
         for depth in range(1, len(parts)):
             dir_rel = "/".join(parts[:depth])
@@ -152,6 +161,9 @@ class Scanner:
             return None
         if not _inside(os.path.realpath(full), self.real_root):  # via a link in the file or a parent
             return SKIP_SYMLINK_OUTSIDE
+        own = os.path.relpath(os.path.join(real_parent, parts[-1]), self.real_root).replace(os.sep, "/")
+        if own != rel and isinstance(self.check(own), ScannedFile):  # through a link to a folder :meth:`scan` walks
+            return SKIP_SYMLINK_DUPLICATE
         return self._stat_file(full, rel)
 
     # -- walking -------------------------------------------------------------------------------
@@ -172,8 +184,15 @@ class Scanner:
             return []
         return entries
 
-    def _visit(self, entry: os.DirEntry[str], parent: _Open, visited: set[str], result: ScanResult) -> _Open | None:
-        """Record one entry; a directory to walk next comes back open."""
+    def _visit(
+        self,
+        entry: os.DirEntry[str],
+        parent: _Open,
+        visited: set[str],
+        result: ScanResult,
+        links: deque[tuple[os.DirEntry[str], _Open, str]],
+    ) -> _Open | None:
+        """Record one entry; a directory to walk next comes back open, a link to one goes on ``links``."""
         rel_dir, chain = parent.rel_dir, parent.chain
         rel = rel_dir + entry.name
         try:
@@ -199,14 +218,11 @@ class Scanner:
                 log.info("not following %s: it leads out of the workspace to %s", rel, real)
                 result.skipped[rel] = SKIP_SYMLINK_OUTSIDE
                 return None
+        if is_dir and is_link:
+            links.append((entry, parent, real))
+            return None
         if is_dir:
-            real = real or parent.real_dir + os.sep + entry.name
-            if real in visited:  # a link back to a directory already walked: a loop or a duplicate
-                result.skipped[rel + "/"] = SKIP_SYMLINK_LOOP
-                return None
-            visited.add(real)
-            sub_chain = chain.extended(rel + "/", self._dir_spec(rel + "/", result.skipped))
-            return _Open(iter(self._entries(entry.path, rel + "/", result)), rel + "/", real, sub_chain)
+            return self._enter(entry, parent, parent.real_dir + os.sep + entry.name, visited, result)
         if not self.want(rel):
             result.unsupported += 1
             return None
@@ -216,6 +232,19 @@ class Scanner:
         elif found is not None:
             result.skipped[rel] = found
         return None
+
+    def _enter(
+        self, entry: os.DirEntry[str], parent: _Open, real: str, visited: set[str], result: ScanResult
+    ) -> _Open | None:
+        """A directory to walk, open; None when its real path was walked already (through a link: a loop when it
+        holds the link, else a duplicate)."""
+        rel = parent.rel_dir + entry.name + "/"
+        if real in visited:
+            result.skipped[rel] = SKIP_SYMLINK_LOOP if _inside(parent.real_dir, real) else SKIP_SYMLINK_DUPLICATE
+            return None
+        visited.add(real)
+        sub_chain = parent.chain.extended(rel, self._dir_spec(rel, result.skipped))
+        return _Open(iter(self._entries(entry.path, rel, result)), rel, real, sub_chain)
 
     def _stat_file(self, full: str, rel: str) -> ScannedFile | str | None:
         try:

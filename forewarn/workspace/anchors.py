@@ -19,7 +19,7 @@ from forewarn.memory import lifecycle
 from forewarn.memory.errors import InvalidMemoryError
 from forewarn.memory.records import Anchor
 from forewarn.workspace.protocols import IndexerLike
-from forewarn.workspace.symbols import base_symbol
+from forewarn.workspace.symbols import base_symbol, spoken_symbol
 
 SYMBOLS_LISTED = 12  # definitions named after "no symbol 'X' in F"
 NEAR_SYMBOL_CUTOFF = 0.75  # difflib ratio at which a definition's name reads as what was meant
@@ -138,11 +138,9 @@ class AnchorResolver:
         if symbol is not None:
             chunk = self._named(rel, symbol)
             if chunk is None:
-                spans = {
-                    c.symbol: (c.start_line, c.end_line) for c in self.indexer.chunks_for(rel) if c.kind != "module"
-                }
+                spans = {s: (a, b) for s, kind, a, b in self.indexer.chunk_spans(rel) if kind != "module"}
                 record = self.indexer.record(rel)
-                hint = _skipped_hint(record) or _symbols_hint(symbol, spans, recovered=_recovered(record))
+                hint = _skipped_hint(record) or _symbols_hint(symbol, spans, rel, recovered=_recovered(record))
                 raise InvalidMemoryError(f"no symbol '{symbol}' in {rel}{hint}")
             return lifecycle.anchor_from_chunk(rel, self._implementation(rel, chunk))
         assert line is not None
@@ -156,20 +154,27 @@ class AnchorResolver:
 
     def _named(self, rel: str, symbol: str) -> Any:
         """The chunk ``symbol`` names: its dotted path, or as C++, Rust and Ruby write it (``registry::get``), or the
-        path's tail when one definition ends so (``registry.get`` for ``spdlog.details.registry.get``)."""
+        path's tail when one definition ends so (``registry.get`` for ``spdlog.details.registry.get``). A tail that
+        ends several definitions (``next`` for ``Walk::next`` and ``WalkEventIter::next``), or one with overloads, is
+        refused with each of them and its lines: which one is the person's to say, never guessed."""
         dotted = symbol.replace("::", ".")
         chunk = self.indexer.chunk_by_symbol(rel, dotted)
         if chunk is not None:
             return chunk
-        chunks = [c for c in self.indexer.chunks_for(rel) if c.part == 0]
-        tail = [c for c in chunks if c.symbol.endswith(f".{dotted}")]
-        if len(tail) != 1:
+        chunks = [c for c in self.indexer.chunks_for(rel) if c.part == 0 and c.kind != "module"]
+        tail = {c.symbol for c in chunks if c.symbol.endswith(f".{dotted}")}
+        if not tail:
             return None
-        overloads = [c for c in chunks if c.symbol == tail[0].symbol or c.symbol.startswith(f"{tail[0].symbol}#")]
-        if len(overloads) > 1:  # a short name for several overloads: which one is the person's to say
-            said = ", ".join(f"{c.symbol} (lines {c.start_line}-{c.end_line})" for c in overloads[:SYMBOLS_LISTED])
-            raise InvalidMemoryError(f"'{symbol}' names {len(overloads)} overloads in {rel}: give one of {said}")
-        return tail[0]
+        named = [c for c in chunks if c.symbol in tail or base_symbol(c.symbol) in tail]  # with their overloads
+        if len(named) == 1:
+            return named[0]
+        named.sort(key=lambda c: (c.start_line, c.symbol))
+        said = ", ".join(
+            f"{typed_symbol(c.symbol, rel)} ({_lines(c.start_line, c.end_line)})" for c in named[:SYMBOLS_LISTED]
+        )
+        more = f" and {len(named) - SYMBOLS_LISTED} more" if len(named) > SYMBOLS_LISTED else ""
+        what = "overloads" if len(tail) == 1 else "definitions"
+        raise InvalidMemoryError(f"'{symbol}' names {len(named)} {what} in {rel}: give one of {said}{more}")
 
     def _implementation(self, rel: str, chunk: Any) -> Any:
         """The definition a memory about ``chunk`` is about: for an ``@overload`` stub, the implementation that
@@ -215,19 +220,48 @@ def _recovered(record: Any) -> bool:
     return record is not None and getattr(record, "status", None) == "errors"
 
 
-def _symbols_hint(asked: str, spans: dict[str, tuple[int, int]], *, recovered: bool = False) -> str:
-    """What to say after "no symbol 'X' in F": the definition whose name is nearest to ``asked`` first (a typo's
-    intended name), then the rest by name, at most ``SYMBOLS_LISTED``; an overload (``get#2``, the name to type)
-    with its lines, which say which one it is. Top-level code is no symbol to name."""
+def typed_symbol(symbol: str, rel: str) -> str:
+    """A definition as ``--symbol`` takes it back, written as its language writes the path (``Walk::next`` in Rust,
+    C and C++; ``Node.before`` elsewhere), keeping the index's ``#2`` only where it picks one of same-named ones."""
+    spoken = spoken_symbol(symbol, rel)
+    if "#" not in symbol:
+        return spoken
+    return symbol.replace(".", "::") if "::" in spoken else symbol
+
+
+def _lines(start: int, end: int) -> str:
+    return f"line {start}" if end == start else f"lines {start}-{end}"
+
+
+def _nearness(asked: str, symbol: str) -> float:
+    """How close a definition's name is to what was asked: its whole path, or its last part (``nxt`` is near
+    ``Walk.next``), case aside, as a difflib ratio."""
+    path = ".".join(base_symbol(part) for part in base_symbol(symbol).split(".")).lower()
+    whole = difflib.SequenceMatcher(None, asked, path).ratio()
+    last = difflib.SequenceMatcher(None, asked.rsplit(".", 1)[-1], path.rsplit(".", 1)[-1]).ratio()
+    return max(whole, last)
+
+
+def _symbols_hint(asked: str, spans: dict[str, tuple[int, int]], rel: str, *, recovered: bool = False) -> str:
+    """What to say after "no symbol 'X' in F": the definitions whose names are nearest to ``asked`` first (a typo's
+    intended name leads, as "did you mean"), at most ``SYMBOLS_LISTED``, each as ``--symbol`` takes it
+    (:func:`typed_symbol`); one of several same-named ones (``get#2``) with its lines, which say which one it is.
+    Top-level code is no symbol to name."""
     errors = "; the file parsed with syntax errors, so some may be missing" if recovered else ""
     if not spans:
         return f" (no definitions were found in it{errors})"
-    known = set(spans)
-    near = difflib.get_close_matches(asked, sorted(known), n=1, cutoff=NEAR_SYMBOL_CUTOFF)
-    listed = [*near, *sorted(known - set(near))][:SYMBOLS_LISTED]
-    more = len(known) - len(listed)
+    key = base_symbol(asked.replace("::", ".")).lower()
+    near = {s: _nearness(key, s) for s in spans}
+    listed = sorted(spans, key=lambda s: (-near[s], spans[s][0], s))[:SYMBOLS_LISTED]
+    more = len(spans) - len(listed)
     tail = f" and {more} more" if more else ""
-    shared = Counter(base_symbol(s) for s in known)
-    said = [f"{s} (lines {spans[s][0]}-{spans[s][1]})" if shared[base_symbol(s)] > 1 else s for s in listed]
+    shared = Counter(base_symbol(s) for s in spans)
+    said = [
+        f"{typed_symbol(s, rel)} ({_lines(*spans[s])})" if shared[base_symbol(s)] > 1 else typed_symbol(s, rel)
+        for s in listed
+    ]
     listing = f"definitions there: {', '.join(said)}{tail}{errors}"
-    return f"; did you mean {near[0]}? ({listing})" if near else f"; {listing}"
+    best = near[listed[0]]
+    if best >= NEAR_SYMBOL_CUTOFF and len({base_symbol(s) for s in spans if near[s] == best}) == 1:  # one is meant
+        return f"; did you mean {typed_symbol(listed[0], rel)}? ({listing})"
+    return f"; {listing}"

@@ -118,9 +118,36 @@ def test_symlink_inside_workspace_is_followed_once(tmp_path: Path) -> None:
     os.symlink(tmp_path / "real", tmp_path / "alias")
     os.symlink("nowhere.py", tmp_path / "dangling.py")
     files, skipped = scanned(tmp_path)
-    # "alias" sorts first, so the real directory is reached through it and then not walked twice
-    assert files == {"alias/mod.py"}
-    assert skipped == {"dangling.py": sc.SKIP_BROKEN_SYMLINK, "real/": sc.SKIP_SYMLINK_LOOP}
+    # "alias" sorts first, yet the folder is walked under its own name and the link is the duplicate
+    assert files == {"real/mod.py"}
+    assert skipped == {"dangling.py": sc.SKIP_BROKEN_SYMLINK, "alias/": sc.SKIP_SYMLINK_DUPLICATE}
+
+
+def test_a_link_to_a_folder_walked_anyway_is_a_duplicate_not_a_loop(tmp_path: Path) -> None:
+    """QA pass 8, finding 10: ripgrep's ``HomebrewFormula -> pkg/brew`` was reported as a "symlink-loop", and its
+    file indexed as ``HomebrewFormula/ripgrep-bin.py`` while the real ``pkg/brew/`` was the one left out."""
+    write(tmp_path, "pkg/brew/ripgrep-bin.py")
+    os.symlink("pkg/brew", tmp_path / "HomebrewFormula")
+    write(tmp_path, "src/deep/mod.py")
+    os.symlink("..", tmp_path / "src" / "deep" / "up")  # a link to the folder holding it: a real loop
+    files, skipped = scanned(tmp_path)
+    assert files == {"pkg/brew/ripgrep-bin.py", "src/deep/mod.py"}
+    assert skipped == {"HomebrewFormula/": sc.SKIP_SYMLINK_DUPLICATE, "src/deep/up/": sc.SKIP_SYMLINK_LOOP}
+    scanner = Scanner(tmp_path, IndexSettings(), want=lambda rel: rel.endswith(".py"))
+    assert scanner.check("HomebrewFormula/ripgrep-bin.py") == sc.SKIP_SYMLINK_DUPLICATE  # one file, one path
+    found = scanner.check("pkg/brew/ripgrep-bin.py")
+    assert isinstance(found, ScannedFile) and found.rel == "pkg/brew/ripgrep-bin.py"
+
+
+def test_a_link_to_a_folder_the_walk_leaves_out_is_followed(tmp_path: Path) -> None:
+    """The link is the only way in when its folder is ignored: its files are indexed under the link's path."""
+    write(tmp_path, ".gitignore", "generated/\n")
+    write(tmp_path, "generated/api.py")
+    os.symlink("generated", tmp_path / "api")
+    files, skipped = scanned(tmp_path)
+    assert files == {"api/api.py"} and skipped == {}
+    found = Scanner(tmp_path, IndexSettings(), want=lambda rel: rel.endswith(".py")).check("api/api.py")
+    assert isinstance(found, ScannedFile) and found.rel == "api/api.py"
 
 
 def test_non_utf8_file_name_is_skipped_with_reason(tmp_path: Path) -> None:
