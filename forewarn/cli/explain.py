@@ -5,17 +5,23 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from forewarn.cli import util as cliutil
 from forewarn.cli.util import CliError
 from forewarn.config import load_settings
 from forewarn.memory.records import Memory
 
+if TYPE_CHECKING:  # the workspace is imported when a command runs, not when the CLI starts
+    from forewarn.workspace.error_text import ErrorReport
+    from forewarn.workspace.explaining import ExplainHit, Place
+
 log = logging.getLogger(__name__)
 
 MAX_INPUT_BYTES = 4 * 1024 * 1024  # a log's tail holds the failure; more is read and thrown away
 MAX_K = 20
+MAX_SHOWN_PLACES = 5  # an error's places shown: the innermost; outer ones are callers' plumbing
+MAX_SHOWN_ERRORS = 5  # of a build's several errors: the first ones (the rest most often follow from them)
 # what `forewarn explain --help` says
 DESCRIPTION = """\
 What the team knows about an error: pipe a traceback, test or compiler output, or a log into it.
@@ -62,29 +68,46 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         cliutil.print_json(explanation_json(result))
         return 0
-    err = result.error
-    if not err.found:
+    if not result.error.found:
         print("No error found in the input (no exception, failed test or compiler message).")
         return 0
-    said = cliutil.shown(err.signature)  # a compiler's own "error: …" is not labelled twice ("error: error: …")
-    print(said if said.startswith("error: ") else f"error: {said}")
-    for place in result.places[:5]:
-        symbol = f"  {place.label}" if place.label else ""  # no ``#2``: its lines say which same-named one
-        line = f":{place.line}" if place.line else ""
-        print(f"  through {cliutil.shown(place.file + line + symbol)}")
+    several = len(result.errors) > 1
+    if several:  # a build's errors, each with its own places
+        for n, one in enumerate(result.errors[:MAX_SHOWN_ERRORS], start=1):
+            said = cliutil.shown(one.error.signature).removeprefix("error: ")
+            print(f"error {n}: {said}")
+            _print_places(one.places)
+        if len(result.errors) > MAX_SHOWN_ERRORS:
+            print(f"… and {len(result.errors) - MAX_SHOWN_ERRORS} more errors")
+    else:
+        said = cliutil.shown(result.error.signature)  # a compiler's own "error: …" is not labelled twice
+        print(said if said.startswith("error: ") else f"error: {said}")
+        _print_places(result.places)
     if not result.hits:
         closest = f" (closest: {cliutil.shown(result.closest)})" if result.closest else ""
-        print(f"No memory explains it{closest}.")
+        print(f"No memory explains {'them' if several else 'it'}{closest}.")
         return 0
     for n, hit in enumerate(result.hits, start=1):
         m = hit.memory
         where = _where(m)
-        why = "on code the error went through" if hit.place is not None else "matches the error's words"
-        if hit.place is not None and hit.by_words:
-            why = "on code the error went through, and matches its words"
+        why = _why(hit, f"error {hit.error + 1}" if several else "the error")
         print(f"{n}. {cliutil.shown(m.id)}  {cliutil.shown(m.type)}  {cliutil.shown(where)}  ({why})")
         print(f"    {cliutil.shown(' '.join(m.text.split()))}")
     return 0
+
+
+def _print_places(places: list[Place]) -> None:
+    for place in places[:MAX_SHOWN_PLACES]:
+        symbol = f"  {place.label}" if place.label else ""  # no ``#2``: its lines say which same-named one
+        line = f":{place.line}" if place.line else ""
+        print(f"  through {cliutil.shown(place.file + line + symbol)}")
+
+
+def _why(hit: ExplainHit, error: str) -> str:
+    """How the error (``the error``, ``error 2``) found a memory."""
+    if hit.place is None:
+        return f"matches {error}'s words"
+    return f"on code {error} went through" + (", and matches its words" if hit.by_words else "")
 
 
 def _where(m: Memory) -> str:
@@ -100,19 +123,35 @@ def _where(m: Memory) -> str:
 
 
 def explanation_json(result: Any) -> dict[str, Any]:
-    err = result.error
+    """``error``: the first error (the only one, but for a build's several); ``errors``: each, with its places;
+    ``places``: all of them; each memory's ``error_index``: the error in ``errors`` that found it."""
     return {
-        "error": {
-            "kind": err.kind,
-            "message": err.message,
-            "signature": err.signature,
-            "frames": [{"path": f.path, "line": f.line, "function": f.function} for f in err.frames],
-        },
-        "places": [{"file": p.file, "symbol": p.symbol, "label": p.label, "line": p.line} for p in result.places],
+        "error": _error_json(result.error),
+        "errors": [{**_error_json(one.error), "places": _places_json(one.places)} for one in result.errors],
+        "places": _places_json(result.places),
         "memories": [
-            {**h.memory.to_dict(), "score": round(h.score, 6), "on_trace": h.place is not None, "by_words": h.by_words}
+            {
+                **h.memory.to_dict(),
+                "score": round(h.score, 6),
+                "on_trace": h.place is not None,
+                "by_words": h.by_words,
+                "error_index": h.error,
+            }
             for h in result.hits
         ],
         "mode": result.mode,
         "closest": result.closest,
     }
+
+
+def _error_json(err: ErrorReport) -> dict[str, Any]:
+    return {
+        "kind": err.kind,
+        "message": err.message,
+        "signature": err.signature,
+        "frames": [{"path": f.path, "line": f.line, "function": f.function} for f in err.frames],
+    }
+
+
+def _places_json(places: list[Place]) -> list[dict[str, Any]]:
+    return [{"file": p.file, "symbol": p.symbol, "label": p.label, "line": p.line} for p in places]

@@ -3,7 +3,8 @@
 ``read_error(text)`` finds the error's type and message and the stack frames in a Python traceback, pytest
 output, a Node/JavaScript stack, a Go panic, compiler message or ``go test`` report, a Rust error or panic (its
 ``RUST_BACKTRACE`` frames, ``cargo test``'s last panic), a gdb or lldb backtrace and the signal that stopped the
-program (those frames are read in ``error_frames``), a Java stack trace, C/C++/TypeScript compiler lines, an
+program (those frames are read in ``error_frames``), a Java stack trace, compilers' errors (read in
+``error_compilers``: each of a build's several errors is read as its own, ``read_errors``), an
 AddressSanitizer/LeakSanitizer/UBSan report, and a Ruby exception's backtrace, minitest's ``Error:``/``Failure:``
 blocks and RSpec's failures (gems' and Ruby's own frames read, and left out); Catch2's and GoogleTest's failed
 assertions, CTest's summary and a linker's errors are read in ``error_runners``.
@@ -23,6 +24,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from forewarn.workspace.error_compilers import (
+    CARGO_WRAPPER_ERRORS,
+    RUST_DIAGNOSTIC_RE,
+    RUST_ERROR_RE,
+    RUST_FRAME_RE,
+    compiler_error,
+    compiler_frame,
+    compiler_place,
+    error_starts,
+    go_compile_error,
+)
 from forewarn.workspace.error_frames import (
     MAX_LINE_CHARS,
     RUST_PANIC_RE,
@@ -42,6 +54,7 @@ from forewarn.workspace.error_runners import (
 
 MAX_SCAN_CHARS = 64_000  # a failure's cause sits at the end of its output; the rest is progress and passing tests
 MAX_FRAMES = 40  # frames kept from one trace (innermost first); deeper ones are the framework's plumbing
+MAX_ERRORS = 10  # a build's errors kept, first first: the later ones most often follow from the first few
 ABORT_LOOKBEHIND = 20  # lines above a SIGABRT searched for the failed assertion that raised it
 MAX_MESSAGE_CHARS = 300  # an error message is a line; past this it is a dump of data
 MAX_SIGNATURE_CHARS = 400
@@ -61,22 +74,6 @@ _GO_FRAME_RE = re.compile(r"^\t(?P<path>[^\s:]{1,1000}\.go):(?P<line>\d{1,9})(?:
 _GO_FUNC_RE = re.compile(r"^(?P<func>[\w./*()-]{1,300})\(.*\)\s*$")
 _GO_ARGS_RE = re.compile(r"\([^()]*\)\s*$")  # a Go frame's argument words
 _GO_CLOSURE_RE = re.compile(r"(?:\.(?:func\d+|\d+))+$")  # ``parse.func1``, ``tRunner.func1.2``: the closures' names
-_RUST_FRAME_RE = re.compile(r"^\s*(?:-->|at) (?P<path>[^\s:]{1,1000}\.rs):(?P<line>\d{1,9})(?::\d{1,9})?")
-# path:line:col: error: message (gcc, clang, go vet, eslint's unix format), path(line,col): error TSnnnn: (tsc) and
-# MSVC's ``C:\src\x.h(341,9): error C3861:`` or ``(341)``
-_COMPILER_RE = re.compile(
-    r"^(?P<path>(?:[A-Za-z]:)?[^\s:()]{1,1000}\.\w{1,6})"
-    r"(?::(?P<line>\d{1,9})(?::\d{1,9})?:|\((?P<tline>\d{1,9})(?:,\d{1,9})?\):)"
-    r"\s*(?:(?:fatal )?error|error TS\d+|Error)\b:?\s*(?P<msg>.*)$"
-)
-# Maven's compiler plugin: ``[ERROR] /abs/src/main/java/x/Node.java:[408,25] cannot find symbol``
-_MAVEN_COMPILER_RE = re.compile(
-    r"^\[ERROR\] (?P<path>[^\s:\[\]]{1,1000}\.\w{1,6}):\[(?P<line>\d{1,9}),\d{1,9}\] (?P<msg>.+)$"
-)
-_TS_PRETTY_RE = re.compile(
-    r"^(?P<path>[^\s:]{1,1000}\.\w{1,6}):(?P<line>\d{1,9}):\d{1,9} - error (?P<kind>TS\d+): (?P<msg>.*)"
-)
-_GO_COMPILE_RE = re.compile(r"^(?P<path>\.?/?[^\s:]{1,1000}\.go):(?P<line>\d{1,9}):\d{1,9}: (?P<msg>.+)$")
 # a sanitizer's frame: ``    #0 0x4f2a1b in f_strftime /src/jq/src/builtin.c:1850:12`` (``(binary+0x…)``: no file)
 _NATIVE_FRAME_RE = re.compile(
     r"^\s*#\d{1,4} 0x[0-9a-fA-F]{1,16} in (?P<func>.{1,500}?) (?P<path>(?:[A-Za-z]:)?[^\s():]{1,1000})"
@@ -119,16 +116,10 @@ BARE_KINDS = frozenset({"Error", "Exception"})  # thrown as they are (``new Erro
 # JavaScript console's ``Uncaught Error: boom``
 THROWN_MARKS = ("E ", "FAILED ", "ERROR ", "Uncaught ")
 PY_CODE_LINES = 3  # under a traceback's last ``File "…"`` line: its code, and Python 3.11's ``^^^`` and ``~~~`` marks
-RUST_PLACE_LOOKAHEAD = 3  # rustc prints a diagnostic's ``-->`` place right under its first line
-_RUST_ERROR_RE = re.compile(r"^error(?:\[(?P<code>E\d{4})\])?: (?P<msg>.+)$")
 _GO_PANIC_RE = re.compile(r"^panic: (?P<msg>.+)$")
-# cargo's and rustc's lines after a panic or a failed build: what failed is the panic or the error above it
-CARGO_WRAPPER_ERRORS = (
-    "test failed, to rerun pass", "process didn't exit successfully", "could not compile", "aborting due to",
-)  # fmt: skip
-# a rustc diagnostic's first line: ``error[E0308]: …``, ``warning: unused variable: `depth` ``
-_RUST_DIAGNOSTIC_RE = re.compile(r"^(?:error|warning)(?:\[[A-Za-z]?\d{1,5}\])?: ")
-WRAPPER_ERRORS = CARGO_WRAPPER_ERRORS + LINKER_WRAPPER_ERRORS  # and the compiler driver's after a failed link
+# what cargo and rustc print after a panic or a failed build, and the compiler driver after a failed link: that it
+# failed; the panic or the error above it says why
+WRAPPER_ERRORS = CARGO_WRAPPER_ERRORS + LINKER_WRAPPER_ERRORS
 _ASSERT_RE = re.compile(r"^(?:E\s+)?(?P<kind>assert(?:ion)?)\b\s*(?P<msg>.*)$", re.IGNORECASE)
 _RUBY_KIND = r"[A-Z]\w{0,100}(?:::[A-Z]\w{0,100}){0,6}"  # ``TypeError``, ``Rack::Lint::LintError``, ``Errno::ENOENT``
 # a plain Ruby exception's first line: ``lib/x.rb:117:in `+': no implicit conversion of nil into String (TypeError)``
@@ -214,7 +205,6 @@ _HELD_BASE = 0xE000  # a private-use character per held name, between NULs
 _HELD_RE = re.compile("\x00([\ue000-\uf8ff])\x00")
 _OPEN_QUOTE_RE = re.compile("[\u2018\u2019]|`(?=[^`'\n]{0,200}')")  # ‘x’, and `x' as GNU tools and old Ruby quote
 _JS_ALIAS_RE = re.compile(r"\s*\[as [^\]]*\]")
-_TS_CODE_RE = re.compile(r"^(?P<kind>TS\d+|C\d{4}):\s*(?P<msg>.*)$")  # tsc's ``TS2322``, MSVC's ``C3861``
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,40 +271,77 @@ def _word_around(m: re.Match[str]) -> str:
 
 
 def read_error(text: str) -> ErrorReport:
-    """The error in ``text`` (the last one reported: a traceback's final line, a failed test's message)."""
+    """The error in ``text`` (the last one reported: a traceback's final line, a failed test's message; a build's
+    first error when it printed several: see ``read_errors``)."""
+    return read_errors(text)[0]
+
+
+def read_errors(text: str) -> tuple[ErrorReport, ...]:
+    """The errors in ``text``: the one ``read_error`` reads, or each of the errors a compiler printed (gcc, clang,
+    tsc, javac, mypy, rustc, ``go build``) with its own places, in printed order (the first is most often the
+    cause of the others), at most ``MAX_ERRORS``. Never empty: a report that found nothing when there is none."""
     lines = clean(text).split("\n")
-    kind, message, frames = _error_and_frames(lines)
+    return tuple(_report(kind, message, frames) for kind, message, frames in _errors_and_frames(lines))
+
+
+def _report(kind: str | None, message: str, frames: list[Frame]) -> ErrorReport:
     message = " ".join(message.split())[:MAX_MESSAGE_CHARS]
     norm = normalise(message)
     signature = (f"{kind}: {norm}" if norm else kind) if kind else norm
     return ErrorReport(kind, message, (signature or "")[:MAX_SIGNATURE_CHARS], tuple(frames))
 
 
-def _error_and_frames(lines: list[str]) -> tuple[str | None, str, list[Frame]]:
-    """(kind, message, frames): a sanitizer's report first (it is why the run died), else the last error line, a
-    failed Go test's message taking the place of all but a panic."""
+def _errors_and_frames(lines: list[str]) -> list[tuple[str | None, str, list[Frame]]]:
+    """(kind, message, frames) of each error: a sanitizer's report first (it is why the run died), else the last
+    error line (or each compiler error, when that is one of several), a failed Go test's message taking the place
+    of all but a panic."""
     frames = _frames(lines)
     sanitizer = _sanitizer_error(lines)
     if sanitizer is not None:
-        return sanitizer[0], sanitizer[1], frames
+        return [(sanitizer[0], sanitizer[1], frames)]
     kind, message, at = _last_error(lines)
     if at >= 0 and RUST_PANIC_RE.match(lines[at].strip()):  # cargo test: the frames printed under this panic
         frames = _frames(lines[at:])
-    own = _compiler_place(lines, at) if at >= 0 else None
+    own = compiler_place(lines, at) if at >= 0 else None
     if own is not None:  # a compiler's last error: its place first, before the places of the errors above it
         frames = _unique([own, *frames])
     failed_test = _ruby_test_failure(lines) or runner_test_failure(lines)  # minitest, RSpec; Catch2, GoogleTest
     if failed_test is not None and at < failed_test.end:  # no error printed after the failed test's report
-        return failed_test.kind, failed_test.message, failed_test.frames
+        return [(failed_test.kind, failed_test.message, failed_test.frames)]
     go_test = _go_test_failure(lines)
     ctest = ctest_failure(lines) if kind is None and go_test is None else None
     if ctest is not None:  # which test programs failed, and nothing above says why
-        return ctest.kind, ctest.message, frames
+        return [(ctest.kind, ctest.message, frames)]
     if go_test is None:
-        return kind, message, frames
+        return _each_compiler_error(lines, at) or [(kind, message, frames)]
     if kind == "panic":  # a panic in a test: its trace says where; the test's own lines come after
-        return kind, message, _unique([*frames, *go_test.frames])
-    return "FAIL", go_test.message, _unique([*go_test.frames, *frames])
+        return [(kind, message, _unique([*frames, *go_test.frames]))]
+    return [("FAIL", go_test.message, _unique([*go_test.frames, *frames]))]
+
+
+def _each_compiler_error(lines: list[str], at: int) -> list[tuple[str | None, str, list[Frame]]]:
+    """Each error of a build that printed several (the one at ``lines[at]`` among them), with the places printed
+    from its first line to the next error's (the first error's from the top): its own, never another's. [] for one
+    error, or another kind of error."""
+    starts = error_starts(lines, at) if at >= 0 else []
+    if len(starts) < 2:
+        return []
+    out: list[tuple[str | None, str, list[Frame]]] = []
+    seen: set[tuple[str, str, tuple[Frame, ...]]] = set()
+    for n, start in enumerate(starts):
+        end = starts[n + 1] if n + 1 < len(starts) else len(lines)
+        found = _error_line(lines[start][:MAX_LINE_CHARS].strip(), lines, start)
+        kind, message = found or ("error", go_compile_error(lines[start][:MAX_LINE_CHARS]) or "")
+        own = compiler_place(lines, start)
+        frames = _frames(lines[start if n else 0 : end])
+        frames = _unique([own, *frames]) if own is not None else frames
+        key = (kind, message, tuple(frames))
+        if key not in seen:  # tsc and javac print an error again when a file is read twice
+            seen.add(key)
+            out.append((kind, message, frames))
+        if len(out) == MAX_ERRORS:
+            break
+    return out
 
 
 def _frames(lines: list[str]) -> list[Frame]:
@@ -326,7 +353,7 @@ def _frames(lines: list[str]) -> list[Frame]:
     for i, line in enumerate(lines):
         if len(line) > MAX_LINE_CHARS:
             continue
-        if _RUST_DIAGNOSTIC_RE.match(line):
+        if RUST_DIAGNOSTIC_RE.match(line):
             warned = line.startswith("warning")
             continue
         if warned and line.lstrip().startswith("-->"):
@@ -352,38 +379,17 @@ def _frames(lines: list[str]) -> list[Frame]:
         m = _GO_FUNC_RE.match(line)
         if m and not line.startswith((" ", "\t")):
             go_func = m["func"]
-        for regex in (_JAVA_FRAME_RE, _JS_FRAME_RE, _RUST_FRAME_RE):
+        for regex in (_JAVA_FRAME_RE, _JS_FRAME_RE, RUST_FRAME_RE):
             m = regex.match(line)
             if m:
                 func = m.groupdict().get("func")
                 other.append(Frame(m["path"], int(m["line"]), _last_part(func) if func else None))
                 break
         else:
-            m = (
-                _TS_PRETTY_RE.match(line)
-                or _COMPILER_RE.match(line)
-                or _GO_COMPILE_RE.match(line)
-                or _MAVEN_COMPILER_RE.match(line)
-            )
-            if m:
-                number = m.groupdict().get("line") or m.groupdict().get("tline")
-                other.append(Frame(m["path"], int(number) if number else None, None))
+            place = compiler_frame(line)
+            if place is not None:
+                other.append(place)
     return _unique([*reversed(python), *other])
-
-
-def _compiler_place(lines: list[str], at: int) -> Frame | None:
-    """The place a compiler's error at ``lines[at]`` names: its own line's (gcc, clang, tsc, Maven), the ``-->`` under
-    rustc's; None for another error."""
-    line = lines[at][:MAX_LINE_CHARS].strip()
-    if _RUST_DIAGNOSTIC_RE.match(line):
-        below = (_RUST_FRAME_RE.match(x) for x in lines[at + 1 : at + 1 + RUST_PLACE_LOOKAHEAD] if "-->" in x)
-        m = next((m for m in below if m), None)
-        return Frame(m["path"], int(m["line"]), None) if m else None
-    m = _TS_PRETTY_RE.match(line) or _COMPILER_RE.match(line) or _MAVEN_COMPILER_RE.match(line)
-    if m is None:
-        return None
-    number = m.groupdict().get("line") or m.groupdict().get("tline")
-    return Frame(m["path"], int(number) if number else None, None)
 
 
 def _unique(frames: list[Frame]) -> list[Frame]:
@@ -480,9 +486,9 @@ def _last_error(lines: list[str]) -> tuple[str | None, str, int]:
     if wrapper is not None:
         return wrapper
     for i, line in enumerate(lines):
-        m = _GO_COMPILE_RE.match(line.strip())
-        if m:
-            return "error", m["msg"], i
+        said = go_compile_error(line)
+        if said is not None:
+            return "error", said, i
     return None, "", -1
 
 
@@ -512,7 +518,7 @@ def _error_line(line: str, lines: list[str], i: int) -> tuple[str, str] | None:
     if m and not line.startswith(("at ", "File ")) and (m["kind"] not in BARE_KINDS or _thrown(lines, i)):
         kind = m["kind"].rsplit(".", 1)[-1] if "." in m["kind"] else m["kind"]
         return (f"{kind}[{m['code']}]" if m["code"] else kind), (m["msg"] or "").strip()
-    m = _RUST_ERROR_RE.match(line)
+    m = RUST_ERROR_RE.match(line)
     if m:
         return (m["code"] or "error"), m["msg"]
     m = _GO_PANIC_RE.match(line)
@@ -530,16 +536,9 @@ def _error_line(line: str, lines: list[str], i: int) -> tuple[str, str] | None:
         above = (_failed_assertion(x[:MAX_LINE_CHARS]) for x in reversed(lines[max(0, i - ABORT_LOOKBEHIND) : i]))
         cause = next((a for a in above if a), None) if signal[0] == "SIGABRT" else None
         return ("assertion", f"{cause['expr'].strip()} failed") if cause else signal
-    m = _TS_PRETTY_RE.match(line)
-    if m:
-        return m["kind"], m["msg"]
-    m = _MAVEN_COMPILER_RE.match(line)
-    if m:
-        return "error", m["msg"].strip()
-    m = _COMPILER_RE.match(line)
-    if m:
-        code = _TS_CODE_RE.match(m["msg"])  # tsc: ``error TS2322: …``
-        return (code["kind"], code["msg"]) if code else ("error", m["msg"])
+    found = compiler_error(line)
+    if found is not None:
+        return found
     m = _ASSERT_RE.match(line)
     if m and lines[i].lstrip().startswith("E "):
         return "AssertionError", m["msg"]

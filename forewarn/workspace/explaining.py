@@ -1,8 +1,9 @@
 """The error-pattern matcher: what the team knows about an error a command printed (part of ``Workspace``).
 
-``explain_error(text)`` reads the error (``error_text.read_error``: its type, its message normalised into a
-signature, its stack frames), maps the frames to indexed definitions of this workspace, and ranks the
-``error_pattern``, ``gotcha`` and ``dead_end`` memories found two ways, fused like search's lists (RRF):
+``explain_error(text)`` reads the error (``error_text.read_errors``: its type, its message normalised into a
+signature, its stack frames; each of a build's several errors with its own places), maps the frames to indexed
+definitions of this workspace, and ranks the ``error_pattern``, ``gotcha`` and ``dead_end`` memories found two ways,
+fused like search's lists (RRF):
 
 * on the code the error went through: memories anchored to the definitions of the innermost frames that are
   this workspace's code (a frame printed on another machine, ``/ci/build/src/app/models.py``, is matched by
@@ -10,6 +11,8 @@ signature, its stack frames), maps the frames to indexed definitions of this wor
 * on the error's words: a search of those types for the signature (the exception type and message, with
   numbers, paths and ids left out) and the innermost workspace function's name, under search's relevance
   floor, so an error that has nothing to do with what the team wrote down gets nothing.
+
+A build's first few errors are each looked up so; each later one counts less (the first is most often the cause).
 
 Suggestions are never returned (an agent receives only what people vetted or wrote).
 """
@@ -26,7 +29,7 @@ from forewarn.memory.records import Memory
 from forewarn.memory.retrieval import RRF_K
 from forewarn.memory.text import STOPWORDS, split_identifier
 from forewarn.memory.vocabulary import ANCHORED_STATUSES, CURRENT_STATUSES, MemoryType
-from forewarn.workspace.error_text import ErrorReport, Frame, read_error
+from forewarn.workspace.error_text import ErrorReport, Frame, read_errors
 from forewarn.workspace.searching import SearchMixin
 from forewarn.workspace.symbols import base_symbol, called_name, has_namesakes, symbol_label
 
@@ -54,6 +57,10 @@ SEARCH_LIST_WEIGHT = 1.0  # the two lists count alike: a frame hit and a word ma
 PLACE_LIST_WEIGHT = 1.0
 MIN_SUFFIX_PARTS = 2  # a foreign absolute path matches a workspace file by at least its last two parts
 MAX_QUERY_CHARS = 600
+# of a build's several errors: how many are looked up (each costs a search), and how much each later one counts
+# against the one before it (a compiler's first error is most often the cause; later ones often follow from it)
+MAX_EXPLAINED_ERRORS = 3
+ERROR_DECAY = 0.5
 # a memory found by words alone must share this many of the error's telling words (its message, the specific parts
 # of its type's name, the function it surfaced in): a lone shared word is how unrelated errors matched (bench-hook)
 MIN_SHARED_WORDS = 2
@@ -84,33 +91,70 @@ class Place:
 
 @dataclass(frozen=True, slots=True)
 class ExplainHit:
+    """A memory that explains an error: how that error found it (the first error that did, of several)."""
+
     memory: Memory
     score: float
     place: Place | None  # the frame whose code carries this memory (None: found by the error's words)
     by_words: bool
+    error: int = 0  # which of ``Explanation.errors`` found it
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorPlaces:
+    """One error read from the output, and the places of this workspace it names, innermost first."""
+
+    error: ErrorReport
+    places: list[Place]
 
 
 @dataclass(frozen=True, slots=True)
 class Explanation:
-    error: ErrorReport
+    error: ErrorReport  # the first error (of a build's several; the only one of a traceback)
     hits: list[ExplainHit]
-    places: list[Place] = field(default_factory=list)
+    places: list[Place] = field(default_factory=list)  # every error's, the first error's first, each place once
     mode: str = "lexical"
     closest: str | None = None  # nothing passed the floor: the closest memory and why (search's summary)
+    errors: list[ErrorPlaces] = field(default_factory=list)  # each error read, in printed order ([] when none)
 
 
 class ExplainMixin(SearchMixin):
     """``explain_error`` (part of ``Workspace``)."""
 
     def explain_error(self, text: str, *, limit: int = EXPLAIN_LIMIT) -> Explanation:
-        """The memories that explain the error in ``text`` (a traceback, test or compiler output, a log)."""
-        report = read_error(text)
-        if not report.found:
-            return Explanation(report, [])
-        places = self.error_places(report.frames)
-        places += self._missing_definition(report.message, places)
+        """The memories that explain the error in ``text`` (a traceback, test or compiler output, a log), or the
+        errors: a build's first ``MAX_EXPLAINED_ERRORS`` errors are each looked up, each later one counting less."""
+        reports = read_errors(text)
+        if not reports[0].found:
+            return Explanation(reports[0], [])
+        placed = self._places_each([r.frames for r in reports])
+        errors = [
+            ErrorPlaces(r, p + self._missing_definition(r.message, p)) for r, p in zip(reports, placed, strict=True)
+        ]
         fused: dict[str, float] = {}
         memories: dict[str, Memory] = {}
+        found: dict[str, tuple[int, Place | None, bool]] = {}  # the first error that found it: how
+        searches: list[tuple[str, str | None]] = []
+        for n, one in enumerate(errors[:MAX_EXPLAINED_ERRORS]):
+            said, searched = self._explain_one(one, memories)
+            for mid, (score, place, by_words) in said.items():
+                fused[mid] = fused.get(mid, 0.0) + ERROR_DECAY**n * score
+                found.setdefault(mid, (n, place, by_words))
+            searches += [searched] if searched is not None else []
+        mode = searches[0][0] if searches else self.mode
+        closest = next((summary for _, summary in searches if summary), None)
+        order = sorted(fused, key=lambda mid: (-fused[mid], mid))[:limit]
+        hits = [ExplainHit(memories[mid], fused[mid], found[mid][1], found[mid][2], found[mid][0]) for mid in order]
+        places = _each_once([p for one in errors for p in one.places])
+        return Explanation(reports[0], hits, places, mode, None if hits else closest, errors)
+
+    def _explain_one(
+        self, one: ErrorPlaces, memories: dict[str, Memory]
+    ) -> tuple[dict[str, tuple[float, Place | None, bool]], tuple[str, str | None] | None]:
+        """One error's memories (id: its fused score, the place whose code carries it, whether its words found
+        it), the memories read put in ``memories``; and the search's mode and closest summary (None: no search)."""
+        report, places = one.error, one.places
+        fused: dict[str, float] = {}
         where: dict[str, Place] = {}
         by_words: set[str] = set()
         for rank, (memory, place, weight) in enumerate(self._place_memories(places)):
@@ -119,41 +163,44 @@ class ExplainMixin(SearchMixin):
                 memories[memory.id] = memory
                 where[memory.id] = place
         query = _query(report, places)
-        closest: str | None = None
-        mode = self.mode
+        searched: tuple[str, str | None] | None = None
         own = error_words(report, places)
         if query and own:
             result = self.search(query, SEARCH_K, types=EXPLAIN_TYPES, chunks=0, record=False)
-            mode = result.mode
-            closest = result.closest_summary()
+            searched = (result.mode, result.closest_summary())
             kept = [h for h in result.memories if shares_enough(own, report.kind, h.memory.text)]
             for rank, hit in enumerate(kept):
                 memories.setdefault(hit.memory.id, hit.memory)
                 fused[hit.memory.id] = fused.get(hit.memory.id, 0.0) + SEARCH_LIST_WEIGHT / (RRF_K + rank + 1)
                 by_words.add(hit.memory.id)
-        order = sorted(fused, key=lambda mid: (-fused[mid], mid))[:limit]
-        hits = [ExplainHit(memories[mid], fused[mid], where.get(mid), mid in by_words) for mid in order]
-        return Explanation(report, hits, places, mode, None if hits else closest)
+        return {mid: (score, where.get(mid), mid in by_words) for mid, score in fused.items()}, searched
 
     def error_places(self, frames: Sequence[Frame]) -> list[Place]:
         """The frames that are this workspace's indexed code, innermost first, each file and line once."""
+        return self._places_each([frames])[0]
+
+    def _places_each(self, traces: Sequence[Sequence[Frame]]) -> list[list[Place]]:
+        """``error_places`` of each of a build's errors (the files and their spans read once for all)."""
         files = self.indexer.files()
         by_suffix: dict[str, list[str]] | None = None
-        out: list[Place] = []
-        seen: set[tuple[str, int | None]] = set()
         spans_read: dict[str, list[tuple[str, str, int, int]]] = {}  # a trace goes through one file many times
-        for frame in frames:
-            rel = self._frame_file(frame.path, files)
-            if rel is None:
-                if by_suffix is None:
-                    by_suffix = _suffixes(files)
-                rel = _by_suffix(frame.path, by_suffix)
-            if rel is None or (rel, frame.line) in seen:
-                continue
-            seen.add((rel, frame.line))
-            symbol = self._frame_symbol(rel, frame)
-            out.append(Place(rel, symbol, frame.line, frame, self._label(rel, symbol, spans_read)))
-        return out
+        each: list[list[Place]] = []
+        for frames in traces:
+            out: list[Place] = []
+            seen: set[tuple[str, int | None]] = set()
+            for frame in frames:
+                rel = self._frame_file(frame.path, files)
+                if rel is None:
+                    if by_suffix is None:
+                        by_suffix = _suffixes(files)
+                    rel = _by_suffix(frame.path, by_suffix)
+                if rel is None or (rel, frame.line) in seen:
+                    continue
+                seen.add((rel, frame.line))
+                symbol = self._frame_symbol(rel, frame)
+                out.append(Place(rel, symbol, frame.line, frame, self._label(rel, symbol, spans_read)))
+            each.append(out)
+        return each
 
     def _missing_definition(self, message: str, places: Sequence[Place]) -> list[Place]:
         """The definition a linker's "undefined reference to `ns::Logger::flush()'" names, when this workspace
@@ -291,6 +338,17 @@ def _query(report: ErrorReport, places: Sequence[Place]) -> str:
     words = _unplaced(report.signature)
     names = [called_name(p.symbol) for p in places[:1] if p.symbol]
     return " ".join([words, *names]).strip()[:MAX_QUERY_CHARS]
+
+
+def _each_once(places: list[Place]) -> list[Place]:
+    """Each place once (two errors of a build on one line), the first time it is named."""
+    seen: set[tuple[str, str | None, int | None]] = set()
+    out: list[Place] = []
+    for place in places:
+        if (place.file, place.symbol, place.line) not in seen:
+            seen.add((place.file, place.symbol, place.line))
+            out.append(place)
+    return out
 
 
 def _suffixes(files: dict[str, object]) -> dict[str, list[str]]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from forewarn.workspace.error_text import read_error
+from forewarn.workspace.error_text import read_error, read_errors
 from tests.forewarn_run import explained, forewarn_in, remember_gotcha
 from tests.gitrepo import Repo
 
@@ -161,13 +161,14 @@ def test_nodes_error_code_is_read_with_its_kind_and_message() -> None:
     assert [(f.path, f.line) for f in found.frames] == [("/home/u/app/src/config.js", 12)]
 
 
-def test_the_reported_compiler_errors_place_comes_first() -> None:
-    rust = read_error(RUSTC_TWO)
-    assert rust.kind == "E0308"
-    assert [(f.path, f.line) for f in rust.frames] == [("src/walk.rs", 12), ("src/walk.rs", 3)]  # not the warning's 7
-    tsc = read_error(TSC_TWO)
-    assert tsc.kind == "TS2345"
-    assert [(f.path, f.line) for f in tsc.frames] == [("src/schemas.ts", 1672), ("src/util.ts", 745)]
+def test_each_compiler_error_is_read_with_its_own_place() -> None:  # QA pass 8 #9: not one error through both
+    rust = read_errors(RUSTC_TWO)
+    assert [r.kind for r in rust] == ["E0425", "E0308"]
+    assert [[(f.path, f.line) for f in r.frames] for r in rust] == [[("src/walk.rs", 3)], [("src/walk.rs", 12)]]
+    assert read_error(RUSTC_TWO) == rust[0]  # the first error: the others most often follow from it
+    tsc = read_errors(TSC_TWO)
+    assert [r.kind for r in tsc] == ["TS2339", "TS2345"]
+    assert [[(f.path, f.line) for f in r.frames] for r in tsc] == [[("src/util.ts", 745)], [("src/schemas.ts", 1672)]]
     gcc = read_error("src/jv.c:12:7: warning: unused variable 'x'\nsrc/jv.c:40:3: error: 'y' undeclared\n")
     assert [(f.path, f.line) for f in gcc.frames] == [("src/jv.c", 40)]  # a warning's line is no place
 
