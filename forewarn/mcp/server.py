@@ -308,7 +308,7 @@ class ForewarnMcp:
         packed = render.fence_notes(
             entries,
             budget or self.budget,
-            title=f"# Forewarn: notes on this error ({code_span(signature)})",
+            title=f"# Forewarn: notes on this error ({code_span(signature)}{_more_errors(result.errors)})",
             empty="No error pattern, gotcha or dead end explains it.",
             more_hint="call again with a larger budget",
             spans_of=ws.indexer.chunk_spans,
@@ -343,6 +343,12 @@ def _acted(done: Any, what: str, applied: str) -> str:
         f"Saved as suggestion `{done.memory.id}`, proposing to {what} (memory `{target}`). A person reviews it; "
         "until then the memory stays as it is."
     )
+
+
+def _more_errors(errors: Sequence[object]) -> str:
+    """After the first error's signature, how many more a build printed (each is looked up too)."""
+    more = len(errors) - 1
+    return f" and {more} more error{'s' if more > 1 else ''}" if more > 0 else ""
 
 
 def _line(memory: Memory) -> int | None:

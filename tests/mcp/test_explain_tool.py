@@ -6,6 +6,8 @@ import json
 import subprocess
 from pathlib import Path
 
+from forewarn.mcp.hooks.handler import failure
+from forewarn.mcp.hooks.session import SessionState
 from forewarn.memory.vocabulary import MemoryType
 from forewarn.workspace.engine import Workspace
 from tests.mcp.conftest import FOREWARN, mcp_session, text_of
@@ -62,3 +64,19 @@ def test_a_compilers_own_error_label_is_not_said_twice(shop: Path) -> None:
                            capture_output=True, text=True, timeout=120)  # fmt: skip
     assert human.stdout.startswith("error: cannot find symbol\n"), human.stdout
     assert "error: error:" not in human.stdout
+
+
+async def test_a_builds_later_errors_are_counted_in_the_heading(shop: Path) -> None:
+    """QA pass 8 #9: a build's several errors are each looked up; the tool's heading names the first and says how
+    many more there were, as the agent hook's does."""
+    mid = _seed(shop)
+    build = (
+        "pay.py:8: error: cannot find symbol\npay.py:3: error: incompatible types\npay.py:5: error: missing return\n"
+    )
+    async with mcp_session(shop) as s:
+        text = text_of(await s.call_tool("explain_error", {"output": build}))
+    assert "cannot find symbol" in text.splitlines()[0] and "and 2 more errors" in text.splitlines()[0]
+    assert mid in text
+    with Workspace.open(shop, embedder=None) as ws:
+        said = failure(ws.explain_error(build), SessionState(), ws)
+    assert "and 2 more errors" in said.splitlines()[0] and mid in said
