@@ -342,8 +342,9 @@ def _time_split(clone: Path, split_at: float, end_at: float, suffix: str = "") -
 def _child_split(tree: Path, hold_back: bool) -> dict:
     """Index and mine the split worktree; the naive miner on the same past; the index's symbols."""
     from forewarn.workspace import history
-    from forewarn.workspace.mine_anchors import MODULE_SYMBOL, HeadIndex, SymbolFinder, follow, record_renames
+    from forewarn.workspace.mine_anchors import MODULE_SYMBOL, SymbolFinder, follow, record_renames
     from forewarn.workspace.mine_fix_state import STATE_FIX_HISTORY
+    from forewarn.workspace.mine_head import HeadIndex
     from forewarn.workspace.mining import mine
 
     ws = _open(tree)

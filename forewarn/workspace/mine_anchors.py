@@ -3,9 +3,11 @@
 A commit's hunks are mapped to the symbols they touched in the file as it was at that commit (its blob,
 parsed with :func:`parse_source`), each weighted by the lines it changed. The lesson goes to the symbol
 its message names (``Session.send`` in "Fix send when …"), else to the most changed one; then it follows
-renames seen in the log to HEAD: the symbol if it still exists, else its file. When several definitions local to
-one function (an anonymous class's methods, closures) tie for most changed, naming none, the lesson goes to that
-function: file order is no reason to pick one of them. A commit spread thin over
+renames seen in the log to HEAD: the symbol if it still exists, else its file (one of several same-named
+definitions, ``parse#29``, as the same definition: :mod:`mine_identity`). A string literal's re-worded text weighs
+less than logic changed, and a helper the commit wrote whole is no candidate beside code it changed. When several
+definitions local to one function (an anonymous class's methods, closures) tie for most changed, naming none, the
+lesson goes to that function: file order is no reason to pick one of them. A commit spread thin over
 many files, naming none of them, is about no code in particular (:func:`place` returns no anchor).
 Only files the commit's own diff touched are ever candidates: a message cannot name its anchor elsewhere.
 """
@@ -13,10 +15,10 @@ Only files the commit's own diff touched are ever candidates: a message cannot n
 from __future__ import annotations
 
 import re
-import stat
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
 
 from tree_sitter import Node
@@ -27,14 +29,15 @@ from forewarn.indexing.prose import last_line, prose_nodes
 from forewarn.indexing.records import Chunk
 from forewarn.indexing.words import LOCAL_SCOPES
 from forewarn.memory.suggestions import ANCHOR_FILE, ANCHOR_SYMBOL, ANCHOR_WORKSPACE
-from forewarn.workspace import mine_code
+from forewarn.workspace import mine_code, mine_identity
 from forewarn.workspace.history import BlobReader, CommitRecord, Hunk
+from forewarn.workspace.mine_head import HeadIndex
+from forewarn.workspace.mine_identity import Namesake
 from forewarn.workspace.mine_lessons import BULLET
 from forewarn.workspace.mine_rules import CHANGELOG_PATH, DOCS_PATH, in_test_module, is_product_path, symbol_parts
 
 if TYPE_CHECKING:
-    from forewarn.indexing.store import CodeChunk
-    from forewarn.workspace.engine import Workspace
+    pass
 
 MAX_PARSE_BYTES = 1 << 20  # a blob larger than this is generated or data: anchored to its file only
 PARSE_CACHE = 64  # parsed blobs kept (a hot file is parsed once per version that a lesson touched)
@@ -49,6 +52,10 @@ DOMINANT_SHARE = 0.4
 # … and a change to more symbols than this (logic changed in each), naming none, none holding DOMINANT_SHARE, is a
 # rewrite of their class or module: a lesson on its most changed method would sit on a sibling of what it is about
 DIFFUSE_SYMBOLS = 4
+# a syntax node holding a string literal's text (Rust's raw_string_literal, TS's template_string, Java's text_block,
+# Ruby's heredoc_body), and one holding code inside it (``${…}``, ``#{…}``, ``{…}`` of an f-string)
+STRING_LITERAL = re.compile(r"string|heredoc|text_block")
+SUBSTITUTION = re.compile(r"substitution|interpolation")
 PLAIN_WORD = re.compile(r"^[A-Za-z][a-z]+$")  # "send", "Flags": an English word as often as a name
 MIN_NAME_CHARS = 3  # "x", "id": too short to count as the message naming a symbol
 # ``field_transformer``, ``maxRetries``: a parameter's name, no English word, nor a type's (``OptionException``)
@@ -63,7 +70,6 @@ ALSO_LISTED = 3  # other symbols the commit touched, kept in the provenance for 
 # a message with this many bullet items or more is a squash of several commits: the symbols its later items name
 # ("* Make DisplayName() public", "* use PrintErrf() instead") were touched in passing, not what its subject fixed
 SQUASH_ITEMS = 3
-MAX_OVERLOADS = 12  # ``f``, ``f#2`` … ``f#12``: the stubs looked past to find an overloaded function's implementation
 # a body paragraph that opens as a side note ("Additionally, Attribute.evolve() now …", "Also, …", "As a bonus …",
 # "Unrelated: …") tells of a change made on the way: the symbols it names are not what the subject and the first
 # paragraph are about (attrs 862696a moved alias resolution in ``_transform_attrs``; its side paragraph named
@@ -86,14 +92,17 @@ class Touch:
     created: bool = False  # the commit wrote the whole symbol (a helper it added), changed no code that was there
     behaviour: int = -1  # logic lines changed, no declaration nor log (mine_code.Behaviour.lines); -1: not counted
     logs: bool = False  # every logic line changed was a log statement (mine_code.Behaviour.logging_only)
+    wording: int = 0  # of the logic lines, those inside a string literal spanning lines: its text, no logic
 
 
 class Parsed(NamedTuple):
-    """One blob's symbols, the lines of its comments and docstrings, and each symbol's depth (:func:`columns_of`)."""
+    """One blob's symbols, the lines of its comments and docstrings, each symbol's depth (:func:`columns_of`), and
+    its syntax tree (for the lines inside string literals, :func:`string_lines`)."""
 
     chunks: list[Chunk]
     docs: frozenset[int]
     columns: dict[str, int]
+    root: Node | None = None
 
 
 def columns_of(chunks: list[Chunk], data: bytes) -> dict[str, int]:
@@ -125,7 +134,7 @@ class SymbolFinder:
             if data is not None and spec is not None:
                 found = parse_file(data, spec)  # chunks, and the tree the prose is found in: one parse per blob
                 docs = doc_lines(found.root, spec) if found.root is not None else frozenset()
-                parsed = Parsed(found.chunks, docs, columns_of(found.chunks, data))
+                parsed = Parsed(found.chunks, docs, columns_of(found.chunks, data), found.root)
         self._cache[blob] = parsed
         if len(self._cache) > PARSE_CACHE:
             self._cache.popitem(last=False)
@@ -141,7 +150,15 @@ class SymbolFinder:
         parsed = self._parsed(path, blob)
         if not parsed or not parsed.chunks:
             return {}
-        return touched_symbols(parsed.chunks, hunks, path, parsed.docs, parsed.columns)
+        hunks = list(hunks)
+        text = string_lines(parsed.root, hunks) if parsed.root is not None else frozenset()
+        return touched_symbols(parsed.chunks, hunks, path, parsed.docs, parsed.columns, text)
+
+    def namesakes(self, path: str, blob: str, symbol: str) -> list[Namesake]:
+        """The definitions of ``symbol``'s name in ``blob``, with where each is written (:mod:`mine_identity`)."""
+        chunks = self.chunks(path, blob) or []
+        data = self._blobs.read(blob, max_bytes=MAX_PARSE_BYTES) or b""
+        return mine_identity.namesakes(chunks, symbol, data.decode("utf-8", "replace").splitlines(), path)
 
     def sample_of(self, path: str, blob: str, symbol: str) -> tuple[str, ...]:
         """The telling lines of ``symbol`` as it was in ``blob`` (what to look for at HEAD when a change added none)."""
@@ -164,6 +181,25 @@ def doc_lines(root: Node, spec: LanguageSpec) -> frozenset[int]:
             )
             lines.update(range(node.start_point.row + 1 + shares_line, last_line(node) + 1))
     return frozenset(lines)
+
+
+def string_lines(root: Node, hunks: Iterable[Hunk]) -> frozenset[int]:
+    """The lines (1-based) the hunks added that are text inside a string literal begun on an earlier line (a flag's
+    roff help): none of a template with substitutions (``${…}``), which writes code (zod's object JIT)."""
+    out: set[int] = set()
+    for hunk in hunks:
+        for i, line in enumerate(hunk.added):
+            row, column = hunk.start + i - 1, len(line) - len(line.lstrip())
+            node: Node | None = root.descendant_for_point_range((row, column), (row, column))
+            while node is not None and not SUBSTITUTION.search(node.type):
+                if STRING_LITERAL.search(node.type):
+                    while node.parent is not None and STRING_LITERAL.search(node.parent.type):
+                        node = node.parent  # a template's string_fragment: the template holds its substitutions
+                    if node.start_point.row < row and not any(SUBSTITUTION.search(c.type) for c in node.children):
+                        out.add(row + 1)
+                    break
+                node = node.parent
+    return frozenset(out)
 
 
 def _code_only(hunk: Hunk, docs: frozenset[int]) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -208,10 +244,15 @@ def touched_symbols(
     path: str,
     docs: frozenset[int] = frozenset(),
     columns: dict[str, int] | None = None,
+    text: frozenset[int] = frozenset(),
 ) -> dict[str, Touch]:
+    """What the hunks did to each symbol they changed (see :meth:`SymbolFinder.touched`); ``text`` holds the lines
+    inside string literals (:func:`string_lines`): a hunk that added only those re-worded text, no logic."""
     changed: dict[str, int] = {}
     removed: dict[str, list[str]] = {}
     added: dict[str, list[str]] = {}
+    worded: dict[str, tuple[list[str], list[str]]] = {}
+    prose = text | docs
     created: set[str] = set()
     columns = columns if columns is not None else {}
     for hunk in hunks:
@@ -227,6 +268,9 @@ def touched_symbols(
                 created.add(best.symbol)  # one pure addition (nothing removed) holds the whole symbol
             removed.setdefault(best.symbol, []).extend(gone)
             added.setdefault(best.symbol, []).extend(new)
+            if new and all(hunk.start + i in prose for i, line in enumerate(hunk.added) if line.strip()):
+                worded.setdefault(best.symbol, ([], []))[0].extend(gone)
+                worded[best.symbol][1].extend(new)
     touches: dict[str, Touch] = {}
     for symbol, lines in changed.items():
         did = mine_code.behaviour(removed[symbol], added[symbol], path)
@@ -238,64 +282,9 @@ def touched_symbols(
             symbol in created,
             did.lines,
             did.logging_only,
+            mine_code.logic_lines(*worded[symbol], path) if symbol in worded else 0,
         )
     return touches
-
-
-class HeadIndex:
-    """What exists at HEAD: the workspace index's files and symbols."""
-
-    def __init__(self, ws: Workspace) -> None:
-        self._ws = ws
-        self.files = set(ws.indexer.files())
-        self._chunks: dict[tuple[str, str], CodeChunk | None] = {}
-        self._joined: dict[tuple[str, str], str] = {}
-
-    def has_file(self, path: str) -> bool:
-        """Indexed, or a regular file of the work tree (a language the index does not parse); never a link."""
-        if path in self.files:
-            return True
-        try:
-            return stat.S_ISREG((self._ws.root / path).lstat().st_mode)
-        except (OSError, ValueError):
-            return False
-
-    def has_symbol(self, path: str, symbol: str) -> bool:
-        return self.chunk(path, symbol) is not None
-
-    def chunk(self, path: str, symbol: str) -> CodeChunk | None:
-        """The symbol's whole chunk at HEAD (cached), or None."""
-        key = (path, symbol)
-        if key not in self._chunks:
-            self._chunks[key] = self._ws.indexer.chunk_by_symbol(path, symbol) if path in self.files else None
-        return self._chunks[key]
-
-    def resolve(self, path: str, symbol: str) -> tuple[str | None, bool]:
-        """The symbol at HEAD a lesson about ``symbol`` belongs to, and whether that code only declares types.
-
-        An ``@overload`` stub is looked past to the implementation (``f#3`` after stubs ``f`` and ``f#2``): a
-        change to an overloaded function was a change to its body. (None, False) when the symbol is gone."""
-        chunk = self.chunk(path, symbol)
-        if chunk is None:
-            return None, False
-        if not mine_code.is_stub(chunk.text, path):
-            return symbol, mine_code.is_typing_only(chunk.text, path)
-        base = symbol.rsplit("#", 1)[0] if symbol.rsplit("#", 1)[-1].isdigit() else symbol
-        for n in range(2, MAX_OVERLOADS + 1):
-            other = self.chunk(path, f"{base}#{n}")
-            if other is None:
-                break
-            if not mine_code.is_stub(other.text, path):
-                return other.symbol, mine_code.is_typing_only(other.text, path)
-        return symbol, True
-
-    def code(self, path: str, symbol: str) -> str:
-        """The symbol's code at HEAD as one normalized line (:func:`mine_code.joined`), "" when it is gone."""
-        key = (path, symbol)
-        if key not in self._joined:
-            chunk = self.chunk(path, symbol)
-            self._joined[key] = mine_code.joined(chunk.text, path) if chunk else ""
-        return self._joined[key]
 
 
 @dataclass(slots=True)
@@ -311,6 +300,7 @@ class Anchored:
     behaviour: int = -1  # of its logic lines, those that are no declaration (-1: not counted)
     logs: bool = False  # its logic lines were all log statements: it declares nothing, nor does it behave
     created: bool = False  # the commit wrote the whole symbol: a fix there is its creation, not a fix of it
+    wording: int = 0  # of its logic lines, those only the text of a string literal spanning lines (help text)
 
     @property
     def declares_only(self) -> bool:
@@ -322,11 +312,25 @@ class Anchored:
         return (self.file, self.symbol) if self.file and self.symbol else None
 
 
-def follow(path: str, symbol: str | None, renames: dict[str, str], head: HeadIndex) -> Anchored:
+def follow(
+    path: str,
+    symbol: str | None,
+    renames: dict[str, str],
+    head: HeadIndex,
+    namesakes: Callable[[str], list[Namesake]] | None = None,
+) -> Anchored:
     """A (path, symbol) at some commit, followed to HEAD: symbol if it still exists (an overload stub's
-    implementation), else file, else workspace."""
+    implementation), else file, else workspace. ``namesakes`` gives the definitions of a name at the commit: one
+    of several same-named definitions is followed as the same definition (:mod:`mine_identity`), and one that
+    cannot be told apart is placed on its file, never on a namesake by its position."""
     now = renames.get(path, path)
     then = f"{path}::{symbol}" if symbol else path
+    if (
+        symbol
+        and namesakes is not None
+        and (mine_identity.needs_telling_apart(symbol) or head.defines_twice(now, symbol))
+    ):
+        symbol = mine_identity.followed_symbol(symbol, namesakes, partial(head.namesakes, now))
     at_head, typing = head.resolve(now, symbol) if symbol else (None, False)
     if at_head:
         return Anchored(now, at_head, ANCHOR_SYMBOL, then, typing=typing)
@@ -506,21 +510,35 @@ def place(
         followed: list[tuple[Anchored, str, str, int]] = []
         created: set[str] = set()
         for p, blob, s, touch in candidates:
-            a = follow(p, s, renames, head)
+            a = follow(p, s, renames, head, partial(finder.namesakes, p, blob))
             a.logic, a.sample, a.removed = touch.logic, touch.sample or finder.sample_of(p, blob, s), touch.removed
-            a.behaviour, a.logs, a.created = touch.behaviour, touch.logs, touch.created
+            a.behaviour, a.logs, a.created, a.wording = touch.behaviour, touch.logs, touch.created, touch.wording
             followed.append((a, p, s, touch.changed))
             if touch.created:
                 created.add(f"{p}::{s}")
         logic = any(a.logic for a, _, _, _ in followed)
         behaves = any(a.behaviour > 0 for a, _, _, _ in followed)
+        taken_out = {line for a, _, _, _ in followed for line in a.removed}
+        written = {id(a) for a, _, _, _ in followed if a.created and not _moved(a.sample, taken_out)}
+        # the names of helpers the message names that the commit wrote whole, beside code it changed that now calls
+        # one: they are no candidate, and that code is what the message is about. A commit whose changed code calls
+        # none of them added them as new things (cobra 5b121bc's AddTemplateFunc, a feature): they stay named
+        helpers = {symbol_parts(s)[-1] for a, _, s, _ in followed if id(a) in written and _named(s, names)}
+        fixed_there = any(a.logic and id(a) not in written and _calls(a.sample, helpers) for a, _, _, _ in followed)
 
         def named_here(a: Anchored, symbol: str) -> bool:
             """Named, and where its logic changed: not a docstring edit, nor a type that was only declared (a new
-            exception class) while the code that raises or uses it changed."""
-            return _named(symbol, names) and bool(a.logic or not logic) and not (a.declares_only and behaves)
+            exception class) while the code that raises or uses it changed. A helper the commit wrote whole while it
+            changed code that was there is not named; that code calling it is (ripgrep f55548b's "fix
+            `matches_all`" wrote eight ``matches_all`` methods for the ``GlobSet::matches_all_candidate`` it fixed
+            to call them)."""
+            if fixed_there:
+                said = id(a) not in written and (_named(symbol, names) or _calls(a.sample, helpers))
+            else:
+                said = _named(symbol, names)
+            return said and bool(a.logic or not logic) and not (a.declares_only and behaves)
 
-        def rank(x: tuple[Anchored, str, str, int]) -> tuple[bool, bool, bool, bool, bool, int, int]:
+        def rank(x: tuple[Anchored, str, str, int]) -> tuple[bool, bool, bool, bool, bool, int, int, int]:
             """Named (where its logic changed), then where the logic changed most: a docstring edit is no place
             for a lesson."""
             return (
@@ -529,6 +547,7 @@ def place(
                 x[0].anchor != ANCHOR_SYMBOL,
                 x[0].typing,
                 x[0].declares_only,  # fields or annotations declared: the behaviour changed elsewhere
+                x[0].wording - x[0].logic,  # a string literal's text re-worded weighs less than logic changed
                 -x[0].logic,
                 -x[3],
             )
@@ -582,6 +601,17 @@ def place(
     return Placement(anchored)
 
 
+def _moved(sample: tuple[str, ...], taken_out: set[str]) -> bool:
+    """Most of a definition's telling lines are lines the commit took out elsewhere: it moved code (cxxopts 1e175bc
+    put the ``parse_value`` overloads before their callers), it did not write a helper."""
+    return bool(sample) and 2 * sum(line in taken_out for line in sample) >= len(sample)
+
+
+def _calls(lines: Iterable[str], names: set[str]) -> bool:
+    """One of the (normalized) lines calls one of ``names`` (``if!strat.matches_all(path){``)."""
+    return any(re.search(rf"(?<![\w$]){re.escape(n)}\(", line) for n in names for line in lines)
+
+
 def _within(path: str, symbol: str, outer_path: str, outer: str) -> bool:
     """``symbol`` is ``outer`` or defined within it (``Attributes.iterator.next`` within ``Attributes.iterator``)."""
     return path == outer_path and (symbol == outer or symbol.startswith(f"{outer}."))
@@ -616,7 +646,7 @@ def _shared_function(
     kind = next((c.kind for c in finder.chunks(path, blobs[path]) or () if c.symbol == outer), None)
     if kind not in LOCAL_SCOPES:
         return None
-    anchored = follow(path, outer, renames, head)
+    anchored = follow(path, outer, renames, head, partial(finder.namesakes, path, blobs[path]))
     if anchored.anchor != ANCHOR_SYMBOL:
         return None
     within = [(a, changed) for a, p, s, changed in followed if _within(p, s, path, outer)]
@@ -627,6 +657,7 @@ def _shared_function(
 def _cover(outer: Anchored, parts: list[Anchored]) -> None:
     """What the commit did to ``outer``: the sum of what it did to each definition within it (and to itself)."""
     outer.logic = sum(a.logic for a in parts)
+    outer.wording = sum(a.wording for a in parts)
     outer.sample = tuple(dict.fromkeys(line for a in parts for line in a.sample))
     outer.removed = tuple(dict.fromkeys(line for a in parts for line in a.removed))
     counted = [a.behaviour for a in parts if a.behaviour >= 0]

@@ -315,6 +315,15 @@ def is_typing_only(text: str, path: str) -> bool:
     return is_stub(text, path) or bool(_TYPING_BASES.match(first))
 
 
+def declares_types(text: str, path: str) -> bool:
+    """A definition whose members only declare types: a TypeScript interface or ``declare``, a ``TypedDict`` or
+    ``Protocol`` class. (A class chunk's outline, whose bodies the index elides, is no stub: not asked here.)"""
+    first = text.split("\n", 1)[0]
+    if is_typescript(path):
+        return bool(_TS_TYPING_DECLARATION.match(first))
+    return bool(_TYPING_BASES.match(first))
+
+
 # a wrapper's one statement: a call (returned, or not) with nothing decided around it
 _CALL_STATEMENT = re.compile(r"^(return\s+|await\s+)*[\w.$\[\]*&]+\(.*\)\s*;?$")
 # a comparison, a boolean or a conditional in that statement: it decides something itself ("return len(a) > 2 && …")

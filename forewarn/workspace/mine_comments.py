@@ -31,10 +31,11 @@ from forewarn.indexing.records import Chunk
 from forewarn.memory.suggestions import ANCHOR_FILE, ANCHOR_SYMBOL, Suggestion
 from forewarn.memory.vocabulary import MemorySource, MemoryType
 from forewarn.workspace import mine_code
-from forewarn.workspace.mine_anchors import MODULE_SYMBOL, HeadIndex
+from forewarn.workspace.mine_anchors import MODULE_SYMBOL
 from forewarn.workspace.mine_comment_rules import banner, reason_clause, type_only, without_code_spans
 from forewarn.workspace.mine_fixes import broad
-from forewarn.workspace.mine_lessons import CONNECTIVES, clip_sentences, comment_headline, lesson_text, where
+from forewarn.workspace.mine_head import HeadIndex
+from forewarn.workspace.mine_lessons import CONNECTIVES, clip_sentences, comment_headline, lesson_text
 from forewarn.workspace.mine_product import in_test_item
 from forewarn.workspace.mine_rules import TOOLING_PATH, Noise, in_test_module, is_product_path
 
@@ -705,7 +706,7 @@ def comment_suggestions(
                 Suggestion(
                     fingerprint=comment_fingerprint(path, symbol, comment.text),
                     type=MemoryType.GOTCHA,
-                    text=lesson_text(comment_headline(comment.text, where(path, symbol))),
+                    text=lesson_text(comment_headline(comment.text, head.where(path, symbol))),
                     source=MemorySource.COMMENT,
                     created_at=created_at,
                     file=path,

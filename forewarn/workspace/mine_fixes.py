@@ -25,8 +25,9 @@ from forewarn.memory.text import from_iso
 from forewarn.memory.vocabulary import MemorySource, MemoryType
 from forewarn.workspace import mine_code
 from forewarn.workspace.core import DEFAULT_CONFIDENCE
-from forewarn.workspace.mine_anchors import HeadIndex, Placement
-from forewarn.workspace.mine_lessons import hotspot_headline, lesson_text, where
+from forewarn.workspace.mine_anchors import Placement
+from forewarn.workspace.mine_head import HeadIndex
+from forewarn.workspace.mine_lessons import hotspot_headline, lesson_text
 from forewarn.workspace.mine_rules import Noise, substantive_fix
 
 if TYPE_CHECKING:
@@ -248,14 +249,16 @@ def hotspot_suggestions(
             noise[Noise.DUPLICATE] += 1
             continue
         kept.append((key, refs))
-    return [_hotspot(path, symbol, refs, last_change, through) for (path, symbol), refs in kept]
+    return [_hotspot(path, symbol, refs, last_change, through, head) for (path, symbol), refs in kept]
 
 
-def _hotspot(path: str, symbol: str, refs: list[FixRef], last_change: dict[str, str], through: str) -> Suggestion:
+def _hotspot(
+    path: str, symbol: str, refs: list[FixRef], last_change: dict[str, str], through: str, head: HeadIndex
+) -> Suggestion:
     """The hot-spot gotcha on ``symbol`` from its standing fixes, newest first."""
     newest, oldest = refs[0], refs[-1]
     fixed = len(episodes(refs))  # one author's tries within hours are one fix (the evidence still lists each commit)
-    headline = hotspot_headline(where(path, symbol), [r.subject for r in refs], fixed, oldest.date, newest.date)
+    headline = hotspot_headline(head.where(path, symbol), [r.subject for r in refs], fixed, oldest.date, newest.date)
     record = track([], since=newest.date, last_change=last_change.get(path), through=through)
     return Suggestion(
         fingerprint=f"hotspot:{path}::{symbol}",

@@ -2,7 +2,8 @@
 
 Round 2's blind judge counted a hot spot and a lesson from one of its own fixes on the same symbol as the same
 lesson twice, and two warning comments in one function as well. :func:`one_per_symbol` keeps, per symbol (its
-occurrences ``f`` and ``f#2`` are one name to a reader), the suggestion that says most — a commit lesson that
+occurrences ``f`` and ``f#2`` are one name to a reader, unless they are written in different statements: zod's 46
+``parse`` closures in 46 schema constructors are 46 symbols), the suggestion that says most — a commit lesson that
 explains (named in its message first, then the newest), else a warning comment, else the hot spot — and folds the
 others into it: their commits join its evidence, a hot spot's count becomes one "History:" sentence, other
 lessons one "Also:" line each (at most MERGED_SHOWN). Every folded suggestion is counted as ``merged-same-symbol``.
@@ -31,8 +32,14 @@ from forewarn.workspace.mine_lessons import said
 from forewarn.workspace.mine_rules import Noise
 from forewarn.workspace.symbols import base_symbol
 
+WrittenIn = Callable[[str, str], str]  # where a file's definition is written, among its same-named ones ("" if once)
 MERGED_SHOWN = 2  # other lessons on the symbol named in the kept one's text; more are only in its evidence
 MERGED_COMMITS = 30  # commits the merged evidence keeps (newest first), as a hot spot keeps its fixes
+
+
+def _nowhere(file: str, symbol: str) -> str:
+    """No definition told apart by where it is written: a name in a file is one symbol."""
+    return ""
 
 
 def _rank(s: Suggestion) -> tuple[int, bool, str]:
@@ -131,22 +138,27 @@ def record_beside(fresh: Suggestion, stored: Memory | None) -> dict[str, Any] | 
 
 
 def one_per_symbol(
-    suggestions: list[Suggestion], noise: Counter[str], stored: frozenset[str] = frozenset()
+    suggestions: list[Suggestion],
+    noise: Counter[str],
+    stored: frozenset[str] = frozenset(),
+    written_in: WrittenIn = _nowhere,
 ) -> list[Suggestion]:
-    """The suggestions with at most one per (file, symbol name), in their first member's order; see the module.
+    """The suggestions with at most one per (file, symbol name, where it is written), in their first member's
+    order; see the module. ``written_in`` tells a file's same-named definitions written in different statements
+    apart (zod's 46 ``parse`` closures in 46 schema constructors, :meth:`HeadIndex.written_in`): different code.
     A lesson stored before (its fingerprint in ``stored``) is never folded into a new one: it stays as it is, said
     once already, and the new lesson does not repeat it as an "Also" line."""
-    groups: dict[tuple[str, str], list[Suggestion]] = defaultdict(list)
+    groups: dict[tuple[str, str, str], list[Suggestion]] = defaultdict(list)
     for s in suggestions:
         if s.file and s.symbol:
-            groups[(s.file, base_symbol(s.symbol))].append(s)
+            groups[_key(s.file, s.symbol, written_in)].append(s)
     out: list[Suggestion] = []
-    done: set[tuple[str, str]] = set()
+    done: set[tuple[str, str, str]] = set()
     for s in suggestions:
         if not (s.file and s.symbol):
             out.append(s)
             continue
-        key = (s.file, base_symbol(s.symbol))
+        key = _key(s.file, s.symbol, written_in)
         if key in done:
             continue
         done.add(key)
@@ -162,11 +174,17 @@ def one_per_symbol(
     return out
 
 
+def _key(file: str, symbol: str, written_in: WrittenIn) -> tuple[str, str, str]:
+    """One symbol to a reader: its file, its name without an ordinal, and where it is written."""
+    return (file, base_symbol(symbol), written_in(file, symbol))
+
+
 def on_remembered_symbols(
     suggestions: list[Suggestion],
     stored: frozenset[str],
     memories_on: Callable[[Sequence[str]], list[Memory]],
     noise: Counter[str],
+    written_in: WrittenIn = _nowhere,
 ) -> list[Suggestion]:
     """The suggestions without a new hot spot on a symbol that already carries a mined memory (``memories_on``:
     those waiting or current in some files): that memory's track record counts the new fix ("its code was fixed
@@ -175,8 +193,8 @@ def on_remembered_symbols(
     if not new_spots:
         return suggestions
     memories = memories_on(sorted({s.file for s in new_spots if s.file}))
-    remembered = {(m.anchor.file, base_symbol(m.anchor.symbol)) for m in memories if m.anchor and m.anchor.symbol}
-    drop = {id(s) for s in new_spots if s.file and s.symbol and (s.file, base_symbol(s.symbol)) in remembered}
+    remembered = {_key(m.anchor.file, m.anchor.symbol, written_in) for m in memories if m.anchor and m.anchor.symbol}
+    drop = {id(s) for s in new_spots if s.file and s.symbol and _key(s.file, s.symbol, written_in) in remembered}
     if drop:  # counted only when it happened, as every noise rule is
         noise[Noise.SYMBOL_HAS_MEMORY] += len(drop)
     return [s for s in suggestions if id(s) not in drop]

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from forewarn.indexing.conventions import EXAMPLE_DIRS, is_test_path
 from forewarn.indexing.records import Chunk
+from forewarn.indexing.store_records import CodeChunk
 
 CHANGELOG_PATH = re.compile(r"(^|/)(CHANGE(S|LOG)|HISTORY|NEWS|RELEASE[-_]?NOTES|AUTHORS|CONTRIBUTORS)(\.\w+)?$", re.I)
 # translations: the words a product shows in each language, not its logic ("improve french translation" in zod's
@@ -20,9 +21,11 @@ CHANGELOG_PATH = re.compile(r"(^|/)(CHANGE(S|LOG)|HISTORY|NEWS|RELEASE[-_]?NOTES
 LANGUAGE_TAG = r"[a-z]{2}|[a-z]{2,3}([-_][A-Za-z0-9]{2,8})+"
 TRANSLATION_PATH = rf"(^|/)locales/|(^|/)(locale|i18n|l10n|translations?)/({LANGUAGE_TAG})(/|\.\w+$)|\.(po|pot)$"
 # documentation, and translations with it: words for readers, which teach nothing about the code (``docs-only``)
-DOCS_PATH = re.compile(
-    rf"(^|/)(docs?|documentation)/|\.(rst|md|adoc|txt)$|(^|/)\.github/|{TRANSLATION_PATH}", re.IGNORECASE
-)
+# a documentation folder; not one inside a source root, where ``doc`` names a module (ripgrep's
+# crates/core/flags/doc/ writes the man page and --help: Rust code like the rest of the crate)
+SOURCE_ROOT = r"(?:src|lib|crates|pkg|internal)"
+DOC_FOLDER = rf"^(?!(?:.*/)?{SOURCE_ROOT}/(?:.*/)?(?:docs?|documentation)/)(?:.*/)?(?:docs?|documentation)/"
+DOCS_PATH = re.compile(rf"{DOC_FOLDER}|\.(rst|md|adoc|txt)$|(^|/)\.github/|{TRANSLATION_PATH}", re.IGNORECASE)
 # example, demo and benchmark code beside the product (conventions.EXAMPLE_DIRS: zod's packages/bench/, Rust's
 # benches/): its lessons are no warning for the product's code
 EXAMPLE_PATH = re.compile(rf"(^|/)({'|'.join(sorted(EXAMPLE_DIRS))})/", re.IGNORECASE)
@@ -63,7 +66,7 @@ TEST_ATTRIBUTE = re.compile(r"^#\[\s*(cfg\(\s*(all\(\s*)?test\b|(\w+::)*test\s*[
 ATTRIBUTE_OR_COMMENT = re.compile(r"^(#\[.*\]|//.*)$")
 
 
-def test_item(chunk: Chunk, lines: Sequence[str]) -> bool:
+def test_item(chunk: Chunk | CodeChunk, lines: Sequence[str]) -> bool:
     """A definition carrying a test attribute (TEST_ATTRIBUTE) among the attributes and comments right above it."""
     at = chunk.start_line - 2  # the line above the chunk, 0-based
     while at >= 0 and ATTRIBUTE_OR_COMMENT.match(above := lines[at].strip()):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from forewarn.workspace.history import CommitRecord
-from forewarn.workspace.mine_rules import reverted_shas
+from forewarn.workspace.mine_rules import REVERT_SUBJECT, reverted_shas
 
 ABBREVIATED_SHA = 7  # a revert may name its commit by this many hex digits or more
 # a revert's body naming what it undid in words of its own: "This reverts 96e8d89.", "Reverts commit 96e8d89 …" (jq);
@@ -15,6 +15,10 @@ REVERTS_NAMED = re.compile(r"\breverts\s+(?:commit\s+)?(?P<sha>(?=[0-9a-f]*[0-9]
 PARTIAL_REVERT = re.compile(r"\bpart(?:ial)?ly\s+revert", re.IGNORECASE)  # jq's abde27d: some of it still stands
 # the pull-request number a squash merge adds to a subject ("… (#3205)"): the revert's copy carries its own number
 PR_SUFFIX = re.compile(r"(\s*\(#\d+\))+\s*$")
+# a commit landing a reverted change again by saying so: 'Reapply "X"' (git's own since 2.43), "Re-land X", "Reland: X"
+RELAND_SUBJECT = re.compile(
+    r'^\s*re-?(?:appl(?:y|ies|ied)|land(?:s|ed)?|commit(?:s|ted)?)\b[:\s]*"?(?P<what>.*?)"?\s*$', re.IGNORECASE
+)
 
 
 def undone(commit: CommitRecord) -> tuple[list[str], bool]:
@@ -30,3 +34,21 @@ def subject_key(subject: str) -> str:
     """A subject as a revert quotes it and as its commit has it: quotes, case and pull-request numbers aside
     ('Revert "Fix x" (#3349)' undid "Fix x (#3205)")."""
     return PR_SUFFIX.sub("", PR_SUFFIX.sub("", subject.strip()).strip().strip('"').strip()).lower()
+
+
+def undone_key(subject: str) -> str | None:
+    """What a revert's subject says it undid, as :func:`subject_key` has it; None for a subject that is no revert."""
+    m = REVERT_SUBJECT.match(subject.strip())
+    return subject_key(m.group("what").strip().rstrip(".")) if m else None
+
+
+def landed_key(subject: str) -> str | None:
+    """The change a commit lands, as :func:`subject_key` has it: a re-land's ('Reapply "X"', 'Re-land X',
+    'Revert "Revert "X""') is X, any other commit's its own subject; None for a revert, which lands nothing."""
+    again = RELAND_SUBJECT.match(subject.strip())
+    if again:
+        return subject_key(again.group("what"))
+    what = undone_key(subject)
+    if what is None:
+        return subject_key(subject)
+    return undone_key(what)  # a revert of a revert lands what the inner one undid

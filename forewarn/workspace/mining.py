@@ -24,8 +24,8 @@ Warning comments at HEAD become gotchas from source ``comment`` (:mod:`mine_comm
 commit lessons :mod:`mine_score` scores at least ``MIN_LESSON_SCORE``; the other lessons and the warning comments
 (already written beside the code they warn about) are counted in ``MineReport.held_back`` and proposed by
 ``forewarn mine --all``. Everything proposed is handed to ``Workspace.add_suggestions`` (idempotent by
-fingerprint); an incremental run withdraws suggestions of commits it finds reverted and brings earlier lessons'
-track records up to date.
+fingerprint); an incremental run withdraws suggestions of commits it finds reverted, and dead ends whose change it
+finds landed again, and brings earlier lessons' track records up to date.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from forewarn.memory.origin import lesson_commit
 from forewarn.memory.suggestions import (
     ANCHOR_FILE,
     ANCHOR_SYMBOL,
@@ -55,7 +56,6 @@ from forewarn.workspace import history, mine_code
 from forewarn.workspace.history import BlobReader, CommitRecord, GitError
 from forewarn.workspace.mine_anchors import (
     Anchored,
-    HeadIndex,
     Placement,
     SymbolFinder,
     about_other_symbol,
@@ -78,6 +78,7 @@ from forewarn.workspace.mine_fixes import (
     track,
 )
 from forewarn.workspace.mine_generated import marked_paths, own_files
+from forewarn.workspace.mine_head import HeadIndex
 from forewarn.workspace.mine_lessons import (
     clean_subject,
     dead_end_headline,
@@ -85,11 +86,10 @@ from forewarn.workspace.mine_lessons import (
     fix_headline,
     lesson_text,
     vague,
-    where,
 )
 from forewarn.workspace.mine_merge import on_remembered_symbols, one_per_symbol, record_beside
 from forewarn.workspace.mine_report import HeldBack, MineReport
-from forewarn.workspace.mine_reverts import ABBREVIATED_SHA, subject_key, undone
+from forewarn.workspace.mine_reverts import ABBREVIATED_SHA, PARTIAL_REVERT, landed_key, subject_key, undone, undone_key
 from forewarn.workspace.mine_reworded import settle_reworded
 from forewarn.workspace.mine_rules import (
     MERGE_SUBJECT,
@@ -107,6 +107,7 @@ from forewarn.workspace.mine_rules import (
 )
 from forewarn.workspace.mine_runtime import Runtimes, runtimes
 from forewarn.workspace.mine_score import MIN_LESSON_SCORE, CommitShape, lesson_counts, lesson_score
+from forewarn.workspace.mine_squash import SQUASH_ITEM
 
 if TYPE_CHECKING:
     from forewarn.workspace.engine import Workspace
@@ -114,6 +115,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 STATE_LAST_MINED = "last_mined_commit"  # mining_state key: HEAD at the end of the last complete run
+# a conventional revert's subject in its author's words ("revert(core): drop …"), not git's quoted 'Revert "…"'
+CONVENTIONAL_REVERT = re.compile(r"^\s*revert(?:\([^()]{0,40}\))?!?:(?!\s*\")", re.IGNORECASE)
+# … opening on the undoing itself: what follows is what was undone
+UNDOING_VERB = re.compile(r"^(?:drop|remove|back out|undo|roll back|take out|revert)s?\s+(?P<what>\S.*)$", re.I)
 SHA_ONLY = re.compile(r"^[0-9a-f]{7,64}$")  # "Revert 60ef759": the reverted commit named by its id alone
 
 
@@ -178,12 +183,19 @@ class _Walk:
             self.noise[Noise.REVERTED] += 1  # its revert stands: no lesson, no fix, and what it reverted holds
             record_renames(commit, self.renames)
             return
-        self._note_revert(commit)
-        verdict = classify(commit)
+        named = self._reverts_by_line(commit)
+        self._note_revert(commit, named)
+        # a fix whose message carries git's revert line is a revert of what it names (ripgrep d47663b "searcher: fix
+        # regression with `--line-buffered` flag" undid 8c6595c): read as 'Revert <id>', its subject said later. In a
+        # squash of several commits (starlette cc20c86: a revert, then "new implementation") it is one item: what it
+        # names is undone, and the squash is read as what its subject says
+        as_revert = named and len(SQUASH_ITEM.findall(commit.body)) < 2
+        verdict = classify(replace(commit, subject=f"Revert {named[0]}") if as_revert else commit)
         if verdict.kind == VerdictKind.REVERT and subject_key(verdict.what) in self.landed:
             verdict = Verdict(VerdictKind.NOISE, reason=Noise.REVERT_TO_RELAND)  # zod's base64 fix, landed again
-        if revert_target(commit) is None:
-            self.landed.add(subject_key(commit.subject))
+        landed = landed_key(commit.subject)
+        if landed and (landed != subject_key(commit.subject) or not vague(clean_subject(commit.subject))):
+            self.landed.add(landed)  # the same vague subject again is another change (tqdm's "minor optimisation")
         if verdict.reason is not None:
             self.noise[verdict.reason] += 1
         if (verdict.lesson or verdict.fix) and self.runtimes.dropped(f"{commit.subject}\n{commit.body}"):
@@ -199,7 +211,7 @@ class _Walk:
                 targets = main_targets(placement)
                 for a in placement.fixed:  # a fix counts on the code whose logic it changed, never on stubs or tests
                     key = a.key
-                    if key is None or a.created or a.logic < MIN_FIX_LOGIC_LINES or a.typing or in_test_module(key[1]):
+                    if key is None or a.created or a.logic < MIN_FIX_LOGIC_LINES or a.typing or self._test_code(*key):
                         continue
                     if key not in targets:
                         self.noise[Noise.FIX_IN_PASSING] += 1  # a constructor it touched to plumb the fix
@@ -213,6 +225,14 @@ class _Walk:
                 shape = CommitShape.of(commit)  # what the lesson's score reads of the diff, kept before it goes
                 self._lesson(replace(commit, files=[]), verdict, placement, order, shape)
         record_renames(commit, self.renames)
+
+    def _test_code(self, path: str, symbol: str) -> bool:
+        """A symbol in a product file's test module, or (Rust) an item marked as a test at HEAD."""
+        return in_test_module(symbol) or self.head.test_item(path, symbol)
+
+    def _product_code(self, path: str, symbol: str | None) -> bool:
+        """Code the product runs (:func:`is_product_code`), and no ``#[test]`` item beside it."""
+        return is_product_code(path, symbol) and not (symbol and self.head.test_item(path, symbol))
 
     def _drop_marked(self, commit: CommitRecord) -> None:
         """Leave out the files .gitattributes marks generated or vendored (jq's bison output), counted: regenerating
@@ -239,7 +259,7 @@ class _Walk:
             self.noise[Noise.DOCS] += 1  # it changed only the symbol's docstring or comments
         elif a is not None and a.file is not None and TOOLING_PATH.search(a.file):
             self.noise[Noise.TOOLING_CODE] += 1  # a task runner or release script: the maintainers', not the product
-        elif a is not None and a.file is not None and not is_product_code(a.file, a.symbol):
+        elif a is not None and a.file is not None and not self._product_code(a.file, a.symbol):
             self.noise[Noise.TEST_ANCHOR] += 1  # a test, test server or fixture: no product code to warn
         elif a is not None and a.anchor == ANCHOR_SYMBOL and a.declares_only:
             # fields, annotations or log lines only: the fix's logic is elsewhere
@@ -303,10 +323,19 @@ class _Walk:
         if commit.is_merge:
             self.undone_branch.update(merged_commits(self.root, commit.sha))
 
-    def _note_revert(self, commit: CommitRecord) -> None:
-        if revert_target(commit) is None or commit.is_merge:
+    def _reverts_by_line(self, commit: CommitRecord) -> list[str]:
+        """The commits git's "This reverts commit <id>" line names in a commit whose subject is no revert, when they
+        are in its history; [] for any other commit. A squash merge's lines naming its pull request's own commits
+        (zod ae3b39c), which ``HEAD`` never had, and a partial revert name nothing."""
+        if commit.is_merge or revert_target(commit) is not None or PARTIAL_REVERT.search(commit.body):
+            return []
+        named = list(dict.fromkeys(s for s in reverted_shas(commit) if len(s) >= ABBREVIATED_SHA))
+        return [sha for sha in named if history.is_ancestor(self.root, sha, commit.sha)]
+
+    def _note_revert(self, commit: CommitRecord, named: list[str]) -> None:
+        if commit.is_merge or (revert_target(commit) is None and not named):
             return
-        shas, whole = undone(commit)
+        shas, whole = (named, True) if named else undone(commit)
         for sha in shas:
             self.reverted[sha[:ABBREVIATED_SHA]].append(sha)
         what = revert_target(commit)
@@ -338,13 +367,25 @@ def merged_commits(root: Path, sha: str) -> list[str]:
 # --- building suggestions -----------------------------------------------------------------------------------
 
 
+def undone_thing(subject: str, what: str) -> str:
+    """What a dead end says not to bring back. A conventional revert in its own words names the undoing, not what
+    was undone: zod's "revert(core): drop the exactOptional parse prototype" undid the prototype, and "Do not bring
+    back “drop the … prototype”" said the opposite. A quoted subject ('Revert "Remove the cache"') is the reverted
+    commit's own, kept whole."""
+    if CONVENTIONAL_REVERT.match(subject):
+        m = UNDOING_VERB.match(what)
+        if m:
+            return m.group("what")
+    return what
+
+
 def lesson_suggestion(lesson: Lesson, record: dict[str, Any], head: HeadIndex) -> Suggestion:
     """The suggestion a lesson makes; a fix or decision carries its score (mine_score) in ``provenance``."""
     commit, verdict, a = lesson.commit, lesson.verdict, lesson.anchor
     assert verdict.type is not None
-    place_ = where(a.file, a.symbol)
+    place_ = head.where(a.file, a.symbol)  # one of 46 same-named closures says whose
     if verdict.kind == VerdictKind.REVERT:
-        headline = dead_end_headline(verdict.what, place_)
+        headline = dead_end_headline(undone_thing(commit.subject, verdict.what), place_)
     elif verdict.kind == VerdictKind.DECISION:
         headline = decision_headline(commit.subject, place_)
     else:
@@ -471,6 +512,9 @@ def mine(
         if incremental and pending:
             pending |= {sha for named in pending for sha in merged_commits(root, named)}  # a merge of an earlier run
             report.withdrawn = ws.withdraw_mined(pending, reason="its commit was reverted")
+        relanded = _relanded(ws, walk) if incremental else []
+        if relanded:
+            report.withdrawn += ws.withdraw_mined(relanded, reason="its change landed again")
         report.tracks_updated = _update_tracks(ws, walk, suggestions, incremental=incremental)
         hot = {  # proposed as hot spots, or folded into a lesson on their symbol: never proposed again
             (s.file, s.symbol)
@@ -481,6 +525,19 @@ def mine(
         ws.set_mining_state(STATE_LAST_MINED, head_sha)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _relanded(ws: Workspace, walk: _Walk) -> list[str]:
+    """The reverts behind earlier runs' dead ends whose change this run's commits landed again (zod's base64 fix,
+    reverted to go through a pull request, then merged from it): what they undid is in the code again."""
+    shas = []
+    for memory in ws.mined_memories_on(sorted(walk.last_change)):  # a re-land touches the code its revert did
+        revert = lesson_commit(memory.provenance)
+        if revert is None or (memory.provenance or {}).get("kind") != VerdictKind.REVERT:
+            continue
+        if undone_key(str(revert.get("subject", ""))) in walk.landed:
+            shas.append(str(revert["sha"]))
+    return shas
 
 
 def _hold_back(suggestions: list[Suggestion], report: MineReport) -> list[Suggestion]:
@@ -552,9 +609,8 @@ def _propose(
         suggestions = _hold_back(suggestions, report)
     suggestions = _dedupe(suggestions, walk.noise)
     stored = frozenset(ws.store.mined([s.fingerprint for s in suggestions]))  # said before: never folded again
-    suggestions = one_per_symbol(
-        on_remembered_symbols(suggestions, stored, ws.mined_memories_on, walk.noise), walk.noise, stored
-    )
+    suggestions = on_remembered_symbols(suggestions, stored, ws.mined_memories_on, walk.noise, head.written_in)
+    suggestions = one_per_symbol(suggestions, walk.noise, stored, head.written_in)
     report.suggestions = dict(Counter(str(s.type) for s in suggestions))
     report.anchors = dict(Counter(str(s.provenance.get("anchor")) for s in suggestions))
     report.noise = {str(k): v for k, v in walk.noise.items()}
