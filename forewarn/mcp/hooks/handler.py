@@ -210,7 +210,8 @@ def failure(explanation: Explanation, state: SessionState, ws: Workspace) -> str
         return ""
     said = explanation.error.signature or explanation.error.kind
     more = len(explanation.errors) - 1  # a build's later errors, looked up too
-    said += f" and {more} more error{'s' if more > 1 else ''}" if said and more > 0 else ""
+    if said and more > 0:
+        said += f" and {more} more error{'s' if more > 1 else ''}"
     packed = render.fence_notes(
         entries,
         EXPLAIN_BUDGET,
