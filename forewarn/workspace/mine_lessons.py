@@ -34,12 +34,14 @@ from forewarn.workspace.mine_headlines import (
     vague,
     where,
 )
+from forewarn.workspace.mine_why import ELIDED_AFTER_JOIN, POINTS_BACK_MORE, describes_change, states_fault
 
 WHY_SENTENCES = 2  # the explaining sentences kept: the cause and its consequence, rarely more
 WHY_MAX_CHARS = 420  # a hover shows ~6 lines of text: the why must leave room for the headline
 # one explaining sentence longer than WHY_MAX_CHARS is still kept whole up to this (never cut mid-sentence: a cut
 # why drops its point); a longer one is an essay, and the lesson says nothing beyond its headline
 WHY_LONG_SENTENCE_CHARS = 600
+ANTECEDENT_SENTENCES = 2  # a why pointing back brings at most this many sentences before it: a chain longer is a story
 MIN_WHY_WORDS = 5  # "because of #12" explains nothing
 # a why sentence this similar to the subject (shared words / all words) restates it: "never a subject copied twice"
 RESTATES_SUBJECT = 0.7
@@ -137,7 +139,9 @@ BLOCK_NOUNS = (
     r"config(uration)?|patch|diff|input|query|request|test ?case|reproduction|repro"
 )
 POINTS_AHEAD = re.compile(
-    rf"\bthe following ([\w-]+ ){{0,2}}?({BLOCK_NOUNS})s?\b|\bas follows\b|\b({BLOCK_NOUNS})s? (below|beneath)\b",
+    rf"\bthe following ([\w-]+ ){{0,2}}?({BLOCK_NOUNS})s?\b|\bas follows\b|\b({BLOCK_NOUNS})s? (below|beneath)\b"
+    # … or precedes it ("In the above examples, the first failure mode …"): a block is never a sentence
+    rf"|\bthe (above|preceding) ([\w-]+ ){{0,2}}?({BLOCK_NOUNS})s?\b|\b({BLOCK_NOUNS})s? above\b",
     re.IGNORECASE,
 )
 HEDGE = re.compile(
@@ -179,7 +183,8 @@ QUOTED = re.compile(r"^\s*(\[\d+\]|[\"'“‘>])")
 POINTS_BACK = re.compile(
     r"^((?!in order\b)(in|on|at|for|with|during|after|before|without|under)\b[^,.;:]{1,40},\s*"
     r"(?=(this|that|these|those|it)\b))?"
-    r"(this|that|these|those|it|as such|so|thus|therefore|hence|which|otherwise)\b",
+    r"(this|that|these|those|it|as such|so|thus|therefore|hence|which|otherwise)\b"
+    rf"|{POINTS_BACK_MORE.pattern}",  # "And as a result, …", "A non-enumerable one …" (mine_why)
     re.IGNORECASE,
 )
 # a paragraph that opens on a side note ("Also, `sd_journal_send` can add …. That's typically not what we want, …"):
@@ -272,7 +277,7 @@ def points_back(sentence: str) -> bool:
     """The sentence opens on what it points back to (ANAPHOR) or on an exception to it (:func:`excepts`: "However,
     we only do this for …"), or is one aside in parentheses from end to end ("(it would need to be /home/…
     instead)."): an aside to text left out. "(unstable) `Task` now requires …" is not."""
-    if ANAPHOR.match(sentence) or excepts(sentence):
+    if ANAPHOR.match(sentence) or ELIDED_AFTER_JOIN.match(sentence) or excepts(sentence):
         return True
     text = sentence.rstrip(" .!?…")
     if not (text.startswith("(") and text.endswith(")")):
@@ -527,34 +532,97 @@ def _ended(sentence: str) -> str:
 
 
 def why(
-    body: str, subject: str, explains: re.Pattern[str], strong: re.Pattern[str] | None = None, lenient: bool = False
+    body: str,
+    subject: str,
+    explains: re.Pattern[str],
+    strong: re.Pattern[str] | None = None,
+    lenient: bool = False,
+    faults: bool = False,
 ) -> str:
     """The body's sentences that explain (match ``explains``; an imperative one, which says what the code now does,
     must match ``strong``), whole, the subject never repeated; "" when none does. ``lenient``: sentences about the
     tests, notes for later, fragments and unsure ones count too (only to say why a message was left without a why).
+    ``faults``: when the body explains, a sentence that tells what the old code did wrong is its why first
+    (:func:`_ranked`).
 
-    At most WHY_SENTENCES of them, within WHY_MAX_CHARS (one alone up to WHY_LONG_SENTENCE_CHARS); a sentence
-    that points back ("This broke …") brings the sentence before it when that fits. Never cut mid-sentence."""
+    At most WHY_SENTENCES of them, within WHY_MAX_CHARS (one alone up to WHY_LONG_SENTENCE_CHARS), in the body's
+    order; a sentence that points back comes with the sentence before it when it can (:func:`_readings`). Never cut
+    mid-sentence; the same fault said twice is said once."""
     found, side = side_sentences(body)
     picked = list(
         dict.fromkeys(i for i in _explaining(found, side, subject, explains, strong, lenient) if i is not None)
     )
-    picked = picked[:WHY_SENTENCES]
-    text = ""
+    if faults and not lenient:
+        picked = _ranked(found, side, subject, strong, picked)
+    chosen: set[int] = set()
     for i in picked:
-        sentence = _ended(found[i])
-        points_back = (
-            i > 0 and i - 1 not in side and POINTS_BACK.match(found[i]) and _usable(found[i - 1], subject, lenient)
-        )
-        before = _ended(found[i - 1]) if points_back else ""
-        options = ([f"{before} {sentence}"] if before and before not in text else []) + [sentence]
-        fitted = next((o for o in options if len(f"{text} {o}".strip()) <= WHY_MAX_CHARS), None)
+        if len(chosen.intersection(picked)) >= WHY_SENTENCES:
+            break  # an antecedent brought along counts when it explains itself
+        if i in chosen:
+            continue
+        readings = _readings(found, side, subject, lenient, i)
+        if not readings or (states_fault(found[i]) and restates(found[i], _joined(found, chosen))):
+            continue  # no antecedent, or a fault said again ("The branch keyed off …" in a squash's later item)
+        fitted = next((r for r in readings if len(_joined(found, chosen | set(r))) <= WHY_MAX_CHARS), None)
         if fitted is None:
-            if not text and len(sentence) <= WHY_LONG_SENTENCE_CHARS:
-                text = sentence
+            if not chosen and len(_joined(found, set(readings[-1]))) <= WHY_LONG_SENTENCE_CHARS:
+                chosen = set(readings[-1])
             break
-        text = f"{text} {fitted}".strip()
-    return text
+        chosen |= set(fitted)
+    return _joined(found, chosen)
+
+
+def _joined(found: Sequence[str], indices: set[int]) -> str:
+    return " ".join(_ended(found[k]) for k in sorted(indices))
+
+
+def _readings(found: Sequence[str], side: set[int], subject: str, lenient: bool, i: int) -> list[list[int]]:
+    """The ways sentence ``i`` can be read, best first. One that points back with a pronoun ("This broke …", "It
+    …"): with the sentence before it when that can stand in a lesson, else alone (its "this" is often the change);
+    not at all when the sentence before it points back itself and cannot stand ("Because of that, …" before "This
+    means that …"). One that opens on a connective or a pronoun "one" (POINTS_BACK_MORE: "And as a result, …", "A
+    non-enumerable one …") cannot be read alone: only with the sentences before it, while each points back (at most
+    ANTECEDENT_SENTENCES), up to one that does not and can stand; alone only when what it points back to says
+    nothing of its own (:func:`_says_nothing`)."""
+    if i == 0 or not POINTS_BACK.match(found[i]):
+        return [[i]]
+    before = i - 1
+    if POINTS_BACK_MORE.match(found[i]) is None:
+        if before not in side and _usable(found[before], subject, lenient):
+            return [[before, i], [i]]
+        return [] if before not in side and points_back(found[before]) else [[i]]
+    group = [i]
+    while group[0] > 0 and POINTS_BACK.match(found[group[0]]):
+        before = group[0] - 1
+        if before in side or not _usable(found[before], subject, lenient):
+            return [group] if before not in side and _says_nothing(found[before], subject) else []
+        if len(group) > ANTECEDENT_SENTENCES:
+            return []
+        group.insert(0, before)
+    return [group]
+
+
+def _says_nothing(sentence: str, subject: str) -> bool:
+    """The sentence is too short to say anything ("Fixes #30.") or is the subject said again."""
+    return len(WORD.findall(sentence)) < MIN_WHY_WORDS or restates(sentence, subject)
+
+
+def _ranked(
+    found: Sequence[str], side: set[int], subject: str, strong: re.Pattern[str] | None, picked: list[int]
+) -> list[int]:
+    """The explaining sentences ``picked`` and those that tell what the old code did wrong (:func:`states_fault`:
+    "… had no rung at all, so … never consulted it", "… bypassed the metadata block"), whatever their words, when the
+    body explains at all: the first fault first, then the others in the body's order; beside a fault, a sentence that
+    only says what the new code does ("Adds that rung …", "Extract … and call it …") is no why."""
+    stated = [
+        i
+        for i, s in enumerate(found)
+        if picked and i not in side and states_fault(s) and _explains_alone(found, i, subject, strong)
+    ]
+    if not stated:
+        return picked
+    rest = sorted(set(picked) | set(stated[1:]))
+    return stated[:1] + [i for i in rest if i != stated[0] and not describes_change(found[i])]
 
 
 def _explaining(
@@ -587,11 +655,13 @@ def _explains_alone(
 ) -> bool:
     """Sentence ``i`` can stand in a lesson: usable, not only what the code now does (an imperative sentence must
     match ``strong``; without ``strong``, as for a revert, it must give a cause: "Annotate the call that …" is what
-    the revert also did), not after a fragment."""
+    the revert also did; one in a change log's words, :func:`describes_change`, must give a cause or name a failure:
+    "Guard on the address alphabet instead" gives none), not after a fragment."""
     s = found[i]
     return (
         _usable(s, subject, lenient)
         and (not IMPERATIVE.match(s) or (strong or GIVES_CAUSE).search(s) is not None)
+        and (not describes_change(s) or GIVES_CAUSE.search(s) is not None or bool(strong and strong.search(s)))
         and (lenient or not _after_fragment(found, i))
     )
 

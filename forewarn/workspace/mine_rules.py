@@ -625,7 +625,7 @@ def _classify(commit: CommitRecord, body: str) -> Verdict:
     if feature(clean_subject(subject)) and not is_fix and not tests:  # "Add a test for …" is no feature
         return noise(Noise.FEATURE)
     reasons = squash_own_text(body, subject) or body  # a squash's later items give their own commits' reasons
-    explained = why(reasons, subject, CAUSE_WORDS, STRONG_WORDS)
+    explained = why(reasons, subject, CAUSE_WORDS, STRONG_WORDS, faults=True)
     examples = tests and all(EXAMPLE_PATH.search(p) for p in code_paths(commit))
     if (
         TEST_INFRA_WORDS.search(subject)

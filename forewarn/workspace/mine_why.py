@@ -1,0 +1,91 @@
+"""Which explaining sentence of a commit message is the why: its grammar, not only its vocabulary.
+
+A message's words say that it explains ("because", "fails", "instead"); which of its sentences is the cause is read
+from how each is said. A sentence that tells what the old code did wrong ("The owning schema's map had no rung at
+all, so … never consulted it", "Early returns … bypassed the metadata block") states the fault: it comes first. A
+sentence that tells what the new code does ("Adds that rung …", "Extract … into a helper and call it …") is the change,
+not its cause: with a fault stated beside it, it is no why. A sentence that opens on a connective or a pronoun for
+something said before it ("And as a result, …", "But when it is, …", "A non-enumerable one …") cannot be read alone:
+it comes with its antecedent or not at all (:func:`forewarn.workspace.mine_lessons.why`).
+"""
+
+from __future__ import annotations
+
+import re
+
+# what the old code did wrong, said in the past: a past auxiliary negated ("had no rung", "did not implement", "was
+# never called"), "never" with a past verb ("never consulted it"), a verb of omission in the past ("bypassed the
+# metadata block", "the v4 port dropped the deferral"; "is dropped" tells what the code does, old or new, and
+# "Dropped frames …" opens on an adjective), or a past verb against what was meant ("keyed off def.partial rather
+# than the key schema"; "`undefined` instead of" is no verb)
+OMITTED = r"bypassed|skipped|ignored|dropped|missed|omitted|overlooked|swallowed|discarded|forgot|forgotten|clobbered"
+NOT_AFTER_BE = r"(?<!\bis )(?<!\bare )(?<!\bbe )(?<!\bbeen )(?<!\bbeing )(?<!\bget )(?<!\bgets )"  # "is used instead"
+NOT_PAST_ED = r"need|speed|feed|seed|indeed|embed|proceed|exceed|succeed|bleed|breed"  # words ending in "ed", no verb
+FAULT = re.compile(
+    r"\b(had|did|was|were)(n't|\s+not|\s+never|\s+no)\b"
+    r"|\bnever\s+[a-z]+ed\b"
+    rf"|(?<=[\w)`'] ){NOT_AFTER_BE}(?<!\bof )(?<!\ba )(?<!\ban )(?<!\bthe )({OMITTED})\b"  # "in case of missed `X`"
+    rf"|{NOT_AFTER_BE}\b(?!({NOT_PAST_ED})\b)(?!un)[a-z]{{2,}}ed(?=\s)[^,;:.(]{{0,60}}\b(rather than|instead of)\b",
+    re.IGNORECASE,
+)
+# … but not when the sentence is about the new code ("now", "no longer"), the change ("Note that this change wasn't
+# done …"; "Prior to this commit the functions … didn't vary" is the old code), the author ("We didn't want …", "I had
+# not …"), or denies a failure ("This wasn't a problem in a previous release", "There weren't any documented
+# guarantees"): those tell no fault of the code before
+NOT_FAULT = re.compile(
+    r"\b(now|no longer|from now on)\b|^(we|i)\b"
+    r"|(?<!\bbefore )(?<!\bprior to )(?<!\buntil )(?<!\bwithout )\bthis (change|commit|patch|pr|pull request|fix)\b"
+    r"|(n't|\bnot|\bnever|\bno)\s+(\S+\s+){0,3}?(problems?|issues?|bugs?|concerns?|guarantees?)\b",
+    re.IGNORECASE,
+)
+# a sentence that says what the new code does, opening on its verb: the imperative ("Extract …", "Guard on …") or
+# a change log's third person or past ("Adds that rung …", "Guarded on …"; "Fixes a bug in …", "Fixed a crash when …"
+# name the bug); a short opening condition may come first
+CHANGE_VERBS = (
+    r"add|allow|call|change|check|coerce|convert|copy|create|delete|drop|emit|escape|expose|fix|handle|ignore|"
+    r"implement|keep|make|move|pass|raise|read|remove|rename|replace|reset|restore|return|reuse|send|set|skip|"
+    r"split|store|strip|support|switch|throw|trim|try|update|use|wrap|write|follow|"
+    r"extract|guard|introduce|let|apply|consolidate|delegate|defer|derive|validate|reject|treat|rewrite|simplify|"
+    r"normali[sz]e|propagate|prefer|"
+    r"annotate|clarify|comment|document|explain|mention"  # … or what it says in a comment
+)
+# … a plural noun is no third person ("Calls to `f` were never awaited", "Changes in the parser broke …")
+NOUN_FOLLOWS = (
+    r"to|in|of|on|for|from|with|by|at|and|or|are|were|was|is|have|had|has|do|did|can|could|would|will|may|might|"
+    r"should|must"
+)
+DESCRIBES_CHANGE = re.compile(
+    r"^((if|when|for|in)\b[^,;]{0,80},\s*)?(explicitly |now |also |just |simply |instead |then |so )?"
+    rf"(?!fix(es|ed)\b)({CHANGE_VERBS})(\b|e?s\b(?!\s+({NOUN_FOLLOWS})\b)|e?d\b(?!\s+(are|were|was|is|have|had|has)\b))"
+    r"(?!-)",
+    re.IGNORECASE,
+)
+# a sentence that opens by pointing back at what came before it: a connective of consequence or addition ("And as a
+# result, …", "Consequently, …") or a pronoun "one" for a noun said before ("A
+# non-enumerable one (regex, refine) is …", "The other one …", "the latter")
+POINTS_BACK_MORE = re.compile(
+    r"^(and|or|nor)\b|^(so,?\s+)?(as a (result|consequence)|consequently|in turn|for (this|that) reason|"
+    r"in (this|that|either|both|such) cases?|the (former|latter))\b"
+    r"|^(an?|the|each|every|any|this|that) ([\w-]+ ){1,2}ones?\b(?! of\b)",
+    re.IGNORECASE,
+)
+# an elided clause about "it" after a joining word ("But when it is, ripgrep will still …", "And if not, …"): the
+# clause it completes was said before it
+ELIDED_AFTER_JOIN = re.compile(
+    r"^(and|but|or|so|however|though|although|yet),?\s+(if|when|unless|since|because|as|where) "
+    r"(it|this|that|they|so|not)( (does|do|did|is|are|was|were|has|have|can|could|would|will)(n't| not)?)?\s*[,.;]",
+    re.IGNORECASE,
+)
+
+
+def states_fault(sentence: str) -> bool:
+    """The sentence tells what the code did wrong before the change (FAULT), not what the new code does, nor the
+    author's or the change's doing (NOT_FAULT)."""
+    return FAULT.search(sentence) is not None and NOT_FAULT.search(sentence) is None
+
+
+def describes_change(sentence: str) -> bool:
+    """The sentence says what the new code does, opening on the verb of the change (DESCRIBES_CHANGE), and tells no
+    fault of the old code (:func:`states_fault`: "If realloc returns NULL, ensure didn't abort …" is about the
+    function `ensure`)."""
+    return DESCRIBES_CHANGE.match(sentence) is not None and not states_fault(sentence)
