@@ -217,7 +217,8 @@ REFACTOR_SUBJECT = re.compile(
 # the author's own word that the program behaves as before ("functionally equivalent", "no functional change"): what
 # was fixed, if anything, was how the code reads; "except …" in the same sentence names a behaviour that did change
 SAME_BEHAVIOUR = re.compile(
-    r"\b(functionally (equivalent|identical|the same)|no (functional|behaviou?r(al)?) changes?"
+    r"\b(functionally (equivalent|identical|the same)|no ((runtime|observable|user[- ]visible|external) )?"
+    r"(functional|behaviou?r(al)?) changes?"
     r"|behaviou?r (is|stays|remains) (unchanged|the same)"
     r"|(does not|doesn't|should not|shouldn't|won't|will not) change (any |the )?behaviou?r)\b(?![^.\n]*\bexcept\b)",
     re.IGNORECASE,

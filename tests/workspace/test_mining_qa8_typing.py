@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from forewarn.workspace.engine import Workspace
-from forewarn.workspace.mine_rules import Noise
+from forewarn.workspace.mine_rules import Noise, classify
 from tests.gitrepo import Repo
-from tests.workspace.billing_history import mined
+from tests.workspace.billing_history import mined, record
 
 SCHEMAS = "src/schemas.ts"
 INTERFACE = """\
@@ -67,7 +67,7 @@ def test_a_change_to_a_protocol_method_is_no_lesson(tmp_path: Path, open_ws: lis
     repo.commit(
         "Fix send() missing the flush flag\n\nSenders were never flushed, because the protocol had no way to ask."
     )
-    ws, report = mined(repo, open_ws)
+    ws, _ = mined(repo, open_ws)
     assert not [m for m in ws.suggestions() if m.anchor and m.anchor.symbol == "Sender.send"]
 
 
@@ -139,3 +139,11 @@ def test_a_method_of_a_class_with_overload_stubs_still_holds_its_lesson(
     )
     ws, _ = mined(repo, open_ws)
     assert [m for m in ws.suggestions() if m.anchor and m.anchor.symbol.startswith("Templates.__init__")]
+
+
+def test_a_message_saying_no_runtime_behaviour_changed_is_no_lesson() -> None:
+    """zod fa4a374 ends "No runtime behavior change.": its author says the program behaves as before."""
+    verdict = classify(
+        record("fix(v4): apply util.Writeable in mini object constructors", f"{WHY}\n\nNo runtime behavior change.")
+    )
+    assert verdict.reason == Noise.SAME_BEHAVIOUR
