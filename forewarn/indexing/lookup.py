@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from tree_sitter import Node, Parser, QueryCursor, Tree
 
+from forewarn.indexing import std_paths
 from forewarn.indexing.c_macros import without_macros
 from forewarn.indexing.languages import LanguageSpec, compiled
 
@@ -30,6 +31,8 @@ QUALIFIER_SPLIT = ("::", ".", "/", "\\")  # the last component of a dotted, scop
 QUOTES = "\"'`<>"
 MODULE_NAME_TYPES = frozenset({"dotted_name", "scoped_identifier"})  # ``import a.b``, Rust ``use a::b``
 SUPER = "super"  # the receiver of ``super.m()`` / ``super().m()``, reported as this word
+# a list of imported names side by side (Rust's ``{ErrorKind, WalkBuilder}``), none of them another's alias
+NAME_LISTS = frozenset({"use_list"})
 
 _local = threading.local()  # tree-sitter parsers and cursors are not thread-safe: one set per thread
 
@@ -44,6 +47,7 @@ class Ident:
     end_col: int
     receiver: str | None  # what precedes ``.``/``->``/``::`` (``invoice`` in ``invoice.total``; ``super``), if anything
     role: str  # "def" (the name a definition declares), "ref" (a captured reference), "import", or "" (any other use)
+    path_root: str | None = None  # ``std`` for ``current_dir`` in ``std::env::current_dir()`` (Rust, C++ paths)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +110,13 @@ def identifier_at(spec: LanguageSpec, source: bytes, row: int, col: int, tree: T
         return None
     name = _text(source, node)
     return Ident(
-        name, row, node.start_point.column, node.end_point.column, _receiver(source, node), _role(spec, tree, node)
+        name,
+        row,
+        node.start_point.column,
+        node.end_point.column,
+        _receiver(source, node),
+        _role(spec, tree, node),
+        std_paths.path_root(node, source),
     )
 
 
@@ -200,12 +210,14 @@ def bindings(spec: LanguageSpec, source: bytes, tree: Tree | None = None) -> lis
         sources = [*caps.get("import.source", ()), *caps.get("import.source.relative", ())]
         source_text = _text(source, sources[0]).strip().strip(QUOTES) if sources else ""
         for node in caps.get("import.name", ()):
-            original = last_component(_text(source, node))
+            written = _text(source, node)
+            original = last_component(written)
             if node.parent is not None and node.parent.type in NAMESPACE_IMPORT_TYPES:  # ``import * as util``
                 out.append(Binding(original, original, source_text, True, row))
                 continue
             alias = _alias(node)
-            out.append(Binding(_text(source, alias) if alias else original, original, source_text, False, row))
+            within = f"{source_text}::{written.rsplit('::', 1)[0]}" if "::" in written else source_text  # {doc::x}
+            out.append(Binding(_text(source, alias) if alias else original, original, within, False, row))
         for node in sources:
             alias = _alias(node)
             if alias is not None:
@@ -219,7 +231,7 @@ def bindings(spec: LanguageSpec, source: bytes, tree: Tree | None = None) -> lis
 def _alias(node: Node) -> Node | None:
     """The other name beside ``node`` in its parent (``cc`` in ``charge_card as cc``), if any."""
     parent = node.parent
-    if parent is None or parent.type.endswith("statement") or parent.type.endswith("declaration"):
+    if parent is None or parent.type.endswith(("statement", "declaration")) or parent.type in NAME_LISTS:
         return None
     for child in parent.named_children:
         if child.start_byte != node.start_byte and is_identifier(child) and not _inside(child, node):

@@ -161,4 +161,12 @@ MIGRATIONS = [
         UPDATE files SET size = -1, content_hash = '' WHERE language IN ('typescript', 'tsx');
         """,
     ),
+    # a Rust path through the standard library (`io::ErrorKind`, `std::fmt::Error`, a name `use std::…` binds) is no
+    # reference to a workspace namesake (indexing/std_paths.py): every Rust file parses again on the next run
+    sqlite.Migration(
+        "m010_rust_std_paths",
+        """
+        UPDATE files SET size = -1, content_hash = '' WHERE language = 'rust';
+        """,
+    ),
 ]

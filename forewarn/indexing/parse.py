@@ -35,6 +35,7 @@ from itertools import accumulate
 
 from tree_sitter import Node, Parser, QueryCursor
 
+from forewarn.indexing import std_paths
 from forewarn.indexing.c_macros import without_macros
 from forewarn.indexing.languages import LanguageSpec, compiled
 from forewarn.indexing.records import Chunk, FileParse, Import, Tag
@@ -193,6 +194,8 @@ def parse_file(source: bytes, spec: LanguageSpec, *, syntax: bool = False) -> Pa
         elif what == "import":
             _add_import(caps, src, imports)
 
+    if spec.name == "rust":  # `io::ErrorKind` is std's, no use of a workspace namesake
+        refs = std_paths.without_std(refs, root, src.data)
     if spec.name in OVERLOAD_SIGNATURE_LANGUAGES:
         _drop_overload_signatures(defs)
     ordered = sorted(defs.values(), key=lambda d: (d.start, -d.end, d.pattern))

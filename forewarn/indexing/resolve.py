@@ -14,7 +14,8 @@ Decisions:
 - Go: an import under a ``go.mod`` module path gives the package directory's ``.go`` files, never its
   ``_test.go`` files (Go never compiles another package's tests into an importer).
 - Rust: ``mod x;`` is recorded as ``x``; paths resolve to the longest prefix that is a module file
-  (``a.rs`` or ``a/mod.rs``), from the crate root (``crate::``), the parent module (``super::``) or the
+  (``a.rs`` or ``a/mod.rs``), from the crate root (``crate::``), the parent module (``super::``), another
+  crate of the workspace named by its Cargo.toml (``grep_searcher::`` → ``crates/searcher/src/lib.rs``) or the
   current module (``self::`` and bare paths, which then fall back to the crate root).
 - C/C++: quoted includes relative to the includer, then by path suffix nearest the includer;
   ``<system>`` includes stay unresolved.
@@ -41,6 +42,8 @@ GO_MODULE_LINE = re.compile(r"^\s*module\s+(\S+)", re.MULTILINE)
 RUST_ROOT_FILES = ("lib.rs", "main.rs")
 RUST_DIR_MODULE_FILES = ("lib.rs", "main.rs", "mod.rs")
 RUBY_LOAD_ROOTS = ("lib", "app", "")  # where bare ``require 'x'`` looks, in order
+CARGO_TABLE = re.compile(r"^\s*\[([^\[\]]+)\]\s*(?:#.*)?$")  # `[package]`, `[lib]` (not `[[bin]]`)
+CARGO_NAME = re.compile(r"""^\s*name\s*=\s*["']([^"']+)["']""")
 
 Resolver = Callable[[str, Import], list[str]]
 
@@ -55,6 +58,7 @@ class ImportResolver:
         self._by_basename: dict[str, set[str]] = defaultdict(set)
         self._py_modules: dict[str, set[str]] = defaultdict(set)  # dotted suffix → files
         self._go_mods: dict[str, str | None] = {}  # dir → module path (None: no go.mod there)
+        self._crates: dict[str, str] | None = None  # Rust crate name (as `use`d) → its root module's folder
         self._strategies: dict[str, Resolver] = {
             "python": self._python,
             "javascript": self._javascript,
@@ -79,6 +83,8 @@ class ImportResolver:
             self._py_modules[key].add(rel)
         if base == "go.mod":
             self._go_mods.pop(directory, None)
+        if base == "lib.rs":
+            self._crates = None
 
     def remove(self, rel: str) -> None:
         if rel not in self._files:
@@ -91,6 +97,8 @@ class ImportResolver:
             _discard(self._py_modules, key, rel)
         if base == "go.mod":
             self._go_mods.pop(directory, None)
+        if base == "lib.rs":
+            self._crates = None
 
     def resolve(self, importer_rel: str, language: str, imp: Import) -> list[str]:
         spec = language_by_name(language)
@@ -218,6 +226,8 @@ class ImportResolver:
                 if segments.pop(0) == "super":
                     base = posixpath.dirname(base)
             bases = [base]
+        elif (crate := self._rust_crates().get(head)) is not None and not self._rust_local(importer, head):
+            bases, segments = [crate], segments[1:]  # `use grep_searcher::Searcher`: another crate of the workspace
         else:
             bases = [_rust_module_dir(importer), crate_root]
         paths = [[*segments, *name.split("::")] for name in imp.names if name not in ("*", "self")] or [segments]
@@ -240,6 +250,33 @@ class ImportResolver:
         candidates = [base + ".rs"] if base else []
         candidates += [posixpath.join(base, name) for name in RUST_DIR_MODULE_FILES]
         return next((c for c in candidates if c in self._files), None)
+
+    def _rust_local(self, importer: str, head: str) -> bool:
+        """Whether ``head`` names a module of the importer's own crate, beside it or at the crate's root."""
+        bases = (_rust_module_dir(importer), self._rust_crate_root(importer))
+        return any(
+            candidate in self._files
+            for base in bases
+            if base is not None
+            for candidate in (posixpath.join(base, head + ".rs"), posixpath.join(base, head, "mod.rs"))
+        )
+
+    def _rust_crates(self) -> dict[str, str]:
+        """The workspace's library crates by the name code ``use``s them by (Cargo.toml's ``[lib]`` name, else its
+        ``[package]`` name, ``-`` read as ``_``), each to the folder of its ``src/lib.rs``; read once per set of
+        ``lib.rs`` files."""
+        if self._crates is None:
+            crates: dict[str, str] = {}
+            for lib in sorted(self._by_basename.get("lib.rs", ())):
+                source_dir = posixpath.dirname(lib)
+                if posixpath.basename(source_dir) != "src":
+                    continue
+                crate_dir = posixpath.dirname(source_dir)
+                name = _cargo_lib_name(self._read_text(posixpath.join(crate_dir, "Cargo.toml")))
+                if name:
+                    crates.setdefault(name.replace("-", "_"), source_dir)
+            self._crates = crates
+        return self._crates
 
     def _rust_crate_root(self, importer: str) -> str | None:
         directory = posixpath.dirname(importer)
@@ -340,6 +377,18 @@ def _py_module_dir(module_file: str) -> str:
     if base.split(".")[0] == "__init__":
         return directory
     return posixpath.join(directory, base.split(".")[0])
+
+
+def _cargo_lib_name(text: str | None) -> str | None:
+    """The name a Cargo.toml's library is used by: its ``[lib]`` table's ``name``, else its ``[package]``'s."""
+    names: dict[str, str] = {}
+    table = ""
+    for line in (text or "").splitlines():
+        if header := CARGO_TABLE.match(line):
+            table = header.group(1).strip()
+        elif table in ("lib", "package") and (name := CARGO_NAME.match(line)):
+            names.setdefault(table, name.group(1))
+    return names.get("lib") or names.get("package")
 
 
 def _rust_module_dir(rel: str) -> str:

@@ -44,8 +44,9 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from forewarn.indexing import lookup
+from forewarn.indexing import lookup, std_paths
 from forewarn.indexing.languages import LanguageSpec, compiled, language_for_path
+from forewarn.indexing.std_paths import STD_CRATES
 from forewarn.memory import retrieval
 from forewarn.memory.records import Memory
 from forewarn.memory.store import MemoryStore
@@ -53,6 +54,7 @@ from forewarn.workspace import namespace_imports, overload_calls
 from forewarn.workspace.graph_cache import GraphCache
 from forewarn.workspace.import_paths import matches_spec, module_file, parent_spec
 from forewarn.workspace.protocols import IndexerLike
+from forewarn.workspace.symbol_names import base_symbol, called_name, has_namesakes, spoken_symbol, symbol_label
 from forewarn.workspace.text_positions import from_units, is_word, line_starts, mentions, to_units
 
 log = logging.getLogger(__name__)
@@ -72,9 +74,14 @@ BASE_CLASS_RES = (
     re.compile(r"\bextends\s+([A-Za-z_$][\w$.]*)"),
     re.compile(r"^\s*class\s+\w+\s*\(\s*([A-Za-z_][\w.]*)"),
 )
-# a variable declared with a class (``Element link`` before ``=``, ``:``, ``;``, ``,``, ``)``; ``link: Element``),
+# a variable declared with a class (``Element link`` before ``=``, ``:``, ``;``, ``,``, ``)``; ``link: Element``) or
+# assigned one's instance (``link = Element(…)``, ``= new Element(…)``),
 # filled with the variable's escaped name: a capitalised type only, so ``return link;`` never reads as one
-DECLARED_AS = r"\b([A-Z][\w$]*)(?:<[^;(){{}}=]*>)?(?:\[\])*\s+{0}\s*[:=;,)]|(?<![\w$.]){0}\s*:\s*([A-Z][\w$]*)"
+DECLARED_AS = (
+    r"\b([A-Z][\w$]*)(?:<[^;(){{}}=]*>)?(?:\[\])*\s+{0}\s*[:=;,)]"
+    r"|(?<![\w$.]){0}\s*:\s*(?:&(?:'\w+\s+)?(?:mut\s+)?)?([A-Z][\w$]*)"  # Rust's `args: &HiArgs`, `&'a mut T`
+    r"|(?<![\w$.]){0}\s*=\s*(?:new\s+)?(?:[\w$]+\.)*([A-Z][\w$]*)\s*\("  # constructed: `q = httpx.QueryParams(…)`
+)
 # a name declared with a class anywhere in a file (a struct's or class's field): ``ig_root: Ignore,``, ``Ignore ig;``
 FIELD_DECLARED = re.compile(
     r"(?<![\w$.])(?P<name1>[a-z_][\w$]*)\s*:\s*(?P<type1>[A-Z][\w$]*)\b(?!\s*::)"
@@ -83,9 +90,6 @@ FIELD_DECLARED = re.compile(
 FIELD_WINDOWS = 8  # a file's field declarations are read this many windows deep (a long file's tail is data)
 # definitions called or named bare wherever they are nested: a namespace's function, a nested class
 FREE_KINDS = frozenset({"function", "class", "struct", "enum", "union", "interface", "trait", "type", "macro"})
-SCOPE_SEPARATED = frozenset({"c", "cpp", "rust"})  # languages writing a qualified name ``a::b`` (spoken_symbol)
-DISAMBIGUATOR = re.compile(r"#\d+$")  # ``helper#2``: the second definition of helper in its file
-SYMBOL_NAMES_CACHED = 1 << 16  # symbol → its name(s), asked for every neighbour row on every open: a few MB at most
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +182,8 @@ class SymbolLookup:
             return None
         if ident is None:
             return None
+        if ident.role != "def" and self._named_on_line(rel, ident.name, line, lines[line - 1], ident.start_col):
+            ident = dataclasses.replace(ident, role="def")  # a member parsed out of its interface reads as a call
         encoded = row_text.encode("utf-8", "surrogatepass")
         start = to_units(encoded[: ident.start_col].decode("utf-8", "replace"), encoding)
         end = to_units(encoded[: ident.end_col].decode("utf-8", "replace"), encoding)
@@ -215,6 +221,8 @@ class SymbolLookup:
             return self._inherited(rel, facts, name, line)
         deps = self.graph.dependencies(rel)
         binds = self._bindings(rel, spec, self._lines_of(rel, text), facts)
+        if spec.name == "rust" and _through_std(ident, binds):
+            return None  # `std::env::current_dir()`, `io::Error::new()`: the standard library's, no namesake here
         if ident.receiver is None and (bound := binds.get(name)) is not None:  # 2. an import binds it
             return self._imported(rel, bound, deps)
         if ident.receiver is not None and (via := binds.get(ident.receiver)) is not None and via.module:
@@ -224,6 +232,10 @@ class SymbolLookup:
         index = self._module_of(rel, via.source, deps) if ident.receiver is not None and via is not None else None
         if index is not None and via is not None and (found := self._namespaces.member_via(index, via.original, name)):
             return _unique(found[1], found[0], ident.receiver)  # `export * as util` in an index
+        if spec.name == "rust" and ident.receiver is not None and via is not None:  # `use crate::doc::{version}`
+            module = self._module_of(rel, f"{via.source}::{via.original}", deps)  # a module, or an item of one
+            if module is not None and module != rel and (in_module := self._named_in(module, name)):
+                return _unique(in_module, module, ident.receiver)
         if ident.receiver is not None and ident.receiver not in SELF_NAMES and ident.receiver not in binds:
             module = self._module_of(rel, ident.receiver, deps)  # 3. flask.helpers.make_response(): a module receiver
             if module is not None and module != rel and (in_module := self._named_in(module, name)):
@@ -249,12 +261,26 @@ class SymbolLookup:
         of_type = [d for d in defs if typed and _owner(d[1]) == typed]
         if of_type:  # `Element link` declared above: link.text() is Element.text
             return _unique_defs([d for d in of_type if d[0] in deps] or of_type, None)
-        used = sorted({r for r, _ in defs if r in deps}, key=lambda r: -deps[r])
-        if used:  # 5. a file this one uses, clearly the strongest
+        in_used = [d for d in defs if d[0] in deps]
+        if in_used:  # 5. a file this one uses, clearly the strongest
+            by_receiver = _named_by(in_used, ident.receiver)  # `AxiosHeaders.from()`, `invoice.total()`
+            if methods and not by_receiver and ident.receiver not in SELF_NAMES and ident.receiver not in binds:
+                return _unique_defs(in_used, None)  # `searcher.printer()`: an import says nothing of its class
+            in_used = by_receiver or in_used
+            used = sorted({r for r, _ in in_used}, key=lambda r: -deps[r])
             if len(used) == 1 or deps[used[0]] >= RESOLVE_MARGIN * deps[used[1]]:
-                return _unique_defs([d for d in defs if d[0] == used[0]], ident.receiver)
-            return _unique_defs([d for d in defs if d[0] in used], ident.receiver)
+                return _unique_defs([d for d in in_used if d[0] == used[0]], ident.receiver)
+            return _unique_defs(in_used, ident.receiver)
         return _unique_defs(defs, ident.receiver)  # 6. the only one there is
+
+    def _named_on_line(self, rel: str, name: str, line: int, row: str, col: int) -> bool:
+        """Whether the index found a definition of ``name`` in ``rel`` named at ``line`` and byte ``col`` of its text
+        ``row`` is that name's first mention there: a window holds a member without its class or interface
+        (``partial(): ZodObject<…>;`` alone reads as a call), and the index, which parsed the whole file, knows it."""
+        first = re.search(r"(?<![\w$])" + re.escape(name) + r"(?![\w$])", row)
+        if first is None or len(row[: first.start()].encode("utf-8", "surrogatepass")) != col:
+            return False
+        return any(d.rel == rel and d.line == line for d in self._named_anywhere(name))
 
     def _declared_type(self, rel: str, text: str, facts: _Facts | None, receiver: str | None, line: int) -> str | None:
         """The class ``receiver`` is declared as in the definition around ``line``, before it: a local, a
@@ -265,7 +291,7 @@ class SymbolLookup:
         first = min(holding, key=lambda c: c[3] - c[2])[2] if holding else max(1, line - WINDOW_MARGIN)
         lines = self._lines_of(rel, text)[max(first, line - WINDOW_MAX_LINES) - 1 : line]
         pattern = DECLARED_AS.format(re.escape(receiver))
-        found = [m.group(1) or m.group(2) for m in re.finditer(pattern, "\n".join(lines))]
+        found = [m.group(1) or m.group(2) or m.group(3) for m in re.finditer(pattern, "\n".join(lines))]
         if found:
             return found[-1]  # the nearest declaration
         return self._field_types(rel, text, facts).get(receiver)  # a field: ``ig_root: Ignore`` in its struct
@@ -421,13 +447,14 @@ class SymbolLookup:
             for pos in mentions(text, name):
                 line = bisect_right(starts, pos)
                 receiver = overload_calls.receiver_before(text, pos)
-                key: object = receiver
+                root = std_paths.path_root_before(text, pos) if spec.name == "rust" else None  # `std::env::…`
+                key: object = (receiver, root)
                 if receiver in SELF_NAMES and facts is not None:
                     key = (receiver, _enclosing_class(facts.chunks, line))
                 elif receiver and facts is not None:
-                    key = (receiver, _scope_at(facts, line, scopes))
+                    key = (receiver, root, _scope_at(facts, line, scopes))
                 if key not in resolved:
-                    ident = lookup.Ident(name, 0, 0, 0, receiver, "")
+                    ident = lookup.Ident(name, 0, 0, 0, receiver, "", root)
                     try:
                         got = self._definition_of(rel, spec, text, facts, ident, line)
                     except Exception:  # resolution is a filter: a failure counts the mention as no use
@@ -661,52 +688,6 @@ def memories_of(store: MemoryStore, target: Target, now: float) -> list[Memory]:
 # ---------------------------------------------------------------- helpers
 
 
-def symbol_label(
-    symbol: str,
-    start_line: int | None,
-    end_line: int | None,
-    *,
-    namesakes: bool = False,
-    quote: Callable[[str], str] = str,
-    file: str | None = None,
-) -> str:
-    """A symbol path as people and agents read it: the name (``quote``d), and for one of several same-named
-    definitions of its file (``Node.before#2``, or ``namesakes``: the first of them) which one, by its lines, as
-    ``memory list`` shows it: ``Node.before (lines 403-412)``. The ``#2`` is the index's ordinal (the symbol's
-    identity in the store and in commands' arguments), which means nothing to a reader: never shown. ``file``: the
-    symbol's, for its language's way of writing the path (``spdlog::logger::flush``: :func:`spoken_symbol`)."""
-    spoken = spoken_symbol(symbol, file)
-    if (namesakes or base_symbol(symbol) != symbol) and start_line:
-        return f"{quote(spoken)} (lines {start_line}-{end_line or start_line})"
-    return quote(spoken)
-
-
-def has_namesakes(spans: Sequence[tuple[str, str, int, int]], symbol: str) -> bool:
-    """Whether the file of ``spans`` (``chunk_spans``: symbol first) defines ``symbol``'s name more than once."""
-    base = base_symbol(symbol)
-    return base != symbol or any(s != symbol and base_symbol(s) == base for s, *_ in spans)
-
-
-@functools.lru_cache(maxsize=SYMBOL_NAMES_CACHED)
-def base_symbol(symbol: str) -> str:
-    return DISAMBIGUATOR.sub("", symbol)
-
-
-def spoken_symbol(symbol: str, file: str | None = None) -> str:
-    """A symbol path as its language writes a qualified name, with no index disambiguator anywhere in it:
-    ``Node.before`` (Java, Python, TypeScript, Go, Ruby), ``spdlog::details::os::thread_id`` (C++, and C's rare
-    nested names), ``Body::new`` (Rust); ``get_cached_power#2.vformat`` says ``get_cached_power.vformat``."""
-    path = ".".join(base_symbol(part) for part in base_symbol(symbol).split("."))
-    spec = language_for_path(file) if file else None
-    return path.replace(".", "::") if spec is not None and spec.name in SCOPE_SEPARATED else path
-
-
-@functools.lru_cache(maxsize=SYMBOL_NAMES_CACHED)
-def called_name(symbol: str) -> str:
-    """The name code elsewhere calls a definition by: ``Session.request#2`` → ``request``."""
-    return base_symbol(symbol).rsplit(".", 1)[-1]
-
-
 def _owner_path(symbol: str) -> str:
     """The class path a member belongs to: ``Node.before#2`` → ``Node``."""
     return base_symbol(symbol).rpartition(".")[0]
@@ -723,14 +704,28 @@ def _unique_defs(defs: Sequence[tuple[str, str]], receiver: str | None) -> tuple
     groups: dict[tuple[str, str], list[str]] = {}
     for rel, symbol in defs:
         groups.setdefault((rel, base_symbol(symbol)), []).append(symbol)
-    if len(groups) > 1 and receiver and receiver not in SELF_NAMES:
-        wanted = receiver.lower().replace("_", "")  # `invoice.total()` → Invoice.total
-        named = {k: v for k, v in groups.items() if _owner(k[1]).lower().replace("_", "") == wanted}
-        groups = named or groups
+    if len(groups) > 1 and (named := {(rel, base_symbol(s)) for rel, s in _named_by(defs, receiver)}):
+        groups = {k: v for k, v in groups.items() if k in named}
     if len(groups) != 1:
         return None
     (rel, _), symbols = next(iter(groups.items()))
     return rel, tuple(dict.fromkeys(symbols))
+
+
+def _named_by(defs: Sequence[tuple[str, str]], receiver: str | None) -> list[tuple[str, str]]:
+    """Those of ``defs`` whose class the receiver's name names: ``invoice.total()`` → ``Invoice.total``."""
+    if not receiver or receiver in SELF_NAMES:
+        return []
+    wanted = receiver.lower().replace("_", "")
+    return [d for d in defs if _owner(d[1]).lower().replace("_", "") == wanted]
+
+
+def _through_std(ident: lookup.Ident, binds: Mapping[str, lookup.Binding]) -> bool:
+    """Whether a Rust name is the standard library's: its path starts at ``std``/``core``/``alloc`` or at a name a
+    ``use`` of one binds (``io::ErrorKind`` after ``use std::io;``), or a ``use`` so binds the name itself."""
+    root = ident.path_root if ident.path_root is not None else ident.name if ident.receiver is None else None
+    bound = binds.get(root) if root is not None else None
+    return root in STD_CRATES or (bound is not None and bound.source.split("::", 1)[0] in STD_CRATES)
 
 
 def _owner(symbol: str) -> str:
@@ -786,4 +781,14 @@ def _enclosing_definition(chunks: Sequence[tuple[str, str, int, int]], line: int
     return min(holding, key=lambda c: c[3] - c[2])[0] if holding else None
 
 
-__all__ = ["SymbolLookup", "Target", "base_symbol", "called_name", "memories_of", "say_overloads", "spoken_symbol"]
+__all__ = [
+    "SymbolLookup",
+    "Target",
+    "base_symbol",
+    "called_name",
+    "has_namesakes",
+    "memories_of",
+    "say_overloads",
+    "spoken_symbol",
+    "symbol_label",
+]
