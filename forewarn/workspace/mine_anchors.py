@@ -66,6 +66,9 @@ CODE_WORD = re.compile(r"^[a-z_]\w*([A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z])")
 # ``NodeUtils.selectXpath``'s work); another type (the JDK's ``Iterator``; a method ``iterator`` is no type) names none
 # of this code's (jsoup 91b630f's "outside of Iterator#remove()" named the one method its check was not in)
 OWNED_MEMBER = re.compile(r"\b([A-Za-z_]\w*)#([A-Za-z_]\w*)")
+# a standing definition changed less than this share of a gone one's logic is a bystander of the fix, no anchor:
+# the lesson was about the code changed most, and where that went is not known (cobra 9b6c926: 1 line against 2)
+BYSTANDER_SHARE = 1.0
 ALSO_LISTED = 3  # other symbols the commit touched, kept in the provenance for the reviewer
 # a message with this many bullet items or more is a squash of several commits: the symbols its later items name
 # ("* Make DisplayName() public", "* use PrintErrf() instead") were touched in passing, not what its subject fixed
@@ -562,7 +565,7 @@ def place(
         )
         if shared is not None:
             ranked = [shared, *(x for x in ranked if x[0].key != shared[0].key)]
-        best, _, best_symbol, best_changed = ranked[0]
+        best, best_path, best_symbol, best_changed = ranked[0]
         named = named_here(best, best_symbol)
         files = {p for _, p, _, _ in followed}
         fixed = [a for a, _, _, _ in followed if a.key] if len(followed) <= MAX_FIXED_SYMBOLS else []
@@ -578,6 +581,10 @@ def place(
             return Placement(None, fixed=_unique(fixed), also=also, diffuse=True)
         if best.anchor == ANCHOR_WORKSPACE:
             return Placement(None, fixed=fixed, gone=True)
+        if not named and best.anchor == ANCHOR_SYMBOL and _bystander(best, followed):
+            # the code the commit changed most is gone; what stands is what it touched in passing (cobra 9b6c926
+            # fixed initHelp, gone since, and cleared one field in the test helper ResetCommands): its file
+            return Placement(follow(best_path, None, renames, head), fixed=_unique(fixed), also=also)
         # the function a tie moved the lesson to, and what it holds, are one place: none of them is a sibling
         held = {(p, s) for _, p, s, _ in followed if shared is not None and _within(p, s, shared[1], shared[2])}
         siblings = sum(
@@ -599,6 +606,13 @@ def place(
     if anchored.anchor == ANCHOR_WORKSPACE:
         return Placement(None, gone=True)
     return Placement(anchored)
+
+
+def _bystander(best: Anchored, followed: list[tuple[Anchored, str, str, int]]) -> bool:
+    """``best`` changed less than BYSTANDER_SHARE of the logic of a definition the commit changed that is gone at
+    HEAD: the fix was there, and ``best`` is only what still stands."""
+    gone = max((a.logic for a, _, _, _ in followed if a.anchor != ANCHOR_SYMBOL and not a.created), default=0)
+    return best.logic < BYSTANDER_SHARE * gone
 
 
 def _moved(sample: tuple[str, ...], taken_out: set[str]) -> bool:

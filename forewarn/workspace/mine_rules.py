@@ -141,7 +141,8 @@ NOT_FIX_TYPE = re.compile(rf"^\s*({NO_FIX_TYPES}){CONVENTIONAL_TAIL}\s", re.IGNO
 # recompute the hash")
 REDONE_WORK = r"re-?(build|comput|compil|creat|alloc|calculat|pars|evaluat|generat|render|hash|copy|copie)\w*"
 PERFORMANCE_WORDS = re.compile(
-    r"\b(perf(ormance)?|speed(s|ed)? ?up|faster|slow(er)?|optimi[sz]\w*|allocs?|allocations?|zero[- ]alloc\w*|"
+    r"\b(perf(ormance)?|speed(s|ed)? ?up|faster|slow(er)?|optimi[sz]\w*|allocs?|allocat(e|es|ed|ing|ions?)|"
+    r"zero[- ]alloc\w*|(less|lower|peak) memory|memory (usage|use|footprint)|(improves?|better) scaling|"
     r"benchmarks?|fewer (allocations|copies)|(avoid|reduce|save)s? (an? )?(extra )?(copy|copies|overhead|memory)|"
     rf"inefficien(t|tly|cy|cies)|overhead|wasteful|(avoid(s|ed|ing)?|skip(s|ped|ping)?|do not|don't) {REDONE_WORK})\b",
     re.IGNORECASE,

@@ -147,3 +147,37 @@ def test_a_message_saying_no_runtime_behaviour_changed_is_no_lesson() -> None:
         record("fix(v4): apply util.Writeable in mini object constructors", f"{WHY}\n\nNo runtime behavior change.")
     )
     assert verdict.reason == Noise.SAME_BEHAVIOUR
+
+
+HELP = """\
+def init_help(cmd):
+    cmd.help = make_help(cmd)
+    return cmd.help
+
+
+def reset_commands(cmd):
+    cmd.commands = []
+"""
+
+
+def test_what_a_fix_touched_in_passing_is_no_anchor_when_the_fixed_code_is_gone(
+    tmp_path: Path, open_ws: list[Workspace]
+) -> None:
+    """cobra 9b6c926 fixed ``initHelp`` (gone since) and cleared one field in the test helper ``ResetCommands``: the
+    lesson went to ``ResetCommands``, the only one still standing. It counts on the file instead."""
+    repo = Repo(tmp_path / "repo")
+    repo.write("help.py", HELP)
+    repo.commit("Add help")
+    repo.edit("help.py", "    cmd.help = make_help(cmd)\n",
+              "    if not cmd.commands:\n        return None\n    if cmd.help is None:\n"
+              "        cmd.help = make_help(cmd)\n        cmd.help.hidden = False\n")  # fmt: skip
+    repo.edit("help.py", "    cmd.commands = []\n", "    cmd.commands = []\n    cmd.help = None\n")
+    repo.commit(
+        "When no subcommands are registered, omit the help command\n\nThe help output still listed 'help' as a "
+        "subcommand of a single root command, because the help command was always added."
+    )
+    repo.edit("help.py", "def init_help(cmd):", "def init_default_help(cmd):")
+    repo.commit("Rename init_help")
+    ws, report = mined(repo, open_ws)
+    assert not [m for m in ws.suggestions() if m.anchor and m.anchor.symbol == "reset_commands"]
+    assert report.noise[Noise.FILE_ANCHOR] == 1
