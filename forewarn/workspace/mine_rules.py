@@ -398,6 +398,11 @@ FOLLOW_UP_FIX = re.compile(
 # a revert's reason is any sentence of its body that can stand in a lesson (mine_lessons.MIN_WHY_WORDS words at
 # least, no footnote, quotation, side note or question: "Broke CI." and "[1] see the thread" are none)
 ANY_PROSE = re.compile(r"\w")
+# what went wrong with a reverted change, in its revert's words: a failure, a regression, a break
+REVERT_FAILURE = re.compile(rf"{FAILURE_WORDS.pattern}|\bregress(es|ed|ing|ions?)?\b|\bbreaking\b", re.IGNORECASE)
+LINK = re.compile(r"\b(https?://\S+|refs?:)", re.IGNORECASE)  # a reference: where the reason is, not the reason
+WORD = re.compile(r"[A-Za-z]{2,}")
+MIN_REVERT_REASON_WORDS = 4  # "It broke uploads on Windows." gives a reason; "Ref: <link>." does not
 # a test-only commit about the tests themselves (flaky, coverage, CI, fixtures) explains no product bug
 TEST_INFRA_WORDS = re.compile(
     r"\b(flak(y|iness)|coverage|ci\b|continuous integration|fixtures?|mocks?|pytest|tox|nose|unittest|"
@@ -558,8 +563,10 @@ def _revert(commit: CommitRecord, body: str, what: str, tests: bool) -> Verdict:
         return noise(Noise.TEST_ONLY)
     if RELAND_WORDS.search(body):
         return noise(Noise.REVERT_TO_RELAND)
-    reason = why(body, what, ANY_PROSE)
-    if not reason:
+    # a sentence naming what went wrong is the reason ("… but it ended up regressing `--line-buffered`"), before
+    # the story around it; a reference alone ("Ref: https://…/pull/2173#issuecomment-…") gives none
+    reason = why(body, what, REVERT_FAILURE) or why(body, what, ANY_PROSE)
+    if len(WORD.findall(LINK.sub("", reason))) < MIN_REVERT_REASON_WORDS:
         return noise(Noise.REVERT_NO_REASON)
     if KEPT_CHANGES.search(reason):
         kept = "\n".join(line for line in body.splitlines() if not KEPT_CHANGES.search(line))

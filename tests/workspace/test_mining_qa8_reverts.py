@@ -177,3 +177,17 @@ def test_a_squash_holding_a_revert_among_its_items_undoes_it_and_is_no_dead_end(
     assert not kinds(ws, "revert")
     assert not [m for m in ws.suggestions() if "round totals in charge" in m.text.lower()]
     assert report.noise[Noise.REVERTED] == 1
+
+
+def test_a_reverts_reason_is_what_went_wrong_and_a_link_alone_is_none() -> None:
+    """ripgrep d47663b's dead end said the story ("In my fix for #3184, I actually had two fixes …") and not that the
+    fix "ended up regressing `--line-buffered`"; cobra 40b5bc1's why was only "Ref: https://…"."""
+    story = (
+        "We tried two things at once when streaming uploads. The first read the whole body up front. "
+        "It ended up regressing uploads of large files on Windows."
+    )
+    verdict = classify(record('Revert "Stream uploads"', f"This reverts commit 1234567.\n\n{story}"))
+    assert verdict.kind == VerdictKind.REVERT and "regressing uploads" in verdict.why
+    assert not verdict.why.startswith("We tried two things")
+    linked = classify(record('Revert "Stream uploads"', "Ref: https://github.com/a/b/pull/2173#issuecomment-26615"))
+    assert linked.reason == Noise.REVERT_NO_REASON
