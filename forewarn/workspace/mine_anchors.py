@@ -99,13 +99,15 @@ class Touch:
 
 
 class Parsed(NamedTuple):
-    """One blob's symbols, the lines of its comments and docstrings, each symbol's depth (:func:`columns_of`), and
-    its syntax tree (for the lines inside string literals, :func:`string_lines`)."""
+    """One blob's symbols, the lines of its comments and docstrings, each symbol's depth (:func:`columns_of`), its
+    syntax tree (for the lines inside string literals, :func:`string_lines`) and its text's lines (where each of
+    same-named definitions is written, :meth:`SymbolFinder.namesakes`)."""
 
     chunks: list[Chunk]
     docs: frozenset[int]
     columns: dict[str, int]
     root: Node | None = None
+    lines: tuple[str, ...] = ()
 
 
 def columns_of(chunks: list[Chunk], data: bytes) -> dict[str, int]:
@@ -137,7 +139,8 @@ class SymbolFinder:
             if data is not None and spec is not None:
                 found = parse_file(data, spec)  # chunks, and the tree the prose is found in: one parse per blob
                 docs = doc_lines(found.root, spec) if found.root is not None else frozenset()
-                parsed = Parsed(found.chunks, docs, columns_of(found.chunks, data), found.root)
+                lines = tuple(data.decode("utf-8", "replace").splitlines())
+                parsed = Parsed(found.chunks, docs, columns_of(found.chunks, data), found.root, lines)
         self._cache[blob] = parsed
         if len(self._cache) > PARSE_CACHE:
             self._cache.popitem(last=False)
@@ -159,9 +162,8 @@ class SymbolFinder:
 
     def namesakes(self, path: str, blob: str, symbol: str) -> list[Namesake]:
         """The definitions of ``symbol``'s name in ``blob``, with where each is written (:mod:`mine_identity`)."""
-        chunks = self.chunks(path, blob) or []
-        data = self._blobs.read(blob, max_bytes=MAX_PARSE_BYTES) or b""
-        return mine_identity.namesakes(chunks, symbol, data.decode("utf-8", "replace").splitlines(), path)
+        parsed = self._parsed(path, blob)  # the blob read and parsed once, as for what its hunks touched
+        return mine_identity.namesakes(parsed.chunks, symbol, parsed.lines, path) if parsed else []
 
     def sample_of(self, path: str, blob: str, symbol: str) -> tuple[str, ...]:
         """The telling lines of ``symbol`` as it was in ``blob`` (what to look for at HEAD when a change added none)."""

@@ -20,6 +20,11 @@ RELAND_SUBJECT = re.compile(
     r'^\s*re-?(?:appl(?:y|ies|ied)|land(?:s|ed)?|commit(?:s|ted)?)\b[:\s]*"?(?P<what>.*?)"?\s*$', re.IGNORECASE
 )
 
+# a conventional revert's subject in its author's words ("revert(core): drop …"), not git's quoted 'Revert "…"'
+CONVENTIONAL_REVERT = re.compile(r"^\s*revert(?:\([^()]{0,40}\))?!?:(?!\s*\")", re.IGNORECASE)
+# … opening on the undoing itself: what follows is what was undone
+UNDOING_VERB = re.compile(r"^(?:drop|remove|back out|undo|roll back|take out|revert)s?\s+(?P<what>\S.*)$", re.I)
+
 
 def undone(commit: CommitRecord) -> tuple[list[str], bool]:
     """(the ids ``commit`` says it reverts, whether it reverts them whole). git's own "This reverts commit" line
@@ -52,3 +57,15 @@ def landed_key(subject: str) -> str | None:
     if what is None:
         return subject_key(subject)
     return undone_key(what)  # a revert of a revert lands what the inner one undid
+
+
+def undone_thing(subject: str, what: str) -> str:
+    """What a dead end says not to bring back. A conventional revert in its own words names the undoing, not what
+    was undone: zod's "revert(core): drop the exactOptional parse prototype" undid the prototype, and "Do not bring
+    back “drop the … prototype”" said the opposite. A quoted subject ('Revert "Remove the cache"') is the reverted
+    commit's own, kept whole."""
+    if CONVENTIONAL_REVERT.match(subject):
+        m = UNDOING_VERB.match(what)
+        if m:
+            return m.group("what")
+    return what

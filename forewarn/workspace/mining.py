@@ -89,7 +89,15 @@ from forewarn.workspace.mine_lessons import (
 )
 from forewarn.workspace.mine_merge import on_remembered_symbols, one_per_symbol, record_beside
 from forewarn.workspace.mine_report import HeldBack, MineReport
-from forewarn.workspace.mine_reverts import ABBREVIATED_SHA, PARTIAL_REVERT, landed_key, subject_key, undone, undone_key
+from forewarn.workspace.mine_reverts import (
+    ABBREVIATED_SHA,
+    PARTIAL_REVERT,
+    landed_key,
+    subject_key,
+    undone,
+    undone_key,
+    undone_thing,
+)
 from forewarn.workspace.mine_reworded import settle_reworded
 from forewarn.workspace.mine_rules import (
     MERGE_SUBJECT,
@@ -115,10 +123,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 STATE_LAST_MINED = "last_mined_commit"  # mining_state key: HEAD at the end of the last complete run
-# a conventional revert's subject in its author's words ("revert(core): drop …"), not git's quoted 'Revert "…"'
-CONVENTIONAL_REVERT = re.compile(r"^\s*revert(?:\([^()]{0,40}\))?!?:(?!\s*\")", re.IGNORECASE)
-# … opening on the undoing itself: what follows is what was undone
-UNDOING_VERB = re.compile(r"^(?:drop|remove|back out|undo|roll back|take out|revert)s?\s+(?P<what>\S.*)$", re.I)
 SHA_ONLY = re.compile(r"^[0-9a-f]{7,64}$")  # "Revert 60ef759": the reverted commit named by its id alone
 
 
@@ -365,18 +369,6 @@ def merged_commits(root: Path, sha: str) -> list[str]:
 
 
 # --- building suggestions -----------------------------------------------------------------------------------
-
-
-def undone_thing(subject: str, what: str) -> str:
-    """What a dead end says not to bring back. A conventional revert in its own words names the undoing, not what
-    was undone: zod's "revert(core): drop the exactOptional parse prototype" undid the prototype, and "Do not bring
-    back “drop the … prototype”" said the opposite. A quoted subject ('Revert "Remove the cache"') is the reverted
-    commit's own, kept whole."""
-    if CONVENTIONAL_REVERT.match(subject):
-        m = UNDOING_VERB.match(what)
-        if m:
-            return m.group("what")
-    return what
 
 
 def lesson_suggestion(lesson: Lesson, record: dict[str, Any], head: HeadIndex) -> Suggestion:

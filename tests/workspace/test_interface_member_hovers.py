@@ -13,6 +13,7 @@ import pytest
 from forewarn.config import Settings
 from forewarn.workspace.engine import Workspace
 from forewarn.workspace.symbols import SymbolLookup, Target, memories_of
+from tests.workspace.lookup_at import target_at
 
 SCHEMAS_TS = """\
 export interface ZodObject<Shape> {
@@ -55,10 +56,7 @@ def ws(tmp_path: Path) -> Iterator[Workspace]:
 
 
 def _at(ws: Workspace, line_text: str, word: str) -> Target | None:
-    lines = SCHEMAS_TS.split("\n")
-    row = next(i for i, line in enumerate(lines) if line_text in line)
-    char = lines[row].index(word, lines[row].index(line_text))
-    return SymbolLookup(ws.indexer, ws.graph).resolve("src/schemas.ts", SCHEMAS_TS, row + 1, char)
+    return target_at(ws, "src/schemas.ts", SCHEMAS_TS, line_text, word)
 
 
 def test_a_hover_on_an_interface_members_name_is_that_member(ws: Workspace) -> None:

@@ -58,6 +58,15 @@ RECORD_FIX = (
 )
 
 
+def _record_fixed(tmp_path: Path) -> tuple[Repo, str]:
+    """A repository whose string and record schemas each have a parser, and the commit fixing the record's."""
+    repo = Repo(tmp_path / "repo")
+    repo.write(SCHEMAS, _schema("$ZodString", STRING_BODY) + _schema("$ZodRecord", RECORD_BODY))
+    repo.commit("Add schemas")
+    repo.write(SCHEMAS, _schema("$ZodString", STRING_BODY) + _schema("$ZodRecord", RECORD_FIXED))
+    return repo, repo.commit(RECORD_FIX)
+
+
 def _placed(repo: Repo, sha: str, open_ws: list[Workspace]) -> Placement:
     ws = Workspace.open(repo.root, embedder=None)
     open_ws.append(ws)
@@ -88,11 +97,7 @@ def test_a_namesake_is_followed_to_the_same_definition_when_one_is_added_above_i
 def test_a_namesake_that_cannot_be_told_apart_at_head_counts_for_no_symbol(
     tmp_path: Path, open_ws: list[Workspace]
 ) -> None:
-    repo = Repo(tmp_path / "repo")
-    repo.write(SCHEMAS, _schema("$ZodString", STRING_BODY) + _schema("$ZodRecord", RECORD_BODY))
-    repo.commit("Add schemas")
-    repo.write(SCHEMAS, _schema("$ZodString", STRING_BODY) + _schema("$ZodRecord", RECORD_FIXED))
-    fix = repo.commit(RECORD_FIX)
+    repo, fix = _record_fixed(tmp_path)
     # the record schema renamed, and a map schema with the same parser added above it: either could be the one
     repo.write(
         SCHEMAS,
@@ -105,11 +110,7 @@ def test_a_namesake_that_cannot_be_told_apart_at_head_counts_for_no_symbol(
 
 
 def test_a_namesake_renamed_where_it_is_written_is_found_by_its_code(tmp_path: Path, open_ws: list[Workspace]) -> None:
-    repo = Repo(tmp_path / "repo")
-    repo.write(SCHEMAS, _schema("$ZodString", STRING_BODY) + _schema("$ZodRecord", RECORD_BODY))
-    repo.commit("Add schemas")
-    repo.write(SCHEMAS, _schema("$ZodString", STRING_BODY) + _schema("$ZodRecord", RECORD_FIXED))
-    fix = repo.commit(RECORD_FIX)
+    repo, fix = _record_fixed(tmp_path)
     repo.write(
         SCHEMAS,
         _schema("$ZodTuple", TUPLE_BODY) + _schema("$ZodString", STRING_BODY) + _schema("$ZodDict", RECORD_FIXED),

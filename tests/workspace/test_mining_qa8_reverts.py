@@ -10,7 +10,7 @@ from pathlib import Path
 from forewarn.workspace import mining
 from forewarn.workspace.engine import Workspace
 from forewarn.workspace.mine_headlines import said
-from forewarn.workspace.mine_reverts import landed_key
+from forewarn.workspace.mine_reverts import landed_key, undone_thing
 from forewarn.workspace.mine_rules import Noise, VerdictKind, classify, revert_target
 from tests.gitrepo import Repo
 from tests.workspace.billing_history import billing_repo, kinds, mined, record, revert, round_charge
@@ -154,10 +154,10 @@ def test_a_conventional_revert_in_its_own_words_names_what_it_undid() -> None:
     subject = "revert(core): drop the exactOptional parse prototype from #6432 (#6438)"
     what = revert_target(record(subject, "It rejected every inner that accepts undefined."))
     assert what is not None
-    assert said(mining.undone_thing(subject, what)) == "the exactOptional parse prototype"
-    assert mining.undone_thing('Revert "Remove the cache"', "Remove the cache") == "Remove the cache"
-    assert mining.undone_thing('revert: "remove the cache"', "remove the cache") == "remove the cache"
-    assert mining.undone_thing("revert: fix the crash on empty input", "fix the crash on empty input") == (
+    assert said(undone_thing(subject, what)) == "the exactOptional parse prototype"
+    assert undone_thing('Revert "Remove the cache"', "Remove the cache") == "Remove the cache"
+    assert undone_thing('revert: "remove the cache"', "remove the cache") == "remove the cache"
+    assert undone_thing("revert: fix the crash on empty input", "fix the crash on empty input") == (
         "fix the crash on empty input"
     )
 

@@ -12,6 +12,7 @@ import pytest
 from forewarn.config import Settings
 from forewarn.workspace.engine import Workspace
 from forewarn.workspace.symbols import SymbolLookup
+from tests.workspace.lookup_at import resolved_at
 
 WALK_RS = """\
 pub struct WalkBuilder {
@@ -65,11 +66,7 @@ def ws(tmp_path: Path) -> Iterator[Workspace]:
 
 
 def _at(ws: Workspace, line_text: str, word: str) -> tuple[str, tuple[str, ...]] | None:
-    lines = INDEX_RS.split("\n")
-    row = next(i for i, line in enumerate(lines) if line_text in line)
-    char = lines[row].index(word, lines[row].index(line_text))
-    found = SymbolLookup(ws.indexer, ws.graph).resolve("src/main.rs", INDEX_RS, row + 1, char)
-    return (found.file, found.symbols) if found else None
+    return resolved_at(ws, "src/main.rs", INDEX_RS, line_text, word)
 
 
 def test_a_name_through_the_standard_library_is_no_workspace_definition(ws: Workspace) -> None:

@@ -14,6 +14,7 @@ import pytest
 from forewarn.config import Settings
 from forewarn.workspace.engine import Workspace
 from forewarn.workspace.symbols import RESOLVE_MARGIN, SymbolLookup
+from tests.workspace.lookup_at import resolved_at
 
 HIARGS_RS = """\
 pub(crate) struct HiArgs {
@@ -106,11 +107,7 @@ def ws(tmp_path: Path) -> Iterator[Workspace]:
 
 
 def _at(ws: Workspace, line_text: str, word: str) -> tuple[str, tuple[str, ...]] | None:
-    lines = MAIN_RS.split("\n")
-    row = next(i for i, line in enumerate(lines) if line_text in line)
-    char = lines[row].index(word, lines[row].index(line_text))
-    found = SymbolLookup(ws.indexer, ws.graph).resolve("src/main.rs", MAIN_RS, row + 1, char)
-    return (found.file, found.symbols) if found else None
+    return resolved_at(ws, "src/main.rs", MAIN_RS, line_text, word)
 
 
 def test_a_method_on_a_variable_of_unseen_class_is_no_imported_classs(ws: Workspace) -> None:
