@@ -96,6 +96,8 @@ class Touch:
     behaviour: int = -1  # logic lines changed, no declaration nor log (mine_code.Behaviour.lines); -1: not counted
     logs: bool = False  # every logic line changed was a log statement (mine_code.Behaviour.logging_only)
     wording: int = 0  # of the logic lines, those inside a string literal spanning lines: its text, no logic
+    cut: bool = False  # its lines only lost a clause of their condition (mine_code.Reach.cut)
+    decides: bool = False  # it gained a line that compares or branches (mine_code.Reach.decides)
 
 
 class Parsed(NamedTuple):
@@ -235,6 +237,18 @@ def _home(chunks: list[Chunk], hunk: Hunk, columns: dict[str, int]) -> Chunk | N
     return best
 
 
+def _header_lines(chunk: Chunk, hunk: Hunk, gone: tuple[str, ...], new: tuple[str, ...]) -> set[str]:
+    """The lines of a constructor's parameter list the hunk changed: those it added there, and those it removed up to
+    the one closing the list it replaced. A constructor stores what its parameters declare, as its fields do: a
+    parameter it gained to set a field is no behaviour (gson's ``TreeTypeAdapter(…, boolean nullSafe)``)."""
+    last = mine_code.header_end(chunk.text.splitlines())
+    if last is None or not chunk.start_line <= hunk.start <= chunk.start_line + last:
+        return set()
+    out = {line for i, line in enumerate(new) if hunk.start + i <= chunk.start_line + last}
+    closed = mine_code.header_end(gone)
+    return out | set(gone[: closed + 1] if closed is not None else ())
+
+
 def _indent(lines: Iterable[str]) -> int | None:
     """The indentation of the first line with code (None when every line is blank)."""
     for line in lines:
@@ -259,11 +273,14 @@ def touched_symbols(
     worded: dict[str, tuple[list[str], list[str]]] = {}
     prose = text | docs
     created: set[str] = set()
+    header: dict[str, set[str]] = {}
     columns = columns if columns is not None else {}
     for hunk in hunks:
         best = _home(chunks, hunk, columns)
         if best is not None:
             gone, new = _code_only(hunk, docs)
+            if mine_code.is_constructor(best.symbol, best.kind):
+                header.setdefault(best.symbol, set()).update(_header_lines(best, hunk, gone, new))
             changed[best.symbol] = changed.get(best.symbol, 0) + hunk.changed
             if (
                 hunk.start <= best.start_line
@@ -278,7 +295,7 @@ def touched_symbols(
                 worded[best.symbol][1].extend(new)
     touches: dict[str, Touch] = {}
     for symbol, lines in changed.items():
-        did = mine_code.behaviour(removed[symbol], added[symbol], path)
+        did = mine_code.behaviour(removed[symbol], added[symbol], path, header.get(symbol, frozenset()))
         touches[symbol] = Touch(
             lines,
             did.logic,
@@ -288,6 +305,7 @@ def touched_symbols(
             did.lines,
             did.logging_only,
             mine_code.logic_lines(*worded[symbol], path) if symbol in worded else 0,
+            *mine_code.reach(removed[symbol], added[symbol], path),
         )
     return touches
 
@@ -306,6 +324,8 @@ class Anchored:
     logs: bool = False  # its logic lines were all log statements: it declares nothing, nor does it behave
     created: bool = False  # the commit wrote the whole symbol: a fix there is its creation, not a fix of it
     wording: int = 0  # of its logic lines, those only the text of a string literal spanning lines (help text)
+    cut: bool = False  # its lines only lost a clause of their condition: it widened a rule, wrote none
+    decides: bool = False  # it gained a line that compares or branches
 
     @property
     def declares_only(self) -> bool:
@@ -518,6 +538,7 @@ def place(
             a = follow(p, s, renames, head, partial(finder.namesakes, p, blob))
             a.logic, a.sample, a.removed = touch.logic, touch.sample or finder.sample_of(p, blob, s), touch.removed
             a.behaviour, a.logs, a.created, a.wording = touch.behaviour, touch.logs, touch.created, touch.wording
+            a.cut, a.decides = touch.cut, touch.decides
             followed.append((a, p, s, touch.changed))
             if touch.created:
                 created.add(f"{p}::{s}")
@@ -543,7 +564,9 @@ def place(
                 said = _named(symbol, names)
             return said and bool(a.logic or not logic) and not (a.declares_only and behaves)
 
-        def rank(x: tuple[Anchored, str, str, int]) -> tuple[bool, bool, bool, bool, bool, int, int, int]:
+        decided = any(a.decides for a, _, _, _ in followed)
+
+        def rank(x: tuple[Anchored, str, str, int]) -> tuple[bool, bool, bool, bool, bool, bool, int, int, int]:
             """Named (where its logic changed), then where the logic changed most: a docstring edit is no place
             for a lesson."""
             return (
@@ -552,6 +575,7 @@ def place(
                 x[0].anchor != ANCHOR_SYMBOL,
                 x[0].typing,
                 x[0].declares_only,  # fields or annotations declared: the behaviour changed elsewhere
+                x[0].cut and decided,  # it only dropped a clause of a condition; the new rule was written elsewhere
                 x[0].wording - x[0].logic,  # a string literal's text re-worded weighs less than logic changed
                 -x[0].logic,
                 -x[3],
@@ -578,7 +602,8 @@ def place(
             return Placement(None, fixed=_unique(fixed), also=also, in_passing=True)
         if not named and len(files) > DIFFUSE_FILES and best_changed / total < DOMINANT_SHARE:
             return Placement(None, fixed=[], also=also)
-        rewritten = sum(1 for a, _, _, _ in followed if a.logic)
+        # a constructor or class that only gained the field a fix plumbs through rewrote nothing of its own
+        rewritten = sum(1 for a, _, _, _ in followed if a.logic and not a.declares_only)
         if not named and rewritten > DIFFUSE_SYMBOLS and best_changed / total < DOMINANT_SHARE:
             return Placement(None, fixed=_unique(fixed), also=also, diffuse=True)
         if best.anchor == ANCHOR_WORKSPACE:
@@ -679,6 +704,8 @@ def _cover(outer: Anchored, parts: list[Anchored]) -> None:
     counted = [a.behaviour for a in parts if a.behaviour >= 0]
     outer.behaviour = sum(counted) if counted else -1
     outer.logs = any(a.logic for a in parts) and all(a.logs for a in parts if a.logic)
+    outer.cut = all(a.cut for a in parts if a.logic) and any(a.cut for a in parts)
+    outer.decides = any(a.decides for a in parts)
 
 
 def _unique(items: list[Anchored]) -> list[Anchored]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import NamedTuple
 
 from forewarn.workspace.mine_ts_types import is_typescript, without_types
@@ -133,7 +133,7 @@ def code_lines(lines: Sequence[str], path: str) -> list[str]:
 # bare annotation (``partial: int``), a Go struct field or var (``Timeout time.Duration``), a TS class field. A change
 # of these alone (round 5's judges: a class that only gained annotations, an ``__init__`` that only sets fields)
 # holds no behaviour: the lesson's logic lives elsewhere
-_LITERAL = r"(None|True|False|nil|null|undefined|true|false|-?\d+(\.\d+)?|\"\"|''|\[\]|\{\}|\(\))"
+_LITERAL = r"(None|True|False|nil|null|NULL|nullptr|undefined|true|false|-?\d+(\.\d+)?|\"\"|''|\[\]|\{\}|\(\))"
 _FIELD_VALUE = _LITERAL[:-1] + r"|\w+)"
 _DECLARATION = re.compile(
     rf"^((self|this|cls)\.\w+(\s*:\s*[^=]+)?\s*=\s*{_FIELD_VALUE};?"
@@ -143,13 +143,18 @@ _DECLARATION = re.compile(
     # a field of a struct or object literal set to a literal, a constant ("StreamId::MAX") or a parameter's field, no
     # call: "max_stream_id: StreamId::MAX," in h2's Send::new, JS's "to: opts.to,"; never "name: Type," (a Rust
     # struct's field declares its layout: crossbeam's false-sharing fix reordered them)
-    rf"|[A-Za-z_]\w*\s*:\s*({_LITERAL}|&?[A-Za-z_]\w*(\.[A-Za-z_]\w*)+|[A-Za-z_]\w*(::[A-Za-z_]\w*)*::[A-Z][A-Z0-9_]*),?)$"
+    rf"|[A-Za-z_]\w*\s*:\s*({_LITERAL}|&?[A-Za-z_]\w*(\.[A-Za-z_]\w*)+|[A-Za-z_]\w*(::[A-Za-z_]\w*)*::[A-Z][A-Z0-9_]*),?"
+    # a Java, C# or C field, with its modifiers, set to a literal or nothing: "private final boolean nullSafe;",
+    # "final String name;", "static char *buf = NULL;". No modifier, no field: a C local set to NULL may be the fix
+    r"|((public|private|protected|internal|static|final|readonly|volatile|transient|mutable)\s+)+"
+    rf"[A-Za-z_][\w.:]*(<[^;=()]*>)?[*&\[\]]*\s+[*&]*[A-Za-z_]\w*(\[\w*\])*(\s*=\s*{_LITERAL})?;)$"
 )
 _TRAILING_DECLARATION_COMMENT = re.compile(r"\s+(#|//)[^'\"`]*$")
 # first words that make a "name type" line a statement, not a declaration
 _NOT_A_NAME = re.compile(
     r"^(return|go|defer|goto|case|default|throw|yield|await|new|delete|typeof|raise|del|assert|export|const|let|"
-    r"else|do|try|in|of|not|print|exec|global|nonlocal|except|with|lambda|async|function|void|if|for|while)\b"
+    r"else|do|try|in|of|not|print|exec|global|nonlocal|except|with|lambda|async|function|void|if|for|while|break|"
+    r"continue)\b"
 )
 
 
@@ -217,6 +222,36 @@ def is_type_header(line: str) -> bool:
     return bool(_TYPE_HEADER.match(_TRAILING_DECLARATION_COMMENT.sub("", line.strip())))
 
 
+# a constructor's own name, where its language gives it one (Python, JavaScript and TypeScript, Ruby); Java's has its
+# kind, C++'s its class's name
+_CONSTRUCTOR_NAMES = frozenset({"__init__", "constructor", "initialize"})
+_ORDINAL = re.compile(r"#\d+$")
+
+
+def is_constructor(symbol: str, kind: str) -> bool:
+    """``symbol`` (of chunk ``kind``) builds its class's instances: what its parameter list declares, it stores."""
+    parts = [_ORDINAL.sub("", part) for part in symbol.split(".")]
+    return kind == "constructor" or parts[-1] in _CONSTRUCTOR_NAMES or (len(parts) > 1 and parts[-1] == parts[-2])
+
+
+def header_end(lines: Sequence[str]) -> int | None:
+    """The index of the line closing a definition's parameter list (the first parenthesis it opens, balanced; a list
+    begun before ``lines`` closes where the count drops below zero); None when none closes within them. An
+    annotation or decorator line (``@SuppressWarnings("x")``) opens no parameter list."""
+    depth, opened = 0, False
+    for i, line in enumerate(lines):
+        if not opened and line.lstrip().startswith("@"):
+            continue
+        for ch in line:
+            if ch == "(":
+                depth, opened = depth + 1, True
+            elif ch == ")":
+                depth -= 1
+                if depth < 0 or (opened and depth == 0):
+                    return i
+    return None
+
+
 class Behaviour(NamedTuple):
     """What a change did beyond logging and declaring, its log statements stripped (:func:`without_logging`) once."""
 
@@ -225,15 +260,19 @@ class Behaviour(NamedTuple):
     logging_only: bool  # the change's logic lines were all log statements (at least one)
 
 
-def behaviour(removed: Sequence[str], added: Sequence[str], path: str) -> Behaviour:
+def behaviour(
+    removed: Sequence[str], added: Sequence[str], path: str, header: Collection[str] = frozenset()
+) -> Behaviour:
     """The change's :class:`Behaviour`. Its ``lines`` are counted as ``logic_lines`` counts. A type's
     header the change added (a new exception class) declares too; one it rewrote changed the type's bases, which
-    decides what catches it ("change base-classes for NoMoreData …"): that is behaviour."""
+    decides what catches it ("change base-classes for NoMoreData …"): that is behaviour. ``header`` holds the
+    changed lines of a constructor's parameter list (:func:`is_constructor`): the parameters it stores, which
+    declare as its field assignments do."""
     quiet_removed, quiet_added = without_logging(removed), without_logging(added)
     rebased = any(is_type_header(line) for line in removed)
 
     def declares(line: str) -> bool:
-        return is_declaration(line) or (not rebased and is_type_header(line))
+        return is_declaration(line) or line in header or (not rebased and is_type_header(line))
 
     gone = [line for line in quiet_removed if not declares(line)]
     lines = logic_lines(gone, [line for line in quiet_added if not declares(line)], path)
@@ -243,11 +282,133 @@ def behaviour(removed: Sequence[str], added: Sequence[str], path: str) -> Behavi
 
 
 def logic_lines(removed: Sequence[str], added: Sequence[str], path: str) -> int:
-    """Changed lines that are logic, once lines removed and added again with only cosmetic changes cancel out."""
+    """Changed lines that are logic, once lines removed and added again with only cosmetic changes cancel out. Lines
+    that are left, taken in order, which join into the same text on both sides only re-wrapped code (a signature put
+    on two lines): no logic changed."""
     python = is_python(path)
     gone = Counter(normalize(line, python=python) for line in code_lines(removed, path) if is_logic(line))
     new = Counter(normalize(line, python=python) for line in code_lines(added, path) if is_logic(line))
-    return sum((gone - new).values()) + sum((new - gone).values())
+    left_gone, left_new = gone - new, new - gone
+    if left_gone and left_new and _rewrapped(removed, added, path, left_gone, left_new):
+        return 0
+    if (
+        left_gone
+        and left_new
+        and renamed_only(_left_lines(removed, path, left_gone), _left_lines(added, path, left_new))
+    ):
+        return 0
+    return sum(left_gone.values()) + sum(left_new.values())
+
+
+# a line's tokens: a member name after "." (kept as it is: a field renamed is a change), a name, or anything else
+_TOKEN = re.compile(r"(?P<member>(?<=\.)[A-Za-z_]\w*)|(?P<name>[A-Za-z_]\w*)|(?P<other>\S)")
+RENAMED_NAMES = 2  # at most this many names renamed at once: more is a rewrite
+MIN_RENAMED_LINES = 3  # a name renamed where it is bound and used; a line or two passing another name is a fix
+
+
+def _left_lines(lines: Sequence[str], path: str, left: Counter[str]) -> list[str]:
+    """The logic lines of ``lines`` (in order) whose normalized text is among ``left``."""
+    python = is_python(path)
+    left = Counter(left)
+    out = []
+    for line in code_lines(lines, path):
+        text = normalize(line, python=python)
+        if is_logic(line) and left[text] > 0:
+            left[text] -= 1
+            out.append(line)
+    return out
+
+
+def renamed_only(gone: Sequence[str], new: Sequence[str]) -> bool:
+    """The lines left on each side, paired in order, differ only by a local name renamed the same way on every one
+    of them (chi's receiver ``w`` → ``cw`` through ``WriteHeader``): no logic changed. A member name (``x.w``) must
+    stay; one line's other name (``f(a)`` → ``f(b)``) is a change of what is passed, not a rename."""
+    if len(gone) != len(new) or len(gone) < MIN_RENAMED_LINES:
+        return False
+    mapping: dict[str, str] = {}
+    for old_line, new_line in zip(gone, new, strict=True):
+        old_tokens, new_tokens = _TOKEN.finditer(old_line), _TOKEN.finditer(new_line)
+        old_list, new_list = list(old_tokens), list(new_tokens)
+        if len(old_list) != len(new_list):
+            return False
+        for a, b in zip(old_list, new_list, strict=True):
+            if a.lastgroup != b.lastgroup:
+                return False
+            if a.lastgroup != "name":
+                if a[0] != b[0]:
+                    return False
+            elif mapping.setdefault(a[0], b[0]) != b[0]:
+                return False
+    renames = {a: b for a, b in mapping.items() if a != b}
+    return (
+        0 < len(renames) <= RENAMED_NAMES
+        and len(set(renames.values())) == len(renames)
+        and not (set(renames.values()) & {a for a, b in mapping.items() if a == b})
+    )
+
+
+def _rewrapped(
+    removed: Sequence[str], added: Sequence[str], path: str, left_gone: Counter[str], left_new: Counter[str]
+) -> bool:
+    """The lines left on each side of a change (``left_*``: normalized logic lines that found no equal), with the
+    lone brackets written between them, join into one same text: they were wrapped anew, nothing else."""
+    python = is_python(path)
+
+    def joined_left(lines: Sequence[str], left: Counter[str]) -> str:
+        left = Counter(left)
+        out: list[str] = []
+        for line in code_lines(lines, path):
+            text = normalize(line, python=python)
+            if is_logic(line) and left[text] > 0:
+                left[text] -= 1
+                out.append(line.strip())
+            elif out and line.strip() and _PUNCTUATION.match(line.strip()):
+                out.append(line.strip())  # "\n) {" closing a wrapped signature
+        whole = " ".join(out)  # one line, read as one: a wrapped ``def``'s annotations go as an unwrapped one's
+        whole = without_annotations(whole) if python else whole
+        return _TRAILING_COMMA.sub("", _SPACE.sub("", whole).replace("'", '"').rstrip(";"))
+
+    return joined_left(removed, left_gone) == joined_left(added, left_new)
+
+
+# a clause of a condition: what a line that lost one no longer decides on
+_CLAUSE = re.compile(r"&&|\|\||\b(and|or)\b")
+# a line that branches or compares (no ternary: Rust's ``?`` returns an error, TypeScript's ``?.`` reads a field)
+_CONDITION = re.compile(r"\b(if|elif|while|unless|when|switch|case|match)\b|&&|\|\||==|!=|<=|>=|\b(and|or|not)\b")
+
+
+class Reach(NamedTuple):
+    """What a change did to the conditions of the code it changed (see :func:`reach`)."""
+
+    cut: bool  # every line it changed only lost a clause of its condition ("if a && b {" → "if b {"), nothing added
+    decides: bool  # it wrote a line that compares or branches that was not there before ("if rx.is_empty() {")
+
+
+def reach(removed: Sequence[str], added: Sequence[str], path: str) -> Reach:
+    """The change's :class:`Reach`: a definition that only dropped a condition's clause widened a rule that stands;
+    one that wrote a new condition holds the rule the commit added (fd's "Flush stdout in batches" dropped
+    ``interactive_terminal &&`` from ``flush`` and wrote "flush when the channel is empty" in ``poll``)."""
+    python = is_python(path)
+    gone = [(normalize(line, python=python), line) for line in code_lines(removed, path) if is_logic(line)]
+    new = [(normalize(line, python=python), line) for line in code_lines(added, path) if is_logic(line)]
+    left_gone = Counter(n for n, _ in gone) - Counter(n for n, _ in new)
+    left_new = Counter(n for n, _ in new) - Counter(n for n, _ in gone)
+    decides = any(left_new[n] > 0 and _CONDITION.search(line) for n, line in new)
+    olds, news = list(left_gone.elements()), list(left_new.elements())
+    cut = bool(news) and len(olds) == len(news) and all(_cut_from(n, olds) for n in news)
+    return Reach(cut, decides and not cut)  # a condition cut shorter is no condition written
+
+
+def _cut_from(line: str, olds: list[str]) -> bool:
+    """``line`` is one of ``olds`` with one span taken out, and that span held a clause of a condition."""
+    for old in olds:
+        if len(old) <= len(line):
+            continue
+        k = next((i for i, (a, b) in enumerate(zip(line, old, strict=False)) if a != b), len(line))
+        tail = line[k:]
+        if old.endswith(tail) and _CLAUSE.search(old[k : len(old) - len(tail)]):
+            return True
+    return False
 
 
 def sample(lines: Iterable[str], path: str) -> tuple[str, ...]:

@@ -35,7 +35,7 @@ from forewarn.workspace.mine_anchors import MODULE_SYMBOL
 from forewarn.workspace.mine_comment_rules import banner, reason_clause, type_only, without_code_spans
 from forewarn.workspace.mine_fixes import broad
 from forewarn.workspace.mine_head import HeadIndex
-from forewarn.workspace.mine_lessons import CONNECTIVES, clip_sentences, comment_headline, lesson_text
+from forewarn.workspace.mine_lessons import CONNECTIVES, clip_sentences, comment_headline, lesson_text, lines_as_text
 from forewarn.workspace.mine_product import in_test_item
 from forewarn.workspace.mine_rules import TOOLING_PATH, Noise, in_test_module, is_product_path
 
@@ -358,7 +358,7 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
             said_lines, line = _paragraph(said_lines, at), first + at
         elif tag is not None and (run := _tagged_run(said_lines, at, tag)) is not None:
             said_lines, line = run, first + at  # the lines that repeat its tag are its paragraph
-        text = " ".join(part for part in said_lines if part).strip()
+        text = lines_as_text(said_lines)
         phrase = _warning_phrase(text)
         if (tag is None and phrase is None) or len(text.split()) < MIN_COMMENT_WORDS:
             continue

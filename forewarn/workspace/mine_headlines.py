@@ -97,6 +97,8 @@ FIXED_TO = re.compile(
     r"retry|return|reuse|run|send|show|skip|sort|strip|support|throw|treat|trim|use|validate|wait|work|write)"
     r"\b.+))$"
 )
+# what follows a symbol's name when it names the symbol's bug: a gerund ("double-counting bytes") or "not …"
+OWN_NAME_FOLLOWED = re.compile(r"^(not\s+\w|[a-z][\w-]*ing\b)")
 NOTE_MARK = re.compile(r"^(NB\s*[:,-]|N\.B\.\s*[:,-]?|nota bene\s*[:,-]|note\s*:)\s*", re.IGNORECASE)  # "NB: …"
 # a subject that says nothing by itself: the headline would be empty ("PR review fixes", "fix issue", "wip")
 VAGUE_SUBJECT = re.compile(
@@ -244,7 +246,7 @@ def fix_headline(subject: str, place: str) -> str:
         part = NAMES_A_PART.match(what) if not fixed and not BUG_FIRST.match(what) else None
         if part is not None:  # "fix source file location": the bug is not named, only what it affected
             return _stop(f"Avoid reintroducing a bug in {place} that affected the {ARTICLE.sub('', part['part'])}")
-        return _stop(f"Avoid reintroducing a bug in {place}: {_lower_first(what)}{fixed}")
+        return _stop(f"Avoid reintroducing a bug in {place}: {_lower_first(_without_own_name(what, place))}{fixed}")
     if verb in _MUST_VERBS and rest:
         return _stop(f"{_upper_first(place)} must {_MUST_VERBS[verb]} {rest}")
     return _stop(f"In {place}: {_lower_first(_as_rule(s))}")
@@ -294,6 +296,25 @@ def _without_place(subject: str, place: str) -> str:
     name = re.split(r"[./:#]+", m["name"])[-1].lower()
     rest = subject[m.end() :]
     return rest if name in _place_names(place) and len(rest) >= MIN_SAID_CHARS else subject
+
+
+def _without_own_name(bug: str, place: str) -> str:
+    """The bug without an opening name of ``place`` ("httpFancyWriter.ReadFrom double-counting bytes" under
+    `httpFancyWriter.ReadFrom` says "double-counting bytes"), when what follows names the bug: a gerund, "not …" or
+    a bug noun (BUG_FIRST). A name of something else, or one the rest needs ("`send` when …"), stays."""
+    first, _, rest = bug.partition(" ")
+    if not rest or not _same_name(first, place):
+        return bug
+    return rest if OWN_NAME_FOLLOWED.match(rest) or BUG_FIRST.match(rest) else bug
+
+
+def _same_name(name: str, place: str) -> bool:
+    """``name`` ("ReadFrom", "`httpFancyWriter.ReadFrom()`") and ``place`` name one symbol: the parts of one end the
+    other's."""
+    mine = [p.lower() for p in re.split(r"[./:#]+", name.strip("`").removesuffix("()")) if p]
+    theirs = [p.lower() for p in re.split(r"[./:#]+", place.strip("`")) if p]
+    shorter, longer = sorted((mine, theirs), key=len)
+    return bool(shorter) and longer[len(longer) - len(shorter) :] == shorter
 
 
 def dead_end_headline(what: str, place: str) -> str:

@@ -34,7 +34,15 @@ from forewarn.workspace.mine_headlines import (
     vague,
     where,
 )
-from forewarn.workspace.mine_why import ELIDED_AFTER_JOIN, POINTS_BACK_MORE, describes_change, states_fault
+from forewarn.workspace.mine_why import (
+    ELIDED_AFTER_JOIN,
+    INNER_POINTER,
+    POINTS_BACK_MORE,
+    describes_change,
+    inline_code,
+    squash_items,
+    states_fault,
+)
 
 WHY_SENTENCES = 2  # the explaining sentences kept: the cause and its consequence, rarely more
 WHY_MAX_CHARS = 420  # a hover shows ~6 lines of text: the why must leave room for the headline
@@ -145,7 +153,9 @@ POINTS_AHEAD = re.compile(
     re.IGNORECASE,
 )
 HEDGE = re.compile(
-    r"\b(i think|i believe|maybe|probably|perhaps|i guess|hopefully|should (work|be fine)|"  # "not sure": UNSURE
+    # "… nor could I think of anything" is no hedge: a question's word order, "think of" (a way, a reason)
+    r"\b((?<!could )(?<!can )(?<!would )(?<!did )i think(?! of\b)|i believe|maybe|probably|perhaps|i guess|hopefully|"
+    r"should (work|be fine)|"  # "not sure": UNSURE
     r"(might|may|would) be nice|seems to work|for now)\b",
     re.IGNORECASE,
 )
@@ -174,7 +184,21 @@ NAMES_FAILURE = (
     r"hangs?|leak\w*|corrupt\w*|wrong(ly)?|incorrect(ly)?|races?"
 )
 FAILS = re.compile(rf"\b({NAMES_FAILURE})\b", re.IGNORECASE)
-GIVES_CAUSE = re.compile(rf"\b(because|since|otherwise|so that|in order to|due to|{NAMES_FAILURE})\b", re.IGNORECASE)
+# … or a standard the change complies with ("… to generate RFC 3986 compliant file URLs"): a constraint
+COMPLIES = r"compliant|compliance|conform(s|ing|ant|ance)?|compl(y|ies|ied) with|rfc ?\d{3,}"
+GIVES_CAUSE = re.compile(
+    rf"\b(because|since|otherwise|so that|in order to|due to|{NAMES_FAILURE}|{COMPLIES})\b", re.IGNORECASE
+)
+# a sentence that says the change fixes what the subject names ("This fixes hyperlinks failing on Windows when file
+# paths contain spaces …" under "Fix Windows hyperlinks for paths with spaces"): the headline again, longer
+FIXES_OPENING = re.compile(
+    r"^(this|it|that)( (change|commit|patch|pr|pull request|fix))?( should| will)? "
+    r"(fix(es)?|resolves?|solves?|address(es)?|corrects?)\b",
+    re.IGNORECASE,
+)
+SUBJECT_STEM = 5  # subject words compared by their first letters: "paths" and "path", "hyperlink" and "hyperlinks"
+FUNCTION_WORDS = frozenset(("with", "from", "when", "that", "this", "into", "onto", "over", "than", "then", "they"))
+MIN_SUBJECT_STEMS = 2  # a subject of fewer content words is too short to tell it said again
 # a footnote or a quotation ('[1] "If Content-Length is set, …"'): someone else's words, not the reason
 QUOTED = re.compile(r"^\s*(\[\d+\]|[\"'“‘>])")
 # a sentence that opens by pointing back ("This broke …", "As such …") needs the one before it to be understood
@@ -344,7 +368,7 @@ def paragraph_sentences(body: str) -> list[list[str]]:
     left out ("then using …", its start was the block) and a paragraph's last sentence left with no stop right
     before a block left out ("Previously, we would see errors like" / an indented error: it leads into the block)
     are fragments: none is kept."""
-    text = CHERRY_PICK_LINE.sub("", REVERT_BODY_LINE.sub("", strip_trailers(body)))
+    text = inline_code(CHERRY_PICK_LINE.sub("", REVERT_BODY_LINE.sub("", strip_trailers(body))))
     paragraphs: list[list[str]] = [[]]
     cut: set[int] = set()  # paragraphs whose first sentence began in a block left out
     leads: set[int] = set()  # paragraphs whose last sentence, left open, led into a block left out
@@ -459,6 +483,14 @@ def _list_lines(para: list[str]) -> list[list[str]]:
     return [part for part in parts if part]
 
 
+def lines_as_text(lines: Sequence[str]) -> str:
+    """Lines of prose (a comment's, its markers gone) as one text: joined, a line that ends a sentence with no
+    punctuation (:func:`_list_lines`: "… read it as double -0.0" / "Don't try to convert …") ended with a full stop,
+    so that its sentences never run together."""
+    parts = [" ".join(part) for part in _list_lines([line for line in lines if line])]
+    return " ".join(part if k == len(parts) - 1 else _ended(part) for k, part in enumerate(parts)).strip()
+
+
 def split_sentences(text: str) -> list[str]:
     """``text`` split at sentence ends (SENTENCE_END), never inside a code span: "`FORK ... BACKTRACK`" is one."""
     out: list[str] = []
@@ -501,6 +533,18 @@ def restates(sentence: str, subject: str) -> bool:
     return bool(own) and len(own & subj) / len(own) >= RESTATES_SUBJECT
 
 
+def _stems(text: str) -> set[str]:
+    words = (w.lower() for w in WORD.findall(text) if len(w) > SUBJECT_STEM - 2)
+    return {w[:SUBJECT_STEM] for w in words if w not in FUNCTION_WORDS}
+
+
+def fixes_the_subject(sentence: str, subject: str) -> bool:
+    """The sentence says that the change fixes (FIXES_OPENING) what the subject names: every content word of the
+    subject (MIN_SUBJECT_STEMS at least, the fix vocabulary aside) is in it."""
+    named = _stems(subject) - _stems("fix fixed fixes fixing bug issue")
+    return FIXES_OPENING.match(sentence) is not None and len(named) >= MIN_SUBJECT_STEMS and named <= _stems(sentence)
+
+
 def _usable(sentence: str, subject: str, lenient: bool = False) -> bool:
     """A sentence that can stand in a lesson: long enough, no question, hedge or side note, not the subject again,
     not about the tests, no note for later, no fragment, no admission that the cause is unknown or that nothing was
@@ -513,6 +557,7 @@ def _usable(sentence: str, subject: str, lenient: bool = False) -> bool:
         or aside(sentence)
         or HEDGE.search(sentence)
         or restates(sentence, subject)
+        or fixes_the_subject(sentence, subject)
         or (
             not lenient
             and (
@@ -547,20 +592,24 @@ def why(
 
     At most WHY_SENTENCES of them, within WHY_MAX_CHARS (one alone up to WHY_LONG_SENTENCE_CHARS), in the body's
     order; a sentence that points back comes with the sentence before it when it can (:func:`_readings`). Never cut
-    mid-sentence; the same fault said twice is said once."""
-    found, side = side_sentences(body)
+    mid-sentence; the same fault said twice is said once. In a GitHub squash (:func:`squash_items`) the why is the
+    first explaining item's, never two items' joined, never an item's title."""
+    found, side, item_of = _item_sentences(body)
+    starts = {k for k in range(1, len(found)) if item_of[k] != item_of[k - 1]}  # no antecedent across items
     picked = list(
         dict.fromkeys(i for i in _explaining(found, side, subject, explains, strong, lenient) if i is not None)
     )
     if faults and not lenient:
         picked = _ranked(found, side, subject, strong, picked)
+    if picked:  # a squash's why is in the first item that explains
+        picked = [i for i in picked if item_of[i] == min(item_of[k] for k in picked)]
     chosen: set[int] = set()
     for i in picked:
         if len(chosen.intersection(picked)) >= WHY_SENTENCES:
             break  # an antecedent brought along counts when it explains itself
         if i in chosen:
             continue
-        readings = _readings(found, side, subject, lenient, i)
+        readings = _readings(found, side, subject, lenient, i, i in starts)
         if not readings or (states_fault(found[i]) and restates(found[i], _joined(found, chosen))):
             continue  # no antecedent, or a fault said again ("The branch keyed off …" in a squash's later item)
         fitted = next((r for r in readings if len(_joined(found, chosen | set(r))) <= WHY_MAX_CHARS), None)
@@ -572,11 +621,29 @@ def why(
     return _joined(found, chosen)
 
 
+def _item_sentences(body: str) -> tuple[list[str], set[int], list[int]]:
+    """:func:`side_sentences` of the body, and for each sentence the squash item it is in (:func:`squash_items`: an
+    item's title is none of them); all in one item for a message that is no squash."""
+    items = squash_items(strip_trailers(body))
+    if items is None:
+        found, side = side_sentences(body)
+        return found, side, [0] * len(found)
+    found, side, item_of = [], set(), []
+    for n, item in enumerate(items):
+        own, own_side = side_sentences(item)
+        side.update(len(found) + k for k in own_side)
+        found.extend(own)
+        item_of.extend([n] * len(own))
+    return found, side, item_of
+
+
 def _joined(found: Sequence[str], indices: set[int]) -> str:
     return " ".join(_ended(found[k]) for k in sorted(indices))
 
 
-def _readings(found: Sequence[str], side: set[int], subject: str, lenient: bool, i: int) -> list[list[int]]:
+def _readings(
+    found: Sequence[str], side: set[int], subject: str, lenient: bool, i: int, first: bool = False
+) -> list[list[int]]:
     """The ways sentence ``i`` can be read, best first. One that points back with a pronoun ("This broke …", "It
     …"): with the sentence before it when that can stand in a lesson, else alone (its "this" is often the change);
     not at all when the sentence before it points back itself and cannot stand ("Because of that, …" before "This
@@ -584,7 +651,12 @@ def _readings(found: Sequence[str], side: set[int], subject: str, lenient: bool,
     non-enumerable one …") cannot be read alone: only with the sentences before it, while each points back (at most
     ANTECEDENT_SENTENCES), up to one that does not and can stand; alone only when what it points back to says
     nothing of its own (:func:`_says_nothing`)."""
-    if i == 0 or not POINTS_BACK.match(found[i]):
+    if i == 0 or first:  # the body's or a squash item's first sentence: nothing before it to point back at
+        return [] if INNER_POINTER.search(found[i]) and not POINTS_BACK.match(found[i]) else [[i]]
+    if not POINTS_BACK.match(found[i]) and INNER_POINTER.search(found[i]):  # "… it therefore must …"
+        before = i - 1
+        return [[before, i]] if before not in side and _usable(found[before], subject, lenient) else []
+    if not POINTS_BACK.match(found[i]):
         return [[i]]
     before = i - 1
     if POINTS_BACK_MORE.match(found[i]) is None:
@@ -660,7 +732,7 @@ def _explains_alone(
     s = found[i]
     return (
         _usable(s, subject, lenient)
-        and (not IMPERATIVE.match(s) or (strong or GIVES_CAUSE).search(s) is not None)
+        and (not IMPERATIVE.match(s) or (strong or GIVES_CAUSE).search(s) is not None or states_fault(s))
         and (not describes_change(s) or GIVES_CAUSE.search(s) is not None or bool(strong and strong.search(s)))
         and (lenient or not _after_fragment(found, i))
     )

@@ -66,8 +66,11 @@ def _also(s: Suggestion) -> str:
         return f"History: its code has needed {fixes} fixes {span}".rstrip() + "."
     if s.source == MemorySource.COMMENT:
         return f"Also, a comment here: {s.text.split(': ', 1)[-1].strip()}"
-    subject = said(str(commits[0].get("subject", ""))) if commits else ""
     sha = str(commits[0].get("sha", ""))[:7] if commits else ""
+    if kind == "revert" and commits:  # a dead end keeps what it says: not the revert's subject alone (immer 4d3d6ff)
+        headline = s.text.split("\n", 1)[0].strip()
+        return f"Also (commit {sha}): {headline}"
+    subject = said(str(commits[0].get("subject", ""))) if commits else ""
     bare = not subject or (subject.startswith("[") and subject.endswith("]"))  # "[project @ robey@…]": a tag only
     return "" if bare else f"Also (commit {sha}): {subject}."
 

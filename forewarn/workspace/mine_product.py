@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from forewarn.indexing.conventions import EXAMPLE_DIRS, is_test_path
+from forewarn.indexing.conventions import EXAMPLE_DIR_PREFIX, EXAMPLE_DIRS, is_test_path
 from forewarn.indexing.records import Chunk
 from forewarn.indexing.store_records import CodeChunk
 
@@ -28,7 +28,9 @@ DOC_FOLDER = rf"^(?!(?:.*/)?{SOURCE_ROOT}/(?:.*/)?(?:docs?|documentation)/)(?:.*
 DOCS_PATH = re.compile(rf"{DOC_FOLDER}|\.(rst|md|adoc|txt)$|(^|/)\.github/|{TRANSLATION_PATH}", re.IGNORECASE)
 # example, demo and benchmark code beside the product (conventions.EXAMPLE_DIRS: zod's packages/bench/, Rust's
 # benches/): its lessons are no warning for the product's code
-EXAMPLE_PATH = re.compile(rf"(^|/)({'|'.join(sorted(EXAMPLE_DIRS))})/", re.IGNORECASE)
+EXAMPLE_PATH = re.compile(  # Go's tooling skips a folder named with a leading "_": chi's _examples/
+    rf"(^|/){re.escape(EXAMPLE_DIR_PREFIX)}*({'|'.join(sorted(EXAMPLE_DIRS))})/", re.IGNORECASE
+)
 # code that serves the tests from beside them: a test server (urllib3's dummyserver/), fixtures, fakes, test helpers,
 # and a package named for what it tests, Go's way (zap's internal/ztest/, net/http/httptest/)
 TEST_SUPPORT_PATH = re.compile(
@@ -39,7 +41,12 @@ TEST_SUPPORT_PATH = re.compile(
 # the project's own tooling beside the product: task runners, release and maintenance scripts at the top (or one
 # folder down, "website/scripts/"); what goes wrong there bites maintainers running them, not the code users run
 TOOLING_PATH = re.compile(
-    r"^([\w.-]+/)?(tasks|scripts|tools|tooling)/|^(noxfile|tasks|fabfile|gulpfile|gruntfile|jakefile)\.\w+$",
+    r"^([\w.-]+/)?(tasks|scripts|tools|tooling)/|^(noxfile|tasks|fabfile|gulpfile|gruntfile|jakefile)\.\w+$"
+    # a JavaScript build or test tool's configuration or plug-in (tsup.config.ts, vite.config.mjs, karma.conf.js,
+    # immer's vitest-custom-reporter.ts), wherever a package of a monorepo keeps it
+    r"|(^|/)[\w-]+\.(config|conf)\.[cm]?[jt]s$"
+    r"|^(packages/[\w.-]+/)?(vitest|jest|karma|mocha|playwright|cypress|eslint|prettier|babel|webpack|rollup|vite|"
+    r"tsup|esbuild)[\w.-]*\.[cm]?[jt]s$",  # at a package's top, not in its sources (vite's own src/vite.ts)
     re.IGNORECASE,
 )
 

@@ -25,7 +25,7 @@ class MineReport:
     tracks_updated: int = 0  # earlier mined memories whose track record this run's fixes changed
     clamped_dates: int = 0  # commits dated in the future, read as now
     unreadable_commits: int = 0  # commits git could not diff (an object missing): skipped, the rest mined
-    comments_scanned: int = 0  # files scanned for warning comments
+    comment_files_scanned: int = 0  # files scanned for warning comments
     head: str = ""
     since: str | None = None  # the commit mining started after (incremental) or --since
     notes: list[str] = field(default_factory=list)  # shallow clone, rewritten history…
@@ -49,7 +49,7 @@ class MineReport:
             "tracks_updated": self.tracks_updated,
             "clamped_dates": self.clamped_dates,
             "unreadable_commits": self.unreadable_commits,
-            "comments_scanned": self.comments_scanned,
+            "comment_files_scanned": self.comment_files_scanned,
             "head": self.head,
             "since": self.since,
             "notes": list(self.notes),

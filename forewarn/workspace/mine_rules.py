@@ -13,6 +13,7 @@ from enum import StrEnum
 
 from forewarn.memory.vocabulary import MemoryType
 from forewarn.workspace.history import CommitRecord
+from forewarn.workspace.mine_dependencies import dependency_subject, swaps_dependency
 from forewarn.workspace.mine_lessons import (
     ABOUT_TESTS,
     CONNECTIVES,
@@ -198,7 +199,9 @@ COMPILER_WARNING_SUBJECT = re.compile(
     r"|\b(gcc|g\+\+|clang|msvc|mingw|icc|vs)[\d.-]*( [\w-]+){0,2} warnings?\b"
     r"|\b(conversion|sign[- ]compare|signed[/ -]unsigned|narrowing|shadow(ing)?|unused[- ][\w-]+|"
     r"(maybe[- ])?uninitiali[sz]ed) warnings?\b"
-    r"|\bwarnings? (from|with|by|under|on) (gcc|clang|msvc|mingw|the compiler)\b",
+    r"|\bwarnings? (from|with|by|under|on) (gcc|clang|msvc|mingw|the compiler)\b"
+    # … and a linter's ("fix: clippy warning for unnecessary closure")
+    r"|\bclippy\b|\b(go vet|staticcheck|golangci-lint|rustc|javac|tsc)( [\w-]+){0,2} (warnings?|lints?)\b",
     re.IGNORECASE,
 )
 JOINED_CHANGE = re.compile(r"\b(and|also|plus)\b|[,;&]")  # a headline that names a second change beside the first
@@ -251,11 +254,6 @@ NEW_CAPABILITY = re.compile(
     r"|\baccepts? (an )?optional\b",
     re.IGNORECASE,
 )
-# a dependency dropped, pinned, upgraded or vendored: what changed is someone else's code
-DEPENDENCY_SUBJECT = re.compile(
-    r"\b(dependenc(y|ies)|deps|upgrade[sd]?|downgrade[sd]?|bump(ed|s)?|vendor(ed|ing)?|pin(ned|s)? \w+ to)\b",
-    re.IGNORECASE,
-)
 # a "fix" of the tests themselves ("Fix python 3 tests", "fixed some tests"): no product behaviour fixed
 TEST_SUBJECT = re.compile(r"\b(tests?|testing|test suite|ci|travis|coverage)\b", re.IGNORECASE)
 # a fix of behaviour, by its subject: what hot spots and track records count ("Closes #12" alone closes features
@@ -287,15 +285,22 @@ STRONG_CAUSE = (
 CAUSE_WORDS = re.compile(
     rf"\b({STRONG_CAUSE}|(can|may|might) (cause|lead|result|break|fail|raise|throw|hang|leak|crash|lose|corrupt)|"
     r"fails?|failed|failing|raises?|raised|throws?|threw|race|deadlock|leak(s|ed)?|hangs?|hung|crash(es|ed)?|"
-    r"broke|breaks|causes?|caused|lost|loses|losing|corrupt(s|ed)?|regress(ed|es)|incorrectly|wrongly|instead|"
+    r"broke|breaks|causes?|caused|causing|lost|loses|losing|corrupt(s|ed)?|regress(ed|es)|incorrectly|wrongly|instead|"
     r"should(n't| not)?|unless|"
-    r"(when|if)\b.+\b(is|are|was|were))\b",
+    r"(when|if)\b.+\b(is|are|was|were)|"
+    # a consequence or a broken promise said outright ("As a result calls … produced a new state reference, breaking
+    # the structural-sharing guarantee", "violating immer's guarantee", "the same silent 'no results' footgun",
+    # "making it trivial to OOM the JVM"), an assumption that does not hold ("aren't guaranteed to contain a
+    # period"), a limit worked around ("Unfortunately, clap_derive can't combine …")
+    r"as a (result|consequence)|breaking (?!changes?\b)|violat(es|ed|ing)|footguns?|pitfalls?|OOM|out of memory|"
+    r"(is|are|was|were)(n't| not) guaranteed|unfortunately)\b",
     re.IGNORECASE,
 )
 # a fix whose message names an error is an error pattern; other explained fixes are gotchas
 ERROR_WORDS = re.compile(
-    r"\b(\w+(Error|Exception|Warning)|exception|traceback|raises?|raised|error|segfault|crash(es|ed)?|"
-    r"timeout|hangs?|infinite loop)\b"
+    r"\b(\w+(Error|Exception|Warning)|exceptions?|traceback|raises?|raised|errors?|segfault|crash(es|ed)?|"
+    r"timeouts?|hangs?|infinite loop|panic(s|ked)?|(buffer|stack|heap|integer) overflow|overruns?|use-after-free|"
+    r"out[- ]of[- ]bounds)\b"
 )
 # rationale: the body argues a choice (a rule alone — "must", "never" — is as often a change described)
 RATIONALE_WORDS = re.compile(
@@ -329,7 +334,8 @@ NO_BEHAVIOUR_WORDS = frozenset(
         r"\w+",
         "fix fixes fixed fixing bug bugs bugfix bugfixes refactor refactored refactoring align aligned aligns aligning "
         "issue issues problem problems patch patched tweak tweaks update updated updates correct corrected "
-        "correction change changes changed handling regarding related relating around about various",
+        "correction change changes changed handling regarding related relating around about various "
+        "improve improves improved improving improvement improvements",
     )
 )
 # "align X with the contract stated in the documentation", "conform Y to the spec": the headline says the code now
@@ -363,7 +369,8 @@ STRONG_WORDS = re.compile(
 CONSEQUENCE = re.compile(
     rf"\b({STRONG_CAUSE}|we (chose|choose|decided|prefer)|deliberately|intentionally|on purpose|"
     r"fail(s|ed|ing|ures?)?|rais(e|es|ed|ing)|throw(s|n)?|threw|crash(es|ed)?|hang(s)?|hung|leak(s|ed)?|"
-    r"lose[sn]?|lost|corrupt(s|ed)?|broke|breaks)\b",
+    r"lose[sn]?|lost|corrupt(s|ed)?|broke|breaks|as a (result|consequence)|breaking (?!changes?\b)|"
+    r"violat(es|ed|ing))\b",
     re.IGNORECASE,
 )
 # a subject that says what the change did to the code ("Flip conditional", "Make X a subclass", "Change res.locals to
@@ -525,7 +532,7 @@ def real_fix(subject: str) -> bool:
         and not TYPING_SUBJECT.search(subject)
         and not TEST_SUBJECT.search(cleaned)
         and not FEATURE_SUBJECT.search(cleaned)
-        and not DEPENDENCY_SUBJECT.search(subject)
+        and not dependency_subject(subject)
         and not vague(cleaned)
     )
 
@@ -627,8 +634,8 @@ def _classify(commit: CommitRecord, body: str) -> Verdict:
         return noise(Noise.COSMETIC)
     if typing and not (FIX_WORDS.search(body) and CAUSE_WORDS.search(body)):  # unless it found a real bug
         return noise(Noise.TYPING)
-    if DEPENDENCY_SUBJECT.search(subject) and not is_fix:
-        return noise(Noise.DEPENDENCY)
+    if (dependency_subject(subject) or swaps_dependency(commit)) and not is_fix:
+        return noise(Noise.DEPENDENCY)  # a library swapped: its call sites rewired teach nothing
     if REFACTOR_SUBJECT.search(subject) and not is_fix:
         return noise(Noise.REFACTOR)
     if feature(clean_subject(subject)) and not is_fix and not tests:  # "Add a test for …" is no feature
@@ -669,12 +676,10 @@ def _classify(commit: CommitRecord, body: str) -> Verdict:
         return noise(Noise.WHY_OFF_TOPIC, fix=is_fix)
     if REMOVES_WARNING.match(clean_subject(subject)) and not is_fix and (explained or rationale):
         return Verdict(VerdictKind.DECISION, MemoryType.DECISION, why=explained or rationale)
-    if fixes and explained:
-        error = ERROR_WORDS.search(message)
-        kind = MemoryType.ERROR_PATTERN if error else MemoryType.GOTCHA
-        return Verdict(
-            VerdictKind.FIX, kind, fix=is_fix, why=explained, error=error_signature(subject, body) if error else None
-        )
+    if fixes and explained:  # an error pattern quotes its error, or names one in its headline or why (not a story's)
+        error = error_signature(subject, body) if ERROR_WORDS.search(message) else None
+        kind = MemoryType.ERROR_PATTERN if error or ERROR_WORDS.search(f"{subject}\n{explained}") else MemoryType.GOTCHA
+        return Verdict(VerdictKind.FIX, kind, fix=is_fix, why=explained, error=error)
     if rationale and is_fix:  # a fix that argues its way is a fix explained
         return Verdict(VerdictKind.FIX, MemoryType.GOTCHA, fix=True, why=rationale)
     if rationale:

@@ -14,8 +14,10 @@ MIN_CONTENT_WORD = 4  # shorter words ("the", "for", "fix") say nothing about th
 
 
 def content_stems(text: str) -> set[str]:
-    """The content words of ``text`` by their first letters (what two texts share is their common topic)."""
-    return {w.lower()[:CONTENT_STEM] for w in re.findall(r"[A-Za-z]\w*", text) if len(w) >= MIN_CONTENT_WORD}
+    """The content words of ``text`` by their first letters, a plural's "s" aside ("names" and "name"): what two texts
+    share is their common topic."""
+    words = (w.lower() for w in re.findall(r"[A-Za-z]\w*", text) if len(w) >= MIN_CONTENT_WORD)
+    return {(w[:-1] if w.endswith("s") and len(w) > MIN_CONTENT_WORD else w)[:CONTENT_STEM] for w in words}
 
 
 _FIX_TALK = content_stems("fix fixed fixes should would could because")  # words any why shares with any fix headline

@@ -25,7 +25,12 @@ FAULT = re.compile(
     r"\b(had|did|was|were)(n't|\s+not|\s+never|\s+no)\b"
     r"|\bnever\s+[a-z]+ed\b"
     rf"|(?<=[\w)`'] ){NOT_AFTER_BE}(?<!\bof )(?<!\ba )(?<!\ban )(?<!\bthe )({OMITTED})\b"  # "in case of missed `X`"
-    rf"|{NOT_AFTER_BE}\b(?!({NOT_PAST_ED})\b)(?!un)[a-z]{{2,}}ed(?=\s)[^,;:.(]{{0,60}}\b(rather than|instead of)\b",
+    rf"|{NOT_AFTER_BE}\b(?!({NOT_PAST_ED})\b)(?!un)[a-z]{{2,}}ed(?=\s)[^,;:.(]{{0,60}}\b(rather than|instead of)\b"
+    # … a past verb and what it caused ("… that followed the io.Copy double-counted every byte, causing BytesWritten()
+    # to return twice the actual value"), or an earlier fix that covered only part ("Previous fix … only covered
+    # writing name as top level value, but not when …")
+    rf"|{NOT_AFTER_BE}\b(?!({NOT_PAST_ED})\b)[a-z-]{{2,}}ed\b[^.;:]{{0,80}},\s*causing\b"
+    r"|\bonly\s+[a-z]{2,}ed\b[^.;]{0,120}\bbut not\b",
     re.IGNORECASE,
 )
 # … but not when the sentence is about the new code ("now", "no longer"), the change ("Note that this change wasn't
@@ -35,7 +40,9 @@ FAULT = re.compile(
 NOT_FAULT = re.compile(
     r"\b(now|no longer|from now on)\b|^(we|i)\b"
     r"|(?<!\bbefore )(?<!\bprior to )(?<!\buntil )(?<!\bwithout )\bthis (change|commit|patch|pr|pull request|fix)\b"
-    r"|(n't|\bnot|\bnever|\bno)\s+(\S+\s+){0,3}?(problems?|issues?|bugs?|concerns?|guarantees?)\b",
+    r"|(n't|\bnot|\bnever|\bno)\s+(\S+\s+){0,3}?(problems?|issues?|bugs?|concerns?|guarantees?)\b"
+    # … or says why the fault stayed hidden ("The only reason why this never caused an exception in the past is …")
+    r"|(n't|\bnot|\bnever)\s+(caused|triggered|surfaced|manifested|showed up|happened|occurred)\b",
     re.IGNORECASE,
 )
 # a sentence that says what the new code does, opening on its verb: the imperative ("Extract …", "Guard on …") or
@@ -66,9 +73,23 @@ DESCRIBES_CHANGE = re.compile(
 POINTS_BACK_MORE = re.compile(
     r"^(and|or|nor)\b|^(so,?\s+)?(as a (result|consequence)|consequently|in turn|for (this|that) reason|"
     r"in (this|that|either|both|such) cases?|the (former|latter))\b"
-    r"|^(an?|the|each|every|any|this|that) ([\w-]+ ){1,2}ones?\b(?! of\b)",
+    r"|^(an?|the|each|every|any|this|that) ([\w-]+ ){1,2}ones?\b(?! of\b)"
+    # … or a contrast about what was just said ("However, it wasn't consistent in this behavior", "But this …")
+    r"|^(however|but|yet|still|nevertheless|nonetheless),?\s+(it|this|that|these|those|they)\b",
     re.IGNORECASE,
 )
+# a connective inside a sentence that points at the one before it ("When X is called afterwards it therefore must not
+# assume …"); joined to a clause of its own sentence ("… and thus crashed", ", hence …") it points at nothing before
+INNER_POINTER = re.compile(r"(?<![,;])\s+(?<!\band\s)(?<!\bor\s)(?<!\bwhich\s)(therefore|thus|hence)\b", re.IGNORECASE)
+# a sentence left open on the code it names, the code alone on an indented line, then the sentence going on in lower
+# case ("… so the line" / "    f.bytes += int(n)" / "that followed … double-counted every byte"): the code is quoted
+# in the sentence, not a block left out
+INLINE_CODE = re.compile(
+    r"^(?P<lead>(?! {4}|\t)[^\n]*\b(the|this|that)\s+(line|call|statement|expression|check|condition|assignment))"
+    r"[ \t]*\n(?:[ \t]*\n)*(?P<code>(?: {4}|\t)[ \t]*[^\s`][^\n`]{0,79})\n(?:[ \t]*\n)*(?=[ \t]*[a-z])",
+    re.MULTILINE,
+)
+SQUASH_ITEM = re.compile(r"^\* \S", re.MULTILINE)  # GitHub's squash-merge message: one "* subject" per commit
 # an elided clause about "it" after a joining word ("But when it is, ripgrep will still …", "And if not, …"): the
 # clause it completes was said before it
 ELIDED_AFTER_JOIN = re.compile(
@@ -89,3 +110,32 @@ def describes_change(sentence: str) -> bool:
     fault of the old code (:func:`states_fault`: "If realloc returns NULL, ensure didn't abort …" is about the
     function `ensure`)."""
     return DESCRIBES_CHANGE.match(sentence) is not None and not states_fault(sentence)
+
+
+def inline_code(text: str) -> str:
+    """``text`` with each line of code that a sentence names and goes on after (INLINE_CODE) quoted in it."""
+    return INLINE_CODE.sub(lambda m: f"{m['lead']} `{m['code'].strip()}`\n", text)
+
+
+def squash_items(body: str) -> list[str] | None:
+    """A GitHub squash's items, each a commit's own text without its title ("* Fix …": a subject, what was done, no
+    why), the text before the first item kept with it; None for a message that is no such squash: fewer than two
+    "* " items, or none but the last followed by a paragraph of its own (a plain bullet list of changes, perhaps with
+    prose after it). ``body``: without its trailers."""
+    lines = body.splitlines()
+    items = [i for i, line in enumerate(lines) if SQUASH_ITEM.match(line)]
+    ends = [*items[1:], len(lines)]
+    if len(items) < 2 or not any(_has_paragraph(lines[i + 1 : end]) for i, end in zip(items, ends[:-1], strict=False)):
+        return None
+    titles = set(items)
+    starts = [0, *items[1:]]
+    return [
+        "\n".join(line for k, line in enumerate(lines[a:b], a) if k not in titles)
+        for a, b in zip(starts, ends, strict=True)
+    ]
+
+
+def _has_paragraph(lines: list[str]) -> bool:
+    """An item's lines after its title open on a blank line, then prose of their own (not indented, no bullet)."""
+    rest = [line for line in lines if line.strip()]
+    return bool(lines) and not lines[0].strip() and bool(rest) and re.match(r"[A-Za-z`(]", rest[0]) is not None

@@ -584,7 +584,7 @@ def _propose(
     suggestions.extend(hotspot_suggestions(walk.fixes, walk.last_change, through, head, walk.noise))
     scan = sorted(head.files) if not incremental else sorted(p for p in walk.last_change if p in head.files)
     scan = own_files(ws.root, scan, walk.skipped)  # vendored or generated: its comments are upstream's or a tool's
-    report.comments_scanned = len(scan)
+    report.comment_files_scanned = len(scan)
     found = comment_suggestions(ws, scan, head, history.commit_date(ws.root, head_sha), head_sha)
     for s in found.suggestions:
         if walk.runtimes.dropped(s.text):
