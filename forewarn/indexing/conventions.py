@@ -30,6 +30,9 @@ EXAMPLE_DIRS = frozenset({
     "example", "examples", "sample", "samples", "demo", "demos",
     "bench", "benches", "benchmark", "benchmarks", "benchsuite",
 })  # fmt: skip
+# a leading underscore hides a folder from Go's tooling (``go build ./...`` skips it), so Go projects keep their
+# examples in ``_examples/`` (chi, and ``_example``, ``_demo`` elsewhere): such a folder is the same as without it
+EXAMPLE_DIR_PREFIX = "_"
 # vendored or generated code: lessons about it belong to its upstream, not to this repository. Only folder names
 # that hold someone else's code wherever they are used: C/C++ trees' `extern/` (pybind11, Blender), `deps/` (Redis,
 # Node.js, libgit2), `3rdparty/`/`ThirdParty/` (OpenCV, VTK) and `bundled/` (spdlog's copy of fmt) — except a VS Code
@@ -71,7 +74,7 @@ def is_test_path(rel: str) -> bool:
 
 def is_example_path(rel: str) -> bool:
     """Whether ``rel`` is example, demo or benchmark code beside the product (:data:`EXAMPLE_DIRS`)."""
-    return any(p.lower() in EXAMPLE_DIRS for p in rel.split("/")[:-1])
+    return any(p.lower().lstrip(EXAMPLE_DIR_PREFIX) in EXAMPLE_DIRS for p in rel.split("/")[:-1])
 
 
 def generated_header(head: str) -> bool:

@@ -13,6 +13,10 @@ counts, what review lists one hop out) are read from the same edges less name ma
 (``languages.family_for_path``): a jQuery test fixture naming what a Rust binary defines uses nothing of it.
 PageRank keeps every edge.
 
+A Go import resolves to every file of the package, but an importer uses only the files that define an exported
+name it mentions (``PACKAGE_IMPORT_FAMILIES``): an import edge to any other file of the package is dropped, so a new
+file nothing calls has no dependents.
+
 A standard interface's items (``PROTOCOL_ITEMS``: Rust's ``fmt``, ``from_str``, ``next``, ``type Err``) are reached
 through the interface (``s.parse()``, ``?``, a ``for`` loop), so a bare mention of one names no particular
 implementation: such a definition draws an edge only from files an import links to its file.
@@ -62,6 +66,11 @@ RUST_TRAIT_ITEMS = frozenset(
     }
 )
 PROTOCOL_ITEMS: dict[str | None, frozenset[str]] = {"resolver:rust": RUST_TRAIT_ITEMS}
+
+# Language families whose import names a package, a folder of files, and whose importer sees only the package's
+# exported names, those starting with a capital letter (Go): an import says the importer uses the files of the
+# package that define a name it mentions (``chi.URLParam``, ``r.Get`` on a ``*chi.Mux``), not every file of it.
+PACKAGE_IMPORT_FAMILIES = frozenset({"resolver:go"})
 
 # -- PageRank -----------------------------------------------------------------------------------
 DAMPING = 0.85  # the usual random-surfer damping; lower spreads rank more evenly
@@ -122,6 +131,7 @@ class FileGraph:
         self._ident: dict[str, int] = {}
         self._ident_names: list[str] = []
         self._ident_base: list[float] = []
+        self._ident_exported: list[bool] = []  # the name starts with a capital letter (PACKAGE_IMPORT_FAMILIES)
         self._refs = _RowStack(weighted=True)  # row -> ident ids, sqrt(reference count)
         self._defs = _RowStack(weighted=False)  # row -> ident ids
         self._protocol_defs = _RowStack(weighted=False)  # row -> ids of its defs that are PROTOCOL_ITEMS
@@ -161,6 +171,8 @@ class FileGraph:
         order = np.argsort(ids)  # sorted rows make the CSR canonical without a sort per rebuild
         self._refs.set(row, ids[order], weights[order])
         self._cache = None
+        if self._imports_by_name(row):
+            self._import_cache = None  # which files of an imported package this file names, or whose names it defines
 
     @_locked
     def remove_file(self, rel: str) -> None:
@@ -174,6 +186,8 @@ class FileGraph:
         self._set_import_row(row, _EMPTY_IDS)
         self._free.append(row)
         self._cache = None
+        if self._imports_by_name(row):
+            self._import_cache = None
 
     @_locked
     def set_imports(self, edges: Mapping[str, set[str]], *, replace_all: bool = True) -> None:
@@ -221,7 +235,15 @@ class FileGraph:
             idx = self._ident[name] = len(self._ident_names)
             self._ident_names.append(name)
             self._ident_base.append(ident_weight(name))
+            self._ident_exported.append(name[:1].isupper())
         return idx
+
+    def _imports_by_name(self, row: int) -> bool:
+        """Whether ``row``'s imports, and imports of it, count only through the names used (PACKAGE_IMPORT_FAMILIES)."""
+        return self._family_name(self._family[row]) in PACKAGE_IMPORT_FAMILIES
+
+    def _family_name(self, family: int) -> str | None:
+        return next((name for name, fid in self._families.items() if fid == family), None)
 
     # -- matrices ------------------------------------------------------------------------------
 
@@ -232,7 +254,7 @@ class FileGraph:
             defs = self._defs.csr(m)
             protocol_defs = self._protocol_defs.csr(m)
             names = _NameMatrices(refs, _without(defs, protocol_defs), protocol_defs)
-            imports, linked = self._import_matrices()
+            imports, linked = self._import_matrices(refs, defs)
             definers = np.bincount(defs.indices, minlength=m)
             ident_w = np.asarray(self._ident_base, dtype=np.float64)
             ident_w = np.where(definers > MANY_DEFINERS, ident_w * MANY_DEFINERS_DAMP, ident_w)
@@ -267,13 +289,28 @@ class FileGraph:
         mask = (named + imports) > 0
         return graph.multiply(mask).tocsr()
 
-    def _import_matrices(self) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+    def _import_matrices(self, refs: sp.csr_matrix, defs: sp.csr_matrix) -> tuple[sp.csr_matrix, sp.csr_matrix]:
         if self._import_cache is None:
             n = len(self._rels)
-            imports = self._imports.csr(n) * IMPORT_EDGE_WEIGHT
+            imports = self._by_name(self._imports.csr(n), refs, defs) * IMPORT_EDGE_WEIGHT
             linked = (imports + imports @ imports) > 0  # direct imports, and imports of re-exporting packages
             self._import_cache = (imports, linked.tocsr())
         return self._import_cache
+
+    def _by_name(self, imports: sp.csr_matrix, refs: sp.csr_matrix, defs: sp.csr_matrix) -> sp.csr_matrix:
+        """``imports`` less the edges from a file of a PACKAGE_IMPORT_FAMILIES family to a file of the imported
+        package that defines no exported name the importer mentions."""
+        package_families = [fid for name, fid in self._families.items() if name in PACKAGE_IMPORT_FAMILIES]
+        rows = np.isin(np.asarray(self._family, dtype=np.int64), package_families).astype(np.float64)
+        if not rows.any() or not imports.nnz:
+            return imports
+        exported = np.asarray(self._ident_exported, dtype=np.float64)
+        mentioned = (sp.diags(rows) @ (refs > 0).astype(np.float64) @ sp.diags(exported)).tocsr()
+        named = (mentioned @ defs.T) > 0  # files × files: the importer mentions a name the other file defines
+        package_imports = (sp.diags(rows) @ imports).tocsr()
+        kept = (imports - package_imports + package_imports.multiply(named)).tocsr()
+        kept.eliminate_zeros()
+        return kept
 
     @staticmethod
     def _combine(

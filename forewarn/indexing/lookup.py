@@ -14,6 +14,7 @@ over the identifier's bytes.
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass
 
@@ -195,6 +196,26 @@ def last_component(spec_text: str) -> str:
 
 # JavaScript's and TypeScript's ``import * as util from "./util.js"``: the name stands for the whole module
 NAMESPACE_IMPORT_TYPES = frozenset({"namespace_import"})
+# resolvers whose import is a quoted package path that binds the package's name (Go's ``import "net/http"``: ``http``)
+PACKAGE_PATH_RESOLVERS = frozenset({"go"})
+BLANK_IMPORT = "_"  # Go's ``import _ "embed"`` binds no name
+# a major version is no part of a package's name: ``github.com/go-chi/chi/v5`` is ``chi``, ``gopkg.in/yaml.v3`` ``yaml``
+GO_MAJOR_VERSION = re.compile(r"^v[0-9]+$")
+GO_DOTTED_VERSION = re.compile(r"\.v[0-9]+$")
+GO_NAME_AFFIXES = ("go-", "-go", ".go")  # ``github.com/mattn/go-isatty`` is package ``isatty`` by convention
+
+
+def package_name(path: str) -> str | None:
+    """The name a Go import path binds without an alias: its last element, less a major version suffix
+    (``chi/v5`` → ``chi``, ``yaml.v3`` → ``yaml``) and a ``go-``/``-go`` affix; None when no identifier is left."""
+    elements = [e for e in path.strip().strip(QUOTES).split("/") if e]
+    if len(elements) > 1 and GO_MAJOR_VERSION.match(elements[-1]):
+        elements.pop()
+    name = GO_DOTTED_VERSION.sub("", elements[-1]) if elements else ""
+    for affix in GO_NAME_AFFIXES:
+        if not name.isidentifier() and affix in (name[: len(affix)], name[-len(affix) :]):
+            name = name[len(affix) :] if name.startswith(affix) else name[: -len(affix)]
+    return name if name.isidentifier() else None
 
 
 def bindings(spec: LanguageSpec, source: bytes, tree: Tree | None = None) -> list[Binding]:
@@ -220,12 +241,26 @@ def bindings(spec: LanguageSpec, source: bytes, tree: Tree | None = None) -> lis
             out.append(Binding(_text(source, alias) if alias else original, original, within, False, row))
         for node in sources:
             alias = _alias(node)
-            if alias is not None:
+            if spec.resolver in PACKAGE_PATH_RESOLVERS:
+                out.extend(_package_binding(source, node, alias, source_text, row))
+            elif alias is not None:
                 out.append(Binding(_text(source, alias), last_component(source_text), source_text, True, row))
             elif not caps.get("import.name") and (is_identifier(node) or node.type in MODULE_NAME_TYPES):
                 name = last_component(source_text)
                 out.append(Binding(name, name, source_text, True, row))
     return out
+
+
+def _package_binding(source: bytes, node: Node, alias: Node | None, path: str, row: int) -> list[Binding]:
+    """What a Go import spec binds: its alias, else the package's name; nothing for ``_`` or ``.`` (a dot import
+    puts the package's names in the file's own scope, unqualified)."""
+    name = package_name(path)
+    if alias is not None:
+        local = _text(source, alias)
+        return [] if local == BLANK_IMPORT else [Binding(local, name or local, path, True, row)]
+    if name is None or (node.parent is not None and node.parent.named_child_count > 1):  # ``. "strings"``
+        return []
+    return [Binding(name, name, path, True, row)]
 
 
 def _alias(node: Node) -> Node | None:
@@ -253,4 +288,14 @@ def code_use(spec: LanguageSpec, tree: Tree, row: int, col: int) -> str | None:
     return "code"
 
 
-__all__ = ["Binding", "Ident", "bindings", "code_use", "identifier_at", "last_component", "node_at", "parse"]
+__all__ = [
+    "Binding",
+    "Ident",
+    "bindings",
+    "code_use",
+    "identifier_at",
+    "last_component",
+    "node_at",
+    "package_name",
+    "parse",
+]

@@ -15,6 +15,7 @@ keeps every overload: a use is never narrowed on a guess.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -204,11 +205,34 @@ def _declared_alike(
     typed = {i: t for i, a in enumerate(positional) if VARIABLE.fullmatch(a) and (t := argument_type(a))}
     if not typed:
         return {}
-    return {
-        s: p
+    costs = {
+        s: sum(_widening(t, p.classes[i] if i < len(p.classes) else None) for i, t in typed.items())
         for s, p in fitting.items()
-        if p is not None and all(i < len(p.classes) and p.classes[i] == t for i, t in typed.items())
+        if p is not None
     }
+    least = min(costs.values(), default=math.inf)
+    return {s: fitting[s] for s, cost in costs.items() if cost == least} if least < math.inf else {}
+
+
+# Java's widening of a primitive argument, nearest first: an ``int`` passed picks ``value(long)`` over ``value(float)``
+# and ``value(double)`` (the most specific that takes it), never ``value(boolean)``
+WIDENS_TO = {
+    "byte": ("short", "int", "long", "float", "double"),
+    "short": ("int", "long", "float", "double"),
+    "char": ("int", "long", "float", "double"),
+    "int": ("long", "float", "double"),
+    "long": ("float", "double"),
+    "float": ("double",),
+}
+
+
+def _widening(argument: str, param: str | None) -> float:
+    """How far a parameter declared ``param`` is from an argument declared ``argument``: 0 the same class, then each
+    step of primitive widening; infinite when it does not take it as declared (a subclass, an interface: unknown)."""
+    if param == argument:
+        return 0
+    wider = WIDENS_TO.get(argument, ())
+    return wider.index(param) + 1 if param in wider else math.inf
 
 
 def _param_class(param: str) -> str | None:

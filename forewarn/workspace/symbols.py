@@ -14,7 +14,8 @@ step that answers:
 6. the name is defined once in the whole workspace.
 
 Before steps 5 and 6, a method called on a variable declared with a class in the definition around the call
-(``Element link``, ``for (Element link : links)``, ``link: Element``) is that class's method.
+(``Element link``, ``for (Element link : links)``, ``link: Element``), or in Rust and Go constructed so
+(``let b = WalkBuilder::new(p);``, ``x, err := NewFoo()``: ``declared_types``), is that class's method.
 
 ``super.m()`` (Java, JS/TS) and ``super().m()`` (Python) skip these steps: ``m`` as the superclass named in the
 enclosing class's declaration defines it (or its superclass's, up to ``SUPERCLASS_DEPTH``), the superclass found
@@ -46,14 +47,27 @@ from typing import Any
 
 from forewarn.indexing import lookup, std_paths
 from forewarn.indexing.languages import LanguageSpec, compiled, language_for_path
-from forewarn.indexing.std_paths import STD_CRATES
 from forewarn.memory import retrieval
 from forewarn.memory.records import Memory
 from forewarn.memory.store import MemoryStore
-from forewarn.workspace import namespace_imports, overload_calls
+from forewarn.workspace import declared_types, namespace_imports, overload_calls
+from forewarn.workspace.declared_types import class_of as _owner
 from forewarn.workspace.graph_cache import GraphCache
 from forewarn.workspace.import_paths import matches_spec, module_file, parent_spec
 from forewarn.workspace.protocols import IndexerLike
+from forewarn.workspace.symbol_candidates import (
+    SELF_NAMES,
+    class_elsewhere,
+    enclosing_class,
+    enclosing_definition,
+    is_member,
+    named_by,
+    owner_path,
+    qualified_by,
+    through_std,
+    unique,
+    unique_defs,
+)
 from forewarn.workspace.symbol_names import base_symbol, called_name, has_namesakes, spoken_symbol, symbol_label
 from forewarn.workspace.text_positions import from_units, is_word, line_starts, mentions, to_units
 
@@ -66,7 +80,6 @@ NAMES_CACHED = 4_096  # names whose definitions (the index's rows) are kept unti
 LINES_CACHE_FILES = 8  # buffers whose lines are kept between hovers (a file's text again, at most)
 RESOLVE_MARGIN = 4.0  # a dependency this many times stronger than the next is the one meant (imports
 # weigh 20× a bare name match in the graph, so an imported definer beats a namesake elsewhere)
-SELF_NAMES = frozenset({"self", "this", "cls", "super", "Self", "@"})  # a receiver meaning "this class"
 SUPER = lookup.SUPER  # the receiver of ``super.m()`` / ``super().m()``: the superclass's m, not this class's override
 SUPERCLASS_DEPTH = 4  # superclasses climbed to find an inherited method (each step reads one class header)
 # the superclass in a class header: ``class A extends B`` (Java, JS/TS), ``class A(B):`` (Python)
@@ -74,22 +87,7 @@ BASE_CLASS_RES = (
     re.compile(r"\bextends\s+([A-Za-z_$][\w$.]*)"),
     re.compile(r"^\s*class\s+\w+\s*\(\s*([A-Za-z_][\w.]*)"),
 )
-# a variable declared with a class (``Element link`` before ``=``, ``:``, ``;``, ``,``, ``)``; ``link: Element``) or
-# assigned one's instance (``link = Element(…)``, ``= new Element(…)``),
-# filled with the variable's escaped name: a capitalised type only, so ``return link;`` never reads as one
-DECLARED_AS = (
-    r"\b([A-Z][\w$]*)(?:<[^;(){{}}=]*>)?(?:\[\])*\s+{0}\s*[:=;,)]"
-    r"|(?<![\w$.]){0}\s*:\s*(?:&(?:'\w+\s+)?(?:mut\s+)?)?([A-Z][\w$]*)"  # Rust's `args: &HiArgs`, `&'a mut T`
-    r"|(?<![\w$.]){0}\s*=\s*(?:new\s+)?(?:[\w$]+\.)*([A-Z][\w$]*)\s*\("  # constructed: `q = httpx.QueryParams(…)`
-)
-# a name declared with a class anywhere in a file (a struct's or class's field): ``ig_root: Ignore,``, ``Ignore ig;``
-FIELD_DECLARED = re.compile(
-    r"(?<![\w$.])(?P<name1>[a-z_][\w$]*)\s*:\s*(?P<type1>[A-Z][\w$]*)\b(?!\s*::)"
-    r"|\b(?P<type2>[A-Z][\w$]*)(?:<[^;(){}=]*>)?\s+(?P<name2>[a-z_][\w$]*)\s*[;=]"
-)
 FIELD_WINDOWS = 8  # a file's field declarations are read this many windows deep (a long file's tail is data)
-# definitions called or named bare wherever they are nested: a namespace's function, a nested class
-FREE_KINDS = frozenset({"function", "class", "struct", "enum", "union", "interface", "trait", "type", "macro"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,7 +194,7 @@ class SymbolLookup:
             tail = "\n".join(lines[line - 1 : line + overload_calls.CALL_LINES])
             name_end = len(encoded[: ident.end_col].decode("utf-8", "replace"))
             typed = functools.partial(self._declared_type, rel, text, facts, line=line)
-            symbols = tuple(self._called_among(file, symbols, spec.name, tail, name_end, typed))
+            symbols = tuple(self._called_among(file, symbols, spec.name, tail, name_end, typed)) or symbols
         span = next((c for c in self._chunks_of(file) if symbols and c[0] == symbols[0]), None)
         kind, first_line, last_line = (span[1], span[2], span[3]) if span else ("module", 1, 1)
         return Target(file, symbols, ident.name, definition, line, start, end, kind, first_line, last_line)
@@ -209,8 +207,10 @@ class SymbolLookup:
         facts: _Facts | None,
         ident: lookup.Ident,
         line: int,
+        shallow: bool = False,
     ) -> tuple[str, tuple[str, ...]] | None:
-        """What ``ident`` stands for (the module docstring's steps)."""
+        """What ``ident`` stands for (the module docstring's steps); ``shallow``: a receiver's class is read
+        without the return of a call it was assigned (one step: ``declared_types.constructed_type``)."""
         name = ident.name
         own = facts.by_name.get(name, []) if facts else []
         if ident.role == "def":  # 1. its own name: the innermost same-named chunk holding the line
@@ -221,57 +221,61 @@ class SymbolLookup:
             return self._inherited(rel, facts, name, line)
         deps = self.graph.dependencies(rel)
         binds = self._bindings(rel, spec, self._lines_of(rel, text), facts)
-        if spec.name == "rust" and _through_std(ident, binds):
+        if spec.name == "rust" and through_std(ident, binds):
             return None  # `std::env::current_dir()`, `io::Error::new()`: the standard library's, no namesake here
         if ident.receiver is None and (bound := binds.get(name)) is not None:  # 2. an import binds it
             return self._imported(rel, bound, deps)
         if ident.receiver is not None and (via := binds.get(ident.receiver)) is not None and via.module:
+            if spec.resolver in lookup.PACKAGE_PATH_RESOLVERS:  # chi.URLParam(): a Go package's, never a method
+                return self._in_package(rel, name, deps)
             module = self._module_of(rel, via.source, deps)  # pay.charge_card() after `import pay`
             found = self._namespaces.member(module, name) if module is not None else None  # or what it re-exports
-            return _unique(found[1], found[0], ident.receiver) if found else None
+            return unique(found[1], found[0], ident.receiver) if found else None
         index = self._module_of(rel, via.source, deps) if ident.receiver is not None and via is not None else None
         if index is not None and via is not None and (found := self._namespaces.member_via(index, via.original, name)):
-            return _unique(found[1], found[0], ident.receiver)  # `export * as util` in an index
+            return unique(found[1], found[0], ident.receiver)  # `export * as util` in an index
         if spec.name == "rust" and ident.receiver is not None and via is not None:  # `use crate::doc::{version}`
             module = self._module_of(rel, f"{via.source}::{via.original}", deps)  # a module, or an item of one
             if module is not None and module != rel and (in_module := self._named_in(module, name)):
-                return _unique(in_module, module, ident.receiver)
+                return unique(in_module, module, ident.receiver)
         if ident.receiver is not None and ident.receiver not in SELF_NAMES and ident.receiver not in binds:
             module = self._module_of(rel, ident.receiver, deps)  # 3. flask.helpers.make_response(): a module receiver
             if module is not None and module != rel and (in_module := self._named_in(module, name)):
-                return _unique(in_module, module, None)
+                return unique(in_module, module, None)
         methods = ident.receiver is not None
-        here = [c for c in own if _is_member(c[1], c[0]) == methods or not methods]
-        typed = self._declared_type(rel, text, facts, ident.receiver, line) if methods else None
+        here = [c for c in own if is_member(c[1], c[0]) == methods or not methods]
+        typed = self._declared_type(rel, text, facts, ident.receiver, line, shallow) if methods else None
         if typed and here and not any(_owner(c[0]) == typed for c in here) and self._defined_elsewhere(name, typed):
             here = []  # `self.ig_root.add_parents()` with `ig_root: Ignore`: Ignore's, not this file's Work's
         if here:  # 4. the file's own definition
             if ident.receiver in SELF_NAMES and facts is not None:
-                enclosing = _enclosing_class(facts.chunks, line)
+                enclosing = enclosing_class(facts.chunks, line)
                 mine = [c for c in here if enclosing and c[0].startswith(enclosing + ".")]
                 here = mine or here
-            return _unique(here, rel, ident.receiver)
+            return unique(here, rel, ident.receiver)
         named = self._named_anywhere(name)
         defs = [
             (d.rel, d.symbol) for d in named
-            if d.rel != rel and (_is_member(d.category, d.symbol) == methods or _qualified_by(d.symbol, ident.receiver))
+            if d.rel != rel and (is_member(d.category, d.symbol) == methods or qualified_by(d.symbol, ident.receiver))
         ]  # fmt: skip
-        if not methods and (split := _class_elsewhere(facts, named, rel, name, line)):
-            return _unique_defs(split, None)  # 5a. a C++ method declared in its class, defined in another file
+        if not methods and (
+            split := class_elsewhere(facts.chunks if facts is not None else None, named, rel, name, line)
+        ):
+            return unique_defs(split, None)  # 5a. a C++ method declared in its class, defined in another file
         of_type = [d for d in defs if typed and _owner(d[1]) == typed]
         if of_type:  # `Element link` declared above: link.text() is Element.text
-            return _unique_defs([d for d in of_type if d[0] in deps] or of_type, None)
+            return unique_defs([d for d in of_type if d[0] in deps] or of_type, None)
         in_used = [d for d in defs if d[0] in deps]
         if in_used:  # 5. a file this one uses, clearly the strongest
-            by_receiver = _named_by(in_used, ident.receiver)  # `AxiosHeaders.from()`, `invoice.total()`
+            by_receiver = named_by(in_used, ident.receiver)  # `AxiosHeaders.from()`, `invoice.total()`
             if methods and not by_receiver and ident.receiver not in SELF_NAMES and ident.receiver not in binds:
-                return _unique_defs(in_used, None)  # `searcher.printer()`: an import says nothing of its class
+                return unique_defs(in_used, None)  # `searcher.printer()`: an import says nothing of its class
             in_used = by_receiver or in_used
             used = sorted({r for r, _ in in_used}, key=lambda r: -deps[r])
             if len(used) == 1 or deps[used[0]] >= RESOLVE_MARGIN * deps[used[1]]:
-                return _unique_defs([d for d in in_used if d[0] == used[0]], ident.receiver)
-            return _unique_defs(in_used, ident.receiver)
-        return _unique_defs(defs, ident.receiver)  # 6. the only one there is
+                return unique_defs([d for d in in_used if d[0] == used[0]], ident.receiver)
+            return unique_defs(in_used, ident.receiver)
+        return unique_defs(defs, ident.receiver)  # 6. the only one there is
 
     def _named_on_line(self, rel: str, name: str, line: int, row: str, col: int) -> bool:
         """Whether the index found a definition of ``name`` in ``rel`` named at ``line`` and byte ``col`` of its text
@@ -282,29 +286,47 @@ class SymbolLookup:
             return False
         return any(d.rel == rel and d.line == line for d in self._named_anywhere(name))
 
-    def _declared_type(self, rel: str, text: str, facts: _Facts | None, receiver: str | None, line: int) -> str | None:
+    def _declared_type(
+        self, rel: str, text: str, facts: _Facts | None, receiver: str | None, line: int, shallow: bool = False
+    ) -> str | None:
         """The class ``receiver`` is declared as in the definition around ``line``, before it: a local, a
-        parameter or a for-each variable (``Element link``, ``link: Element``); None when not declared so."""
+        parameter or a for-each variable (``Element link``, ``link: Element``), or in Rust and Go a variable
+        constructed so (``declared_types``: the nearest binding wins); None when not declared so."""
         if not receiver or receiver in SELF_NAMES or not is_word(receiver[0]):
             return None
         holding = [c for c in facts.chunks if c[2] <= line <= c[3] and c[1] != "module"] if facts else []
         first = min(holding, key=lambda c: c[3] - c[2])[2] if holding else max(1, line - WINDOW_MARGIN)
         lines = self._lines_of(rel, text)[max(first, line - WINDOW_MAX_LINES) - 1 : line]
-        pattern = DECLARED_AS.format(re.escape(receiver))
-        found = [m.group(1) or m.group(2) or m.group(3) for m in re.finditer(pattern, "\n".join(lines))]
-        if found:
-            return found[-1]  # the nearest declaration
+        spec = language_for_path(rel, text)
+        resolve = None if shallow or spec is None else functools.partial(self._returning, rel, spec, text, facts, line)
+        typed = declared_types.declared_in(
+            lines, receiver, spec.name if spec else "", rel, self._named_anywhere, resolve
+        )
+        if typed is not declared_types.UNSAID:
+            return typed
         return self._field_types(rel, text, facts).get(receiver)  # a field: ``ig_root: Ignore`` in its struct
+
+    def _returning(
+        self, rel: str, spec: LanguageSpec, text: str, facts: _Facts | None, line: int, *call: str | None
+    ) -> tuple[str, tuple[str, ...]] | None:
+        """The definition a call ``(name, receiver, path root)`` assigned before ``line`` means: as a hover on its name
+        resolves it, a method only when its class is the receiver's (declared, or named by it), else the only one the
+        index has (the file's own namesake is no answer for a receiver of unknown class)."""
+        ident = lookup.Ident(call[0] or "", 0, 0, 0, call[1], "", call[2])
+        found = self._definition_of(rel, spec, text, facts, ident, line, True)
+        if found and found[1] and ident.receiver and ident.receiver not in SELF_NAMES:
+            typed = self._declared_type(rel, text, facts, ident.receiver, line, True)
+            mine = _owner(found[1][0]) == typed if typed else named_by([(found[0], found[1][0])], ident.receiver)
+            found = found if mine else None
+        named = self._named_anywhere(ident.name) if found is None else []
+        return (named[0].rel, (named[0].symbol,)) if len(named) == 1 else found
 
     def _field_types(self, rel: str, text: str, facts: _Facts | None) -> dict[str, str | None]:
         """The names ``rel`` declares with a class (``ig_root: Ignore``, ``private Ignore igRoot;``) anywhere, each
         with its class when every declaration of it agrees (None when they do not), read once per file version."""
         if facts is not None and facts.fields is not None:
             return facts.fields
-        found: dict[str, str | None] = {}
-        for m in FIELD_DECLARED.finditer("\n".join(self._lines_of(rel, text)[: WINDOW_MAX_LINES * FIELD_WINDOWS])):
-            name, kind = (m["name1"], m["type1"]) if m["name1"] else (m["name2"], m["type2"])
-            found[name] = kind if found.get(name, kind) == kind else None
+        found = declared_types.field_types("\n".join(self._lines_of(rel, text)[: WINDOW_MAX_LINES * FIELD_WINDOWS]))
         if facts is not None:
             facts.fields = found
         return found
@@ -315,14 +337,14 @@ class SymbolLookup:
 
     def _inherited(self, rel: str, facts: _Facts | None, name: str, line: int) -> tuple[str, tuple[str, ...]] | None:
         """``super.name`` at ``line``: ``name`` in the nearest superclass of the enclosing class that defines it."""
-        owner = _enclosing_class(facts.chunks, line) if facts is not None else None
+        owner = enclosing_class(facts.chunks, line) if facts is not None else None
         file = rel
         for _ in range(SUPERCLASS_DEPTH):
             base = self._superclass(file, owner) if owner else None
             if base is None:
                 return None
             file, owner = base
-            members = [c[0] for c in self._named_in(file, name) if _owner_path(c[0]) == owner]
+            members = [c[0] for c in self._named_in(file, name) if owner_path(c[0]) == owner]
             if members:
                 return file, tuple(members)
         return None
@@ -384,6 +406,15 @@ class SymbolLookup:
                     self._named.popitem(last=False)
         return found
 
+    def _in_package(self, rel: str, name: str, deps: dict[str, float]) -> tuple[str, tuple[str, ...]] | None:
+        """``pkg.Name`` after a Go import: the one definition of ``Name`` that is no method in the files ``rel``
+        uses (the graph links an importer to the files of a package that define the names it mentions)."""
+        defs = [
+            (d.rel, d.symbol) for d in self._named_anywhere(name)
+            if d.rel in deps and d.rel != rel and not is_member(d.category, d.symbol)
+        ]  # fmt: skip
+        return unique_defs(defs, None)
+
     def _module_in(self, rel: str, spec: str) -> str | None:
         """The workspace file ``spec`` names from ``rel`` (for a module's re-exports)."""
         return self._module_of(rel, spec, self.graph.dependencies(rel))
@@ -396,11 +427,11 @@ class SymbolLookup:
             bound = lookup.Binding(bound.local, bound.original, parent_spec(bound.source), False, bound.row)
             module = self._module_of(rel, bound.source, deps)  # Rust `use crate::pay::charge_card;`
         if module is not None and (found := self._named_in(module, bound.original)):
-            return _unique(found, module, None)
+            return unique(found, module, None)
         defs = [(d.rel, d.symbol) for d in self._named_anywhere(bound.original)]
         in_deps = [d for d in defs if d[0] in deps]
         matching = [d for d in in_deps if matches_spec(d[0], bound.source)]
-        found_defs = _unique_defs(matching or in_deps or defs, None)
+        found_defs = unique_defs(matching or in_deps or defs, None)
         if found_defs is None and module is None:  # `from . import models`: the name is a module
             sub = self._module_of(rel, f"{bound.source.rstrip('.')}.{bound.original}".lstrip("."), deps)
             return (sub, ()) if sub is not None else None
@@ -450,7 +481,7 @@ class SymbolLookup:
                 root = std_paths.path_root_before(text, pos) if spec.name == "rust" else None  # `std::env::…`
                 key: object = (receiver, root)
                 if receiver in SELF_NAMES and facts is not None:
-                    key = (receiver, _enclosing_class(facts.chunks, line))
+                    key = (receiver, enclosing_class(facts.chunks, line))
                 elif receiver and facts is not None:
                     key = (receiver, root, _scope_at(facts, line, scopes))
                 if key not in resolved:
@@ -498,7 +529,8 @@ class SymbolLookup:
     ) -> list[str]:
         """Those of ``symbols`` (same-named definitions of ``file``) the call whose name ends at ``end`` of ``text``
         can mean: the overloads its arguments fit (``overload_calls``; ``argument_type``: the class a variable
-        passed is declared with, where the call is); one the index lacks now is kept."""
+        passed is declared with, where the call is); one the index lacks now is kept. [] when the call means none of
+        them (``out.value(i)`` with ``int i`` is ``value(long)``, not a wanted ``value(double)``)."""
         facts = self._file_facts(file)
         group = base_symbol(symbols[0])
         named = facts.by_name.get(called_name(group), []) if facts is not None else []
@@ -510,7 +542,7 @@ class SymbolLookup:
                 facts.params[s] = overload_calls.declared_params(self.indexer.chunk_by_symbol(file, s), s, file)
         params = {s: facts.params[s] for s in overloads}
         called = overload_calls.overloads_called(params, text, end, language, argument_type)
-        return [s for s in symbols if called is None or s in called or s not in overloads] or list(symbols)
+        return [s for s in symbols if called is None or s in called or s not in overloads]
 
     def _argument_types(
         self,
@@ -688,97 +720,11 @@ def memories_of(store: MemoryStore, target: Target, now: float) -> list[Memory]:
 # ---------------------------------------------------------------- helpers
 
 
-def _owner_path(symbol: str) -> str:
-    """The class path a member belongs to: ``Node.before#2`` → ``Node``."""
-    return base_symbol(symbol).rpartition(".")[0]
-
-
-def _unique(
-    chunks: Sequence[tuple[str, str, int, int]], rel: str, receiver: str | None
-) -> tuple[str, tuple[str, ...]] | None:
-    return _unique_defs([(rel, c[0]) for c in chunks], receiver)
-
-
-def _unique_defs(defs: Sequence[tuple[str, str]], receiver: str | None) -> tuple[str, tuple[str, ...]] | None:
-    """One definition (same-named ones of a file as one), narrowed by the receiver's name when several."""
-    groups: dict[tuple[str, str], list[str]] = {}
-    for rel, symbol in defs:
-        groups.setdefault((rel, base_symbol(symbol)), []).append(symbol)
-    if len(groups) > 1 and (named := {(rel, base_symbol(s)) for rel, s in _named_by(defs, receiver)}):
-        groups = {k: v for k, v in groups.items() if k in named}
-    if len(groups) != 1:
-        return None
-    (rel, _), symbols = next(iter(groups.items()))
-    return rel, tuple(dict.fromkeys(symbols))
-
-
-def _named_by(defs: Sequence[tuple[str, str]], receiver: str | None) -> list[tuple[str, str]]:
-    """Those of ``defs`` whose class the receiver's name names: ``invoice.total()`` → ``Invoice.total``."""
-    if not receiver or receiver in SELF_NAMES:
-        return []
-    wanted = receiver.lower().replace("_", "")
-    return [d for d in defs if _owner(d[1]).lower().replace("_", "") == wanted]
-
-
-def _through_std(ident: lookup.Ident, binds: Mapping[str, lookup.Binding]) -> bool:
-    """Whether a Rust name is the standard library's: its path starts at ``std``/``core``/``alloc`` or at a name a
-    ``use`` of one binds (``io::ErrorKind`` after ``use std::io;``), or a ``use`` so binds the name itself."""
-    root = ident.path_root if ident.path_root is not None else ident.name if ident.receiver is None else None
-    bound = binds.get(root) if root is not None else None
-    return root in STD_CRATES or (bound is not None and bound.source.split("::", 1)[0] in STD_CRATES)
-
-
-def _owner(symbol: str) -> str:
-    parts = symbol.split(".")
-    return parts[-2] if len(parts) > 1 else ""
-
-
-def _enclosing_class(chunks: Sequence[tuple[str, str, int, int]], line: int) -> str | None:
-    """The symbol of the innermost class-like chunk holding ``line`` that has methods (its path prefix)."""
-    holding = [c for c in chunks if c[2] <= line <= c[3] and c[1] not in ("module", "function", "method")]
-    if not holding:
-        return None
-    return base_symbol(min(holding, key=lambda c: c[3] - c[2])[0])
-
-
-def _is_member(kind: str, symbol: str) -> bool:
-    """A method (called on an object), by its kind; a nested definition of another kind is a member only when its
-    path says so and its kind is unknown: a C++ or Rust function in a namespace (``spdlog.details.os._thread_id``)
-    is called bare, as a top-level one is."""
-    if kind in FREE_KINDS:
-        return False
-    return kind == "method" or "." in symbol
-
-
-def _class_elsewhere(
-    facts: _Facts | None, named: Sequence[Any], rel: str, name: str, line: int
-) -> list[tuple[str, str]]:
-    """Definitions in other files of ``name`` as a member of the class around ``line`` (``void flush();`` in
-    logger.h's ``class logger``, defined as ``logger::flush`` in logger-inl.h)."""
-    enclosing = _enclosing_class(facts.chunks, line) if facts is not None else None
-    if not enclosing:
-        return []
-    member = f"{enclosing}.{name}"
-    return [(d.rel, d.symbol) for d in named if d.rel != rel and base_symbol(d.symbol) == member]
-
-
-def _qualified_by(symbol: str, receiver: str | None) -> bool:
-    """``symbol`` is named through its enclosing namespace or class: ``os::thread_id()`` for
-    ``spdlog.details.os.thread_id``."""
-    return receiver is not None and "." in symbol and _owner(symbol).rsplit(".", 1)[-1] == receiver
-
-
 def _scope_at(facts: _Facts | None, line: int, scopes: dict[int, str | None]) -> str | None:
-    """``_enclosing_definition`` of ``line``, looked for once per line in ``scopes``."""
+    """``enclosing_definition`` of ``line``, looked for once per line in ``scopes``."""
     if line not in scopes:
-        scopes[line] = _enclosing_definition(facts.chunks, line) if facts is not None else None
+        scopes[line] = enclosing_definition(facts.chunks, line) if facts is not None else None
     return scopes[line]
-
-
-def _enclosing_definition(chunks: Sequence[tuple[str, str, int, int]], line: int) -> str | None:
-    """The symbol of the innermost definition holding ``line`` (where a variable used there is declared)."""
-    holding = [c for c in chunks if c[2] <= line <= c[3] and c[1] != "module"]
-    return min(holding, key=lambda c: c[3] - c[2])[0] if holding else None
 
 
 __all__ = [
