@@ -107,12 +107,13 @@ class AgentWriter:
         symbol: str | None = None,
         line: int | None = None,
         private: bool = False,
+        as_indexed: bool = False,
     ) -> RememberResult:
         self._admit(ws, text, suggests=True)
         status = MemoryStatus.ACTIVE if self.trusted else MemoryStatus.SUGGESTED
         return ws.remember(
             text, type=type, file=file, symbol=symbol, line=line, source=MemorySource.AGENT, status=status,
-            provenance={"agent": self.agent}, private=private,
+            provenance={"agent": self.agent}, private=private, as_indexed=as_indexed,
         )  # fmt: skip
 
     def supersede(self, ws: Workspace, memory_id: str, text: str) -> Outcome:

@@ -15,13 +15,25 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from forewarn.indexing.languages import language_for_path
 from forewarn.memory import lifecycle
 from forewarn.memory.errors import InvalidMemoryError
 from forewarn.memory.records import Anchor
 from forewarn.workspace.protocols import IndexerLike
-from forewarn.workspace.symbols import base_symbol, spoken_symbol
+from forewarn.workspace.symbol_names import (
+    FIRST_ORDINAL,
+    base_symbol,
+    called_name,
+    indexed_path,
+    picking_symbol,
+    spoken_path,
+    spoken_symbol,
+)
 
-SYMBOLS_LISTED = 12  # definitions named after "no symbol 'X' in F"
+SYMBOLS_LISTED = 12  # definitions named after "no symbol 'X' in F", or in a refusal of a name meaning several
+# languages whose same-named definitions of one scope are overloads (elsewhere they are redefinitions, ``#[cfg]`` twins)
+OVERLOADING = frozenset({"java", "cpp", "csharp", "kotlin", "scala", "swift", "dart", "typescript", "tsx"})
+PARAMETERS_SHOWN_CHARS = 60  # an overload's ``value(double value)`` in a refusal, cut past this
 NEAR_SYMBOL_CUTOFF = 0.75  # difflib ratio at which a definition's name reads as what was meant
 # ``@overload``, ``@typing.overload``, ``@t.overload`` before a definition: a type checker's stub, not the code
 OVERLOAD_DECORATOR = re.compile(r"@\s*(?:[A-Za-z_][\w.]*\.)?overload\b")
@@ -101,11 +113,14 @@ class AnchorResolver:
         symbol: str | None = None,
         line: int | None = None,
         lines: tuple[int, int] | None = None,
+        *,
+        as_indexed: bool = False,
     ) -> Anchor | None:
         """The anchor for a file, a symbol in it, or a line or selection in it (None: workspace-wide).
 
         A selection anchors to the innermost chunk holding all of it; top-level code anchors file-wide
-        and keeps the span.
+        and keeps the span. ``as_indexed``: ``symbol`` is the index's own path (a mined lesson's, a chunk's), so
+        a plain ``get`` is the first of same-named definitions, not a name to refuse (:meth:`_named`).
         """
         if file is None:
             if symbol is not None or line is not None or lines is not None:
@@ -136,7 +151,8 @@ class AnchorResolver:
             return Anchor(rel)
         self._ensure_indexed(rel)
         if symbol is not None:
-            chunk = self._named(rel, symbol)
+            chunk = self.indexer.chunk_by_symbol(rel, symbol) if as_indexed else None
+            chunk = chunk or self._named(rel, symbol)
             if chunk is None:
                 spans = {s: (a, b) for s, kind, a, b in self.indexer.chunk_spans(rel) if kind != "module"}
                 record = self.indexer.record(rel)
@@ -153,28 +169,33 @@ class AnchorResolver:
         return lifecycle.anchor_from_chunk(rel, self._implementation(rel, chunk))
 
     def _named(self, rel: str, symbol: str) -> Any:
-        """The chunk ``symbol`` names: its dotted path, or as C++, Rust and Ruby write it (``registry::get``), or the
-        path's tail when one definition ends so (``registry.get`` for ``spdlog.details.registry.get``). A tail that
-        ends several definitions (``next`` for ``Walk::next`` and ``WalkEventIter::next``), or one with overloads, is
-        refused with each of them and its lines: which one is the person's to say, never guessed."""
-        dotted = symbol.replace("::", ".")
+        """The chunk ``symbol`` names: its dotted path, or as its language writes it (``registry::get`` in C++, Rust
+        and Ruby; ``(*Mux).Use`` in Go: :func:`indexed_path`), or the path's tail when one definition ends so
+        (``registry.get`` for ``spdlog.details.registry.get``). A name with several definitions, overloads
+        (``JsonWriter.value``: ``value(String)``, ``value(double)``…) or a path's tail ending several definitions
+        (``next`` for ``Walk::next`` and ``WalkEventIter::next``), is refused with each of them, its lines and the
+        name that picks it (``JsonWriter.value#5``): which one is the person's to say, never guessed. Only
+        ``@overload`` stubs before the one implementation leave a name meaning one definition."""
+        dotted = indexed_path(symbol)
+        picked = "#" in dotted  # ``value#5``, ``Outer#2.inner``: one of same-named definitions, by its ordinal
+        dotted = dotted.removesuffix(FIRST_ORDINAL)  # the first of them, stored with no ordinal
+        chunks = [c for c in self.indexer.chunks_for(rel) if c.part == 0 and c.kind != "module"]
         chunk = self.indexer.chunk_by_symbol(rel, dotted)
         if chunk is not None:
-            return chunk
-        chunks = [c for c in self.indexer.chunks_for(rel) if c.part == 0 and c.kind != "module"]
+            if picked:
+                return chunk
+            spoken = spoken_path(dotted)
+            named = [c for c in chunks if spoken_path(c.symbol) == spoken]
+            if len([c for c in named if not is_overload_stub(c.text)]) <= 1:
+                return chunk  # one definition (or one implementation after its stubs: ``_implementation``)
+            _refuse(symbol, rel, named, _same_named(rel))
         tail = {c.symbol for c in chunks if c.symbol.endswith(f".{dotted}")}
         if not tail:
             return None
         named = [c for c in chunks if c.symbol in tail or base_symbol(c.symbol) in tail]  # with their overloads
-        if len(named) == 1:
-            return named[0]
-        named.sort(key=lambda c: (c.start_line, c.symbol))
-        said = ", ".join(
-            f"{typed_symbol(c.symbol, rel)} ({_lines(c.start_line, c.end_line)})" for c in named[:SYMBOLS_LISTED]
-        )
-        more = f" and {len(named) - SYMBOLS_LISTED} more" if len(named) > SYMBOLS_LISTED else ""
-        what = "overloads" if len(tail) == 1 else "definitions"
-        raise InvalidMemoryError(f"'{symbol}' names {len(named)} {what} in {rel}: give one of {said}{more}")
+        if (picked and len(tail) == 1) or len([c for c in named if not is_overload_stub(c.text)]) <= 1:
+            return next(c for c in named if c.symbol in tail)
+        _refuse(symbol, rel, named, _same_named(rel) if len(tail) == 1 else "definitions")
 
     def _implementation(self, rel: str, chunk: Any) -> Any:
         """The definition a memory about ``chunk`` is about: for an ``@overload`` stub, the implementation that
@@ -220,9 +241,52 @@ def _recovered(record: Any) -> bool:
     return record is not None and getattr(record, "status", None) == "errors"
 
 
-def typed_symbol(symbol: str, rel: str) -> str:
+def _refuse(asked: str, rel: str, named: list[Any], what: str) -> None:
+    """ "'value' names 7 overloads in F: give one of JsonWriter.value#1 (lines 526-535: value(String value)), …":
+    each definition as ``--symbol`` picks it, with its lines (and, where they differ, its parameters); where one
+    is picked by its ordinal, how else to pick it: a line inside it."""
+    named = sorted(named, key=lambda c: (c.start_line, c.symbol))
+    shared = Counter(spoken_path(c.symbol) for c in named)
+    params = [_parameters(c) for c in named]
+    differ = len(set(params)) > 1
+    said = ", ".join(
+        f"{typed_symbol(c.symbol, rel, namesakes=shared[spoken_path(c.symbol)] > 1)} "
+        f"({_lines(c.start_line, c.end_line)}{f': {p}' if differ and p else ''})"
+        for c, p in zip(named[:SYMBOLS_LISTED], params, strict=False)
+    )
+    more = f" and {len(named) - SYMBOLS_LISTED} more" if len(named) > SYMBOLS_LISTED else ""
+    by_line = "; or give a line inside the one meant instead of a symbol" if max(shared.values()) > 1 else ""
+    raise InvalidMemoryError(f"'{asked}' names {len(named)} {what} in {rel}: give one of {said}{more}{by_line}")
+
+
+def _same_named(rel: str) -> str:
+    """What same-named definitions of one scope are in ``rel``'s language."""
+    spec = language_for_path(rel)
+    return "overloads" if spec is not None and spec.name in OVERLOADING else "definitions"
+
+
+def _parameters(chunk: Any) -> str:
+    """A definition's name and parameter list from its header (``value(double value)``), to tell overloads apart;
+    "" when its header has none, and cut where it runs long."""
+    name = called_name(chunk.symbol)
+    signature = " ".join(str(chunk.signature or "").split())
+    start = signature.find(f"{name}(")
+    if start < 0:
+        return ""
+    depth = 0
+    for end in range(start + len(name), len(signature)):
+        depth += {"(": 1, ")": -1}.get(signature[end], 0)
+        if depth == 0:
+            said = signature[start : end + 1]
+            return said if len(said) <= PARAMETERS_SHOWN_CHARS else said[: PARAMETERS_SHOWN_CHARS - 1] + "…)"
+    return ""
+
+
+def typed_symbol(symbol: str, rel: str, *, namesakes: bool = False) -> str:
     """A definition as ``--symbol`` takes it back, written as its language writes the path (``Walk::next`` in Rust,
-    C and C++; ``Node.before`` elsewhere), keeping the index's ``#2`` only where it picks one of same-named ones."""
+    C and C++; ``Node.before`` elsewhere), keeping the index's ``#2`` only where it picks one of same-named ones, and
+    for the first of ``namesakes`` (same-named definitions of its file) ``#1``: its plain name means all of them."""
+    symbol = picking_symbol(symbol, namesakes=namesakes)
     spoken = spoken_symbol(symbol, rel)
     if "#" not in symbol:
         return spoken
@@ -250,18 +314,21 @@ def _symbols_hint(asked: str, spans: dict[str, tuple[int, int]], rel: str, *, re
     errors = "; the file parsed with syntax errors, so some may be missing" if recovered else ""
     if not spans:
         return f" (no definitions were found in it{errors})"
-    key = base_symbol(asked.replace("::", ".")).lower()
+    key = base_symbol(indexed_path(asked)).lower()
     near = {s: _nearness(key, s) for s in spans}
     listed = sorted(spans, key=lambda s: (-near[s], spans[s][0], s))[:SYMBOLS_LISTED]
     more = len(spans) - len(listed)
     tail = f" and {more} more" if more else ""
     shared = Counter(base_symbol(s) for s in spans)
     said = [
-        f"{typed_symbol(s, rel)} ({_lines(*spans[s])})" if shared[base_symbol(s)] > 1 else typed_symbol(s, rel)
+        f"{typed_symbol(s, rel, namesakes=True)} ({_lines(*spans[s])})"
+        if shared[base_symbol(s)] > 1
+        else typed_symbol(s, rel)
         for s in listed
     ]
     listing = f"definitions there: {', '.join(said)}{tail}{errors}"
     best = near[listed[0]]
     if best >= NEAR_SYMBOL_CUTOFF and len({base_symbol(s) for s in spans if near[s] == best}) == 1:  # one is meant
-        return f"; did you mean {typed_symbol(listed[0], rel)}? ({listing})"
+        meant = typed_symbol(listed[0], rel, namesakes=shared[base_symbol(listed[0])] > 1)
+        return f"; did you mean {meant}? ({listing})"
     return f"; {listing}"

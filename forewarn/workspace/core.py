@@ -193,9 +193,13 @@ class WorkspaceCore:
         symbol: str | None = None,
         line: int | None = None,
         lines: tuple[int, int] | None = None,
+        *,
+        as_indexed: bool = False,
     ) -> Anchor | None:
-        """The anchor for a file, a symbol in it, or a line or selection in it (None: workspace-wide)."""
-        return self.anchors.resolve(file, symbol, line, lines)
+        """The anchor for a file, a symbol in it, or a line or selection in it (None: workspace-wide).
+        ``as_indexed``: ``symbol`` is the index's own path (a mined lesson's, a code action's), not a name a person
+        typed: the first of same-named definitions is taken, not refused."""
+        return self.anchors.resolve(file, symbol, line, lines, as_indexed=as_indexed)
 
     def _validate(
         self, text: str, type_: str, source: str, tags: Sequence[str]

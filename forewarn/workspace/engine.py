@@ -75,6 +75,7 @@ class Workspace(SuggestionsMixin, ExplainMixin, SearchMixin, OpenMixin, HealthMi
         provenance: dict[str, Any] | None = None,
         proposes_to_supersede: str | None = None,
         private: bool = False,
+        as_indexed: bool = False,
     ) -> RememberResult:
         """Store a new memory (redacted), or reinforce the same lesson already stored at the same anchor.
 
@@ -94,7 +95,7 @@ class Workspace(SuggestionsMixin, ExplainMixin, SearchMixin, OpenMixin, HealthMi
         safe, kinds, clean_tags = self._validate(text, type, source, tags)
         prov = validation.provenance(provenance)
         if anchor is None:
-            anchor = self.resolve_anchor(file, symbol, line, lines)
+            anchor = self.resolve_anchor(file, symbol, line, lines, as_indexed=as_indexed)
         vec = self._embed_one(safe)
         conf = DEFAULT_CONFIDENCE.get(source, 1.0) if confidence is None else max(0.0, min(1.0, confidence))
         with self._lock:

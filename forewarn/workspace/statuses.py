@@ -109,7 +109,13 @@ class StatusMixin(ConflictsMixin):
         return confirmed
 
     def reanchor(
-        self, memory_id: str, file: str | Path, symbol: str | None = None, *, line: int | None = None
+        self,
+        memory_id: str,
+        file: str | Path,
+        symbol: str | None = None,
+        *,
+        line: int | None = None,
+        as_indexed: bool = False,
     ) -> Memory:
         """Anchor a memory to another definition by hand (an orphan's code found again, a wrong guess fixed).
 
@@ -121,7 +127,7 @@ class StatusMixin(ConflictsMixin):
             raise InvalidMemoryError(
                 f"memory {m.id} is {m.status}; only current memories and suggestions can be re-anchored"
             )
-        anchor = self.resolve_anchor(file, symbol, line)
+        anchor = self.resolve_anchor(file, symbol, line, as_indexed=as_indexed)
         with self._lock:
             _, at = self._now()
             old = m.anchor

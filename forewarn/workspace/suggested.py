@@ -138,7 +138,7 @@ class SuggestionsMixin(ProposalsMixin):
         if item.file is not None:
             if item.symbol is not None:
                 try:
-                    anchor, outcome = self.resolve_anchor(item.file, item.symbol), ANCHOR_SYMBOL
+                    anchor, outcome = self.resolve_anchor(item.file, item.symbol, as_indexed=True), ANCHOR_SYMBOL
                 except InvalidMemoryError:
                     anchor = None
             if anchor is None:

@@ -15,6 +15,10 @@ from forewarn.indexing.languages import language_for_path
 
 SCOPE_SEPARATED = frozenset({"c", "cpp", "rust"})  # languages writing a qualified name ``a::b`` (spoken_symbol)
 DISAMBIGUATOR = re.compile(r"#\d+$")  # ``helper#2``: the second definition of helper in its file
+FIRST_ORDINAL = "#1"  # ``helper#1``: the first of same-named definitions, which the index stores as plain ``helper``
+# Go's way of writing a method, ``(*Mux).Use`` or ``(Mux).Use``, also with its package's path as a panic or pprof
+# writes it (``github.com/go-chi/chi/v5.(*Mux).Use``) and its type's parameters (``(*Tree[K]).Get``)
+GO_RECEIVER = re.compile(r"^(?:[\w.~/-]*\.)?\(\s*\*?\s*([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)?\)\.")
 SYMBOL_NAMES_CACHED = 1 << 16  # symbol → its name(s), asked for every neighbour row on every open: a few MB at most
 
 
@@ -53,9 +57,27 @@ def spoken_symbol(symbol: str, file: str | None = None) -> str:
     """A symbol path as its language writes a qualified name, with no index disambiguator anywhere in it:
     ``Node.before`` (Java, Python, TypeScript, Go, Ruby), ``spdlog::details::os::thread_id`` (C++, and C's rare
     nested names), ``Body::new`` (Rust); ``get_cached_power#2.vformat`` says ``get_cached_power.vformat``."""
-    path = ".".join(base_symbol(part) for part in base_symbol(symbol).split("."))
+    path = spoken_path(symbol)
     spec = language_for_path(file) if file else None
     return path.replace(".", "::") if spec is not None and spec.name in SCOPE_SEPARATED else path
+
+
+def indexed_path(written: str) -> str:
+    """A symbol as a person or agent writes it, as the index's dotted path: ``Walk::next`` (C++, Rust, Ruby) and
+    ``(*Mux).Use`` / ``(Mux).Use`` (Go) say ``Walk.next`` and ``Mux.Use``; an ordinal (``get#2``) stays."""
+    return GO_RECEIVER.sub(r"\1.", written.strip()).replace("::", ".")
+
+
+def picking_symbol(symbol: str, *, namesakes: bool) -> str:
+    """The index's path as a command argument picks it: for the first of ``namesakes`` (same-named definitions of
+    one file), which the index stores with no ordinal, ``#1``, so the plain name stays a question to refuse."""
+    return f"{symbol}{FIRST_ORDINAL}" if namesakes and "#" not in symbol else symbol
+
+
+def spoken_path(symbol: str) -> str:
+    """A symbol's dotted path with no index disambiguator anywhere in it: ``get_cached_power#2.vformat`` says
+    ``get_cached_power.vformat``."""
+    return ".".join(base_symbol(part) for part in base_symbol(symbol).split("."))
 
 
 @functools.lru_cache(maxsize=SYMBOL_NAMES_CACHED)

@@ -194,16 +194,20 @@ def test_a_symbol_may_be_written_as_its_language_does_and_overloads_are_listed_w
     write(engine.root, "app/registry.py", "class Registry:\n    def get(self, key):\n        return key\n\n"
           "    def get(self, key, default):\n        return default\n")  # fmt: skip
     engine.reindex(["app/registry.py"])
-    by_colons = engine.remember("x", file="app/registry.py", symbol="Registry::get").memory
+    with pytest.raises(InvalidMemoryError, match=r"'Registry::get' names 2 definitions in app/registry.py: give one "
+                       r"of Registry\.get#1 \(lines 2-3: get\(self, key\)\), Registry\.get#2 \(lines 5-6"):  # fmt: skip
+        engine.remember("x", file="app/registry.py", symbol="Registry::get")  # two of that exact name: never guessed
+    by_colons = engine.remember("x", file="app/registry.py", symbol="Registry::get#1").memory
     assert by_colons.anchor is not None and by_colons.anchor.symbol == "Registry.get"
     write(engine.root, "app/nested.py", "class Outer:\n    class Registry:\n        def get(self, key):\n"
           "            return key\n\n        def get(self, key, default):\n            return default\n")  # fmt: skip
     engine.reindex(["app/nested.py"])
-    with pytest.raises(InvalidMemoryError, match=r"'Registry::get' names 2 overloads in app/nested.py: give one of "
-                       r"Outer\.Registry\.get \(lines 3-4\), Outer\.Registry\.get#2 \(lines 6-7\)"):  # fmt: skip
+    with pytest.raises(InvalidMemoryError, match=r"'Registry::get' names 2 definitions in app/nested.py: give one of "
+                       r"Outer\.Registry\.get#1 \(lines 3-4: get\(self, key\)\), "
+                       r"Outer\.Registry\.get#2 \(lines 6-7"):  # fmt: skip
         engine.remember("x", file="app/nested.py", symbol="Registry::get")  # a short name: which one is not guessed
     second = engine.remember("y", file="app/registry.py", symbol="Registry.get#2").memory
     assert memory_brief(second)["label"] == "Registry.get (lines 5-6)"  # stats and the editors show no #2
     with pytest.raises(InvalidMemoryError) as e:
         engine.remember("x", file="app/registry.py", symbol="Registry.put")
-    assert "Registry.get (lines 2-3)" in str(e.value) and "Registry.get#2 (lines 5-6)" in str(e.value), str(e.value)
+    assert "Registry.get#1 (lines 2-3)" in str(e.value) and "Registry.get#2 (lines 5-6)" in str(e.value), str(e.value)

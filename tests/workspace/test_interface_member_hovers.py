@@ -65,7 +65,7 @@ def test_a_hover_on_an_interface_members_name_is_that_member(ws: Workspace) -> N
     second = _at(ws, "partial<M>(", "partial")
     assert second is not None and second.symbols == ("ZodObject.partial#2",)
     remembered = ws.remember(
-        "partial keeps readonly keys", type="gotcha", file="src/schemas.ts", symbol="ZodObject.partial"
+        "partial keeps readonly keys", type="gotcha", file="src/schemas.ts", symbol="ZodObject.partial#1"
     )
     assert [m.id for m in memories_of(ws.store, first, ws.clock())] == [remembered.memory.id]
 

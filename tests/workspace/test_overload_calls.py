@@ -172,7 +172,7 @@ def test_a_string_literal_keeps_the_overloads_declared_with_a_string_or_no_type(
 
 
 def test_a_hover_on_a_call_shows_the_overload_its_arguments_fit(ws: Workspace) -> None:
-    ws.remember("attr(key) returns empty, not null", type="gotcha", file="shop/Node.java", symbol="Node.attr")
+    ws.remember("attr(key) returns empty, not null", type="gotcha", file="shop/Node.java", symbol="Node.attr#1")
     setter = ws.remember(
         "attr(key, value) validates the key", type="gotcha", file="shop/Node.java", symbol="Node.attr#2"
     )

@@ -242,7 +242,7 @@ def helper(x):
 def test_deleting_the_first_of_two_namesakes_moves_no_memory_onto_the_other(root: Path, ws: Workspace) -> None:
     write(root, "h.py", HELPERS)
     ws.reindex()
-    first = ws.remember("adds one", file="h.py", symbol="helper").memory
+    first = ws.remember("adds one", file="h.py", symbol="helper#1").memory
     second = ws.remember("pairs it", file="h.py", symbol="helper#2").memory
     write(root, "h.py", HELPERS[HELPERS.index("def helper(x):\n    return [x") :])
     ws.reindex()
@@ -315,7 +315,7 @@ def test_a_renamed_file_takes_suggestions_and_history_along(root: Path, ws: Work
 def test_namesakes_without_remembered_code_follow_their_bytes(root: Path, ws: Workspace) -> None:
     write(root, "h.py", HELPERS)
     ws.reindex()
-    first = ws.remember("adds one", file="h.py", symbol="helper").memory
+    first = ws.remember("adds one", file="h.py", symbol="helper#1").memory
     second = ws.remember("pairs it", file="h.py", symbol="helper#2").memory
     with ws.store.batch():  # as memories from before m007
         ws.store.conn.execute("DELETE FROM anchored_code")

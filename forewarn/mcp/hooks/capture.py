@@ -159,7 +159,7 @@ def _suggest(
     try:
         try:
             ws.remember(text, type=mtype, file=rel, symbol=symbol, source=MemorySource.AGENT, status=status,
-                        provenance=provenance)  # fmt: skip
+                        provenance=provenance, as_indexed=True)  # fmt: skip
         except ForewarnError:  # the definition is gone (renamed, deleted): the file holds the lesson
             if symbol is None:
                 raise
