@@ -4,7 +4,8 @@
   use), then the repository's gotchas and error patterns on its most important files (PageRank);
 * a file is read or edited: what ``memories_for_files`` gives for it (``Workspace.open_view``'s ranking, the
   MCP renderer, a token budget), each memory at most once per session unless it changed since;
-* a shell command failed: what the error matcher finds (``Workspace.explain_error``), or nothing.
+* a shell command failed: what the error matcher finds (``Workspace.explain_error``), or nothing — whatever reading
+  a file told the session already; the same failure again in the session is a one-line reminder naming them.
 
 Suggestions (mined, agent-written, not yet accepted) never reach an agent. Edits and commands are recorded for
 ``capture`` whether or not the host shows anything for the event.
@@ -84,9 +85,13 @@ def handle(
 
 def workspace_files(ws: Workspace, paths: Iterable[str], cwd: str | None = None) -> list[str]:
     """The event's paths that name files inside the workspace, workspace-relative (others are ignored); a
-    relative one is taken from the agent's working directory when the event names it."""
+    relative one is taken from the agent's working directory, and ignored when the event does not name it (the
+    hook's own directory would be a guess)."""
     out: list[str] = []
     for p in paths:
+        if not cwd and not os.path.isabs(p):
+            log.info("said nothing about %r: a relative path in an event without a working directory", p[:200])
+            continue
         try:
             rel = ws.rel_path(os.path.join(cwd, p) if cwd and not os.path.isabs(p) else p)
         except Exception:  # outside the workspace, not a usable path: nothing to say about it
@@ -115,16 +120,23 @@ def file_memories(ws: Workspace, rels: Sequence[str], state: SessionState) -> st
     """``memories_for_files`` for ``rels``, less what this session was already shown (unchanged since)."""
     entries: list[Entry] = []
     seen: set[str] = set()
+    withheld: set[str] = set()  # told already this session, unchanged since
     for rel in rels:
         view = ws.open_view(rel, limit=PROACTIVE_LIMIT)
         for hit in view.hits:
             m = hit.memory
-            if m.id in seen or not for_agents(m) or state.shown.get(m.id) == version(m):
+            if m.id in seen or not for_agents(m):
+                continue
+            if state.shown.get(m.id) == version(m):
+                withheld.add(m.id)
                 continue
             seen.add(m.id)
             via = hit.via_file if hit.relation == "dependency" else None
             entries.append(Entry(m, line_of(m), via, hit.score, group=rel))
     if not entries:
+        if withheld:
+            log.info("%s: said nothing: its %d note(s) were told earlier in this session", ", ".join(rels[:5]),
+                     len(withheld))  # fmt: skip
         return ""
     names = ", ".join(code_span(r) for r in rels[:5]) + (f" and {len(rels) - 5} more" if len(rels) > 5 else "")
     packed = render.fence_notes(
@@ -198,29 +210,82 @@ def briefing(ws: Workspace, state: SessionState) -> str:
 
 
 def failure(explanation: Explanation, state: SessionState, ws: Workspace) -> str:
-    """What the team knows about the error a failed command printed ('' when nothing passes the floor)."""
+    """What the team knows about the error a failed command printed ('' when nothing passes the floor).
+
+    Told whatever reading a file told this session already: the failure is when the note matters most. The same
+    failure again in the session (``failure_key``) is told only what it was not told yet (a memory new, or changed
+    since); what it was told is named in one reminder line, so an agent rerunning a failing test in a loop is
+    pointed back at the notes without being handed the same 600 tokens each time."""
     if not explanation.error.found:
-        return ""
-    entries = [
-        Entry(h.memory, line_of(h.memory), None, h.score)
-        for h in explanation.hits
-        if for_agents(h.memory) and state.shown.get(h.memory.id) != version(h.memory)
-    ]
-    if not entries:
+        log.info("a failed command said nothing: its output shows no error Forewarn can read")
         return ""
     said = explanation.error.signature or explanation.error.kind
+    hits = [h for h in explanation.hits if for_agents(h.memory)]
+    if not hits:
+        why = "only suggestions, not yet accepted, match it" if explanation.hits else "no memory passes the floor"
+        log.info("a failed command said nothing about %s: %s", safe_title(said or "its error"), why)
+        return ""
+    key = failure_key(explanation)
+    told = state.explained.pop(key, {})  # re-inserted last: the failures kept are the latest
+    state.explained[key] = told
+    fresh = [h for h in hits if told.get(h.memory.id) != version(h.memory)]
+    again = [h.memory for h in hits if told.get(h.memory.id) == version(h.memory)]
     more = len(explanation.errors) - 1  # a build's later errors, looked up too
     if said and more > 0:
         said += f" and {more} more error{'s' if more > 1 else ''}"
-    packed = render.fence_notes(
-        entries,
-        EXPLAIN_BUDGET,
-        title=f"# Forewarn: what the team knows about this failure ({safe_title(said) if said else 'this error'})",
-        empty="",
-        more_hint="call explain_error with the output",
-        spans_of=ws.indexer.chunk_spans,
-    )
-    return _shown(packed, entries, state)
+    heading = safe_title(said) if said else "this error"
+    text = ""
+    if fresh:
+        entries = [Entry(h.memory, line_of(h.memory), None, h.score) for h in fresh]
+        packed = render.fence_notes(
+            entries,
+            EXPLAIN_BUDGET,
+            title=f"# Forewarn: what the team knows about this failure ({heading})",
+            empty="",
+            more_hint="call explain_error with the output",
+            spans_of=ws.indexer.chunk_spans,
+        )
+        text = _shown(packed, entries, state)
+        for e in entries:
+            if _printed(e.memory.id, packed.text):
+                told[e.memory.id] = version(e.memory)
+    if again:
+        line = reminder(again, heading, alone=not text)
+        text = f"{text}\n\n{line}" if text else line
+    return text
+
+
+def failure_key(explanation: Explanation) -> str:
+    """What makes two failures the same one: the signatures of the errors read (numbers, paths and ids already
+    replaced), else the innermost frame's file and function."""
+    errors = [e.error for e in explanation.errors] or [explanation.error]
+    parts = [r.signature or r.kind or "" for r in errors]
+    if not any(parts):
+        first = explanation.error.frames[0] if explanation.error.frames else None
+        # the file's name alone: the same failure prints another checkout's absolute path
+        parts = [
+            f"{first.path.rsplit('/', 1)[-1]}:{first.function}" if first is not None else explanation.error.message
+        ]
+    return hashlib.sha1("\n".join(parts).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+MAX_REMINDED = 5  # memories named in a repeated failure's reminder
+
+
+def reminder(memories: Sequence[Memory], heading: str, *, alone: bool) -> str:
+    """One line naming the memories this session was already told about the same failure (``alone``: the whole
+    answer, so it carries the heading)."""
+    names = [f"`{m.id}` ({m.type}{' on ' + code_span(m.anchor.symbol) if m.anchor and m.anchor.symbol else ''})"
+             for m in memories[:MAX_REMINDED]]  # fmt: skip
+    named = ", ".join(names) + (f" and {len(memories) - MAX_REMINDED} more" if len(memories) > MAX_REMINDED else "")
+    noun = "memory" if len(memories) == 1 else "memories"
+    if alone:
+        return (
+            f"# Forewarn: this failure again ({heading}): this session was told the team's {noun} about it at its "
+            f"first failure: {named}; explain_error with the output shows {'it' if len(memories) == 1 else 'them'}"
+            " in full."
+        )
+    return f"Told at this failure's first run in this session, not repeated: {noun} {named}."
 
 
 def _remember_failure(ws: Workspace, event: HookEvent, explanation: Explanation, state: SessionState) -> None:
@@ -273,4 +338,6 @@ def _shown(packed: render.Packed, entries: Sequence[Entry], state: SessionState)
     for e in entries:
         if _printed(e.memory.id, packed.text):
             state.shown[e.memory.id] = version(e.memory)
+    if not packed.shown:
+        log.info("said nothing: none of %d note(s) fits the budget of %d tokens", len(entries), packed.tokens)
     return packed.text if packed.shown else ""

@@ -129,6 +129,26 @@ def reply(event: HookEvent, text: str) -> HookReply:
     return HookReply(stdout=json.dumps(answer, ensure_ascii=False) + "\n")
 
 
+# the fields a hook reads, each with the JSON types it may have when present (None: null); the others are ignored
+FIELD_TYPES: dict[str, tuple[type, ...]] = {
+    "session_id": (str,), "sessionId": (str,), "cwd": (str,), "hook_event_name": (str,), "hookEventName": (str,),
+    "tool_name": (str,), "toolName": (str,), "tool_input": (dict,), "toolArgs": (dict, str),
+    "error": (str, dict, type(None)),
+}  # fmt: skip
+
+
+def mistyped(data: Mapping[str, Any]) -> str | None:
+    """The first field of the event that is there with a type its host never sends (``"session_id": 123``,
+    ``"cwd": null``), as ``name (type)``; None when every field it reads is well typed. Such an event is
+    answered with nothing: a number for a session id or a missing working directory would be guessed at (the
+    hook's own directory), and a guess names the wrong files."""
+    for name, types in FIELD_TYPES.items():
+        if name in data and not isinstance(data[name], types):
+            value = data[name]
+            return f"{name} ({'null' if value is None else type(value).__name__})"
+    return None
+
+
 def parse(host: Host, data: Mapping[str, Any], event_name: str | None = None) -> HookEvent | None:
     """The event in ``data`` as ``host`` sends it; None when it is not one we act on. ``event_name``: the name
     the hook was configured for, when the payload does not carry it (Copilot CLI's camelCase payloads)."""

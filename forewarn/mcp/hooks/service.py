@@ -80,6 +80,10 @@ class HookService:
             if not isinstance(data, dict):
                 log.warning("a %s hook event that is not a JSON object was answered with nothing", host)
                 return NOTHING
+            wrong = hosts.mistyped(data)
+            if wrong is not None:
+                log.warning("a %s hook event whose %s is mistyped was answered with nothing", host, wrong)
+                return NOTHING
             event = hosts.parse(Host(host), data, event_name)
             if event is None:
                 return NOTHING

@@ -28,6 +28,7 @@ SESSION_TTL_S = 24 * 3600  # a day: a host session resumed after that is told ev
 MAX_SESSIONS = 200  # session files kept per workspace; the least recently used go first
 MAX_SHOWN = 5_000  # memories remembered as shown in one session (past it the oldest may be shown again)
 MAX_FAILURES = 10  # failing commands waiting for a passing run
+MAX_EXPLAINED = 50  # distinct failures whose told memories are kept (for the reminder when one repeats)
 MAX_EDIT_NOTES = 200  # the session's latest edits kept whole enough to recognise their undoing
 MAX_NOTE_CHARS = 2_000  # of an edit's replaced and replacing text
 MAX_EDITED = 1_000  # definitions changed by the session's edits, newest kept
@@ -63,6 +64,9 @@ class EditNote:
 @dataclass
 class SessionState:
     shown: dict[str, str] = field(default_factory=dict)  # memory id -> the version shown
+    # a failure's key (``handler.failure_key``) -> {memory id -> the version told about it}: a repeat of the same
+    # failure is reminded of them in one line, not told them in full again
+    explained: dict[str, dict[str, str]] = field(default_factory=dict)
     failures: list[Failure] = field(default_factory=list)
     edits: list[EditNote] = field(default_factory=list)  # the latest edits, oldest first
     # (the session's edit count after the edit, "file::symbol") for each definition an edit changed, in order
@@ -75,6 +79,7 @@ class SessionState:
         return {
             "format": FORMAT,
             "shown": self.shown,
+            "explained": self.explained,
             "failures": [f.__dict__ for f in self.failures],
             "edits": [e.__dict__ for e in self.edits],
             "edited": [list(e) for e in self.edited],
@@ -90,6 +95,10 @@ class SessionState:
         try:
             return cls(
                 shown={str(k): str(v) for k, v in dict(data["shown"]).items()},
+                explained={  # absent in a session file an older version wrote
+                    str(k): {str(m): str(v) for m, v in dict(told).items()}
+                    for k, told in dict(data.get("explained") or {}).items()
+                },
                 failures=[Failure(**f) for f in data["failures"]],
                 edits=[EditNote(**e) for e in data["edits"]],
                 edited=[(int(n), str(key)) for n, key in data["edited"]],
@@ -105,6 +114,9 @@ class SessionState:
         if len(self.shown) > MAX_SHOWN:
             for key in list(self.shown)[: len(self.shown) - MAX_SHOWN]:
                 del self.shown[key]
+        if len(self.explained) > MAX_EXPLAINED:
+            for key in list(self.explained)[: len(self.explained) - MAX_EXPLAINED]:
+                del self.explained[key]
         self.failures = self.failures[-MAX_FAILURES:]
         self.edits = self.edits[-MAX_EDIT_NOTES:]
         self.edited = self.edited[-MAX_EDITED:]
