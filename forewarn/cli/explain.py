@@ -72,17 +72,18 @@ def run(args: argparse.Namespace) -> int:
         print("No error found in the input (no exception, failed test or compiler message).")
         return 0
     several = len(result.errors) > 1
+    carrying = {id(h.place) for h in result.hits if h.place is not None}  # places whose code holds a memory shown
     if several:  # a build's errors, each with its own places
         for n, one in enumerate(result.errors[:MAX_SHOWN_ERRORS], start=1):
             said = cliutil.shown(one.error.signature).removeprefix("error: ")
             print(f"error {n}: {said}")
-            _print_places(one.places)
+            _print_places(one.places, carrying)
         if len(result.errors) > MAX_SHOWN_ERRORS:
             print(f"… and {len(result.errors) - MAX_SHOWN_ERRORS} more errors")
     else:
         said = cliutil.shown(result.error.signature)  # a compiler's own "error: …" is not labelled twice
         print(said if said.startswith("error: ") else f"error: {said}")
-        _print_places(result.places)
+        _print_places(result.places, carrying)
     if not result.hits:
         closest = f" (closest: {cliutil.shown(result.closest)})" if result.closest else ""
         print(f"No memory explains {'them' if several else 'it'}{closest}.")
@@ -96,11 +97,16 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_places(places: list[Place]) -> None:
-    for place in places[:MAX_SHOWN_PLACES]:
+def _print_places(places: list[Place], carrying: set[int]) -> None:
+    """The innermost MAX_SHOWN_PLACES places, and any further one whose code holds a memory shown below (Gson.java:569
+    ``Gson.toJson``, ten frames out), then how many are left unsaid."""
+    shown = [p for n, p in enumerate(places) if n < MAX_SHOWN_PLACES or id(p) in carrying]
+    for place in shown:
         symbol = f"  {place.label}" if place.label else ""  # no ``#2``: its lines say which same-named one
         line = f":{place.line}" if place.line else ""
         print(f"  through {cliutil.shown(place.file + line + symbol)}")
+    if len(places) > len(shown):
+        print(f"  … and {len(places) - len(shown)} more places")
 
 
 def _why(hit: ExplainHit, error: str) -> str:
@@ -129,6 +135,7 @@ def explanation_json(result: Any) -> dict[str, Any]:
         "error": _error_json(result.error),
         "errors": [{**_error_json(one.error), "places": _places_json(one.places)} for one in result.errors],
         "places": _places_json(result.places),
+        "places_left_out": result.places_left_out,  # past the definitions read for memories: listed, not looked up
         "memories": [
             {
                 **h.memory.to_dict(),

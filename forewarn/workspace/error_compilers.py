@@ -4,7 +4,8 @@ the rest of an error with them.
 * one line per error, its place first: gcc, clang, javac, mypy, go vet, eslint's unix format
   (``src/jv.c:40:3: error: 'y' undeclared``), tsc (``src/util.ts(745,11): error TS2322: …``, and ``--pretty``'s
   ``src/util.ts:745:11 - error TS2322: …``), MSVC (``C:\\src\\x.h(341,9): error C3861: …``) and Maven's compiler
-  plugin (``[ERROR] /abs/src/main/java/x/Node.java:[408,25] cannot find symbol``);
+  plugin (``[ERROR] /abs/src/main/java/x/Node.java:[408,25] cannot find symbol``); javac's ``symbol:`` and
+  ``location:`` lines under an error are its message's (``with_details``);
 * rustc: ``error[E0308]: mismatched types`` with its place on the ``-->`` line under it (a ``warning: …``'s place is
   the warning's); cargo's closing ``error: could not compile …`` says only that the build failed;
 * ``go build``: ``./main.go:12:5: undefined: walker`` (read when nothing else in the output is an error).
@@ -38,6 +39,13 @@ _TS_PRETTY_RE = re.compile(
 _TS_CODE_RE = re.compile(r"^(?P<kind>TS\d+|C\d{4}):\s*(?P<msg>.*)$")  # tsc's ``TS2322``, MSVC's ``C3861``
 _GO_COMPILE_RE = re.compile(r"^(?P<path>\.?/?[^\s:]{1,1000}\.go):(?P<line>\d{1,9}):\d{1,9}: (?P<msg>.+)$")
 
+# what javac prints under an error, after the source line and its caret (Maven prefixes each with ``[ERROR]``):
+# ``  symbol:   class GsonBuildConfig``, ``  location: class Gson``; ``required:``/``found:``/``reason:`` under a
+# call that does not apply. Eight "cannot find symbol" errors differ only there
+_JAVAC_DETAIL_RE = re.compile(
+    r"^(?:\[ERROR\])?\s+(?P<label>symbol|location|required|found|reason):\s+(?P<text>\S.{0,300})$"
+)
+JAVAC_DETAIL_LOOKAHEAD = 7  # the source line, its caret, then at most symbol and location, or required/found/reason
 RUST_PLACE_LOOKAHEAD = 3  # rustc prints a diagnostic's ``-->`` place right under its first line
 RUST_ERROR_RE = re.compile(r"^error(?:\[(?P<code>E\d{4})\])?: (?P<msg>.+)$")
 # a rustc diagnostic's first line: ``error[E0308]: …``, ``warning: unused variable: `depth` ``
@@ -62,6 +70,20 @@ def compiler_error(line: str) -> tuple[str, str] | None:
         code = _TS_CODE_RE.match(m["msg"])  # tsc: ``error TS2322: …``
         return (code["kind"], code["msg"]) if code else ("error", m["msg"])
     return None
+
+
+def with_details(message: str, lines: list[str], at: int) -> str:
+    """A one-line compiler error's message with javac's detail lines under ``lines[at]``: ``cannot find symbol
+    (symbol: class GsonBuildConfig; location: class Gson)``; as it was without them."""
+    details: list[str] = []
+    for line in lines[at + 1 : at + 1 + JAVAC_DETAIL_LOOKAHEAD]:
+        line = line[:MAX_LINE_CHARS]
+        if _compiler_error_line(line.strip()):
+            break  # the next error
+        m = _JAVAC_DETAIL_RE.match(line)
+        if m:
+            details.append(f"{m['label']}: {' '.join(m['text'].split())}")
+    return f"{message} ({'; '.join(details)})" if details else message
 
 
 def compiler_frame(line: str) -> Frame | None:

@@ -1,7 +1,8 @@
 """What an error says, read from the text a failing command printed (pure: no I/O, no index).
 
 ``read_error(text)`` finds the error's type and message and the stack frames in a Python traceback, pytest
-output, a Node/JavaScript stack, a Go panic, compiler message or ``go test`` report, a Rust error or panic (its
+output, a Node/JavaScript stack (vitest's ``❯`` frames and its ``FAIL  file > test`` header too), a Go panic,
+compiler message or ``go test`` report, a Rust error or panic (its
 ``RUST_BACKTRACE`` frames, ``cargo test``'s last panic), a gdb or lldb backtrace and the signal that stopped the
 program (those frames are read in ``error_frames``), a Java stack trace, compilers' errors (read in
 ``error_compilers``: each of a build's several errors is read as its own, ``read_errors``), an
@@ -34,6 +35,7 @@ from forewarn.workspace.error_compilers import (
     compiler_place,
     error_starts,
     go_compile_error,
+    with_details,
 )
 from forewarn.workspace.error_frames import (
     MAX_LINE_CHARS,
@@ -69,6 +71,14 @@ _JS_FRAME_RE = re.compile(
     r"^\s*at (?:(?:async |new )?(?P<func>[\w$.<>\[\] ]{1,200}?) \()?(?:file://)?(?P<path>[^\s():]{1,1000})"
     r":(?P<line>\d{1,9})(?::\d{1,9})?\)?\s*$"
 )
+# vitest: `` ❯ applyPatches_ src/plugins/patches.ts:351:17``, `` ❯ __tests__/patch.js:87:3`` (no name: the test's body)
+_VITEST_FRAME_RE = re.compile(
+    r"^\s*\u276f (?:(?P<func>[\w$.<>\[\] ]{1,200}?) )?(?:file://)?(?P<path>[^\s():]{1,1000}):(?P<line>\d{1,9})"
+    r"(?::\d{1,9})?\s*$"
+)
+# vitest's ``FAIL  __tests__/patch.js > applyPatches > throws …`` and jest's ``FAIL src/x.test.ts``: the test file,
+# placed (file-wide) after the stack's frames when none of them is in it
+_JS_TEST_HEAD_RE = re.compile(r"^\s*FAIL\s+(?P<path>[^\s>]{1,1000}\.(?:[cm]?[jt]sx?|vue|svelte))(?:\s|$)")
 _JAVA_FRAME_RE = re.compile(r"^\s*at (?P<func>[\w$.<>]{1,300})\((?P<path>[\w$.-]{1,300}):(?P<line>\d{1,9})\)")
 _GO_FRAME_RE = re.compile(r"^\t(?P<path>[^\s:]{1,1000}\.go):(?P<line>\d{1,9})(?: \+0x[0-9a-f]+)?\s*$")
 _GO_FUNC_RE = re.compile(r"^(?P<func>[\w./*()-]{1,300})\(.*\)\s*$")
@@ -348,6 +358,7 @@ def _frames(lines: list[str]) -> list[Frame]:
     """Stack frames, innermost first (Python and pytest print outermost first; the others innermost first)."""
     python: list[Frame] = []
     other: list[Frame] = []
+    tests: list[Frame] = []
     go_func: str | None = None
     warned = False  # under rustc's ``warning: …``: its ``-->`` place is the warning's, not the error's
     for i, line in enumerate(lines):
@@ -379,7 +390,11 @@ def _frames(lines: list[str]) -> list[Frame]:
         m = _GO_FUNC_RE.match(line)
         if m and not line.startswith((" ", "\t")):
             go_func = m["func"]
-        for regex in (_JAVA_FRAME_RE, _JS_FRAME_RE, RUST_FRAME_RE):
+        m = _JS_TEST_HEAD_RE.match(line)
+        if m:
+            tests.append(Frame(m["path"], None, None))
+            continue
+        for regex in (_JAVA_FRAME_RE, _JS_FRAME_RE, _VITEST_FRAME_RE, RUST_FRAME_RE):
             m = regex.match(line)
             if m:
                 func = m.groupdict().get("func")
@@ -389,7 +404,8 @@ def _frames(lines: list[str]) -> list[Frame]:
             place = compiler_frame(line)
             if place is not None:
                 other.append(place)
-    return _unique([*reversed(python), *other])
+    traced = {f.path for f in other}
+    return _unique([*reversed(python), *other, *(f for f in tests if f.path not in traced)])
 
 
 def _unique(frames: list[Frame]) -> list[Frame]:
@@ -496,7 +512,8 @@ def _thrown(lines: list[str], i: int) -> bool:
     """Whether the bare ``Error: …`` or ``Exception: …`` at ``lines[i]`` was thrown: it says so (``THROWN_MARKS``), a
     JavaScript stack follows it (``    at merge (util.ts:748:13)``) or it ends a Python traceback (a frame's code
     lines above it). A tool's field (Gemini CLI's ``Error: (none)``) or a log's ``Error: …`` line is none."""
-    if lines[i].lstrip().startswith(THROWN_MARKS) or (i + 1 < len(lines) and lines[i + 1].strip().startswith("at ")):
+    below = lines[i + 1].strip() if i + 1 < len(lines) else ""
+    if lines[i].lstrip().startswith(THROWN_MARKS) or below.startswith(("at ", "\u276f ")):
         return True
     for j in range(i - 1, max(i - 2 - PY_CODE_LINES, -1), -1):
         if not lines[j].startswith((" ", "\t")):
@@ -538,7 +555,7 @@ def _error_line(line: str, lines: list[str], i: int) -> tuple[str, str] | None:
         return ("assertion", f"{cause['expr'].strip()} failed") if cause else signal
     found = compiler_error(line)
     if found is not None:
-        return found
+        return found[0], with_details(found[1], lines, i)
     m = _ASSERT_RE.match(line)
     if m and lines[i].lstrip().startswith("E "):
         return "AssertionError", m["msg"]

@@ -5,12 +5,13 @@ signature, its stack frames; each of a build's several errors with its own place
 definitions of this workspace, and ranks the ``error_pattern``, ``gotcha`` and ``dead_end`` memories found two ways,
 fused like search's lists (RRF):
 
-* on the code the error went through: memories anchored to the definitions of the innermost frames that are
-  this workspace's code (a frame printed on another machine, ``/ci/build/src/app/models.py``, is matched by
-  its path's tail), innermost first;
+* on the code the error went through: memories anchored to the definitions of the frames that are this
+  workspace's code (a frame printed on another machine, ``/ci/build/src/app/models.py``, is matched by its
+  path's tail), innermost first, up to ``MAX_PLACES`` definitions (the places past them are counted);
 * on the error's words: a search of those types for the signature (the exception type and message, with
   numbers, paths and ids left out) and the innermost workspace function's name, under search's relevance
-  floor, so an error that has nothing to do with what the team wrote down gets nothing.
+  floor, so an error that has nothing to do with what the team wrote down gets nothing (a compiler's error: the
+  memory must also name an identifier the error names, or the function it sits in).
 
 A build's first few errors are each looked up so; each later one counts less (the first is most often the cause).
 
@@ -45,8 +46,11 @@ UNDEFINED_NAME_RE = re.compile(
 
 EXPLAIN_TYPES: tuple[MemoryType, ...] = (MemoryType.ERROR_PATTERN, MemoryType.GOTCHA, MemoryType.DEAD_END)
 EXPLAIN_LIMIT = 5  # memories per explanation: an agent reads them before its next attempt
-MAX_PLACES = 3  # innermost workspace frames whose code's memories count: outer ones are callers' plumbing
-PLACE_DECAY = 0.5  # each frame further out counts half as much: the innermost is where the error surfaced
+# distinct definitions of the trace whose memories count, innermost first: every one the error went through (a
+# library's trace is its own code from the throw back to the public call: ``Gson.toJson`` is the 8th), but not a
+# whole recursion's or framework's depth; the places past it are counted (``Explanation.places_left_out``)
+MAX_PLACES = 12
+PLACE_DECAY = 0.5  # each definition further out counts half as much: the innermost is where the error surfaced
 FILE_WIDE_WEIGHT = 0.5  # a file-wide memory on a file the error went through, against one on the definition
 # a memory on a function holding the frame's definition (an anonymous class's method, a closure): the error went
 # through that function too, a little less directly than through the definition itself
@@ -65,6 +69,17 @@ ERROR_DECAY = 0.5
 # of its type's name, the function it surfaced in): a lone shared word is how unrelated errors matched (bench-hook)
 MIN_SHARED_WORDS = 2
 MIN_WORD_CHARS = 3
+# a compiler's error (``error``, tsc's ``TS2339``, rustc's ``E0425``, MSVC's ``C3861``) names the code it is about:
+# quoted (``'y' undeclared``, ``cannot find value `x```), after ``undefined:`` or javac's ``symbol: class``, or
+# written as code (``cw.wroteHeader``, ``*compressResponseWriter``). A memory found by words alone must name one of
+# them, or the function the error sits in: "writer" and "response" shared with a ``ReadFrom`` lesson are the
+# package's vocabulary, not this error
+COMPILER_KIND_RE = re.compile(r"^(?:error|TS\d{1,6}|E\d{4}|C\d{4})$")
+_QUOTED_NAME_RE = re.compile(r"[`'\u2018\"](?P<name>[A-Za-z_][\w.:]{0,200})[`'\u2019\"]")
+_INTRODUCED_NAME_RE = re.compile(
+    r"(?:\bundefined:|\bsymbol:\s+(?:class|variable|method|interface|enum|record)?)\s*(?P<name>[A-Za-z_]\w{0,200})"
+)
+_CODE_SHAPED_RE = re.compile(r"^(?:_*[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|\w+_\w+)$")  # camelCase, CamelCase, a_b
 # words every error says, which tell one error from another no better than "the": parts of the commonest exception
 # names (TypeError: "type"), and how tracebacks and test runners talk
 GENERIC_ERROR_WORDS = frozenset({
@@ -116,6 +131,7 @@ class Explanation:
     mode: str = "lexical"
     closest: str | None = None  # nothing passed the floor: the closest memory and why (search's summary)
     errors: list[ErrorPlaces] = field(default_factory=list)  # each error read, in printed order ([] when none)
+    places_left_out: int = 0  # places past ``MAX_PLACES`` definitions (of any error): listed, their memories not read
 
 
 class ExplainMixin(SearchMixin):
@@ -146,7 +162,8 @@ class ExplainMixin(SearchMixin):
         order = sorted(fused, key=lambda mid: (-fused[mid], mid))[:limit]
         hits = [ExplainHit(memories[mid], fused[mid], found[mid][1], found[mid][2], found[mid][0]) for mid in order]
         places = _each_once([p for one in errors for p in one.places])
-        return Explanation(reports[0], hits, places, mode, None if hits else closest, errors)
+        left_out = sum(len(_counted(one.places)[1]) for one in errors[:MAX_EXPLAINED_ERRORS])
+        return Explanation(reports[0], hits, places, mode, None if hits else closest, errors, left_out)
 
     def _explain_one(
         self, one: ErrorPlaces, memories: dict[str, Memory]
@@ -168,7 +185,13 @@ class ExplainMixin(SearchMixin):
         if query and own:
             result = self.search(query, SEARCH_K, types=EXPLAIN_TYPES, chunks=0, record=False)
             searched = (result.mode, result.closest_summary())
-            kept = [h for h in result.memories if shares_enough(own, report.kind, h.memory.text)]
+            names = compiler_names(report)
+            names |= {called_name(p.symbol).lower() for p in places[:1] if p.symbol and names}  # where it is
+            kept = [
+                h
+                for h in result.memories
+                if shares_enough(own, report.kind, h.memory.text) and names_one(names, h.memory.text)
+            ]
             for rank, hit in enumerate(kept):
                 memories.setdefault(hit.memory.id, hit.memory)
                 fused[hit.memory.id] = fused.get(hit.memory.id, 0.0) + SEARCH_LIST_WEIGHT / (RRF_K + rank + 1)
@@ -259,6 +282,10 @@ class ExplainMixin(SearchMixin):
         if not name or (by_line is not None and called_name(by_line) == name):  # ``before#2`` is a ``before`` too
             return by_line
         spans = self.indexer.chunk_spans(rel)
+        if by_line is not None:  # Java's bridge method is printed on its class's line: ``DoubleAdapter.write``
+            members = [s for s, _, _, _ in spans if base_symbol(s) == f"{base_symbol(by_line)}.{name}"]
+            if len(members) == 1:
+                return members[0]
         named = [symbol for symbol, kind, _, _ in spans if called_name(symbol) == name]
         if not named and frame.line is None:  # a name read off a Go test's (TestReadFiles: Reader.readFiles)
             named = [symbol for symbol, kind, _, _ in spans if called_name(symbol).lower() == name.lower()]
@@ -268,7 +295,8 @@ class ExplainMixin(SearchMixin):
         """Memories of the explained types on the innermost places' definitions (then their files), best first."""
         out: list[tuple[Memory, Place, float]] = []
         wanted = set(EXPLAIN_TYPES)
-        for depth, place in enumerate(places[:MAX_PLACES]):
+        counted, _ = _counted(places)
+        for place, depth in counted:
             weight = PLACE_DECAY**depth
             found: list[tuple[Memory, float]] = []
             if place.symbol is not None:
@@ -316,6 +344,22 @@ def shares_enough(own: set[str], kind: str | None, text: str) -> bool:
     return kind.lower() in {t.lower() for t in _TOKEN_RE.findall(text)}
 
 
+def compiler_names(report: ErrorReport) -> set[str]:
+    """The identifiers a compiler's error names (``COMPILER_KIND_RE``), lower-cased; none for another error."""
+    if report.kind is None or not COMPILER_KIND_RE.match(report.kind):
+        return set()
+    said = report.message
+    names = {m["name"] for m in _INTRODUCED_NAME_RE.finditer(said)}
+    names |= {part for m in _QUOTED_NAME_RE.finditer(said) for part in _TOKEN_RE.findall(m["name"])}
+    names |= {t for t in _TOKEN_RE.findall(said) if _CODE_SHAPED_RE.match(t)}
+    return {n.lower() for n in names}
+
+
+def names_one(names: set[str], text: str) -> bool:
+    """Whether ``text`` names one of ``names`` (true when there are none to name)."""
+    return not names or bool(names & {t.lower() for t in _TOKEN_RE.findall(text)})
+
+
 def _words(text: str) -> list[str]:
     """Words and identifier parts; a compound name whole too, unless all its parts say nothing (``TypeError``)."""
     out: list[str] = []
@@ -338,6 +382,23 @@ def _query(report: ErrorReport, places: Sequence[Place]) -> str:
     words = _unplaced(report.signature)
     names = [called_name(p.symbol) for p in places[:1] if p.symbol]
     return " ".join([words, *names]).strip()[:MAX_QUERY_CHARS]
+
+
+def _counted(places: Sequence[Place]) -> tuple[list[tuple[Place, int]], list[Place]]:
+    """The places whose memories count, each with its depth (the distinct definitions before it: a recursion, or
+    three lines of one method, is one step out), at most ``MAX_PLACES`` definitions; and the places left out."""
+    depths: dict[tuple[str, str | None], int] = {}
+    counted: list[tuple[Place, int]] = []
+    left_out: list[Place] = []
+    for place in places:
+        key = (place.file, place.symbol)
+        if key not in depths and len(depths) < MAX_PLACES:
+            depths[key] = len(depths)
+        if key in depths:
+            counted.append((place, depths[key]))
+        else:
+            left_out.append(place)
+    return counted, left_out
 
 
 def _each_once(places: list[Place]) -> list[Place]:

@@ -106,7 +106,7 @@ Exception in thread "main" java.lang.NullPointerException: Cannot invoke "String
             "[ERROR] /w/src/main/java/org/jsoup/nodes/Node.java:[408,25] cannot find symbol\n"
             "  symbol:   method addChildrenAt(int,org.jsoup.nodes.Node)\n[INFO] BUILD FAILURE\n",
             "error",
-            "error: cannot find symbol",
+            "error: cannot find symbol (symbol: method addChildrenAt(int,org.jsoup.nodes.Node))",  # QA pass 9, #7
             ("/w/src/main/java/org/jsoup/nodes/Node.java", 408, None),
         ),
     ],

@@ -120,7 +120,8 @@ def test_a_warning_between_two_errors_is_neither_error_nor_either_errors_place()
 
 def test_javacs_mypys_and_go_builds_errors_are_each_their_own() -> None:
     assert [e.message for e in read_errors(JAVAC)] == [
-        "cannot find symbol", "incompatible types: String cannot be converted to int",
+        "cannot find symbol (symbol: method depthh(); location: variable parent of type Node)",  # QA pass 9, #7
+        "incompatible types: String cannot be converted to int",
     ]  # fmt: skip
     assert places(JAVAC) == [[("src/main/java/x/Node.java", 12)], [("src/main/java/x/Tree.java", 40)]]
     assert places(MYPY) == [[("src/shop/billing.py", 6)], [("src/shop/shipping.py", 2)]]
