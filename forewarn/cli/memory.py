@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from forewarn.cli import adopt
 from forewarn.cli import util as cliutil
-from forewarn.cli.memory_common import _common, _engine, _usage
+from forewarn.cli.memory_common import _common, _usage
+from forewarn.cli.memory_common import _engine as _open_engine
 from forewarn.cli.memory_render import (
     _anchor_text,
     _as_of,
@@ -36,14 +39,42 @@ from forewarn.cli.memory_transfer import run_diff, run_export, run_import, run_r
 from forewarn.cli.util import CliError
 from forewarn.errors import ForewarnError
 from forewarn.memory import contradictions
+from forewarn.memory.errors import MemoryNotFoundError
 from forewarn.memory.records import Memory
 from forewarn.memory.store import CURRENT_STATUSES, MEMORY_TYPES, SOURCES, STATUSES
 from forewarn.memory.suggestions import WORTH_A_LOOK_WEIGHS, suggestion_score, track_line, worth_a_look
 from forewarn.memory.text import from_iso, to_iso
 from forewarn.memory.vocabulary import MemoryStatus, Visibility
+from forewarn.workspace import relocation
 
 LIST_LIMIT = 50  # memories `memory list` prints by default: a screenful or two; the rest are counted, and paged
 UNMATCHED_CODE_FILES = 3  # code nothing matched is only the nearest: a few files, not a page (D25)
+
+
+@contextmanager
+def _engine(args: argparse.Namespace, *, embedder: bool, says_mode: bool = False) -> Iterator[Any]:
+    """The workspace (``memory_common._engine``); a memory looked for and not found in a workspace holding none
+    says which workspace that was, as ``_say_if_empty`` does."""
+    with _open_engine(args, embedder=embedder, says_mode=says_mode) as engine:
+        try:
+            yield engine
+        except MemoryNotFoundError:
+            _say_if_empty(args, engine)
+            raise
+
+
+def _say_if_empty(args: argparse.Namespace, engine: Any) -> None:
+    """QA pass 9a, F10: run from the wrong folder, a read finds a new, empty workspace and answers "nothing": one
+    line on stderr names the workspace used and how to choose another. Nothing is created to say it; a moved
+    workspace's own hint (``relocation.hint``, said on opening) is not said twice."""
+    if engine.store.count() > 0 or relocation.hint(engine.root) is not None:
+        return
+    where = cliutil.shown(engine.root)
+    if getattr(args, "workspace", None) is None:
+        print(f"forewarn: workspace {where} (found from the current folder) holds no memories; "
+              "for another, give -w DIR", file=sys.stderr)  # fmt: skip
+    else:
+        print(f"forewarn: workspace {where} (-w) holds no memories; is it the right folder?", file=sys.stderr)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -356,6 +387,8 @@ def run_list(args: argparse.Namespace) -> int:
         )
         total = engine.count_memories(types=args.type, file=args.file, statuses=statuses)
         used = _used_by(engine, args) if args.file else []
+        if total == 0 and not used:
+            _say_if_empty(args, engine)
     left = total - args.offset - len(memories)
     more = f"… {left} more of {total} (next: --offset {args.offset + len(memories)}, or a larger --limit)"
     if args.json:
@@ -389,11 +422,12 @@ def _used_by(engine: Any, args: argparse.Namespace) -> list[Any]:
 def run_review(args: argparse.Namespace) -> int:
     with _engine(args, embedder=False) as engine:
         waiting = engine.suggestions(args.file)  # all of them: --limit shows the best, the counts say how many
+        if not waiting:
+            _say_if_empty(args, engine)
         pending = waiting if args.limit is None else waiting[: args.limit]
         now = engine.clock()
         changes = {m.id: c for m in waiting if (c := engine.proposed_change(m)) is not None}
-        # ranked best first: these come first; a proposal changing only times and counts is never worth a look
-        worth = sum(1 for m in waiting if worth_a_look(m) and not (m.id in changes and changes[m.id].bookkeeping_only))
+        worth = sum(1 for m in waiting if worth_a_look(m))  # they lead the queue (rank_suggestions): the first N
         accepted: list[Memory] = []
         failed: list[tuple[str, str]] = []  # one that cannot be accepted (a stale proposal…) stops none of the rest
         for m in pending if args.accept_all else []:
@@ -405,7 +439,12 @@ def run_review(args: argparse.Namespace) -> int:
         cliutil.print_json(
             {
                 "suggestions": [
-                    {**_review_json(m, changes.get(m.id)), "value": round(suggestion_score(m, now), 4)} for m in pending
+                    {
+                        **_review_json(m, changes.get(m.id)),
+                        "value": round(suggestion_score(m, now), 4),
+                        "worth_a_look": worth_a_look(m),
+                    }
+                    for m in pending
                 ],
                 "worth_a_look": worth,
                 "total": len(waiting),
@@ -422,7 +461,9 @@ def run_review(args: argparse.Namespace) -> int:
     if not pending:
         print("No suggestions to review.")
         return 0
-    for m in pending:
+    for i, m in enumerate(pending):
+        if i == worth > 0:  # where the part worth a look ends
+            print(f"  — the rest: {len(waiting) - worth}, less likely worth a look —")
         _print_memory_line(m)
         if (record := track_line(m.provenance)) is not None:
             print(f"    {_one_line(record)}")
@@ -435,8 +476,11 @@ def run_review(args: argparse.Namespace) -> int:
         if len(pending) < len(waiting)
         else (f"{len(pending)} suggestion(s)")
     )
+    lead = ""
+    if 0 < worth < len(waiting):  # say which: they are the first ones, the line under them where it is shown
+        lead = "They lead the list, above the line. " if worth < len(pending) else "They lead the list. "
     print(
-        f"\n{shown}, best first; {worth} worth a look ({WORTH_A_LOOK_WEIGHS}). "
+        f"\n{shown}, best first; {worth} worth a look ({WORTH_A_LOOK_WEIGHS}). {lead}"
         "Read each, then: forewarn memory review accept ID… [--text T] | dismiss ID…"
     )
     return 0

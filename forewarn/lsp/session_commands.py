@@ -129,12 +129,16 @@ class SessionCommands:
         writer: AgentWriter | None = None,
     ) -> dict[str, Any]:
         engine = self._engine()
+        # the symbol a command carries is the one its code action named: the index's own path (``get`` is the first
+        # of same-named definitions, ``get#2`` the second), not a name a person typed
         if writer is not None:  # an agent's: a suggestion (or, trusted, active), named after the client
-            outcome = writer.remember(engine, text, type=mtype, file=rel, symbol=symbol, line=line, private=private)
+            outcome = writer.remember(
+                engine, text, type=mtype, file=rel, symbol=symbol, line=line, private=private, as_indexed=True
+            )
         else:
             outcome = engine.remember(
                 text, type=mtype, file=rel, symbol=symbol, line=line, tags=tags, source=MemorySource.USER,
-                private=private,
+                private=private, as_indexed=True,
             )  # fmt: skip
         return {
             "id": outcome.memory.id,
@@ -213,7 +217,7 @@ class SessionCommands:
 
     @_refusing_damage()
     def reanchor(self, memory_id: str, rel: str, symbol: str | None, line: int | None) -> dict[str, Any]:
-        memory = self._engine().reanchor(memory_id, rel, symbol, line=line)
+        memory = self._engine().reanchor(memory_id, rel, symbol, line=line, as_indexed=True)  # a code action's path
         return {**_status(memory), "memory": convert.memory_result(memory, self.anchor_span(memory))}
 
     def orphans(self, rel: str) -> list[Memory]:
@@ -256,13 +260,17 @@ class SessionCommands:
 
     @_refusing_damage()
     def review(self, rel: str | None) -> dict[str, Any]:
-        """The suggestions on ``rel`` (None or a folder: everywhere below it), best first, and how many there are."""
+        """The suggestions on ``rel`` (None or a folder: everywhere below it) in the review queue's order (those
+        worth a look first, then the rest, each best first), each saying whether it is worth a look, and how many
+        there are."""
         engine = self._engine()
         found = engine.suggestions(rel or None)
         return {
-            "suggestions": [self._suggestion_row(engine, m) for m in found[:REVIEW_MAX]],
+            "suggestions": [
+                {**self._suggestion_row(engine, m), "worthALook": worth_a_look(m)} for m in found[:REVIEW_MAX]
+            ],
             "total": len(found),
-            "worth_a_look": sum(1 for m in found if worth_a_look(m)),  # best first: these lead the list
+            "worth_a_look": sum(1 for m in found if worth_a_look(m)),  # rank_suggestions: these lead the list
         }
 
     def _suggestion_row(self, engine: Workspace, memory: Memory) -> dict[str, Any]:

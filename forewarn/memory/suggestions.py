@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from forewarn.memory.origin import IMPORTED_KEY, agent_name, lesson_commit, provenance_commits
+from forewarn.memory.origin import IMPORTED_KEY, agent_name, lesson_commit, proposal_of, provenance_commits
 from forewarn.memory.records import Memory
 from forewarn.memory.text import from_iso
 from forewarn.memory.vocabulary import MemorySource, MemoryType
@@ -197,11 +197,12 @@ RECENCY_FLOOR = 0.3  # an old lesson never vanishes behind new ones (no event ho
 # how precisely it is placed at HEAD: a symbol's warning reaches the right code, a workspace-wide one anyone
 ANCHOR_PRECISION = {ANCHOR_SYMBOL: 1.0, ANCHOR_FILE: 0.6, ANCHOR_WORKSPACE: 0.3}
 SECONDS_PER_DAY = 86_400.0
-# a suggestion whose quality (its value before recency) is at least this is "worth a look" (`memory review` counts
-# them): a hot spot, an explained fix (one that mining scored, at least 0.7: what a default run proposes), a dead end
-# with its reason or a tagged comment on its symbol, whose code has not settled for years; a decision or a "must"
-# comment once its code was fixed again since; nothing on a whole file unless its code keeps breaking. Recency
-# orders the queue but never hides an old lesson.
+# a suggestion whose quality (its value before recency) is at least this is "worth a look" (`memory review` lists
+# them first, and counts them): a hot spot, an explained fix (one that mining scored, at least 0.7: what a default
+# run proposes), a dead end with its reason or a tagged comment on its symbol, whose code has not settled for years;
+# a decision or a "must" comment once its code was fixed again since; nothing on a whole file unless its code keeps
+# breaking; never a proposal (a change to another memory: a person's call, not a lesson). Recency orders each part
+# of the queue but never moves an old lesson below one not worth a look.
 WORTH_A_LOOK = 0.8
 # what that bar weighs, in a reviewer's words (`memory review` prints it beside the count): suggestion_quality's
 # factors, and no more — it names no filter the rule does not apply
@@ -251,14 +252,17 @@ def suggestion_score(memory: Memory, now: float) -> float:
 
 
 def worth_a_look(memory: Memory) -> bool:
-    return suggestion_quality(memory) >= WORTH_A_LOOK
+    """Its quality reaches WORTH_A_LOOK, age aside; a proposal never does."""
+    return proposal_of(memory) is None and suggestion_quality(memory) >= WORTH_A_LOOK
 
 
 def rank_suggestions(memories: Iterable[Memory], now: float) -> list[Memory]:
-    """Best first; ties go to the newer, then by id, so the order is stable."""
-    scored = [(suggestion_score(m, now), m) for m in memories]
-    scored.sort(key=lambda sm: (-sm[0], _neg_time(sm[1].created_at), sm[1].id))
-    return [m for _, m in scored]
+    """The review queue's one order: those worth a look first, then the rest, each part best first (by
+    ``suggestion_score``); ties go to the newer, then by id, so the order is stable. "N worth a look" is then
+    the first N, whatever their age."""
+    scored = [(not worth_a_look(m), suggestion_score(m, now), m) for m in memories]
+    scored.sort(key=lambda lsm: (lsm[0], -lsm[1], _neg_time(lsm[2].created_at), lsm[2].id))
+    return [m for _, _, m in scored]
 
 
 def _neg_time(iso: str) -> float:
