@@ -54,27 +54,34 @@ UNMATCHED_CODE_FILES = 3  # code nothing matched is only the nearest: a few file
 @contextmanager
 def _engine(args: argparse.Namespace, *, embedder: bool, says_mode: bool = False) -> Iterator[Any]:
     """The workspace (``memory_common._engine``); a memory looked for and not found in a workspace holding none
-    says which workspace that was, as ``_say_if_empty`` does."""
+    says, on its one error line, which workspace that was (:func:`_empty_hint`)."""
     with _open_engine(args, embedder=embedder, says_mode=says_mode) as engine:
         try:
             yield engine
-        except MemoryNotFoundError:
-            _say_if_empty(args, engine)
-            raise
+        except MemoryNotFoundError as exc:
+            hint = _empty_hint(args, engine)
+            if hint is None:
+                raise
+            raise type(exc)(f"{exc}: {hint}") from exc
 
 
 def _say_if_empty(args: argparse.Namespace, engine: Any) -> None:
     """QA pass 9a, F10: run from the wrong folder, a read finds a new, empty workspace and answers "nothing": one
-    line on stderr names the workspace used and how to choose another. Nothing is created to say it; a moved
-    workspace's own hint (``relocation.hint``, said on opening) is not said twice."""
+    line on stderr names the workspace used and how to choose another (:func:`_empty_hint`)."""
+    hint = _empty_hint(args, engine)
+    if hint is not None:
+        print(f"forewarn: {hint}", file=sys.stderr)
+
+
+def _empty_hint(args: argparse.Namespace, engine: Any) -> str | None:
+    """Which workspace was used, when it holds no memories at all; None when it holds some. Nothing is created to
+    say it; a moved workspace's own hint (``relocation.hint``, said on opening) is not said twice."""
     if engine.store.count() > 0 or relocation.hint(engine.root) is not None:
-        return
+        return None
     where = cliutil.shown(engine.root)
     if getattr(args, "workspace", None) is None:
-        print(f"forewarn: workspace {where} (found from the current folder) holds no memories; "
-              "for another, give -w DIR", file=sys.stderr)  # fmt: skip
-    else:
-        print(f"forewarn: workspace {where} (-w) holds no memories; is it the right folder?", file=sys.stderr)
+        return f"workspace {where} (found from the current folder) holds no memories; for another, give -w DIR"
+    return f"workspace {where} (-w) holds no memories; is it the right folder?"
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
