@@ -55,11 +55,12 @@ def swaps_dependency(commit: CommitRecord) -> bool:
     names = {
         n.lower() for n in NAME.findall(commit.subject) if len(n) >= MIN_NAME_CHARS and n.lower() not in SUBJECT_WORDS
     }
-    for f in commit.files:
-        if not MANIFEST_PATH.search(f.path or f.old_path):
-            continue
-        for hunk in f.hunks:
-            changed = " ".join((*hunk.removed, *hunk.added)).lower()
-            if any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", changed) for n in names):
-                return True
-    return False
+    if not names:
+        return False
+    named = re.compile(rf"(?<![\w-])({'|'.join(map(re.escape, sorted(names)))})(?![\w-])")  # once per commit
+    return any(
+        named.search(" ".join((*hunk.removed, *hunk.added)).lower())
+        for f in commit.files
+        if MANIFEST_PATH.search(f.path or f.old_path)
+        for hunk in f.hunks
+    )

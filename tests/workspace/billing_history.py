@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from forewarn.memory.records import Memory
-from forewarn.workspace import mining
+from forewarn.workspace import history, mining
 from forewarn.workspace.engine import Workspace
-from forewarn.workspace.history import CommitRecord, FileChange, Hunk
+from forewarn.workspace.history import BlobReader, CommitRecord, FileChange, Hunk
+from forewarn.workspace.mine_anchors import Placement, SymbolFinder, place
+from forewarn.workspace.mine_head import HeadIndex
 from tests.gitrepo import Repo
 
 BILLING = """\
@@ -54,6 +56,17 @@ def mined(repo: Repo, opened: list[Workspace], **kwargs: object) -> tuple[Worksp
     opened.append(ws)
     kwargs.setdefault("hold_back", False)
     return ws, mining.mine(ws, **kwargs)  # type: ignore[arg-type]
+
+
+def place_of(repo: Repo, sha: str, opened: list[Workspace]) -> Placement:
+    """Where mining places commit ``sha``'s lesson, with HEAD indexed as mining reads it (the workspace is closed by
+    the ``open_ws`` fixture that ``opened`` is)."""
+    ws = Workspace.open(repo.root, embedder=None)
+    opened.append(ws)
+    ws.reindex()  # what exists at HEAD, as mining reads it
+    with BlobReader(repo.root) as blobs:
+        [commit] = history.iter_commits(repo.root, [f"{sha}^!"])
+        return place(commit, f"{commit.subject}\n{commit.body}", SymbolFinder(blobs), {}, HeadIndex(ws))
 
 
 def kinds(ws: Workspace, kind: str) -> list[Memory]:

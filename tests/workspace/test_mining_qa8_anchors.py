@@ -14,13 +14,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from forewarn.memory.suggestions import ANCHOR_FILE, ANCHOR_SYMBOL
-from forewarn.workspace import history, mining
+from forewarn.workspace import mining
 from forewarn.workspace.engine import Workspace
-from forewarn.workspace.history import BlobReader
-from forewarn.workspace.mine_anchors import Placement, SymbolFinder, place
 from forewarn.workspace.mine_head import HeadIndex
 from forewarn.workspace.mine_product import is_product_path
 from tests.gitrepo import Repo
+from tests.workspace.billing_history import place_of
 
 SCHEMAS = "src/schemas.ts"
 
@@ -67,15 +66,6 @@ def _record_fixed(tmp_path: Path) -> tuple[Repo, str]:
     return repo, repo.commit(RECORD_FIX)
 
 
-def _placed(repo: Repo, sha: str, open_ws: list[Workspace]) -> Placement:
-    ws = Workspace.open(repo.root, embedder=None)
-    open_ws.append(ws)
-    ws.reindex()  # what exists at HEAD, as mining reads it
-    with BlobReader(repo.root) as blobs:
-        [commit] = history.iter_commits(repo.root, [f"{sha}^!"])
-        return place(commit, f"{commit.subject}\n{commit.body}", SymbolFinder(blobs), {}, HeadIndex(ws))
-
-
 def test_a_namesake_is_followed_to_the_same_definition_when_one_is_added_above_it(
     tmp_path: Path, open_ws: list[Workspace]
 ) -> None:
@@ -89,7 +79,7 @@ def test_a_namesake_is_followed_to_the_same_definition_when_one_is_added_above_i
         _schema("$ZodString", STRING_BODY) + _schema("$ZodTuple", TUPLE_BODY) + _schema("$ZodRecord", RECORD_FIXED),
     )
     repo.commit("feat: add z.tuple()")  # … and parse#3 at HEAD, where parse#2 is $ZodTuple's
-    placement = _placed(repo, fix, open_ws)
+    placement = place_of(repo, fix, open_ws)
     assert placement.anchor is not None and placement.anchor.symbol == "parse#3"
     assert [a.symbol for a in placement.fixed] == ["parse#3"]
 
@@ -104,7 +94,7 @@ def test_a_namesake_that_cannot_be_told_apart_at_head_counts_for_no_symbol(
         _schema("$ZodString", STRING_BODY) + _schema("$ZodMap", RECORD_FIXED) + _schema("$ZodDict", RECORD_FIXED),
     )
     repo.commit("refactor: rename $ZodRecord")
-    placement = _placed(repo, fix, open_ws)
+    placement = place_of(repo, fix, open_ws)
     assert placement.anchor is not None and placement.anchor.anchor == ANCHOR_FILE  # counted, never guessed
     assert placement.fixed == []
 
@@ -116,7 +106,7 @@ def test_a_namesake_renamed_where_it_is_written_is_found_by_its_code(tmp_path: P
         _schema("$ZodTuple", TUPLE_BODY) + _schema("$ZodString", STRING_BODY) + _schema("$ZodDict", RECORD_FIXED),
     )
     repo.commit("refactor: rename $ZodRecord")
-    placement = _placed(repo, fix, open_ws)
+    placement = place_of(repo, fix, open_ws)
     assert placement.anchor is not None and placement.anchor.symbol == "parse#3"
 
 
@@ -193,7 +183,7 @@ def test_helpers_a_fix_wrote_whole_are_no_anchor_even_when_its_subject_names_the
         "Previously we only checked that all strategies matched, but didn't check within the strategies "
         "themselves, because one glob of a strategy matching was taken for all of them."
     )
-    placement = _placed(repo, sha, open_ws)
+    placement = place_of(repo, sha, open_ws)
     assert placement.anchor is not None and placement.anchor.symbol == "GlobSet.matches_all_candidate"
 
 
@@ -248,7 +238,7 @@ def test_a_string_literals_rewrapped_text_weighs_less_than_the_logic_the_fix_cha
         "Apparently, if we don't do this, some roff renderers use a special Unicode hyphen, because an unescaped "
         "hyphen is a typographic one. That in turn makes searching a man page not work as one would expect."
     )
-    placement = _placed(repo, sha, open_ws)
+    placement = place_of(repo, sha, open_ws)
     assert placement.anchor is not None
     assert (placement.anchor.file, placement.anchor.symbol) == (MAN, "generate_flag")
     assert placement.anchor.anchor == ANCHOR_SYMBOL

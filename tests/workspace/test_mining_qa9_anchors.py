@@ -21,25 +21,15 @@ import pytest
 from forewarn.workspace import history, mine_code
 from forewarn.workspace.engine import Workspace
 from forewarn.workspace.history import BlobReader
-from forewarn.workspace.mine_anchors import Placement, SymbolFinder, place
-from forewarn.workspace.mine_head import HeadIndex
+from forewarn.workspace.mine_anchors import SymbolFinder
 from forewarn.workspace.mine_rules import Noise
 from tests.gitrepo import Repo
-from tests.workspace.billing_history import mined
+from tests.workspace.billing_history import mined, place_of
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
     return Repo(tmp_path / "repo")
-
-
-def _placed(repo: Repo, sha: str, open_ws: list[Workspace]) -> Placement:
-    ws = Workspace.open(repo.root, embedder=None)
-    open_ws.append(ws)
-    ws.reindex()  # what exists at HEAD, as mining reads it
-    with BlobReader(repo.root) as blobs:
-        [commit] = history.iter_commits(repo.root, [f"{sha}^!"])
-        return place(commit, f"{commit.subject}\n{commit.body}", SymbolFinder(blobs), {}, HeadIndex(ws))
 
 
 ADAPTER = """package com.example;
@@ -97,7 +87,7 @@ def _null_safe_fixed(repo: Repo) -> str:
 
 
 def test_a_parameter_a_constructor_stores_is_no_place_for_the_lesson(repo: Repo, open_ws: list[Workspace]) -> None:
-    placed = _placed(repo, _null_safe_fixed(repo), open_ws)
+    placed = place_of(repo, _null_safe_fixed(repo), open_ws)
     assert placed.anchor is not None
     assert placed.anchor.symbol == "TreeAdapter.read"  # where the field decides something (read and write tie)
 
@@ -179,7 +169,7 @@ def test_a_signature_only_wrapped_anew_is_no_place_even_when_its_class_is_named(
         "Make `RuntimeFactory` recognize subclasses only conditionally\n\n"
         "Recognizing any subtype is a change in behaviour, and it broke at least one client of this code."
     )
-    placed = _placed(repo, sha, open_ws)
+    placed = place_of(repo, sha, open_ws)
     assert placed.anchor is not None
     assert placed.anchor.symbol == "RuntimeFactory.create"
 
@@ -217,7 +207,7 @@ def test_a_python_init_gaining_a_parameter_and_its_field_yields_to_the_logic(
     sha = repo.commit(
         "Fix `Handler` closing a socket twice\n\nClosing twice raised OSError because the descriptor was gone."
     )
-    placed = _placed(repo, sha, open_ws)
+    placed = place_of(repo, sha, open_ws)
     assert placed.anchor is not None
     assert placed.anchor.symbol == "Handler.close"
 
@@ -305,7 +295,7 @@ def _batched(repo: Repo) -> str:
 def test_code_that_only_lost_a_clause_yields_to_the_code_that_wrote_the_rule(
     repo: Repo, open_ws: list[Workspace]
 ) -> None:
-    placed = _placed(repo, _batched(repo), open_ws)
+    placed = place_of(repo, _batched(repo), open_ws)
     assert placed.anchor is not None
     assert placed.anchor.symbol == "ReceiverBuffer.poll"
 
@@ -333,6 +323,6 @@ def test_a_named_symbol_that_only_lost_a_clause_keeps_the_lesson(repo: Repo, ope
         "                if self.keep { self.print(&entry)?; }\n",
     )
     sha = repo.commit("Fix `flush` skipping pipes\n\nOutput piped to another command was never flushed, so it waited.")
-    placed = _placed(repo, sha, open_ws)
+    placed = place_of(repo, sha, open_ws)
     assert placed.anchor is not None
     assert placed.anchor.symbol == "ReceiverBuffer.flush"  # the message names it: naming outranks the rule's place
