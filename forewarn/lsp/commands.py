@@ -174,13 +174,17 @@ async def _remember(ls: ForewarnServer, args: Args) -> dict[str, Any]:
     uri = args.string("uri")
     session, rel = ls.target(uri)
     line = convert.selection_lines(rng)[0] if rng else None
+    writer = ls.agent_writer()
+    # a symbol found at the line, or carried by a person's code action, is the index's own path (``get#2``); one an
+    # agent typed is a name: overloads it names alike are refused with each one's name, never the first taken
+    as_indexed = symbol is None or writer is None
     if line is not None and symbol is None:  # the editor's line: in an unsaved buffer, where it is saved
         place = await ls.read(session.saved_place, rel, line, ls.buffer_text(uri) if uri else None)
         if place.line is None:
             raise ForewarnError(f"line {line} is code not saved yet: save the file, then remember it")
         symbol, line = place.symbol, place.line
     private = args.boolean("private")  # the writer's alone: never exported to the team's file
-    return await ls.write(session.remember, text, mtype, rel, symbol, line, tags, private, ls.agent_writer())
+    return await ls.write(session.remember, text, mtype, rel, symbol, line, tags, private, writer, as_indexed)
 
 
 def _id(args: Args) -> str:

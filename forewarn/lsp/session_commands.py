@@ -127,18 +127,19 @@ class SessionCommands:
         tags: list[str],
         private: bool = False,
         writer: AgentWriter | None = None,
+        as_indexed: bool = True,
     ) -> dict[str, Any]:
         engine = self._engine()
-        # the symbol a command carries is the one its code action named: the index's own path (``get`` is the first
-        # of same-named definitions, ``get#2`` the second), not a name a person typed
+        # ``as_indexed``: the symbol is the index's own path (``get`` is the first of same-named definitions, ``get#2``
+        # the second), as a code action or the line found it; False for a name an agent typed
         if writer is not None:  # an agent's: a suggestion (or, trusted, active), named after the client
             outcome = writer.remember(
-                engine, text, type=mtype, file=rel, symbol=symbol, line=line, private=private, as_indexed=True
+                engine, text, type=mtype, file=rel, symbol=symbol, line=line, private=private, as_indexed=as_indexed
             )
         else:
             outcome = engine.remember(
                 text, type=mtype, file=rel, symbol=symbol, line=line, tags=tags, source=MemorySource.USER,
-                private=private, as_indexed=True,
+                private=private, as_indexed=as_indexed,
             )  # fmt: skip
         return {
             "id": outcome.memory.id,

@@ -187,3 +187,18 @@ async def test_text_null_is_answered_without_an_error_and_changes_nothing(client
     assert superseded["done"] is False and f"forewarn memory supersede {gotcha.code}" in superseded["message"]
     after = {key: value for key, value in (await run(client, "forewarn.stats")).items() if key in counts}
     assert after == before and before["by_status"] == {"active": 1, "suggested": 1}  # nothing written or accepted
+
+
+async def test_a_name_it_types_for_two_definitions_is_refused_not_guessed(client: LanguageClient, seeded: Path) -> None:
+    """A symbol an agent types is a name, as on the CLI and MCP: two definitions of it are refused with the name that
+    picks each, never the first taken as a person's code action (which carries the index's own path) would be."""
+    twice = seeded / "billing" / "twice.py"
+    twice.write_text("def settle(x):\n    return x\n\n\ndef settle(x, y):\n    return x + y\n", encoding="utf-8")
+    note = "settle adds the second amount only when given two: callers passing one get it back unchanged."
+    with pytest.raises(JsonRpcException, match=r"'settle' names 2 definitions .*settle#2"):
+        await run(client, "forewarn.remember", text=note, type="gotcha", uri=twice.as_uri(), symbol="settle")
+    assert all(m.text != note for m in suggestions(seeded))  # nothing written
+    picked = await run(client, "forewarn.remember", text=note, type="gotcha", uri=twice.as_uri(), symbol="settle#2")
+    assert picked["memory"]["status"] == "suggested"
+    (stored,) = [m for m in suggestions(seeded) if m.text == note]
+    assert stored.anchor is not None and stored.anchor.start_line == 5  # the second definition
