@@ -86,6 +86,34 @@ def models_dir() -> Path:
     return ensure_private_dir(data_dir() / "models")
 
 
+def models_elsewhere() -> Path | None:
+    """With ``FOREWARN_HOME`` set and ``FOREWARN_MODELS`` not: the default data dir's models folder when it holds
+    a model, which this data dir does not see (a model is installed once, a data dir may be one per team or
+    repository); else None. Nothing is created."""
+    if not os.environ.get(HOME_ENV) or os.environ.get(MODELS_ENV):
+        return None
+    import platformdirs
+
+    default = Path(platformdirs.user_data_dir("forewarn")) / "models"
+    try:
+        if default.resolve() == (data_root() / "models").resolve():
+            return None
+        return default if any(p.is_dir() for p in default.iterdir()) else None
+    except OSError:  # none there, or unreadable: nothing to point at
+        return None
+
+
+def model_hint(problem: str | None) -> str | None:
+    """``problem`` (why the embedding model could not be opened) and, when it is that the model is not installed
+    here while the default data dir holds models, where they are and how to use them (``FOREWARN_MODELS``)."""
+    if not problem or "not installed in" not in problem:
+        return problem
+    other = models_elsewhere()
+    if other is None:
+        return problem
+    return f"{problem}, or use the models in {other} with: export {MODELS_ENV}={shlex.quote(str(other))}"
+
+
 def cache_dir() -> Path:
     """Rebuildable caches (embedding cache); safe to delete."""
     return ensure_private_dir(data_dir() / "cache")

@@ -10,6 +10,7 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from forewarn import paths
 from forewarn.cli import util as cliutil
 from forewarn.cli.util import CliError
 from forewarn.config import load_settings
@@ -146,7 +147,7 @@ def _memories_and_vectors(indexer: Indexer, *, embed: bool, show_progress: bool)
 def _embed_chunks(ws: Workspace, *, show_progress: bool) -> dict[str, Any]:
     """Give the code chunks vectors (most important files first), then prune the embedding cache."""
     if ws.code_vectors is None:
-        return {"mode": "lexical", "reason": ws.reason}
+        return {"mode": "lexical", "reason": paths.model_hint(ws.reason)}
     with cliutil.progress("Embedding code", enabled=show_progress) as advance:
         last = 0
 

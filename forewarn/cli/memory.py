@@ -19,9 +19,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from forewarn import paths
 from forewarn.cli import adopt
 from forewarn.cli import util as cliutil
-from forewarn.cli.memory_common import _common, _usage
+from forewarn.cli.memory_common import _common, _usage, no_workspace
 from forewarn.cli.memory_common import _engine as _open_engine
 from forewarn.cli.memory_render import (
     _anchor_text,
@@ -31,6 +32,7 @@ from forewarn.cli.memory_render import (
     _one_line,
     _print_memory_full,
     _print_memory_line,
+    code_name,
     memory_json,
     print_proposed_change,
     shared_notes,
@@ -52,10 +54,10 @@ UNMATCHED_CODE_FILES = 3  # code nothing matched is only the nearest: a few file
 
 
 @contextmanager
-def _engine(args: argparse.Namespace, *, embedder: bool, says_mode: bool = False) -> Iterator[Any]:
+def _engine(args: argparse.Namespace, *, embedder: bool, says_mode: bool = False, reads: bool = False) -> Iterator[Any]:
     """The workspace (``memory_common._engine``); a memory looked for and not found in a workspace holding none
     says, on its one error line, which workspace that was (:func:`_empty_hint`)."""
-    with _open_engine(args, embedder=embedder, says_mode=says_mode) as engine:
+    with _open_engine(args, embedder=embedder, says_mode=says_mode, reads=reads) as engine:
         try:
             yield engine
         except MemoryNotFoundError as exc:
@@ -315,9 +317,11 @@ def _time_flag(flag: str, value: str | None) -> None:
 
 
 def run_search(args: argparse.Namespace) -> int:
+    if not args.query.strip():  # before the workspace opens: nothing to look for is the command line's fault
+        raise cliutil.UsageError("the search query is empty; say what you are looking for")
     _time_flag("--as-of", args.as_of)
     _time_flag("--since", args.since)
-    with _engine(args, embedder=not args.lexical, says_mode=True) as engine:
+    with _engine(args, embedder=not args.lexical, says_mode=True, reads=True) as engine:
         engine.reindex()  # incremental: code chunks and anchors reflect the code as it is now
         result = engine.search(
             args.query, k=args.k, types=args.type, file=args.file, statuses=args.status or CURRENT_STATUSES,
@@ -336,7 +340,7 @@ def run_search(args: argparse.Namespace) -> int:
         cliutil.print_json(
             {
                 "mode": result.mode,
-                "reason": result.reason,
+                "reason": paths.model_hint(result.reason),
                 "memories": [memory_json(h.memory, h.score, then.get(h.memory.id)) for h in result.memories],
                 "message": None if result.memories or args.code_only else message,
                 "files": [
@@ -361,7 +365,7 @@ def run_search(args: argparse.Namespace) -> int:
         )
         return 0
     if result.mode == "lexical":
-        print(f"forewarn: searched by words only: {result.reason}", file=sys.stderr)
+        print(f"forewarn: searched by words only: {paths.model_hint(result.reason)}", file=sys.stderr)
     if not args.code_only:
         if not result.memories:
             print(cliutil.shown(message))
@@ -379,15 +383,27 @@ def run_search(args: argparse.Namespace) -> int:
             test = "  (test)" if f.is_test else ""
             print(f"  {cliutil.shown(f.file + line)}{test}")
             for c in f.chunks:
-                where = cliutil.shown(f"{c.chunk.start_line}-{c.chunk.end_line}  {c.chunk.symbol}")
+                where = cliutil.shown(f"{c.chunk.start_line}-{c.chunk.end_line}  {code_name(c.chunk)}")
                 print(f"      {where}  {_one_line(c.chunk.signature, 80)}")
     elif args.code_only:
         print("No code matches.")
     return 0
 
 
+def _not_here(args: argparse.Namespace) -> str | None:
+    """Why the workspace a read would open is none (``no_workspace``): said instead of creating its data folder."""
+    return no_workspace(args, cliutil.workspace_root(args))
+
+
 def run_list(args: argparse.Namespace) -> int:
     statuses = STATUSES if args.all else (tuple(args.status) or CURRENT_STATUSES)
+    if (nothing := _not_here(args)) is not None:  # as an empty workspace answers, and which folder that was
+        print(f"forewarn: {nothing}", file=sys.stderr)
+        if args.json:
+            cliutil.print_json([])
+        else:
+            print("No memories.")
+        return 0
     with _engine(args, embedder=False) as engine:
         memories = engine.list_memories(
             types=args.type, file=args.file, statuses=statuses, limit=args.limit, offset=args.offset
@@ -427,6 +443,13 @@ def _used_by(engine: Any, args: argparse.Namespace) -> list[Any]:
 
 
 def run_review(args: argparse.Namespace) -> int:
+    if (nothing := _not_here(args)) is not None:  # as an empty queue answers, and which folder that was
+        print(f"forewarn: {nothing}", file=sys.stderr)
+        if args.json:
+            cliutil.print_json({"suggestions": [], "worth_a_look": 0, "total": 0, "accepted": [], "not_accepted": []})
+        else:
+            print("Accepted 0 suggestion(s)." if args.accept_all else "No suggestions to review.")
+        return 0
     with _engine(args, embedder=False) as engine:
         waiting = engine.suggestions(args.file)  # all of them: --limit shows the best, the counts say how many
         if not waiting:
@@ -533,6 +556,8 @@ def _reviewed(args: argparse.Namespace, done: list[Memory], verb: str) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
+    if (nothing := _not_here(args)) is not None:
+        raise CliError(f"no memory with id '{args.id}': {nothing}")
     with _engine(args, embedder=False) as engine:
         m = engine.get(args.id)
         events = engine.store.events(m.id)
@@ -556,6 +581,8 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_history(args: argparse.Namespace) -> int:
+    if (nothing := _not_here(args)) is not None:
+        raise CliError(f"no memory with id '{args.id}': {nothing}")
     with _engine(args, embedder=False) as engine:
         history = engine.history(args.id)
     if args.json:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from forewarn.cli import util as cliutil
+from forewarn.indexing.parse import MODULE_SYMBOL
 from forewarn.memory import transfer
 from forewarn.memory.origin import IMPORTED_KEY, OriginKind, origin_of
 from forewarn.memory.records import Memory, MemoryEvent
@@ -17,8 +18,9 @@ from forewarn.memory.suggestions import provenance_line
 from forewarn.memory.text import age_text, from_iso, to_iso
 from forewarn.memory.timeline import Standing, standing_at
 from forewarn.memory.vocabulary import Visibility
-from forewarn.workspace.symbols import spoken_symbol
+from forewarn.workspace.symbols import base_symbol, spoken_symbol
 
+TOP_LEVEL = "top level"  # how search names code outside every definition (the index's ``<module>`` chunks)
 TEXT_PREVIEW = 100  # characters of a memory shown per line in lists
 TEXT_DIFF_LINES = 6  # of each side of a proposed text change shown under it (memory show prints the whole text)
 ORIGIN_PREVIEW = 240  # where it came from, with the commit and the writer a file claims: one line of a wide terminal
@@ -151,6 +153,15 @@ def print_proposed_change(change: Any, indent: str = "    ") -> None:
                 print(f"{indent}  - {cliutil.shown(line)}")
             for line in c.after.splitlines()[:TEXT_DIFF_LINES]:
                 print(f"{indent}  + {cliutil.shown(line)}")
+
+
+def code_name(chunk: Any) -> str:
+    """A code chunk's definition as a person reads it: its name as the language writes it, without the index's
+    ordinal (``Recipe#2`` is ``Recipe``: the lines beside it say which one); code outside every definition (the
+    index's ``<module>``, ``<module>#2``) is "top level"."""
+    if base_symbol(chunk.symbol) == MODULE_SYMBOL:
+        return TOP_LEVEL
+    return spoken_symbol(chunk.symbol, chunk.rel)
 
 
 def _chunk_json(chunk: Any, score: float) -> dict[str, Any]:

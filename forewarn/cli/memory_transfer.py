@@ -96,7 +96,8 @@ def run_import(args: argparse.Namespace) -> int:
         )  # fmt: skip
         stored = (report.added or report.updated or report.proposed) and not report.dry_run
         if stored and engine.embedder_problem:  # said when something was stored by words only, not on a refusal
-            print(f"forewarn: words only, without the embedding model: {engine.embedder_problem}", file=sys.stderr)
+            problem = paths.model_hint(engine.embedder_problem)
+            print(f"forewarn: words only, without the embedding model: {problem}", file=sys.stderr)
     if args.json:
         cliutil.print_json(report.to_dict())
     else:

@@ -122,7 +122,7 @@ def model_report(workspace: Path | None = None) -> dict[str, Any]:
             report.pop("stats", None)
             report["available"] = True
     except emb.EmbedderUnavailable as exc:
-        report["problem"] = exc.reason
+        report["problem"] = paths.model_hint(exc.reason)
     return report
 
 

@@ -50,7 +50,7 @@ def run_stats(args: argparse.Namespace) -> int:
             parse_since(args.since, date.today())  # checked before the workspace loads: a typo costs nothing
         except SinceError as exc:
             raise CliError(str(exc), exit_code=2) from None
-    with _engine(args, embedder=True) as engine:  # the mode and vectors reported are what search would use
+    with _engine(args, embedder=True, reads=True) as engine:  # the mode and vectors reported are what search would use
         engine.reindex()  # incremental: staleness and PageRank reflect the code as it is now
         stats = engine.stats(since=args.since)
     data = stats.to_dict()

@@ -9,10 +9,11 @@ can end the block, start a line, or forge a note. Only what a person vetted is l
 agent-written, imported and not yet reviewed) never reach an agent.
 
 An agent pays for every token it reads, so each answer fits a budget: notes are taken by type priority (gotcha,
-error pattern, decision, dead end, then the rest), best first within a type, until the budget is full; every
-file asked about keeps at least its count line, and the answer says how many notes it left out and how to get
-them. Tokens are estimated at ``CHARS_PER_TOKEN`` characters each (English prose and code average about four with
-the tokenizers agents use), close enough to keep an answer near its budget without loading a tokenizer.
+error pattern, decision, dead end, then the rest), best first within a type, until the budget is full (the best
+note is listed whatever the budget, its text clipped to what is left); every file asked about keeps at least its
+count line, and the answer says how many notes it left out and how to get them. Tokens are estimated at
+``CHARS_PER_TOKEN`` characters each (English prose and code average about four with the tokenizers agents use),
+close enough to keep an answer near its budget without loading a tokenizer.
 
 Agent hooks render through :func:`fence_notes` too.
 """
@@ -34,6 +35,7 @@ DEFAULT_BUDGET = 1000  # tokens per tool answer unless the agent asks otherwise
 MIN_BUDGET = 200  # below this not even one note fits beside the notes' preamble, its place and its origin
 MAX_BUDGET = 20_000  # a tenth of a large context window; more is the agent reading, not being warned
 MAX_TEXT_CHARS = 800  # one memory's text in an answer; longer ones end in "…" (the resource has it whole)
+MIN_CLIPPED_TEXT_CHARS = 160  # the best note's text when nothing fits whole: about 25 words, still a sentence
 MAX_PLACE_CHARS = 300  # a file name or symbol in a note: real paths are far shorter; a hostile one is cut
 FENCE_TICKS = 3  # the block's fence: no line inside can start with it (each starts with "[", a word or INDENT)
 # what an agent must not miss comes first; the rest keep the vocabulary's order
@@ -76,6 +78,7 @@ class Entry:
     score: float = 0.0
     group: str | None = None  # the heading it is listed under (the asked-about file), else its own file
     namesakes: bool = False  # its file has other definitions of its symbol's name: the note says which, by lines
+    text_limit: int = MAX_TEXT_CHARS  # the text is cut to this (the best note, clipped to fit a small budget)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +141,7 @@ def note_lines(entry: Entry, number: int) -> list[str]:
     lines = [head + f" · id {m.id}{status_note(m)}", f"{INDENT}from: {clip(origin_of(m).phrase(), 400)}"]
     if entry.via:
         lines.append(f"{INDENT}via: {quoted(entry.via, MAX_PLACE_CHARS)} (a file this one uses)")
-    lines.append(f"{INDENT}text: {quoted(m.text)}")
+    lines.append(f"{INDENT}text: {quoted(m.text, entry.text_limit)}")
     return lines
 
 
@@ -189,37 +192,54 @@ def fence_notes(
     wanted = list(dict.fromkeys(groups or ()))
     fence = "`" * FENCE_TICKS
     width = len(str(len(entries)))
-    costs = [tokens("\n".join(note_lines(replace(e, namesakes=True), 10**width - 1))) + 1 for e in entries]
-    footer = f"_{len(entries)} more left out by the {budget:,}-token budget ({more_hint})._"
-    used = tokens(f"{title}\n\n{NOTES_PREAMBLE}\n{fence}{NOTES_INFO}\n{fence}\n{footer}") + 4
+
+    def cost(e: Entry) -> int:
+        return tokens("\n".join(note_lines(replace(e, namesakes=True), 10**width - 1))) + 1
+
+    costs = [cost(e) for e in entries]
+    footer = tokens(f"_{len(entries)} more left out by the {budget:,}-token budget ({more_hint})._") + 1
+    used = tokens(f"{title}\n\n{NOTES_PREAMBLE}\n{fence}{NOTES_INFO}\n{fence}") + 2
     labels = group_files or {}
     used += sum(tokens(_group_line(g, 10**width, 10**width, labels)) + 1 for g in wanted)
-    taken: set[int] = set()
-    for i in priority_order(entries):
-        if used + costs[i] > budget:
-            continue  # a shorter entry further down may still fit
-        used += costs[i]
-        taken.add(i)
+    order = priority_order(entries)
+    taken: list[int] = []  # in packing order: the last is the first to give way to the footer
+    for i in order:
+        if used + costs[i] <= budget:  # else a shorter entry further down may still fit
+            used += costs[i]
+            taken.append(i)
+    if len(taken) < len(entries):  # the footer saying what was left out must fit too
+        used += footer
+        while used > budget and len(taken) > 1:
+            used -= costs[taken.pop()]
+    if not taken and entries:  # the best note is listed whatever the budget, its text clipped to what is left
+        best = entries[order[0]]
+        used -= footer if len(entries) == 1 else 0
+        limit = MAX_TEXT_CHARS
+        while limit > MIN_CLIPPED_TEXT_CHARS and used + cost(replace(best, text_limit=limit)) > budget:
+            limit = max(MIN_CLIPPED_TEXT_CHARS, limit - 2 * CHARS_PER_TOKEN)
+        entries[order[0]] = replace(best, text_limit=limit)
+        taken.append(order[0])
+    listed = set(taken)
     if spans_of is not None:
-        entries = _marked(entries, taken, spans_of)
+        entries = _marked(entries, listed, spans_of)
     body: list[str] = []
     number = 0
     if grouped:
         for g in wanted:
             mine = [i for i, e in enumerate(entries) if e.group == g]
-            body.append(_group_line(g, len(mine), sum(1 for i in mine if i in taken), labels))
+            body.append(_group_line(g, len(mine), sum(1 for i in mine if i in listed), labels))
             for i in mine:
-                if i in taken:
+                if i in listed:
                     number += 1
                     body += note_lines(entries[i], number)
     else:
-        for i in sorted(taken):
+        for i in sorted(listed):
             number += 1
             body += note_lines(entries[i], number)
     if not entries and empty and not wanted:
         body.append(clip(empty, MAX_TEXT_CHARS))  # it may quote a note (the closest one): inside the block too
     out = [title, "", NOTES_PREAMBLE, f"{fence}{NOTES_INFO}", *body, fence]
-    left = len(entries) - len(taken)
+    left = len(entries) - len(listed)
     if left:
         out.append(f"_{left} more left out by the {budget:,}-token budget ({more_hint})._")
     text = "\n".join(out) + "\n"

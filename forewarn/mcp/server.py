@@ -28,7 +28,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from pydantic import Field, ValidationError
 
-from forewarn import __version__
+from forewarn import __version__, paths
 from forewarn.config import Settings
 from forewarn.errors import ForewarnError
 from forewarn.mcp import render
@@ -109,7 +109,7 @@ class ForewarnMcp:
             self.problem = str(exc)
             log.error("cannot open the workspace %s: %s", root, exc)
         if self.workspace is not None and self.workspace.embedder_problem:
-            log.info("search is lexical: %s", self.workspace.embedder_problem)
+            log.info("search is lexical: %s", paths.model_hint(self.workspace.embedder_problem))
         self._index_on_start = index_on_start
         self._writer: AgentWriter | None = None  # this session's agent: its name, trust and write limits
 

@@ -128,6 +128,10 @@ class ScoredMemory:
     # (0) for a memory whose cosine alone answers
     coverage: float | None = None
     terms: int = 0  # how many distinct query words it holds (likewise)
+    # which of the query's words those are, and whether they were found in the code it sits on rather than in the
+    # memory itself (its text, file and symbol): what a "words matched" explanation names
+    words: tuple[str, ...] = ()
+    words_in_code: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -461,7 +465,7 @@ def rank(
     if missing:
         rows.update(store.search_rows(missing))
     candidates = [n for n in lex_rank.keys() | vec_rank.keys() | code_rank.keys() if n in rows]
-    cosines, coverages, held = _own_match(store, index, query, qvec, params, candidates, cos)
+    cosines, coverages, held, words = _own_match(store, index, query, qvec, params, candidates, cos)
     floor = params.floor
     passed = floor.passed(candidates, lambda n: (cosines.get(n), coverages[n], held.get(n, 0)))
     closest = None
@@ -470,7 +474,7 @@ def rank(
         full_near = store.by_nums([near]).get(near)
         if full_near is not None:
             closest = ScoredMemory(full_near, 0.0, lex_rank.get(near), vec_rank.get(near), cosines.get(near),
-                                   coverages[near], held.get(near, 0))  # fmt: skip
+                                   coverages[near], held.get(near, 0), *words.get(near, ((), False)))  # fmt: skip
     scored: list[tuple[float, str, int]] = []
     for num in passed:
         r = rows[num]
@@ -516,9 +520,10 @@ def _own_match(
     params: SearchParams,
     nums: Sequence[int],
     cosines: Mapping[int, float],
-) -> tuple[dict[int, float], dict[int, float], dict[int, int]]:
+) -> tuple[dict[int, float], dict[int, float], dict[int, int], dict[int, tuple[tuple[str, ...], bool]]]:
     """Each candidate's own match to the query, whichever list brought it: (cosine when the query has a vector,
-    lexical coverage, distinct query words held). Candidates from one list only are scored on the other here
+    lexical coverage, distinct query words held, which words those are and whether the code it sits on held
+    them rather than the memory). Candidates from one list only are scored on the other here
     (a memory found through its code or by meaning may hold the query's words too)."""
     cos = dict(cosines)
     if params.use_vector and index is not None and qvec is not None:
@@ -530,6 +535,7 @@ def _own_match(
         cos = {}
     cov: dict[int, float] = dict.fromkeys(nums, 0.0)
     held: dict[int, int] = {}
+    words: dict[int, tuple[tuple[str, ...], bool]] = {}
     if params.use_lexical:
         kept = store.selective_terms(query_terms(query))
         idfs = store.term_idfs(kept)
@@ -552,10 +558,14 @@ def _own_match(
             if share * lexical_coverage(in_code, idfs) > lexical_coverage(matched.get(n, ()), idfs):
                 cov[n] = share * lexical_coverage(in_code, idfs)
                 held[n] = len(in_code)
+                words[n] = (tuple(kept[i] for i in sorted(in_code)), True)
         for n in nums:
-            cov[n] = max(cov[n], lexical_coverage(matched.get(n, ()), idfs))
-            held[n] = max(held.get(n, 0), len(matched.get(n, ())))
-    return cos, cov, held
+            own = matched.get(n, set())
+            if lexical_coverage(own, idfs) >= cov[n]:
+                cov[n] = lexical_coverage(own, idfs)
+                words[n] = (tuple(kept[i] for i in sorted(own)), False)
+            held[n] = max(held.get(n, 0), len(own))
+    return cos, cov, held, words
 
 
 # the baseline the benchmark compares against: a plain weighted sum with exponential decay

@@ -275,7 +275,7 @@ def read_jsonl(
             errors.append(f"line {lineno}: not JSON (nested too deeply)")
             continue
         except ValueError as exc:  # JSONDecodeError, and integers past Python's digit limit
-            errors.append(f"line {lineno}: not JSON ({getattr(exc, 'msg', exc)})")
+            errors.append(f"line {lineno}: not JSON ({json_problem(exc)})")
             continue
         if isinstance(data, dict) and "format" in data and "id" not in data:
             if data.get("format") != FORMAT or not isinstance(data.get("version"), int) or data["version"] > VERSION:
@@ -304,3 +304,12 @@ def read_jsonl(
             + more
         )
     return records, errors
+
+
+def json_problem(exc: ValueError) -> str:
+    """What is wrong with a line that is not JSON, with where on the line (json's own message ends "… at"
+    without it: "Unterminated string starting at column 17")."""
+    if not isinstance(exc, json.JSONDecodeError):
+        return str(exc)
+    at = " " if exc.msg.endswith(" at") else " at "
+    return f"{exc.msg}{at}column {exc.colno}"

@@ -72,6 +72,16 @@ RUST_PATH_SEGMENT = re.compile(r"(?:[A-Za-z_]\w*::)*([A-Z]\w*)(?:<.*>)?", re.DOT
 
 
 UNSAID = "?"  # what ``declared_in`` answers when the definition's text says nothing of the variable
+# a declared type whose methods are its argument's (``x: Optional[Foo]``, ``p: Partial<Foo>``, ``b: Box<dyn Sink>``):
+# it says nothing itself
+TYPE_WRAPPERS = frozenset(
+    {"Optional", "Union", "Annotated", "Final", "ClassVar", "Readonly", "Partial", "Required", "Box", "Rc", "Arc"}
+)
+# an object literal bound to a name: `const objectTraps: ProxyHandler<S> = {`, `traps: {`
+OBJECT_LITERAL = re.compile(
+    r"(?<![\w$.])([A-Za-z_$][\w$]*)\s*(?::[^=\n{]*)?=\s*\{"  # `const traps: Handler<S> = {`
+    r"|(?<![\w$.])([A-Za-z_$][\w$]*)\s*:\s*\{"  # `traps: {`, nested in another literal
+)
 
 
 def declared_in(
@@ -334,3 +344,25 @@ def class_of(symbol: str) -> str:
     """The class a member's symbol path names: ``Node`` of ``a.Node.before``; "" for a top-level one."""
     parts = symbol.split(".")
     return parts[-2] if len(parts) > 1 else ""
+
+
+def names_no_class(kind: str, definitions: Callable[[str], Sequence[Any]]) -> bool:
+    """Whether a declared type is a name the workspace defines nothing by: a generic parameter (``stdout: W`` with
+    ``W: Write``) or a library's type (``Map``, ``String``, Go's ``strings.NewReader(…)``). A method called on such
+    a value is none of the workspace's. ``Self``, the wrappers of ``TYPE_WRAPPERS`` and a name the workspace defines
+    as anything (a class, or a function ``DECLARED_AS`` took for one: Go's ``x = pkg.NewFoo(…)``) say nothing of it
+    (False): the hover's other steps decide."""
+    if kind == "Self" or kind in TYPE_WRAPPERS:
+        return False
+    return not definitions(kind)
+
+
+def holding_object(text: str, line: int) -> str | None:
+    """The name of the object literal ``text`` binds last before ``line`` (1-based: where a method written in it
+    starts, a symbol with no class), ``objectTraps`` of ``const objectTraps = { … set(…) {`` : the object that
+    method is called through. None when no object literal is bound before it."""
+    before = "\n".join(text.split("\n", line - 1)[: line - 1])
+    found = None
+    for m in OBJECT_LITERAL.finditer(before):
+        found = m[1] or m[2]
+    return found

@@ -5,6 +5,7 @@ span is code, a section banner is a title, a label before a colon is no reason, 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from forewarn.indexing.records import Chunk
 
@@ -69,3 +70,102 @@ def _labels_warning(said: str, cuts: list[re.Match[str]], i: int, warning_at: in
 def type_only(holder: Chunk, language: str) -> bool:
     """``holder`` declares a type and nothing that runs (TYPE_ONLY_KINDS in TYPE_ONLY_LANGUAGES)."""
     return language in TYPE_ONLY_LANGUAGES and holder.kind in TYPE_ONLY_KINDS
+
+
+# a comment that argues with a tool rather than warning a reader ("FindBugs doesn't know about it and complains... so
+# let's add dummy break here", "to keep the compiler happy", "to silence clippy"): like a suppression directive
+# (``mine_comments.LINT_SUPPRESSION``), it warns no one editing the code
+_TOOL = (
+    r"(find ?bugs|spot ?bugs|compilers?|linters?|lint|javac|rustc|gcc|clang|msvc|checkstyle|pmd|sonar\w*|error ?prone|"
+    r"clippy|type ?checkers?|borrow ?checker|type system|mypy|pyright|tsc|typescript|ts|eslint|go vet|vet|ide)"
+)
+TOOL_ARGUMENT = re.compile(
+    rf"\b{_TOOL}\b[^.;]{{0,60}}?\b(complain\w*|whin(e|es|ing)|moan\w*|nag(s|ging)?|(does|do)(n't| not) "
+    r"(know|understand|realize|realise)|(is|are)(n't| not) (smart|clever) enough)\b|"
+    rf"\b(keep|make|keeps|makes|keeping|making)\s+(the\s+)?{_TOOL}\s+(happy|quiet|silent)\b|"
+    rf"\b(to|will)\s+(silence|shut up|quiet|appease|placate|pacify|please|satisfy)\s+(the\s+)?{_TOOL}\b|"
+    r"\bdummy (return|break|throw|statement)s?\b",
+    re.IGNORECASE,
+)
+# a comment that opens on a word pointing back at the code or comment above it ("Otherwise not included", "Except one
+# special case: …", "Plus we can scan …", "Else ch must be RS"): read alone, a fragment. "Except for …"/"Except on
+# Windows, …" open a condition of their own; "Also, never …" and "However, …" read alone
+BACK_REFERENCE = re.compile(
+    r"^(otherwise|else|plus|and|but|or|nor|similarly|likewise|"
+    r"except(?!\s+(for|on|in|when|if|where|while|with|under|during|after|before|inside|outside)\b))\b",
+    re.IGNORECASE,
+)
+# a comment that trails off in an ellipsis ("Careful, since this may alternatively be leading char of unquoted
+# name...", "otherwise caller must handle using some other mechanism, so..."): an unfinished thought. "etc..." ends
+# a list, "[...]" stands for code
+TRAILING_OFF = re.compile(r"(?<!\betc)(?<![\[({])(\.\.\.|…)\s*$", re.IGNORECASE)
+# an author's stamp opening a note ("26-Nov-2015, tatu:", "2019-08-12 bob:"): who wrote it and when, no part of the
+# lesson. Where a block holds several notes ("And there we have it! 26-Jun-2022, tatu: Careful here, …"), each stamp
+# opens a note of its own. An issue tag ("[core#133]:") says where the reason is and stays
+STAMP = re.compile(
+    r"(?:^|(?<=[.!?:;])\s+)(\d{1,2}[- ](?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*[- ]\d{4}|"
+    r"\d{4}-\d{2}-\d{2})(,?\s*\(?[A-Za-z][\w.-]*\)?)?\s*:\s*"
+)
+# a guard for what the author believes cannot happen, failing if it does ("Should never return 0, so let's fail"):
+# ``mine_comments.COMMENT_DEFENSIVE`` in other words; "must never return null: callers dereference it" is a contract
+DEFENSIVE_FAILURE = re.compile(
+    r"\bshould (never|not ever)\b[^.;:]{0,60}?\bso,?\s+(let's|lets|let us|we('ll| will)?|just)\s+"
+    r"(fail|throw|error|bail|abort|panic|assert|raise|complain)\b",
+    re.IGNORECASE,
+)
+# a comment that states what the code does by default ("By default, require padding on input if written on output;
+# do not accept if padding not written") describes behaviour, unless it says why (EXPLICIT_CAUSE)
+DEFAULT_STATEMENT = re.compile(r"^by default\b", re.IGNORECASE)
+EXPLICIT_CAUSE = re.compile(
+    r"\b(because|since|otherwise|else|so that|in order to|to (avoid|prevent|ensure|keep)|would|could|might|lest|"
+    r"due to|or (else|we|it|the|this))\b",
+    re.IGNORECASE,
+)
+
+
+def argues_with_tool(text: str) -> bool:
+    """The comment argues with a compiler, linter or checker (TOOL_ARGUMENT) rather than warning a reader."""
+    return TOOL_ARGUMENT.search(text) is not None
+
+
+def fragment_read_alone(text: str) -> bool:
+    """The comment needs what stands above it (BACK_REFERENCE) or trails off unfinished (TRAILING_OFF)."""
+    return BACK_REFERENCE.match(text) is not None or TRAILING_OFF.search(text) is not None
+
+
+def defensive_failure(text: str) -> bool:
+    """A guard that fails on what "should never" happen (DEFENSIVE_FAILURE)."""
+    return DEFENSIVE_FAILURE.search(text) is not None
+
+
+def states_default(text: str) -> bool:
+    """The comment says what the code does by default and gives no cause (DEFAULT_STATEMENT, EXPLICIT_CAUSE)."""
+    return DEFAULT_STATEMENT.match(text) is not None and EXPLICIT_CAUSE.search(text) is None
+
+
+def stamped_note(lines: list[str], warns: Callable[[list[str]], bool]) -> tuple[list[str], int]:
+    """A comment's lines without its authors' stamps (STAMP), and the index of the line its warning starts on: where
+    stamps open several notes, the first note that ``warns``; the whole comment, stamps dropped, when none does."""
+    notes: list[tuple[int, list[str]]] = []
+    for i, line in enumerate(lines):
+        pos = 0
+        for stamp in STAMP.finditer(line):
+            if head := line[pos : stamp.start()].strip():
+                _append(notes, i, head)
+            notes.append((i, []))
+            pos = stamp.end()
+        if pos == 0 or line[pos:].strip():
+            _append(notes, i, line[pos:].strip() if pos else line)
+    if len(notes) <= 1:
+        return (notes[0][1], notes[0][0]) if notes else (lines, 0)
+    for at, note in notes:
+        if note and warns(note):
+            return note, at
+    return [line for _, note in notes for line in note], 0
+
+
+def _append(notes: list[tuple[int, list[str]]], i: int, text: str) -> None:
+    if notes:
+        notes[-1][1].append(text)
+    else:
+        notes.append((i, [text]))

@@ -32,7 +32,17 @@ from forewarn.memory.suggestions import ANCHOR_FILE, ANCHOR_SYMBOL, Suggestion
 from forewarn.memory.vocabulary import MemorySource, MemoryType
 from forewarn.workspace import mine_code
 from forewarn.workspace.mine_anchors import MODULE_SYMBOL
-from forewarn.workspace.mine_comment_rules import banner, reason_clause, type_only, without_code_spans
+from forewarn.workspace.mine_comment_rules import (
+    argues_with_tool,
+    banner,
+    defensive_failure,
+    fragment_read_alone,
+    reason_clause,
+    stamped_note,
+    states_default,
+    type_only,
+    without_code_spans,
+)
 from forewarn.workspace.mine_fixes import broad
 from forewarn.workspace.mine_head import HeadIndex
 from forewarn.workspace.mine_lessons import CONNECTIVES, clip_sentences, comment_headline, lesson_text, lines_as_text
@@ -271,8 +281,13 @@ DEDUCTION_MUST = re.compile(
 )
 # ... unless someone is told to act: "Since there is a file stream in query, we must transmit pause/resume event to
 # the current sequence" orders whoever edits it (an agent with an action verb), where "we must be the only thread"
-# deduces (a state)
-AGENT_ORDER = re.compile(r"\b(we|you|callers?|users?|one)\s+must\s+(?!be\b|have\b|already\b|also\b)\w+", re.IGNORECASE)
+# deduces (a state); so does a "must" with no subject after the clause of its reason ("Since name-offset requires it
+# too, must offset this increase …")
+AGENT_ORDER = re.compile(
+    r"(\b(we|you|callers?|users?|one)\s+|(^|[,;:])\s*)must\s+"
+    r"(?!(be|have|already|also|therefore|thus|hence|necessarily|surely|always|still)\b)\w+",
+    re.IGNORECASE,
+)
 # "Since fields have been frozen we must work around it." above ``_OBJ_SETATTR(field, "type", …)``: the reason for
 # the next line's workaround, said by the author who wrote it, not an order to whoever edits the code (attrs _funcs.py)
 WORKAROUND_JUSTIFICATION = re.compile(
@@ -358,6 +373,8 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
             said_lines, line = _paragraph(said_lines, at), first + at
         elif tag is not None and (run := _tagged_run(said_lines, at, tag)) is not None:
             said_lines, line = run, first + at  # the lines that repeat its tag are its paragraph
+        said_lines, note_at = stamped_note(said_lines, _warns)  # "26-Nov-2015, tatu: …": the stamped note, unstamped
+        line += note_at
         text = lines_as_text(said_lines)
         phrase = _warning_phrase(text)
         if (tag is None and phrase is None) or len(text.split()) < MIN_COMMENT_WORDS:
@@ -380,7 +397,7 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
         if COMMENT_TASK.search(text) or TAGGED_TASK.search(text):
             skipped[Noise.COMMENT_TASK] += 1
             continue
-        if COMMENT_DEFENSIVE.search(text):
+        if COMMENT_DEFENSIVE.search(text) or defensive_failure(text):
             skipped[Noise.COMMENT_DEFENSIVE] += 1
             continue
         untagged = WARNING_TAG.sub("", text)
@@ -389,7 +406,7 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
         if CONTRACT_REFERENCE.search(said_text):
             skipped[Noise.COMMENT_CONTRACT] += 1
             continue
-        if _suppresses_lint(lines, first, last):
+        if _suppresses_lint(lines, first, last) or argues_with_tool(said_text):
             skipped[Noise.LINT_SUPPRESSION] += 1
             continue
         if CROSS_REFERENCE.match(said_text):
@@ -404,7 +421,7 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
             continue
         words = len(text.split()) - (1 if tag else 0)
         short = words < (MIN_TAGGED_COMMENT_WORDS if tag else MIN_PHRASE_COMMENT_WORDS)
-        if short or _continues(said_text, lines, first):
+        if short or _continues(said_text, lines, first) or fragment_read_alone(said_text):
             skipped[Noise.COMMENT_FRAGMENT] += 1
             continue
         if _about_import(lines, first, last):
@@ -414,7 +431,7 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
         if _restates(said, code):
             skipped[Noise.RESTATES_CODE] += 1
             continue
-        if not gives_reason(text, tagged=tag is not None):
+        if states_default(said_text) or not gives_reason(text, tagged=tag is not None):
             skipped[Noise.COMMENT_NO_REASON] += 1
             continue
         holder = _enclosing(chunks, first, last, lines)
@@ -441,6 +458,11 @@ def _warning_phrase(text: str) -> re.Match[str] | None:
     if phrase is None and len(words.split()) <= MAX_MUST_WORDS:
         phrase = WARNING_MUST.search(words)
     return phrase
+
+
+def _warns(lines: list[str]) -> bool:
+    """Lines of a comment that carry a warning: a tag that marks one, or warning words."""
+    return _tag_mark(lines)[0] is not None or _warning_phrase(lines_as_text(lines)) is not None
 
 
 def _continues(said: str, lines: list[str], first: int) -> bool:

@@ -27,8 +27,16 @@ from forewarn.workspace import mine_code
 from forewarn.workspace.core import DEFAULT_CONFIDENCE
 from forewarn.workspace.mine_anchors import Placement
 from forewarn.workspace.mine_head import HeadIndex
+from forewarn.workspace.mine_headlines import SUBJECT_LEADING_REF, clean_subject
 from forewarn.workspace.mine_lessons import hotspot_headline, lesson_text
-from forewarn.workspace.mine_rules import Noise, substantive_fix
+from forewarn.workspace.mine_rules import (
+    FIX_SUBJECT,
+    PERFORMANCE_WORDS,
+    REFACTOR_SUBJECT,
+    Noise,
+    feature,
+    substantive_fix,
+)
 
 if TYPE_CHECKING:
     from forewarn.indexing.store import CodeChunk
@@ -67,6 +75,20 @@ SECURITY_WORDS = re.compile(
     r"redirect (allow ?list )?bypass|leak(s|ed|ing)? (credentials|secrets?|tokens?|passwords?|auth\w*))\b",
     re.IGNORECASE,
 )
+
+
+def counts_toward_hotspot(subject: str) -> bool:
+    """A fix that counts toward a hot spot: a substantive one (:func:`substantive_fix`) whose own words, without
+    the issue it closes, name a fix, or at least no other kind of work: "Fix #1328: optimize `JsonPointer.head()`"
+    is an issue closed by performance work, as "Fix #12: add a flag" is one closed by a feature (a project naming
+    every commit after its issue says "Fix #N" of anything); "Fix #12: NPE when …" stays a fix."""
+    if not substantive_fix(subject):
+        return False
+    own = SUBJECT_LEADING_REF.sub("", " ".join(subject.split()))
+    if own == " ".join(subject.split()) or FIX_SUBJECT.search(own):
+        return True  # no leading "Fix #N": the fix word is the subject's own
+    rest = clean_subject(own)
+    return not (PERFORMANCE_WORDS.search(rest) or REFACTOR_SUBJECT.search(rest) or feature(rest))
 
 
 def main_targets(placement: Placement) -> set[tuple[str, str]]:
@@ -219,7 +241,7 @@ def hotspot_suggestions(
     patterns: list[tuple[tuple[str, str], list[FixRef]]] = []
     for (path, symbol), refs in fixes.items():
         every = sorted({r.sha: r for r in refs}.values(), key=lambda r: r.date, reverse=True)
-        unique = [r for r in every if substantive_fix(r.subject)]  # trivial fixes are no part of a pattern
+        unique = [r for r in every if counts_toward_hotspot(r.subject)]  # trivial fixes, or other work, make no pattern
         if len(every) < HOTSPOT_PAIR_MIN_FIXES:
             continue
         if len(unique) < HOTSPOT_PAIR_MIN_FIXES:

@@ -322,14 +322,94 @@ def dead_end_headline(what: str, place: str) -> str:
     return f"Do not bring back “{what}” in {place}: it was tried and reverted."
 
 
-def hotspot_headline(place: str, subjects: Sequence[str], count: int, first_date: str, last_date: str) -> str:
-    """``place`` needed ``count`` fixes between two dates; the latest two fixes named, never listed one per line."""
-    named = [said(s) for s in subjects]
-    quoted = list(dict.fromkeys(s for s in named if s and not vague(s)))  # the same subject twice is one fix named
-    latest = "; ".join(f"“{s}”" for s in quoted[:2])
+HOTSPOT_SHOWN = 3  # the newest fixes a hot spot's headline says; its count and evidence hold the rest
+HOTSPOT_SAID_CHARS = 320  # … fewer when saying them all would pass this: a headline, not a changelog
+# a name an error or a bug goes by ("TypeError", "StringIndexOutOfBoundsException"): the bug itself, said as it is
+ERROR_NAME = re.compile(r"^`?[A-Z]\w*(Error|Exception|Panic|Fault|Leak)\b")
+# … or a bug phrase that says what went wrong anywhere ("hooks being skipped when …", "body not closed on retry")
+WENT_WRONG = re.compile(
+    r"\b(being|not|never|no longer|fail(s|ed|ing)?|ignored|skipped|lost|dropped|swallowed|leak(s|ed|ing)?|"
+    r"hang(s|ing)?|crash(es|ed|ing)?|throw(s|n|ing)?|thrown|break(s|ing)?|broken|overflow(s|ed|ing)?)\b",
+    re.IGNORECASE,
+)
+_AVOID_BUG = "Avoid reintroducing a bug in "
+NOT_TO = re.compile(r"^(?P<what>.+?) not to (?P<rule>[a-z]+\b.*)$")
+CHANGE_FIRST = re.compile(
+    r"^(improve|update|refactor|add|use|make|ensure|keep|allow|remove|set|return|check|handle|prevent|support|skip|"
+    r"refine|reset|clear|close|pass|call|copy|move|respect|preserve|treat)\b"
+)
+BUG_AFTER = re.compile(r"^(for|in|on|with|when|while|after|before|during|if|at)\b", re.IGNORECASE)
+BUG_CLAUSE = re.compile(r"^((?!(which|that|who)\b)\S+\s+){1,2}(is|are|was|were|does|do|did|gets?|got|has|have)\b")
+# an error named as a part of the code ("error handling", "error message for @tsv"): where the bug was
+NOUN_ERROR = re.compile(r"^(\S+\s+)?(errors?|exceptions?|panics?)\s+(handling|handlers?|messages?|reporting|paths?|"
+                        r"codes?|types?|cases?|checks?|output)\b", re.IGNORECASE)  # fmt: skip
+# a subject that is the body's first sentence ("This commit fixes a potential denial of service …"): said from "fixes"
+SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]`])\.\s+(?=[A-Z])")  # "… without newlines. Previously, …"
+THIS_COMMIT = re.compile(r"^(this|the) (commit|change|patch|pr|pull request)\s+(?=fix)", re.IGNORECASE)
+
+
+def hotspot_fix(subject: str, place: str) -> str:
+    """What one fix of ``place`` made it do, said as a clause of the hot spot's headline (no place, no full stop):
+    the rule it added ("add Content-Length only if …", "handle nil body") or the failure not to bring back ("avoid
+    double-calling res.end for HEAD requests", "avoid breaking the SlowBuffer support"), as :func:`fix_headline`
+    words it; "" for a vague subject ("fix issue")."""
+    subject = SENTENCE_END.split(THIS_COMMIT.sub("", subject.strip(), count=1), maxsplit=1)[0]  # its first sentence
+    cleaned = said(subject)
+    if not cleaned or vague(cleaned):
+        return ""
+    headline = fix_headline(subject, place).rstrip(".")
+    if headline.startswith(f"{_AVOID_BUG}{place} that affected the "):
+        return f"avoid breaking the {headline.removeprefix(f'{_AVOID_BUG}{place} that affected the ')}"
+    if headline.startswith(f"{_AVOID_BUG}{place}: "):
+        return _bug_clause(headline.removeprefix(f"{_AVOID_BUG}{place}: "))
+    if headline.startswith(f"{_upper_first(place)} must "):
+        return headline.removeprefix(f"{_upper_first(place)} must ")
+    if headline.startswith(f"In {place}: "):
+        return headline.removeprefix(f"In {place}: ")
+    return _lower_first(headline)
+
+
+def _bug_clause(bug: str) -> str:
+    """The failure a fix took away as a clause: "avoid <the bug>" when it names one, else where it was."""
+    if (rule := NOT_TO.match(bug)) is not None:  # "'--color nth:regular' not to reset …": a rule after all
+        return f"{rule['what']} must not {rule['rule']}"
+    if not bug[:1].isalnum() and bug[:1] not in "`'\"$-.":  # "& optimize …": no bug said alone
+        return f"fix {bug}"
+    if CHANGE_FIRST.match(bug):  # "improve body null check": a change, said as the rule it is
+        return bug
+    if BUG_AFTER.match(bug):  # "for the FullPath feature"
+        return f"avoid the bug {bug}"
+    gerund = re.match(r"^[a-z]+-[a-z]+ing\b", bug)  # "double-calling res.end": the misdeed ("scrolling …" names a part)
+    if (BUG_FIRST.match(bug) and not NOUN_ERROR.match(bug)) or ERROR_NAME.match(bug) or gerund:
+        return f"avoid {bug}"  # "CVE-2025-49014 which was introduced in 1.8.0", "memory leak caused by …"
+    if BUG_CLAUSE.match(bug):  # "onAbort() is called even if …"
+        return f"avoid the bug where {bug}"
+    # "handling of …", "refund of negative amounts", "error handling": where the bug was, not what it did
+    return f"avoid {bug}" if WENT_WRONG.search(bug) else f"avoid the bug in {bug}"
+
+
+def hotspot_fixes(place: str, subjects: Sequence[str], shown: int = HOTSPOT_SHOWN) -> list[str]:
+    """The newest ``shown`` fixes of ``subjects`` (newest first) as :func:`hotspot_fix` says them, each once."""
+    return list(dict.fromkeys(c for c in (hotspot_fix(s, place) for s in subjects) if c))[:shown]
+
+
+def fix_span(count: int, first_date: str, last_date: str) -> str:
+    """ "5 fixes from 2011 to 2026-06-16", "2 fixes in 2024": a hot spot's evidence."""
     span = f"from {first_date[:4]} to {last_date[:10]}" if first_date[:4] != last_date[:4] else f"in {last_date[:4]}"
-    tail = f" — most recently {latest}" if latest else ""
-    return f"{_upper_first(place)} has needed {count} fixes {span}{tail}. Read its history before changing it."
+    return f"{count} fixes {span}"
+
+
+def hotspot_headline(place: str, subjects: Sequence[str], count: int, first_date: str, last_date: str) -> str:
+    """What ``place``'s fixes (``subjects``, newest first) made it do, the newest HOTSPOT_SHOWN (fewer past
+    HOTSPOT_SAID_CHARS) each as the rule to keep or the failure not to bring back (:func:`hotspot_fix`), then the
+    evidence: ``count`` fixes between two dates. A hot spot whose every fix is vague says only its count."""
+    kept = hotspot_fixes(place, subjects)
+    while len(kept) > 1 and len("; ".join(kept)) > HOTSPOT_SAID_CHARS:
+        kept.pop()  # the oldest shown goes first
+    evidence = fix_span(count, first_date, last_date)
+    if not kept:
+        return f"{_upper_first(place)} has needed {evidence}. Read its history before changing it."
+    return f"Keep the fixes of {place}: {_stop('; '.join(kept))} It has needed {evidence}."
 
 
 def comment_headline(comment: str, place: str) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
+from forewarn.workspace.mine_error_text import error_signature
 from forewarn.workspace.mine_headlines import (
     CONVENTIONAL_TAIL,
     NO_FIX_TYPES,
@@ -38,6 +39,7 @@ from forewarn.workspace.mine_why import (
     ELIDED_AFTER_JOIN,
     INNER_POINTER,
     POINTS_BACK_MORE,
+    as_before,
     describes_change,
     inline_code,
     squash_items,
@@ -53,7 +55,6 @@ ANTECEDENT_SENTENCES = 2  # a why pointing back brings at most this many sentenc
 MIN_WHY_WORDS = 5  # "because of #12" explains nothing
 # a why sentence this similar to the subject (shared words / all words) restates it: "never a subject copied twice"
 RESTATES_SUBJECT = 0.7
-ERROR_TEXT_CHARS = 200  # the error text kept beside its name: enough to match a log line, not a traceback
 
 TRAILER = re.compile(
     r"^(Signed-off-by|Co-authored-by|Co-Authored-By|Change-Id|Reviewed-by|Reviewed-on|Acked-by|Tested-by|"
@@ -312,10 +313,6 @@ def points_back(sentence: str) -> bool:
         if depth == 0:
             return i == len(text) - 1  # the first parenthesis closes only at the end
     return False
-
-
-# an error the message quotes: ``KeyError: 'x'``, ``requests.exceptions.SSLError``, a traceback's last line
-ERROR_SIGNATURE = re.compile(r"\b((?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Warning|Exit))\b(?::\s*([^\n]+))?")
 
 
 def strip_trailers(body: str) -> str:
@@ -618,7 +615,7 @@ def why(
                 chosen = set(readings[-1])
             break
         chosen |= set(fitted)
-    return _joined(found, chosen)
+    return _joined([as_before(s) for s in found] if faults else found, chosen)  # a fault told as if live: before
 
 
 def _item_sentences(body: str) -> tuple[list[str], set[int], list[int]]:
@@ -747,32 +744,8 @@ def _after_fragment(found: Sequence[str], i: int) -> bool:
     return i > 0 and bool(POINTS_BACK.match(found[i])) and bool(FRAGMENT.match(found[i - 1]))
 
 
-def error_signature(subject: str, body: str) -> str | None:
-    """The error a message quotes, as a matcher would look for it: ``Name: text`` (text cut), or the name alone."""
-    for text in (subject, body):
-        for m in ERROR_SIGNATURE.finditer(text):
-            name = m.group(1)
-            if name.lower() in ("error", "exception", "warning"):
-                continue
-            detail = _unquoted((m.group(2) or "").strip(), text[m.start() - 1 : m.start()])
-            if detail and len(detail) > ERROR_TEXT_CHARS:
-                detail = detail[: ERROR_TEXT_CHARS - 1] + "…"
-            return f"{name}: {detail}" if detail else name
-    return None
-
-
-def _unquoted(detail: str, before: str) -> str:
-    """An error's text without the closing quote of the quotation that holds the error (``raise "TypeError: no
-    implicit conversion"``: the text ends at the quote that opened before the name) and what follows it."""
-    if before in QUOTES and (end := detail.find(QUOTES[before])) >= 0:
-        return detail[:end].rstrip()
-    return detail
-
-
-QUOTES = {'"': '"', "'": "'", "`": "`", "“": "”", "‘": "’"}  # an opening quote and the quote that closes it
-
-
-# the headline half of writing a lesson, moved to mine_headlines: its callers still import it from here
+# the headline half of writing a lesson (mine_headlines) and the error a message quotes (mine_error_text), moved out:
+# their callers still import them from here
 __all__ = [
     "CONVENTIONAL_TAIL",
     "NO_FIX_TYPES",
@@ -782,6 +755,7 @@ __all__ = [
     "comment_headline",
     "dead_end_headline",
     "decision_headline",
+    "error_signature",
     "fix_headline",
     "hotspot_headline",
     "lesson_text",

@@ -28,6 +28,7 @@ from forewarn.memory.suggestions import TRACK, Suggestion, track_factor, track_o
 from forewarn.memory.validation import MAX_TEXT_CHARS
 from forewarn.memory.vocabulary import MemorySource
 from forewarn.workspace.mine_fixes import confidence
+from forewarn.workspace.mine_headlines import fix_span, hotspot_fixes, where
 from forewarn.workspace.mine_lessons import said
 from forewarn.workspace.mine_rules import Noise
 from forewarn.workspace.symbols import base_symbol
@@ -54,16 +55,20 @@ def _negated(date: str) -> str:
     return "".join(chr(0x10FFFF - ord(c)) for c in date)
 
 
-def _also(s: Suggestion) -> str:
-    """One line saying what a folded lesson adds."""
+def _also(s: Suggestion, kept: Suggestion | None = None) -> str:
+    """One line saying what a folded lesson adds to ``kept``."""
     kind = s.provenance.get("kind")
     commits = s.provenance.get("commits") or []
     if kind == HOTSPOT_KIND:
         dates = sorted(str(c.get("date", ""))[:10] for c in commits if c.get("date"))
         fixes = int(s.provenance.get("fixes") or len(commits))
-        span = f"from {dates[0][:4]} to {dates[-1]}" if dates and dates[0][:4] != dates[-1][:4] else (
-            f"in {dates[-1][:4]}" if dates else "")  # fmt: skip
-        return f"History: its code has needed {fixes} fixes {span}".rstrip() + "."
+        evidence = fix_span(fixes, dates[0], dates[-1]) if dates else f"{fixes} fixes"
+        own = {str(c.get("sha")) for c in (kept.provenance.get("commits") or [])} if kept else set()
+        place = where(s.file, s.symbol)  # the others' fixes, each as what to keep (the kept lesson says its own)
+        others = hotspot_fixes(place, [str(c.get("subject", "")) for c in commits if str(c.get("sha")) not in own])
+        keep = f"; keep its other fixes: {'; '.join(others)}" if others else ""
+        line = f"History: its code has needed {evidence}{keep}"
+        return line if line.endswith("…") else f"{line}."  # a fix's subject cut short ends on "…" already
     if s.source == MemorySource.COMMENT:
         return f"Also, a comment here: {s.text.split(': ', 1)[-1].strip()}"
     sha = str(commits[0].get("sha", ""))[:7] if commits else ""
@@ -76,9 +81,9 @@ def _also(s: Suggestion) -> str:
 
 
 def _fold(kept: Suggestion, others: list[Suggestion]) -> Suggestion:
-    lines = [line for line in (_also(o) for o in others[:MERGED_SHOWN]) if line]
+    lines = [line for line in (_also(o, kept) for o in others[:MERGED_SHOWN]) if line]
     hot = [o for o in others if o.provenance.get("kind") == HOTSPOT_KIND]
-    history = [_also(h) for h in hot[:1] if h not in others[:MERGED_SHOWN]]
+    history = [_also(h, kept) for h in hot[:1] if h not in others[:MERGED_SHOWN]]
     text = "\n\n".join([kept.text, *lines, *history])
     if len(text) > MAX_TEXT_CHARS:
         text = text[: MAX_TEXT_CHARS - 1].rstrip() + "…"

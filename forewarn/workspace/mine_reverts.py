@@ -1,10 +1,13 @@
-"""What a revert says it undid: the commits it names, whether it undid them whole, and a subject as both quote it.
-No I/O."""
+"""What a revert says it undid: the commits it names, whether it undid them whole, a subject as both quote it, and
+whether what it undid is back at HEAD. No I/O but :func:`file_lines`."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from pathlib import Path
 
+from forewarn.workspace import mine_code
 from forewarn.workspace.history import CommitRecord
 from forewarn.workspace.mine_rules import REVERT_SUBJECT, reverted_shas
 
@@ -69,3 +72,50 @@ def undone_thing(subject: str, what: str) -> str:
         if m:
             return m.group("what")
     return what
+
+
+# a reverted change is back at HEAD (viper's recursive insensitiviseMap, re-done through a helper; hono's stringify of
+# an object in createHash, re-done the next day behind a check for binary data) when most of the telling lines the
+# revert took out are in HEAD's code of the file again: each as it was, or each one's words (names and literals) within
+# BACK_WINDOW_LINES lines of each other, one of them at least a name that the code left after the revert lacks (the
+# revert of "timeout = 5" to "timeout = 10" took out no name, only the 5)
+BACK_WINDOW_LINES = 3
+BACK_SHARE = 0.5  # mine_fixes.MIN_SURVIVAL: as a fix's lines stand at HEAD
+NAME = re.compile(r"[A-Za-z_]")
+CODE_WORD = re.compile(r"[A-Za-z_]\w*|\d[\w.]*|\"[^\"]*\"")  # a name, a number or a string (normalized: one quote)
+
+
+def _words(line: str) -> set[str]:
+    return set(CODE_WORD.findall(line))
+
+
+def back_at_head(taken_out: Sequence[str], left: Sequence[str], head_lines: Sequence[str], path: str) -> bool:
+    """The change a revert undid is back at HEAD: at least BACK_SHARE of ``taken_out`` (mine_code.sample of the lines
+    the revert removed from its code, normalized) is in HEAD's code of the file (``head_lines``), as it was or its
+    words near one another (see BACK_WINDOW_LINES). ``left``: the lines the revert left there (what it put back, else
+    the code as it left it), whose words say nothing of the undone change."""
+    if not taken_out:
+        return False
+    python = mine_code.is_python(path)
+    lines = mine_code.code_lines(list(head_lines), path)
+    code = [mine_code.normalize(line, python=python) for line in lines if mine_code.is_logic(line.strip())]
+    joined = "".join(code)
+    windows = [set().union(*map(_words, code[i : i + BACK_WINDOW_LINES])) for i in range(len(code))]
+    common = set().union(*map(_words, left)) if left else set()
+
+    def back(line: str) -> bool:
+        if line in joined:
+            return True
+        words = _words(line)
+        new = {w for w in words - common if NAME.match(w)}  # a name the left code lacks, not a literal
+        return bool(new) and any(words <= window for window in windows)
+
+    return sum(1 for line in taken_out if back(line)) >= BACK_SHARE * len(taken_out)
+
+
+def file_lines(root: Path, path: str) -> list[str]:
+    """A file's lines in the work tree ([] when it cannot be read)."""
+    try:
+        return (root / path).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []

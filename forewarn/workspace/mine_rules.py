@@ -109,6 +109,8 @@ class Noise(StrEnum):
     # a revert that says the change comes back another way ("landed on main accidentally … will be re-applied via
     # PR"), or whose change a later commit landed again under the same subject: what was undone is no dead end
     REVERT_TO_RELAND = "revert-to-reland"
+    # a revert whose undone change is back in HEAD's code of its file (re-applied, or re-done another way): no dead end
+    REVERT_BACK = "revert-change-back"
     FIX_IN_PASSING = "fix-in-passing"  # a fix's minor symbol (a constructor it touched in passing): no hot-spot count
     FIX_IN_TESTS = "fix-in-tests"  # "Fix integer overflows in test when run on 32bit": its subject puts it in tests
     TEST_ANCHOR = "lesson-in-test-code"  # a commit lesson placed in a test, a test server or fixtures: no product code

@@ -75,7 +75,10 @@ POINTS_BACK_MORE = re.compile(
     r"in (this|that|either|both|such) cases?|the (former|latter))\b"
     r"|^(an?|the|each|every|any|this|that) ([\w-]+ ){1,2}ones?\b(?! of\b)"
     # … or a contrast about what was just said ("However, it wasn't consistent in this behavior", "But this …")
-    r"|^(however|but|yet|still|nevertheless|nonetheless),?\s+(it|this|that|these|those|they)\b",
+    r"|^(however|but|yet|still|nevertheless|nonetheless),?\s+(it|this|that|these|those|they)\b"
+    # … or one of a count of what a thing said before does ("First it breaks the old behavior …", "Second, it causes a
+    # panic …"): "it" is that thing
+    r"|^(first|second|third|firstly|secondly|thirdly|finally|lastly),?\s+(it|this|that|they)\b",
     re.IGNORECASE,
 )
 # a connective inside a sentence that points at the one before it ("When X is called afterwards it therefore must not
@@ -96,6 +99,19 @@ ELIDED_AFTER_JOIN = re.compile(
     r"^(and|but|or|so|however|though|although|yet),?\s+(if|when|unless|since|because|as|where) "
     r"(it|this|that|they|so|not)( (does|do|did|is|are|was|were|has|have|can|could|would|will)(n't| not)?)?\s*[,.;]",
     re.IGNORECASE,
+)
+
+
+# a why said in the present of the commit ("Currently, it will fix clashes that don't exist …", "Right now the parser
+# …", "… logs will currently always be printed to stdout"): read beside the fixed code it tells the fault as if it
+# were live; it told the code before the change ("For now" is a stopgap, "Today's …" a noun)
+NOW_OPENING = re.compile(
+    r"^(currently|right now|at the moment|as of (now|today)|at present|today)\b(?!['’-])\s*,?\s*", re.IGNORECASE
+)
+NOW_INSIDE = re.compile(r"(?<=\w)\s+(currently|right now|at the moment|at present)\b(?!['’-])(?=\s+\w)", re.IGNORECASE)
+OPENING_WORD = re.compile(
+    r"^(The|This|That|These|Those|It|Its|There|When|If|Whenever|A|An|We|Our|Some|Any|All|Every|Each|Since|Because|"
+    r"Using|In|On|For|With|Without|After|Before|Only|Most|Many|Calling|Passing|Sending)\b"
 )
 
 
@@ -139,3 +155,15 @@ def _has_paragraph(lines: list[str]) -> bool:
     """An item's lines after its title open on a blank line, then prose of their own (not indented, no bullet)."""
     rest = [line for line in lines if line.strip()]
     return bool(lines) and not lines[0].strip() and bool(rest) and re.match(r"[A-Za-z`(]", rest[0]) is not None
+
+
+def as_before(sentence: str) -> str:
+    """A why's sentence said in the present of its commit (NOW_OPENING, NOW_INSIDE), said of the code before the
+    change: "Currently, it will fix …" is "Before this change, it will fix …"; any other sentence as it is."""
+    if (m := NOW_OPENING.match(sentence)) is None and (m := NOW_INSIDE.search(sentence)) is None:
+        return sentence
+    rest = sentence[m.end() :] if m.start() == 0 else sentence[: m.start()] + sentence[m.end() :]
+    if not rest:
+        return sentence
+    first = OPENING_WORD.match(rest)
+    return "Before this change, " + (rest[0].lower() + rest[1:] if first else rest)

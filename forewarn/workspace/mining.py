@@ -92,6 +92,8 @@ from forewarn.workspace.mine_report import HeldBack, MineReport
 from forewarn.workspace.mine_reverts import (
     ABBREVIATED_SHA,
     PARTIAL_REVERT,
+    back_at_head,
+    file_lines,
     landed_key,
     subject_key,
     undone,
@@ -576,6 +578,13 @@ def _propose(
             if what is not None:
                 lesson.verdict = replace(lesson.verdict, what=what)
         a = lesson.anchor
+        if (
+            lesson.verdict.kind == VerdictKind.REVERT
+            and a.file
+            and back_at_head(a.removed, a.sample, file_lines(ws.root, a.file), a.file)
+        ):
+            walk.noise[Noise.REVERT_BACK] += 1  # what it undid is in the code again: no dead end
+            continue
         pool = pooled.of(*a.key) if a.key else walk.file_fixes.get(a.file, []) if a.file else []
         later = [r for r in pool if r.order < lesson.order and r.sha != lesson.commit.sha]
         record = track(later, since=lesson.commit.date, last_change=walk.last_change.get(a.file or ""), through=through)

@@ -112,10 +112,15 @@ class OpenMixin(WorkspaceCore):
         """The neighbours' memories on definitions whose name ``rel`` references (its index's ref tags: calls,
         types, bases) or imports: the cheap first cut, before resolution says which of them it really uses.
         File-wide ones never come in."""
-        used = self.graph.idents_used(rel) | self._imported_names(rel, text)
+        used = set(self.graph.idents_used(rel) | self._imported_names(rel, text))
         rows: list[AnchoredRef] = []
         kept: dict[str, list[str | None]] = {}  # files with too many memories to cache: the indexes filter them
-        for dep, symbols in self.store.symbols_in([d for d, refs in cached.items() if refs is None]).items():
+        in_index = self.store.symbols_in([d for d, refs in cached.items() if refs is None])
+        names = {called_name(s) for symbols in in_index.values() for s in symbols if s is not None}
+        for dep, refs in cached.items():
+            names |= self._rows_by_name(dep, refs).keys() if refs else set()
+        used |= {n for n in names - used if member_mentioned(text, n)}  # `immer.produce` as a value: no ref tag
+        for dep, symbols in in_index.items():
             keep: list[str | None] = [s for s in symbols if s is not None and called_name(s) in used]
             if keep:
                 kept[dep] = keep
@@ -184,6 +189,13 @@ class OpenMixin(WorkspaceCore):
             rel, chunk.symbol, chunk.kind, chunk.start_line, chunk.end_line, memories,
             positions.get(rel), len(scores), self.graph.dependents_count(rel),
         )  # fmt: skip
+
+
+def member_mentioned(text: str, name: str) -> bool:
+    """Whether ``text`` names ``name`` as a member (``obj.name``, ``ptr->name``, ``Type::name``): the index's ref
+    tags hold members only where called, and a method used as a value (``export const produce = immer.produce``,
+    ``immer.createDraft.bind(immer)``) is a use as well."""
+    return any(f"{sep}{name}" in text for sep in (".", "->", "::"))
 
 
 def _neighbour_rows(

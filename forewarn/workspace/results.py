@@ -114,9 +114,10 @@ class SearchResult:
         why = [] if c.cosine is None else [f"similarity {below(c.cosine, floor.answer_cosine)}"]
         words = floor.words_to_answer(c.cosine)
         if (c.coverage or 0.0) >= words and c.terms < floor.answer_terms:
-            why.append(f"only {c.terms} word of the query matched")  # a rare word alone does not answer
+            # a rare word alone does not answer
+            why.append(f"only {c.terms} word of the query matched{matched_words(c)}")
         else:
-            why.append(f"words matched {below(c.coverage or 0.0, words, percent=True)}")
+            why.append(f"words matched {below(c.coverage or 0.0, words, percent=True)}{matched_words(c)}")
         text = " ".join(c.memory.text.split())
         text = text if len(text) <= CLOSEST_TEXT_CHARS else text[: CLOSEST_TEXT_CHARS - 1] + "…"
         where = f" on {c.memory.file}" if c.memory.file else ""
@@ -126,6 +127,15 @@ class SearchResult:
         """What a search that found no memory says: the closest one the floor held back, when there is one."""
         closest = self.closest_summary()
         return f"No memory matches; closest: {closest}" if closest else "No memory matches."
+
+
+def matched_words(c: ScoredMemory) -> str:
+    """Which of the query's words a memory matched, said after its share: found in the code it sits on (a
+    parameter's name, say) rather than in the memory, that is said too, or the share reads as the memory's own."""
+    if not c.words:
+        return ""
+    said = " and ".join(f"“{w}”" for w in c.words)
+    return f": {said} in the code it is on, not in its text" if c.words_in_code else f": {said}"
 
 
 def below(value: float, floor: float, *, percent: bool = False) -> str:

@@ -57,6 +57,12 @@ def through_std(ident: lookup.Ident, binds: Mapping[str, lookup.Binding]) -> boo
     return root in STD_CRATES or (bound is not None and bound.source.split("::", 1)[0] in STD_CRATES)
 
 
+def literal_member(kind: str, symbol: str) -> bool:
+    """A method that belongs to no class: one written in an object literal or a proxy's trap table
+    (``const traps = { set(…) {…} }`` indexes ``set``), reached only through the object that holds it."""
+    return kind == "method" and "." not in base_symbol(symbol)
+
+
 def enclosing_class(chunks: Sequence[tuple[str, str, int, int]], line: int) -> str | None:
     """The symbol of the innermost class-like chunk holding ``line`` that has methods (its path prefix)."""
     holding = [c for c in chunks if c[2] <= line <= c[3] and c[1] not in ("module", "function", "method")]

@@ -15,7 +15,10 @@ step that answers:
 
 Before steps 5 and 6, a method called on a variable declared with a class in the definition around the call
 (``Element link``, ``for (Element link : links)``, ``link: Element``), or in Rust and Go constructed so
-(``let b = WalkBuilder::new(p);``, ``x, err := NewFoo()``: ``declared_types``), is that class's method.
+(``let b = WalkBuilder::new(p);``, ``x, err := NewFoo()``: ``declared_types``), is that class's method; declared
+with a name the workspace defines nothing by (a generic ``stdout: W``, a library's ``Map``), none of the workspace's.
+A method written in an object literal (``const traps = { set(…) {…} }``, no class in its symbol) is reached only
+through that object's name (``traps.set``), never from a receiver of unknown class.
 
 ``super.m()`` (Java, JS/TS) and ``super().m()`` (Python) skip these steps: ``m`` as the superclass named in the
 enclosing class's declaration defines it (or its superclass's, up to ``SUPERCLASS_DEPTH``), the superclass found
@@ -61,6 +64,7 @@ from forewarn.workspace.symbol_candidates import (
     enclosing_class,
     enclosing_definition,
     is_member,
+    literal_member,
     named_by,
     owner_path,
     qualified_by,
@@ -123,6 +127,7 @@ class _Facts:
     bases: dict[str, str | None] = field(default_factory=dict)  # class symbol → the superclass its header names
     params: dict[str, overload_calls.Params | None] = field(default_factory=dict)  # overload symbol → its parameters
     fields: dict[str, str | None] | None = None  # a name → the one class the file declares it with (None: several)
+    objects: dict[int, str | None] = field(default_factory=dict)  # a line → the object literal bound last before it
 
 
 class SymbolLookup:
@@ -244,7 +249,15 @@ class SymbolLookup:
                 return unique(in_module, module, None)
         methods = ident.receiver is not None
         here = [c for c in own if is_member(c[1], c[0]) == methods or not methods]
+        if methods and ident.receiver not in SELF_NAMES:  # an object literal's method, only through that object
+            loose = [c for c in here if literal_member(c[1], c[0])]
+            held = [c for c in loose if self._held_by(rel, c[2], ident.receiver)]
+            if held:
+                return unique(held, rel, None)  # `objectTraps.set(…)`: the `set` written in `objectTraps = {`
+            here = [c for c in here if c not in loose]
         typed = self._declared_type(rel, text, facts, ident.receiver, line, shallow) if methods else None
+        if typed and declared_types.names_no_class(typed, self._named_anywhere):
+            return None  # `self.stdout.flush()` with `stdout: W`, `W: Write`: a generic's or a library's method
         if typed and here and not any(_owner(c[0]) == typed for c in here) and self._defined_elsewhere(name, typed):
             here = []  # `self.ig_root.add_parents()` with `ig_root: Ignore`: Ignore's, not this file's Work's
         if here:  # 4. the file's own definition
@@ -254,9 +267,11 @@ class SymbolLookup:
                 here = mine or here
             return unique(here, rel, ident.receiver)
         named = self._named_anywhere(name)
+        receiver = ident.receiver
         defs = [
             (d.rel, d.symbol) for d in named
             if d.rel != rel and (is_member(d.category, d.symbol) == methods or qualified_by(d.symbol, ident.receiver))
+            and not (methods and literal_member(d.category, d.symbol) and not self._held_by(d.rel, d.line, receiver))
         ]  # fmt: skip
         if not methods and (
             split := class_elsewhere(facts.chunks if facts is not None else None, named, rel, name, line)
@@ -330,6 +345,25 @@ class SymbolLookup:
         if facts is not None:
             facts.fields = found
         return found
+
+    def _held_by(self, rel: str, line: int, receiver: str | None) -> bool:
+        """Whether the method written in an object literal at ``line`` of ``rel`` is ``receiver``'s: the object
+        literal bound last before it is named so (``declared_types.holding_object``), read once per file version.
+        A call on anything else never means it (``base.set(key, value)``, ``base`` a parameter, is no proxy trap
+        table's ``set``)."""
+        if not receiver or receiver in SELF_NAMES:
+            return False
+        facts = self._file_facts(rel)
+        if facts is not None and line in facts.objects:
+            return facts.objects[line] == receiver
+        try:
+            text = (self.indexer.root / rel).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return False
+        found = declared_types.holding_object(text, line)
+        if facts is not None:
+            facts.objects[line] = found
+        return found == receiver
 
     def _defined_elsewhere(self, name: str, owner: str) -> bool:
         """Whether the index defines ``name`` as a member of a class ``owner``."""
@@ -504,6 +538,11 @@ class SymbolLookup:
                     continue
                 if receiver is not None and not self._owner_named(text, target[1], owners):
                     continue  # x.run(), self.update(): a method so named elsewhere is a guess unless its class is named
+                value = receiver not in SELF_NAMES and not overload_calls.called_at(text, pos + len(name))
+                if receiver and value and _owner(target[1]) not in ("", receiver):  # not `Foo::new` as a value
+                    typed_receiver = self._argument_types(rel, text, facts, line, declared, scopes)(receiver)
+                    if typed_receiver != _owner(target[1]):  # a method as a value: `immer.produce`, immer an Immer
+                        continue
                 if receiver is None and name not in bound and not overload_calls.called_at(text, pos + len(name)):
                     continue  # found through the code graph alone: a call, else a local that shares the name
                 use = self._code_use(spec, lines, facts, trees, line, pos - starts[line - 1], rel)

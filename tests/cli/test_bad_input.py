@@ -72,6 +72,7 @@ def test_a_search_without_the_model_says_so_once(
 ) -> None:
     """QA pass 7, finding 9: two warnings with the same cause and advice."""
     monkeypatch.setenv(paths.MODELS_ENV, str(tmp_path / "no-models"))
+    assert forewarn("index", "--no-embed", cwd=ws).returncode == 0  # a search reads a workspace, creating none
     done = forewarn("search", "invoice total", cwd=ws)
     said = [line for line in done.stderr.splitlines() if "model" in line]
     assert done.returncode == 0 and len(said) == 1 and "searched by words only" in said[0], done.stderr

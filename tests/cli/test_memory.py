@@ -90,6 +90,7 @@ def test_export_import_between_workspaces(ws: Path, tmp_path: Path, capsys: pyte
 
 def test_errors_are_one_line_with_exit_code_1(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     w = ("-w", str(ws))
+    assert run(capsys, "index", "--no-embed", *w)[0] == 0  # a workspace: a read in a folder never indexed says so
     cases = [
         (("memory", "show", "0123456789ABCDEFGHJKMNPQRS"), "no memory with id"),
         (("memory", "show", "?!"), "not a memory id"),

@@ -114,17 +114,17 @@ def test_a_read_in_a_workspace_with_no_memories_says_which_workspace(forewarn: F
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     git(elsewhere, "init", "-q")  # found from the cwd: git's work tree
-    found = "holds no memories; for another, give -w DIR"
+    found = "nothing was indexed or remembered there; for another, give -w DIR"
     review = forewarn("memory", "review", cwd=elsewhere)
     assert review.returncode == 0 and "No suggestions to review." in review.stdout
-    assert f"workspace {elsewhere.resolve()} (found from the current folder) {found}" in review.stderr
+    assert f"no Forewarn workspace at {elsewhere.resolve()} (found from the current folder): {found}" in review.stderr
     assert json.loads(forewarn("memory", "review", "--json", cwd=elsewhere).stdout)["total"] == 0  # stdout: JSON
     some_id = json.loads(forewarn("memory", "review", "--json", "-w", str(repo)).stdout)["suggestions"][0]["id"]
     show = forewarn("memory", "show", some_id, cwd=elsewhere)
     assert show.returncode == 1 and "no memory with id" in show.stderr and found in show.stderr
     assert found in forewarn("memory", "list", cwd=elsewhere).stderr
     explicit = forewarn("memory", "show", some_id, "-w", str(elsewhere))
-    assert "(-w) holds no memories; is it the right folder?" in explicit.stderr
+    assert "(-w): nothing was indexed or remembered there; is it the right folder?" in explicit.stderr
     # where memories are, a miss is only a miss; and the right workspace says nothing more
     assert "holds no memories" not in forewarn("memory", "show", "01XXXXXXXX", "-w", str(repo)).stderr
     assert "holds no memories" not in forewarn("memory", "review", "-w", str(repo)).stderr

@@ -41,6 +41,8 @@ def test_code_found_for_an_unrelated_query_is_labelled_the_nearest_not_listed_as
         )
     (tmp_path / "cart.py").write_text("def add_to_cart(cart, item):\n    cart.append(item)\n", encoding="utf-8")
     w = ["-w", str(tmp_path), "--lexical"]
+    assert main(["index", "--no-embed", "-w", str(tmp_path)]) == 0  # a search reads a workspace, creating none
+    capsys.readouterr()
     assert main(["search", "banana smoothie recipe with the cart", *w]) == 0
     out = capsys.readouterr().out
     assert "No memory matches" in out and "\nCode:" not in out

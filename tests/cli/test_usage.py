@@ -177,6 +177,7 @@ def test_search_as_of_before_any_memory_says_none_existed_then(forewarn: Forewar
 def test_the_lexical_hint_names_the_forewarn_command_only(ws: Path, tmp_path: Path) -> None:
     empty = tmp_path / "no-models"
     empty.mkdir()
+    assert run_with({}, "index", "--no-embed", cwd=ws).returncode == 0  # stats reads a workspace, creating none
     done = run_with({"FOREWARN_MODELS": str(empty)}, "stats", "--json", cwd=ws)
     reason = json.loads(done.stdout)["reason"]
     assert "forewarn model install" in reason and "make model" not in reason

@@ -79,7 +79,7 @@ def test_by_words_an_unrelated_query_returns_nothing_and_names_the_closest(tmp_p
         rare = ws.search("redis tips", chunks=0)
         assert rare.memories == [] and rare.closest is not None and rare.closest.terms == 1
         assert (rare.closest.coverage or 0.0) >= retrieval.ANSWER_WORDS_FLOOR
-        assert rare.no_memory_message().endswith("only 1 word of the query matched)")
+        assert rare.no_memory_message().endswith("only 1 word of the query matched: “redis”)")  # which one
         assert ws.search("redis", chunks=0).memories  # the whole query held: answered
         # related queries still find their memory, first
         for query, text in [

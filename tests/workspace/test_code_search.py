@@ -162,6 +162,8 @@ def test_memories_follow_the_code_they_are_anchored_to(ws_root: Path) -> None:
 
 
 def test_cli_search_groups_code_by_file(ws_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["index", "--no-embed", "-w", str(ws_root)]) == 0  # a search reads a workspace, creating none
+    capsys.readouterr()
     assert main(["search", "retry the upload", "--code-only", "--lexical", "-w", str(ws_root)]) == 0
     out = capsys.readouterr()
     assert "Code:" in out.out and "uploader.py:6" in out.out and "retry_upload" in out.out

@@ -273,8 +273,8 @@ def test_hot_spots_count_real_fixes_only(repo: Repo, open_ws: list[Workspace]) -
     [hot] = kinds(ws, "hotspot")  # two real fixes close together, lately: a problem that came back
     assert hot.anchor is not None and hot.anchor.symbol == "refund"
     assert hot.text == (
-        "`refund` has needed 2 fixes in 2024 — most recently “Fix refund for zero amounts”; “Fix refund sign for"
-        " credits”. Read its history before changing it."
+        "Keep the fixes of `refund`: avoid the bug in refund for zero amounts; avoid the bug in refund sign for"
+        " credits. It has needed 2 fixes in 2024."
     )  # never a bullet log
     assert hot.provenance is not None and [c["subject"] for c in hot.provenance["commits"]] == [
         "Fix refund for zero amounts", "Fix refund sign for credits",
