@@ -169,3 +169,65 @@ def _append(notes: list[tuple[int, list[str]]], i: int, text: str) -> None:
         notes[-1][1].append(text)
     else:
         notes.append((i, [text]))
+
+
+# a header comment opened by a rule line ("/* ======…\n * Save the match info and tally the frequency counts. Return
+# true if the current block must be flushed."): C's box over a function, documentation of what it does
+HEADER_RULE = re.compile(r"^([-=])\1{9,}(\s|$)")
+# a sentence saying what a variable holds or what a function returns, its "must" inside the condition ("set if current
+# block must be flushed", "Return true if the block must be flushed"): a description of the value, no order
+VALUE_DESCRIPTION = re.compile(
+    r"(?:^|[.!?;]\s+)(returns?\s+)?(set|true|false|non-?zero|zero|-?1|null|nil|none|flag)\s+"
+    r"(if|iff|when|whenever|whether)\b[^.;]*?\bmust\b",
+    re.IGNORECASE,
+)
+MUST = re.compile(r"\bmust\b", re.IGNORECASE)
+# an early return narrated ("don't bother if there's only one (or none) type"): a shortcut the next line takes
+SHORTCUT = re.compile(r"^(don't|do not|no need to|needn't)\s+bother\b", re.IGNORECASE)
+# a link opening a comment ("https://issues.apache.org/…/LANG-1698 There must be a better way …"): where the reason is
+# discussed, said after the comment's words rather than before them
+LEADING_URL = re.compile(r"^<?(https?://[^\s>]+)>?\s+(?=\S)")
+# where an alternative ", or …" belongs to a list rather than a consequence ("must either be absent, within the
+# bounds, or be an exact match"; "Must be Func, Map, or Slice"; "(or none)"; "until a delimiter, or end of string")
+EITHER = re.compile(r"\beither\b", re.IGNORECASE)
+CLAUSE_AFTER = re.compile(
+    r"\b(else|otherwise|it|it's|we|they|you|this|that|there|he|she|will|would|may|might|can|could|must|is|are)\b",
+    re.IGNORECASE,
+)
+MAX_LISTED_WORDS = 4  # "or end of string": a short noun phrase closing the sentence is one more item
+
+
+def header_comment(text: str) -> bool:
+    """The comment opens on a rule line of dashes or equals signs (HEADER_RULE): a function's header box."""
+    return HEADER_RULE.match(text.strip()) is not None
+
+
+def describes_value(text: str) -> bool:
+    """Every "must" of the comment sits in a description of a value (VALUE_DESCRIPTION): "set if … must be …"."""
+    spans = [m.span() for m in VALUE_DESCRIPTION.finditer(text)]
+    musts = [m.start() for m in MUST.finditer(text)]
+    return bool(musts) and all(any(start <= at < end for start, end in spans) for at in musts)
+
+
+def narrates_shortcut(text: str) -> bool:
+    """The comment narrates an early return ("don't bother if …", SHORTCUT)."""
+    return SHORTCUT.match(text) is not None
+
+
+def url_last(text: str) -> str:
+    """``text`` with a link that opens it (LEADING_URL) moved to its end, in parentheses."""
+    found = LEADING_URL.match(text)
+    return f"{text[found.end() :].rstrip()} ({found.group(1)})" if found else text
+
+
+def listed_or(said: str, at: int) -> bool:
+    """The ", or" at ``at`` joins items of a list ("either … or", "(or none)", a short noun phrase to the sentence's
+    end: "A, B, or C"), not a consequence ("…, or the cache goes stale")."""
+    if said[at] == "(":
+        return True
+    starts = list(SENTENCE_END.finditer(said, 0, at))
+    if EITHER.search(said[starts[-1].end() if starts else 0 : at]):
+        return True
+    end = SENTENCE_END.search(said, at)
+    after = said[at : end.start() if end else len(said)].lstrip(" ,;:(")[2:]
+    return len(after.split()) <= MAX_LISTED_WORDS and CLAUSE_AFTER.search(after) is None

@@ -36,11 +36,16 @@ from forewarn.workspace.mine_comment_rules import (
     argues_with_tool,
     banner,
     defensive_failure,
+    describes_value,
     fragment_read_alone,
+    header_comment,
+    listed_or,
+    narrates_shortcut,
     reason_clause,
     stamped_note,
     states_default,
     type_only,
+    url_last,
     without_code_spans,
 )
 from forewarn.workspace.mine_fixes import broad
@@ -375,11 +380,11 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
             said_lines, line = run, first + at  # the lines that repeat its tag are its paragraph
         said_lines, note_at = stamped_note(said_lines, _warns)  # "26-Nov-2015, tatu: …": the stamped note, unstamped
         line += note_at
-        text = lines_as_text(said_lines)
+        text = url_last(lines_as_text(said_lines))  # "https://… There must be …": the link said last
         phrase = _warning_phrase(text)
         if (tag is None and phrase is None) or len(text.split()) < MIN_COMMENT_WORDS:
             continue
-        if tag is None and doc:
+        if tag is None and (doc or header_comment(text)):  # "/* ====== …": a function's header box
             skipped[Noise.DOCSTRING] += 1
             continue
         if (tag is None or tag in CALLER_TAGS) and (doc or documents_declaration(text, lines, last)):
@@ -403,6 +408,9 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
         untagged = WARNING_TAG.sub("", text)
         said_text = SAFETY_MARKER.sub("", untagged.lstrip(" :-–—"))
         must_only = tag is None and WARNING_OPENING.search(without_code_spans(text)) is None
+        if must_only and describes_value(said_text):  # "set if current block must be flushed"
+            skipped[Noise.DOCSTRING] += 1
+            continue
         if CONTRACT_REFERENCE.search(said_text):
             skipped[Noise.COMMENT_CONTRACT] += 1
             continue
@@ -431,7 +439,7 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
         if _restates(said, code):
             skipped[Noise.RESTATES_CODE] += 1
             continue
-        if states_default(said_text) or not gives_reason(text, tagged=tag is not None):
+        if states_default(said_text) or narrates_shortcut(said_text) or not gives_reason(text, tagged=tag is not None):
             skipped[Noise.COMMENT_NO_REASON] += 1
             continue
         holder = _enclosing(chunks, first, last, lines)
@@ -509,10 +517,15 @@ def gives_reason(comment: str, *, tagged: bool | None = None) -> bool:
     warning = _warning_phrase(said)
     if reason_clause(said, warning.start(1) if warning else None):
         return True
-    found = [m.group(0).strip(" ,;:(") for m in COMMENT_REASON.finditer(said)]
+    found = [m.group(0).strip(" ,;:(") for m in COMMENT_REASON.finditer(said) if not _listed(said, m)]
     if tagged:
         return bool(found)
     return any(not TOPIC_REASON.fullmatch(w) for w in found) or bool(found and CONSEQUENCE_FRAME.search(said))
+
+
+def _listed(said: str, found: re.Match[str]) -> bool:
+    """A reason word that is only an alternative in a list (", or" in "Must be Func, Map, or Slice")."""
+    return found.group(0)[:1] in ",;:(" and listed_or(said, found.start())
 
 
 def near_keys(text: str) -> set[str]:

@@ -19,7 +19,9 @@ DEPENDENCY_SUBJECT = re.compile(
     # … but a cycle between the project's own files ("avoid circular dependency between body.ts and request.ts")
     # is import plumbing, as little a fix of behaviour as a version bump
     r"|\b(cyclic|circular|cyclical|mutual) (dependenc(y|ies)|imports?) between\b"
-    r"|\b(deps|upgrade[sd]?|downgrade[sd]?|bump(ed|s)?|vendor(ed|ing)?|pin(ned|s)? \w+ to)\b",
+    r"|\b(deps|upgrade[sd]?|downgrade[sd]?|bump(ed|s)?|vendor(ed|ing)?|pin(ned|s)? \w+ to)\b"
+    # "update to Tokio 0.3", "port to Foo v2": a named library's version taken
+    r"|^\s*(update[sd]?|updating|port(s|ed|ing)?|migrat(e|es|ed|ing)) to [A-Za-z][\w.-]* v?\d+(\.\d+)+\b",
     re.IGNORECASE,
 )
 # a subject that swaps one thing for another: "Use X instead of Y", "Replace Y with X", "Switch from Y to X",

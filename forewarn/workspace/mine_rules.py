@@ -14,6 +14,7 @@ from enum import StrEnum
 from forewarn.memory.vocabulary import MemoryType
 from forewarn.workspace.history import CommitRecord
 from forewarn.workspace.mine_dependencies import dependency_subject, swaps_dependency
+from forewarn.workspace.mine_features import FEATURE_SUBJECT, feature, offered, reworked
 from forewarn.workspace.mine_lessons import (
     ABOUT_TESTS,
     CONNECTIVES,
@@ -225,7 +226,7 @@ REFACTOR_SUBJECT = re.compile(
 SAME_BEHAVIOUR = re.compile(
     r"\b(functionally (equivalent|identical|the same)|no ((runtime|observable|user[- ]visible|external) )?"
     r"(functional|behaviou?r(al)?) changes?"
-    r"|behaviou?r (is|stays|remains) (unchanged|the same)"
+    r"|behaviou?r (is|stays|remains) (unchanged|the same)|functionally does nothing|does nothing functionally"
     r"|(does not|doesn't|should not|shouldn't|won't|will not) change (any |the )?behaviou?r)\b(?![^.\n]*\bexcept\b)",
     re.IGNORECASE,
 )
@@ -243,18 +244,9 @@ CUT_SUBJECT_END = re.compile(rf"\s({JOINING_WORDS[1:-1]}|a|an|the|in|on|that|is|
 MIN_BODY_WORDS = 6  # fewer words after trailers are stripped is an empty body ("Fixes #12.")
 
 # "Revert "…"", "Reverts …", and a conventional "revert(core): …" (its scope is no part of what it undid)
-REVERT_SUBJECT = re.compile(r'^\s*revert(s|ed)?(?:\([^()]{0,40}\))?!?(?=[:\s"]|$)[:\s]*"?(?P<what>.*?)"?\s*$', re.I)
-# new behaviour, by the subject's first word: a feature teaches no trap, even when it closes an issue ("fixes #86")
-FEATURE_SUBJECT = re.compile(
-    r"^\s*(add(s|ed|ing)?|allow(s|ed|ing)?|support(s|ed|ing)?|implement(s|ed|ing)?|introduc(e|es|ed|ing)|"
-    r"expose[sd]?|enable[sd]?|new|initial|provide[sd]?|create[sd]?)\b",
-    re.IGNORECASE,
-)
-# new behaviour said after the name: "RedirectResponse now accepts optional background parameter", "X can now take …"
-NEW_CAPABILITY = re.compile(
-    r"\b(now|can now) (accepts?|supports?|allows?|takes?|exposes?|provides?|handles? optional)\b"
-    r"|\baccepts? (an )?optional\b",
-    re.IGNORECASE,
+# "Revert back to an OnSubscribe-based adapter" names the state gone back to, not what was undone: no revert title
+REVERT_SUBJECT = re.compile(
+    r'^\s*revert(s|ed)?(?!\s+(back\s+)?to\b)(?:\([^()]{0,40}\))?!?(?=[:\s"]|$)[:\s]*"?(?P<what>.*?)"?\s*$', re.I
 )
 # a "fix" of the tests themselves ("Fix python 3 tests", "fixed some tests"): no product behaviour fixed
 TEST_SUBJECT = re.compile(r"\b(tests?|testing|test suite|ci|travis|coverage)\b", re.IGNORECASE)
@@ -327,7 +319,11 @@ MESSAGE_WORDING_SUBJECT = re.compile(
     r"(errors?|messages?|output)"
     # zod's "clarify infinite number errors": what an error says, reworded
     r"|(clarify|clarifies|reword|rephrase)\b[^.;]{0,50}\b(errors?|messages?|warnings?|wording)"
-    r"(?!\s+(handling|recovery|propagation|paths?|cases?|codes?|types?)\b))\b",
+    r"(?!\s+(handling|recovery|propagation|paths?|cases?|codes?|types?)\b)"
+    # "Suggest use of cmpopts.EquateErrors": a hint added to what a failure says; "Increase verbosity required to warn
+    # about …": when a warning shows
+    r"|^(suggest|recommend)s? (the )?(use|using)|(increase|decrease|raise|lower|reduce)[sd]? (the )?(verbosity|"
+    r"log(ging)? level))\b",
     re.IGNORECASE,
 )
 # words of a headline that name no behaviour: that a fix happened, the kind of change, where it came from
@@ -661,6 +657,11 @@ def _classify(commit: CommitRecord, body: str) -> Verdict:
         return noise(Noise.MESSAGE_WORDING, fix=is_fix)  # a fix still counts on its code's hot spot
     if NOT_FIX_TYPE.match(subject) and not tests and not is_fix:  # "feat: fixes mem leak …" still names a fix
         return noise(Noise.NOT_A_FIX_TYPE)
+    said = explained or why(reasons, subject, RATIONALE_WORDS, STRONG_WORDS)
+    if not is_fix and not tests and reworked(clean_subject(subject), said):  # "rewrite `buffer` to use …", no fault
+        return noise(Noise.REFACTOR)
+    if not is_fix and not tests and offered(clean_subject(subject), said):  # "Fallback to …", "cleaner", no fault
+        return noise(Noise.FEATURE)
     if not is_fix and PERFORMANCE_WORDS.search(f"{subject}\n{explained}") and not FAILURE_WORDS.search(explained):
         return noise(Noise.PERFORMANCE)
     fixes = is_fix or tests or bool(FIX_WORDS.search(message) and not DOCS_SUBJECT.search(subject) and not typing)
@@ -690,11 +691,6 @@ def _classify(commit: CommitRecord, body: str) -> Verdict:
     if elsewhere:  # a why only in the squash's later items: their commits', not its own
         return noise(Noise.WHY_OFF_TOPIC, fix=is_fix)
     return noise(left_without(body, subject) or Noise.NO_LESSON, fix=is_fix)
-
-
-def feature(cleaned_subject: str) -> bool:
-    """New behaviour, by the subject: its first word ("Add …", "Support …") or a capability said after the name."""
-    return bool(FEATURE_SUBJECT.search(cleaned_subject) or NEW_CAPABILITY.search(cleaned_subject))
 
 
 def compiler_warning(subject: str) -> bool:
