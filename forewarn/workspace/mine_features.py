@@ -39,12 +39,13 @@ REWORK_SUBJECT = re.compile(
     r"^\s*(rewr(i|o)te[sn]?|rewriting|rework(s|ed|ing)?|unif(y|ies|ied|ying)|consolidat\w+|re-?implement\w*)\b",
     re.IGNORECASE,
 )
-# a why that argues only a benefit: nicer to use or read, useful, good to have, a way for the user to ask for more
+# a why that argues only a benefit: nicer to use or read, useful, good to have. "In order to allow …" is no benefit
+# alone: zlib's "deflateParams() will not change any parameters if … in order to allow switching the compression
+# function" states a contract
 BENEFIT_WHY = re.compile(
     r"\b(cleaner|nicer|neater|(more )?convenien(t|ce)|(is|are|be|more) useful|readab(le|ility)|"
     r"(more|less) (readable|verbose|flexible|idiomatic|consistent)|"
-    r"it would be (good|nice|better|useful)|would be (nice|good) to|(easier|simpler) to (use|read|write)|"
-    r"in order to (specify|allow|support|enable|let|make it possible|choose|configure|customi[sz]e))\b",
+    r"it would be (good|nice|better|useful)|would be (nice|good) to|(easier|simpler) to (use|read|write))\b",
     re.IGNORECASE,
 )
 # what went wrong, in a why: a failure, a bug, an error, a limit silently passed ("the JDK HttpClient does not support

@@ -115,3 +115,14 @@ def test_an_offer_whose_why_names_a_limit_passed_silently_keeps_its_lesson() -> 
         "HttpURLConnection instead of JDKs default of silently bypassing the proxy."
     )
     assert not offered("fallback SOCKS proxies to HttpURLConnection", why)
+
+
+def test_a_contract_kept_in_order_to_allow_something_is_no_benefit_alone() -> None:
+    """zlib's "assure that deflateParams() will not switch functions mid-block": its why states a contract, and
+    its "in order to allow switching" does not make it a feature."""
+    why = (
+        "This alters the specification in zlib.h, so that deflateParams() will not change any parameters if there "
+        "is not enough output space in the event that a block is emitted in order to allow switching the "
+        "compression function."
+    )
+    assert not offered("assure that deflateParams() will not switch functions mid-block", why)
