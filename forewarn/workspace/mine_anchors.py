@@ -15,6 +15,7 @@ Only files the commit's own diff touched are ever candidates: a message cannot n
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ from forewarn.indexing.prose import last_line, prose_nodes
 from forewarn.indexing.records import Chunk
 from forewarn.indexing.words import LOCAL_SCOPES
 from forewarn.memory.suggestions import ANCHOR_FILE, ANCHOR_SYMBOL, ANCHOR_WORKSPACE
-from forewarn.workspace import mine_code, mine_identity
+from forewarn.workspace import mine_code, mine_identity, mine_kept
 from forewarn.workspace.history import BlobReader, CommitRecord, Hunk
 from forewarn.workspace.mine_head import HeadIndex
 from forewarn.workspace.mine_identity import Namesake
@@ -98,6 +99,7 @@ class Touch:
     wording: int = 0  # of the logic lines, those inside a string literal spanning lines: its text, no logic
     cut: bool = False  # its lines only lost a clause of their condition (mine_code.Reach.cut)
     decides: bool = False  # it gained a line that compares or branches (mine_code.Reach.decides)
+    shown: tuple[str, ...] = ()  # the lines it added that say what it did, as written (mine_kept.candidates)
 
 
 class Parsed(NamedTuple):
@@ -192,20 +194,36 @@ def doc_lines(root: Node, spec: LanguageSpec) -> frozenset[int]:
 
 def string_lines(root: Node, hunks: Iterable[Hunk]) -> frozenset[int]:
     """The lines (1-based) the hunks added that are text inside a string literal begun on an earlier line (a flag's
-    roff help): none of a template with substitutions (``${…}``), which writes code (zod's object JIT)."""
-    out: set[int] = set()
+    roff help): none of a template with substitutions (``${…}``), which writes code (zod's object JIT).
+
+    The tree is walked once from the top, into the nodes that span an added line only: asking each added line's node
+    for its parents made tree-sitter scan their siblings again and again, and a regenerated table of ten thousand
+    entries (cmark's ``html_unescape.h``) took minutes for one commit."""
+    starts: dict[int, int] = {}  # row (0-based) → the column its text starts at
     for hunk in hunks:
         for i, line in enumerate(hunk.added):
-            row, column = hunk.start + i - 1, len(line) - len(line.lstrip())
-            node: Node | None = root.descendant_for_point_range((row, column), (row, column))
-            while node is not None and not SUBSTITUTION.search(node.type):
-                if STRING_LITERAL.search(node.type):
-                    while node.parent is not None and STRING_LITERAL.search(node.parent.type):
-                        node = node.parent  # a template's string_fragment: the template holds its substitutions
-                    if node.start_point.row < row and not any(SUBSTITUTION.search(c.type) for c in node.children):
+            starts[hunk.start + i - 1] = len(line) - len(line.lstrip())
+    rows = sorted(starts)
+    out: set[int] = set()
+    stack: list[tuple[Node, bool]] = [(root, False)]  # a node, and whether its parent is a string literal
+    while stack:
+        node, in_string = stack.pop()
+        first, last = node.start_point.row, node.end_point.row
+        k = bisect_left(rows, first)
+        if k == len(rows) or rows[k] > last:
+            continue  # no added line in it
+        if SUBSTITUTION.search(node.type):
+            stack.extend((c, False) for c in node.children)  # code: a string inside it starts afresh
+            continue
+        if STRING_LITERAL.search(node.type) and not in_string:
+            if not any(SUBSTITUTION.search(c.type) for c in node.children):
+                for row in rows[k : bisect_right(rows, last)]:
+                    if first < row and (row < last or starts[row] < node.end_point.column):
                         out.add(row + 1)
-                    break
-                node = node.parent
+                continue
+            stack.extend((c, True) for c in node.children)
+            continue
+        stack.extend((c, bool(STRING_LITERAL.search(node.type))) for c in node.children)
     return frozenset(out)
 
 
@@ -306,6 +324,7 @@ def touched_symbols(
             did.logging_only,
             mine_code.logic_lines(*worded[symbol], path) if symbol in worded else 0,
             *mine_code.reach(removed[symbol], added[symbol], path),
+            shown=mine_kept.candidates(removed[symbol], added[symbol], path),
         )
     return touches
 
@@ -326,6 +345,7 @@ class Anchored:
     wording: int = 0  # of its logic lines, those only the text of a string literal spanning lines (help text)
     cut: bool = False  # its lines only lost a clause of their condition: it widened a rule, wrote none
     decides: bool = False  # it gained a line that compares or branches
+    shown: tuple[str, ...] = ()  # the lines the commit added that say what it did, as written (mine_kept)
 
     @property
     def declares_only(self) -> bool:
@@ -538,7 +558,7 @@ def place(
             a = follow(p, s, renames, head, partial(finder.namesakes, p, blob))
             a.logic, a.sample, a.removed = touch.logic, touch.sample or finder.sample_of(p, blob, s), touch.removed
             a.behaviour, a.logs, a.created, a.wording = touch.behaviour, touch.logs, touch.created, touch.wording
-            a.cut, a.decides = touch.cut, touch.decides
+            a.cut, a.decides, a.shown = touch.cut, touch.decides, touch.shown
             followed.append((a, p, s, touch.changed))
             if touch.created:
                 created.add(f"{p}::{s}")
@@ -706,6 +726,7 @@ def _cover(outer: Anchored, parts: list[Anchored]) -> None:
     outer.logs = any(a.logic for a in parts) and all(a.logs for a in parts if a.logic)
     outer.cut = all(a.cut for a in parts if a.logic) and any(a.cut for a in parts)
     outer.decides = any(a.decides for a in parts)
+    outer.shown = tuple(dict.fromkeys(line for a in parts for line in a.shown))
 
 
 def _unique(items: list[Anchored]) -> list[Anchored]:

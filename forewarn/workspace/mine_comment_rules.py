@@ -231,3 +231,17 @@ def listed_or(said: str, at: int) -> bool:
     end = SENTENCE_END.search(said, at)
     after = said[at : end.start() if end else len(said)].lstrip(" ,;:(")[2:]
     return len(after.split()) <= MAX_LISTED_WORDS and CLAUSE_AFTER.search(after) is None
+
+
+# a documentation comment's markup, which a reader of the warning does not need: a rule line ("-------"), a block
+# tag's line ("@since 2.4", "@author …"), HTML paragraph marks ("<p>") and inline tags ("{@code x}" says "x")
+RULE_LINE = re.compile(r"^([-=*~#_+])\1{2,}$")
+BOOK_TAG_LINE = re.compile(r"^@(since|author|version|serial|deprecated\s*$)\b")
+HTML_MARK = re.compile(r"</?(p|br|b|i|em|strong|ul|ol|li)\s*/?>", re.IGNORECASE)
+INLINE_TAG = re.compile(r"\{@(code|link|linkplain|literal)\s+([^{}]+)\}")
+
+
+def without_markup(lines: list[str]) -> list[str]:
+    """A comment's lines less its documentation markup (DateTimeParserBucket.reset's "------ … <p> … @since 2.4")."""
+    kept = [line for line in lines if not RULE_LINE.match(line) and not BOOK_TAG_LINE.match(line)]
+    return [INLINE_TAG.sub(r"\2", HTML_MARK.sub("", line)).strip() for line in kept]

@@ -47,6 +47,7 @@ from forewarn.workspace.mine_comment_rules import (
     type_only,
     url_last,
     without_code_spans,
+    without_markup,
 )
 from forewarn.workspace.mine_fixes import broad
 from forewarn.workspace.mine_head import HeadIndex
@@ -380,7 +381,7 @@ def warning_comments(path: str, source: bytes) -> CommentScan:
             said_lines, line = run, first + at  # the lines that repeat its tag are its paragraph
         said_lines, note_at = stamped_note(said_lines, _warns)  # "26-Nov-2015, tatu: …": the stamped note, unstamped
         line += note_at
-        text = url_last(lines_as_text(said_lines))  # "https://… There must be …": the link said last
+        text = url_last(lines_as_text(without_markup(said_lines)))  # "https://… There must be …": the link last
         phrase = _warning_phrase(text)
         if (tag is None and phrase is None) or len(text.split()) < MIN_COMMENT_WORDS:
             continue

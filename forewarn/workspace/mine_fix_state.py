@@ -37,7 +37,7 @@ def load_fix_history(ws: Workspace, renames: dict[str, str]) -> dict[tuple[str, 
         out[(renames.get(path, path), symbol)] = [
             FixRef(
                 str(r["sha"]), str(r.get("date", "")), str(r.get("author", "")), str(r.get("subject", "")), EARLIER_RUN,
-                _lines(r.get("sample")), _lines(r.get("removed")),
+                _lines(r.get("sample")), _lines(r.get("removed")), _lines(r.get("shown")),
             )
             for r in refs
             if isinstance(r, dict) and history.is_object_id(str(r.get("sha", "")))
@@ -58,6 +58,7 @@ def dump_fix_history(fixes: dict[tuple[str, str], list[FixRef]], proposed: set[t
                 "subject": r.subject[:FIX_HISTORY_SUBJECT_CHARS],
                 "sample": r.sample[:FIX_HISTORY_SAMPLE],
                 "removed": r.removed[:FIX_HISTORY_SAMPLE],
+                "shown": r.shown[:FIX_HISTORY_SAMPLE],
             }
             for r in sorted({r.sha: r for r in refs}.values(), key=lambda r: r.date, reverse=True)[:HOTSPOT_KEPT]
         ]

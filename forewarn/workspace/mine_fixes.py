@@ -23,7 +23,7 @@ from forewarn.memory.suggestions import (
 )
 from forewarn.memory.text import from_iso
 from forewarn.memory.vocabulary import MemorySource, MemoryType
-from forewarn.workspace import mine_code
+from forewarn.workspace import mine_code, mine_kept
 from forewarn.workspace.core import DEFAULT_CONFIDENCE
 from forewarn.workspace.mine_anchors import Placement
 from forewarn.workspace.mine_head import HeadIndex
@@ -53,6 +53,7 @@ HOTSPOT_OVERLAP = 0.67  # a hot spot whose fixes are mostly another's (one commi
 # settled, and a reader gains nothing from being told it was once fixed (round 2: "fixes from 2012 to 2013")
 HOTSPOT_STALE_DAYS = 5 * 365
 HOTSPOT_KEPT = 30  # the newest fixes a hot spot's provenance keeps (its text names the latest two)
+HOTSPOT_KEPT_LINES = 2  # the lines its newest fixes put in, still there, that its text shows (mine_kept)
 # a fix changed at least this many logic lines of a symbol to count as its fix (whitespace, typing, comments,
 # imports and docstrings are none: "fix spaces" fixed nothing)
 MIN_FIX_LOGIC_LINES = 1
@@ -77,12 +78,23 @@ SECURITY_WORDS = re.compile(
 )
 
 
+# a "fix" whose words offer something new: "fix: customParseFormat supports Q quarter", "fix(utc): support string
+# argument like +HH:mm", "update Duration plugin to support no-argument" (a project that tags every patch release
+# "fix:" tags its small features so): a feature, which makes no pattern of fixes
+OFFERS_SUPPORT = re.compile(
+    r"^(fix(es|ed)?(\([^)]*\))?!?:\s*)?(((?!(that|which|who|when|where|if|handle|fix|avoid|prevent|broken|missing)\b)"
+    r"\S+\s+){0,3}(now\s+)?supports?\s+(?!for\s+(a\s+)?(crash|bug|panic|error))"
+    r"|add(s|ed)?\s+support\b|update\s+\S+(\s+plugin)?\s+to\s+support\b)",
+    re.IGNORECASE,
+)
+
+
 def counts_toward_hotspot(subject: str) -> bool:
     """A fix that counts toward a hot spot: a substantive one (:func:`substantive_fix`) whose own words, without
     the issue it closes, name a fix, or at least no other kind of work: "Fix #1328: optimize `JsonPointer.head()`"
     is an issue closed by performance work, as "Fix #12: add a flag" is one closed by a feature (a project naming
     every commit after its issue says "Fix #N" of anything); "Fix #12: NPE when …" stays a fix."""
-    if not substantive_fix(subject):
+    if not substantive_fix(subject) or OFFERS_SUPPORT.match(" ".join(subject.split())):
         return False
     own = SUBJECT_LEADING_REF.sub("", " ".join(subject.split()))
     if own == " ".join(subject.split()) or FIX_SUBJECT.search(own):
@@ -113,6 +125,7 @@ class FixRef:
     order: int
     sample: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()  # the telling lines it took out of that code (what an earlier fix had left)
+    shown: tuple[str, ...] = ()  # the lines it added there that say what it did, as written (mine_kept.candidates)
 
     def to_dict(self) -> dict[str, str]:
         return {"sha": self.sha, "author": self.author, "date": self.date, "subject": self.subject}
@@ -282,10 +295,13 @@ def _hotspot(
     fixed = len(episodes(refs))  # one author's tries within hours are one fix (the evidence still lists each commit)
     headline = hotspot_headline(head.where(path, symbol), [r.subject for r in refs], fixed, oldest.date, newest.date)
     record = track([], since=newest.date, last_change=last_change.get(path), through=through)
+    chunk, code = head.chunk(path, symbol), head.code(path, symbol)
+    lines = [mine_kept.shown_line(r.shown, chunk.text, code, path) for r in refs] if chunk is not None else []
+    kept = list(dict.fromkeys(line for line in lines if line is not None))[:HOTSPOT_KEPT_LINES]
     return Suggestion(
         fingerprint=f"hotspot:{path}::{symbol}",
         type=MemoryType.GOTCHA,
-        text=lesson_text(headline),
+        text=lesson_text(headline, "", mine_kept.kept_sentence(*kept, fixes=True) if kept else ""),
         source=MemorySource.COMMIT,
         created_at=newest.date,
         file=path,

@@ -27,8 +27,15 @@ DANGLING_REF = re.compile(
 )
 SUBJECT_LEADING_REF = re.compile(r"^(fix(es|ed)?|close[sd]?|issue|gh)?\s*#\d+\s*[:,-]\s*", re.I)
 SUBJECT_REFS = re.compile(
-    r"\s*(\((fix(es|ed)?\s*|close[sd]?\s*|see\s*|refs?\s*)?(#|gh-)\d+\)"
-    r"|\b(fix(es|ed)?|close[sd]?|resolve[sd]?)\s*:?\s+#\d+|\bgh-\d+|#\d+)\s*[.,;:]?\s*$",
+    r"\s*(\((fix(es|ed)?\s*|close[sd]?\s*|see\s*|refs?\s*)?(#|gh-|[\w.-]+/[\w.-]+#)\d+\)"
+    r"|\b(fix(es|ed)?|close[sd]?|resolve[sd]?)\s*:?\s*#\d+(\s+close[sd]?)?|\bgh-\d+|([\w.-]+/[\w.-]+)?#\d+)"
+    r"\s*[.,;:]?\s*$",
+    re.I,
+)
+# a last sentence telling that tests came with the change ("Fix bug 114. Added test case."): no part of the fix
+TESTS_SENTENCE = re.compile(
+    r"(?<=[\w)])[.;]\s+(also\s+)?(add(ed|s)?|includ(es|ing)|with|plus|updated?)\s+((a|an|some|new|more|the|unit|"
+    r"regression)\s+)*(unit\s+)?tests?(\s+cases?)?\.?$",
     re.I,
 )
 # what a headline quotes of a subject (said): a conventional commit's type and scope ("fix(fetch)!: "), a capitalised
@@ -187,6 +194,7 @@ def said(subject: str) -> str:
     s = HANDLE_BEFORE_REF.sub("", s)
     while True:
         t = CREDIT.sub("", SUBJECT_REFS.sub("", REF_LIST.sub("", DANGLING_REF.sub("", s)))).strip().rstrip(" ,;:")
+        t = TESTS_SENTENCE.sub("", t)
         if t.endswith('"') and t.count('"') % 2:
             t = t[:-1].rstrip()
         if t == s or len(t) < MIN_SAID_CHARS:
@@ -420,7 +428,10 @@ def comment_headline(comment: str, place: str) -> str:
 WHY_MARK = "Why:"  # a lesson's text: its headline, then the why after this (mine_score reads it back)
 
 
-def lesson_text(headline: str, reason: str = "") -> str:
-    """The headline, then the why on its own paragraph; clipped to the memory text limit."""
+def lesson_text(headline: str, reason: str = "", kept: str = "") -> str:
+    """The headline, then the why on its own paragraph, then what the change put in the code (``kept``: a line of it
+    still there, :mod:`mine_kept`); clipped to the memory text limit, the kept line first to go."""
     text = f"{headline}\n\n{WHY_MARK} {reason}" if reason else headline
+    if kept and len(text) + len(kept) + 2 <= MAX_TEXT_CHARS:
+        text = f"{text}\n\n{kept}"
     return text if len(text) <= MAX_TEXT_CHARS else text[: MAX_TEXT_CHARS - 1].rstrip() + "…"

@@ -78,7 +78,10 @@ POINTS_BACK_MORE = re.compile(
     r"|^(however|but|yet|still|nevertheless|nonetheless),?\s+(it|this|that|these|those|they)\b"
     # … or one of a count of what a thing said before does ("First it breaks the old behavior …", "Second, it causes a
     # panic …"): "it" is that thing
-    r"|^(first|second|third|firstly|secondly|thirdly|finally|lastly),?\s+(it|this|that|they)\b",
+    r"|^(first|second|third|firstly|secondly|thirdly|finally|lastly),?\s+(it|this|that|they)\b"
+    # … or says how something reads what was just said ("OpenSSL reads that as \"use strlen\", but …"): "that" is it
+    r"|^[\w.()-]+(\s+[\w.()-]+)?\s+(reads|treats|interprets|sees|takes|parses|considers|handles)\s+"
+    r"(that|this|it|these|those|them)\s+as\b",
     re.IGNORECASE,
 )
 # a connective inside a sentence that points at the one before it ("When X is called afterwards it therefore must not

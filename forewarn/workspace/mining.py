@@ -52,7 +52,7 @@ from forewarn.memory.suggestions import (
     track_of,
 )
 from forewarn.memory.vocabulary import MemorySource
-from forewarn.workspace import history, mine_code
+from forewarn.workspace import history, mine_code, mine_kept
 from forewarn.workspace.history import BlobReader, CommitRecord, GitError
 from forewarn.workspace.mine_anchors import (
     Anchored,
@@ -222,7 +222,7 @@ class _Walk:
                     if key not in targets:
                         self.noise[Noise.FIX_IN_PASSING] += 1  # a constructor it touched to plumb the fix
                         continue
-                    self.fixes[key].append(replace(ref, sample=a.sample, removed=a.removed))
+                    self.fixes[key].append(replace(ref, sample=a.sample, removed=a.removed, shown=a.shown))
                 for path in {a.file for a in placement.fixed if a.file} | (
                     {placement.anchor.file} if placement.anchor and placement.anchor.file else set()
                 ):
@@ -398,6 +398,11 @@ def lesson_suggestion(lesson: Lesson, record: dict[str, Any], head: HeadIndex) -
         chunk = head.chunk(a.file, a.symbol) if a.file and a.symbol else None
         lines = chunk.end_line - chunk.start_line if chunk is not None else 0
         provenance["score"] = round(lesson_score(lesson_counts(text, verdict.type, commit, lesson.shape, lines)), 3)
+        code = head.code(a.file, a.symbol) if chunk is not None and a.file and a.symbol else ""
+        kept = mine_kept.shown_line(a.shown, chunk.text, code, a.file or "") if chunk is not None else None
+        if kept is not None:  # what the change put in and a reader should keep (scored without it: it is no why)
+            provenance["kept"] = kept
+            text = lesson_text(headline, verdict.why, mine_kept.kept_sentence(kept))
     return Suggestion(
         fingerprint=f"{verdict.kind}:{commit.sha}" + (f":{spot}" if spot else ""),
         type=verdict.type,

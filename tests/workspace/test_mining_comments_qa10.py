@@ -206,3 +206,11 @@ def test_mined_from_a_repository_the_warnings_lose_their_stamps(tmp_path: Path, 
     assert "must shift the mark" in texts[0] + texts[1] and "reset()" in texts[0] + texts[1]
     assert not any("ann:" in t or "2022" in t or "there we have it" in t for t in texts)
     assert report.noise[Noise.LINT_SUPPRESSION] >= 1 and report.noise[Noise.COMMENT_FRAGMENT] >= 4
+
+
+def test_a_comments_documentation_markup_is_left_out() -> None:
+    from forewarn.workspace.mine_comment_rules import without_markup
+
+    shared = "The bucket must not be shared, see {@link Parser}."
+    lines = ["-----------", "Resets the state.", "<p>", shared, "@since 2.4"]
+    assert without_markup(lines) == ["Resets the state.", "", "The bucket must not be shared, see Parser."]
