@@ -292,8 +292,10 @@ def _hotspot(
 ) -> Suggestion:
     """The hot-spot gotcha on ``symbol`` from its standing fixes, newest first."""
     newest, oldest = refs[0], refs[-1]
-    fixed = len(episodes(refs))  # one author's tries within hours are one fix (the evidence still lists each commit)
-    headline = hotspot_headline(head.where(path, symbol), [r.subject for r in refs], fixed, oldest.date, newest.date)
+    fixes = episodes(refs)  # one author's tries within hours are one fix (the evidence still lists each commit)
+    headline = hotspot_headline(
+        head.where(path, symbol), [r.subject for r in fixes], len(fixes), oldest.date, newest.date
+    )
     record = track([], since=newest.date, last_change=last_change.get(path), through=through)
     chunk, code = head.chunk(path, symbol), head.code(path, symbol)
     lines = [mine_kept.shown_line(r.shown, chunk.text, code, path) for r in refs] if chunk is not None else []

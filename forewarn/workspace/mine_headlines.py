@@ -397,8 +397,13 @@ def _bug_clause(bug: str) -> str:
 
 
 def hotspot_fixes(place: str, subjects: Sequence[str], shown: int = HOTSPOT_SHOWN) -> list[str]:
-    """The newest ``shown`` fixes of ``subjects`` (newest first) as :func:`hotspot_fix` says them, each once."""
-    return list(dict.fromkeys(c for c in (hotspot_fix(s, place) for s in subjects) if c))[:shown]
+    """The newest ``shown`` fixes of ``subjects`` (newest first) as :func:`hotspot_fix` says them, each once: two
+    said in the same words, whatever their case and punctuation ("fix crop" and "Fix crop."), are one."""
+    said_once: dict[tuple[str, ...], str] = {}
+    for said_as in (hotspot_fix(s, place) for s in subjects):
+        if said_as:
+            said_once.setdefault(tuple(WORD.findall(said_as.lower())), said_as)
+    return list(said_once.values())[:shown]
 
 
 def fix_span(count: int, first_date: str, last_date: str) -> str:

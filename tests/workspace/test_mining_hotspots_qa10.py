@@ -191,3 +191,21 @@ def test_what_a_revert_took_out_is_back_when_its_lines_or_their_words_are() -> N
     # words of the code the revert left are no sign: only they are near one another
     assert not back_at_head(("m[key]=val",), left, ["m[key.lower()] = val"], "util.py")
     assert not back_at_head((), left, helper, "util.py")
+
+
+def test_a_hot_spot_lists_as_many_fixes_as_it_counts() -> None:
+    """Blind labels (textual): "says 2 fixes while listing 3", "one fix is listed twice"."""
+    from forewarn.workspace.mine_fixes import FixRef, episodes
+
+    refs = [
+        FixRef("c" * 40, "2024-05-01T12:00:00Z", "Ann", "Fix crash in crop when end is before start", 0),
+        FixRef("b" * 40, "2024-05-01T09:00:00Z", "Ann", "Fix crash in crop when start is past the end", 1),
+        FixRef("a" * 40, "2024-02-01T09:00:00Z", "Bob", "Fix crop of wide characters.", 2),
+        FixRef("9" * 40, "2023-02-01T09:00:00Z", "Cy", "fix crop of wide characters", 3),
+    ]
+    fixes = episodes(refs)
+    headline = hotspot_headline("`crop`", [r.subject for r in fixes], len(fixes), refs[-1].date, refs[0].date)
+    assert headline == (
+        "Keep the fixes of `crop`: avoid crash in crop when end is before start; avoid the bug in crop of wide "
+        "characters. It has needed 3 fixes from 2023 to 2024-05-01."
+    )
