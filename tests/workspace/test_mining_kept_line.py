@@ -10,6 +10,7 @@ from forewarn.indexing.conventions import is_test_path
 from forewarn.workspace import mine_kept
 from forewarn.workspace.engine import Workspace
 from forewarn.workspace.mine_code import joined
+from tests.gitrepo import Repo
 from tests.workspace.billing_history import billing_repo, kinds, mined
 
 
@@ -42,12 +43,18 @@ def test_only_a_line_still_at_head_and_not_the_signature_is_shown() -> None:
     assert mine_kept.shown_line(["static int parse(char *s) {"], chunk, code, "a.c") is None
 
 
-def test_a_fix_lesson_ends_with_the_line_it_put_in(tmp_path: Path, open_ws: list[Workspace]) -> None:
+def _guarded_charge(tmp_path: Path) -> Repo:
+    """The billing repository with a fix that guards ``charge`` against a missing amount."""
     repo = billing_repo(tmp_path / "repo")
     guarded = "    if amount is None:\n        raise ValueError(amount)\n    total = amount\n"
     repo.edit("billing.py", "    total = amount\n", guarded)
     repo.commit("Fix crash in charge when the amount is missing\n\nA missing amount was charged as None, and the "
                 "gateway crashed on it when it summed the order.")  # fmt: skip
+    return repo
+
+
+def test_a_fix_lesson_ends_with_the_line_it_put_in(tmp_path: Path, open_ws: list[Workspace]) -> None:
+    repo = _guarded_charge(tmp_path)
     ws, _ = mined(repo, open_ws)
     [lesson] = [m for m in kinds(ws, "fix") if m.anchor is not None and m.anchor.symbol == "charge"]
     assert lesson.text.endswith("Still in the code from this change: `if amount is None:`")
@@ -55,11 +62,7 @@ def test_a_fix_lesson_ends_with_the_line_it_put_in(tmp_path: Path, open_ws: list
 
 
 def test_a_line_a_later_change_rewrote_is_not_shown(tmp_path: Path, open_ws: list[Workspace]) -> None:
-    repo = billing_repo(tmp_path / "repo")
-    guarded = "    if amount is None:\n        raise ValueError(amount)\n    total = amount\n"
-    repo.edit("billing.py", "    total = amount\n", guarded)
-    repo.commit("Fix crash in charge when the amount is missing\n\nA missing amount was charged as None, and the "
-                "gateway crashed on it when it summed the order.")  # fmt: skip
+    repo = _guarded_charge(tmp_path)
     repo.edit("billing.py", "    if amount is None:\n", "    if amount is None or amount < 0:\n")
     repo.commit("Refuse negative amounts in charge")
     ws, _ = mined(repo, open_ws)
