@@ -215,15 +215,13 @@ def string_lines(root: Node, hunks: Iterable[Hunk]) -> frozenset[int]:
         if SUBSTITUTION.search(node.type):
             stack.extend((c, False) for c in node.children)  # code: a string inside it starts afresh
             continue
-        if STRING_LITERAL.search(node.type) and not in_string:
-            if not any(SUBSTITUTION.search(c.type) for c in node.children):
-                for row in rows[k : bisect_right(rows, last)]:
-                    if first < row and (row < last or starts[row] < node.end_point.column):
-                        out.add(row + 1)
-                continue
-            stack.extend((c, True) for c in node.children)
+        is_string = STRING_LITERAL.search(node.type) is not None
+        if is_string and not in_string and not any(SUBSTITUTION.search(c.type) for c in node.children):
+            for row in rows[k : bisect_right(rows, last)]:
+                if first < row and (row < last or starts[row] < node.end_point.column):
+                    out.add(row + 1)
             continue
-        stack.extend((c, bool(STRING_LITERAL.search(node.type))) for c in node.children)
+        stack.extend((c, is_string) for c in node.children)  # a template's parts: inside a string
     return frozenset(out)
 
 

@@ -298,8 +298,14 @@ def _hotspot(
     )
     record = track([], since=newest.date, last_change=last_change.get(path), through=through)
     chunk, code = head.chunk(path, symbol), head.code(path, symbol)
-    lines = [mine_kept.shown_line(r.shown, chunk.text, code, path) for r in refs] if chunk is not None else []
-    kept = list(dict.fromkeys(line for line in lines if line is not None))[:HOTSPOT_KEPT_LINES]
+    kept: list[str] = []
+    if chunk is not None and code:
+        at_head = mine_kept.AtHead(chunk.text, code, path)
+        for line in (at_head.shown_line(r.shown) for r in refs):  # newest first, until HOTSPOT_KEPT_LINES are found
+            if line is not None and line not in kept:
+                kept.append(line)
+                if len(kept) == HOTSPOT_KEPT_LINES:
+                    break
     return Suggestion(
         fingerprint=f"hotspot:{path}::{symbol}",
         type=MemoryType.GOTCHA,

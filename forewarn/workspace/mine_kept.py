@@ -25,6 +25,7 @@ SHOWN_CANDIDATES = 3  # the best lines kept per symbol: the first still at HEAD 
 SHOWN_MAX_NEW_LINES = 10
 SHOWN_MIN_CHARS = 8  # "x = 1;" says nothing a reader can keep
 SHOWN_MAX_CHARS = 110  # one line of a hover; a longer statement is a call over many arguments, not the rule
+SIGNATURE_MAX_LINES = 8  # a parameter list closing past this many lines from the top is no signature's
 # a line that branches or compares: the rule the change wrote ("if (value == 0) {", "guard let …", "case …:")
 _CONDITION = re.compile(
     r"^(\}?\s*else\s+if|elif|if|unless|while|guard|case|when|catch|except|match|switch)\b|&&|\|\||==|!=|<=|>="
@@ -68,17 +69,17 @@ def candidates(removed: Sequence[str], added: Sequence[str], path: str) -> tuple
     shapes = Counter(_NAME.sub("x", key) for key in gone.elements())
     new: list[str] = []
     for line in mine_code.without_logging(added):
-        text = _code_part(line.strip()) if not line.strip().startswith(("#", "//", "/*")) else ""
+        text = _code_part(line.strip())  # a comment line, or one opening on a block comment, leaves nothing
         if not mine_code.is_logic(text) or mine_code.is_declaration(text) or mine_code.is_import(text):
             continue
-        key = _bare(text, python)
+        key = mine_code.normalize(text, python=python)
+        shape = _NAME.sub("x", key)
         if gone[key] > 0:
             gone[key] -= 1  # moved or re-indented: the same statement as before
-            continue
-        if shapes[_NAME.sub("x", key)] > 0:
-            shapes[_NAME.sub("x", key)] -= 1  # the same statement with a name changed ("key" → "new_key")
-            continue
-        new.append(text)
+        elif shapes[shape] > 0:
+            shapes[shape] -= 1  # the same statement with a name changed ("key" → "new_key")
+        else:
+            new.append(text)
     if len(new) > SHOWN_MAX_NEW_LINES:
         return ()
     telling = [t for t in dict.fromkeys(new) if _readable(t) and _weight(t) > 0]
@@ -104,8 +105,8 @@ def _code_part(text: str) -> str:
 def _readable(text: str) -> bool:
     """A whole statement a reader can take in: no comment, and no piece of one written over several lines (its
     brackets unbalanced, or it ends on an operator or opens on one: "((CMARK_OPT_SMART & options) &&")."""
-    if len(text) < SHOWN_MIN_CHARS or _EMPTY.match(text) or text.startswith(("#", "//", "/*", "*")):
-        return False
+    if len(text) < SHOWN_MIN_CHARS or _EMPTY.match(text):
+        return False  # comment lines never get here: mine_code.is_logic left them out
     if any(text.count(a) != text.count(b) for a, b in ("()", "[]")) or _UNFINISHED.search(text):
         return False
     return not _CONTINUED.match(text) and bool(set(_NAME.findall(text)) - _GENERIC_NAMES)
@@ -115,30 +116,42 @@ def _weight(text: str) -> int:
     return 2 * bool(_CONDITION.search(text)) + bool(_ACTION.search(text) or _RESET.match(text))
 
 
+class AtHead:
+    """A symbol's code at HEAD, to find which of a change's :func:`candidates` still stand there: its text, its
+    :func:`mine_code.joined` form (``code``) and its signature's lines, which are never shown (a change that made a
+    function static changed its header, which no reader needs shown). Built once per symbol: a hot spot asks it
+    for each of its fixes."""
+
+    def __init__(self, chunk_text: str, code: str, path: str) -> None:
+        self.code, self.path, self.python = code, path, mine_code.is_python(path)
+        own = chunk_text.splitlines()
+        end = mine_code.header_end(own)
+        if end is None or end >= SIGNATURE_MAX_LINES:
+            end = 0  # no parameter list closes near the top: the first line is the signature
+        self.header = {_key(line, path, self.python) for line in own[: end + 1]}
+
+    def shown_line(self, lines: Sequence[str]) -> str | None:
+        """The first of ``lines`` still here and not the signature, tidied for a sentence (a trailing opening brace
+        dropped); none longer than SHOWN_MAX_CHARS."""
+        return next((t for t in (self._shown(line) for line in lines) if t is not None), None)
+
+    def _shown(self, line: str) -> str | None:
+        if "`" in line:
+            return None  # a template string: the lesson's own quoting would break it
+        key = _key(line, self.path, self.python)
+        if len(key) < SHOWN_MIN_CHARS or key not in self.code or key in self.header:
+            return None
+        text = re.sub(r"\s*\{$", "", line) if not self.python else line
+        text = " ".join(re.sub(r"^\}\s*", "", text).split())  # "} else if (…)": the brace closed the branch before
+        return text if len(text) <= SHOWN_MAX_CHARS else None  # clipped, a long call reads as a fragment
+
+
 def shown_line(lines: Sequence[str], chunk_text: str, head_code: str, path: str) -> str | None:
     """The first of ``lines`` (:func:`candidates`) still in the symbol's code at HEAD (``chunk_text``, and
-    ``head_code``: its :func:`mine_code.joined` form) and not its signature (a change that made a function static
-    changed its header, which no reader needs shown), tidied for a sentence (a trailing opening brace dropped); none
-    longer than SHOWN_MAX_CHARS."""
-    if not head_code:
+    ``head_code``: its :func:`mine_code.joined` form): :meth:`AtHead.shown_line`."""
+    if not lines or not head_code:
         return None
-    python = mine_code.is_python(path)
-    own = chunk_text.splitlines()
-    end = mine_code.header_end(own)
-    header = {_key(line, path, python) for line in own[: (end if end is not None and end < 8 else 0) + 1]}
-    for line in lines:
-        if "`" in line:
-            continue  # a template string: the lesson's own quoting would break it
-        key = _key(line, path, python)
-        if len(key) < SHOWN_MIN_CHARS or key not in head_code or key in header:
-            continue
-        text = re.sub(r"\s*\{$", "", line) if not python else line
-        text = re.sub(r"^\}\s*", "", text)  # "} else if (…)": the brace closed the branch before
-        text = " ".join(text.split())
-        if len(text) > SHOWN_MAX_CHARS:
-            continue  # a call over many arguments, or several statements: clipped, it reads as a fragment
-        return text
-    return None
+    return AtHead(chunk_text, head_code, path).shown_line(lines)
 
 
 def _key(line: str, path: str, python: bool) -> str:

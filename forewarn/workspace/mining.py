@@ -398,11 +398,11 @@ def lesson_suggestion(lesson: Lesson, record: dict[str, Any], head: HeadIndex) -
         chunk = head.chunk(a.file, a.symbol) if a.file and a.symbol else None
         lines = chunk.end_line - chunk.start_line if chunk is not None else 0
         provenance["score"] = round(lesson_score(lesson_counts(text, verdict.type, commit, lesson.shape, lines)), 3)
-        code = head.code(a.file, a.symbol) if chunk is not None and a.file and a.symbol else ""
-        kept = mine_kept.shown_line(a.shown, chunk.text, code, a.file or "") if chunk is not None else None
-        if kept is not None:  # what the change put in and a reader should keep (scored without it: it is no why)
-            provenance["kept"] = kept
-            text = lesson_text(headline, verdict.why, mine_kept.kept_sentence(kept))
+        if chunk is not None and a.file and a.symbol:  # what the change put in, still there (scored without it)
+            kept = mine_kept.shown_line(a.shown, chunk.text, head.code(a.file, a.symbol), a.file)
+            if kept is not None:
+                provenance["kept"] = kept
+                text = lesson_text(headline, verdict.why, mine_kept.kept_sentence(kept))
     return Suggestion(
         fingerprint=f"{verdict.kind}:{commit.sha}" + (f":{spot}" if spot else ""),
         type=verdict.type,

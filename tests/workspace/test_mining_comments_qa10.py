@@ -14,6 +14,7 @@ from pathlib import Path
 from forewarn.memory.vocabulary import MemorySource, MemoryStatus
 from forewarn.workspace import mine_comment_rules, mine_comments
 from forewarn.workspace.engine import Workspace
+from forewarn.workspace.mine_comment_rules import without_markup
 from forewarn.workspace.mine_rules import Noise
 from tests.gitrepo import Repo
 from tests.workspace.billing_history import mined
@@ -209,8 +210,6 @@ def test_mined_from_a_repository_the_warnings_lose_their_stamps(tmp_path: Path, 
 
 
 def test_a_comments_documentation_markup_is_left_out() -> None:
-    from forewarn.workspace.mine_comment_rules import without_markup
-
     shared = "The bucket must not be shared, see {@link Parser}."
     lines = ["-----------", "Resets the state.", "<p>", shared, "@since 2.4"]
     assert without_markup(lines) == ["Resets the state.", "", "The bucket must not be shared, see Parser."]

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from forewarn.workspace.engine import Workspace
+from forewarn.workspace.mine_fixes import FixRef, episodes
 from forewarn.workspace.mine_fixes import counts_toward_hotspot as counts_as_fix
 from forewarn.workspace.mine_headlines import hotspot_fix, hotspot_headline
 from forewarn.workspace.mine_reverts import back_at_head
@@ -195,8 +196,6 @@ def test_what_a_revert_took_out_is_back_when_its_lines_or_their_words_are() -> N
 
 def test_a_hot_spot_lists_as_many_fixes_as_it_counts() -> None:
     """Blind labels (textual): "says 2 fixes while listing 3", "one fix is listed twice"."""
-    from forewarn.workspace.mine_fixes import FixRef, episodes
-
     refs = [
         FixRef("c" * 40, "2024-05-01T12:00:00Z", "Ann", "Fix crash in crop when end is before start", 0),
         FixRef("b" * 40, "2024-05-01T09:00:00Z", "Ann", "Fix crash in crop when start is past the end", 1),

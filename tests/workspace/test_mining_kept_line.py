@@ -10,6 +10,7 @@ from forewarn.indexing.conventions import is_test_path
 from forewarn.workspace import mine_kept
 from forewarn.workspace.engine import Workspace
 from forewarn.workspace.mine_code import joined
+from forewarn.workspace.mine_fixes import counts_toward_hotspot
 from tests.gitrepo import Repo
 from tests.workspace.billing_history import billing_repo, kinds, mined
 
@@ -93,8 +94,6 @@ def test_a_line_every_error_path_has_names_no_rule() -> None:
 
 
 def test_a_fix_offering_support_makes_no_hot_spot() -> None:
-    from forewarn.workspace.mine_fixes import counts_toward_hotspot
-
     assert not counts_toward_hotspot("fix: customParseFormat supports Q quarter / w weekOfYear")
     assert not counts_toward_hotspot("fix(utc): support string argument like +HH:mm")
     assert not counts_toward_hotspot("fix: update Duration plugin to support no-argument")
