@@ -150,9 +150,10 @@ class MiningSettings:
     # ... and does, in every workspace, only when the user says so here; otherwise only in the workspaces the user
     # allowed one by one (`forewarn mine --on-open`): a cloned repository's history is someone else's text
     on_open: bool = False
-    # propose only what blind judges found reliable: hot spots, dead ends and the commit lessons mine_score rates at
-    # least MIN_LESSON_SCORE; the other lessons and warning comments (already beside their code) are counted and
-    # held back, and `forewarn mine --all` proposes them (false: always propose everything)
+    # propose only what blind judges found reliable: dead ends and the commit lessons mine_score rates at least
+    # MIN_LESSON_SCORE (hot spots on their symbols folded in); the other lessons, warning comments (already beside
+    # their code) and hot spots that join no lesson (no why) are counted and held back, and `forewarn mine --all`
+    # proposes them (false: always propose everything)
     hold_back: bool = True
 
 

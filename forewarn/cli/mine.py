@@ -38,7 +38,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--all",
         action="store_true",
         help="read the whole history again and propose everything, also what mining holds back: lessons scored "
-        "below the bar and warning comments (mining.hold_back = false: always)",
+        "below the bar, warning comments and hot spots on no lesson (mining.hold_back = false: always)",
     )
     cliutil.add_workspace_flag(mine)
     cliutil.add_json_flag(mine)

@@ -12,7 +12,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from forewarn.memory.origin import IMPORTED_KEY, agent_name, lesson_commit, proposal_of, provenance_commits
+from forewarn.memory.origin import (
+    HOTSPOT_KIND,
+    IMPORTED_KEY,
+    agent_name,
+    lesson_commit,
+    proposal_of,
+    provenance_commits,
+)
 from forewarn.memory.records import Memory
 from forewarn.memory.text import from_iso
 from forewarn.memory.vocabulary import MemorySource, MemoryType
@@ -180,7 +187,9 @@ def _time(value: object) -> float | None:
 # what a suggestion is worth a reviewer's minute: how it was mined × whether it says why × how precisely it is
 # anchored × its track record (fixed since: +, settled for years: −) × recency × repetition
 KIND_VALUE = {
-    "hotspot": 1.0,  # fixed again and again: the surest sign of a trap
+    # fixed again and again, but only a count and its fixes' titles: no why (it also counts as unexplained). Older
+    # judges found hot spots useful 426 times in 492; asked for a lesson with its why (round 17), 0 of 41, 38 partly
+    "hotspot": 0.6,
     "fix": 0.9,  # a fix that explains its cause
     "revert": 0.85,  # a dead end with its reason
     "decision": 0.7,  # a choice argued in a message: often right, sometimes a change log in prose
@@ -190,7 +199,8 @@ COMMENT_PHRASE_VALUE = 0.6  # "do not", "must", "never" in a plain comment: a wa
 OTHER_VALUE = 0.7  # an agent's or an import's suggestion: no mining kind to judge it by
 UNEXPLAINED_VALUE = 0.6  # no why in its words (only what changed): worth less than the same lesson explained
 COMMENT_TAGS = frozenset({"HACK", "XXX", "FIXME", "WARNING", "DANGER", "CAUTION"})
-HOTSPOT_USEFUL_RATE = 0.87  # hot spots were judged useful 426 times in 492: a score this high is worth a hot spot
+FULL_VALUE = 1.0  # the most a mined lesson is worth
+SCORE_AT_FULL_VALUE = 0.87  # a lesson scored this high is worth FULL_VALUE (the rate older judges gave hot spots)
 REPETITION_WEIGHT = 0.5  # each doubling of the commits behind a lesson adds half again: fixed twice is a pattern
 RECENCY_HALF_LIFE_DAYS = 365.0  # history moves slowly: a year-old fix is half as pressing as today's
 RECENCY_FLOOR = 0.3  # an old lesson never vanishes behind new ones (no event horizon)
@@ -198,11 +208,11 @@ RECENCY_FLOOR = 0.3  # an old lesson never vanishes behind new ones (no event ho
 ANCHOR_PRECISION = {ANCHOR_SYMBOL: 1.0, ANCHOR_FILE: 0.6, ANCHOR_WORKSPACE: 0.3}
 SECONDS_PER_DAY = 86_400.0
 # a suggestion whose quality (its value before recency) is at least this is "worth a look" (`memory review` lists
-# them first, and counts them): a hot spot, an explained fix (one that mining scored, at least 0.7: what a default
-# run proposes), a dead end with its reason or a tagged comment on its symbol, whose code has not settled for years;
-# a decision or a "must" comment once its code was fixed again since; nothing on a whole file unless its code keeps
-# breaking; never a proposal (a change to another memory: a person's call, not a lesson). Recency orders each part
-# of the queue but never moves an old lesson below one not worth a look.
+# them first, and counts them): an explained fix (one that mining scored, at least 0.7: what a default run
+# proposes), a dead end with its reason or a tagged comment on its symbol, whose code has not settled for years;
+# a decision or a "must" comment once its code was fixed again since; a hot spot of 6 fixes or more;
+# nothing on a whole file unless its code keeps breaking; never a proposal (a change to another memory: a person's
+# call, not a lesson). Recency orders each part of the queue but never moves an old lesson below one not worth a look.
 WORTH_A_LOOK = 0.8
 # what that bar weighs, in a reviewer's words (`memory review` prints it beside the count): suggestion_quality's
 # factors, and no more — it names no filter the rule does not apply
@@ -221,14 +231,14 @@ def anchor_kind(memory: Memory) -> str:
 
 def kind_value(memory: Memory) -> float:
     """What its source is worth; a mined fix or decision with a score (its modelled chance of being useful, from
-    its commit's shape) is worth that score against a hot spot's rate, at most a hot spot's value."""
+    its commit's shape) is worth that score scaled to SCORE_AT_FULL_VALUE, at most FULL_VALUE."""
     prov = memory.provenance or {}
     kind = str(prov.get("kind") or "")
     if memory.source == MemorySource.COMMENT:
         return COMMENT_TAG_VALUE if kind in COMMENT_TAGS else COMMENT_PHRASE_VALUE
     score = prov.get("score")
     if memory.source == MemorySource.COMMIT and isinstance(score, float) and 0 <= score <= 1:
-        return min(KIND_VALUE["hotspot"], score / HOTSPOT_USEFUL_RATE)
+        return min(FULL_VALUE, score / SCORE_AT_FULL_VALUE)
     return KIND_VALUE.get(kind, OTHER_VALUE)
 
 
@@ -239,7 +249,8 @@ def suggestion_quality(memory: Memory) -> float:
     if claimed(prov) or memory.source == MemorySource.AGENT:
         return OTHER_VALUE * ANCHOR_PRECISION[anchor_kind(memory)]
     repetition = 1.0 + REPETITION_WEIGHT * math.log2(max(1, commit_count(prov)))
-    explained = 1.0 if prov.get("why", True) else UNEXPLAINED_VALUE  # older suggestions carry no flag: explained
+    # older suggestions carry no flag: explained; a hot spot never says why
+    explained = 1.0 if prov.get("why", True) and prov.get("kind") != HOTSPOT_KIND else UNEXPLAINED_VALUE
     precision = ANCHOR_PRECISION[anchor_kind(memory)]
     return kind_value(memory) * explained * precision * track_factor(track_of(prov)) * repetition
 

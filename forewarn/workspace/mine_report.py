@@ -63,3 +63,4 @@ class HeldBack(StrEnum):
 
     LOW_SCORE = "low-score"  # a commit lesson scored below MIN_LESSON_SCORE (mine_score)
     COMMENT = "warning-comment"  # a warning comment: already written beside the code it warns about
+    HOTSPOT = "hotspot"  # a hot spot with no lesson on its symbol to join: its fixes' titles, no why

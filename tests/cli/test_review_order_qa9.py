@@ -100,9 +100,10 @@ def test_rank_suggestions_puts_worth_a_look_first_and_a_proposal_never_counts() 
     new = _memory("n", fresh, {"kind": "fix", "why": True})
     assert suggestion_score(old, now) < suggestion_score(comment, now)  # recency alone would put it last
     assert [m.id for m in rank_suggestions([comment, old, new], now)] == ["n", "o", "c"]
-    says_hotspot = {"kind": "hotspot", "proposal": {"action": "confirm", "target": "x"}}
-    proposal = dataclasses.replace(new, id="p", provenance=says_hotspot)
-    assert suggestion_score(proposal, now) > suggestion_score(new, now)  # it says it is a hot spot
+    commits = [{"sha": f"{n:040x}", "date": fresh, "subject": "Fix hang"} for n in range(1, 5)]
+    says_more = {"kind": "fix", "why": True, "commits": commits, "proposal": {"action": "confirm", "target": "x"}}
+    proposal = dataclasses.replace(new, id="p", provenance=says_more)
+    assert suggestion_score(proposal, now) > suggestion_score(new, now)  # it says four commits stand behind it
     assert not worth_a_look(proposal) and [m.id for m in rank_suggestions([proposal, new], now)] == ["n", "p"]
 
 

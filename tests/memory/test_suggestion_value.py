@@ -61,14 +61,20 @@ def test_the_queue_leads_with_explained_lessons_on_symbols_whose_code_kept_break
     assert worth_a_look(old) and suggestion_score(old, NOW) < suggestion_score(explained, NOW)
 
 
-def test_a_scored_lesson_is_worth_its_score_against_a_hot_spots_rate() -> None:
+def test_a_scored_lesson_is_worth_its_score_and_a_hot_spot_ranks_below_explained_lessons() -> None:
     """Mining's score (workspace/mine_score) is the lesson's modelled chance of being useful: it orders the queue,
-    and a lesson under the bar a default run holds back (proposed by ``mine --all``) is not worth a look."""
+    and a lesson under the bar a default run holds back (proposed by ``mine --all``) is not worth a look. A hot spot
+    (a count of fixes, no why) ranks below explained lessons, and is worth a look only once fixed over and over."""
     strong, weak = suggestion("s", score=0.9), suggestion("w", score=0.5)
     hotspot, decision = suggestion("h", kind="hotspot"), suggestion("d", kind="decision", score=0.75)
     ranked = rank_suggestions([weak, decision, strong, hotspot], NOW)
-    assert [m.id for m in ranked] == ["h", "s", "d", "w"]  # a score past a hot spot's rate is worth no more than one
-    assert suggestion_quality(strong) == suggestion_quality(hotspot)
+    assert [m.id for m in ranked] == ["s", "d", "w", "h"]
+    assert suggestion_quality(strong) == suggestion_quality(suggestion("t", score=0.95))  # past the scale: no more
+    assert not worth_a_look(hotspot)
+    fixes = [{**COMMIT, "sha": f"{n:040x}"} for n in range(1, 9)]
+    often = dataclasses.replace(hotspot, provenance={**(hotspot.provenance or {}), "commits": fixes})
+    assert worth_a_look(often) and not worth_a_look(dataclasses.replace(often, provenance={
+        **(often.provenance or {}), "commits": fixes[:4]}))  # fmt: skip
     assert worth_a_look(strong) and worth_a_look(decision) and not worth_a_look(weak)
     assert not worth_a_look(suggestion("b", score=0.69)) and worth_a_look(suggestion("c", score=0.7))
     unscored = suggestion("u")  # proposed before mining scored lessons: its kind's value, as before
@@ -114,7 +120,8 @@ def test_an_imported_suggestions_mining_evidence_is_its_claim() -> None:
     bold = suggestion("i", kind="hotspot", score=1.0, track={"fixes": 999, "since": COMMIT["date"]})
     imported = dataclasses.replace(bold, provenance={**(bold.provenance or {}), "imported": {"from": "x.jsonl"}})
     plain = suggestion("p")  # a local explained fix
-    assert suggestion_quality(imported) == OTHER_VALUE < suggestion_quality(plain) <= suggestion_quality(bold)
+    assert suggestion_quality(imported) == OTHER_VALUE < suggestion_quality(plain)
+    assert suggestion_quality(imported) < suggestion_quality(bold)  # measured here, the same claims would rank it
     assert not worth_a_look(imported) and [m.id for m in rank_suggestions([imported, plain], NOW)] == ["p", "i"]
     assert track_line(imported.provenance) == "it says its code was fixed 999 times since"
     on_a_file = dataclasses.replace(imported, anchor=Anchor("net.py", None))

@@ -269,7 +269,7 @@ def test_hot_spots_count_real_fixes_only(repo: Repo, open_ws: list[Workspace]) -
     assert report.noise[Noise.CHERRY_PICK] == 1 and report.noise[Noise.MERGE] == 1
     assert report.noise[Noise.TYPING] == 1 and report.noise[Noise.COSMETIC] == 1
     _quiet_fix(repo, 5, "Fix refund for zero amounts")
-    mining.mine(ws)
+    mining.mine(ws, hold_back=False)
     [hot] = kinds(ws, "hotspot")  # two real fixes close together, lately: a problem that came back
     assert hot.anchor is not None and hot.anchor.symbol == "refund"
     assert hot.text == (
@@ -449,10 +449,10 @@ def test_progress_is_reported_and_a_cancel_stores_nothing(repo: Repo, open_ws: l
         seen.append((done, total))
         cancel.set()
 
-    report = mining.mine(ws, progress=on_progress, cancel=cancel)
+    report = mining.mine(ws, hold_back=False, progress=on_progress, cancel=cancel)
     assert report.cancelled and seen == [(1, 4)] and ws.suggestions() == []
     assert ws.mining_state(mining.STATE_LAST_MINED) is None
-    full = mining.mine(ws, progress=lambda done, total: seen.append((done, total)))
+    full = mining.mine(ws, hold_back=False, progress=lambda done, total: seen.append((done, total)))
     assert seen[-1] == (4, 4) and full.added == len(ws.suggestions()) > 0
 
 
@@ -463,7 +463,7 @@ def test_a_hot_spot_whose_fixes_span_several_runs_is_found(repo: Repo, open_ws: 
     for n in range(2, mine_fixes.HOTSPOT_MIN_FIXES + 1):  # years apart: a hot spot only once there are enough
         _quiet_fix(repo, n, f"Fix refund sign, take {n}")
         repo.git("commit", "--amend", "-q", "--no-edit", f"--date={2016 + 4 * n}-01-01T00:00:00Z")
-        mining.mine(ws)
+        mining.mine(ws, hold_back=False)
     [hot] = kinds(ws, "hotspot")
     assert f"needed {mine_fixes.HOTSPOT_MIN_FIXES} fixes" in hot.text
     assert mining.mine(ws).commits_read == 0
@@ -531,7 +531,7 @@ def test_a_commit_git_cannot_read_is_skipped_said_and_the_rest_mined(repo: Repo,
     repo.write("tools/gen.bin", b"rebuilt here\n")  # else git's diff reads the work tree's copy
     ws = Workspace.open(repo.root, embedder=None)
     open_ws.append(ws)
-    report = mining.mine(ws)
+    report = mining.mine(ws, hold_back=False)
     total = int(repo.git("rev-list", "--count", "HEAD"))
     assert report.unreadable_commits == 1 and report.commits_read == total - 1
     assert any(broken[:12] in note and "could not be read" in note for note in report.notes)

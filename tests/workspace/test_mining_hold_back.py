@@ -3,7 +3,9 @@
 A commit lesson is scored on its commit's shape (``mine_score``); one under ``MIN_LESSON_SCORE`` is held back, and
 so is every warning comment (it is already written beside the code it warns about). Both are counted by name in
 ``MineReport.held_back``; a run with ``hold_back=False`` over the whole history (``forewarn mine --all``), or the
-setting ``mining.hold_back = false``, proposes them. Hot spots and dead ends are never held back.
+setting ``mining.hold_back = false``, proposes them. A hot spot that joins no lesson (a count of fixes and their
+titles, no why) is held back too; one on a lesson's symbol is that lesson's "History:" line. Dead ends are never held
+back.
 """
 
 from __future__ import annotations
@@ -91,18 +93,39 @@ def test_a_default_run_proposes_what_clears_the_bars_and_counts_what_it_holds_ba
     explained = [m for m in proposed if m.provenance and "#412" in str(m.provenance.get("commits"))]
     assert len(explained) == 1 and explained[0].anchor is not None and explained[0].anchor.symbol == "settle"
     assert explained[0].provenance is not None and explained[0].provenance["score"] >= MIN_LESSON_SCORE
-    assert len(kinds(ws, "hotspot")) == 1  # a hot spot is never held back
+    assert kinds(ws, "hotspot") == []  # refund's three fixes, on no lesson: a count, no why
     assert not [m for m in proposed if m.source == "comment"]
-    assert report.held_back == {"warning-comment": 1, "low-score": 1}, report.held_back
+    assert report.held_back == {"warning-comment": 1, "low-score": 1, "hotspot": 1}, report.held_back
     assert report.to_dict()["held_back"] == report.held_back
     # everything again, nothing held back: what was held back is proposed now, what was proposed is known
     everything = mining.mine(ws, hold_back=False, full=True)
     assert everything.held_back == {} and everything.commits_read == report.commits_read
-    assert everything.added == 2 and everything.known == len(proposed)
+    assert everything.added == 3 and everything.known == len(proposed)
     held = [m for m in ws.suggestions() if m.id not in {p.id for p in proposed}]
     assert {m.source for m in held} == {"comment", "commit"}
-    [terse] = [m for m in held if m.source == "commit"]
+    [spot] = kinds(ws, "hotspot")
+    assert spot.anchor is not None and spot.anchor.symbol == "refund" and spot in held
+    [terse] = [m for m in held if m.source == "commit" and m.id != spot.id]
     assert terse.provenance is not None and terse.provenance["score"] < MIN_LESSON_SCORE
+    again = mining.mine(ws, full=True)  # a default run again: the hot spot proposed by --all stays as it is
+    assert "hotspot" not in again.held_back and len(kinds(ws, "hotspot")) == 1
+
+
+def test_a_hot_spot_on_an_explained_lessons_symbol_is_its_history_line(
+    tmp_path: Path, open_ws: list[Workspace]
+) -> None:
+    repo = _history(tmp_path)
+    # settle fixed twice more after the explained fix: with it, a hot spot on its symbol
+    repo.edit("ledger.py", "if entry.amount <= 0:", "if entry.amount <= 1:")
+    repo.commit("Fix settle skipping one-cent entries")
+    repo.edit("ledger.py", "paid.append(receipt)", "paid.append(receipt or entry.id)")
+    repo.commit("Fix settle losing receipts the gateway returned empty")
+    ws, report = mined(repo, open_ws, hold_back=True)
+    [settle] = [m for m in ws.suggestions() if m.anchor is not None and m.anchor.symbol == "settle"]
+    assert settle.text.startswith("Avoid reintroducing a bug in `settle`") and "#412" not in settle.text
+    assert settle.text.endswith("\n\nHistory: its code has needed 3 fixes in 2024."), settle.text
+    assert "one-cent" not in settle.text and "receipts" not in settle.text  # the other fixes: evidence, not quoted
+    assert report.held_back["hotspot"] == 1  # refund's, on no lesson
 
 
 def test_the_setting_turns_holding_back_off(tmp_path: Path) -> None:

@@ -130,7 +130,8 @@ def test_a_mined_hot_spot_and_its_merged_form_say_the_fixes(tmp_path: Path, open
         "Keep the fixes of `refund`: refund must round to cents; avoid crash in refund when the card is None; "
         "avoid the bug in refund of negative amounts. It has needed 3 fixes from 2023 to 2024-05-01."
     ), hot.text
-    # an explained lesson from one of the fixes keeps its own headline; the hot spot's line names the others
+    # an explained lesson from one of the fixes keeps its own headline; the hot spot's line counts the fixes (their
+    # titles are its evidence: blind judges read them in a lesson's text as unrelated changes bundled in)
     merged = billing_repo(tmp_path / "merged")
     _three_fixes(merged)
     _fix_refund(merged, 4, "Fix refund above the card cap\n\nThe network rejects a refund above the cap, so the "
@@ -139,8 +140,8 @@ def test_a_mined_hot_spot_and_its_merged_form_say_the_fixes(tmp_path: Path, open
     [kept] = [m for m in ws2.suggestions() if m.anchor is not None and m.anchor.symbol == "refund"]
     assert kept.text.startswith("Avoid reintroducing a bug in `refund` that affected the refund above"), kept.text
     history = kept.text.split("History: ", 1)[1]
-    assert history.startswith("its code has needed 4 fixes from 2023 to 2024-06-01; keep its other fixes: "), history
-    assert "card cap" not in history and "round to cents" in history
+    assert history == "its code has needed 4 fixes from 2023 to 2024-06-01.", history
+    assert kept.provenance is not None and len(kept.provenance["commits"]) == 4
 
 
 INSENSITIVE = """\
