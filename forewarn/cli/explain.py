@@ -8,6 +8,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from forewarn.cli import util as cliutil
+from forewarn.cli.memory_common import no_workspace
 from forewarn.cli.util import CliError
 from forewarn.config import load_settings
 from forewarn.memory.records import Memory
@@ -53,13 +54,15 @@ def run(args: argparse.Namespace) -> int:
 
     if not 1 <= args.k <= MAX_K:
         raise CliError(f"-k {args.k} is outside 1-{MAX_K}", exit_code=2)
+    root = cliutil.workspace_root(args)
+    if nothing := no_workspace(args, root):  # run from the wrong folder: say so, and leave no data folder behind
+        raise CliError(nothing)
     if sys.stdin.isatty():
         raise CliError("pipe the error into it: some-command 2>&1 | forewarn explain", exit_code=2)
     data = b""
     while chunk := sys.stdin.buffer.read(1 << 20):  # the tail holds the error: keep the last MAX_INPUT_BYTES
         data = (data + chunk)[-MAX_INPUT_BYTES:]
     text = data.decode("utf-8", "replace")
-    root = cliutil.workspace_root(args)
     settings, problems = load_settings(root)
     for problem in problems:
         log.warning("%s", problem)

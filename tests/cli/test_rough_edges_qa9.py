@@ -91,6 +91,7 @@ def run_with_unset(env: dict[str, str], *args: str, cwd: Path) -> subprocess.Com
     [
         (["search", "totals"], 1, ""),
         (["stats"], 1, ""),
+        (["explain"], 1, ""),
         (["memory", "list"], 0, "No memories.\n"),
         (["memory", "list", "--json"], 0, "[]\n"),
         (["memory", "review"], 0, "No suggestions to review.\n"),
