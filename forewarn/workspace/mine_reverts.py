@@ -9,13 +9,15 @@ from pathlib import Path
 
 from forewarn.workspace import mine_code
 from forewarn.workspace.history import CommitRecord
-from forewarn.workspace.mine_rules import REVERT_SUBJECT, reverted_shas
+from forewarn.workspace.mine_rules import REVERT_SUBJECT, revert_target, reverted_shas
 
 ABBREVIATED_SHA = 7  # a revert may name its commit by this many hex digits or more
 # a revert's body naming what it undid in words of its own: "This reverts 96e8d89.", "Reverts commit 96e8d89 …" (jq);
 # an id holds a digit ("reverts defaced" is a word)
 REVERTS_NAMED = re.compile(r"\breverts\s+(?:commit\s+)?(?P<sha>(?=[0-9a-f]*[0-9])[0-9a-f]{7,64})\b", re.IGNORECASE)
 PARTIAL_REVERT = re.compile(r"\bpart(?:ial)?ly\s+revert", re.IGNORECASE)  # jq's abde27d: some of it still stands
+# a revert's subject naming its commit by id before its own words: "Reverts 09a1f78ca and instead ensures …" (peewee)
+LEADING_SHA = re.compile(r"^(?:commit\s+)?(?P<sha>(?=[0-9a-f]*[0-9])[0-9a-f]{7,64})\b", re.IGNORECASE)
 # the pull-request number a squash merge adds to a subject ("… (#3205)"): the revert's copy carries its own number
 PR_SUFFIX = re.compile(r"(\s*\(#\d+\))+\s*$")
 # a commit landing a reverted change again by saying so: 'Reapply "X"' (git's own since 2.43), "Re-land X", "Reland: X"
@@ -34,8 +36,18 @@ def undone(commit: CommitRecord) -> tuple[list[str], bool]:
     counts always; a partial revert's own words name what still partly stands, so they add nothing."""
     named = reverted_shas(commit)
     whole = not PARTIAL_REVERT.search(commit.body)
+    lead = LEADING_SHA.match(revert_target(commit) or "")
+    named += [lead.group("sha").lower()] if lead and whole else []
     named += [m.group("sha").lower() for m in REVERTS_NAMED.finditer(commit.body)] if whole else []
     return list(dict.fromkeys(s for s in named if len(s) >= ABBREVIATED_SHA)), whole
+
+
+def partly_undone(commit: CommitRecord) -> list[str]:
+    """The ids a partial revert names ("This partially reverts commit ee1aff9…"): what it took back is not withdrawn
+    (some of it still stands), but its subject says what the dead end was (nanopb's "Revert old fix for #617")."""
+    if not PARTIAL_REVERT.search(commit.body):
+        return []
+    return [m.group("sha").lower() for m in REVERTS_NAMED.finditer(commit.body)]
 
 
 def subject_key(subject: str) -> str:

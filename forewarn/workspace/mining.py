@@ -41,7 +41,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from forewarn.memory.origin import HOTSPOT_KIND, lesson_commit
+from forewarn.memory.origin import lesson_commit
 from forewarn.memory.suggestions import (
     ANCHOR_FILE,
     ANCHOR_SYMBOL,
@@ -80,6 +80,7 @@ from forewarn.workspace.mine_fixes import (
 )
 from forewarn.workspace.mine_generated import marked_paths, own_files
 from forewarn.workspace.mine_head import HeadIndex
+from forewarn.workspace.mine_hold import hold_back_found, hold_back_hot_spots
 from forewarn.workspace.mine_lessons import (
     clean_subject,
     dead_end_headline,
@@ -92,10 +93,12 @@ from forewarn.workspace.mine_merge import on_remembered_symbols, one_per_symbol,
 from forewarn.workspace.mine_report import HeldBack, MineReport
 from forewarn.workspace.mine_reverts import (
     ABBREVIATED_SHA,
+    LEADING_SHA,
     PARTIAL_REVERT,
     back_at_head,
     file_lines,
     landed_key,
+    partly_undone,
     subject_key,
     undone,
     undone_key,
@@ -117,7 +120,7 @@ from forewarn.workspace.mine_rules import (
     states_repo_wide_rule,
 )
 from forewarn.workspace.mine_runtime import Runtimes, runtimes
-from forewarn.workspace.mine_score import MIN_LESSON_SCORE, CommitShape, lesson_counts, lesson_score
+from forewarn.workspace.mine_score import CommitShape, lesson_counts, lesson_score
 from forewarn.workspace.mine_squash import SQUASH_ITEM
 
 if TYPE_CHECKING:
@@ -171,6 +174,7 @@ class _Walk:
         self.reverted_subjects: set[str] = set()  # subjects of reverted commits a revert named only by subject
         self.met: set[str] = set()  # reverted shas (as named) met in this walk
         self.undone_subjects: dict[str, str] = {}  # a reverted sha (as named) → its subject, for "Revert 60ef759"
+        self.partly: dict[str, list[str]] = defaultdict(list)  # the same for what partial reverts named
         self.undone_branch: set[str] = set()  # commits a reverted merge brought in: undone with it
         self.landed: set[str] = set()  # subjects (subject_key) of the commits read: a revert's change landed again
         self.order = 0
@@ -313,6 +317,9 @@ class _Walk:
         """A later commit (already read) reverted this one."""
         if commit.sha in self.undone_branch:
             return True  # brought in by a merge that was reverted: its revert undid this commit too
+        for named in self.partly.get(commit.sha[:ABBREVIATED_SHA], ()):
+            if commit.sha.startswith(named):  # partly undone: it stands, and its subject names the dead end
+                self.undone_subjects[named] = merged_title(commit) or commit.subject
         for named in self.reverted.get(commit.sha[:ABBREVIATED_SHA], ()):
             if commit.sha.startswith(named):
                 self.met.add(named)
@@ -345,6 +352,8 @@ class _Walk:
         shas, whole = (named, True) if named else undone(commit)
         for sha in shas:
             self.reverted[sha[:ABBREVIATED_SHA]].append(sha)
+        for sha in partly_undone(commit):  # withdrawn nothing, but its subject says what the dead end was
+            self.partly[sha[:ABBREVIATED_SHA]].append(sha)
         what = revert_target(commit)
         if not shas and whole and what:
             self.reverted_subjects.add(subject_key(what))
@@ -540,37 +549,29 @@ def _relanded(ws: Workspace, walk: _Walk) -> list[str]:
     return shas
 
 
-def _hold_back(suggestions: list[Suggestion], report: MineReport) -> list[Suggestion]:
-    """The suggestions to propose now: warning comments and lessons scored under MIN_LESSON_SCORE are counted."""
-    held: Counter[str] = Counter()
-    kept: list[Suggestion] = []
-    for s in suggestions:
-        score = s.provenance.get("score")
-        if s.source == MemorySource.COMMENT:
-            held[HeldBack.COMMENT] += 1
-        elif isinstance(score, float) and score < MIN_LESSON_SCORE:
-            held[HeldBack.LOW_SCORE] += 1
-        else:
-            kept.append(s)
-    report.held_back = {str(k): v for k, v in held.items()}
-    return kept
-
-
-def _hold_back_hot_spots(suggestions: list[Suggestion], stored: frozenset[str], report: MineReport) -> list[Suggestion]:
-    """The suggestions without the new hot spots that joined no lesson: a count of fixes and their titles, no why
-    (blind judges, asked whether a developer would want it shown, found 0 of 41 useful and 38 partly). Their fixes
-    still make the track records of the lessons on their code; one proposed before stays as it is (known)."""
-    kept = [s for s in suggestions if s.provenance.get("kind") != HOTSPOT_KIND or s.fingerprint in stored]
-    if len(kept) < len(suggestions):
-        report.held_back = {**report.held_back, str(HeldBack.HOTSPOT): len(suggestions) - len(kept)}
-    return kept
+def _undone_what(walk: _Walk, lesson: Lesson) -> str | None:
+    """What a dead end says was undone: in the reverted commit's words when the revert's own name it by id
+    ("Revert 60ef759", peewee's "Reverts 09a1f78ca and instead …"), name a merge ('Revert "Merge pull request #12 …"')
+    or say nothing once its issue number is cut (nanopb's "Revert old fix for #617", a partial revert); None when
+    an id alone names a commit this walk did not read."""
+    what = lesson.verdict.what
+    lead = LEADING_SHA.match(what)
+    if lead is not None:
+        known = walk.reverted_subject(lead.group("sha").lower())
+        if known is not None and not vague(clean_subject(known)):
+            return known
+        return None if SHA_ONLY.match(what.lower()) else what
+    if MERGE_SUBJECT.match(what) or vague(clean_subject(what)):
+        titles = (walk.reverted_subject(sha) for sha in (*reverted_shas(lesson.commit), *partly_undone(lesson.commit)))
+        return next((t for t in titles if t and not MERGE_SUBJECT.match(t) and not vague(clean_subject(t))), what)
+    return what
 
 
 def _propose(
     ws: Workspace, walk: _Walk, *, incremental: bool, head_sha: str, report: MineReport, hold_back: bool
 ) -> list[Suggestion]:
     """The run's suggestions: lessons (cherry-picks counted once), hot spots and warning comments; with
-    ``hold_back``, only what clears the bars (see :func:`_hold_back`)."""
+    ``hold_back``, only what clears the bars (:mod:`mine_hold`)."""
     _drop_cherry_picks(ws, walk)
     if incremental:  # fixes of earlier runs, below the threshold then, still count toward hot spots
         pending = walk.pending_reverts()
@@ -581,18 +582,12 @@ def _propose(
     pooled = FixPool(walk.fixes, walk.head)  # a track record counts the fixes of code nested in its anchor too
     suggestions: list[Suggestion] = []
     for lesson in walk.lessons:
-        if lesson.verdict.kind == VerdictKind.REVERT and SHA_ONLY.match(lesson.verdict.what.lower()):
-            what = walk.reverted_subject(lesson.verdict.what.lower())  # "Revert 60ef759": say what it undid
-            if what is None or vague(clean_subject(what)):
+        if lesson.verdict.kind == VerdictKind.REVERT:
+            what = _undone_what(walk, lesson)
+            if what is None:
                 walk.noise[Noise.VAGUE] += 1
                 continue
             lesson.verdict = replace(lesson.verdict, what=what)
-        elif lesson.verdict.kind == VerdictKind.REVERT and MERGE_SUBJECT.match(lesson.verdict.what):
-            # 'Revert "Merge pull request #12 from a/b"': say what the pull request did, when this walk read it
-            titles = (walk.reverted_subject(sha) for sha in reverted_shas(lesson.commit))
-            what = next((t for t in titles if t and not MERGE_SUBJECT.match(t)), None)
-            if what is not None:
-                lesson.verdict = replace(lesson.verdict, what=what)
         a = lesson.anchor
         if (
             lesson.verdict.kind == VerdictKind.REVERT
@@ -623,13 +618,13 @@ def _propose(
     walk.noise.update(found.skipped)
     suggestions = drop_copied(suggestions, CopiedFiles(ws.root), walk.noise)  # before merging: no evidence from them
     if hold_back:  # before merging: a hot spot whose lessons are held back stands on its own
-        suggestions = _hold_back(suggestions, report)
+        suggestions = hold_back_found(suggestions, report)
     suggestions = _dedupe(suggestions, walk.noise)
     stored = frozenset(ws.store.mined([s.fingerprint for s in suggestions]))  # said before: never folded again
     suggestions = on_remembered_symbols(suggestions, stored, ws.mined_memories_on, walk.noise, head.written_in)
     suggestions = one_per_symbol(suggestions, walk.noise, stored, head.written_in)
     if hold_back:  # after merging: a hot spot on a lesson's symbol is its "History:" line
-        suggestions = _hold_back_hot_spots(suggestions, stored, report)
+        suggestions = hold_back_hot_spots(suggestions, stored, report)
     report.suggestions = dict(Counter(str(s.type) for s in suggestions))
     report.anchors = dict(Counter(str(s.provenance.get("anchor")) for s in suggestions))
     report.noise = {str(k): v for k, v in walk.noise.items()}
