@@ -36,6 +36,7 @@ from forewarn.workspace.mine_headlines import (
     where,
 )
 from forewarn.workspace.mine_why import (
+    ABOUT_AN_EXAMPLE,
     ELIDED_AFTER_JOIN,
     INNER_POINTER,
     POINTS_BACK_MORE,
@@ -648,6 +649,8 @@ def _readings(
     non-enumerable one …") cannot be read alone: only with the sentences before it, while each points back (at most
     ANTECEDENT_SENTENCES), up to one that does not and can stand; alone only when what it points back to says
     nothing of its own (:func:`_says_nothing`)."""
+    if ABOUT_AN_EXAMPLE.match(found[i]):  # the example is not in the lesson
+        return []
     if i == 0 or first:  # the body's or a squash item's first sentence: nothing before it to point back at
         return [] if INNER_POINTER.search(found[i]) and not POINTS_BACK.match(found[i]) else [[i]]
     if not POINTS_BACK.match(found[i]) and INNER_POINTER.search(found[i]):  # "… it therefore must …"
@@ -656,6 +659,8 @@ def _readings(
     if not POINTS_BACK.match(found[i]):
         return [[i]]
     before = i - 1
+    if ABOUT_AN_EXAMPLE.match(found[before]):  # "This would be valid …" after "The first example shows …"
+        return []
     if POINTS_BACK_MORE.match(found[i]) is None:
         if before not in side and _usable(found[before], subject, lenient):
             return [[before, i], [i]]

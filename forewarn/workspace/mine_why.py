@@ -81,7 +81,17 @@ POINTS_BACK_MORE = re.compile(
     r"|^(first|second|third|firstly|secondly|thirdly|finally|lastly),?\s+(it|this|that|they)\b"
     # … or says how something reads what was just said ("OpenSSL reads that as \"use strlen\", but …"): "that" is it
     r"|^[\w.()-]+(\s+[\w.()-]+)?\s+(reads|treats|interprets|sees|takes|parses|considers|handles)\s+"
-    r"(that|this|it|these|those|them)\s+as\b",
+    r"(that|this|it|these|those|them)\s+as\b"
+    # … or names a thing by what was said of it ("The remaining string (\"!str\") then failed …" after the sentence
+    # that stripped one '!')
+    r"|^(the|these|those)\s+(remaining|resulting|aforementioned|above)\b",
+    re.IGNORECASE,
+)
+# a sentence about an example the message shows ("The first example shows that the document end marker is not
+# emitted …", libyaml 3694a4a): a lesson does not show the example, so it cannot be read there
+ABOUT_AN_EXAMPLE = re.compile(
+    r"^(the|this|that|these|those)\s+((first|second|third|last|other|above|following)\s+)?"
+    r"(examples?|snippets?|reproductions?|repro|output)\s+(shows?|demonstrates?|prints?|gives|illustrates?)\b",
     re.IGNORECASE,
 )
 # a connective inside a sentence that points at the one before it ("When X is called afterwards it therefore must not
