@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from forewarn.memory.origin import (
-    HOTSPOT_KIND,
     IMPORTED_KEY,
     agent_name,
+    is_hot_spot,
     lesson_commit,
     proposal_of,
     provenance_commits,
@@ -250,7 +250,7 @@ def suggestion_quality(memory: Memory) -> float:
         return OTHER_VALUE * ANCHOR_PRECISION[anchor_kind(memory)]
     repetition = 1.0 + REPETITION_WEIGHT * math.log2(max(1, commit_count(prov)))
     # older suggestions carry no flag: explained; a hot spot never says why
-    explained = 1.0 if prov.get("why", True) and prov.get("kind") != HOTSPOT_KIND else UNEXPLAINED_VALUE
+    explained = 1.0 if prov.get("why", True) and not is_hot_spot(prov) else UNEXPLAINED_VALUE
     precision = ANCHOR_PRECISION[anchor_kind(memory)]
     return kind_value(memory) * explained * precision * track_factor(track_of(prov)) * repetition
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from forewarn.memory.origin import HOTSPOT_KIND
+from forewarn.memory.origin import is_hot_spot
 from forewarn.memory.suggestions import Suggestion
 from forewarn.memory.vocabulary import MemorySource
 from forewarn.workspace.mine_report import HeldBack, MineReport
@@ -34,7 +34,7 @@ def hold_back_hot_spots(suggestions: list[Suggestion], stored: frozenset[str], r
     """The suggestions without the new hot spots that joined no lesson: a count of fixes and their titles, no why
     (blind judges, asked whether a developer would want it shown, found 0 of 41 useful and 38 partly). Their fixes
     still make the track records of the lessons on their code; one proposed before stays as it is (known)."""
-    kept = [s for s in suggestions if s.provenance.get("kind") != HOTSPOT_KIND or s.fingerprint in stored]
+    kept = [s for s in suggestions if not is_hot_spot(s.provenance) or s.fingerprint in stored]
     if len(kept) < len(suggestions):
         report.held_back = {**report.held_back, str(HeldBack.HOTSPOT): len(suggestions) - len(kept)}
     return kept

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from forewarn.memory.origin import HOTSPOT_KIND
+from forewarn.memory.origin import HOTSPOT_KIND, is_hot_spot
 from forewarn.memory.records import Memory
 from forewarn.memory.suggestions import TRACK, Suggestion, track_factor, track_of
 from forewarn.memory.validation import MAX_TEXT_CHARS
@@ -60,20 +60,21 @@ def _also(s: Suggestion) -> str:
     evidence) are enough: a hot spot's count, a dead end's "do not bring back". Another commit's subject, another
     fix's title or a comment is not quoted: blind judges read those as unrelated changes bundled into the lesson
     (8 of 12 folded lessons judged partly), and each is in the evidence and the origin ("and 2 related commits")."""
-    kind = s.provenance.get("kind")
     commits = s.provenance.get("commits") or []
-    if kind == HOTSPOT_KIND:
+    if is_hot_spot(s.provenance):
         dates = sorted(str(c.get("date", ""))[:10] for c in commits if c.get("date"))
         fixes = int(s.provenance.get("fixes") or len(commits))
-        return f"History: its code has needed {fix_span(fixes, dates[0], dates[-1]) if dates else f'{fixes} fixes'}."
-    if kind == "revert" and commits:  # what must not come back (immer 4d3d6ff)
-        return f"Also (commit {str(commits[0].get('sha', ''))[:7]}): {s.text.split(chr(10), 1)[0].strip()}"
+        evidence = fix_span(fixes, dates[0], dates[-1]) if dates else f"{fixes} fixes"
+        return f"History: its code has needed {evidence}."
+    if s.provenance.get("kind") == "revert" and commits:  # what must not come back (immer 4d3d6ff)
+        headline = s.text.split("\n", 1)[0].strip()
+        return f"Also (commit {str(commits[0].get('sha', ''))[:7]}): {headline}"
     return ""
 
 
 def _fold(kept: Suggestion, others: list[Suggestion]) -> Suggestion:
-    hot = [o for o in others if o.provenance.get("kind") == HOTSPOT_KIND]
-    shown = [o for o in others if o.provenance.get("kind") != HOTSPOT_KIND][:MERGED_SHOWN] + hot[:1]
+    hot = [o for o in others if is_hot_spot(o.provenance)]
+    shown = [o for o in others if not is_hot_spot(o.provenance)][:MERGED_SHOWN] + hot[:1]
     text = "\n\n".join([kept.text, *(line for line in map(_also, shown) if line)])
     if len(text) > MAX_TEXT_CHARS:
         text = text[: MAX_TEXT_CHARS - 1].rstrip() + "…"

@@ -174,7 +174,8 @@ class _Walk:
         self.reverted_subjects: set[str] = set()  # subjects of reverted commits a revert named only by subject
         self.met: set[str] = set()  # reverted shas (as named) met in this walk
         self.undone_subjects: dict[str, str] = {}  # a reverted sha (as named) → its subject, for "Revert 60ef759"
-        self.partly: dict[str, list[str]] = defaultdict(list)  # the same for what partial reverts named
+        # what partial reverts named, by first digits: never withdrawn, only their subjects kept (undone_subjects)
+        self.partly: dict[str, list[str]] = defaultdict(list)
         self.undone_branch: set[str] = set()  # commits a reverted merge brought in: undone with it
         self.landed: set[str] = set()  # subjects (subject_key) of the commits read: a revert's change landed again
         self.order = 0
