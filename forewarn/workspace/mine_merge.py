@@ -34,7 +34,7 @@ from forewarn.workspace.mine_rules import Noise
 from forewarn.workspace.symbols import base_symbol
 
 WrittenIn = Callable[[str, str], str]  # where a file's definition is written, among its same-named ones ("" if once)
-MERGED_SHOWN = 2  # other lessons on the symbol named in the kept one's text; more are only in its evidence
+MERGED_SHOWN = 2  # folded dead ends named in the kept lesson's text; more are only in its evidence
 MERGED_COMMITS = 30  # commits the merged evidence keeps (newest first), as a hot spot keeps its fixes
 
 
@@ -74,7 +74,8 @@ def _also(s: Suggestion) -> str:
 
 def _fold(kept: Suggestion, others: list[Suggestion]) -> Suggestion:
     hot = [o for o in others if is_hot_spot(o.provenance)]
-    shown = [o for o in others if not is_hot_spot(o.provenance)][:MERGED_SHOWN] + hot[:1]
+    dead_ends = [o for o in others if o.provenance.get("kind") == "revert"][:MERGED_SHOWN]  # the others say nothing
+    shown = dead_ends + hot[:1]
     text = "\n\n".join([kept.text, *(line for line in map(_also, shown) if line)])
     if len(text) > MAX_TEXT_CHARS:
         text = text[: MAX_TEXT_CHARS - 1].rstrip() + "…"

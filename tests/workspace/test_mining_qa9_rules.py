@@ -192,3 +192,30 @@ def test_a_dead_end_folded_into_a_lesson_on_its_code_still_says_not_to_bring_it_
     [one] = [m for m in ws.suggestions() if m.anchor and m.anchor.symbol == "charge"]
     assert one.text.startswith("Avoid reintroducing") or "negative" in one.text.split("\n", 1)[0], one.text
     assert "Do not bring back “Round totals before sending”" in one.text, one.text  # the folded dead end
+
+
+def test_a_dead_end_folded_behind_other_lessons_still_says_not_to_bring_it_back(
+    tmp_path: Path, open_ws: list[Workspace]
+) -> None:
+    """Folded lessons are their kept lesson's evidence and say nothing in its text; they no longer take the places a
+    folded dead end's line needs (two newer lessons on `charge` hid the revert's "Do not bring back")."""
+    repo = billing_repo(tmp_path / "repo")
+    repo.edit("billing.py", "total = amount", "total = round(amount)")
+    sha = repo.commit("Round totals before sending\n\nWe round here because the gateway rejects fractions otherwise.")
+    repo.git("revert", "--no-edit", sha)
+    repo.git("commit", "--amend", "-q", "-m",
+             f'Revert "Round totals before sending"\n\nThis reverts commit {sha}.\n\nRounding broke refunds of '
+             "partial payments, which were short by a cent.")  # fmt: skip
+    guards = (
+        ("if total < 0:", "Fix charge accepting negative amounts", "charge never checked the sign"),
+        ("if total > LIMIT:", "Fix charge above the card limit", "the network rejects it and the batch failed"),
+        ("if total is None:", "Fix charge of an empty amount", "imports leave it empty and abs(None) raised"),
+    )
+    for guard, subject, why in guards:
+        repo.edit(
+            "billing.py", "    return total\n", f"    {guard}\n        raise ValueError(total)\n    return total\n"
+        )
+        repo.commit(f"{subject}\n\nIt was charged wrongly, because {why}.")
+    ws, _ = mined(repo, open_ws)
+    [one] = [m for m in ws.suggestions() if m.anchor and m.anchor.symbol == "charge"]
+    assert "Do not bring back “Round totals before sending”" in one.text, one.text
